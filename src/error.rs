@@ -1,0 +1,155 @@
+use std::fmt;
+
+/// The category of an [`Error`].
+///
+/// Match on this rather than on the message text; new kinds may be added.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The input was not valid JSON.
+    InvalidJson,
+    /// The JSON was valid but not the shape the protocol defines.
+    InvalidMessage,
+    /// The server answered a JSON-RPC error instead of a result.
+    RpcError,
+    /// A file could not be read.
+    Io,
+    /// A template failed to compile or render.
+    Template,
+    /// No built-in template has that name.
+    UnknownTemplate,
+    /// No tokenizer encoding or model has that name.
+    UnknownEncoding,
+    /// A configuration value is out of range or contradictory.
+    InvalidConfig,
+}
+
+impl ErrorKind {
+    fn description(self) -> &'static str {
+        match self {
+            ErrorKind::InvalidJson => "invalid json",
+            ErrorKind::InvalidMessage => "invalid message",
+            ErrorKind::RpcError => "json-rpc error response",
+            ErrorKind::Io => "cannot read file",
+            ErrorKind::Template => "template error",
+            ErrorKind::UnknownTemplate => "unknown template",
+            ErrorKind::UnknownEncoding => "unknown encoding",
+            ErrorKind::InvalidConfig => "invalid configuration",
+        }
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.description())
+    }
+}
+
+/// A JSON-RPC error a server answered, with the method it answered.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RpcError {
+    /// The request method, e.g. `initialize` or `tools/list`.
+    pub method: String,
+    /// The JSON-RPC error code, e.g. `-32601`.
+    pub code: i64,
+    /// The server's error message, as sent.
+    pub message: String,
+}
+
+impl fmt::Display for RpcError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} failed with {}: {}",
+            self.method, self.code, self.message
+        )
+    }
+}
+
+/// The error type of this crate.
+///
+/// It is opaque: ask [`Error::kind`] for the category, and the accessors for
+/// details. Its `Display` is `"<kind>: <detail>"`, all lowercase except for
+/// text quoted from the input.
+#[derive(Debug, thiserror::Error)]
+#[error("{kind}: {detail}")]
+pub struct Error {
+    kind: ErrorKind,
+    detail: String,
+    rpc: Option<RpcError>,
+    template: Option<(String, Option<usize>)>,
+    #[source]
+    source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
+}
+
+impl Error {
+    pub(crate) fn new(kind: ErrorKind, detail: impl Into<String>) -> Error {
+        Error {
+            kind,
+            detail: detail.into(),
+            rpc: None,
+            template: None,
+            source: None,
+        }
+    }
+
+    pub(crate) fn with_source(
+        mut self,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Error {
+        self.source = Some(Box::new(source));
+        self
+    }
+
+    pub(crate) fn rpc(err: RpcError) -> Error {
+        let mut e = Error::new(ErrorKind::RpcError, err.to_string());
+        e.rpc = Some(err);
+        e
+    }
+
+    pub(crate) fn template(err: minijinja::Error, fallback_name: &str) -> Error {
+        let name = err.name().unwrap_or(fallback_name).to_string();
+        let line = err.line();
+        let mut detail = match line {
+            Some(line) => format!("{name} line {line}: "),
+            None => format!("{name}: "),
+        };
+        detail.push_str(&err.kind().to_string().to_lowercase());
+        if let Some(d) = err.detail() {
+            detail.push_str(" (");
+            detail.push_str(d);
+            detail.push(')');
+        }
+        let mut e = Error::new(ErrorKind::Template, detail);
+        e.template = Some((name, line));
+        e.with_source(err)
+    }
+
+    /// The category of this error.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    /// The human-readable detail, without the kind prefix.
+    pub fn detail(&self) -> &str {
+        &self.detail
+    }
+
+    /// For [`ErrorKind::RpcError`]: the method, code and message the server sent.
+    pub fn rpc_error(&self) -> Option<&RpcError> {
+        self.rpc.as_ref()
+    }
+
+    /// For [`ErrorKind::Template`]: the template's name.
+    pub fn template_name(&self) -> Option<&str> {
+        self.template.as_ref().map(|t| t.0.as_str())
+    }
+
+    /// For [`ErrorKind::Template`]: the 1-based line in the template, when known.
+    pub fn line(&self) -> Option<usize> {
+        self.template.as_ref().and_then(|t| t.1)
+    }
+}
+
+/// Shorthand for `std::result::Result<T, mcp_preamble::Error>`.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,238 @@
+//! What a host knows about one connected server.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::RpcError;
+use crate::sanitize;
+
+/// Which handshake the connection used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Era {
+    /// The 2025 protocol era: an `initialize` request.
+    Legacy,
+    /// The 2026-07-28 revision: a `server/discover` request.
+    Modern,
+}
+
+impl Era {
+    /// `"legacy"` or `"modern"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Era::Legacy => "legacy",
+            Era::Modern => "modern",
+        }
+    }
+}
+
+/// The `serverInfo` a server sent (in `_meta` in the 2026-07-28 era).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ServerInfo {
+    /// `serverInfo.name`, as sent (may differ from the package name).
+    pub name: String,
+    /// `serverInfo.version`, as sent (servers send empty or wrong ones).
+    #[serde(default)]
+    pub version: String,
+    /// `serverInfo.title`, when sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+}
+
+/// A server's `instructions`, in one of three states.
+///
+/// Servers on the TypeScript SDK drop an empty string from the wire, so an
+/// empty string and a missing key are both [`Instructions::Absent`]. Text that
+/// is empty after [sanitizing](crate#sanitizing) (whitespace, invisible
+/// characters) is [`Instructions::Blank`]: it is never rendered, and reported.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "state", content = "raw", rename_all = "snake_case")]
+pub enum Instructions {
+    /// No `instructions` key, `null`, or `""`.
+    #[default]
+    Absent,
+    /// Whitespace or invisible characters only; the raw text is kept as a diagnostic.
+    Blank(String),
+    /// Text, raw as the server sent it.
+    Present(String),
+}
+
+impl Instructions {
+    /// Classifies a raw value as a server sent it.
+    pub fn from_raw(raw: Option<&str>) -> Instructions {
+        match raw {
+            None | Some("") => Instructions::Absent,
+            Some(s) if sanitize::text(s).is_empty() => Instructions::Blank(s.to_string()),
+            Some(s) => Instructions::Present(s.to_string()),
+        }
+    }
+
+    /// `"absent"`, `"blank"` or `"present"`.
+    pub fn state(&self) -> &'static str {
+        match self {
+            Instructions::Absent => "absent",
+            Instructions::Blank(_) => "blank",
+            Instructions::Present(_) => "present",
+        }
+    }
+
+    /// The raw text, for [`Instructions::Blank`] and [`Instructions::Present`].
+    pub fn raw(&self) -> Option<&str> {
+        match self {
+            Instructions::Absent => None,
+            Instructions::Blank(s) | Instructions::Present(s) => Some(s),
+        }
+    }
+}
+
+/// Tool annotations (all hints; untrusted, like everything a server sends).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolAnnotations {
+    /// A human-readable title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The tool does not modify its environment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only_hint: Option<bool>,
+    /// The tool may perform destructive updates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destructive_hint: Option<bool>,
+    /// Repeated calls with the same arguments have no further effect.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotent_hint: Option<bool>,
+    /// The tool interacts with an open world of external entities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_world_hint: Option<bool>,
+}
+
+/// One tool from `tools/list`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Tool {
+    /// The tool's name, as the model calls it.
+    pub name: String,
+    /// `title`, when sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// `description`, when sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// `inputSchema`, as sent.
+    #[serde(default)]
+    pub input_schema: serde_json::Value,
+    /// `annotations`, when sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<ToolAnnotations>,
+}
+
+impl Tool {
+    /// A tool with a name and a description (handy in tests and examples).
+    pub fn new(name: impl Into<String>, description: impl Into<String>) -> Tool {
+        Tool {
+            name: name.into(),
+            description: Some(description.into()),
+            ..Tool::default()
+        }
+    }
+}
+
+/// Cache hints of the 2026-07-28 era (`ttlMs`, `cacheScope`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CacheHints {
+    /// How long the result may be reused, in milliseconds; `0` means do not cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
+    /// `"private"` or `"public"` (kept as sent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_scope: Option<String>,
+}
+
+/// Everything a host knows about one connected server.
+///
+/// Build one from the wire with [`ServerSnapshot::from_initialize`] or
+/// [`ServerSnapshot::from_discover`] plus [`ServerSnapshot::push_tools_page`],
+/// from a capture file with [`Capture`](crate::Capture), or by hand.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub struct ServerSnapshot {
+    /// The host's own name for the server (its key in `mcpServers`), when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alias: Option<String>,
+    /// What the server says it is.
+    pub server_info: ServerInfo,
+    /// The server's instructions.
+    #[serde(default)]
+    pub instructions: Instructions,
+    /// The tools, from every `tools/list` page in order.
+    #[serde(default)]
+    pub tools: Vec<Tool>,
+    /// Which handshake was used.
+    pub era: Era,
+    /// The negotiated protocol version (`protocolVersion`, or the first of `supportedVersions`).
+    pub protocol_version: String,
+    /// Cache hints of the handshake result (2026-07-28 era only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheHints>,
+    /// Cache hints of the tool list (2026-07-28 era only): the shortest `ttlMs` of its pages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools_cache: Option<CacheHints>,
+    /// Set when `tools/list` answered an error; the tools read before it are kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools_error: Option<RpcError>,
+}
+
+impl ServerSnapshot {
+    /// A snapshot with a server name and nothing else (fill the fields or use the setters).
+    pub fn new(name: impl Into<String>) -> ServerSnapshot {
+        ServerSnapshot {
+            alias: None,
+            server_info: ServerInfo {
+                name: name.into(),
+                ..ServerInfo::default()
+            },
+            instructions: Instructions::Absent,
+            tools: Vec::new(),
+            era: Era::Legacy,
+            protocol_version: String::new(),
+            cache: None,
+            tools_cache: None,
+            tools_error: None,
+        }
+    }
+
+    /// Sets the host's alias for this server.
+    pub fn with_alias(mut self, alias: impl Into<String>) -> ServerSnapshot {
+        self.alias = Some(alias.into());
+        self
+    }
+
+    /// Sets the instructions from a raw string (classified by [`Instructions::from_raw`]).
+    pub fn with_instructions(mut self, raw: impl AsRef<str>) -> ServerSnapshot {
+        self.instructions = Instructions::from_raw(Some(raw.as_ref()));
+        self
+    }
+
+    /// Appends a tool.
+    pub fn with_tool(mut self, tool: Tool) -> ServerSnapshot {
+        self.tools.push(tool);
+        self
+    }
+
+    /// The name the section shows: the alias when set, else `serverInfo.name`
+    /// (both made one safe line); `"unnamed server"` when both are empty.
+    pub fn display_name(&self) -> String {
+        let from_alias = self.alias.as_deref().map(sanitize::line);
+        match from_alias.filter(|s| !s.is_empty()) {
+            Some(s) => s,
+            None => {
+                let s = sanitize::line(&self.server_info.name);
+                if s.is_empty() {
+                    "unnamed server".to_string()
+                } else {
+                    s
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,169 @@
+//! Token counting: a small trait, tiktoken-rs behind it, and a memo by content.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use tiktoken_rs::CoreBPE;
+
+use crate::error::{Error, ErrorKind, Result};
+
+/// Counts tokens of text. Implement it to budget for another tokenizer.
+///
+/// Text is always ordinary text: strings such as `<|endoftext|>` that look
+/// like special tokens must be counted as the characters they are.
+pub trait TokenCounter: Send + Sync {
+    /// The encoding's name, reported in [`Assembly`](crate::Assembly).
+    fn name(&self) -> &str;
+    /// The number of tokens of `text`.
+    fn count(&self, text: &str) -> usize;
+}
+
+/// A tiktoken encoding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Encoding {
+    /// `o200k_base` (GPT-4o and later); the default.
+    O200kBase,
+    /// `cl100k_base` (GPT-4, GPT-3.5).
+    Cl100kBase,
+}
+
+impl Encoding {
+    /// The encoding's name, e.g. `"o200k_base"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::O200kBase => "o200k_base",
+            Encoding::Cl100kBase => "cl100k_base",
+        }
+    }
+
+    /// An encoding by its name (`o200k_base`, `cl100k_base`) or by a model
+    /// name tiktoken-rs knows (e.g. `gpt-4o`, `gpt-4`).
+    pub fn from_name(name: &str) -> Result<Encoding> {
+        match name {
+            "o200k_base" => return Ok(Encoding::O200kBase),
+            "cl100k_base" => return Ok(Encoding::Cl100kBase),
+            _ => {}
+        }
+        match tiktoken_rs::tokenizer::get_tokenizer(name) {
+            Some(tiktoken_rs::tokenizer::Tokenizer::O200kBase) => Ok(Encoding::O200kBase),
+            Some(tiktoken_rs::tokenizer::Tokenizer::Cl100kBase) => Ok(Encoding::Cl100kBase),
+            _ => Err(Error::new(
+                ErrorKind::UnknownEncoding,
+                format!("{name:?} (use o200k_base, cl100k_base, or a model such as gpt-4o)"),
+            )),
+        }
+    }
+}
+
+/// The built-in [`TokenCounter`]: a tiktoken-rs encoding.
+#[derive(Clone, Copy)]
+pub struct Tiktoken {
+    encoding: Encoding,
+    bpe: &'static CoreBPE,
+}
+
+impl std::fmt::Debug for Tiktoken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Tiktoken").field(&self.encoding).finish()
+    }
+}
+
+impl Tiktoken {
+    /// Loads an encoding (once per process; later calls are free).
+    pub fn new(encoding: Encoding) -> Tiktoken {
+        let bpe = match encoding {
+            Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),
+            Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
+        };
+        Tiktoken { encoding, bpe }
+    }
+
+    /// The encoding.
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+}
+
+impl TokenCounter for Tiktoken {
+    fn name(&self) -> &str {
+        self.encoding.name()
+    }
+
+    fn count(&self, text: &str) -> usize {
+        self.bpe.count_ordinary(text)
+    }
+}
+
+/// Most distinct strings the memo keeps before it starts over.
+const MEMO_CAP: usize = 16_384;
+
+/// A [`TokenCounter`] with a memo of counts by content, shared by clones.
+#[derive(Clone)]
+pub(crate) struct Counter {
+    inner: Arc<dyn TokenCounter>,
+    memo: Arc<Mutex<HashMap<Box<str>, usize>>>,
+}
+
+impl Counter {
+    pub(crate) fn new(inner: Arc<dyn TokenCounter>) -> Counter {
+        Counter {
+            inner,
+            memo: Arc::new(Mutex::new(HashMap::new())),
+        }
+    }
+
+    pub(crate) fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    /// Counts `text`, from the memo when it was counted before.
+    pub(crate) fn count(&self, text: &str) -> usize {
+        if let Some(n) = self.lock().get(text) {
+            return *n;
+        }
+        let n = self.inner.count(text);
+        let mut memo = self.lock();
+        if memo.len() >= MEMO_CAP {
+            memo.clear();
+        }
+        memo.insert(text.into(), n);
+        n
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Box<str>, usize>> {
+        // A panic elsewhere while holding the lock leaves only a cache behind.
+        self.memo.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn special_token_text_is_ordinary() {
+        let t = Tiktoken::new(Encoding::O200kBase);
+        assert!(t.count("<|endoftext|>") > 1);
+    }
+
+    #[test]
+    fn encodings_by_name_and_model() {
+        assert_eq!(Encoding::from_name("gpt-4o").unwrap(), Encoding::O200kBase);
+        assert_eq!(Encoding::from_name("gpt-4").unwrap(), Encoding::Cl100kBase);
+        let err = Encoding::from_name("nope").unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::UnknownEncoding);
+        assert_eq!(
+            err.to_string(),
+            "unknown encoding: \"nope\" (use o200k_base, cl100k_base, or a model such as gpt-4o)"
+        );
+    }
+
+    #[test]
+    fn memo_returns_the_same_count() {
+        let c = Counter::new(Arc::new(Tiktoken::new(Encoding::Cl100kBase)));
+        let a = c.count("hello world");
+        assert_eq!(c.count("hello world"), a);
+        assert_eq!(a, 2);
+    }
+}

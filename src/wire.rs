@@ -1,0 +1,345 @@
+//! Reading handshake and `tools/list` results off the wire, in both eras.
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use crate::error::{Error, ErrorKind, Result, RpcError};
+use crate::model::{
+    CacheHints, Era, Instructions, ServerInfo, ServerSnapshot, Tool, ToolAnnotations,
+};
+
+const SERVER_INFO_META: &str = "io.modelcontextprotocol/serverInfo";
+
+fn invalid(detail: impl Into<String>) -> Error {
+    Error::new(ErrorKind::InvalidMessage, detail)
+}
+
+/// Takes the `result` out of a JSON-RPC response, or accepts a bare result.
+fn unwrap_result<'a>(msg: &'a Value, method: &str) -> Result<&'a Map<String, Value>> {
+    let obj = msg
+        .as_object()
+        .ok_or_else(|| invalid(format!("{method} response is not a json object")))?;
+    if let Some(err) = obj.get("error") {
+        let code = err.get("code").and_then(Value::as_i64).unwrap_or(0);
+        let message = err
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        return Err(Error::rpc(RpcError {
+            method: method.to_string(),
+            code,
+            message,
+        }));
+    }
+    let is_envelope = obj.contains_key("jsonrpc") || obj.contains_key("id");
+    match obj.get("result") {
+        Some(Value::Object(result)) if is_envelope => Ok(result),
+        Some(_) if is_envelope => Err(invalid(format!("{method} result is not a json object"))),
+        None if is_envelope => Err(invalid(format!(
+            "{method} response has neither result nor error"
+        ))),
+        _ => Ok(obj),
+    }
+}
+
+fn opt_str<'a>(obj: &'a Map<String, Value>, key: &str, what: &str) -> Result<Option<&'a str>> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(_) => Err(invalid(format!("{what}.{key} is not a string"))),
+    }
+}
+
+fn server_info(value: Option<&Value>, what: &str) -> Result<ServerInfo> {
+    let Some(value) = value else {
+        return Err(invalid(format!("{what} has no serverInfo")));
+    };
+    let obj = value
+        .as_object()
+        .ok_or_else(|| invalid(format!("{what} serverInfo is not a json object")))?;
+    let ctx = format!("{what} serverInfo");
+    Ok(ServerInfo {
+        name: opt_str(obj, "name", &ctx)?.unwrap_or_default().to_string(),
+        version: opt_str(obj, "version", &ctx)?
+            .unwrap_or_default()
+            .to_string(),
+        title: opt_str(obj, "title", &ctx)?.map(str::to_string),
+    })
+}
+
+fn cache_hints(obj: &Map<String, Value>, what: &str) -> Result<Option<CacheHints>> {
+    let ttl_ms = match obj.get("ttlMs") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(
+            v.as_u64()
+                .ok_or_else(|| invalid(format!("{what}.ttlMs is not a non-negative integer")))?,
+        ),
+    };
+    let cache_scope = opt_str(obj, "cacheScope", what)?.map(str::to_string);
+    if ttl_ms.is_none() && cache_scope.is_none() {
+        return Ok(None);
+    }
+    Ok(Some(CacheHints {
+        ttl_ms,
+        cache_scope,
+    }))
+}
+
+fn instructions(obj: &Map<String, Value>, what: &str) -> Result<Instructions> {
+    Ok(Instructions::from_raw(opt_str(obj, "instructions", what)?))
+}
+
+fn tool(value: &Value, index: usize) -> Result<Tool> {
+    let what = format!("tools/list result tools[{index}]");
+    let obj = value
+        .as_object()
+        .ok_or_else(|| invalid(format!("{what} is not a json object")))?;
+    let name =
+        opt_str(obj, "name", &what)?.ok_or_else(|| invalid(format!("{what} has no name")))?;
+    // Annotations are hints only: a malformed one is dropped, not fatal.
+    let annotations = obj
+        .get("annotations")
+        .and_then(|a| serde_json::from_value::<ToolAnnotations>(a.clone()).ok());
+    Ok(Tool {
+        name: name.to_string(),
+        title: opt_str(obj, "title", &what)?.map(str::to_string),
+        description: opt_str(obj, "description", &what)?.map(str::to_string),
+        input_schema: obj.get("inputSchema").cloned().unwrap_or(Value::Null),
+        annotations,
+    })
+}
+
+impl ServerSnapshot {
+    /// Reads an `initialize` result (2025 era), bare or inside its JSON-RPC response.
+    ///
+    /// A JSON-RPC error response gives an [`ErrorKind::RpcError`] naming
+    /// `initialize`, the code and the message.
+    pub fn from_initialize(msg: &Value) -> Result<ServerSnapshot> {
+        let result = unwrap_result(msg, "initialize")?;
+        let what = "initialize result";
+        let protocol_version = opt_str(result, "protocolVersion", what)?
+            .ok_or_else(|| invalid("initialize result has no protocolVersion"))?;
+        Ok(ServerSnapshot {
+            alias: None,
+            server_info: server_info(result.get("serverInfo"), what)?,
+            instructions: instructions(result, what)?,
+            tools: Vec::new(),
+            era: Era::Legacy,
+            protocol_version: protocol_version.to_string(),
+            cache: None,
+            tools_cache: None,
+            tools_error: None,
+        })
+    }
+
+    /// Reads a `server/discover` result (2026-07-28 revision), bare or inside
+    /// its JSON-RPC response.
+    ///
+    /// `serverInfo` is read from `_meta["io.modelcontextprotocol/serverInfo"]`
+    /// (or a plain `serverInfo` key), the version is the newest of
+    /// `supportedVersions`, and `ttlMs`/`cacheScope` become [`ServerSnapshot::cache`].
+    pub fn from_discover(msg: &Value) -> Result<ServerSnapshot> {
+        let result = unwrap_result(msg, "server/discover")?;
+        let what = "server/discover result";
+        let versions = result
+            .get("supportedVersions")
+            .and_then(Value::as_array)
+            .ok_or_else(|| invalid("server/discover result has no supportedVersions array"))?;
+        // Revisions are dates, so the newest is the greatest string.
+        let protocol_version = versions
+            .iter()
+            .filter_map(Value::as_str)
+            .max()
+            .ok_or_else(|| invalid("server/discover result has an empty supportedVersions"))?;
+        let info = result
+            .get("_meta")
+            .and_then(|m| m.get(SERVER_INFO_META))
+            .or_else(|| result.get("serverInfo"));
+        Ok(ServerSnapshot {
+            alias: None,
+            server_info: server_info(info, what)?,
+            instructions: instructions(result, what)?,
+            tools: Vec::new(),
+            era: Era::Modern,
+            protocol_version: protocol_version.to_string(),
+            cache: cache_hints(result, what)?,
+            tools_cache: None,
+            tools_error: None,
+        })
+    }
+
+    /// Appends one `tools/list` page, bare or inside its JSON-RPC response, and
+    /// returns its `nextCursor` (fetch the next page while it is `Some`).
+    ///
+    /// A JSON-RPC error response is returned as an [`ErrorKind::RpcError`]
+    /// naming `tools/list`; the snapshot is left as it was. The shortest
+    /// `ttlMs` over the pages is kept in [`ServerSnapshot::tools_cache`].
+    pub fn push_tools_page(&mut self, msg: &Value) -> Result<Option<String>> {
+        let result = unwrap_result(msg, "tools/list")?;
+        let what = "tools/list result";
+        let list = result
+            .get("tools")
+            .and_then(Value::as_array)
+            .ok_or_else(|| invalid("tools/list result has no tools array"))?;
+        let tools = list
+            .iter()
+            .enumerate()
+            .map(|(i, t)| tool(t, i))
+            .collect::<Result<Vec<_>>>()?;
+        let cursor = opt_str(result, "nextCursor", what)?.map(str::to_string);
+        if let Some(hints) = cache_hints(result, what)? {
+            self.tools_cache = Some(match self.tools_cache.take() {
+                None => hints,
+                Some(old) => CacheHints {
+                    ttl_ms: match (old.ttl_ms, hints.ttl_ms) {
+                        (Some(a), Some(b)) => Some(a.min(b)),
+                        (a, b) => a.or(b),
+                    },
+                    cache_scope: old.cache_scope.or(hints.cache_scope),
+                },
+            });
+        }
+        self.tools.extend(tools);
+        Ok(cursor)
+    }
+}
+
+fn parse_json(text: &str, what: &str) -> Result<Value> {
+    serde_json::from_str(text)
+        .map_err(|e| Error::new(ErrorKind::InvalidJson, format!("{what}: {e}")).with_source(e))
+}
+
+impl ServerSnapshot {
+    /// [`ServerSnapshot::from_initialize`] from JSON text.
+    pub fn from_initialize_json(text: &str) -> Result<ServerSnapshot> {
+        ServerSnapshot::from_initialize(&parse_json(text, "initialize response")?)
+    }
+
+    /// [`ServerSnapshot::from_discover`] from JSON text.
+    pub fn from_discover_json(text: &str) -> Result<ServerSnapshot> {
+        ServerSnapshot::from_discover(&parse_json(text, "server/discover response")?)
+    }
+}
+
+/// One capture file: a server's raw handshakes, as in `tests/corpus/`.
+///
+/// The format (see `tests/corpus/README.md`) holds the `initialize` response
+/// and its `tools/list` pages, and the `server/discover` response and its pages
+/// from a second connection. Messages the server sent unasked are ignored.
+#[derive(Debug, Clone)]
+pub struct Capture {
+    /// `package@version` that was run.
+    pub server: String,
+    /// The MCP SDK the server is built on.
+    pub sdk: String,
+    /// The day of the capture.
+    pub captured: String,
+    initialize: Option<Value>,
+    tools_list_pages: Vec<Value>,
+    discover: Option<Value>,
+    discover_tools_list_pages: Vec<Value>,
+}
+
+impl Capture {
+    /// Parses a capture from JSON text.
+    pub fn from_json(text: &str) -> Result<Capture> {
+        let value = parse_json(text, "capture")?;
+        let obj = value
+            .as_object()
+            .ok_or_else(|| invalid("capture is not a json object"))?;
+        let text_field = |key: &str| -> Result<String> {
+            Ok(opt_str(obj, key, "capture")?
+                .unwrap_or_default()
+                .to_string())
+        };
+        let pages = |key: &str| -> Result<Vec<Value>> {
+            match obj.get(key) {
+                None | Some(Value::Null) => Ok(Vec::new()),
+                Some(Value::Array(a)) => Ok(a.clone()),
+                Some(_) => Err(invalid(format!("capture.{key} is not an array"))),
+            }
+        };
+        let capture = Capture {
+            server: text_field("server")?,
+            sdk: text_field("sdk")?,
+            captured: text_field("captured")?,
+            initialize: obj.get("initialize").filter(|v| !v.is_null()).cloned(),
+            tools_list_pages: pages("tools_list_pages")?,
+            discover: obj.get("discover").filter(|v| !v.is_null()).cloned(),
+            discover_tools_list_pages: pages("discover_tools_list_pages")?,
+        };
+        if capture.initialize.is_none() && capture.discover.is_none() {
+            return Err(invalid("capture has neither initialize nor discover"));
+        }
+        Ok(capture)
+    }
+
+    /// Reads and parses a capture file.
+    pub fn from_path(path: impl AsRef<Path>) -> Result<Capture> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            Error::new(ErrorKind::Io, format!("{}: {}", path.display(), e)).with_source(e)
+        })?;
+        Capture::from_json(&text)
+    }
+
+    /// The eras whose handshake succeeded in this capture, modern first.
+    pub fn eras(&self) -> Vec<Era> {
+        let ok = |v: &Option<Value>| v.as_ref().is_some_and(|v| v.get("error").is_none());
+        let mut eras = Vec::new();
+        if ok(&self.discover) {
+            eras.push(Era::Modern);
+        }
+        if ok(&self.initialize) {
+            eras.push(Era::Legacy);
+        }
+        eras
+    }
+
+    /// The snapshot a host would hold: the `server/discover` connection when
+    /// that handshake succeeded, the `initialize` one otherwise.
+    pub fn snapshot(&self) -> Result<ServerSnapshot> {
+        match self.eras().first() {
+            Some(era) => self.snapshot_in(*era),
+            // Neither succeeded: report the legacy handshake's error.
+            None => self.snapshot_in(if self.initialize.is_some() {
+                Era::Legacy
+            } else {
+                Era::Modern
+            }),
+        }
+    }
+
+    /// The snapshot of one era's connection.
+    ///
+    /// A failed handshake is an error; a failed `tools/list` is not: its
+    /// error is kept in [`ServerSnapshot::tools_error`] with the tools read
+    /// before it.
+    pub fn snapshot_in(&self, era: Era) -> Result<ServerSnapshot> {
+        let (handshake, pages) = match era {
+            Era::Legacy => (&self.initialize, &self.tools_list_pages),
+            Era::Modern => (&self.discover, &self.discover_tools_list_pages),
+        };
+        let handshake = handshake
+            .as_ref()
+            .ok_or_else(|| invalid(format!("capture has no {} handshake", era.as_str())))?;
+        let mut snapshot = match era {
+            Era::Legacy => ServerSnapshot::from_initialize(handshake)?,
+            Era::Modern => ServerSnapshot::from_discover(handshake)?,
+        };
+        for page in pages {
+            if let Err(err) = snapshot.push_tools_page(page) {
+                match err.rpc_error() {
+                    Some(rpc) => {
+                        snapshot.tools_error = Some(rpc.clone());
+                        break;
+                    }
+                    None => return Err(err),
+                }
+            }
+        }
+        Ok(snapshot)
+    }
+}
