@@ -72,8 +72,12 @@ impl fmt::Display for RpcError {
 /// details. Its `Display` is `"<kind>: <detail>"`, all lowercase except for
 /// text quoted from the input.
 #[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct Error(Box<Repr>);
+
+#[derive(Debug, thiserror::Error)]
 #[error("{kind}: {detail}")]
-pub struct Error {
+struct Repr {
     kind: ErrorKind,
     detail: String,
     rpc: Option<RpcError>,
@@ -84,26 +88,26 @@ pub struct Error {
 
 impl Error {
     pub(crate) fn new(kind: ErrorKind, detail: impl Into<String>) -> Error {
-        Error {
+        Error(Box::new(Repr {
             kind,
             detail: detail.into(),
             rpc: None,
             template: None,
             source: None,
-        }
+        }))
     }
 
     pub(crate) fn with_source(
         mut self,
         source: impl std::error::Error + Send + Sync + 'static,
     ) -> Error {
-        self.source = Some(Box::new(source));
+        self.0.source = Some(Box::new(source));
         self
     }
 
     pub(crate) fn rpc(err: RpcError) -> Error {
         let mut e = Error::new(ErrorKind::RpcError, err.to_string());
-        e.rpc = Some(err);
+        e.0.rpc = Some(err);
         e
     }
 
@@ -121,33 +125,33 @@ impl Error {
             detail.push(')');
         }
         let mut e = Error::new(ErrorKind::Template, detail);
-        e.template = Some((name, line));
+        e.0.template = Some((name, line));
         e.with_source(err)
     }
 
     /// The category of this error.
     pub fn kind(&self) -> ErrorKind {
-        self.kind
+        self.0.kind
     }
 
     /// The human-readable detail, without the kind prefix.
     pub fn detail(&self) -> &str {
-        &self.detail
+        &self.0.detail
     }
 
     /// For [`ErrorKind::RpcError`]: the method, code and message the server sent.
     pub fn rpc_error(&self) -> Option<&RpcError> {
-        self.rpc.as_ref()
+        self.0.rpc.as_ref()
     }
 
     /// For [`ErrorKind::Template`]: the template's name.
     pub fn template_name(&self) -> Option<&str> {
-        self.template.as_ref().map(|t| t.0.as_str())
+        self.0.template.as_ref().map(|t| t.0.as_str())
     }
 
     /// For [`ErrorKind::Template`]: the 1-based line in the template, when known.
     pub fn line(&self) -> Option<usize> {
-        self.template.as_ref().and_then(|t| t.1)
+        self.0.template.as_ref().and_then(|t| t.1)
     }
 }
 
