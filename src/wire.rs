@@ -33,14 +33,14 @@ fn unwrap_result<'a>(msg: &'a Value, method: &str) -> Result<&'a Map<String, Val
             message,
         }));
     }
-    let is_envelope = obj.contains_key("jsonrpc") || obj.contains_key("id");
+    // A bare result of these methods never has a top-level `result` key.
     match obj.get("result") {
-        Some(Value::Object(result)) if is_envelope => Ok(result),
-        Some(_) if is_envelope => Err(invalid(format!("{method} result is not a json object"))),
-        None if is_envelope => Err(invalid(format!(
+        Some(Value::Object(result)) => Ok(result),
+        Some(_) => Err(invalid(format!("{method} result is not a json object"))),
+        None if obj.contains_key("jsonrpc") => Err(invalid(format!(
             "{method} response has neither result nor error"
         ))),
-        _ => Ok(obj),
+        None => Ok(obj),
     }
 }
 

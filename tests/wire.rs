@@ -1,0 +1,192 @@
+//! Wire ingestion: bare and enveloped results, pages, and exact error messages.
+
+use mcp_preamble::{Capture, Era, ErrorKind, ServerSnapshot};
+use serde_json::json;
+
+fn err_of(r: mcp_preamble::Result<impl std::fmt::Debug>) -> (ErrorKind, String) {
+    let e = r.unwrap_err();
+    (e.kind(), e.to_string())
+}
+
+#[test]
+fn initialize_bare_and_enveloped_agree() {
+    let bare = json!({
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "serverInfo": {"name": "s", "version": "", "title": "S"},
+        "instructions": "Hi."
+    });
+    let wrapped = json!({"jsonrpc": "2.0", "id": 7, "result": bare.clone()});
+    let a = ServerSnapshot::from_initialize(&bare).unwrap();
+    let b = ServerSnapshot::from_initialize(&wrapped).unwrap();
+    assert_eq!(a, b);
+    assert_eq!(a.protocol_version, "2025-06-18");
+    assert_eq!(a.server_info.title.as_deref(), Some("S"));
+    assert_eq!(a.era, Era::Legacy);
+}
+
+#[test]
+fn discover_reads_meta_versions_and_cache_hints() {
+    let s = ServerSnapshot::from_discover(&json!({
+        "supportedVersions": ["2025-11-25", "2026-07-28"],
+        "capabilities": {},
+        "ttlMs": 60000,
+        "cacheScope": "public",
+        "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "m", "version": "2"}}
+    }))
+    .unwrap();
+    assert_eq!(s.protocol_version, "2026-07-28");
+    assert_eq!(s.server_info.name, "m");
+    let hints = s.cache.unwrap();
+    assert_eq!(hints.ttl_ms, Some(60000));
+    assert_eq!(hints.cache_scope.as_deref(), Some("public"));
+    assert_eq!(s.instructions.state(), "absent");
+}
+
+#[test]
+fn tools_pages_follow_cursors_and_keep_the_shortest_ttl() {
+    let mut s = ServerSnapshot::new("s");
+    let next = s
+        .push_tools_page(&json!({"jsonrpc": "2.0", "id": 2, "result": {
+            "tools": [{"name": "a", "inputSchema": {}, "annotations": {"readOnlyHint": true}}],
+            "nextCursor": "p2", "ttlMs": 5000, "cacheScope": "private"
+        }}))
+        .unwrap();
+    assert_eq!(next.as_deref(), Some("p2"));
+    let next = s
+        .push_tools_page(
+            &json!({"tools": [{"name": "b", "title": "B", "description": "d"}], "ttlMs": 1000}),
+        )
+        .unwrap();
+    assert_eq!(next, None);
+    let names: Vec<&str> = s.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["a", "b"]);
+    assert_eq!(
+        s.tools[0].annotations.as_ref().unwrap().read_only_hint,
+        Some(true)
+    );
+    assert_eq!(s.tools_cache.as_ref().unwrap().ttl_ms, Some(1000));
+    assert_eq!(
+        s.tools_cache.as_ref().unwrap().cache_scope.as_deref(),
+        Some("private")
+    );
+}
+
+#[test]
+fn rpc_errors_name_method_code_and_message() {
+    let e =
+        json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32603, "message": "fetch failed"}});
+    let mut s = ServerSnapshot::new("s");
+    let err = s.push_tools_page(&e).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::RpcError);
+    assert_eq!(
+        err.to_string(),
+        "json-rpc error response: tools/list failed with -32603: fetch failed"
+    );
+    let rpc = err.rpc_error().unwrap();
+    assert_eq!((rpc.method.as_str(), rpc.code), ("tools/list", -32603));
+    assert_eq!(
+        err_of(ServerSnapshot::from_initialize(&e)).1,
+        "json-rpc error response: initialize failed with -32603: fetch failed"
+    );
+}
+
+#[test]
+fn malformed_messages_are_typed_errors() {
+    let cases = [
+        (
+            json!([]),
+            "invalid message: initialize response is not a json object",
+        ),
+        (
+            json!({"jsonrpc": "2.0", "id": 1}),
+            "invalid message: initialize response has neither result nor error",
+        ),
+        (
+            json!({"result": 3}),
+            "invalid message: initialize result is not a json object",
+        ),
+        (
+            json!({"serverInfo": {"name": "x"}}),
+            "invalid message: initialize result has no protocolVersion",
+        ),
+        (
+            json!({"protocolVersion": 1}),
+            "invalid message: initialize result.protocolVersion is not a string",
+        ),
+        (
+            json!({"protocolVersion": "v"}),
+            "invalid message: initialize result has no serverInfo",
+        ),
+        (
+            json!({"protocolVersion": "v", "serverInfo": []}),
+            "invalid message: initialize result serverInfo is not a json object",
+        ),
+        (
+            json!({"protocolVersion": "v", "serverInfo": {"name": 1}}),
+            "invalid message: initialize result serverInfo.name is not a string",
+        ),
+        (
+            json!({"protocolVersion": "v", "serverInfo": {}, "instructions": ["x"]}),
+            "invalid message: initialize result.instructions is not a string",
+        ),
+    ];
+    for (msg, expected) in cases {
+        let (kind, text) = err_of(ServerSnapshot::from_initialize(&msg));
+        assert_eq!(kind, ErrorKind::InvalidMessage);
+        assert_eq!(text, expected);
+    }
+    assert_eq!(
+        err_of(ServerSnapshot::from_discover(
+            &json!({"supportedVersions": []})
+        ))
+        .1,
+        "invalid message: server/discover result has an empty supportedVersions"
+    );
+    assert_eq!(
+        err_of(ServerSnapshot::from_discover(
+            &json!({"supportedVersions": ["x"], "ttlMs": -1, "_meta": {}})
+        ))
+        .1,
+        "invalid message: server/discover result has no serverInfo"
+    );
+    let mut s = ServerSnapshot::new("s");
+    assert_eq!(
+        err_of(s.push_tools_page(&json!({"tools": [{"description": "no name"}]}))).1,
+        "invalid message: tools/list result tools[0] has no name"
+    );
+    assert_eq!(
+        err_of(ServerSnapshot::from_initialize_json("{")).0,
+        ErrorKind::InvalidJson
+    );
+}
+
+#[test]
+fn capture_errors() {
+    assert_eq!(
+        err_of(Capture::from_json("{}")).1,
+        "invalid message: capture has neither initialize nor discover"
+    );
+    assert_eq!(
+        err_of(Capture::from_json(
+            r#"{"initialize": {}, "tools_list_pages": {}}"#
+        ))
+        .1,
+        "invalid message: capture.tools_list_pages is not an array"
+    );
+    let deep = format!(
+        "{{\"initialize\":{}{}}}",
+        "[".repeat(5000),
+        "]".repeat(5000)
+    );
+    assert_eq!(err_of(Capture::from_json(&deep)).0, ErrorKind::InvalidJson);
+    let only_legacy = Capture::from_json(
+        r#"{"initialize": {"result": {"protocolVersion": "v", "serverInfo": {"name": "n"}}}}"#,
+    )
+    .unwrap();
+    assert_eq!(only_legacy.eras(), vec![Era::Legacy]);
+    assert_eq!(
+        err_of(only_legacy.snapshot_in(Era::Modern)).1,
+        "invalid message: capture has no modern handshake"
+    );
+}
