@@ -1,12 +1,16 @@
 //! The entry point: [`Assembler`] runs the stages and builds the [`Assembly`].
 
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::error::Result;
+use crate::budget::{self, Trim};
+use crate::dedup::{self, ToolText};
+use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Instructions, ServerSnapshot};
 use crate::sanitize;
+use crate::segment;
 use crate::template::Template;
 use crate::tokens::{Counter, Encoding, Tiktoken, TokenCounter};
 
@@ -41,6 +45,73 @@ pub struct Assembler {
     order: Order,
     list_tool_only_servers: bool,
     tool_descriptions: bool,
+    dedup: bool,
+    similarity: f64,
+    budget: Option<usize>,
+    server_budgets: BTreeMap<String, usize>,
+    total_budget: Option<usize>,
+    policies: BTreeMap<String, Policy>,
+}
+
+/// What the operator decides for one server, by alias.
+///
+/// ```
+/// use mcp_preamble::{Assembler, Policy};
+/// let assembler = Assembler::new()
+///     .policy("scratch", Policy::new().exclude())
+///     .policy("billing", Policy::new().replace_instructions("Use only for invoices.").weight(2.0));
+/// # let _ = assembler;
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Policy {
+    include: bool,
+    instructions: Option<String>,
+    weight: f64,
+}
+
+impl Default for Policy {
+    fn default() -> Policy {
+        Policy::new()
+    }
+}
+
+impl Policy {
+    /// Include the server as it is, with weight 1.
+    pub fn new() -> Policy {
+        Policy {
+            include: true,
+            instructions: None,
+            weight: 1.0,
+        }
+    }
+
+    /// Leave the server out of the section.
+    pub fn exclude(mut self) -> Policy {
+        self.include = false;
+        self
+    }
+
+    /// Show this operator text instead of the server's instructions. It is
+    /// sanitized and escaped like server text, but never de-duplicated.
+    pub fn replace_instructions(mut self, text: impl Into<String>) -> Policy {
+        self.instructions = Some(text.into());
+        self
+    }
+
+    /// The server's weight when a total budget is shared (default 1; values
+    /// are used to a thousandth, and anything at or below zero counts as 0.001).
+    pub fn weight(mut self, weight: f64) -> Policy {
+        self.weight = weight;
+        self
+    }
+
+    fn weight_millis(&self) -> u64 {
+        if self.weight.is_finite() && self.weight > 0.0 {
+            ((self.weight * 1000.0).round() as u64).clamp(1, 1_000_000_000)
+        } else {
+            1
+        }
+    }
 }
 
 impl std::fmt::Debug for Assembler {
@@ -51,6 +122,12 @@ impl std::fmt::Debug for Assembler {
             .field("order", &self.order)
             .field("list_tool_only_servers", &self.list_tool_only_servers)
             .field("tool_descriptions", &self.tool_descriptions)
+            .field("dedup", &self.dedup)
+            .field("similarity", &self.similarity)
+            .field("budget", &self.budget)
+            .field("server_budgets", &self.server_budgets)
+            .field("total_budget", &self.total_budget)
+            .field("policies", &self.policies)
             .finish()
     }
 }
@@ -72,7 +149,60 @@ impl Assembler {
             order: Order::Name,
             list_tool_only_servers: true,
             tool_descriptions: false,
+            dedup: true,
+            similarity: 0.75,
+            budget: None,
+            server_budgets: BTreeMap::new(),
+            total_budget: None,
+            policies: BTreeMap::new(),
         }
+    }
+
+    /// The token budget of each server's block (default: none).
+    pub fn budget(mut self, tokens: usize) -> Assembler {
+        self.budget = Some(tokens);
+        self
+    }
+
+    /// The token budget of one server's block, by its alias (or, for a server
+    /// without an alias, its `serverInfo.name`); overrides [`Assembler::budget`].
+    pub fn server_budget(mut self, alias: impl Into<String>, tokens: usize) -> Assembler {
+        self.server_budgets.insert(alias.into(), tokens);
+        self
+    }
+
+    /// A budget for the whole section, shared between servers by weighted
+    /// max-min fairness when their own budgets add up to more.
+    pub fn total_budget(mut self, tokens: usize) -> Assembler {
+        self.total_budget = Some(tokens);
+        self
+    }
+
+    /// The operator's [`Policy`] for one server, by alias (or `serverInfo.name`).
+    pub fn policy(mut self, alias: impl Into<String>, policy: Policy) -> Assembler {
+        self.policies.insert(alias.into(), policy);
+        self
+    }
+
+    /// Whether to remove sentences that restate tool descriptions, repeated
+    /// sentences, and instructions identical to another server's (default: `true`).
+    pub fn dedup(mut self, yes: bool) -> Assembler {
+        self.dedup = yes;
+        self
+    }
+
+    /// The similarity at or above which a sentence counts as restating a
+    /// tool description (Dice coefficient of content words; default 0.75).
+    /// Fails with [`ErrorKind::InvalidConfig`] outside `0.0..=1.0`.
+    pub fn similarity_threshold(mut self, threshold: f64) -> Result<Assembler> {
+        if !(0.0..=1.0).contains(&threshold) {
+            return Err(Error::new(
+                ErrorKind::InvalidConfig,
+                format!("similarity threshold {threshold} is outside 0.0..=1.0"),
+            ));
+        }
+        self.similarity = threshold;
+        Ok(self)
     }
 
     /// Renders with this template (default: [`Template::markdown`]).
@@ -121,54 +251,151 @@ impl Assembler {
         let mut prepared: Vec<Prepared> = servers
             .iter()
             .enumerate()
-            .map(|(i, s)| Prepared::new(i, s, self.tool_descriptions))
+            .map(|(i, s)| Prepared::new(i, s, self))
             .collect();
         if self.order == Order::Name {
             prepared.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         }
         disambiguate_names(&mut prepared);
-
-        let mut reports = Vec::with_capacity(prepared.len());
-        let mut blocks: Vec<(usize, String)> = Vec::new();
         let mut session = self.template.session(0)?;
-        for p in &prepared {
-            let mut report = p.report();
+        let mut measure = |view: &ServerView| -> Result<(String, usize)> {
+            let block = session.block(view)?;
+            let n = self.counter.count(&block);
+            Ok((block, n))
+        };
+
+        // Which servers get a block at all, and their untrimmed size.
+        for p in prepared.iter_mut() {
+            if p.excluded {
+                continue;
+            }
             let has_text = p.view.instructions.is_some();
             let has_tools = !p.view.tools.is_empty();
             if has_text || (has_tools && self.list_tool_only_servers) {
-                let block = session.block(&p.view)?;
-                report.tokens = self.counter.count(&block);
-                report.included = true;
-                blocks.push((reports.len(), block));
+                p.candidate = true;
+                p.report.tokens_before = measure(&p.view)?.1;
             } else if has_tools {
-                report.diagnostics.push(
+                p.report.diagnostics.push(
                     "omitted: no instructions, and servers with only tools are not listed".into(),
                 );
             } else {
-                report
+                p.report
                     .diagnostics
                     .push("omitted: no instructions and no tools".into());
             }
-            reports.push(report);
         }
+
+        // (a) de-duplication: within each server, then across servers.
+        if self.dedup {
+            let mut seen: HashMap<String, String> = HashMap::new();
+            for p in prepared.iter_mut().filter(|p| p.candidate) {
+                p.dedup(self.similarity, &mut seen);
+            }
+        }
+
+        // Limits: own budgets, then fair shares of the total.
+        let mut limits: Vec<Option<usize>> = prepared.iter().map(|p| p.budget).collect();
+        if let Some(total) = self.total_budget {
+            let overhead = self.overhead(prepared.iter().filter(|p| p.candidate).count())?;
+            let available = total.saturating_sub(overhead);
+            let mut needs = Vec::with_capacity(prepared.len());
+            for (p, limit) in prepared.iter().zip(&limits) {
+                needs.push(if p.candidate {
+                    let n = measure(&p.view)?.1;
+                    limit.map_or(n, |l| n.min(l))
+                } else {
+                    0
+                });
+            }
+            if needs.iter().sum::<usize>() > available {
+                let weights: Vec<u64> = prepared.iter().map(|p| p.weight).collect();
+                let shares = budget::fair_shares(available, &needs, &weights);
+                for (limit, share) in limits.iter_mut().zip(shares) {
+                    *limit = Some(limit.map_or(share, |l| l.min(share)));
+                }
+            }
+        }
+
+        let mut fitted: Vec<Option<(String, usize)>> = vec![None; prepared.len()];
+        for (i, p) in prepared.iter_mut().enumerate() {
+            if p.candidate {
+                fitted[i] = p.fit(limits[i], &mut measure)?;
+            }
+        }
+        let mut layout = self.layout(&prepared, &fitted)?;
+        if let Some(total) = self.total_budget {
+            // Token merges where blocks meet the body can cost a token or two:
+            // shrink the largest block until the whole section fits.
+            while self.counter.count(&layout.0) > total {
+                let over = self.counter.count(&layout.0) - total;
+                let Some(i) = (0..fitted.len())
+                    .filter(|i| fitted[*i].is_some())
+                    .max_by_key(|i| (fitted[*i].as_ref().map_or(0, |f| f.1), *i))
+                else {
+                    break;
+                };
+                let current = fitted[i].as_ref().map_or(0, |f| f.1);
+                limits[i] = Some(current.saturating_sub(over.max(1)));
+                prepared[i].reset_fit();
+                fitted[i] = prepared[i].fit(limits[i], &mut measure)?;
+                layout = self.layout(&prepared, &fitted)?;
+            }
+        }
+        drop(measure);
         drop(session);
 
+        let (text, spans) = layout;
+        let mut reports = Vec::with_capacity(prepared.len());
+        for (i, p) in prepared.into_iter().enumerate() {
+            let mut report = p.report;
+            report.budget = limits[i];
+            if let (Some((block, n)), Some(span)) = (fitted[i].take(), spans[i]) {
+                report.included = true;
+                report.text = block;
+                report.tokens = n;
+                report.span = Some(span);
+            }
+            reports.push(report);
+        }
+        Ok(self.finish(text, reports))
+    }
+
+    /// Tokens of the section around `count` blocks.
+    fn overhead(&self, count: usize) -> Result<usize> {
+        if count == 0 {
+            return Ok(0);
+        }
+        let session = self.template.session(count)?;
+        Ok(self.counter.count(&session.body_parts(count)?.concat()))
+    }
+
+    /// The section text and each server's span in it.
+    fn layout(
+        &self,
+        prepared: &[Prepared<'_>],
+        fitted: &[Option<(String, usize)>],
+    ) -> Result<(String, Vec<Option<(usize, usize)>>)> {
+        let mut spans = vec![None; prepared.len()];
+        let blocks: Vec<(usize, &str)> = fitted
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| f.as_ref().map(|(b, _)| (i, b.as_str())))
+            .collect();
         let mut text = String::new();
         if blocks.is_empty() {
-            return Ok(self.finish(text, reports));
+            return Ok((text, spans));
         }
         let session = self.template.session(blocks.len())?;
         let parts = session.body_parts(blocks.len())?;
-        for (i, part) in parts.iter().enumerate() {
+        for (k, part) in parts.iter().enumerate() {
             text.push_str(part);
-            if let Some((r, block)) = blocks.get(i) {
+            if let Some((i, block)) = blocks.get(k) {
                 let start = text.len();
                 text.push_str(block);
-                reports[*r].span = Some((start, text.len()));
-                reports[*r].text = block.clone();
+                spans[*i] = Some((start, text.len()));
             }
         }
-        Ok(self.finish(text, reports))
+        Ok((text, spans))
     }
 
     fn finish(&self, text: String, servers: Vec<ServerReport>) -> Assembly {
@@ -184,40 +411,57 @@ impl Assembler {
 
 /// A tool as the template sees it.
 #[derive(Debug, Clone, Serialize)]
-struct ToolView {
-    name: String,
-    title: Option<String>,
-    description: Option<String>,
+pub(crate) struct ToolView {
+    pub name: String,
+    pub title: Option<String>,
+    pub description: Option<String>,
 }
 
 /// A server as the template sees it (all text sanitized, not yet escaped).
 #[derive(Debug, Clone, Serialize)]
-struct ServerView {
-    name: String,
-    alias: Option<String>,
-    server_name: String,
-    title: Option<String>,
-    version: String,
-    era: &'static str,
-    protocol_version: String,
-    instructions: Option<String>,
-    note: Option<String>,
-    tools: Vec<ToolView>,
-    more_tools: usize,
+pub(crate) struct ServerView {
+    pub name: String,
+    pub alias: Option<String>,
+    pub server_name: String,
+    pub title: Option<String>,
+    pub version: String,
+    pub era: &'static str,
+    pub protocol_version: String,
+    pub instructions: Option<String>,
+    pub note: Option<String>,
+    pub tools: Vec<ToolView>,
+    pub more_tools: usize,
 }
 
-/// One server after sanitizing.
+/// One server on its way through the stages.
 struct Prepared<'a> {
     index: usize,
     source: &'a ServerSnapshot,
+    /// The server as it will be rendered, updated by each stage.
     view: ServerView,
-    diagnostics: Vec<String>,
+    /// The view after de-duplication, before any budget trimming.
+    deduped: Option<ServerView>,
+    /// The instructions as units, once de-duplicated.
+    trim: Option<Trim>,
+    /// Removals of the de-duplication stage (kept across refits).
+    dedup_removed: Vec<Removal>,
+    /// Whether operator text replaced the instructions (never de-duplicated).
+    replaced: bool,
+    excluded: bool,
+    candidate: bool,
+    budget: Option<usize>,
+    weight: u64,
+    report: ServerReport,
 }
 
 impl<'a> Prepared<'a> {
-    fn new(index: usize, s: &'a ServerSnapshot, descriptions: bool) -> Prepared<'a> {
+    fn new(index: usize, s: &'a ServerSnapshot, config: &Assembler) -> Prepared<'a> {
         let mut diagnostics = Vec::new();
-        let instructions = match &s.instructions {
+        let mut removed = Vec::new();
+        let name = s.display_name();
+        let policy = config.policies.get(&name);
+        let mut policy_notes = Vec::new();
+        let mut instructions = match &s.instructions {
             Instructions::Present(raw) => Some(sanitize::text(raw)).filter(|t| !t.is_empty()),
             Instructions::Blank(raw) => {
                 diagnostics.push(format!(
@@ -228,6 +472,25 @@ impl<'a> Prepared<'a> {
             }
             Instructions::Absent => None,
         };
+        let mut replaced = false;
+        let mut excluded = false;
+        if let Some(policy) = policy {
+            if let Some(text) = &policy.instructions {
+                removed.extend(instructions.take().map(|t| policy_removal(t)));
+                instructions = Some(sanitize::text(text)).filter(|t| !t.is_empty());
+                replaced = true;
+                policy_notes.push("instructions replaced".to_string());
+            }
+            if !policy.include {
+                excluded = true;
+                removed.extend(instructions.take().map(|t| policy_removal(t)));
+                policy_notes.push("excluded".to_string());
+                diagnostics.push("omitted: excluded by policy".to_string());
+            }
+            if policy.weight_millis() != 1000 {
+                policy_notes.push(format!("weight {}", policy.weight_millis() as f64 / 1000.0));
+            }
+        }
         if let Some(err) = &s.tools_error {
             diagnostics.push(format!(
                 "tools/list failed with {}: {}",
@@ -246,7 +509,7 @@ impl<'a> Prepared<'a> {
                 Some(ToolView {
                     name,
                     title: t.title.as_deref().map(sanitize::line),
-                    description: if descriptions {
+                    description: if config.tool_descriptions {
                         t.description
                             .as_deref()
                             .map(sanitize::text)
@@ -264,7 +527,7 @@ impl<'a> Prepared<'a> {
             ));
         }
         let view = ServerView {
-            name: s.display_name(),
+            name: name.clone(),
             alias: s.alias.as_deref().map(sanitize::line),
             server_name: sanitize::line(&s.server_info.name),
             title: s.server_info.title.as_deref().map(sanitize::line),
@@ -276,11 +539,39 @@ impl<'a> Prepared<'a> {
             tools,
             more_tools: 0,
         };
+        let report = ServerReport {
+            name: view.name.clone(),
+            alias: view.alias.clone(),
+            server_name: view.server_name.clone(),
+            version: view.version.clone(),
+            era: view.era,
+            protocol_version: view.protocol_version.clone(),
+            instructions: s.instructions.state(),
+            tools: view.tools.len(),
+            policy: (!policy_notes.is_empty()).then(|| policy_notes.join("; ")),
+            included: false,
+            text: String::new(),
+            span: None,
+            budget: None,
+            tokens_before: 0,
+            tokens: 0,
+            removed,
+            truncated: false,
+            diagnostics,
+        };
         Prepared {
             index,
             source: s,
             view,
-            diagnostics,
+            deduped: None,
+            trim: None,
+            dedup_removed: Vec::new(),
+            replaced,
+            excluded,
+            candidate: false,
+            budget: config.server_budgets.get(&name).copied().or(config.budget),
+            weight: policy.map_or(1000, Policy::weight_millis),
+            report,
         }
     }
 
@@ -295,24 +586,142 @@ impl<'a> Prepared<'a> {
         )
     }
 
-    fn report(&self) -> ServerReport {
-        ServerReport {
-            name: self.view.name.clone(),
-            alias: self.view.alias.clone(),
-            server_name: self.view.server_name.clone(),
-            version: self.view.version.clone(),
-            era: self.view.era,
-            protocol_version: self.view.protocol_version.clone(),
-            instructions: self.source.instructions.state(),
-            tools: self.view.tools.len(),
-            included: false,
-            text: String::new(),
-            span: None,
-            tokens: 0,
-            removed: Vec::new(),
-            truncated: false,
-            diagnostics: self.diagnostics.clone(),
+    /// Stage (a): drops units that restate a tool description or repeat an
+    /// earlier unit, and instructions identical to an earlier server's.
+    fn dedup(&mut self, threshold: f64, seen: &mut HashMap<String, String>) {
+        let Some(text) = self.view.instructions.clone() else {
+            return;
+        };
+        if self.replaced {
+            self.trim = Some(self.trim_of(text));
+            return;
         }
+        let whole = dedup::normalize(&text);
+        if let Some(first) = seen.get(&whole) {
+            self.dedup_removed.push(Removal {
+                text,
+                reason: "same_as_server",
+                tool: None,
+                server: Some(first.clone()),
+            });
+            self.view.instructions = None;
+            self.view.note = Some(format!("Same instructions as {first} above."));
+            return;
+        }
+        seen.insert(whole, self.view.name.clone());
+
+        let mut trim = self.trim_of(text);
+        let tools: Vec<ToolText> = self
+            .source
+            .tools
+            .iter()
+            .filter_map(|t| {
+                let d = sanitize::text(t.description.as_deref()?);
+                Some(ToolText::new(&sanitize::line(&t.name), &d))
+            })
+            .collect();
+        let mut units_seen: HashSet<String> = HashSet::new();
+        for (k, unit) in trim.units.iter().enumerate() {
+            let unit_text = unit.text(&trim.text);
+            let restates = matches!(
+                unit.kind,
+                segment::UnitKind::Sentence | segment::UnitKind::ListItem
+            )
+            .then(|| dedup::restated_tool(unit_text, &tools, threshold))
+            .flatten();
+            if let Some(tool) = restates {
+                trim.keep[k] = false;
+                self.dedup_removed.push(Removal {
+                    text: unit_text.to_string(),
+                    reason: "restates_tool",
+                    tool: Some(tool.to_string()),
+                    server: None,
+                });
+                continue;
+            }
+            let norm = dedup::normalize(unit_text);
+            if !norm.is_empty() && !units_seen.insert(norm) {
+                trim.keep[k] = false;
+                self.dedup_removed.push(Removal {
+                    text: unit_text.to_string(),
+                    reason: "repeated",
+                    tool: None,
+                    server: None,
+                });
+            }
+        }
+        self.view.instructions = trim.render(&trim.keep);
+        self.trim = Some(trim);
+    }
+
+    fn trim_of(&self, text: String) -> Trim {
+        let units = segment::units(&text);
+        let names: Vec<String> = self
+            .view
+            .tools
+            .iter()
+            .map(|t| dedup::normalize(&t.name))
+            .collect();
+        let priority = units
+            .iter()
+            .map(|u| dedup::priority(u, u.text(&text), &names))
+            .collect();
+        let keep = vec![true; units.len()];
+        Trim {
+            text,
+            units,
+            priority,
+            keep,
+        }
+    }
+
+    /// Stages (b)–(d): fits the de-duplicated view into `limit`.
+    fn fit(
+        &mut self,
+        limit: Option<usize>,
+        measure: &mut dyn FnMut(&ServerView) -> Result<(String, usize)>,
+    ) -> Result<Option<(String, usize)>> {
+        let base = self
+            .deduped
+            .get_or_insert_with(|| self.view.clone())
+            .clone();
+        if self.trim.is_none() {
+            if let Some(text) = base.instructions.clone() {
+                self.trim = Some(self.trim_of(text));
+            }
+        }
+        let fitted = budget::fit(base, self.trim.as_ref(), limit, measure)?;
+        self.report.removed.retain(|r| r.reason == "policy");
+        self.report
+            .removed
+            .extend(self.dedup_removed.iter().cloned());
+        self.report.removed.extend(fitted.removed);
+        self.report.truncated = fitted.truncated;
+        if fitted.block.is_none() {
+            let diag = format!(
+                "omitted: its heading alone is over the budget of {} tokens",
+                limit.unwrap_or(0)
+            );
+            if !self.report.diagnostics.contains(&diag) {
+                self.report.diagnostics.push(diag);
+            }
+        }
+        Ok(fitted.block)
+    }
+
+    fn reset_fit(&mut self) {
+        self.report
+            .diagnostics
+            .retain(|d| !d.starts_with("omitted: its heading alone"));
+    }
+}
+
+fn policy_removal(text: String) -> Removal {
+    Removal {
+        text,
+        reason: "policy",
+        tool: None,
+        server: None,
     }
 }
 
@@ -324,16 +733,17 @@ fn disambiguate_names(prepared: &mut [Prepared<'_>]) {
         *n += 1;
         if *n > 1 {
             let renamed = format!("{} ({})", p.view.name, n);
-            p.diagnostics.push(format!(
+            p.report.diagnostics.push(format!(
                 "another server has the name {:?}; shown as {:?}",
                 p.view.name, renamed
             ));
+            p.report.name = renamed.clone();
             p.view.name = renamed;
         }
     }
 }
 
-/// One removal from a server's block (none yet in this version).
+/// One removal from a server's block.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Removal {
     /// The text removed.
@@ -367,12 +777,19 @@ pub struct ServerReport {
     pub instructions: &'static str,
     /// How many tools the server has.
     pub tools: usize,
+    /// The operator policy that applied (`excluded`, `instructions replaced`, `weight 2`), if any.
+    pub policy: Option<String>,
     /// Whether the server has a block in the section.
     pub included: bool,
     /// The server's block, exactly as it stands in the section (empty when not included).
     pub text: String,
     /// Byte range of [`ServerReport::text`] in [`Assembly::text`].
     pub span: Option<(usize, usize)>,
+    /// The token budget the block was fitted to (its own budget, or its
+    /// share of the total when that is smaller); `None` when unlimited.
+    pub budget: Option<usize>,
+    /// Tokens of the server's block before de-duplication and trimming.
+    pub tokens_before: usize,
     /// Tokens of [`ServerReport::text`].
     pub tokens: usize,
     /// What was removed from the block, and why.

@@ -143,14 +143,17 @@
 #![deny(missing_docs)]
 
 mod assemble;
+mod budget;
+mod dedup;
 mod error;
 mod model;
 mod sanitize;
+mod segment;
 mod template;
 mod tokens;
 mod wire;
 
-pub use assemble::{Assembler, Assembly, Order, Removal, ServerReport};
+pub use assemble::{Assembler, Assembly, Order, Policy, Removal, ServerReport};
 pub use error::{Error, ErrorKind, Result, RpcError};
 pub use model::{CacheHints, Era, Instructions, ServerInfo, ServerSnapshot, Tool, ToolAnnotations};
 pub use template::Template;

@@ -1,0 +1,411 @@
+//! Fitting each server's block into its token budget, and sharing a total
+//! budget between servers.
+//!
+//! The guarantee is on the block as rendered: every candidate is rendered
+//! with the real template and counted with the real tokenizer.
+
+use crate::assemble::{Removal, ServerView};
+use crate::dedup::Priority;
+use crate::error::Result;
+use crate::segment::{self, Unit, UnitKind};
+
+/// The marker that ends a cut unit.
+pub(crate) const CUT_MARKER: &str = " […]";
+
+/// A server's instructions as units, with what is still kept.
+#[derive(Debug, Clone)]
+pub(crate) struct Trim {
+    pub text: String,
+    pub units: Vec<Unit>,
+    pub priority: Vec<Priority>,
+    pub keep: Vec<bool>,
+}
+
+impl Trim {
+    /// The instructions made of the kept units; headings left with nothing
+    /// under them go too. `None` when nothing is left.
+    pub(crate) fn render(&self, keep: &[bool]) -> Option<String> {
+        let keep = self.without_orphan_headings(keep);
+        let s = segment::join(&self.text, &self.units, |k| keep[k]);
+        (!s.is_empty()).then_some(s)
+    }
+
+    fn without_orphan_headings(&self, keep: &[bool]) -> Vec<bool> {
+        let mut out = keep.to_vec();
+        for (k, unit) in self.units.iter().enumerate() {
+            let UnitKind::Heading(level) = unit.kind else {
+                continue;
+            };
+            let has_content = self.units[k + 1..]
+                .iter()
+                .zip(&keep[k + 1..])
+                .take_while(|(u, _)| !matches!(u.kind, UnitKind::Heading(l) if l <= level))
+                .any(|(u, kept)| *kept && !matches!(u.kind, UnitKind::Heading(_)));
+            if !has_content {
+                out[k] = false;
+            }
+        }
+        out
+    }
+
+    /// Indices of kept units in the order a budget drops them: lowest
+    /// priority first, later units before earlier ones.
+    fn drop_order(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.units.len()).filter(|k| self.keep[*k]).collect();
+        order.sort_by(|a, b| self.priority[*a].cmp(&self.priority[*b]).then(b.cmp(a)));
+        order
+    }
+}
+
+/// The result of fitting one server.
+#[derive(Debug)]
+pub(crate) struct Fitted {
+    /// The block, or `None` when not even the heading fits.
+    pub block: Option<(String, usize)>,
+    pub removed: Vec<Removal>,
+    pub truncated: bool,
+}
+
+fn budget_removal(text: impl Into<String>) -> Removal {
+    Removal {
+        text: text.into(),
+        reason: "budget",
+        tool: None,
+        server: None,
+    }
+}
+
+/// Smallest `m` in `lo..=hi` with `fits(m)`, assuming `fits` is (nearly)
+/// monotone; checks upward from the binary-search result so the answer is
+/// exact even when it is not. `None` when no `m` fits.
+fn smallest_fitting(
+    lo: usize,
+    hi: usize,
+    mut fits: impl FnMut(usize) -> Result<bool>,
+) -> Result<Option<usize>> {
+    let (mut a, mut b) = (lo, hi + 1);
+    while a < b {
+        let mid = a + (b - a) / 2;
+        if fits(mid)? {
+            b = mid;
+        } else {
+            a = mid + 1;
+        }
+    }
+    for m in a..=hi {
+        if fits(m)? {
+            return Ok(Some(m));
+        }
+    }
+    Ok(None)
+}
+
+/// Fits `view` (already de-duplicated, with `trim` describing its
+/// instructions) into `limit` tokens along the ladder documented in the
+/// crate docs. `measure` renders a view and counts its tokens.
+pub(crate) fn fit(
+    mut view: ServerView,
+    trim: Option<&Trim>,
+    limit: Option<usize>,
+    measure: &mut dyn FnMut(&ServerView) -> Result<(String, usize)>,
+) -> Result<Fitted> {
+    let mut removed = Vec::new();
+    let first = measure(&view)?;
+    let Some(limit) = limit else {
+        return Ok(Fitted {
+            block: Some(first),
+            removed,
+            truncated: false,
+        });
+    };
+    if first.1 <= limit {
+        return Ok(Fitted {
+            block: Some(first),
+            removed,
+            truncated: false,
+        });
+    }
+
+    // (b) tools: first sentences, then names only, then fewer names.
+    if view.tools.iter().any(|t| t.description.is_some()) {
+        let full: Vec<Option<String>> = view.tools.iter().map(|t| t.description.clone()).collect();
+        for t in view.tools.iter_mut() {
+            t.description = t.description.as_deref().map(first_sentence);
+        }
+        if view
+            .tools
+            .iter()
+            .zip(&full)
+            .any(|(t, f)| t.description != *f)
+        {
+            removed.push(budget_removal(
+                "tool descriptions after their first sentence",
+            ));
+            let m = measure(&view)?;
+            if m.1 <= limit {
+                return done(m, removed, false);
+            }
+        }
+        for t in view.tools.iter_mut() {
+            t.description = None;
+        }
+        removed.push(budget_removal("tool descriptions"));
+        let m = measure(&view)?;
+        if m.1 <= limit {
+            return done(m, removed, false);
+        }
+    }
+    let all_tools = std::mem::take(&mut view.tools);
+    let total_tools = all_tools.len() + view.more_tools;
+    if !all_tools.is_empty() {
+        let n = all_tools.len();
+        // Largest number of listed names that fits = n - smallest number cut.
+        let mut probe = view.clone();
+        let cut = smallest_fitting(1, n, |cut| {
+            probe.tools = all_tools[..n - cut].to_vec();
+            probe.more_tools = total_tools - (n - cut);
+            Ok(measure(&probe)?.1 <= limit)
+        })?;
+        let listed = n - cut.unwrap_or(n);
+        view.tools = all_tools[..listed].to_vec();
+        view.more_tools = total_tools - listed;
+        removed.push(budget_removal(
+            all_tools[listed..]
+                .iter()
+                .map(|t| t.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        ));
+        if cut.is_some() {
+            let m = measure(&view)?;
+            if m.1 <= limit {
+                return done(m, removed, false);
+            }
+        }
+    }
+
+    // (c) instruction units by priority, then (d) a cut of the last one.
+    if let (Some(trim), Some(_)) = (trim, view.instructions.as_ref()) {
+        let order = trim.drop_order();
+        let mut probe = view.clone();
+        let keep_after = |m: usize| {
+            let mut keep = trim.keep.clone();
+            for k in &order[..m] {
+                keep[*k] = false;
+            }
+            keep
+        };
+        let found = smallest_fitting(1, order.len().saturating_sub(1), |m| {
+            probe.instructions = trim.render(&keep_after(m));
+            Ok(measure(&probe)?.1 <= limit)
+        })?;
+        if let Some(m) = found {
+            let keep = keep_after(m);
+            view.instructions = trim.render(&keep);
+            record_dropped(trim, &keep, &mut removed);
+            let m = measure(&view)?;
+            return done(m, removed, false);
+        }
+        // Only the highest-priority unit is left, and it does not fit whole.
+        let last = *order.last().unwrap_or(&0);
+        let keep = keep_after(order.len().saturating_sub(1));
+        let unit_text = trim
+            .units
+            .get(last)
+            .map(|u| u.text(&trim.text))
+            .unwrap_or("");
+        let cuts = word_cuts(unit_text);
+        let mut probe = view.clone();
+        // i counts words removed from the end; the whole unit is known not to fit.
+        let fitting = if cuts.len() > 1 {
+            smallest_fitting(1, cuts.len() - 1, |i| {
+                let at = cuts[cuts.len() - 1 - i];
+                probe.instructions = Some(cut_instructions(trim, last, at));
+                Ok(measure(&probe)?.1 <= limit)
+            })?
+        } else {
+            None
+        };
+        record_dropped(trim, &keep, &mut removed);
+        if let Some(i) = fitting {
+            let at = cuts[cuts.len() - 1 - i];
+            view.instructions = Some(cut_instructions(trim, last, at));
+            removed.push(budget_removal(unit_text[at..].trim_start()));
+            let m = measure(&view)?;
+            return done(m, removed, true);
+        }
+        removed.push(budget_removal(unit_text));
+        view.instructions = None;
+        let m = measure(&view)?;
+        if m.1 <= limit {
+            return done(m, removed, false);
+        }
+    } else if let Some(text) = view.instructions.take() {
+        removed.push(budget_removal(text));
+        let m = measure(&view)?;
+        if m.1 <= limit {
+            return done(m, removed, false);
+        }
+    }
+
+    // The heading alone (with the note, if any), then nothing.
+    view.tools.clear();
+    view.more_tools = 0;
+    if total_tools > 0 {
+        removed.push(budget_removal("tool list"));
+    }
+    let m = measure(&view)?;
+    if m.1 <= limit {
+        return done(m, removed, false);
+    }
+    if view.note.take().is_some() {
+        let m = measure(&view)?;
+        if m.1 <= limit {
+            return done(m, removed, false);
+        }
+    }
+    Ok(Fitted {
+        block: None,
+        removed,
+        truncated: false,
+    })
+}
+
+fn done(block: (String, usize), removed: Vec<Removal>, truncated: bool) -> Result<Fitted> {
+    Ok(Fitted {
+        block: Some(block),
+        removed,
+        truncated,
+    })
+}
+
+fn record_dropped(trim: &Trim, keep: &[bool], removed: &mut Vec<Removal>) {
+    let shown = trim.without_orphan_headings(keep);
+    for (k, u) in trim.units.iter().enumerate() {
+        if trim.keep[k] && !shown[k] {
+            removed.push(budget_removal(u.text(&trim.text)));
+        }
+    }
+}
+
+/// Byte offsets where a word ends (the cut points of a unit), ascending.
+fn word_cuts(text: &str) -> Vec<usize> {
+    let mut cuts = Vec::new();
+    let mut in_word = false;
+    for (i, c) in text.char_indices() {
+        if c.is_whitespace() {
+            if in_word {
+                cuts.push(i);
+            }
+            in_word = false;
+        } else {
+            in_word = true;
+        }
+    }
+    if in_word {
+        cuts.push(text.len());
+    }
+    cuts
+}
+
+/// The instructions when only `unit` is left, cut after byte `at` of it.
+fn cut_instructions(trim: &Trim, unit: usize, at: usize) -> String {
+    let u = &trim.units[unit];
+    let mut s = trim.text[u.start..u.start + at].trim_end().to_string();
+    s.push_str(CUT_MARKER);
+    s
+}
+
+/// The first sentence of a tool description.
+fn first_sentence(description: &str) -> String {
+    segment::units(description)
+        .first()
+        .map(|u| u.text(description).to_string())
+        .unwrap_or_default()
+}
+
+/// Shares `total` tokens between servers by weighted max-min fairness.
+///
+/// Servers needing less than their weighted share get what they need; the
+/// rest split what remains in proportion to their weights, again and again
+/// until every remaining server needs more than its share. Shares are whole
+/// tokens; leftover tokens go to the largest remainders, then to the earlier
+/// server. Integer arithmetic only, so the result is deterministic.
+pub(crate) fn fair_shares(total: usize, needs: &[usize], weights: &[u64]) -> Vec<usize> {
+    let mut shares = vec![0usize; needs.len()];
+    let mut active: Vec<usize> = (0..needs.len()).filter(|i| needs[*i] > 0).collect();
+    let mut remaining = total as u128;
+    while !active.is_empty() {
+        let w_sum: u128 = active.iter().map(|i| weights[*i].max(1) as u128).sum();
+        let satisfied: Vec<usize> = active
+            .iter()
+            .copied()
+            .filter(|i| (needs[*i] as u128) * w_sum <= remaining * weights[*i].max(1) as u128)
+            .collect();
+        if satisfied.is_empty() {
+            let mut rems: Vec<(u128, usize)> = Vec::with_capacity(active.len());
+            let mut given = 0u128;
+            for &i in &active {
+                let p = remaining * weights[i].max(1) as u128;
+                shares[i] = (p / w_sum) as usize;
+                given += p / w_sum;
+                rems.push((p % w_sum, i));
+            }
+            rems.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+            let left = (remaining - given) as usize;
+            for (_, i) in rems.into_iter().take(left) {
+                shares[i] += 1;
+            }
+            break;
+        }
+        for i in &satisfied {
+            shares[*i] = needs[*i];
+            remaining -= needs[*i] as u128;
+        }
+        active.retain(|i| !satisfied.contains(i));
+    }
+    shares
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fair_shares_by_hand() {
+        // Equal weights: the small need is met, the rest split 250.
+        assert_eq!(
+            fair_shares(300, &[50, 200, 200], &[1, 1, 1]),
+            [50, 125, 125]
+        );
+        // Weights 1:2:1 of 400 when everyone needs more.
+        assert_eq!(
+            fair_shares(400, &[500, 500, 500], &[1, 2, 1]),
+            [100, 200, 100]
+        );
+        // Weight 1:3, the first needs less than its 50.
+        assert_eq!(fair_shares(200, &[40, 1000], &[1, 3]), [40, 160]);
+        // Leftover tokens go to the earliest on equal remainders.
+        assert_eq!(fair_shares(10, &[100, 100, 100], &[1, 1, 1]), [4, 3, 3]);
+        // 120: meeting the 20 leaves 33.3 each, which does not meet 35.
+        assert_eq!(
+            fair_shares(120, &[20, 35, 100, 100], &[1, 1, 1, 1]),
+            [20, 34, 33, 33]
+        );
+        // 130: meeting the 20 leaves 36.7 each, which meets 35; the last two split 75.
+        assert_eq!(
+            fair_shares(130, &[20, 35, 100, 100], &[1, 1, 1, 1]),
+            [20, 35, 38, 37]
+        );
+        // Nothing needed, nothing given.
+        assert_eq!(fair_shares(100, &[0, 10], &[1, 1]), [0, 10]);
+    }
+
+    #[test]
+    fn word_cuts_are_char_boundaries() {
+        let s = "Ünïcode wörds 💱 here";
+        let cuts = word_cuts(s);
+        assert!(cuts.iter().all(|c| s.is_char_boundary(*c)));
+        assert_eq!(&s[..cuts[1]], "Ünïcode wörds");
+    }
+}
