@@ -341,8 +341,6 @@ impl Assembler {
                 layout = self.layout(&prepared, &fitted)?;
             }
         }
-        drop(measure);
-        drop(session);
 
         let (text, spans) = layout;
         let mut reports = Vec::with_capacity(prepared.len());
@@ -374,7 +372,7 @@ impl Assembler {
         &self,
         prepared: &[Prepared<'_>],
         fitted: &[Option<(String, usize)>],
-    ) -> Result<(String, Vec<Option<(usize, usize)>>)> {
+    ) -> Result<Layout> {
         let mut spans = vec![None; prepared.len()];
         let blocks: Vec<(usize, &str)> = fitted
             .iter()
@@ -408,6 +406,9 @@ impl Assembler {
         }
     }
 }
+
+/// The section text and each server's byte span in it.
+type Layout = (String, Vec<Option<(usize, usize)>>);
 
 /// A tool as the template sees it.
 #[derive(Debug, Clone, Serialize)]
@@ -476,14 +477,14 @@ impl<'a> Prepared<'a> {
         let mut excluded = false;
         if let Some(policy) = policy {
             if let Some(text) = &policy.instructions {
-                removed.extend(instructions.take().map(|t| policy_removal(t)));
+                removed.extend(instructions.take().map(policy_removal));
                 instructions = Some(sanitize::text(text)).filter(|t| !t.is_empty());
                 replaced = true;
                 policy_notes.push("instructions replaced".to_string());
             }
             if !policy.include {
                 excluded = true;
-                removed.extend(instructions.take().map(|t| policy_removal(t)));
+                removed.extend(instructions.take().map(policy_removal));
                 policy_notes.push("excluded".to_string());
                 diagnostics.push("omitted: excluded by policy".to_string());
             }
@@ -685,10 +686,10 @@ impl<'a> Prepared<'a> {
             .deduped
             .get_or_insert_with(|| self.view.clone())
             .clone();
-        if self.trim.is_none() {
-            if let Some(text) = base.instructions.clone() {
-                self.trim = Some(self.trim_of(text));
-            }
+        if self.trim.is_none()
+            && let Some(text) = base.instructions.clone()
+        {
+            self.trim = Some(self.trim_of(text));
         }
         let fitted = budget::fit(base, self.trim.as_ref(), limit, measure)?;
         self.report.removed.retain(|r| r.reason == "policy");

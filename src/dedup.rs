@@ -237,7 +237,7 @@ fn sentence_restates<'t>(unit: &str, tools: &'t [ToolText], threshold: f64) -> O
         if mine.len() < 2 {
             continue;
         }
-        let equal = norm == tool.whole || tool.sentences.iter().any(|s| *s == norm);
+        let equal = norm == tool.whole || tool.sentences.contains(&norm);
         let similar = || {
             std::iter::once(&tool.whole)
                 .chain(tool.sentences.iter())
