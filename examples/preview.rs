@@ -4,6 +4,7 @@
 //! cargo run --example preview                       # built-in sample
 //! cargo run --example preview -- tests/corpus/*.json --json
 //! cargo run --example preview -- --template xml --encoding cl100k_base FILE...
+//! cargo run --example preview -- --budget 128 --server-budget context7=64 --total-budget 400
 //! ```
 //!
 //! Each file is named in the section by its file stem (as a host would use its
@@ -43,6 +44,14 @@ struct Args {
     json: bool,
     template: Template,
     encoding: Encoding,
+    budget: Option<usize>,
+    server_budgets: Vec<(String, usize)>,
+    total_budget: Option<usize>,
+}
+
+fn tokens(flag: &str, v: &str) -> Result<usize, String> {
+    v.parse()
+        .map_err(|_| format!("{flag} needs a whole number of tokens, not {v:?}"))
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -51,6 +60,9 @@ fn parse_args() -> Result<Args, String> {
         json: false,
         template: Template::markdown(),
         encoding: Encoding::O200kBase,
+        budget: None,
+        server_budgets: Vec::new(),
+        total_budget: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -70,9 +82,22 @@ fn parse_args() -> Result<Args, String> {
                 args.encoding =
                     Encoding::from_name(&value("--encoding")?).map_err(|e| e.to_string())?
             }
+            "--budget" => args.budget = Some(tokens("--budget", &value("--budget")?)?),
+            "--total-budget" => {
+                args.total_budget = Some(tokens("--total-budget", &value("--total-budget")?)?)
+            }
+            "--server-budget" => {
+                let v = value("--server-budget")?;
+                let (alias, n) = v
+                    .rsplit_once('=')
+                    .ok_or_else(|| format!("--server-budget needs ALIAS=N, not {v:?}"))?;
+                args.server_budgets
+                    .push((alias.to_string(), tokens("--server-budget", n)?));
+            }
             "-h" | "--help" => {
                 return Err(
-                    "usage: preview [FILES...] [--json] [--template NAME|PATH] [--encoding E]"
+                    "usage: preview [FILES...] [--json] [--template NAME|PATH] [--encoding E] \
+                            [--budget N] [--server-budget ALIAS=N]... [--total-budget N]"
                         .into(),
                 );
             }
@@ -119,9 +144,18 @@ fn main() -> ExitCode {
         }
     }
 
-    let assembler = Assembler::new()
+    let mut assembler = Assembler::new()
         .template(args.template)
         .encoding(args.encoding);
+    if let Some(n) = args.budget {
+        assembler = assembler.budget(n);
+    }
+    for (alias, n) in args.server_budgets {
+        assembler = assembler.server_budget(alias, n);
+    }
+    if let Some(n) = args.total_budget {
+        assembler = assembler.total_budget(n);
+    }
     let assembly = match assembler.assemble(&snapshots) {
         Ok(a) => a,
         Err(e) => {
@@ -136,14 +170,44 @@ fn main() -> ExitCode {
         print!("{}", assembly.text());
         println!();
         println!(
-            "{:<28} {:<7} {:<12} {:>5} {:>7}",
-            "server", "era", "instructions", "tools", "tokens"
+            "{:<28} {:<7} {:<12} {:>5} {:>7} {:>7} {:>7} {:>8}",
+            "server", "era", "instructions", "tools", "budget", "before", "tokens", "removed"
         );
         for s in assembly.servers() {
+            let budget = s.budget.map_or("-".to_string(), |b| b.to_string());
+            let tokens = if s.included {
+                s.tokens.to_string()
+            } else {
+                "omitted".to_string()
+            };
+            let mut removed = Vec::new();
+            for reason in [
+                "restates_tool",
+                "repeated",
+                "same_as_server",
+                "budget",
+                "policy",
+            ] {
+                let n = s.removed.iter().filter(|r| r.reason == reason).count();
+                if n > 0 {
+                    removed.push(format!("{reason}:{n}"));
+                }
+            }
             println!(
-                "{:<28} {:<7} {:<12} {:>5} {:>7}",
-                s.name, s.era, s.instructions, s.tools, s.tokens
+                "{:<28} {:<7} {:<12} {:>5} {:>7} {:>7} {:>7} {:>8}{}",
+                s.name,
+                s.era,
+                s.instructions,
+                s.tools,
+                budget,
+                s.tokens_before,
+                tokens,
+                s.removed.len(),
+                if s.truncated { " (cut)" } else { "" }
             );
+            if !removed.is_empty() {
+                println!("    removed: {}", removed.join(", "));
+            }
             for d in &s.diagnostics {
                 println!("    note: {d}");
             }

@@ -49,10 +49,20 @@ impl Trim {
     }
 
     /// Indices of kept units in the order a budget drops them: lowest
-    /// priority first, later units before earlier ones.
+    /// priority first; within a priority the longest first (so more of them
+    /// fit), then the later. Headings are not in it: they stay while
+    /// anything under them does.
     fn drop_order(&self) -> Vec<usize> {
-        let mut order: Vec<usize> = (0..self.units.len()).filter(|k| self.keep[*k]).collect();
-        order.sort_by(|a, b| self.priority[*a].cmp(&self.priority[*b]).then(b.cmp(a)));
+        let mut order: Vec<usize> = (0..self.units.len())
+            .filter(|k| self.keep[*k] && !matches!(self.units[*k].kind, UnitKind::Heading(_)))
+            .collect();
+        let len = |k: usize| self.units[k].end - self.units[k].start;
+        order.sort_by(|a, b| {
+            self.priority[*a]
+                .cmp(&self.priority[*b])
+                .then(len(*b).cmp(&len(*a)))
+                .then(b.cmp(a))
+        });
         order
     }
 }

@@ -13,69 +13,29 @@ use crate::segment::{Unit, UnitKind};
 /// or a safety rule. A sentence holding one that its tool description lacks
 /// is never treated as a restatement, and such sentences go last under a
 /// budget.
+#[rustfmt::skip]
 const CONSTRAINT_WORDS: &[&str] = &[
     // order
-    "first",
-    "before",
-    "after",
-    "then",
-    "until",
-    "once",
-    "prior",
-    "beforehand",
-    "afterwards",
-    "followed",
-    "sequence",
-    "order",
-    // obligation
-    "must",
-    "never",
-    "always",
-    "only",
-    "should",
-    "shall",
-    "required",
-    "require",
-    "requires",
-    "mandatory",
-    "important",
-    "critical",
-    "avoid",
-    "cannot",
-    "don't",
-    "dont",
-    "not",
+    "first", "before", "after", "then", "until", "once", "prior", "beforehand", "afterwards",
+    "followed", "sequence", "order",
+    // obligation ("not" is handled apart: see NOT_AFTER)
+    "must", "never", "always", "only", "should", "shall", "required", "require", "requires",
+    "mandatory", "important", "critical", "avoid", "cannot", "can't", "don't", "dont", "doesn't",
+    "won't", "shouldn't", "mustn't", "isn't", "aren't",
     // identifier scope and validity
-    "id",
-    "ids",
-    "identifier",
-    "identifiers",
-    "scoped",
-    "scope",
-    "valid",
-    "expire",
-    "expires",
+    "id", "ids", "identifier", "identifiers", "scoped", "scope", "valid", "expire", "expires",
     "stable",
     // safety
-    "treat",
-    "untrusted",
-    "confirm",
-    "permission",
-    "destructive",
-    "irreversible",
-    "secret",
-    "secrets",
-    "credential",
-    "credentials",
-    "warning",
-    "caution",
+    "treat", "untrusted", "confirm", "permission", "destructive", "irreversible", "secret",
+    "secrets", "credential", "credentials", "warning", "caution",
 ];
 
 /// Words ignored when measuring how much two texts say the same thing.
+#[rustfmt::skip]
 const STOPWORDS: &[&str] = &[
     "a", "an", "the", "this", "that", "these", "those", "to", "of", "for", "use", "using", "used",
-    "tool", "tools", "server", "it", "its", "is", "are", "be", "and", "or", "with", "by", "in",
-    "on", "at", "from", "as", "you", "your", "can", "will", "when", "which", "call", "calls",
+    "tool", "tools", "server", "it", "its", "is", "are", "be", "and", "or", "with", "by", "in", "on",
+    "at", "from", "as", "you", "your", "can", "will", "when", "which", "call", "calls",
 ];
 
 /// Text normalized for comparison.
@@ -117,10 +77,22 @@ fn words(normalized: &str) -> impl Iterator<Item = &str> {
     normalized.split(' ').filter(|w| !w.is_empty())
 }
 
+/// Verbs after which "not" states a rule ("do not", "are not stable"),
+/// unlike "may not reflect".
+const NOT_AFTER: &[&str] = &[
+    "do", "does", "must", "should", "shall", "can", "will", "is", "are", "need",
+];
+
 fn constraint_words(normalized: &str) -> HashSet<&str> {
-    words(normalized)
-        .filter(|w| CONSTRAINT_WORDS.contains(w))
-        .collect()
+    let mut out = HashSet::new();
+    let mut prev = "";
+    for w in words(normalized) {
+        if CONSTRAINT_WORDS.contains(&w) || (w == "not" && NOT_AFTER.contains(&prev)) {
+            out.insert(w);
+        }
+        prev = w;
+    }
+    out
 }
 
 fn content_words<'a>(normalized: &'a str, drop: &[&str]) -> Vec<&'a str> {
@@ -264,9 +236,10 @@ pub(crate) enum Priority {
     Example = 0,
     /// Descriptive prose.
     Prose = 1,
-    /// Headings: structure for what follows.
+    /// Headings: kept while anything under them is.
     Heading = 2,
-    /// Sentences that name one of the server's tools.
+    /// Sentences that name one of the server's tools, or the server itself
+    /// ("use this server to…": its scope).
     NamesTool = 3,
     /// Ordering, obligation, identifier-scope and safety sentences.
     Constraint = 4,
@@ -283,9 +256,11 @@ pub(crate) fn priority(unit: &Unit, text: &str, tool_names: &[String]) -> Priori
     if !constraint_words(&norm).is_empty() {
         return Priority::Constraint;
     }
-    if tool_names
-        .iter()
-        .any(|n| !n.is_empty() && norm.split(' ').any(|w| w == n))
+    let names_server = norm.contains("this server") || norm.contains("this mcp server");
+    if names_server
+        || tool_names
+            .iter()
+            .any(|n| !n.is_empty() && norm.split(' ').any(|w| w == n))
     {
         return Priority::NamesTool;
     }
@@ -372,7 +347,10 @@ mod tests {
         };
         assert_eq!(p("Never pass NaN."), Priority::Constraint);
         assert_eq!(p("Use list_periods to browse."), Priority::NamesTool);
-        assert_eq!(p("This server is about money."), Priority::Prose);
+        assert_eq!(p("It is about money."), Priority::Prose);
+        assert_eq!(p("Use this server for money."), Priority::NamesTool);
+        assert_eq!(p("Your data may not reflect changes."), Priority::Prose);
+        assert_eq!(p("IDs are not stable."), Priority::Constraint);
         assert_eq!(p("For example, ask for EUR."), Priority::Example);
         assert_eq!(p("```\nx\n```"), Priority::Example);
         assert_eq!(p("## Rules"), Priority::Heading);
