@@ -131,6 +131,94 @@
 //! filters: `md_block(depth)`, `md_line`, `md_code`, `xml_text`, `xml_attr`,
 //! `one_line`. A template error names the template and line.
 //!
+//! ## Budgets
+//!
+//! ```
+//! # fn main() -> mcp_preamble::Result<()> {
+//! use mcp_preamble::{Assembler, Capture, Policy};
+//! let servers = [
+//!     Capture::from_path("tests/corpus/basic-memory.json")?.snapshot()?.with_alias("memory"),
+//!     Capture::from_path("tests/corpus/seed-invoice-server.json")?.snapshot()?.with_alias("billing"),
+//! ];
+//! let assembly = Assembler::new()
+//!     .budget(128)                        // every server's block, exactly
+//!     .server_budget("billing", 64)       // per alias
+//!     .total_budget(200)                  // the whole section, shared fairly
+//!     .policy("memory", Policy::new().weight(2.0))
+//!     .assemble(&servers)?;
+//! assert!(assembly.total_tokens() <= 200);
+//! for s in assembly.servers() {
+//!     assert!(s.tokens <= s.budget.unwrap());
+//!     println!("{}: {} -> {} tokens, {} removals", s.name, s.tokens_before, s.tokens, s.removed.len());
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! A budget holds on a server's block exactly as it stands in the section
+//! (heading, instructions, tools, markers), counted with the assembler's
+//! tokenizer. A block over its budget shrinks along this ladder, stopping as
+//! soon as it fits:
+//!
+//! 1. **De-duplication** (always on unless [`Assembler::dedup`] is `false`):
+//!    a sentence or list item that restates one of the server's own tool
+//!    descriptions is removed (`restates_tool`, naming the tool), since the
+//!    model receives tool descriptions anyway; a unit repeated within the
+//!    instructions is kept once (`repeated`); a server whose instructions are
+//!    identical to an earlier server's shows a one-line reference instead
+//!    (`same_as_server`). "Restates" means: after normalizing (case,
+//!    punctuation, list markers, quotes and backticks), ignoring common
+//!    words, the unit equals the description or one of its sentences, or their
+//!    Sørensen–Dice similarity is at least the threshold
+//!    ([`Assembler::similarity_threshold`], default 0.75), or it names the tool
+//!    and that share of its words appear in one description sentence. A unit
+//!    carrying a constraint word the description lacks (an order such as
+//!    *first*, *before*, *after*; an obligation such as *must*, *never*,
+//!    *always*, *do not*; identifier scope such as *IDs*, *scoped*, *stable*; a
+//!    safety word such as *treat*, *confirm*, *destructive*) is never removed
+//!    this way.
+//! 2. **Tools**: descriptions (when shown) are shortened to their first
+//!    sentence, then dropped; then fewer tool names are listed ("and 12
+//!    more"), down to a count only ("27, not listed").
+//! 3. **Instruction units** are dropped by priority, keeping the original
+//!    order of what remains. Units are headings, list items, table rows, code
+//!    blocks and sentences (Unicode sentence boundaries; inline code, URLs,
+//!    version numbers, paths and abbreviations such as "e.g." do not split a
+//!    sentence). Code blocks, tables and examples go first, then descriptive
+//!    prose, then sentences naming the server or its tools, and constraint
+//!    sentences last; within a priority the longest go first, then the later.
+//!    A heading stays while anything under it does.
+//! 4. **A cut**: when not even the last unit fits, it is cut at a word
+//!    boundary, token-exact, and ends with ` […]`; `truncated` is set.
+//!
+//! Then the tool line goes; and if not even the server's heading fits, the
+//! server is omitted (and says so in its diagnostics). Every removal is in
+//! [`ServerReport::removed`] with its reason (`restates_tool`, `repeated`,
+//! `same_as_server`, `budget`, `policy`).
+//!
+//! With [`Assembler::total_budget`], when the servers' needs add up to more
+//! than the total (less the section's own heading), the total is shared by
+//! weighted max-min fairness: a server that needs less than its share keeps
+//! what it needs, the others split the rest in proportion to their
+//! [`Policy::weight`], repeatedly; shares are whole tokens, deterministic.
+//! Each server is then fitted to the smaller of its budget and its share, and
+//! the whole section is checked to fit the total.
+//!
+//! ## Operator policy
+//!
+//! [`Assembler::policy`] takes a [`Policy`] per alias: exclude a server,
+//! replace its instructions with your own text, or weight its fair share.
+//! The report's `policy` field says which applied.
+//!
+//! ## Token counting
+//!
+//! Counts are exact tiktoken counts (`o200k_base` by default; `cl100k_base`;
+//! or by model name with [`Encoding::from_name`]), with server text encoded
+//! as ordinary text: `<|endoftext|>` in a server's text is just characters.
+//! [`Assembler::new`] loads the tokenizer, so build the assembler before the
+//! first request. Counts are memoized by content and shared between clones of
+//! an assembler, so unchanged blocks are not counted again on later
+//! assemblies. Bring your own tokenizer with [`TokenCounter`].
+//!
 //! ## Determinism
 //!
 //! The same inputs give byte-identical output. Servers are sorted by
