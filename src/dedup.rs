@@ -104,7 +104,7 @@ fn content_words<'a>(normalized: &'a str, drop: &[&str]) -> Vec<&'a str> {
 }
 
 /// Sørensen–Dice coefficient of two sorted word multisets.
-fn dice(a: &[&str], b: &[&str]) -> f64 {
+fn dice<B: AsRef<str>>(a: &[&str], b: &[B]) -> f64 {
     if a.is_empty() || b.is_empty() {
         return 0.0;
     }
@@ -112,17 +112,17 @@ fn dice(a: &[&str], b: &[&str]) -> f64 {
 }
 
 /// Share of `a`'s words that `b` also has (multiset).
-fn containment(a: &[&str], b: &[&str]) -> f64 {
+fn containment<B: AsRef<str>>(a: &[&str], b: &[B]) -> f64 {
     if a.is_empty() {
         return 0.0;
     }
     common(a, b) as f64 / a.len() as f64
 }
 
-fn common(a: &[&str], b: &[&str]) -> usize {
+fn common<B: AsRef<str>>(a: &[&str], b: &[B]) -> usize {
     let (mut i, mut j, mut n) = (0, 0, 0);
     while i < a.len() && j < b.len() {
-        match a[i].cmp(b[j]) {
+        match a[i].cmp(b[j].as_ref()) {
             std::cmp::Ordering::Less => i += 1,
             std::cmp::Ordering::Greater => j += 1,
             std::cmp::Ordering::Equal => {
@@ -141,19 +141,37 @@ pub(crate) struct ToolText {
     norm_name: String,
     whole: String,
     sentences: Vec<String>,
+    /// Sorted content words (the tool's own name left out) of the whole
+    /// description, then of each sentence; computed once per tool.
+    whole_words: Vec<String>,
+    sentence_words: Vec<Vec<String>>,
+    constraints: HashSet<String>,
 }
 
 impl ToolText {
     pub(crate) fn new(name: &str, description: &str) -> ToolText {
-        let sentences = crate::segment::units(description)
+        let norm_name = normalize(name);
+        let name_words: Vec<&str> = words(&norm_name).collect();
+        let owned = |v: Vec<&str>| v.into_iter().map(str::to_string).collect::<Vec<_>>();
+        let sentences: Vec<String> = crate::segment::units(description)
             .iter()
             .map(|u| normalize(u.text(description)))
             .filter(|s| !s.is_empty())
             .collect();
+        let whole = normalize(description);
         ToolText {
             name: name.to_string(),
-            norm_name: normalize(name),
-            whole: normalize(description),
+            whole_words: owned(content_words(&whole, &name_words)),
+            sentence_words: sentences
+                .iter()
+                .map(|s| owned(content_words(s, &name_words)))
+                .collect(),
+            constraints: constraint_words(&whole)
+                .into_iter()
+                .map(str::to_string)
+                .collect(),
+            norm_name,
+            whole,
             sentences,
         }
     }
@@ -197,11 +215,7 @@ fn sentence_restates<'t>(unit: &str, tools: &'t [ToolText], threshold: f64) -> O
     }
     let constraints = constraint_words(&norm);
     for tool in tools {
-        if tool.whole.is_empty() {
-            continue;
-        }
-        let desc_constraints = constraint_words(&tool.whole);
-        if constraints.iter().any(|w| !desc_constraints.contains(w)) {
+        if tool.whole.is_empty() || constraints.iter().any(|w| !tool.constraints.contains(*w)) {
             continue;
         }
         let name_words: Vec<&str> = words(&tool.norm_name).collect();
@@ -211,16 +225,16 @@ fn sentence_restates<'t>(unit: &str, tools: &'t [ToolText], threshold: f64) -> O
         }
         let equal = norm == tool.whole || tool.sentences.contains(&norm);
         let similar = || {
-            std::iter::once(&tool.whole)
-                .chain(tool.sentences.iter())
-                .any(|d| dice(&mine, &content_words(d, &name_words)) >= threshold)
+            std::iter::once(&tool.whole_words)
+                .chain(tool.sentence_words.iter())
+                .any(|d| dice(&mine, d) >= threshold)
         };
         let names_it = || {
             norm.split(' ').any(|w| w == tool.norm_name)
                 && tool
-                    .sentences
+                    .sentence_words
                     .iter()
-                    .any(|d| containment(&mine, &content_words(d, &name_words)) >= threshold)
+                    .any(|d| containment(&mine, d) >= threshold)
         };
         if equal || similar() || names_it() {
             return Some(&tool.name);
