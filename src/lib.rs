@@ -232,6 +232,7 @@
 
 mod assemble;
 mod budget;
+mod config;
 mod dedup;
 mod error;
 mod model;
@@ -242,6 +243,7 @@ mod tokens;
 mod wire;
 
 pub use assemble::{Assembler, Assembly, Order, Policy, Removal, ServerReport};
+pub use config::{McpConfig, ServerEntry, ServerTransport};
 pub use error::{Error, ErrorKind, Result, RpcError};
 pub use model::{CacheHints, Era, Instructions, ServerInfo, ServerSnapshot, Tool, ToolAnnotations};
 pub use template::Template;
