@@ -1,0 +1,49 @@
+// http.mjs — the invoice server over Streamable HTTP on 127.0.0.1 (port from argv[2], default 0 = ephemeral), endpoint /mcp.
+// Serving is stateless: createMcpHandler builds a fresh server per request; 2025-era traffic (initialize, ...)
+// goes through the SDK's stateless legacy fallback, 2026-07-28 traffic (server/discover with the _meta envelope)
+// through the modern per-request path. No session id is issued or required.
+import http from "node:http";
+import { createMcpHandler } from "@modelcontextprotocol/server";
+import { invoiceServer } from "./invoice-factory.mjs";
+
+const handler = createMcpHandler(invoiceServer, { onerror: (error) => process.stderr.write(`mcp: ${error.message}\n`) });
+
+// Minimal node:http -> fetch-API bridge (the SDK's handler speaks web-standard Request/Response).
+const server = http.createServer(async (req, res) => {
+  const url = new URL(req.url ?? "/", "http://127.0.0.1");
+  if (url.pathname !== "/mcp") {
+    res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
+    return;
+  }
+  try {
+    const chunks = [];
+    for await (const chunk of req) chunks.push(chunk);
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
+    }
+    const abort = new AbortController();
+    res.on("close", () => abort.abort());
+    const request = new Request(`http://${req.headers.host ?? "127.0.0.1"}${req.url}`, {
+      method: req.method,
+      headers,
+      body: req.method === "GET" || req.method === "HEAD" ? undefined : Buffer.concat(chunks),
+      signal: abort.signal,
+    });
+    const response = await handler.fetch(request);
+    res.writeHead(response.status, Object.fromEntries(response.headers));
+    if (response.body) {
+      for await (const chunk of response.body) res.write(chunk); // SSE streams are relayed chunk by chunk
+    }
+    res.end();
+  } catch (error) {
+    process.stderr.write(`http bridge: ${error?.stack ?? error}\n`);
+    if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
+    res.end();
+  }
+});
+
+const port = Number(process.argv[2] ?? 0);
+server.listen(port, "127.0.0.1", () => {
+  process.stdout.write(`listening http://127.0.0.1:${server.address().port}/mcp\n`);
+});
