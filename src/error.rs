@@ -20,8 +20,12 @@ pub enum ErrorKind {
     UnknownTemplate,
     /// No tokenizer encoding or model has that name.
     UnknownEncoding,
-    /// A configuration value is out of range or contradictory.
+    /// A configuration value or file is invalid.
     InvalidConfig,
+    /// A live server could not be started or did not complete its handshake.
+    Connect,
+    /// A live server did not answer in time.
+    Timeout,
 }
 
 impl ErrorKind {
@@ -35,6 +39,8 @@ impl ErrorKind {
             ErrorKind::UnknownTemplate => "unknown template",
             ErrorKind::UnknownEncoding => "unknown encoding",
             ErrorKind::InvalidConfig => "invalid configuration",
+            ErrorKind::Connect => "cannot connect",
+            ErrorKind::Timeout => "timed out",
         }
     }
 }

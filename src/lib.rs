@@ -233,6 +233,8 @@
 mod assemble;
 mod budget;
 mod config;
+#[cfg(feature = "rmcp")]
+pub mod connect;
 mod dedup;
 mod error;
 mod model;

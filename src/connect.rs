@@ -1,0 +1,326 @@
+//! Live servers through rmcp, the official Rust MCP SDK (feature `rmcp`).
+//!
+//! [`snapshot_of`] turns any connected rmcp client into a [`ServerSnapshot`];
+//! [`connect`] starts one configured server (stdio or Streamable HTTP) with
+//! a chosen handshake and a timeout, and reports failures with the tail of
+//! the server's stderr.
+
+use std::collections::VecDeque;
+use std::str::FromStr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rmcp::model::{
+    CacheScope, ClientCapabilities, ClientConfig, Implementation, ProtocolVersion,
+    RequestMetaObject,
+};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
+use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
+use tokio::io::AsyncReadExt;
+
+use crate::config::{ServerEntry, ServerTransport};
+use crate::error::{Error, ErrorKind, Result};
+use crate::model::{CacheHints, Era, Instructions, ServerInfo, ServerSnapshot};
+
+/// Which handshake to use when connecting.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Handshake {
+    /// `initialize` only (the 2025 era).
+    Legacy,
+    /// Try `server/discover` (2026-07-28), fall back to `initialize`.
+    #[default]
+    Auto,
+    /// `server/discover` with this revision only; fails if the server cannot.
+    Pinned(String),
+}
+
+impl FromStr for Handshake {
+    type Err = Error;
+
+    /// `legacy`, `auto`, or a revision date such as `2026-07-28`.
+    fn from_str(s: &str) -> Result<Handshake> {
+        match s {
+            "legacy" => Ok(Handshake::Legacy),
+            "auto" => Ok(Handshake::Auto),
+            v if v.len() == 10 && v.chars().all(|c| c.is_ascii_digit() || c == '-') => {
+                Ok(Handshake::Pinned(v.to_string()))
+            }
+            other => Err(Error::new(
+                ErrorKind::InvalidConfig,
+                format!("handshake {other:?} (use legacy, auto, or a revision such as 2026-07-28)"),
+            )),
+        }
+    }
+}
+
+impl Handshake {
+    fn lifecycle(&self) -> ClientLifecycleMode {
+        match self {
+            Handshake::Legacy => ClientLifecycleMode::Initialize,
+            Handshake::Auto => ClientLifecycleMode::Auto {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                legacy_version: Some(ProtocolVersion::V_2025_11_25),
+            },
+            Handshake::Pinned(v) => ClientLifecycleMode::Discover {
+                // ProtocolVersion has no public constructor from text; serde has one.
+                preferred_versions: serde_json::from_value(serde_json::json!([v]))
+                    .unwrap_or_else(|_| vec![ProtocolVersion::V_2026_07_28]),
+            },
+        }
+    }
+}
+
+/// The identity mcp-preamble sends in its handshakes.
+pub fn client_config() -> ClientConfig {
+    ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("mcp-preamble", env!("CARGO_PKG_VERSION")),
+    )
+}
+
+fn connect_error(detail: impl Into<String>) -> Error {
+    Error::new(ErrorKind::Connect, detail)
+}
+
+/// Reads what a connected rmcp client knows about its server: the
+/// handshake (era, negotiated version, `serverInfo`, instructions), every
+/// `tools/list` page, and, in the 2026-07-28 era, the cache hints of the
+/// discover result (asked for again: rmcp keeps the rest of it only).
+///
+/// An error of `tools/list` is kept in [`ServerSnapshot::tools_error`].
+pub async fn snapshot_of<S>(client: &RunningService<RoleClient, S>) -> Result<ServerSnapshot>
+where
+    S: rmcp::Service<RoleClient>,
+{
+    let info = client
+        .peer_info()
+        .ok_or_else(|| connect_error("the client has no handshake result"))?;
+    let version = info.protocol_version.to_string();
+    let era = if version.as_str() >= "2026-07-28" {
+        Era::Modern
+    } else {
+        Era::Legacy
+    };
+    let server_info = info
+        .server_info
+        .as_ref()
+        .map(|i| ServerInfo {
+            name: i.name.clone(),
+            version: i.version.clone(),
+            title: i.title.clone(),
+        })
+        .unwrap_or_default();
+    let mut snapshot = ServerSnapshot {
+        alias: None,
+        server_info,
+        instructions: Instructions::from_raw(info.instructions.as_deref()),
+        tools: Vec::new(),
+        era,
+        protocol_version: version.clone(),
+        cache: None,
+        tools_cache: None,
+        tools_error: None,
+    };
+    if era == Era::Modern {
+        let meta = RequestMetaObject::with_client_context(
+            info.protocol_version.clone(),
+            client_config().client_info,
+            ClientCapabilities::default(),
+        );
+        if let Ok(found) = client.discover(meta).await {
+            snapshot.cache = Some(CacheHints {
+                ttl_ms: Some(found.ttl_ms),
+                cache_scope: Some(scope_name(&found.cache_scope).to_string()),
+            });
+        }
+    }
+    match client.list_all_tools_with_cache_hint().await {
+        Ok(list) => {
+            let tools = serde_json::to_value(&list.items)
+                .map_err(|e| connect_error(format!("tools/list result: {e}")))?;
+            snapshot.push_tools_page(&serde_json::json!({ "tools": tools }))?;
+            if list.ttl_ms.is_some() || list.cache_scope.is_some() {
+                snapshot.tools_cache = Some(CacheHints {
+                    ttl_ms: list.ttl_ms,
+                    cache_scope: list.cache_scope.as_ref().map(|s| scope_name(s).to_string()),
+                });
+            }
+        }
+        Err(rmcp::ServiceError::McpError(e)) => {
+            snapshot.tools_error = Some(crate::error::RpcError {
+                method: "tools/list".into(),
+                code: i64::from(e.code.0),
+                message: e.message.to_string(),
+            });
+        }
+        Err(e) => return Err(connect_error(format!("tools/list failed: {e}"))),
+    }
+    Ok(snapshot)
+}
+
+fn scope_name(scope: &CacheScope) -> &'static str {
+    match scope {
+        CacheScope::Public => "public",
+        CacheScope::Private => "private",
+        _ => "unknown",
+    }
+}
+
+/// The last bytes a server wrote to stderr.
+#[derive(Debug, Clone, Default)]
+pub struct StderrTail(Arc<Mutex<VecDeque<u8>>>);
+
+impl StderrTail {
+    const KEEP: usize = 2048;
+
+    fn push(&self, bytes: &[u8]) {
+        let mut buf = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        buf.extend(bytes);
+        let over = buf.len().saturating_sub(Self::KEEP);
+        buf.drain(..over);
+    }
+
+    /// The tail as text (lossy UTF-8, trimmed).
+    pub fn text(&self) -> String {
+        let buf = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let bytes: Vec<u8> = buf.iter().copied().collect();
+        String::from_utf8_lossy(&bytes).trim().to_string()
+    }
+}
+
+/// A server connected by [`connect`]: its snapshot, and the live client.
+pub struct Connection {
+    /// What the server sent, with the entry's alias set.
+    pub snapshot: ServerSnapshot,
+    /// Time from start to a complete snapshot.
+    pub elapsed: Duration,
+    /// The server's stderr so far (stdio servers).
+    pub stderr: StderrTail,
+    /// The rmcp client; keep it to stay connected, or call [`Connection::close`].
+    pub client: RunningService<RoleClient, ClientConfig>,
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection")
+            .field("snapshot", &self.snapshot)
+            .field("elapsed", &self.elapsed)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Connection {
+    /// Closes the connection (and stops a stdio server).
+    pub async fn close(self) {
+        let _ = self.client.cancel().await;
+    }
+}
+
+/// A failed [`connect`]: the error and the server's stderr tail.
+#[derive(Debug)]
+pub struct ConnectFailure {
+    /// What went wrong ([`ErrorKind::Connect`], or [`ErrorKind::Timeout`]).
+    pub error: Error,
+    /// The last lines the server wrote to stderr, if any.
+    pub stderr: String,
+    /// Time until the failure.
+    pub elapsed: Duration,
+}
+
+/// Connects to one configured server, reads its snapshot, and keeps the
+/// client running. The whole handshake and `tools/list` must finish within
+/// `timeout`.
+pub async fn connect(
+    entry: &ServerEntry,
+    handshake: &Handshake,
+    timeout: Duration,
+) -> std::result::Result<Connection, ConnectFailure> {
+    let started = Instant::now();
+    let stderr = StderrTail::default();
+    let fail = |error: Error, stderr: &StderrTail| ConnectFailure {
+        error,
+        stderr: stderr.text(),
+        elapsed: started.elapsed(),
+    };
+    let work = async {
+        let client = match &entry.transport {
+            ServerTransport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let cmd = tokio::process::Command::new(command).configure(|c| {
+                    c.args(args).envs(env).kill_on_drop(true);
+                    if let Some(dir) = cwd {
+                        c.current_dir(dir);
+                    }
+                });
+                let (transport, child_stderr) = TokioChildProcess::builder(cmd)
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .map_err(|e| connect_error(format!("cannot start {command:?}: {e}")))?;
+                if let Some(mut pipe) = child_stderr {
+                    let tail = stderr.clone();
+                    tokio::spawn(async move {
+                        let mut buf = [0u8; 1024];
+                        while let Ok(n) = pipe.read(&mut buf).await {
+                            if n == 0 {
+                                break;
+                            }
+                            tail.push(&buf[..n]);
+                        }
+                    });
+                }
+                client_config()
+                    .serve_with_lifecycle(transport, handshake.lifecycle())
+                    .await
+                    .map_err(|e| connect_error(format!("handshake failed: {e}")))?
+            }
+            ServerTransport::Http { url, headers } => {
+                let mut config =
+                    rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
+                        url.as_str(),
+                    );
+                for (name, value) in headers {
+                    let (Ok(n), Ok(v)) = (
+                        http::HeaderName::from_bytes(name.as_bytes()),
+                        http::HeaderValue::from_str(value),
+                    ) else {
+                        return Err(connect_error(format!("header {name:?} is not valid")));
+                    };
+                    config.custom_headers.insert(n, v);
+                }
+                let transport = StreamableHttpClientTransport::from_config(config);
+                client_config()
+                    .serve_with_lifecycle(transport, handshake.lifecycle())
+                    .await
+                    .map_err(|e| connect_error(format!("handshake failed: {e}")))?
+            }
+        };
+        let mut snapshot = snapshot_of(&client).await?;
+        snapshot.alias = Some(entry.alias.clone());
+        Ok::<_, Error>((snapshot, client))
+    };
+    match tokio::time::timeout(timeout, work).await {
+        Ok(Ok((snapshot, client))) => Ok(Connection {
+            snapshot,
+            elapsed: started.elapsed(),
+            stderr,
+            client,
+        }),
+        Ok(Err(e)) => {
+            // Give the stderr reader a moment to catch the server's last words.
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            Err(fail(e, &stderr))
+        }
+        Err(_) => Err(fail(
+            Error::new(
+                ErrorKind::Timeout,
+                format!("no complete answer within {} ms", timeout.as_millis()),
+            ),
+            &stderr,
+        )),
+    }
+}

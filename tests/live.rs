@@ -1,0 +1,194 @@
+//! Live servers on the official TypeScript SDK 2.x (tests/servers/), reached
+//! through rmcp. The tests install the pinned SDK with `npm ci` when needed.
+#![cfg(feature = "rmcp")]
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use mcp_preamble::connect::{Handshake, connect};
+use mcp_preamble::{Era, ErrorKind, Instructions, ServerEntry, ServerTransport};
+
+fn servers_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/servers")
+}
+
+/// Runs `npm ci` once when the SDK is not installed yet.
+fn ensure_npm() {
+    static READY: OnceLock<()> = OnceLock::new();
+    READY.get_or_init(|| {
+        let dir = servers_dir();
+        if dir
+            .join("node_modules/@modelcontextprotocol/server")
+            .is_dir()
+        {
+            return;
+        }
+        let out = std::process::Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund"])
+            .current_dir(&dir)
+            .output()
+            .expect("npm is needed for the live tests (install Node.js)");
+        assert!(
+            out.status.success(),
+            "npm ci failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    });
+}
+
+fn node(alias: &str, script: &str) -> ServerEntry {
+    node_env(alias, script, &[])
+}
+
+fn node_env(alias: &str, script: &str, env: &[(&str, &str)]) -> ServerEntry {
+    ensure_npm();
+    ServerEntry {
+        alias: alias.into(),
+        transport: ServerTransport::Stdio {
+            command: "node".into(),
+            args: vec![script.into()],
+            env: env
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect::<BTreeMap<_, _>>(),
+            cwd: Some(servers_dir()),
+        },
+    }
+}
+
+const SEED: &str = "Always call list_periods before get_invoice. Invoice IDs are period scoped and are not stable across periods.";
+const T: Duration = Duration::from_secs(30);
+
+#[tokio::test]
+async fn the_seed_server_in_all_three_handshakes() {
+    let entry = node("invoice", "invoice.mjs");
+    let cases = [
+        (Handshake::Legacy, Era::Legacy, "2025-11-25"),
+        (Handshake::Auto, Era::Modern, "2026-07-28"),
+        (
+            Handshake::Pinned("2026-07-28".into()),
+            Era::Modern,
+            "2026-07-28",
+        ),
+    ];
+    for (handshake, era, version) in cases {
+        let c = connect(&entry, &handshake, T)
+            .await
+            .unwrap_or_else(|f| panic!("{handshake:?}: {} / {}", f.error, f.stderr));
+        let s = &c.snapshot;
+        assert_eq!(s.alias.as_deref(), Some("invoice"));
+        assert_eq!(s.era, era, "{handshake:?}");
+        assert_eq!(s.protocol_version, version);
+        assert_eq!(s.instructions, Instructions::Present(SEED.into()));
+        assert_eq!(s.server_info.name, "invoice-server");
+        let names: Vec<&str> = s.tools.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["list_periods", "get_invoice"]);
+        if era == Era::Modern {
+            let hints = s.cache.as_ref().unwrap();
+            assert_eq!(hints.ttl_ms, Some(0));
+            assert_eq!(hints.cache_scope.as_deref(), Some("private"));
+        } else {
+            assert!(s.cache.is_none());
+        }
+        c.close().await;
+    }
+}
+
+#[tokio::test]
+async fn whitespace_instructions_are_blank() {
+    let c = connect(&node("ws", "whitespace.mjs"), &Handshake::Auto, T)
+        .await
+        .unwrap_or_else(|f| panic!("{}", f.error));
+    assert_eq!(c.snapshot.instructions, Instructions::Blank("   ".into()));
+    c.close().await;
+}
+
+#[tokio::test]
+async fn a_server_that_exits_reports_its_stderr() {
+    let f = connect(
+        &node("dies", "exit-during-handshake.mjs"),
+        &Handshake::Auto,
+        T,
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(f.error.kind(), ErrorKind::Connect, "{}", f.error);
+    assert!(f.stderr.contains("fatal: config missing"), "{:?}", f.stderr);
+}
+
+#[tokio::test]
+async fn a_server_that_never_answers_times_out_alone() {
+    let silent = node_env("silent", "never-answers.mjs", &[("IGNORE_EOF", "1")]);
+    let invoice = node("invoice", "invoice.mjs");
+    let short = Duration::from_secs(3);
+    let (a, b) = tokio::join!(
+        connect(&silent, &Handshake::Auto, short),
+        connect(&invoice, &Handshake::Auto, T)
+    );
+    let f = a.unwrap_err();
+    assert_eq!(f.error.kind(), ErrorKind::Timeout);
+    assert_eq!(
+        f.error.to_string(),
+        "timed out: no complete answer within 3000 ms"
+    );
+    assert!(f.elapsed < Duration::from_secs(10), "{:?}", f.elapsed);
+    let ok = b.unwrap_or_else(|f| panic!("{}", f.error));
+    assert_eq!(ok.snapshot.tools.len(), 2);
+    ok.close().await;
+}
+
+#[tokio::test]
+async fn a_non_json_line_on_stdout_before_the_answer() {
+    let r = connect(&node("noisy", "noisy-stdout.mjs"), &Handshake::Auto, T).await;
+    match r {
+        Ok(c) => {
+            assert_eq!(c.snapshot.instructions, Instructions::Present(SEED.into()));
+            c.close().await;
+        }
+        Err(f) => panic!("noisy server failed: {} / {}", f.error, f.stderr),
+    }
+}
+
+#[tokio::test]
+async fn streamable_http_on_localhost() {
+    ensure_npm();
+    let mut child = tokio::process::Command::new("node")
+        .args(["http.mjs", "0"])
+        .current_dir(servers_dir())
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(stdout));
+    let line = tokio::time::timeout(T, lines.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let url = line.strip_prefix("listening ").unwrap().to_string();
+    let entry = ServerEntry {
+        alias: "remote".into(),
+        transport: ServerTransport::Http {
+            url,
+            headers: BTreeMap::new(),
+        },
+    };
+    for (handshake, era) in [
+        (Handshake::Auto, Era::Modern),
+        (Handshake::Legacy, Era::Legacy),
+    ] {
+        let c = connect(&entry, &handshake, T)
+            .await
+            .unwrap_or_else(|f| panic!("{handshake:?}: {}", f.error));
+        assert_eq!(c.snapshot.era, era);
+        assert_eq!(c.snapshot.instructions, Instructions::Present(SEED.into()));
+        assert_eq!(c.snapshot.tools.len(), 2);
+        c.close().await;
+    }
+    child.kill().await.ok();
+}
