@@ -1,7 +1,7 @@
 //! Assembling the whole corpus: cold (fresh memo), repeat (warm memo), and the
 //! floor (tiktoken counting every input string once).
 //!
-//! After criterion runs, `main` prints cold/floor, cold/repeat and each mean
+//! After criterion runs, `main` prints cold/floor, cold/repeat and each median
 //! against `benches/baseline.json`. `MCP_PREAMBLE_SAVE_BASELINE=1` rewrites it.
 
 use std::hint::black_box;
@@ -55,7 +55,8 @@ fn bench(c: &mut Criterion, all: &[ServerSnapshot]) {
 
     // The constructor stays out of the timing: only the empty memo matters.
     group.bench_function("cold", |b| {
-        b.iter_batched(
+        // By reference, so dropping the assembler and its memo is not timed either.
+        b.iter_batched_ref(
             Assembler::new,
             |asm| asm.assemble(black_box(all)).unwrap(),
             BatchSize::SmallInput,
@@ -84,9 +85,10 @@ fn criterion_dir() -> PathBuf {
     Path::new(ROOT).join(target).join("criterion")
 }
 
-/// The mean of one benchmark in nanoseconds, if this process measured it
+/// The median of one benchmark in nanoseconds (steadier than the mean on a
+/// shared machine), if this process measured it
 /// (older files are left over from earlier runs, e.g. under a name filter).
-fn mean_ns(name: &str, since: SystemTime) -> Result<f64, String> {
+fn median_ns(name: &str, since: SystemTime) -> Result<f64, String> {
     let path = criterion_dir().join(format!("assemble/{name}/new/estimates.json"));
     let fresh = std::fs::metadata(&path)
         .and_then(|m| m.modified())
@@ -97,15 +99,15 @@ fn mean_ns(name: &str, since: SystemTime) -> Result<f64, String> {
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let json: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    json["mean"]["point_estimate"]
+    json["median"]["point_estimate"]
         .as_f64()
-        .ok_or_else(|| format!("{}: no mean.point_estimate", path.display()))
+        .ok_or_else(|| format!("{}: no median.point_estimate", path.display()))
 }
 
 fn report(since: SystemTime) {
     let mut means = [0.0; 3];
     for (mean, name) in means.iter_mut().zip(NAMES) {
-        match mean_ns(name, since) {
+        match median_ns(name, since) {
             Ok(ns) => *mean = ns,
             Err(why) => {
                 println!("assemble/{name}: {why}; skipping the summary");
@@ -116,7 +118,7 @@ fn report(since: SystemTime) {
     let [cold, repeat, floor] = means;
     println!();
     println!(
-        "means: cold {:.3} ms, repeat {:.3} ms, floor {:.3} ms",
+        "medians: cold {:.3} ms, repeat {:.3} ms, floor {:.3} ms",
         cold / 1e6,
         repeat / 1e6,
         floor / 1e6

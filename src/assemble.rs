@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::budget::{self, Trim};
-use crate::dedup::{self, ToolText};
+use crate::dedup::{self, ToolTextCache};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Instructions, ServerSnapshot};
 use crate::sanitize;
@@ -51,6 +51,7 @@ pub struct Assembler {
     server_budgets: BTreeMap<String, usize>,
     total_budget: Option<usize>,
     policies: BTreeMap<String, Policy>,
+    tool_texts: ToolTextCache,
 }
 
 /// What the operator decides for one server, by alias.
@@ -155,6 +156,7 @@ impl Assembler {
             server_budgets: BTreeMap::new(),
             total_budget: None,
             policies: BTreeMap::new(),
+            tool_texts: ToolTextCache::default(),
         }
     }
 
@@ -273,7 +275,9 @@ impl Assembler {
             let has_tools = !p.view.tools.is_empty();
             if has_text || (has_tools && self.list_tool_only_servers) {
                 p.candidate = true;
-                p.report.tokens_before = measure(&p.view)?.1;
+                let first = measure(&p.view)?;
+                p.report.tokens_before = first.1;
+                p.untrimmed = Some(first);
             } else if has_tools {
                 p.report.diagnostics.push(
                     "omitted: no instructions, and servers with only tools are not listed".into(),
@@ -289,7 +293,7 @@ impl Assembler {
         if self.dedup {
             let mut seen: HashMap<String, String> = HashMap::new();
             for p in prepared.iter_mut().filter(|p| p.candidate) {
-                p.dedup(self.similarity, &mut seen);
+                p.dedup(self.similarity, &mut seen, &self.tool_texts);
             }
         }
 
@@ -448,6 +452,8 @@ struct Prepared<'a> {
     dedup_removed: Vec<Removal>,
     /// Whether operator text replaced the instructions (never de-duplicated).
     replaced: bool,
+    /// The untrimmed block and its tokens, reused when nothing was removed.
+    untrimmed: Option<(String, usize)>,
     excluded: bool,
     candidate: bool,
     budget: Option<usize>,
@@ -568,6 +574,7 @@ impl<'a> Prepared<'a> {
             trim: None,
             dedup_removed: Vec::new(),
             replaced,
+            untrimmed: None,
             excluded,
             candidate: false,
             budget: config.server_budgets.get(&name).copied().or(config.budget),
@@ -589,7 +596,7 @@ impl<'a> Prepared<'a> {
 
     /// Stage (a): drops units that restate a tool description or repeat an
     /// earlier unit, and instructions identical to an earlier server's.
-    fn dedup(&mut self, threshold: f64, seen: &mut HashMap<String, String>) {
+    fn dedup(&mut self, threshold: f64, seen: &mut HashMap<String, String>, cache: &ToolTextCache) {
         let Some(text) = self.view.instructions.clone() else {
             return;
         };
@@ -612,14 +619,11 @@ impl<'a> Prepared<'a> {
         seen.insert(whole, self.view.name.clone());
 
         let mut trim = self.trim_of(text);
-        let tools: Vec<ToolText> = self
+        let tools: Vec<_> = self
             .source
             .tools
             .iter()
-            .filter_map(|t| {
-                let d = sanitize::text(t.description.as_deref()?);
-                Some(ToolText::new(&sanitize::line(&t.name), &d))
-            })
+            .filter_map(|t| Some(cache.get(&t.name, t.description.as_deref()?)))
             .collect();
         let mut units_seen: HashSet<String> = HashSet::new();
         for (k, unit) in trim.units.iter().enumerate() {
@@ -691,7 +695,11 @@ impl<'a> Prepared<'a> {
         {
             self.trim = Some(self.trim_of(text));
         }
-        let fitted = budget::fit(base, self.trim.as_ref(), limit, measure)?;
+        let rendered = self
+            .untrimmed
+            .clone()
+            .filter(|_| self.dedup_removed.is_empty());
+        let fitted = budget::fit(base, self.trim.as_ref(), limit, rendered, measure)?;
         self.report.removed.retain(|r| r.reason == "policy");
         self.report
             .removed

@@ -113,14 +113,19 @@ fn smallest_fitting(
 /// Fits `view` (already de-duplicated, with `trim` describing its
 /// instructions) into `limit` tokens along the ladder documented in the
 /// crate docs. `measure` renders a view and counts its tokens.
+/// `rendered` is `view` already rendered and counted, when the caller has it.
 pub(crate) fn fit(
     mut view: ServerView,
     trim: Option<&Trim>,
     limit: Option<usize>,
+    rendered: Option<(String, usize)>,
     measure: &mut dyn FnMut(&ServerView) -> Result<(String, usize)>,
 ) -> Result<Fitted> {
     let mut removed = Vec::new();
-    let first = measure(&view)?;
+    let first = match rendered {
+        Some(r) => r,
+        None => measure(&view)?,
+    };
     let Some(limit) = limit else {
         return Ok(Fitted {
             block: Some(first),

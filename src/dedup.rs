@@ -5,7 +5,9 @@
 //! backticks and other punctuation removed (`_` and `-` inside words kept,
 //! so tool names survive), whitespace collapsed.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
 use crate::segment::{Unit, UnitKind};
 
@@ -38,27 +40,45 @@ const STOPWORDS: &[&str] = &[
     "at", "from", "as", "you", "your", "can", "will", "when", "which", "call", "calls",
 ];
 
-/// Text normalized for comparison.
-pub(crate) fn normalize(text: &str) -> String {
+/// Calls `f` with each normalized word of `text`, in order.
+fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
     let body = strip_list_marker(text.trim_start());
-    let mut out = String::with_capacity(body.len());
-    let mut space = true;
-    for c in body.chars().flat_map(char::to_lowercase) {
-        let keep = c.is_alphanumeric() || c == '_' || c == '-' || c == '\'';
-        if keep {
-            out.push(c);
-            space = false;
-        } else if !space {
-            out.push(' ');
-            space = true;
+    let mut word = String::new();
+    // Hyphens and apostrophes at word edges are quoting or dashes, not words.
+    let mut flush = |word: &mut String| {
+        let w = word.trim_matches(['-', '\'']);
+        if !w.is_empty() {
+            f(w);
+        }
+        word.clear();
+    };
+    for c in body.chars() {
+        if c.is_ascii() {
+            let c = c.to_ascii_lowercase();
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '\'') {
+                word.push(c);
+            } else {
+                flush(&mut word);
+            }
+        } else if c.is_alphanumeric() {
+            word.extend(c.to_lowercase());
+        } else {
+            flush(&mut word);
         }
     }
-    // Hyphens and apostrophes at word edges are quoting or dashes, not words.
-    out.split(' ')
-        .map(|w| w.trim_matches(['-', '\'']))
-        .filter(|w| !w.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
+    flush(&mut word);
+}
+
+/// Text normalized for comparison: its words joined by single spaces.
+pub(crate) fn normalize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for_each_word(text, |w| {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+    });
+    out
 }
 
 fn strip_list_marker(s: &str) -> &str {
@@ -73,56 +93,120 @@ fn strip_list_marker(s: &str) -> &str {
     s
 }
 
-fn words(normalized: &str) -> impl Iterator<Item = &str> {
-    normalized.split(' ').filter(|w| !w.is_empty())
-}
-
 /// Verbs after which "not" states a rule ("do not", "are not stable"),
 /// unlike "may not reflect".
 const NOT_AFTER: &[&str] = &[
     "do", "does", "must", "should", "shall", "can", "will", "is", "are", "need",
 ];
 
-fn constraint_words(normalized: &str) -> HashSet<&str> {
-    let mut out = HashSet::new();
-    let mut prev = "";
-    for w in words(normalized) {
-        if CONSTRAINT_WORDS.contains(&w) || (w == "not" && NOT_AFTER.contains(&prev)) {
-            out.insert(w);
-        }
-        prev = w;
-    }
-    out
+/// Bit 63 of a constraint mask: a "not" after one of [`NOT_AFTER`].
+const NOT_BIT: u64 = 1 << 63;
+const _: () = assert!(CONSTRAINT_WORDS.len() < 63);
+
+/// Word lists by hash, sorted for binary search: one hash per word is all
+/// the scanning costs.
+struct Lexicon {
+    stop: Vec<u64>,
+    constraint: Vec<(u64, u64)>,
+    not_after: Vec<u64>,
+    not: u64,
 }
 
-fn content_words<'a>(normalized: &'a str, drop: &[&str]) -> Vec<&'a str> {
-    let mut v: Vec<&str> = words(normalized)
-        .filter(|w| !STOPWORDS.contains(w) && !drop.contains(w))
+static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
+    let sorted = |words: &[&str]| {
+        let mut v: Vec<u64> = words.iter().map(|w| word_hash(w)).collect();
+        v.sort_unstable();
+        v
+    };
+    let mut constraint: Vec<(u64, u64)> = CONSTRAINT_WORDS
+        .iter()
+        .enumerate()
+        .map(|(i, w)| (word_hash(w), 1u64 << i))
         .collect();
-    v.sort_unstable();
-    v
+    constraint.sort_unstable();
+    Lexicon {
+        stop: sorted(STOPWORDS),
+        constraint,
+        not_after: sorted(NOT_AFTER),
+        not: word_hash("not"),
+    }
+});
+
+/// A word by a 64-bit FNV-1a hash: word sets are compared by hash, which
+/// keeps them free of allocations (a collision only nudges a similarity).
+fn word_hash(w: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in w.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
 }
 
-/// Sørensen–Dice coefficient of two sorted word multisets.
-fn dice<B: AsRef<str>>(a: &[&str], b: &[B]) -> f64 {
+/// What one pass over a text yields.
+struct Scan {
+    /// Sorted set of content words (stopwords and the dropped word left out).
+    words: Vec<u64>,
+    /// Constraint words as a bit set.
+    mask: u64,
+    /// Hash of the whole normalized text (equal texts, equal hashes).
+    text: u64,
+    /// Whether the text has no words at all.
+    empty: bool,
+}
+
+/// One pass over raw text: normalizing, hashing and classifying each word.
+fn scan(raw: &str, drop: u64) -> Scan {
+    let lex = &*LEXICON;
+    let mut words = Vec::new();
+    let mut mask = 0;
+    let mut prev = 0;
+    let mut text: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut empty = true;
+    for_each_word(raw, |w| {
+        let h = word_hash(w);
+        text = (text ^ h).wrapping_mul(0x0000_0100_0000_01b3);
+        empty = false;
+        if let Ok(i) = lex.constraint.binary_search_by_key(&h, |(k, _)| *k) {
+            mask |= lex.constraint[i].1;
+        } else if h == lex.not && lex.not_after.binary_search(&prev).is_ok() {
+            mask |= NOT_BIT;
+        }
+        if h != drop && lex.stop.binary_search(&h).is_err() {
+            words.push(h);
+        }
+        prev = h;
+    });
+    words.sort_unstable();
+    words.dedup();
+    Scan {
+        words,
+        mask,
+        text,
+        empty,
+    }
+}
+
+/// Sørensen–Dice coefficient of two sorted word sets.
+fn dice(a: &[u64], b: &[u64]) -> f64 {
     if a.is_empty() || b.is_empty() {
         return 0.0;
     }
     2.0 * common(a, b) as f64 / (a.len() + b.len()) as f64
 }
 
-/// Share of `a`'s words that `b` also has (multiset).
-fn containment<B: AsRef<str>>(a: &[&str], b: &[B]) -> f64 {
+/// Share of `a`'s words that `b` also has.
+fn containment(a: &[u64], b: &[u64]) -> f64 {
     if a.is_empty() {
         return 0.0;
     }
     common(a, b) as f64 / a.len() as f64
 }
 
-fn common<B: AsRef<str>>(a: &[&str], b: &[B]) -> usize {
+fn common(a: &[u64], b: &[u64]) -> usize {
     let (mut i, mut j, mut n) = (0, 0, 0);
     while i < a.len() && j < b.len() {
-        match a[i].cmp(b[j].as_ref()) {
+        match a[i].cmp(&b[j]) {
             std::cmp::Ordering::Less => i += 1,
             std::cmp::Ordering::Greater => j += 1,
             std::cmp::Ordering::Equal => {
@@ -135,61 +219,90 @@ fn common<B: AsRef<str>>(a: &[&str], b: &[B]) -> usize {
     n
 }
 
-/// A tool description prepared for comparison.
+/// A tool description prepared for comparison. Its sentences are split
+/// only when a unit shares enough words with the whole description to
+/// possibly match one of them.
 pub(crate) struct ToolText {
+    raw_name: String,
     name: String,
-    norm_name: String,
-    whole: String,
-    sentences: Vec<String>,
-    /// Sorted content words (the tool's own name left out) of the whole
-    /// description, then of each sentence; computed once per tool.
-    whole_words: Vec<String>,
-    sentence_words: Vec<Vec<String>>,
-    constraints: HashSet<String>,
+    /// Hash of the tool's normalized name, a word left out of comparisons.
+    name_hash: u64,
+    /// The raw description, kept for the lazy sentence split.
+    description: String,
+    whole: Scan,
+    sentences: OnceLock<Vec<Scan>>,
 }
 
 impl ToolText {
+    /// From a raw tool name and description. Normalizing drops everything
+    /// that is not a letter, digit, `_`, `-` or `'`, so the description need
+    /// not be sanitized first.
     pub(crate) fn new(name: &str, description: &str) -> ToolText {
-        let norm_name = normalize(name);
-        let name_words: Vec<&str> = words(&norm_name).collect();
-        let owned = |v: Vec<&str>| v.into_iter().map(str::to_string).collect::<Vec<_>>();
-        let sentences: Vec<String> = crate::segment::units(description)
-            .iter()
-            .map(|u| normalize(u.text(description)))
-            .filter(|s| !s.is_empty())
-            .collect();
-        let whole = normalize(description);
+        let name_hash = word_hash(&normalize(name));
         ToolText {
-            name: name.to_string(),
-            whole_words: owned(content_words(&whole, &name_words)),
-            sentence_words: sentences
-                .iter()
-                .map(|s| owned(content_words(s, &name_words)))
-                .collect(),
-            constraints: constraint_words(&whole)
-                .into_iter()
-                .map(str::to_string)
-                .collect(),
-            norm_name,
-            whole,
-            sentences,
+            raw_name: name.to_string(),
+            name: crate::sanitize::line(name),
+            name_hash,
+            whole: scan(description, name_hash),
+            description: description.to_string(),
+            sentences: OnceLock::new(),
         }
+    }
+
+    fn sentences(&self) -> &[Scan] {
+        self.sentences.get_or_init(|| {
+            let text = crate::sanitize::text(&self.description);
+            crate::segment::units(&text)
+                .iter()
+                .map(|u| scan(u.text(&text), self.name_hash))
+                .filter(|s| !s.empty)
+                .collect()
+        })
+    }
+}
+
+/// Prepared tool descriptions by content, shared by clones of an assembler,
+/// so a server's tools are prepared once, not on every assembly.
+#[derive(Clone, Default)]
+pub(crate) struct ToolTextCache(Arc<Mutex<HashMap<u64, Vec<Arc<ToolText>>>>>);
+
+/// Most prepared descriptions kept before the cache starts over.
+const TOOL_CACHE_CAP: usize = 8192;
+
+impl ToolTextCache {
+    /// The prepared description of a tool, from its raw name and description.
+    pub(crate) fn get(&self, raw_name: &str, raw_description: &str) -> Arc<ToolText> {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (raw_name, raw_description).hash(&mut h);
+        let key = h.finish();
+        let mut map = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let same = |t: &&Arc<ToolText>| t.raw_name == raw_name && t.description == raw_description;
+        if let Some(found) = map.get(&key).and_then(|bucket| bucket.iter().find(same)) {
+            return found.clone();
+        }
+        if map.len() >= TOOL_CACHE_CAP {
+            map.clear();
+        }
+        let text = Arc::new(ToolText::new(raw_name, raw_description));
+        map.entry(key).or_default().push(text.clone());
+        text
     }
 }
 
 /// Finds the tool whose description a unit restates, if any.
 ///
 /// A unit restates a description when, ignoring stopwords, it is equal to
-/// the description or one of its sentences, or their Dice similarity is at
-/// least `threshold`, or it names the tool and at least `threshold` of its
-/// other words appear in one sentence of the description. It never does when it holds a
-/// constraint word the description lacks.
+/// the description or one of its sentences, or the Dice similarity of their
+/// word sets is at least `threshold`, or it names the tool and at least
+/// `threshold` of its other words appear in one sentence of the
+/// description. It never does when it holds a constraint word the
+/// description lacks.
 ///
 /// A list item of several sentences restates a tool when each of its
 /// sentences restates that same tool.
 pub(crate) fn restated_tool<'t>(
     unit: &str,
-    tools: &'t [ToolText],
+    tools: &'t [Arc<ToolText>],
     threshold: f64,
 ) -> Option<&'t str> {
     let body = strip_list_marker(unit.trim_start());
@@ -208,35 +321,48 @@ pub(crate) fn restated_tool<'t>(
     sentence_restates(unit, tools, threshold)
 }
 
-fn sentence_restates<'t>(unit: &str, tools: &'t [ToolText], threshold: f64) -> Option<&'t str> {
-    let norm = normalize(unit);
-    if norm.is_empty() {
+fn sentence_restates<'t>(
+    unit: &str,
+    tools: &'t [Arc<ToolText>],
+    threshold: f64,
+) -> Option<&'t str> {
+    let me = scan(unit, 0);
+    if me.empty {
         return None;
     }
-    let constraints = constraint_words(&norm);
     for tool in tools {
-        if tool.whole.is_empty() || constraints.iter().any(|w| !tool.constraints.contains(*w)) {
+        if tool.whole.empty || me.mask & !tool.whole.mask != 0 {
             continue;
         }
-        let name_words: Vec<&str> = words(&tool.norm_name).collect();
-        let mine = content_words(&norm, &name_words);
+        let names_it = me.words.binary_search(&tool.name_hash).is_ok();
+        let mine: Vec<u64> = me
+            .words
+            .iter()
+            .copied()
+            .filter(|w| *w != tool.name_hash)
+            .collect();
         if mine.len() < 2 {
             continue;
         }
-        let equal = norm == tool.whole || tool.sentences.contains(&norm);
-        let similar = || {
-            std::iter::once(&tool.whole_words)
-                .chain(tool.sentence_words.iter())
-                .any(|d| dice(&mine, d) >= threshold)
-        };
-        let names_it = || {
-            norm.split(' ').any(|w| w == tool.norm_name)
-                && tool
-                    .sentence_words
-                    .iter()
-                    .any(|d| containment(&mine, d) >= threshold)
-        };
-        if equal || similar() || names_it() {
+        if me.text == tool.whole.text {
+            return Some(&tool.name);
+        }
+        let shared = common(&mine, &tool.whole.words);
+        // Dice >= t with a sentence sharing c words needs 2c >= t(|m| + c),
+        // so c >= t|m|/(2 - t); the containment test needs more. A sentence
+        // shares no more than the whole description does.
+        if (shared as f64) < threshold / (2.0 - threshold) * mine.len() as f64 {
+            continue;
+        }
+        if 2.0 * shared as f64 >= threshold * (mine.len() + tool.whole.words.len()) as f64 {
+            return Some(&tool.name);
+        }
+        let matched = tool.sentences().iter().any(|d| {
+            d.text == me.text
+                || dice(&mine, &d.words) >= threshold
+                || (names_it && containment(&mine, &d.words) >= threshold)
+        });
+        if matched {
             return Some(&tool.name);
         }
     }
@@ -267,7 +393,7 @@ pub(crate) fn priority(unit: &Unit, text: &str, tool_names: &[String]) -> Priori
         UnitKind::ListItem | UnitKind::Sentence => {}
     }
     let norm = normalize(text);
-    if !constraint_words(&norm).is_empty() {
+    if scan(text, 0).mask != 0 {
         return Priority::Constraint;
     }
     let names_server = norm.contains("this server") || norm.contains("this mcp server");
@@ -298,13 +424,13 @@ mod tests {
         assert_eq!(normalize("It's read‑only."), "it's read only");
     }
 
-    fn tools() -> Vec<ToolText> {
+    fn tools() -> Vec<Arc<ToolText>> {
         vec![
-            ToolText::new("list_periods", "List billing periods."),
-            ToolText::new(
+            Arc::new(ToolText::new("list_periods", "List billing periods.")),
+            Arc::new(ToolText::new(
                 "convert_currency",
                 "Convert an amount between two ISO 4217 currencies using the latest cached exchange rate.",
-            ),
+            )),
         ]
     }
 

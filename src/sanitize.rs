@@ -101,6 +101,17 @@ fn common_indent<'a>(lines: impl Iterator<Item = &'a str>) -> &'a str {
 /// whitespace becomes one space, and the result is cut to
 /// [`MAX_LINE_CHARS`] characters (with `…`).
 pub(crate) fn line(raw: &str) -> String {
+    // Most names are already one clean line: skip the work.
+    let clean = raw.len() <= MAX_LINE_CHARS
+        && !raw.starts_with(' ')
+        && !raw.ends_with(' ')
+        && !raw.contains("  ")
+        && raw
+            .chars()
+            .all(|c| !is_dropped(c) && (c == ' ' || !c.is_whitespace()));
+    if clean {
+        return raw.to_string();
+    }
     let cleaned = text(raw);
     let mut out = String::with_capacity(cleaned.len());
     for (n, word) in cleaned.split_whitespace().enumerate() {
