@@ -204,6 +204,10 @@ fn containment(a: &[u64], b: &[u64]) -> f64 {
 }
 
 fn common(a: &[u64], b: &[u64]) -> usize {
+    // A short set against a long one: look each word up instead of merging.
+    if b.len() > 8 * a.len() {
+        return a.iter().filter(|w| b.binary_search(w).is_ok()).count();
+    }
     let (mut i, mut j, mut n) = (0, 0, 0);
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {
@@ -335,19 +339,25 @@ fn sentence_restates<'t>(
             continue;
         }
         let names_it = me.words.binary_search(&tool.name_hash).is_ok();
-        let mine: Vec<u64> = me
-            .words
-            .iter()
-            .copied()
-            .filter(|w| *w != tool.name_hash)
-            .collect();
+        let without_name;
+        let mine: &[u64] = if names_it {
+            without_name = me
+                .words
+                .iter()
+                .copied()
+                .filter(|w| *w != tool.name_hash)
+                .collect::<Vec<u64>>();
+            &without_name
+        } else {
+            &me.words
+        };
         if mine.len() < 2 {
             continue;
         }
         if me.text == tool.whole.text {
             return Some(&tool.name);
         }
-        let shared = common(&mine, &tool.whole.words);
+        let shared = common(mine, &tool.whole.words);
         // Dice >= t with a sentence sharing c words needs 2c >= t(|m| + c),
         // so c >= t|m|/(2 - t); the containment test needs more. A sentence
         // shares no more than the whole description does.
@@ -359,8 +369,8 @@ fn sentence_restates<'t>(
         }
         let matched = tool.sentences().iter().any(|d| {
             d.text == me.text
-                || dice(&mine, &d.words) >= threshold
-                || (names_it && containment(&mine, &d.words) >= threshold)
+                || dice(mine, &d.words) >= threshold
+                || (names_it && containment(mine, &d.words) >= threshold)
         });
         if matched {
             return Some(&tool.name);
