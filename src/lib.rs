@@ -250,4 +250,4 @@ pub use error::{Error, ErrorKind, Result, RpcError};
 pub use model::{CacheHints, Era, Instructions, ServerInfo, ServerSnapshot, Tool, ToolAnnotations};
 pub use template::Template;
 pub use tokens::{Encoding, Tiktoken, TokenCounter};
-pub use wire::Capture;
+pub use wire::{Capture, SNAPSHOT_FORMAT_VERSION, SnapshotFile, load_server_file};

@@ -343,3 +343,74 @@ impl Capture {
         Ok(snapshot)
     }
 }
+
+/// The version of the snapshot file format written by [`SnapshotFile::to_json`].
+pub const SNAPSHOT_FORMAT_VERSION: u32 = 1;
+
+/// A snapshot file: one server's [`ServerSnapshot`] as JSON, so previews and
+/// tests can run offline.
+///
+/// Format (version 1): `{"mcp_preamble_snapshot": 1, "captured_ms": <unix
+/// ms>, "snapshot": <ServerSnapshot>}`, where the snapshot has `alias`,
+/// `server_info` (`name`, `version`, `title`), `instructions` (`{"state":
+/// "absent"}`, or `"blank"`/`"present"` with `"raw"`), `tools` (as in
+/// `tools/list`), `era` (`"legacy"`/`"modern"`), `protocol_version`, and,
+/// when known, `cache` and `tools_cache` (`ttlMs`, `cacheScope`) and
+/// `tools_error` (`method`, `code`, `message`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SnapshotFile {
+    /// The format version.
+    #[serde(rename = "mcp_preamble_snapshot")]
+    pub version: u32,
+    /// When the snapshot was taken, in milliseconds since the Unix epoch.
+    pub captured_ms: u64,
+    /// The server.
+    pub snapshot: ServerSnapshot,
+}
+
+impl SnapshotFile {
+    /// A file for `snapshot` taken at `captured_ms`.
+    pub fn new(snapshot: ServerSnapshot, captured_ms: u64) -> SnapshotFile {
+        SnapshotFile {
+            version: SNAPSHOT_FORMAT_VERSION,
+            captured_ms,
+            snapshot,
+        }
+    }
+
+    /// Pretty JSON.
+    pub fn to_json(&self) -> String {
+        // Plain data: serializing cannot fail.
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// Parses a snapshot file; a newer format version is an error.
+    pub fn from_json(text: &str) -> Result<SnapshotFile> {
+        let value = parse_json(text, "snapshot file")?;
+        let version = value
+            .get("mcp_preamble_snapshot")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| invalid("not a snapshot file (no mcp_preamble_snapshot version)"))?;
+        if version > u64::from(SNAPSHOT_FORMAT_VERSION) {
+            return Err(invalid(format!(
+                "snapshot file format {version} is newer than this version reads ({SNAPSHOT_FORMAT_VERSION})"
+            )));
+        }
+        serde_json::from_value(value)
+            .map_err(|e| invalid(format!("snapshot file: {e}")).with_source(e))
+    }
+}
+
+/// Loads a server from a file: a capture (the `tests/corpus/` format) or a
+/// [`SnapshotFile`], told apart by their keys.
+pub fn load_server_file(path: impl AsRef<Path>) -> Result<ServerSnapshot> {
+    let path = path.as_ref();
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Error::new(ErrorKind::Io, format!("{}: {}", path.display(), e)).with_source(e)
+    })?;
+    if text.contains("\"mcp_preamble_snapshot\"") {
+        Ok(SnapshotFile::from_json(&text)?.snapshot)
+    } else {
+        Capture::from_json(&text)?.snapshot()
+    }
+}

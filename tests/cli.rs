@@ -1,0 +1,331 @@
+//! The `mcp-preamble` binary against real configs and live SDK servers.
+#![cfg(feature = "cli")]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+fn servers_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/servers")
+}
+
+fn ensure_npm() {
+    static READY: OnceLock<()> = OnceLock::new();
+    READY.get_or_init(|| {
+        let dir = servers_dir();
+        if dir
+            .join("node_modules/@modelcontextprotocol/server")
+            .is_dir()
+        {
+            return;
+        }
+        let out = Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund"])
+            .current_dir(&dir)
+            .output()
+            .expect("npm is needed for the live tests (install Node.js)");
+        assert!(
+            out.status.success(),
+            "npm ci failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    });
+}
+
+/// A scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("mcp-preamble-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn node_entry(script: &str, env: &str) -> String {
+    let path = servers_dir().join(script);
+    format!(
+        r#"{{"command": "node", "args": [{:?}], "env": {{{env}}}}}"#,
+        path.display().to_string()
+    )
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+#[test]
+fn preview_of_healthy_broken_and_slow_servers() {
+    ensure_npm();
+    let dir = scratch("mixed");
+    let config = write(
+        &dir,
+        "mcp.json",
+        &format!(
+            r#"{{"mcpServers": {{"invoice": {}, "dies": {}, "slow": {}, "missing": {{"command": "no-such-program-xyz"}}}}}}"#,
+            node_entry("invoice.mjs", ""),
+            node_entry("exit-during-handshake.mjs", ""),
+            node_entry("never-answers.mjs", r#""IGNORE_EOF": "1""#),
+        ),
+    );
+    let out = run(&["preview", "--config", &config, "--timeout", "3"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("### invoice\n\nAlways call list_periods before get_invoice."),
+        "{text}"
+    );
+    assert!(text.contains("stderr: fatal: config missing"), "{text}");
+    assert!(
+        text.contains("slow                     timed out: no complete answer within 3000 ms"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "missing                  cannot connect: cannot start \"no-such-program-xyz\""
+        ),
+        "{text}"
+    );
+
+    let out = run(&["preview", "--config", &config, "--timeout", "3", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let conns = v["connections"].as_array().unwrap();
+    assert_eq!(conns.len(), 4);
+    let by = |a: &str| conns.iter().find(|c| c["alias"] == a).unwrap();
+    assert_eq!(by("invoice")["ok"], true);
+    assert_eq!(by("invoice")["source"], "live");
+    assert_eq!(by("dies")["ok"], false);
+    assert!(
+        by("dies")["stderr"]
+            .as_str()
+            .unwrap()
+            .contains("fatal: config missing")
+    );
+    assert!(
+        by("slow")["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("timed out")
+    );
+    let servers = v["assembly"]["servers"].as_array().unwrap();
+    assert_eq!(servers.len(), 1);
+    assert_eq!(servers[0]["era"], "modern");
+}
+
+#[test]
+fn check_fails_only_when_trimming_was_needed() {
+    ensure_npm();
+    let dir = scratch("check");
+    let config = write(
+        &dir,
+        "mcp.json",
+        &format!(
+            r#"{{"servers": {{"invoice": {}}}}}"#,
+            node_entry("invoice.mjs", "")
+        ),
+    );
+    assert_eq!(
+        run(&["preview", "--config", &config, "--check"])
+            .status
+            .code(),
+        Some(0)
+    );
+    let out = run(&["preview", "--config", &config, "--check", "--budget", "25"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+}
+
+#[test]
+fn handshake_modes_reach_the_table() {
+    ensure_npm();
+    let dir = scratch("modes");
+    let config = write(
+        &dir,
+        "mcp.json",
+        &format!(
+            r#"{{"mcpServers": {{"invoice": {}}}}}"#,
+            node_entry("invoice.mjs", "")
+        ),
+    );
+    for (mode, shown) in [
+        ("legacy", "legacy/2025-11-25"),
+        ("auto", "modern/2026-07-28"),
+        ("2026-07-28", "modern/2026-07-28"),
+    ] {
+        let out = run(&["preview", "--config", &config, "--handshake", mode]);
+        assert_eq!(out.status.code(), Some(0), "{mode}: {}", stderr(&out));
+        assert!(stdout(&out).contains(shown), "{mode}: {}", stdout(&out));
+    }
+    let out = run(&["preview", "--config", &config, "--handshake", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("handshake \"nope\""),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn snapshot_files_preview_like_the_live_servers() {
+    ensure_npm();
+    let dir = scratch("snapshot");
+    let config = write(
+        &dir,
+        "mcp.json",
+        &format!(
+            r#"{{"mcpServers": {{"invoice": {}, "ws": {}}}}}"#,
+            node_entry("invoice.mjs", ""),
+            node_entry("whitespace.mjs", "")
+        ),
+    );
+    let out_dir = dir.join("snaps");
+    let out = run(&[
+        "snapshot",
+        "--config",
+        &config,
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let file = std::fs::read_to_string(out_dir.join("invoice.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&file).unwrap();
+    assert_eq!(v["mcp_preamble_snapshot"], 1);
+    assert_eq!(v["snapshot"]["instructions"]["state"], "present");
+    assert_eq!(v["snapshot"]["era"], "modern");
+    let ws: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("ws.json")).unwrap()).unwrap();
+    assert_eq!(
+        ws["snapshot"]["instructions"],
+        serde_json::json!({"state": "blank", "raw": "   "})
+    );
+
+    let live = run(&["preview", "--config", &config]);
+    let offline = run(&[
+        "preview",
+        out_dir.join("invoice.json").to_str().unwrap(),
+        out_dir.join("ws.json").to_str().unwrap(),
+    ]);
+    let section = |o: &Output| stdout(o).split("\n\nserver ").next().unwrap().to_string();
+    assert_eq!(section(&live), section(&offline));
+}
+
+#[test]
+fn bad_configs_name_file_alias_and_field() {
+    let dir = scratch("bad");
+    let config = write(
+        &dir,
+        "bad.json",
+        r#"{"mcpServers": {"x": {"command": "a", "args": "b"}}}"#,
+    );
+    let out = run(&["preview", "--config", &config]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out).trim(),
+        format!(
+            "mcp-preamble: invalid configuration: {config}: server \"x\": \"args\" must be an array of strings"
+        )
+    );
+    let out = run(&[
+        "preview",
+        "--config",
+        &dir.join("none.json").display().to_string(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("cannot read file"));
+}
+
+fn spawns(log: &Path) -> usize {
+    std::fs::read_to_string(log).map_or(0, |s| s.lines().count())
+}
+
+#[test]
+fn the_ttl_cache_reuses_fresh_discover_results() {
+    ensure_npm();
+    let dir = scratch("cache");
+    let log = dir.join("spawns.log");
+    let cache = dir.join("cache");
+    let entry = |ttl: &str| {
+        node_entry(
+            "count-spawns.mjs",
+            &format!(
+                r#""SPAWN_LOG": {:?}, "TTL_MS": "{ttl}""#,
+                log.display().to_string()
+            ),
+        )
+    };
+    let args = |config: &str| {
+        vec![
+            "preview".to_string(),
+            "--config".into(),
+            config.to_string(),
+            "--cache-dir".into(),
+            cache.display().to_string(),
+            "--json".into(),
+        ]
+    };
+    let source = |o: &Output| {
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["connections"][0]["source"].as_str().unwrap().to_string()
+    };
+    let run_s = |a: Vec<String>| run(&a.iter().map(String::as_str).collect::<Vec<_>>());
+
+    // A positive ttlMs: the second preview does not start the server.
+    let fresh = write(
+        &dir,
+        "fresh.json",
+        &format!(r#"{{"mcpServers": {{"c": {}}}}}"#, entry("60000")),
+    );
+    let first = run_s(args(&fresh));
+    assert_eq!(source(&first), "live", "{}", stderr(&first));
+    let after_first = spawns(&log);
+    assert!(after_first >= 1);
+    let second = run_s(args(&fresh));
+    assert_eq!(source(&second), "cache");
+    assert_eq!(
+        spawns(&log),
+        after_first,
+        "a fresh entry must not spawn the server"
+    );
+    assert_eq!(
+        stdout(&first).contains("Version one."),
+        stdout(&second).contains("Version one.")
+    );
+
+    // ttlMs 0: never stored, every preview connects.
+    let zero = write(
+        &dir,
+        "zero.json",
+        &format!(r#"{{"mcpServers": {{"c": {}}}}}"#, entry("0")),
+    );
+    let before = spawns(&log);
+    assert_eq!(source(&run_s(args(&zero))), "live");
+    assert_eq!(source(&run_s(args(&zero))), "live");
+    assert!(spawns(&log) >= before + 2);
+
+    // A short ttlMs expires: the next preview reconnects.
+    let short = write(
+        &dir,
+        "short.json",
+        &format!(r#"{{"mcpServers": {{"c": {}}}}}"#, entry("300")),
+    );
+    assert_eq!(source(&run_s(args(&short))), "live");
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    let before = spawns(&log);
+    assert_eq!(source(&run_s(args(&short))), "live");
+    assert!(spawns(&log) > before);
+}
