@@ -224,9 +224,21 @@
 //! The same inputs give byte-identical output. Servers are sorted by
 //! displayed name (then by content) unless [`Order::Insertion`] is set.
 //!
+//! ## Live servers
+//!
+//! With the `rmcp` feature, `connect::snapshot_of` turns a connected
+//! [rmcp](https://docs.rs/rmcp) client into a [`ServerSnapshot`] (era,
+//! version, instructions, every tools page, and the discover result's cache
+//! hints), and `connect::connect` starts a configured server (see
+//! [`McpConfig`]) in the handshake you choose, within a timeout.
+//! [`SnapshotFile`] stores a snapshot as versioned JSON for offline use.
+//!
 //! ## Feature flags
 //!
-//! None yet: the crate has no optional features.
+//! - `rmcp`: the `connect` module (rmcp client, tokio).
+//! - `cli`: the `mcp-preamble` binary (`preview`, `snapshot`); implies `rmcp`.
+//!
+//! Without features the crate is synchronous and needs no runtime.
 
 #![deny(missing_docs)]
 
