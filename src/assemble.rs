@@ -250,50 +250,90 @@ impl Assembler {
     /// is reported in its [`ServerReport::diagnostics`]. When no server has a
     /// block the section is empty (no heading either).
     pub fn assemble(&self, servers: &[ServerSnapshot]) -> Result<Assembly> {
-        let mut prepared: Vec<Prepared> = servers
-            .iter()
-            .enumerate()
-            .map(|(i, s)| Prepared::new(i, s, self))
-            .collect();
+        let refs: Vec<&ServerSnapshot> = servers.iter().collect();
+        self.assemble_with(&refs, None)
+    }
+
+    /// Assembles, reusing per-server work from `memo` for servers whose key
+    /// (given by the caller, who knows what changed) was seen before.
+    pub(crate) fn assemble_with(
+        &self,
+        servers: &[&ServerSnapshot],
+        mut memo: Option<(&[u64], &mut Memo)>,
+    ) -> Result<Assembly> {
+        // Order and names first: both depend on every server.
+        let mut order: Vec<usize> = (0..servers.len()).collect();
+        let names: Vec<String> = servers.iter().map(|s| s.display_name()).collect();
         if self.order == Order::Name {
-            prepared.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+            let key = |i: usize| {
+                let s = servers[i];
+                (
+                    &names[i],
+                    &s.server_info.name,
+                    &s.server_info.version,
+                    s.instructions.raw(),
+                    s.tools.len(),
+                    i,
+                )
+            };
+            order.sort_by(|a, b| key(*a).cmp(&key(*b)));
         }
-        disambiguate_names(&mut prepared);
+        let shown = disambiguate(order.iter().map(|i| names[*i].as_str()));
+
         let mut session = self.template.session(0)?;
         let mut measure = |view: &ServerView| -> Result<(String, usize)> {
             let block = session.block(view)?;
             let n = self.counter.count(&block);
             Ok((block, n))
         };
+        if let Some((_, m)) = memo.as_mut() {
+            m.generation += 1;
+        }
 
-        // Which servers get a block at all, and their untrimmed size.
-        for p in prepared.iter_mut() {
-            if p.excluded {
+        // Stage A, per server: sanitize, policy, untrimmed size, de-duplication within the server.
+        let mut prepared: Vec<Prepared> = Vec::with_capacity(order.len());
+        for (pos, &i) in order.iter().enumerate() {
+            let (name, renamed_from) = &shown[pos];
+            let key = memo.as_ref().map(|(keys, _)| (keys[i], name.clone()));
+            if let (Some(k), Some((_, m))) = (&key, memo.as_mut())
+                && let Some(hit) = m.stage_a.get_mut(k)
+            {
+                hit.0 = m.generation;
+                prepared.push(hit.1.clone());
                 continue;
             }
-            let has_text = p.view.instructions.is_some();
-            let has_tools = !p.view.tools.is_empty();
-            if has_text || (has_tools && self.list_tool_only_servers) {
-                p.candidate = true;
+            let mut p = Prepared::new(servers[i], name, renamed_from.as_deref(), self);
+            if p.candidate {
                 let first = measure(&p.view)?;
                 p.report.tokens_before = first.1;
                 p.untrimmed = Some(first);
-            } else if has_tools {
-                p.report.diagnostics.push(
-                    "omitted: no instructions, and servers with only tools are not listed".into(),
-                );
-            } else {
-                p.report
-                    .diagnostics
-                    .push("omitted: no instructions and no tools".into());
+                if self.dedup {
+                    p.dedup_within(servers[i], self.similarity, &self.tool_texts);
+                }
             }
+            if let (Some(k), Some((_, m))) = (key, memo.as_mut()) {
+                let generation = m.generation;
+                m.stage_a.insert(k, (generation, p.clone()));
+            }
+            prepared.push(p);
         }
 
-        // (a) de-duplication: within each server, then across servers.
+        // (a) across servers: instructions identical to an earlier server's.
         if self.dedup {
-            let mut seen: HashMap<String, String> = HashMap::new();
-            for p in prepared.iter_mut().filter(|p| p.candidate) {
-                p.dedup(self.similarity, &mut seen, &self.tool_texts);
+            let mut seen: HashMap<&str, String> = HashMap::new();
+            let mut twins = Vec::new();
+            for (k, p) in prepared.iter().enumerate() {
+                if let Some(whole) = p.whole.as_deref() {
+                    match seen.get(whole) {
+                        Some(first) => twins.push((k, first.clone())),
+                        None => {
+                            seen.insert(whole, p.view.name.clone());
+                        }
+                    }
+                }
+            }
+            for (k, first) in twins {
+                prepared[k].make_twin(first);
             }
         }
 
@@ -320,38 +360,59 @@ impl Assembler {
             }
         }
 
+        // Stages (b)-(d), per server: fit the block into its limit.
         let mut fitted: Vec<Option<(String, usize)>> = vec![None; prepared.len()];
-        for (i, p) in prepared.iter_mut().enumerate() {
-            if p.candidate {
-                fitted[i] = p.fit(limits[i], &mut measure)?;
+        for (k, p) in prepared.iter_mut().enumerate() {
+            if !p.candidate {
+                continue;
+            }
+            let key = memo.as_ref().map(|(keys, _)| {
+                (keys[order[k]], p.view.name.clone(), p.twin_of.clone(), limits[k])
+            });
+            if let (Some(key), Some((_, m))) = (&key, memo.as_mut())
+                && let Some(hit) = m.stage_b.get_mut(key)
+            {
+                hit.0 = m.generation;
+                *p = hit.1.clone();
+                fitted[k] = hit.2.clone();
+                continue;
+            }
+            fitted[k] = p.fit(limits[k], &mut measure)?;
+            if let (Some(key), Some((_, m))) = (key, memo.as_mut()) {
+                let generation = m.generation;
+                m.stage_b.insert(key, (generation, p.clone(), fitted[k].clone()));
             }
         }
-        let mut layout = self.layout(&prepared, &fitted)?;
+        let mut layout = self.layout(&fitted)?;
         if let Some(total) = self.total_budget {
             // Token merges where blocks meet the body can cost a token or two:
             // shrink the largest block until the whole section fits.
-            while self.counter.count(&layout.0) > total {
-                let over = self.counter.count(&layout.0) - total;
-                let Some(i) = (0..fitted.len())
-                    .filter(|i| fitted[*i].is_some())
-                    .max_by_key(|i| (fitted[*i].as_ref().map_or(0, |f| f.1), *i))
+            while self.count_section(&layout) > total {
+                let over = self.count_section(&layout) - total;
+                let Some(k) = (0..fitted.len())
+                    .filter(|k| fitted[*k].is_some())
+                    .max_by_key(|k| (fitted[*k].as_ref().map_or(0, |f| f.1), *k))
                 else {
                     break;
                 };
-                let current = fitted[i].as_ref().map_or(0, |f| f.1);
-                limits[i] = Some(current.saturating_sub(over.max(1)));
-                prepared[i].reset_fit();
-                fitted[i] = prepared[i].fit(limits[i], &mut measure)?;
-                layout = self.layout(&prepared, &fitted)?;
+                let current = fitted[k].as_ref().map_or(0, |f| f.1);
+                limits[k] = Some(current.saturating_sub(over.max(1)));
+                prepared[k].reset_fit();
+                fitted[k] = prepared[k].fit(limits[k], &mut measure)?;
+                layout = self.layout(&fitted)?;
             }
         }
+        if let Some((_, m)) = memo.as_mut() {
+            m.evict();
+        }
 
-        let (text, spans) = layout;
+        let total_tokens = self.count_section(&layout);
+        let Layout { text, spans, .. } = layout;
         let mut reports = Vec::with_capacity(prepared.len());
-        for (i, p) in prepared.into_iter().enumerate() {
+        for (k, p) in prepared.into_iter().enumerate() {
             let mut report = p.report;
-            report.budget = limits[i];
-            if let (Some((block, n)), Some(span)) = (fitted[i].take(), spans[i]) {
+            report.budget = limits[k];
+            if let (Some((block, n)), Some(span)) = (fitted[k].take(), spans[k]) {
                 report.included = true;
                 report.text = block;
                 report.tokens = n;
@@ -359,7 +420,13 @@ impl Assembler {
             }
             reports.push(report);
         }
-        Ok(self.finish(text, reports))
+        Ok(Assembly {
+            encoding: self.counter.name().to_string(),
+            template: self.template.name().to_string(),
+            total_tokens,
+            text,
+            servers: reports,
+        })
     }
 
     /// Tokens of the section around `count` blocks.
@@ -371,48 +438,97 @@ impl Assembler {
         Ok(self.counter.count(&session.body_parts(count)?.concat()))
     }
 
-    /// The section text and each server's span in it.
-    fn layout(
-        &self,
-        prepared: &[Prepared<'_>],
-        fitted: &[Option<(String, usize)>],
-    ) -> Result<Layout> {
-        let mut spans = vec![None; prepared.len()];
+    /// The section text, each server's span in it, and where its pieces start.
+    fn layout(&self, fitted: &[Option<(String, usize)>]) -> Result<Layout> {
+        let mut spans = vec![None; fitted.len()];
         let blocks: Vec<(usize, &str)> = fitted
             .iter()
             .enumerate()
             .filter_map(|(i, f)| f.as_ref().map(|(b, _)| (i, b.as_str())))
             .collect();
         let mut text = String::new();
+        let mut starts = Vec::new();
         if blocks.is_empty() {
-            return Ok((text, spans));
+            return Ok(Layout { text, spans, starts });
         }
         let session = self.template.session(blocks.len())?;
         let parts = session.body_parts(blocks.len())?;
         for (k, part) in parts.iter().enumerate() {
+            starts.push(text.len());
             text.push_str(part);
             if let Some((i, block)) = blocks.get(k) {
                 let start = text.len();
+                starts.push(start);
                 text.push_str(block);
                 spans[*i] = Some((start, text.len()));
             }
         }
-        Ok((text, spans))
+        Ok(Layout { text, spans, starts })
     }
 
-    fn finish(&self, text: String, servers: Vec<ServerReport>) -> Assembly {
-        Assembly {
-            encoding: self.counter.name().to_string(),
-            template: self.template.name().to_string(),
-            total_tokens: self.counter.count(&text),
-            text,
-            servers,
+    /// Tokens of the section. When the counter splits after newlines (see
+    /// [`TokenCounter::splits_after_newline`]), the section is counted piece
+    /// by piece at the block and body starts that follow a newline, so
+    /// unchanged pieces come from the memo; otherwise it is counted whole.
+    fn count_section(&self, layout: &Layout) -> usize {
+        let text = &layout.text;
+        if !self.counter.splits_after_newline() {
+            return self.counter.count(text);
         }
+        let bytes = text.as_bytes();
+        let mut cuts: Vec<usize> = layout
+            .starts
+            .iter()
+            .copied()
+            .filter(|&p| {
+                p > 0
+                    && p < bytes.len()
+                    && bytes[p - 1] == b'\n'
+                    && !bytes[p].is_ascii_whitespace()
+                    && bytes[p] != b'/'
+            })
+            .collect();
+        cuts.dedup();
+        let mut total = 0;
+        let mut from = 0;
+        for cut in cuts.into_iter().chain(std::iter::once(text.len())) {
+            if cut > from {
+                total += self.counter.count(&text[from..cut]);
+                from = cut;
+            }
+        }
+        total
     }
 }
 
-/// The section text and each server's byte span in it.
-type Layout = (String, Vec<Option<(usize, usize)>>);
+/// The section text, each server's byte span in it, and the start of every
+/// body part and block.
+struct Layout {
+    text: String,
+    spans: Vec<Option<(usize, usize)>>,
+    starts: Vec<usize>,
+}
+
+/// Per-server work kept between assemblies, keyed by the caller's version
+/// key of each server (see [`Assembler::assemble_with`]).
+#[derive(Clone, Default)]
+pub(crate) struct Memo {
+    generation: u64,
+    /// (key, shown name) -> the server after stage A.
+    stage_a: HashMap<(u64, String), (u64, Prepared)>,
+    /// (key, shown name, twin of, limit) -> the server after fitting, and its block.
+    #[allow(clippy::type_complexity)]
+    stage_b: HashMap<(u64, String, Option<String>, Option<usize>), (u64, Prepared, Option<(String, usize)>)>,
+}
+
+impl Memo {
+    /// Drops what the last assembly did not use.
+    fn evict(&mut self) {
+        let g = self.generation;
+        self.stage_a.retain(|_, v| v.0 == g);
+        self.stage_b.retain(|_, v| v.0 == g);
+    }
+}
 
 /// A tool as the template sees it.
 #[derive(Debug, Clone, Serialize)]
@@ -439,9 +555,8 @@ pub(crate) struct ServerView {
 }
 
 /// One server on its way through the stages.
-struct Prepared<'a> {
-    index: usize,
-    source: &'a ServerSnapshot,
+#[derive(Clone)]
+struct Prepared {
     /// The server as it will be rendered, updated by each stage.
     view: ServerView,
     /// The view after de-duplication, before any budget trimming.
@@ -454,19 +569,26 @@ struct Prepared<'a> {
     replaced: bool,
     /// The untrimmed block and its tokens, reused when nothing was removed.
     untrimmed: Option<(String, usize)>,
-    excluded: bool,
+    /// The normalized instructions, to find servers with the same ones.
+    whole: Option<String>,
+    /// The earlier server whose instructions these repeat.
+    twin_of: Option<String>,
     candidate: bool,
     budget: Option<usize>,
     weight: u64,
     report: ServerReport,
 }
 
-impl<'a> Prepared<'a> {
-    fn new(index: usize, s: &'a ServerSnapshot, config: &Assembler) -> Prepared<'a> {
+impl Prepared {
+    fn new(s: &ServerSnapshot, name: &str, renamed_from: Option<&str>, config: &Assembler) -> Prepared {
         let mut diagnostics = Vec::new();
         let mut removed = Vec::new();
-        let name = s.display_name();
-        let policy = config.policies.get(&name);
+        if let Some(original) = renamed_from {
+            diagnostics.push(format!(
+                "another server has the name {original:?}; shown as {name:?}"
+            ));
+        }
+        let policy = config.policies.get(renamed_from.unwrap_or(name));
         let mut policy_notes = Vec::new();
         let mut instructions = match &s.instructions {
             Instructions::Present(raw) => Some(sanitize::text(raw)).filter(|t| !t.is_empty()),
@@ -505,36 +627,50 @@ impl<'a> Prepared<'a> {
                 sanitize::line(&err.message)
             ));
         }
-        let tools = s
-            .tools
-            .iter()
-            .filter_map(|t| {
-                let name = sanitize::line(&t.name);
-                if name.is_empty() {
-                    return None;
-                }
-                Some(ToolView {
-                    name,
-                    title: t.title.as_deref().map(sanitize::line),
-                    description: if config.tool_descriptions {
-                        t.description
-                            .as_deref()
-                            .map(sanitize::text)
-                            .filter(|d| !d.is_empty())
-                    } else {
-                        None
-                    },
+        let tools = if excluded {
+            Vec::new()
+        } else {
+            s.tools
+                .iter()
+                .filter_map(|t| {
+                    let name = sanitize::line(&t.name);
+                    if name.is_empty() {
+                        return None;
+                    }
+                    Some(ToolView {
+                        name,
+                        title: t.title.as_deref().map(sanitize::line),
+                        description: if config.tool_descriptions {
+                            t.description
+                                .as_deref()
+                                .map(sanitize::text)
+                                .filter(|d| !d.is_empty())
+                        } else {
+                            None
+                        },
+                    })
                 })
-            })
-            .collect::<Vec<_>>();
-        if tools.len() < s.tools.len() {
+                .collect::<Vec<_>>()
+        };
+        let named = s.tools.iter().filter(|t| !sanitize::line(&t.name).is_empty()).count();
+        if named < s.tools.len() {
             diagnostics.push(format!(
                 "{} tool(s) with an empty name not listed",
-                s.tools.len() - tools.len()
+                s.tools.len() - named
             ));
         }
+        let has_text = instructions.is_some();
+        let has_tools = !tools.is_empty();
+        let candidate = !excluded && (has_text || (has_tools && config.list_tool_only_servers));
+        if !excluded && !candidate {
+            diagnostics.push(if has_tools {
+                "omitted: no instructions, and servers with only tools are not listed".into()
+            } else {
+                "omitted: no instructions and no tools".into()
+            });
+        }
         let view = ServerView {
-            name: name.clone(),
+            name: name.to_string(),
             alias: s.alias.as_deref().map(sanitize::line),
             server_name: sanitize::line(&s.server_info.name),
             title: s.server_info.title.as_deref().map(sanitize::line),
@@ -554,7 +690,7 @@ impl<'a> Prepared<'a> {
             era: view.era,
             protocol_version: view.protocol_version.clone(),
             instructions: s.instructions.state(),
-            tools: view.tools.len(),
+            tools: s.tools.len(),
             policy: (!policy_notes.is_empty()).then(|| policy_notes.join("; ")),
             included: false,
             text: String::new(),
@@ -566,37 +702,30 @@ impl<'a> Prepared<'a> {
             truncated: false,
             diagnostics,
         };
+        let budget_key = renamed_from.unwrap_or(name);
         Prepared {
-            index,
-            source: s,
             view,
             deduped: None,
             trim: None,
             dedup_removed: Vec::new(),
             replaced,
             untrimmed: None,
-            excluded,
-            candidate: false,
-            budget: config.server_budgets.get(&name).copied().or(config.budget),
+            whole: None,
+            twin_of: None,
+            candidate,
+            budget: config
+                .server_budgets
+                .get(budget_key)
+                .copied()
+                .or(config.budget),
             weight: policy.map_or(1000, Policy::weight_millis),
             report,
         }
     }
 
-    fn sort_key(&self) -> (&str, &str, &str, Option<&str>, usize, usize) {
-        (
-            &self.view.name,
-            &self.source.server_info.name,
-            &self.source.server_info.version,
-            self.source.instructions.raw(),
-            self.source.tools.len(),
-            self.index,
-        )
-    }
-
-    /// Stage (a): drops units that restate a tool description or repeat an
-    /// earlier unit, and instructions identical to an earlier server's.
-    fn dedup(&mut self, threshold: f64, seen: &mut HashMap<String, String>, cache: &ToolTextCache) {
+    /// Stage (a) within the server: drops units that restate one of its tool
+    /// descriptions or repeat an earlier unit.
+    fn dedup_within(&mut self, source: &ServerSnapshot, threshold: f64, cache: &ToolTextCache) {
         let Some(text) = self.view.instructions.clone() else {
             return;
         };
@@ -604,23 +733,9 @@ impl<'a> Prepared<'a> {
             self.trim = Some(self.trim_of(text));
             return;
         }
-        let whole = dedup::normalize(&text);
-        if let Some(first) = seen.get(&whole) {
-            self.dedup_removed.push(Removal {
-                text,
-                reason: "same_as_server",
-                tool: None,
-                server: Some(first.clone()),
-            });
-            self.view.instructions = None;
-            self.view.note = Some(format!("Same instructions as {first} above."));
-            return;
-        }
-        seen.insert(whole, self.view.name.clone());
-
+        self.whole = Some(dedup::normalize(&text)).filter(|w| !w.is_empty());
         let mut trim = self.trim_of(text);
-        let tools: Vec<_> = self
-            .source
+        let tools: Vec<_> = source
             .tools
             .iter()
             .filter_map(|t| Some(cache.get(&t.name, t.description.as_deref()?)))
@@ -659,6 +774,22 @@ impl<'a> Prepared<'a> {
         self.trim = Some(trim);
     }
 
+    /// Stage (a) across servers: the instructions equal `first`'s, which
+    /// come earlier in the section; show a reference instead.
+    fn make_twin(&mut self, first: String) {
+        let text = self.trim.as_ref().map(|t| t.text.clone()).unwrap_or_default();
+        self.dedup_removed = vec![Removal {
+            text,
+            reason: "same_as_server",
+            tool: None,
+            server: Some(first.clone()),
+        }];
+        self.view.instructions = None;
+        self.view.note = Some(format!("Same instructions as {first} above."));
+        self.trim = None;
+        self.twin_of = Some(first);
+    }
+
     fn trim_of(&self, text: String) -> Trim {
         let units = segment::units(&text);
         let names: Vec<String> = self
@@ -691,6 +822,7 @@ impl<'a> Prepared<'a> {
             .get_or_insert_with(|| self.view.clone())
             .clone();
         if self.trim.is_none()
+            && self.twin_of.is_none()
             && let Some(text) = base.instructions.clone()
         {
             self.trim = Some(self.trim_of(text));
@@ -734,22 +866,21 @@ fn policy_removal(text: String) -> Removal {
     }
 }
 
-/// Gives servers that would show the same name a suffix ` (2)`, ` (3)`, …
-fn disambiguate_names(prepared: &mut [Prepared<'_>]) {
-    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    for p in prepared.iter_mut() {
-        let n = seen.entry(p.view.name.clone()).or_insert(0);
-        *n += 1;
-        if *n > 1 {
-            let renamed = format!("{} ({})", p.view.name, n);
-            p.report.diagnostics.push(format!(
-                "another server has the name {:?}; shown as {:?}",
-                p.view.name, renamed
-            ));
-            p.report.name = renamed.clone();
-            p.view.name = renamed;
-        }
-    }
+/// The shown names, in section order: a name already taken gets a suffix
+/// ` (2)`, ` (3)`, … (with the original name kept beside it).
+fn disambiguate<'a>(names: impl Iterator<Item = &'a str>) -> Vec<(String, Option<String>)> {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    names
+        .map(|name| {
+            let n = seen.entry(name).or_insert(0);
+            *n += 1;
+            if *n > 1 {
+                (format!("{name} ({n})"), Some(name.to_string()))
+            } else {
+                (name.to_string(), None)
+            }
+        })
+        .collect()
 }
 
 /// One removal from a server's block.

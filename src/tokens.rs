@@ -16,6 +16,16 @@ pub trait TokenCounter: Send + Sync {
     fn name(&self) -> &str;
     /// The number of tokens of `text`.
     fn count(&self, text: &str) -> usize;
+
+    /// Whether no token ever spans a newline followed by a character other
+    /// than whitespace or `/`, so that text cut at such places counts the
+    /// same in pieces as whole. True for tiktoken's encodings (their
+    /// pre-tokenizer never joins a newline to a following word or symbol
+    /// other than `/`); it lets the assembler count an unchanged block of a
+    /// changed section from its memo. Default: `false` (count whole).
+    fn splits_after_newline(&self) -> bool {
+        false
+    }
 }
 
 /// A tiktoken encoding.
@@ -93,6 +103,10 @@ impl TokenCounter for Tiktoken {
     fn count(&self, text: &str) -> usize {
         self.bpe.count_ordinary(text)
     }
+
+    fn splits_after_newline(&self) -> bool {
+        true
+    }
 }
 
 /// Most distinct strings the memo keeps before it starts over.
@@ -115,6 +129,10 @@ impl Counter {
 
     pub(crate) fn name(&self) -> &str {
         self.inner.name()
+    }
+
+    pub(crate) fn splits_after_newline(&self) -> bool {
+        self.inner.splits_after_newline()
     }
 
     /// Counts `text`, from the memo when it was counted before.
