@@ -291,7 +291,8 @@ impl Assembler {
         }
 
         // Stage A, per server: sanitize, policy, untrimmed size, de-duplication within the server.
-        let mut prepared: Vec<Prepared> = Vec::with_capacity(order.len());
+        // Shared with the memo: cloned only when a later stage changes one.
+        let mut prepared: Vec<Arc<Prepared>> = Vec::with_capacity(order.len());
         for (pos, &i) in order.iter().enumerate() {
             let (name, renamed_from) = &shown[pos];
             let key = memo.as_ref().map(|(keys, _)| (keys[i], name.clone()));
@@ -313,9 +314,9 @@ impl Assembler {
             }
             if let (Some(k), Some((_, m))) = (key, memo.as_mut()) {
                 let generation = m.generation;
-                m.stage_a.insert(k, (generation, p.clone()));
+                m.stage_a.insert(k, (generation, Arc::new(p.clone())));
             }
-            prepared.push(p);
+            prepared.push(Arc::new(p));
         }
 
         // (a) across servers: instructions identical to an earlier server's.
@@ -333,7 +334,7 @@ impl Assembler {
                 }
             }
             for (k, first) in twins {
-                prepared[k].make_twin(first);
+                Arc::make_mut(&mut prepared[k]).make_twin(first);
             }
         }
 
@@ -367,7 +368,12 @@ impl Assembler {
                 continue;
             }
             let key = memo.as_ref().map(|(keys, _)| {
-                (keys[order[k]], p.view.name.clone(), p.twin_of.clone(), limits[k])
+                (
+                    keys[order[k]],
+                    p.view.name.clone(),
+                    p.twin_of.clone(),
+                    limits[k],
+                )
             });
             if let (Some(key), Some((_, m))) = (&key, memo.as_mut())
                 && let Some(hit) = m.stage_b.get_mut(key)
@@ -377,10 +383,11 @@ impl Assembler {
                 fitted[k] = hit.2.clone();
                 continue;
             }
-            fitted[k] = p.fit(limits[k], &mut measure)?;
+            fitted[k] = Arc::make_mut(p).fit(limits[k], &mut measure)?;
             if let (Some(key), Some((_, m))) = (key, memo.as_mut()) {
                 let generation = m.generation;
-                m.stage_b.insert(key, (generation, p.clone(), fitted[k].clone()));
+                m.stage_b
+                    .insert(key, (generation, p.clone(), fitted[k].clone()));
             }
         }
         let mut layout = self.layout(&fitted)?;
@@ -397,8 +404,9 @@ impl Assembler {
                 };
                 let current = fitted[k].as_ref().map_or(0, |f| f.1);
                 limits[k] = Some(current.saturating_sub(over.max(1)));
-                prepared[k].reset_fit();
-                fitted[k] = prepared[k].fit(limits[k], &mut measure)?;
+                let p = Arc::make_mut(&mut prepared[k]);
+                p.reset_fit();
+                fitted[k] = p.fit(limits[k], &mut measure)?;
                 layout = self.layout(&fitted)?;
             }
         }
@@ -410,7 +418,7 @@ impl Assembler {
         let Layout { text, spans, .. } = layout;
         let mut reports = Vec::with_capacity(prepared.len());
         for (k, p) in prepared.into_iter().enumerate() {
-            let mut report = p.report;
+            let mut report = p.report.clone();
             report.budget = limits[k];
             if let (Some((block, n)), Some(span)) = (fitted[k].take(), spans[k]) {
                 report.included = true;
@@ -449,7 +457,11 @@ impl Assembler {
         let mut text = String::new();
         let mut starts = Vec::new();
         if blocks.is_empty() {
-            return Ok(Layout { text, spans, starts });
+            return Ok(Layout {
+                text,
+                spans,
+                starts,
+            });
         }
         let session = self.template.session(blocks.len())?;
         let parts = session.body_parts(blocks.len())?;
@@ -463,7 +475,11 @@ impl Assembler {
                 spans[*i] = Some((start, text.len()));
             }
         }
-        Ok(Layout { text, spans, starts })
+        Ok(Layout {
+            text,
+            spans,
+            starts,
+        })
     }
 
     /// Tokens of the section. When the counter splits after newlines (see
@@ -515,10 +531,13 @@ struct Layout {
 pub(crate) struct Memo {
     generation: u64,
     /// (key, shown name) -> the server after stage A.
-    stage_a: HashMap<(u64, String), (u64, Prepared)>,
+    stage_a: HashMap<(u64, String), (u64, Arc<Prepared>)>,
     /// (key, shown name, twin of, limit) -> the server after fitting, and its block.
     #[allow(clippy::type_complexity)]
-    stage_b: HashMap<(u64, String, Option<String>, Option<usize>), (u64, Prepared, Option<(String, usize)>)>,
+    stage_b: HashMap<
+        (u64, String, Option<String>, Option<usize>),
+        (u64, Arc<Prepared>, Option<(String, usize)>),
+    >,
 }
 
 impl Memo {
@@ -580,7 +599,12 @@ struct Prepared {
 }
 
 impl Prepared {
-    fn new(s: &ServerSnapshot, name: &str, renamed_from: Option<&str>, config: &Assembler) -> Prepared {
+    fn new(
+        s: &ServerSnapshot,
+        name: &str,
+        renamed_from: Option<&str>,
+        config: &Assembler,
+    ) -> Prepared {
         let mut diagnostics = Vec::new();
         let mut removed = Vec::new();
         if let Some(original) = renamed_from {
@@ -652,7 +676,11 @@ impl Prepared {
                 })
                 .collect::<Vec<_>>()
         };
-        let named = s.tools.iter().filter(|t| !sanitize::line(&t.name).is_empty()).count();
+        let named = s
+            .tools
+            .iter()
+            .filter(|t| !sanitize::line(&t.name).is_empty())
+            .count();
         if named < s.tools.len() {
             diagnostics.push(format!(
                 "{} tool(s) with an empty name not listed",
@@ -777,7 +805,11 @@ impl Prepared {
     /// Stage (a) across servers: the instructions equal `first`'s, which
     /// come earlier in the section; show a reference instead.
     fn make_twin(&mut self, first: String) {
-        let text = self.trim.as_ref().map(|t| t.text.clone()).unwrap_or_default();
+        let text = self
+            .trim
+            .as_ref()
+            .map(|t| t.text.clone())
+            .unwrap_or_default();
         self.dedup_removed = vec![Removal {
             text,
             reason: "same_as_server",
@@ -951,6 +983,17 @@ pub struct Assembly {
 }
 
 impl Assembly {
+    /// The empty section of `assembler` (no servers).
+    pub(crate) fn empty(assembler: &Assembler) -> Assembly {
+        Assembly {
+            encoding: assembler.counter.name().to_string(),
+            template: assembler.template.name().to_string(),
+            text: String::new(),
+            total_tokens: 0,
+            servers: Vec::new(),
+        }
+    }
+
     /// The section, ready to go into a system prompt.
     pub fn text(&self) -> &str {
         &self.text

@@ -235,7 +235,8 @@
 //!
 //! ## Feature flags
 //!
-//! - `rmcp`: the `connect` module (rmcp client, tokio).
+//! - `hub`: the `hub` module, a shared live section for agent loops (tokio).
+//! - `rmcp`: the `connect` module (rmcp client); implies `hub`.
 //! - `cli`: the `mcp-preamble` binary (`preview`, `snapshot`); implies `rmcp`.
 //!
 //! Without features the crate is synchronous and needs no runtime.
@@ -249,6 +250,8 @@ mod config;
 pub mod connect;
 mod dedup;
 mod error;
+#[cfg(feature = "hub")]
+pub mod hub;
 mod model;
 mod sanitize;
 mod segment;

@@ -1,0 +1,133 @@
+//! Shared by the benches: the corpus, criterion's estimates, and baselines.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use mcp_preamble::{Capture, ServerSnapshot};
+
+pub const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// Every capture in `tests/corpus`, aliased by file stem, in file-name order.
+pub fn corpus() -> Vec<ServerSnapshot> {
+    let dir = Path::new(ROOT).join("tests/corpus");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("tests/corpus is readable")
+        .map(|e| e.expect("corpus entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    paths.sort();
+    paths
+        .iter()
+        .map(|p| {
+            let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
+            Capture::from_path(p)
+                .and_then(|c| c.snapshot())
+                .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+                .with_alias(stem)
+        })
+        .collect()
+}
+
+/// Where criterion writes its estimates (same rules as criterion itself).
+pub fn criterion_dir() -> PathBuf {
+    if let Some(home) = std::env::var_os("CRITERION_HOME") {
+        return Path::new(ROOT).join(home);
+    }
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| "target".into(), PathBuf::from);
+    // `join` keeps an absolute target dir; a relative one is taken from the
+    // crate root, which is the directory `cargo bench` runs benches in.
+    Path::new(ROOT).join(target).join("criterion")
+}
+
+/// The median of one benchmark in nanoseconds (steadier than the mean on a
+/// shared machine), if this process measured it
+/// (older files are left over from earlier runs, e.g. under a name filter).
+pub fn median_ns(group: &str, name: &str, since: SystemTime) -> Result<f64, String> {
+    let path = criterion_dir().join(format!("{group}/{name}/new/estimates.json"));
+    let fresh = std::fs::metadata(&path)
+        .and_then(|m| m.modified())
+        .map_err(|_| format!("no estimates at {}", path.display()))?;
+    if fresh < since {
+        return Err(format!("not measured in this run ({})", path.display()));
+    }
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let json: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    json["median"]["point_estimate"]
+        .as_f64()
+        .ok_or_else(|| format!("{}: no median.point_estimate", path.display()))
+}
+
+/// CPU model and thread count, so a baseline says where it came from.
+pub fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            let line = s.lines().find(|l| l.starts_with("model name"))?;
+            Some(line.split_once(':')?.1.trim().to_string())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string());
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    format!("{cpu}, {threads} threads, {}", std::env::consts::OS)
+}
+
+/// Today's UTC date as YYYY-MM-DD (civil-from-days; avoids a date crate).
+pub fn today() -> String {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    let z = (secs.as_secs() / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+/// Compares `medians` (nanoseconds, by name) with `file` under benches/, or
+/// rewrites it when `MCP_PREAMBLE_SAVE_BASELINE=1`.
+pub fn baseline(file: &str, bench: &str, medians: &[(&str, f64)]) {
+    let path = Path::new(ROOT).join("benches").join(file);
+    if std::env::var("MCP_PREAMBLE_SAVE_BASELINE").is_ok_and(|v| v == "1") {
+        let mut json = serde_json::Map::new();
+        for (name, ns) in medians {
+            json.insert(format!("{name}_ns"), serde_json::json!(ns.round()));
+        }
+        json.insert("machine".into(), machine().into());
+        json.insert("date".into(), today().into());
+        let text = serde_json::to_string_pretty(&json).unwrap_or_default() + "\n";
+        match std::fs::write(&path, text) {
+            Ok(()) => println!("wrote {}", path.display()),
+            Err(e) => println!("could not write {}: {e}", path.display()),
+        }
+        return;
+    }
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        println!(
+            "no benches/{file}; write one with \
+             `MCP_PREAMBLE_SAVE_BASELINE=1 cargo bench --bench {bench}`"
+        );
+        return;
+    };
+    let base: serde_json::Value = match serde_json::from_str(&text) {
+        Ok(v) => v,
+        Err(e) => return println!("{}: {e}", path.display()),
+    };
+    println!(
+        "baseline: {} ({})",
+        base["machine"].as_str().unwrap_or("?"),
+        base["date"].as_str().unwrap_or("?")
+    );
+    for (name, now) in medians {
+        match base[format!("{name}_ns")].as_f64() {
+            Some(then) => println!("  {name}: {:.2}x baseline", now / then),
+            None => println!("  {name}: no {name}_ns in baseline"),
+        }
+    }
+}
