@@ -137,9 +137,7 @@ where
     }
     match client.list_all_tools_with_cache_hint().await {
         Ok(list) => {
-            let tools = serde_json::to_value(&list.items)
-                .map_err(|e| connect_error(format!("tools/list result: {e}")))?;
-            snapshot.push_tools_page(&serde_json::json!({ "tools": tools }))?;
+            snapshot.tools = tools_from_rmcp(&list.items)?;
             if list.ttl_ms.is_some() || list.cache_scope.is_some() {
                 snapshot.tools_cache = Some(CacheHints {
                     ttl_ms: list.ttl_ms,
@@ -157,6 +155,15 @@ where
         Err(e) => return Err(connect_error(format!("tools/list failed: {e}"))),
     }
     Ok(snapshot)
+}
+
+/// rmcp's tools as this crate's, read the way a `tools/list` page is.
+fn tools_from_rmcp(items: &[rmcp::model::Tool]) -> Result<Vec<crate::model::Tool>> {
+    let tools = serde_json::to_value(items)
+        .map_err(|e| connect_error(format!("tools/list result: {e}")))?;
+    let mut scratch = ServerSnapshot::new("");
+    scratch.push_tools_page(&serde_json::json!({ "tools": tools }))?;
+    Ok(scratch.tools)
 }
 
 fn scope_name(scope: &CacheScope) -> &'static str {
@@ -190,7 +197,7 @@ impl StderrTail {
 }
 
 /// A server connected by [`connect`]: its snapshot, and the live client.
-pub struct Connection {
+pub struct Connection<H: rmcp::ClientHandler = ClientConfig> {
     /// What the server sent, with the entry's alias set.
     pub snapshot: ServerSnapshot,
     /// Time from start to a complete snapshot.
@@ -198,10 +205,10 @@ pub struct Connection {
     /// The server's stderr so far (stdio servers).
     pub stderr: StderrTail,
     /// The rmcp client; keep it to stay connected, or call [`Connection::close`].
-    pub client: RunningService<RoleClient, ClientConfig>,
+    pub client: RunningService<RoleClient, H>,
 }
 
-impl std::fmt::Debug for Connection {
+impl<H: rmcp::ClientHandler> std::fmt::Debug for Connection<H> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Connection")
             .field("snapshot", &self.snapshot)
@@ -210,7 +217,7 @@ impl std::fmt::Debug for Connection {
     }
 }
 
-impl Connection {
+impl<H: rmcp::ClientHandler> Connection<H> {
     /// Closes the connection (and stops a stdio server).
     pub async fn close(self) {
         let _ = self.client.cancel().await;
@@ -236,6 +243,16 @@ pub async fn connect(
     handshake: &Handshake,
     timeout: Duration,
 ) -> std::result::Result<Connection, ConnectFailure> {
+    connect_with(entry, handshake, timeout, client_config()).await
+}
+
+/// [`connect`] with your own rmcp client handler (to receive notifications).
+pub async fn connect_with<H: rmcp::ClientHandler>(
+    entry: &ServerEntry,
+    handshake: &Handshake,
+    timeout: Duration,
+    handler: H,
+) -> std::result::Result<Connection<H>, ConnectFailure> {
     let started = Instant::now();
     let stderr = StderrTail::default();
     let fail = |error: Error, stderr: &StderrTail| ConnectFailure {
@@ -273,7 +290,7 @@ pub async fn connect(
                         }
                     });
                 }
-                client_config()
+                handler
                     .serve_with_lifecycle(transport, handshake.lifecycle())
                     .await
                     .map_err(|e| connect_error(format!("handshake failed: {e}")))?
@@ -293,7 +310,7 @@ pub async fn connect(
                     config.custom_headers.insert(n, v);
                 }
                 let transport = StreamableHttpClientTransport::from_config(config);
-                client_config()
+                handler
                     .serve_with_lifecycle(transport, handshake.lifecycle())
                     .await
                     .map_err(|e| connect_error(format!("handshake failed: {e}")))?
@@ -403,4 +420,189 @@ pub fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// The rmcp client handler the hub connects with: it forwards
+/// `notifications/tools/list_changed` (2025 era) to the server's watcher.
+#[derive(Debug, Clone)]
+pub struct HubHandler {
+    config: ClientConfig,
+    changed: tokio::sync::mpsc::UnboundedSender<()>,
+}
+
+impl rmcp::ClientHandler for HubHandler {
+    fn get_info(&self) -> ClientConfig {
+        self.config.clone()
+    }
+
+    async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
+        let _ = self.changed.send(());
+    }
+}
+
+/// A server the [`Hub`](crate::hub::Hub) keeps up to date; see
+/// [`Hub::connect`](crate::hub::Hub::connect).
+pub struct LiveServer {
+    alias: String,
+    snapshot: ServerSnapshot,
+    cancel: Option<rmcp::service::RunningServiceCancellationToken>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl std::fmt::Debug for LiveServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LiveServer")
+            .field("alias", &self.alias)
+            .finish_non_exhaustive()
+    }
+}
+
+impl LiveServer {
+    /// The alias the server has in the hub.
+    pub fn alias(&self) -> &str {
+        &self.alias
+    }
+
+    /// The snapshot read when it connected.
+    pub fn snapshot(&self) -> &ServerSnapshot {
+        &self.snapshot
+    }
+
+    /// Closes the connection; the server leaves the section.
+    pub async fn close(mut self) {
+        if let Some(c) = self.cancel.take() {
+            c.cancel();
+        }
+        let _ = (&mut self.task).await;
+    }
+}
+
+impl crate::hub::Hub {
+    /// Connects to a configured server and keeps its block current:
+    ///
+    /// - tools are read again on `notifications/tools/list_changed`: through
+    ///   the client handler in the 2025 era, through a `subscriptions/listen`
+    ///   subscription with a tools-list-changed filter in the 2026-07-28 era;
+    /// - when the discover result has a positive `ttlMs`, the handshake is
+    ///   asked again after it expires (instructions have no change
+    ///   notification: that is the only way to see new ones);
+    /// - when the connection ends, the server leaves the section.
+    pub async fn connect(
+        &self,
+        entry: &ServerEntry,
+        handshake: &Handshake,
+        timeout: Duration,
+    ) -> std::result::Result<LiveServer, ConnectFailure> {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let handler = HubHandler {
+            config: client_config(),
+            changed: tx,
+        };
+        let connection = connect_with(entry, handshake, timeout, handler).await?;
+        let alias = entry.alias.clone();
+        let snapshot = connection.snapshot.clone();
+        if let Err(error) = self.upsert(&alias, snapshot.clone()) {
+            return Err(ConnectFailure {
+                error,
+                stderr: connection.stderr.text(),
+                elapsed: connection.elapsed,
+            });
+        }
+        let client = connection.client;
+        let cancel = client.cancellation_token();
+        let peer = client.peer().clone();
+        let hub = self.clone();
+        let watch_alias = alias.clone();
+        let modern = snapshot.era == Era::Modern;
+        let ttl = snapshot
+            .cache
+            .as_ref()
+            .and_then(|c| c.ttl_ms)
+            .filter(|t| *t > 0);
+        let task = tokio::spawn(async move {
+            let alias = watch_alias;
+            let mut subscription = None;
+            if modern {
+                let filter = rmcp::model::SubscriptionFilter::builder()
+                    .tools_list_changed()
+                    .build();
+                subscription = peer.listen(filter).await.ok();
+                // Catch a change made between the first tools/list and the subscription.
+                refresh_tools(&hub, &alias, &peer).await;
+            }
+            let mut next_handshake =
+                ttl.map(|t| tokio::time::Instant::now() + Duration::from_millis(t));
+            let mut done = Box::pin(client.waiting());
+            loop {
+                tokio::select! {
+                    _ = &mut done => break,
+                    Some(()) = rx.recv() => refresh_tools(&hub, &alias, &peer).await,
+                    n = next_notification(&mut subscription) => match n {
+                        Some(rmcp::model::ServerNotification::ToolListChangedNotification(_)) => {
+                            refresh_tools(&hub, &alias, &peer).await
+                        }
+                        Some(_) => {}
+                        None => subscription = None,
+                    },
+                    _ = sleep_until(next_handshake) => {
+                        next_handshake = handshake_again(&hub, &alias, &peer).await
+                            .map(|t| tokio::time::Instant::now() + Duration::from_millis(t));
+                    }
+                }
+            }
+            let _ = hub.remove(&alias);
+        });
+        Ok(LiveServer {
+            alias,
+            snapshot,
+            cancel: Some(cancel),
+            task,
+        })
+    }
+}
+
+async fn next_notification(
+    subscription: &mut Option<rmcp::service::Subscription>,
+) -> Option<rmcp::model::ServerNotification> {
+    match subscription {
+        Some(s) => s.next().await.ok().flatten(),
+        None => std::future::pending().await,
+    }
+}
+
+async fn sleep_until(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+async fn refresh_tools(hub: &crate::hub::Hub, alias: &str, peer: &rmcp::service::Peer<RoleClient>) {
+    if let Ok(items) = peer.list_all_tools().await
+        && let Ok(tools) = tools_from_rmcp(&items)
+    {
+        let _ = hub.update_tools(alias, tools);
+    }
+}
+
+/// Asks `server/discover` again and takes its instructions; returns the next ttlMs.
+async fn handshake_again(
+    hub: &crate::hub::Hub,
+    alias: &str,
+    peer: &rmcp::service::Peer<RoleClient>,
+) -> Option<u64> {
+    let meta = RequestMetaObject::with_client_context(
+        ProtocolVersion::V_2026_07_28,
+        client_config().client_info,
+        ClientCapabilities::default(),
+    );
+    let found = peer.discover(meta).await.ok()?;
+    let mut snapshot = hub.snapshot(alias)?;
+    snapshot.instructions = Instructions::from_raw(found.instructions.as_deref());
+    snapshot.cache = Some(CacheHints {
+        ttl_ms: Some(found.ttl_ms),
+        cache_scope: Some(scope_name(&found.cache_scope).to_string()),
+    });
+    hub.upsert(alias, snapshot).ok()?;
+    Some(found.ttl_ms).filter(|t| *t > 0)
 }

@@ -1,0 +1,140 @@
+//! The hub following real SDK servers (tests/servers/) in both eras.
+#![cfg(feature = "rmcp")]
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use mcp_preamble::connect::Handshake;
+use mcp_preamble::hub::Hub;
+use mcp_preamble::{Assembler, ServerEntry, ServerTransport};
+
+fn servers_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/servers")
+}
+
+fn ensure_npm() {
+    static READY: OnceLock<()> = OnceLock::new();
+    READY.get_or_init(|| {
+        let dir = servers_dir();
+        if dir
+            .join("node_modules/@modelcontextprotocol/server")
+            .is_dir()
+        {
+            return;
+        }
+        let out = std::process::Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund"])
+            .current_dir(&dir)
+            .output()
+            .expect("npm is needed for the live tests (install Node.js)");
+        assert!(
+            out.status.success(),
+            "npm ci failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    });
+}
+
+fn entry(alias: &str, script: &str, env: &[(&str, &str)]) -> ServerEntry {
+    ensure_npm();
+    ServerEntry {
+        alias: alias.into(),
+        transport: ServerTransport::Stdio {
+            command: "node".into(),
+            args: vec![script.into()],
+            env: env
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect::<BTreeMap<_, _>>(),
+            cwd: Some(servers_dir()),
+        },
+    }
+}
+
+const T: Duration = Duration::from_secs(30);
+
+/// Waits until the hub's section satisfies `ok`, or fails after 10 s.
+async fn until(hub: &Hub, what: &str, ok: impl Fn(&str) -> bool) {
+    let mut rx = hub.subscribe();
+    let wait = async {
+        loop {
+            if ok(rx.borrow_and_update().text()) {
+                return;
+            }
+            rx.changed().await.unwrap();
+        }
+    };
+    if tokio::time::timeout(Duration::from_secs(10), wait)
+        .await
+        .is_err()
+    {
+        panic!("{what}: not seen; section:\n{}", hub.section().text());
+    }
+}
+
+#[tokio::test]
+async fn a_tool_added_after_start_appears_in_both_eras() {
+    for (handshake, alias) in [(Handshake::Legacy, "legacy"), (Handshake::Auto, "modern")] {
+        let hub = Hub::new(Assembler::new());
+        let live = hub
+            .connect(&entry(alias, "changing.mjs", &[]), &handshake, T)
+            .await
+            .unwrap_or_else(|f| panic!("{}", f.error));
+        assert_eq!(live.snapshot().tools.len(), 1);
+        until(&hub, alias, |t| t.contains("`first`, `second`")).await;
+        live.close().await;
+        assert_eq!(
+            hub.section().text(),
+            "",
+            "{alias}: closed servers leave the section"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_server_that_exits_leaves_the_section() {
+    let hub = Hub::new(Assembler::new());
+    let live = hub
+        .connect(
+            &entry("brief", "exit-after.mjs", &[("EXIT_AFTER_MS", "1500")]),
+            &Handshake::Auto,
+            T,
+        )
+        .await
+        .unwrap_or_else(|f| panic!("{}", f.error));
+    assert!(hub.section().text().contains("### brief"));
+    until(&hub, "server gone", |t| !t.contains("### brief")).await;
+    assert!(hub.aliases().is_empty());
+    live.close().await;
+}
+
+#[tokio::test]
+async fn changed_instructions_appear_after_the_ttl() {
+    let dir = std::env::temp_dir().join(format!("mcp-preamble-ttl-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("instructions.txt");
+    std::fs::write(&file, "Version one.").unwrap();
+    let hub = Hub::new(Assembler::new());
+    let live = hub
+        .connect(
+            &entry(
+                "ttl",
+                "changing.mjs",
+                &[
+                    ("TTL_MS", "800"),
+                    ("INSTRUCTIONS_FILE", file.to_str().unwrap()),
+                ],
+            ),
+            &Handshake::Auto,
+            T,
+        )
+        .await
+        .unwrap_or_else(|f| panic!("{}", f.error));
+    assert_eq!(live.snapshot().cache.as_ref().unwrap().ttl_ms, Some(800));
+    assert!(hub.section().text().contains("Version one."));
+    std::fs::write(&file, "Version two. Never call first twice.").unwrap();
+    until(&hub, "new instructions", |t| t.contains("Version two.")).await;
+    live.close().await;
+}
