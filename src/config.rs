@@ -56,9 +56,7 @@ impl McpConfig {
     /// Reads a config file.
     pub fn from_path(path: impl AsRef<Path>) -> Result<McpConfig> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            Error::new(ErrorKind::Io, format!("{}: {}", path.display(), e)).with_source(e)
-        })?;
+        let text = crate::error::read_file(path)?;
         McpConfig::from_json(&text, &path.display().to_string())
     }
 

@@ -115,9 +115,7 @@ impl Template {
     /// Reads and compiles a template file; its name is the file name.
     pub fn from_path(path: impl AsRef<Path>) -> Result<Template> {
         let path = path.as_ref();
-        let source = std::fs::read_to_string(path).map_err(|e| {
-            Error::new(ErrorKind::Io, format!("{}: {}", path.display(), e)).with_source(e)
-        })?;
+        let source = crate::error::read_file(path)?;
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())

@@ -279,9 +279,7 @@ impl Capture {
     /// Reads and parses a capture file.
     pub fn from_path(path: impl AsRef<Path>) -> Result<Capture> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            Error::new(ErrorKind::Io, format!("{}: {}", path.display(), e)).with_source(e)
-        })?;
+        let text = crate::error::read_file(path)?;
         Capture::from_json(&text)
     }
 
@@ -405,9 +403,7 @@ impl SnapshotFile {
 /// [`SnapshotFile`], told apart by their keys.
 pub fn load_server_file(path: impl AsRef<Path>) -> Result<ServerSnapshot> {
     let path = path.as_ref();
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Error::new(ErrorKind::Io, format!("{}: {}", path.display(), e)).with_source(e)
-    })?;
+    let text = crate::error::read_file(path)?;
     if text.contains("\"mcp_preamble_snapshot\"") {
         Ok(SnapshotFile::from_json(&text)?.snapshot)
     } else {

@@ -1,36 +1,12 @@
 //! The `mcp-preamble` binary against real configs and live SDK servers.
 #![cfg(feature = "cli")]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::OnceLock;
 
-fn servers_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/servers")
-}
-
-fn ensure_npm() {
-    static READY: OnceLock<()> = OnceLock::new();
-    READY.get_or_init(|| {
-        let dir = servers_dir();
-        if dir
-            .join("node_modules/@modelcontextprotocol/server")
-            .is_dir()
-        {
-            return;
-        }
-        let out = Command::new("npm")
-            .args(["ci", "--no-audit", "--no-fund"])
-            .current_dir(&dir)
-            .output()
-            .expect("npm is needed for the live tests (install Node.js)");
-        assert!(
-            out.status.success(),
-            "npm ci failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    });
-}
+use common::{ensure_npm, servers_dir};
 
 /// A scratch directory for one test.
 fn scratch(name: &str) -> PathBuf {

@@ -1,56 +1,17 @@
 //! The hub following real SDK servers (tests/servers/) in both eras.
 #![cfg(feature = "rmcp")]
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
-use std::sync::OnceLock;
+mod common;
+
 use std::time::Duration;
 
+use common::node_entry;
 use mcp_preamble::connect::Handshake;
 use mcp_preamble::hub::Hub;
-use mcp_preamble::{Assembler, ServerEntry, ServerTransport};
-
-fn servers_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/servers")
-}
-
-fn ensure_npm() {
-    static READY: OnceLock<()> = OnceLock::new();
-    READY.get_or_init(|| {
-        let dir = servers_dir();
-        if dir
-            .join("node_modules/@modelcontextprotocol/server")
-            .is_dir()
-        {
-            return;
-        }
-        let out = std::process::Command::new("npm")
-            .args(["ci", "--no-audit", "--no-fund"])
-            .current_dir(&dir)
-            .output()
-            .expect("npm is needed for the live tests (install Node.js)");
-        assert!(
-            out.status.success(),
-            "npm ci failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    });
-}
+use mcp_preamble::{Assembler, ServerEntry};
 
 fn entry(alias: &str, script: &str, env: &[(&str, &str)]) -> ServerEntry {
-    ensure_npm();
-    ServerEntry {
-        alias: alias.into(),
-        transport: ServerTransport::Stdio {
-            command: "node".into(),
-            args: vec![script.into()],
-            env: env
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect::<BTreeMap<_, _>>(),
-            cwd: Some(servers_dir()),
-        },
-    }
+    node_entry(alias, script, env)
 }
 
 const T: Duration = Duration::from_secs(30);

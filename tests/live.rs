@@ -5,59 +5,15 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
-use std::sync::OnceLock;
 use std::time::Duration;
+
+use common::{ensure_npm, node_entry, servers_dir};
 
 use mcp_preamble::connect::{Handshake, connect};
 use mcp_preamble::{Era, ErrorKind, Instructions, ServerEntry, ServerTransport};
 
-fn servers_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/servers")
-}
-
-/// Runs `npm ci` once when the SDK is not installed yet.
-fn ensure_npm() {
-    static READY: OnceLock<()> = OnceLock::new();
-    READY.get_or_init(|| {
-        let dir = servers_dir();
-        if dir
-            .join("node_modules/@modelcontextprotocol/server")
-            .is_dir()
-        {
-            return;
-        }
-        let out = std::process::Command::new("npm")
-            .args(["ci", "--no-audit", "--no-fund"])
-            .current_dir(&dir)
-            .output()
-            .expect("npm is needed for the live tests (install Node.js)");
-        assert!(
-            out.status.success(),
-            "npm ci failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    });
-}
-
 fn node(alias: &str, script: &str) -> ServerEntry {
-    node_env(alias, script, &[])
-}
-
-fn node_env(alias: &str, script: &str, env: &[(&str, &str)]) -> ServerEntry {
-    ensure_npm();
-    ServerEntry {
-        alias: alias.into(),
-        transport: ServerTransport::Stdio {
-            command: "node".into(),
-            args: vec![script.into()],
-            env: env
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect::<BTreeMap<_, _>>(),
-            cwd: Some(servers_dir()),
-        },
-    }
+    node_entry(alias, script, &[])
 }
 
 const SEED: &str = "Always call list_periods before get_invoice. Invoice IDs are period scoped and are not stable across periods.";
@@ -122,7 +78,7 @@ async fn a_server_that_exits_reports_its_stderr() {
 
 #[tokio::test]
 async fn a_server_that_never_answers_times_out_alone() {
-    let silent = node_env("silent", "never-answers.mjs", &[("IGNORE_EOF", "1")]);
+    let silent = node_entry("silent", "never-answers.mjs", &[("IGNORE_EOF", "1")]);
     let invoice = node("invoice", "invoice.mjs");
     let short = Duration::from_secs(3);
     let (a, b) = tokio::join!(

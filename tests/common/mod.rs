@@ -50,3 +50,49 @@ pub fn all_snapshots() -> Vec<ServerSnapshot> {
 pub fn o200k(text: &str) -> usize {
     tiktoken_rs::o200k_base_singleton().count_ordinary(text)
 }
+
+/// The live test servers on the official TypeScript SDK.
+pub fn servers_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/servers")
+}
+
+/// Runs `npm ci` in tests/servers once, when the SDK is not installed yet.
+pub fn ensure_npm() {
+    static READY: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+    READY.get_or_init(|| {
+        let dir = servers_dir();
+        if dir
+            .join("node_modules/@modelcontextprotocol/server")
+            .is_dir()
+        {
+            return;
+        }
+        let out = std::process::Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund"])
+            .current_dir(&dir)
+            .output()
+            .expect("npm is needed for the live tests (install Node.js)");
+        assert!(
+            out.status.success(),
+            "npm ci failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    });
+}
+
+/// A config entry that runs `node <script>` in tests/servers with `env`.
+pub fn node_entry(alias: &str, script: &str, env: &[(&str, &str)]) -> mcp_preamble::ServerEntry {
+    ensure_npm();
+    mcp_preamble::ServerEntry {
+        alias: alias.into(),
+        transport: mcp_preamble::ServerTransport::Stdio {
+            command: "node".into(),
+            args: vec![script.into()],
+            env: env
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            cwd: Some(servers_dir()),
+        },
+    }
+}
