@@ -245,7 +245,9 @@ impl Progress {
             let _ = write!(err, "\x1b[{}A", lines.len());
         }
         for (alias, status) in lines.iter() {
-            let _ = writeln!(err, "\x1b[2K  {alias}: {status}");
+            // One screen line each, or the redraw would climb too few lines.
+            let line = truncate(&format!("  {alias}: {status}"), 78);
+            let _ = writeln!(err, "\x1b[2K{line}");
         }
         let _ = err.flush();
     }
