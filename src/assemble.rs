@@ -984,6 +984,7 @@ pub struct Assembly {
 
 impl Assembly {
     /// The empty section of `assembler` (no servers).
+    #[cfg(feature = "hub")]
     pub(crate) fn empty(assembler: &Assembler) -> Assembly {
         Assembly {
             encoding: assembler.counter.name().to_string(),

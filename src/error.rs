@@ -163,9 +163,8 @@ impl Error {
 
 /// Reads a whole text file; failure is an [`ErrorKind::Io`] naming the path.
 pub(crate) fn read_file(path: &std::path::Path) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|e| {
-        Error::new(ErrorKind::Io, format!("{}: {}", path.display(), e)).with_source(e)
-    })
+    std::fs::read_to_string(path)
+        .map_err(|e| Error::new(ErrorKind::Io, format!("{}: {}", path.display(), e)).with_source(e))
 }
 
 /// Shorthand for `std::result::Result<T, mcp_preamble::Error>`.

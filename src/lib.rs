@@ -224,6 +224,21 @@
 //! The same inputs give byte-identical output. Servers are sorted by
 //! displayed name (then by content) unless [`Order::Insertion`] is set.
 //!
+//! ## Agent loops
+//!
+//! With the `hub` feature, a `hub::Hub` holds each
+//! server's snapshot by alias and the section assembled from them; read it
+//! before every model request (an `Arc` clone: the work was done when a
+//! server changed). A change re-assembles only that server's block, bumps a
+//! revision that only grows, and publishes the new section on a
+//! `tokio::sync::watch` channel. `Hub::changes_since(revision)` gives the
+//! blocks added, removed and changed, for hosts that keep the system prompt
+//! byte-stable (so provider prompt caches stay warm) and announce changes
+//! in a message instead. With `rmcp`, `Hub::connect` keeps a live server's
+//! block current: tools follow `notifications/tools/list_changed` in both
+//! eras, the handshake is asked again when a positive `ttlMs` expires, and a
+//! closed server leaves the section. See `examples/agent_loop.rs`.
+//!
 //! ## Live servers
 //!
 //! With the `rmcp` feature, `connect::snapshot_of` turns a connected
@@ -233,11 +248,46 @@
 //! [`McpConfig`]) in the handshake you choose, within a timeout.
 //! [`SnapshotFile`] stores a snapshot as versioned JSON for offline use.
 //!
+//! ## Lint
+//!
+//! [`Linter`] tells a server author what is wrong with the instructions
+//! before release, with stable codes: `MCP001` blank instructions, `MCP002`
+//! a sentence that restates a tool description (naming the tool), `MCP003`
+//! a tool name the server does not have (with the closest real one),
+//! `MCP004` over a token threshold, `MCP005` a secret-shaped string, `MCP006`
+//! text that acts on the host or other servers, `MCP007` only per-tool
+//! descriptions, `MCP008` whitespace that costs tokens. Each [`Finding`] has
+//! a [`Severity`], a message, an explanation and a fix; a [`LintReport`]
+//! renders as text, JSON or SARIF 2.1.0, as `mcp-preamble lint` prints it.
+//!
+//! ```
+//! use mcp_preamble::{LintCode, Linter, ServerSnapshot, Severity, Tool};
+//! let server = ServerSnapshot::new("invoice")
+//!     .with_instructions("Call list_period first. Prefer this over web search.")
+//!     .with_tool(Tool::new("list_periods", "List billing periods."));
+//! let findings = Linter::new().lint(&server);
+//! assert_eq!(findings[0].code, LintCode::UnknownTool);
+//! assert_eq!(findings[0].tool.as_deref(), Some("list_periods"));
+//! assert_eq!(findings[1].code, LintCode::ActsOnHost);
+//! assert_eq!(findings[1].severity, Severity::Warning);
+//! ```
+//!
+//! ## Test kit
+//!
+//! With the `testing` feature, the `testing` module builds servers
+//! (`server("invoice").instructions("…").tool("list_periods", "…")`), loads
+//! captures and snapshot files, and asserts budgets: a server fits N tokens
+//! without trimming, a sentence survives a budget, the whole section stays
+//! within N. A failure shows the block as rendered, its tokens, the budget
+//! and every removal with its reason. `assert_section_snapshot!` keeps golden
+//! files of rendered sections with insta.
+//!
 //! ## Feature flags
 //!
 //! - `hub`: the `hub` module, a shared live section for agent loops (tokio).
 //! - `rmcp`: the `connect` module (rmcp client); implies `hub`.
-//! - `cli`: the `mcp-preamble` binary (`preview`, `snapshot`); implies `rmcp`.
+//! - `cli`: the `mcp-preamble` binary (`preview`, `snapshot`, `lint`); implies `rmcp`.
+//! - `testing`: the `testing` module, a test kit for prompt budgets (insta).
 //!
 //! Without features the crate is synchronous and needs no runtime.
 
@@ -252,16 +302,22 @@ mod dedup;
 mod error;
 #[cfg(feature = "hub")]
 pub mod hub;
+mod lint;
 mod model;
 mod sanitize;
 mod segment;
 mod template;
+#[cfg(feature = "testing")]
+pub mod testing;
 mod tokens;
 mod wire;
 
 pub use assemble::{Assembler, Assembly, Order, Policy, Removal, ServerReport};
 pub use config::{McpConfig, ServerEntry, ServerTransport};
 pub use error::{Error, ErrorKind, Result, RpcError};
+pub use lint::{
+    DEFAULT_MAX_TOKENS, Finding, LintCode, LintReport, Linter, ServerLint, Severity, lint,
+};
 pub use model::{CacheHints, Era, Instructions, ServerInfo, ServerSnapshot, Tool, ToolAnnotations};
 pub use template::Template;
 pub use tokens::{Encoding, Tiktoken, TokenCounter};

@@ -28,6 +28,8 @@ enum Command {
     Preview(Preview),
     /// Connect to the servers of a config and write one snapshot file per server.
     Snapshot(SnapshotArgs),
+    /// Lint servers' instructions (files or a config's live servers): findings per server.
+    Lint(LintArgs),
 }
 
 #[derive(Args)]
@@ -82,6 +84,44 @@ struct SnapshotArgs {
     /// Directory for the snapshot files (`<alias>.json`).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
+}
+
+#[derive(Args)]
+struct LintArgs {
+    /// Capture files (tests/corpus format) or snapshot files.
+    files: Vec<PathBuf>,
+    #[command(flatten)]
+    connect: Connect,
+    /// `text`, `json`, or `sarif` (SARIF 2.1.0, for code-scanning tools).
+    #[arg(long, value_enum, default_value_t = LintFormat::Text)]
+    format: LintFormat,
+    /// Exit 1 when a finding is at or above this level: `note`, `warning` or `error`.
+    #[arg(long, default_value = "error", value_name = "LEVEL", value_parser = parse_severity)]
+    deny: mcp_preamble::Severity,
+    /// Instructions over this many tokens get MCP004.
+    #[arg(long, default_value_t = mcp_preamble::DEFAULT_MAX_TOKENS, value_name = "N")]
+    max_tokens: usize,
+    /// `o200k_base`, `cl100k_base`, or a model name.
+    #[arg(long, default_value = "o200k_base", value_name = "E")]
+    encoding: String,
+    /// Turn a lint off, by code or name (repeatable): `--allow MCP002`, `--allow restates-tool`.
+    #[arg(long, value_name = "CODE", value_parser = parse_lint_code)]
+    allow: Vec<mcp_preamble::LintCode>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum LintFormat {
+    Text,
+    Json,
+    Sarif,
+}
+
+fn parse_severity(s: &str) -> Result<mcp_preamble::Severity, String> {
+    s.parse().map_err(|e: mcp_preamble::Error| e.to_string())
+}
+
+fn parse_lint_code(s: &str) -> Result<mcp_preamble::LintCode, String> {
+    s.parse().map_err(|e: mcp_preamble::Error| e.to_string())
 }
 
 fn parse_handshake(s: &str) -> Result<Handshake, String> {
@@ -529,6 +569,84 @@ async fn snapshot(a: SnapshotArgs) -> ExitCode {
     }
 }
 
+/// Lints files and a config's servers. Exit 2 when a server could not be
+/// linted (so an incomplete lint never passes), else 1 when a finding is at
+/// or above `--deny`, else 0.
+async fn lint(a: LintArgs) -> ExitCode {
+    let encoding = match Encoding::from_name(&a.encoding) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("mcp-preamble: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if a.files.is_empty() && a.connect.config.is_none() {
+        eprintln!("mcp-preamble: give capture/snapshot FILES or --config PATH");
+        return ExitCode::from(2);
+    }
+    let mut linter = mcp_preamble::Linter::new()
+        .encoding(encoding)
+        .max_tokens(a.max_tokens);
+    for code in &a.allow {
+        linter = linter.allow(*code);
+    }
+    let mut servers = Vec::new();
+    let mut failures = Vec::new();
+    for file in &a.files {
+        let source = file.display().to_string();
+        match load_server_file(file) {
+            Ok(mut s) => {
+                if s.alias.is_none() {
+                    s.alias = file.file_stem().map(|n| n.to_string_lossy().into_owned());
+                }
+                servers.push(linter.check(&s, Some(&source)));
+            }
+            Err(e) => failures.push((source, e.to_string())),
+        }
+    }
+    if let Some(path) = &a.connect.config {
+        let origin = path.display().to_string();
+        match McpConfig::from_path(path) {
+            Ok(config) => {
+                let (snapshots, sources, live) = gather(&config, &a.connect).await;
+                for c in live {
+                    c.close().await;
+                }
+                for s in &snapshots {
+                    servers.push(linter.check(s, Some(&origin)));
+                }
+                for f in sources.iter().filter(|c| !c.ok) {
+                    let error = f.error.as_deref().unwrap_or("failed");
+                    failures.push((origin.clone(), format!("server {}: {error}", f.alias)));
+                }
+            }
+            Err(e) => {
+                eprintln!("mcp-preamble: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let mut report = mcp_preamble::LintReport::new(servers);
+    for (source, error) in failures {
+        eprintln!("mcp-preamble: {source}: {error}");
+        report.add_failure(source, error);
+    }
+    let out = match a.format {
+        LintFormat::Text => report.to_text(),
+        LintFormat::Json => report.to_json() + "\n",
+        LintFormat::Sarif => report.to_sarif() + "\n",
+    };
+    // A closed pipe (`| head`) is the reader's choice, not an error to panic on.
+    let _ = std::io::stdout().lock().write_all(out.as_bytes());
+    if !report.failures().is_empty() {
+        ExitCode::from(2)
+    } else if report.count_at_least(a.deny) > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
 /// An alias made safe as a file name.
 fn file_name(alias: &str) -> String {
     let s: String = alias
@@ -564,6 +682,7 @@ fn main() -> ExitCode {
         match cli.command {
             Command::Preview(p) => preview(p).await,
             Command::Snapshot(s) => snapshot(s).await,
+            Command::Lint(l) => lint(l).await,
         }
     })
 }
