@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::budget::{self, Trim};
 use crate::dedup::{self, ToolTextCache};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::Result;
 use crate::model::{Instructions, ServerSnapshot};
 use crate::sanitize;
 use crate::segment;
@@ -151,7 +151,7 @@ impl Assembler {
             list_tool_only_servers: true,
             tool_descriptions: false,
             dedup: true,
-            similarity: 0.75,
+            similarity: dedup::DEFAULT_SIMILARITY,
             budget: None,
             server_budgets: BTreeMap::new(),
             total_budget: None,
@@ -195,15 +195,9 @@ impl Assembler {
 
     /// The similarity at or above which a sentence counts as restating a
     /// tool description (Dice coefficient of content words; default 0.75).
-    /// Fails with [`ErrorKind::InvalidConfig`] outside `0.0..=1.0`.
+    /// Fails with [`ErrorKind::InvalidConfig`](crate::ErrorKind::InvalidConfig) outside `0.0..=1.0`.
     pub fn similarity_threshold(mut self, threshold: f64) -> Result<Assembler> {
-        if !(0.0..=1.0).contains(&threshold) {
-            return Err(Error::new(
-                ErrorKind::InvalidConfig,
-                format!("similarity threshold {threshold} is outside 0.0..=1.0"),
-            ));
-        }
-        self.similarity = threshold;
+        self.similarity = dedup::similarity(threshold)?;
         Ok(self)
     }
 

@@ -40,6 +40,21 @@ const STOPWORDS: &[&str] = &[
     "at", "from", "as", "you", "your", "can", "will", "when", "which", "call", "calls",
 ];
 
+/// The default restatement threshold (Dice similarity of word sets).
+pub(crate) const DEFAULT_SIMILARITY: f64 = 0.75;
+
+/// A restatement threshold, checked: it must lie in `0.0..=1.0`.
+pub(crate) fn similarity(threshold: f64) -> crate::Result<f64> {
+    if (0.0..=1.0).contains(&threshold) {
+        Ok(threshold)
+    } else {
+        Err(crate::Error::new(
+            crate::ErrorKind::InvalidConfig,
+            format!("similarity threshold {threshold} is outside 0.0..=1.0"),
+        ))
+    }
+}
+
 /// Calls `f` with each normalized word of `text`, in order.
 fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
     let body = strip_list_marker(text.trim_start());

@@ -370,7 +370,7 @@ impl Linter {
         Linter {
             counter: Arc::new(Tiktoken::new(Encoding::O200kBase)),
             max_tokens: DEFAULT_MAX_TOKENS,
-            similarity: 0.75,
+            similarity: dedup::DEFAULT_SIMILARITY,
             severities: BTreeMap::new(),
             tool_texts: ToolTextCache::default(),
         }
@@ -385,13 +385,7 @@ impl Linter {
     /// The restatement threshold, as [`Assembler::similarity_threshold`](crate::Assembler::similarity_threshold).
     /// Fails with [`ErrorKind::InvalidConfig`] outside `0.0..=1.0`.
     pub fn similarity_threshold(mut self, threshold: f64) -> Result<Linter> {
-        if !(0.0..=1.0).contains(&threshold) {
-            return Err(Error::new(
-                ErrorKind::InvalidConfig,
-                format!("similarity threshold {threshold} is outside 0.0..=1.0"),
-            ));
-        }
-        self.similarity = threshold;
+        self.similarity = dedup::similarity(threshold)?;
         Ok(self)
     }
 
