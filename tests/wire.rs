@@ -190,3 +190,61 @@ fn capture_errors() {
         "invalid message: capture has no modern handshake"
     );
 }
+
+mod arbitrary_json {
+    use mcp_preamble::{Capture, ServerSnapshot};
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    /// Arbitrary JSON, biased toward the keys the readers look for.
+    fn json() -> impl Strategy<Value = Value> {
+        let key = prop_oneof![
+            Just("result".to_string()),
+            Just("error".to_string()),
+            Just("jsonrpc".to_string()),
+            Just("protocolVersion".to_string()),
+            Just("serverInfo".to_string()),
+            Just("instructions".to_string()),
+            Just("supportedVersions".to_string()),
+            Just("_meta".to_string()),
+            Just("io.modelcontextprotocol/serverInfo".to_string()),
+            Just("tools".to_string()),
+            Just("name".to_string()),
+            Just("ttlMs".to_string()),
+            Just("annotations".to_string()),
+            Just("initialize".to_string()),
+            Just("discover".to_string()),
+            Just("tools_list_pages".to_string()),
+            "[a-z]{1,6}",
+        ];
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<f64>()
+                .prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
+            any::<String>().prop_map(Value::from),
+        ];
+        leaf.prop_recursive(5, 64, 6, move |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                proptest::collection::btree_map(key.clone(), inner, 0..6)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        #[test]
+        fn readers_never_panic(v in json()) {
+            let _ = ServerSnapshot::from_initialize(&v);
+            let _ = ServerSnapshot::from_discover(&v);
+            let _ = ServerSnapshot::new("s").push_tools_page(&v);
+            if let Ok(c) = Capture::from_json(&v.to_string()) {
+                let _ = c.snapshot();
+            }
+        }
+    }
+}
