@@ -69,3 +69,54 @@ fn unchanged_strings_are_not_counted_again() {
         "{more} new counts vs {calls} cold"
     );
 }
+
+mod splitting {
+    use mcp_preamble::{Encoding, Tiktoken, TokenCounter};
+    use proptest::prelude::*;
+
+    /// Text cut right after a newline, before a character that is neither
+    /// whitespace nor `/`, counts the same in pieces as whole: the property
+    /// the assembler relies on to count an unchanged block from its memo.
+    fn pieces() -> impl Strategy<Value = Vec<String>> {
+        let piece = prop_oneof![
+            any::<String>(),
+            "[ -~]{0,30}",
+            Just("`".to_string()),
+            Just("```".to_string()),
+            Just("]]".to_string()),
+            Just("  ".to_string()),
+            Just("\r\n".to_string()),
+            Just("'s".to_string()),
+            Just("123".to_string()),
+            Just("日本円".to_string()),
+        ];
+        proptest::collection::vec(
+            proptest::collection::vec(piece, 1..5).prop_map(|v| v.concat()),
+            1..6,
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        #[test]
+        fn counts_add_up_across_newline_cuts(chunks in pieces(), heads in proptest::collection::vec("[#<A-Za-z0-9`*-]", 6)) {
+            for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
+                let t = Tiktoken::new(encoding);
+                prop_assert!(t.splits_after_newline());
+                // Each chunk after the first starts with a non-space, non-slash
+                // character and follows a newline.
+                let mut parts = Vec::new();
+                for (i, c) in chunks.iter().enumerate() {
+                    let mut part = if i == 0 { String::new() } else { heads[i % heads.len()].clone() };
+                    part.push_str(c);
+                    part.push('\n');
+                    parts.push(part);
+                }
+                let whole: String = parts.concat();
+                let sum: usize = parts.iter().map(|p| t.count(p)).sum();
+                prop_assert_eq!(t.count(&whole), sum, "{:?}", parts);
+            }
+        }
+    }
+}
