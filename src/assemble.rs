@@ -263,16 +263,40 @@ impl Assembler {
                 let s = servers[i];
                 (
                     &names[i],
+                    s.alias.is_none(),
                     &s.server_info.name,
                     &s.server_info.version,
                     s.instructions.raw(),
                     s.tools.len(),
-                    i,
                 )
             };
-            order.sort_by(|a, b| key(*a).cmp(&key(*b)));
+            // Full content breaks the remaining ties, so input order never shows.
+            let content = |i: usize| serde_json::to_string(servers[i]).unwrap_or_default();
+            order.sort_by(|a, b| {
+                key(*a)
+                    .cmp(&key(*b))
+                    .then_with(|| content(*a).cmp(&content(*b)))
+                    .then(a.cmp(b))
+            });
         }
-        let shown = disambiguate(order.iter().map(|i| names[*i].as_str()));
+        let shown = disambiguate(
+            &order
+                .iter()
+                .map(|i| (names[*i].as_str(), servers[*i].alias.is_some()))
+                .collect::<Vec<_>>(),
+        );
+        // Budgets and policies go by alias; a server without one is found by
+        // its own name only when no alias claims that name.
+        let claimed: HashSet<&str> = names
+            .iter()
+            .zip(servers)
+            .filter(|(_, s)| s.alias.is_some())
+            .map(|(n, _)| n.as_str())
+            .collect();
+        let config_key = |i: usize| -> Option<&str> {
+            let name = names[i].as_str();
+            (servers[i].alias.is_some() || !claimed.contains(name)).then_some(name)
+        };
 
         let mut session = self.template.session(0)?;
         let mut measure = |view: &ServerView| -> Result<(String, usize)> {
@@ -297,7 +321,13 @@ impl Assembler {
                 prepared.push(hit.1.clone());
                 continue;
             }
-            let mut p = Prepared::new(servers[i], name, renamed_from.as_deref(), self);
+            let mut p = Prepared::new(
+                servers[i],
+                name,
+                renamed_from.as_deref(),
+                config_key(i),
+                self,
+            );
             if p.candidate {
                 let first = measure(&p.view)?;
                 p.report.tokens_before = first.1;
@@ -400,7 +430,12 @@ impl Assembler {
                 limits[k] = Some(current.saturating_sub(over.max(1)));
                 let p = Arc::make_mut(&mut prepared[k]);
                 p.reset_fit();
-                fitted[k] = p.fit(limits[k], &mut measure)?;
+                let refit = p.fit(limits[k], &mut measure)?;
+                // A block that cannot shrink (say, one that renders empty) goes.
+                fitted[k] = refit.filter(|(_, n)| *n < current);
+                if fitted[k].is_none() {
+                    p.omit_for_total();
+                }
                 layout = self.layout(&fitted)?;
             }
         }
@@ -597,6 +632,7 @@ impl Prepared {
         s: &ServerSnapshot,
         name: &str,
         renamed_from: Option<&str>,
+        config_key: Option<&str>,
         config: &Assembler,
     ) -> Prepared {
         let mut diagnostics = Vec::new();
@@ -606,7 +642,7 @@ impl Prepared {
                 "another server has the name {original:?}; shown as {name:?}"
             ));
         }
-        let policy = config.policies.get(renamed_from.unwrap_or(name));
+        let policy = config_key.and_then(|k| config.policies.get(k));
         let mut policy_notes = Vec::new();
         let mut instructions = match &s.instructions {
             Instructions::Present(raw) => Some(sanitize::text(raw)).filter(|t| !t.is_empty()),
@@ -724,7 +760,6 @@ impl Prepared {
             truncated: false,
             diagnostics,
         };
-        let budget_key = renamed_from.unwrap_or(name);
         Prepared {
             view,
             deduped: None,
@@ -735,9 +770,8 @@ impl Prepared {
             whole: None,
             twin_of: None,
             candidate,
-            budget: config
-                .server_budgets
-                .get(budget_key)
+            budget: config_key
+                .and_then(|k| config.server_budgets.get(k))
                 .copied()
                 .or(config.budget),
             weight: policy.map_or(1000, Policy::weight_millis),
@@ -876,6 +910,13 @@ impl Prepared {
         Ok(fitted.block)
     }
 
+    fn omit_for_total(&mut self) {
+        let diag = "omitted: the section is over its total budget".to_string();
+        if !self.report.diagnostics.contains(&diag) {
+            self.report.diagnostics.push(diag);
+        }
+    }
+
     fn reset_fit(&mut self) {
         self.report
             .diagnostics
@@ -892,19 +933,39 @@ fn policy_removal(text: String) -> Removal {
     }
 }
 
-/// The shown names, in section order: a name already taken gets a suffix
-/// ` (2)`, ` (3)`, … (with the original name kept beside it).
-fn disambiguate<'a>(names: impl Iterator<Item = &'a str>) -> Vec<(String, Option<String>)> {
-    let mut seen: HashMap<&str, usize> = HashMap::new();
+/// The shown names, in section order. A name a host alias claims is kept
+/// by that server; any other server that would show the same name gets a
+/// suffix ` (2)`, ` (3)`, … that no other server's name has (the original
+/// name is kept beside it).
+fn disambiguate(names: &[(&str, bool)]) -> Vec<(String, Option<String>)> {
+    let mut taken: HashSet<String> = names.iter().map(|(n, _)| n.to_string()).collect();
+    let mut owner: HashMap<&str, usize> = HashMap::new();
+    // Aliased servers claim their names first, then the rest in order.
+    for (k, (name, aliased)) in names.iter().enumerate() {
+        if *aliased {
+            owner.entry(name).or_insert(k);
+        }
+    }
+    for (k, (name, _)) in names.iter().enumerate() {
+        owner.entry(name).or_insert(k);
+    }
     names
-        .map(|name| {
-            let n = seen.entry(name).or_insert(0);
-            *n += 1;
-            if *n > 1 {
-                (format!("{name} ({n})"), Some(name.to_string()))
-            } else {
-                (name.to_string(), None)
+        .iter()
+        .enumerate()
+        .map(|(k, (name, _))| {
+            if owner.get(name) == Some(&k) {
+                return (name.to_string(), None);
             }
+            let mut n = 2;
+            let renamed = loop {
+                let candidate = format!("{name} ({n})");
+                if !taken.contains(&candidate) {
+                    break candidate;
+                }
+                n += 1;
+            };
+            taken.insert(renamed.clone());
+            (renamed, Some(name.to_string()))
         })
         .collect()
 }

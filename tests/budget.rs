@@ -557,3 +557,24 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_total_budget_with_blocks_that_render_empty_terminates() {
+    let t = Template::from_source(
+        "sparse",
+        "{% macro server(s) %}{% if s.instructions %}{{ s.instructions | md_block }}{% endif %}{% endmacro %}\
+         Servers:{% for b in blocks %}\n{{ b }}{% endfor %}",
+    )
+    .unwrap();
+    let servers = [
+        ServerSnapshot::new("tools-only").with_tool(Tool::new("t", "d")),
+        ServerSnapshot::new("talky")
+            .with_instructions("Always say a great deal of things here. ".repeat(5)),
+    ];
+    let a = Assembler::new()
+        .template(t)
+        .total_budget(8)
+        .assemble(&servers)
+        .unwrap();
+    assert!(a.total_tokens() <= 8, "{}", a.text());
+}
