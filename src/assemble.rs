@@ -449,6 +449,7 @@ impl Assembler {
         for (k, p) in prepared.into_iter().enumerate() {
             let mut report = p.report.clone();
             report.budget = limits[k];
+            report.index = order[k];
             if let (Some((block, n)), Some(span)) = (fitted[k].take(), spans[k]) {
                 report.included = true;
                 report.text = block;
@@ -759,6 +760,7 @@ impl Prepared {
             removed,
             truncated: false,
             diagnostics,
+            index: 0,
         };
         Prepared {
             view,
@@ -1025,6 +1027,8 @@ pub struct ServerReport {
     pub truncated: bool,
     /// Problems with the server's data (blank instructions, a failed `tools/list`, …).
     pub diagnostics: Vec<String>,
+    /// The server's position in the input of [`Assembler::assemble`].
+    pub index: usize,
 }
 
 /// The assembled section and its report.

@@ -501,7 +501,8 @@ impl crate::hub::Hub {
         let connection = connect_with(entry, handshake, timeout, handler).await?;
         let alias = entry.alias.clone();
         let snapshot = connection.snapshot.clone();
-        if let Err(error) = self.upsert(&alias, snapshot.clone()) {
+        let owner = self.new_owner();
+        if let Err(error) = self.upsert_as(Some(owner), alias.clone(), snapshot.clone()) {
             return Err(ConnectFailure {
                 error,
                 stderr: connection.stderr.text(),
@@ -528,7 +529,7 @@ impl crate::hub::Hub {
                     .build();
                 subscription = peer.listen(filter).await.ok();
                 // Catch a change made between the first tools/list and the subscription.
-                refresh_tools(&hub, &alias, &peer).await;
+                refresh_tools(&hub, owner, &alias, &peer).await;
             }
             let mut next_handshake =
                 ttl.map(|t| tokio::time::Instant::now() + Duration::from_millis(t));
@@ -536,21 +537,23 @@ impl crate::hub::Hub {
             loop {
                 tokio::select! {
                     _ = &mut done => break,
-                    Some(()) = rx.recv() => refresh_tools(&hub, &alias, &peer).await,
+                    Some(()) = rx.recv() => refresh_tools(&hub, owner, &alias, &peer).await,
                     n = next_notification(&mut subscription) => match n {
                         Some(rmcp::model::ServerNotification::ToolListChangedNotification(_)) => {
-                            refresh_tools(&hub, &alias, &peer).await
+                            refresh_tools(&hub, owner, &alias, &peer).await
                         }
                         Some(_) => {}
                         None => subscription = None,
                     },
                     _ = sleep_until(next_handshake) => {
-                        next_handshake = handshake_again(&hub, &alias, &peer).await
+                        // On a failed re-handshake, try again after the same ttl.
+                        let ttl = handshake_again(&hub, owner, &alias, &peer).await.or(ttl);
+                        next_handshake = ttl
                             .map(|t| tokio::time::Instant::now() + Duration::from_millis(t));
                     }
                 }
             }
-            let _ = hub.remove(&alias);
+            let _ = hub.remove_as(Some(owner), &alias);
         });
         Ok(LiveServer {
             alias,
@@ -577,17 +580,23 @@ async fn sleep_until(at: Option<tokio::time::Instant>) {
     }
 }
 
-async fn refresh_tools(hub: &crate::hub::Hub, alias: &str, peer: &rmcp::service::Peer<RoleClient>) {
+async fn refresh_tools(
+    hub: &crate::hub::Hub,
+    owner: u64,
+    alias: &str,
+    peer: &rmcp::service::Peer<RoleClient>,
+) {
     if let Ok(items) = peer.list_all_tools().await
         && let Ok(tools) = tools_from_rmcp(&items)
     {
-        let _ = hub.update_tools(alias, tools);
+        let _ = hub.update_tools_as(Some(owner), alias, tools);
     }
 }
 
 /// Asks `server/discover` again and takes its instructions; returns the next ttlMs.
 async fn handshake_again(
     hub: &crate::hub::Hub,
+    owner: u64,
     alias: &str,
     peer: &rmcp::service::Peer<RoleClient>,
 ) -> Option<u64> {
@@ -597,12 +606,12 @@ async fn handshake_again(
         ClientCapabilities::default(),
     );
     let found = peer.discover(meta).await.ok()?;
-    let mut snapshot = hub.snapshot(alias)?;
-    snapshot.instructions = Instructions::from_raw(found.instructions.as_deref());
-    snapshot.cache = Some(CacheHints {
+    let cache = Some(CacheHints {
         ttl_ms: Some(found.ttl_ms),
         cache_scope: Some(scope_name(&found.cache_scope).to_string()),
     });
-    hub.upsert(alias, snapshot).ok()?;
+    let instructions = Instructions::from_raw(found.instructions.as_deref());
+    hub.update_handshake_as(owner, alias, instructions, cache)
+        .ok()?;
     Some(found.ttl_ms).filter(|t| *t > 0)
 }

@@ -88,7 +88,8 @@ impl Delta {
 const HISTORY: usize = 256;
 
 struct State {
-    servers: BTreeMap<String, (u64, ServerSnapshot)>,
+    /// By alias: (version key, owning live connection if any, snapshot).
+    servers: BTreeMap<String, (u64, Option<u64>, ServerSnapshot)>,
     next_key: u64,
     memo: Memo,
     history: VecDeque<(u64, Arc<BTreeMap<String, String>>)>,
@@ -179,37 +180,61 @@ impl Hub {
 
     /// The snapshot held for `alias`.
     pub fn snapshot(&self, alias: &str) -> Option<ServerSnapshot> {
-        self.lock().servers.get(alias).map(|(_, s)| s.clone())
+        self.lock().servers.get(alias).map(|(_, _, s)| s.clone())
     }
 
     /// Adds a server or replaces it; its alias is set to `alias`. Returns
     /// the new revision (unchanged when the snapshot is the same).
     pub fn upsert(&self, alias: impl Into<String>, snapshot: ServerSnapshot) -> Result<u64> {
-        let alias = alias.into();
-        self.change(|state| {
+        self.upsert_as(None, alias.into(), snapshot)
+    }
+
+    /// [`Hub::upsert`] for a live connection: it owns the entry until
+    /// someone else replaces it.
+    pub(crate) fn upsert_as(
+        &self,
+        owner: Option<u64>,
+        alias: String,
+        snapshot: ServerSnapshot,
+    ) -> Result<u64> {
+        self.change(&alias.clone(), |state| {
             let mut snapshot = snapshot;
             snapshot.alias = Some(alias.clone());
             if state
                 .servers
                 .get(&alias)
-                .is_some_and(|(_, s)| *s == snapshot)
+                .is_some_and(|(_, o, s)| *o == owner && *s == snapshot)
             {
                 return Ok(false);
             }
             state.next_key += 1;
             let key = state.next_key;
-            state.servers.insert(alias, (key, snapshot));
+            state.servers.insert(alias, (key, owner, snapshot));
             Ok(true)
         })
     }
 
     /// Replaces one server's tools (after `notifications/tools/list_changed`).
     pub fn update_tools(&self, alias: &str, tools: Vec<Tool>) -> Result<u64> {
-        self.change(|state| {
+        self.update_tools_as(None, alias, tools)
+    }
+
+    /// [`Hub::update_tools`] that acts only while `owner` (when given) still
+    /// owns the entry, so a stale connection cannot touch a newer one.
+    pub(crate) fn update_tools_as(
+        &self,
+        owner: Option<u64>,
+        alias: &str,
+        tools: Vec<Tool>,
+    ) -> Result<u64> {
+        self.change(alias, |state| {
             let next = state.next_key + 1;
-            let Some((key, snapshot)) = state.servers.get_mut(alias) else {
+            let Some((key, o, snapshot)) = state.servers.get_mut(alias) else {
                 return Err(unknown(alias));
             };
+            if owner.is_some() && *o != owner {
+                return Ok(false);
+            }
             if snapshot.tools == tools {
                 return Ok(false);
             }
@@ -221,15 +246,55 @@ impl Hub {
         })
     }
 
+    /// Replaces one server's instructions and cache hints (after a new
+    /// handshake), only while `owner` still owns the entry.
+    pub(crate) fn update_handshake_as(
+        &self,
+        owner: u64,
+        alias: &str,
+        instructions: crate::model::Instructions,
+        cache: Option<crate::model::CacheHints>,
+    ) -> Result<u64> {
+        self.change(alias, |state| {
+            let next = state.next_key + 1;
+            let Some((key, o, snapshot)) = state.servers.get_mut(alias) else {
+                return Err(unknown(alias));
+            };
+            if *o != Some(owner)
+                || (snapshot.instructions == instructions && snapshot.cache == cache)
+            {
+                return Ok(false);
+            }
+            snapshot.instructions = instructions;
+            snapshot.cache = cache;
+            *key = next;
+            state.next_key = next;
+            Ok(true)
+        })
+    }
+
     /// Removes a server (on close: its instructions go with it).
     pub fn remove(&self, alias: &str) -> Result<u64> {
-        self.change(|state| {
-            state
-                .servers
-                .remove(alias)
-                .map(|_| true)
-                .ok_or_else(|| unknown(alias))
+        self.remove_as(None, alias)
+    }
+
+    /// [`Hub::remove`] that acts only while `owner` (when given) owns the entry.
+    pub(crate) fn remove_as(&self, owner: Option<u64>, alias: &str) -> Result<u64> {
+        self.change(alias, |state| match state.servers.get(alias) {
+            None => Err(unknown(alias)),
+            Some((_, o, _)) if owner.is_some() && *o != owner => Ok(false),
+            Some(_) => {
+                state.servers.remove(alias);
+                Ok(true)
+            }
         })
+    }
+
+    /// A new owner id for a live connection.
+    pub(crate) fn new_owner(&self) -> u64 {
+        let mut state = self.lock();
+        state.next_key += 1;
+        state.next_key
     }
 
     /// What changed since `revision`: blocks added, removed and changed.
@@ -285,30 +350,39 @@ impl Hub {
         self.inner.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Applies `edit` and, when it changed something, re-assembles and
-    /// publishes. Writers are serialized; readers never wait for them.
-    fn change(&self, edit: impl FnOnce(&mut State) -> Result<bool>) -> Result<u64> {
+    /// Applies `edit` to the entry of `alias` and, when it changed
+    /// something, re-assembles and publishes. If assembling fails, the entry
+    /// is put back as it was. Writers are serialized; readers never wait.
+    fn change(&self, alias: &str, edit: impl FnOnce(&mut State) -> Result<bool>) -> Result<u64> {
         let mut state = self.lock();
+        let before = state.servers.get(alias).cloned();
         if !edit(&mut state)? {
             return Ok(self.revision());
         }
         let state = &mut *state;
-        let keys: Vec<u64> = state.servers.values().map(|(k, _)| *k).collect();
-        let servers: Vec<&ServerSnapshot> = state.servers.values().map(|(_, s)| s).collect();
-        let assembly = self
+        let aliases: Vec<&String> = state.servers.keys().collect();
+        let keys: Vec<u64> = state.servers.values().map(|(k, _, _)| *k).collect();
+        let servers: Vec<&ServerSnapshot> = state.servers.values().map(|(_, _, s)| s).collect();
+        let assembled = self
             .inner
             .assembler
-            .assemble_with(&servers, Some((&keys, &mut state.memo)))?;
+            .assemble_with(&servers, Some((&keys, &mut state.memo)));
+        let assembly = match assembled {
+            Ok(a) => a,
+            Err(e) => {
+                match before {
+                    Some(entry) => state.servers.insert(alias.to_string(), entry),
+                    None => state.servers.remove(alias),
+                };
+                return Err(e);
+            }
+        };
+        // Blocks by the hub's own alias (the shown name may be sanitized or suffixed).
         let blocks: BTreeMap<String, String> = assembly
             .servers()
             .iter()
             .filter(|s| s.included)
-            .map(|s| {
-                (
-                    s.alias.clone().unwrap_or_else(|| s.name.clone()),
-                    s.text.clone(),
-                )
-            })
+            .map(|s| (aliases[s.index].clone(), s.text.clone()))
             .collect();
         let blocks = Arc::new(blocks);
         let revision = self.revision() + 1;

@@ -196,3 +196,43 @@ fn one_change_among_fifty_costs_about_one_server() {
         common::o200k(section.text())
     );
 }
+
+#[test]
+fn a_failed_assembly_leaves_the_hub_as_it_was() {
+    // This template fails for servers without tools.
+    let t = mcp_preamble::Template::from_source(
+        "first-tool",
+        "{% macro server(s) %}{{ s.name }}: {{ s.tools[0].name }}{% endmacro %}{% for b in blocks %}{{ b }}\n{% endfor %}",
+    )
+    .unwrap();
+    let hub = Hub::new(Assembler::new().template(t));
+    let r = hub.upsert("good", server("good", "Fine.")).unwrap();
+    let bad = ServerSnapshot::new("bad").with_instructions("No tools.");
+    assert!(hub.upsert("bad", bad.clone()).is_err());
+    assert_eq!(hub.aliases(), ["good"], "the failed server is not kept");
+    assert!(
+        hub.upsert("bad", bad).is_err(),
+        "and fails again, not silently"
+    );
+    assert_eq!(hub.revision(), r);
+    hub.update_tools("good", vec![Tool::new("other", "d")])
+        .unwrap();
+    assert!(hub.section().text().contains("good: other"));
+}
+
+#[test]
+fn blocks_are_keyed_by_the_hubs_own_aliases() {
+    let hub = Hub::new(Assembler::new());
+    hub.upsert("x", server("x", "One.")).unwrap();
+    hub.upsert("x\u{200b}", server("y", "Two.")).unwrap();
+    let long_a = format!("{}a", "n".repeat(120));
+    let long_b = format!("{}b", "n".repeat(120));
+    hub.upsert(&long_a, server("a", "Three.")).unwrap();
+    hub.upsert(&long_b, server("b", "Four.")).unwrap();
+    let section = hub.section();
+    let keys: Vec<&String> = section.blocks().keys().collect();
+    assert_eq!(keys.len(), 4, "{keys:?}");
+    assert!(section.blocks().contains_key("x\u{200b}"));
+    assert!(section.blocks()[&long_b].contains("Four."));
+    assert_eq!(hub.changes_since(0).added.len(), 4);
+}

@@ -99,3 +99,27 @@ async fn changed_instructions_appear_after_the_ttl() {
     until(&hub, "new instructions", |t| t.contains("Version two.")).await;
     live.close().await;
 }
+
+#[tokio::test]
+async fn closing_an_old_connection_keeps_the_new_one() {
+    let hub = Hub::new(Assembler::new());
+    let e = entry("billing", "invoice.mjs", &[]);
+    let first = hub
+        .connect(&e, &Handshake::Auto, T)
+        .await
+        .unwrap_or_else(|f| panic!("{}", f.error));
+    let second = hub
+        .connect(&e, &Handshake::Legacy, T)
+        .await
+        .unwrap_or_else(|f| panic!("{}", f.error));
+    first.close().await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(hub.aliases(), ["billing"]);
+    assert!(hub.section().text().contains("### billing"));
+    assert_eq!(
+        hub.snapshot("billing").unwrap().era,
+        mcp_preamble::Era::Legacy
+    );
+    second.close().await;
+    assert!(hub.aliases().is_empty());
+}
