@@ -1027,7 +1027,9 @@ pub struct ServerReport {
     pub truncated: bool,
     /// Problems with the server's data (blank instructions, a failed `tools/list`, …).
     pub diagnostics: Vec<String>,
-    /// The server's position in the input of [`Assembler::assemble`].
+    /// The server's position in the input of [`Assembler::assemble`] (not
+    /// in the JSON, which stays the same whatever the input order).
+    #[serde(skip)]
     pub index: usize,
 }
 
