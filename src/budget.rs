@@ -30,18 +30,29 @@ impl Trim {
         (!s.is_empty()).then_some(s)
     }
 
+    /// Whether anything other than a heading stands under heading `k`
+    /// (before the next heading of its level or above), among `keep`.
+    fn has_content_under(&self, k: usize, keep: &[bool]) -> bool {
+        let UnitKind::Heading(level) = self.units[k].kind else {
+            return false;
+        };
+        self.units[k + 1..]
+            .iter()
+            .zip(&keep[k + 1..])
+            .take_while(|(u, _)| !matches!(u.kind, UnitKind::Heading(l) if l <= level))
+            .any(|(u, kept)| *kept && !matches!(u.kind, UnitKind::Heading(_)))
+    }
+
+    /// A heading that heads content goes when all of that content has gone.
+    /// A heading with nothing under it from the start is content itself.
+    fn heads_content(&self, k: usize) -> bool {
+        self.has_content_under(k, &vec![true; self.units.len()])
+    }
+
     fn without_orphan_headings(&self, keep: &[bool]) -> Vec<bool> {
         let mut out = keep.to_vec();
-        for (k, unit) in self.units.iter().enumerate() {
-            let UnitKind::Heading(level) = unit.kind else {
-                continue;
-            };
-            let has_content = self.units[k + 1..]
-                .iter()
-                .zip(&keep[k + 1..])
-                .take_while(|(u, _)| !matches!(u.kind, UnitKind::Heading(l) if l <= level))
-                .any(|(u, kept)| *kept && !matches!(u.kind, UnitKind::Heading(_)));
-            if !has_content {
+        for k in 0..self.units.len() {
+            if self.heads_content(k) && !self.has_content_under(k, keep) {
                 out[k] = false;
             }
         }
@@ -54,7 +65,7 @@ impl Trim {
     /// anything under them does.
     fn drop_order(&self) -> Vec<usize> {
         let mut order: Vec<usize> = (0..self.units.len())
-            .filter(|k| self.keep[*k] && !matches!(self.units[*k].kind, UnitKind::Heading(_)))
+            .filter(|k| self.keep[*k] && !self.heads_content(*k))
             .collect();
         let len = |k: usize| self.units[k].end - self.units[k].start;
         order.sort_by(|a, b| {
@@ -223,7 +234,6 @@ pub(crate) fn fit(
         }
         // Only the highest-priority unit is left, and it does not fit whole.
         let last = *order.last().unwrap_or(&0);
-        let keep = keep_after(order.len().saturating_sub(1));
         let unit_text = trim
             .units
             .get(last)
@@ -241,7 +251,9 @@ pub(crate) fn fit(
         } else {
             None
         };
-        record_dropped(trim, &keep, &mut removed);
+        // Only the cut unit is shown: everything else kept so far goes.
+        let only_last: Vec<bool> = (0..trim.units.len()).map(|k| k == last).collect();
+        record_dropped(trim, &only_last, &mut removed);
         if let Some(i) = fitting {
             let at = cuts[cuts.len() - 1 - i];
             view.instructions = Some(cut_instructions(trim, last, at));

@@ -578,3 +578,38 @@ fn a_total_budget_with_blocks_that_render_empty_terminates() {
         .unwrap();
     assert!(a.total_tokens() <= 8, "{}", a.text());
 }
+
+#[test]
+fn headings_only_instructions_are_content_and_cut_headings_are_reported() {
+    // Instructions that are only a heading are not dropped before the tools.
+    let mut s = ServerSnapshot::new("srv")
+        .with_instructions("# Always call list_periods before get_invoice");
+    for i in 0..8 {
+        s = s.with_tool(Tool::new(format!("tool_{i}"), "d"));
+    }
+    let a = Assembler::new().budget(40).assemble(&[s]).unwrap();
+    let r = &a.servers()[0];
+    assert!(r.tokens <= 40);
+    assert!(
+        r.text
+            .contains("Always call list_periods before get_invoice"),
+        "{}",
+        r.text
+    );
+
+    // A heading above a cut sentence is reported when it goes.
+    let long = "Never delete production data without asking the operator for a written confirmation that names the database.";
+    let s = ServerSnapshot::new("srv").with_instructions(format!("# Setup\n\n{long}"));
+    let a = Assembler::new().budget(20).assemble(&[s]).unwrap();
+    let r = &a.servers()[0];
+    assert!(r.truncated && r.tokens <= 20, "{}", r.text);
+    if !r.text.contains("Setup") {
+        assert!(
+            r.removed
+                .iter()
+                .any(|x| x.text == "# Setup" && x.reason == "budget"),
+            "{:?}",
+            r.removed
+        );
+    }
+}
