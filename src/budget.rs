@@ -50,13 +50,9 @@ impl Trim {
     }
 
     fn without_orphan_headings(&self, keep: &[bool]) -> Vec<bool> {
-        let mut out = keep.to_vec();
-        for k in 0..self.units.len() {
-            if self.heads_content(k) && !self.has_content_under(k, keep) {
-                out[k] = false;
-            }
-        }
-        out
+        (0..self.units.len())
+            .map(|k| keep[k] && !(self.heads_content(k) && !self.has_content_under(k, keep)))
+            .collect()
     }
 
     /// Indices of kept units in the order a budget drops them: lowest
