@@ -51,7 +51,7 @@ impl Trim {
 
     fn without_orphan_headings(&self, keep: &[bool]) -> Vec<bool> {
         (0..self.units.len())
-            .map(|k| keep[k] && !(self.heads_content(k) && !self.has_content_under(k, keep)))
+            .map(|k| keep[k] && (!self.heads_content(k) || self.has_content_under(k, keep)))
             .collect()
     }
 
