@@ -1491,7 +1491,14 @@ fn same_word(a: &str, b: &str) -> bool {
 
 /// Edit distance in characters.
 fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
+    // Server-controlled names: compare at most 64 characters, and skip the
+    // table when the lengths alone rule out a near match.
+    let a: Vec<char> = a.chars().take(64).collect();
+    let b: Vec<char> = b.chars().take(64).collect();
+    if a.len().abs_diff(b.len()) > 8 {
+        return a.len().abs_diff(b.len());
+    }
+    let a: String = a.into_iter().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {
         let mut diag = row[0];

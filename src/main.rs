@@ -38,8 +38,8 @@ struct Connect {
     #[arg(long, value_name = "PATH")]
     config: Option<PathBuf>,
     /// Seconds each server has for its handshake and tools/list.
-    #[arg(long, default_value_t = 30.0, value_name = "SECONDS")]
-    timeout: f64,
+    #[arg(long, default_value = "30", value_name = "SECONDS", value_parser = parse_timeout)]
+    timeout: Duration,
     /// `legacy` (initialize), `auto` (server/discover, falling back), or a revision such as `2026-07-28`.
     #[arg(long, default_value = "auto", value_parser = parse_handshake)]
     handshake: Handshake,
@@ -124,6 +124,16 @@ fn parse_lint_code(s: &str) -> Result<mcp_preamble::LintCode, String> {
     s.parse().map_err(|e: mcp_preamble::Error| e.to_string())
 }
 
+fn parse_timeout(s: &str) -> Result<Duration, String> {
+    let secs: f64 = s
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number of seconds"))?;
+    if !(0.0..=86_400.0).contains(&secs) {
+        return Err(format!("{s} is outside 0 to 86400 seconds"));
+    }
+    Duration::try_from_secs_f64(secs).map_err(|e| e.to_string())
+}
+
 fn parse_handshake(s: &str) -> Result<Handshake, String> {
     s.parse().map_err(|e: mcp_preamble::Error| e.to_string())
 }
@@ -162,7 +172,7 @@ async fn gather(
     Vec<mcp_preamble::connect::Connection>,
 ) {
     let cache = opts.cache_dir.as_ref().map(DiscoverCache::new);
-    let timeout = Duration::from_secs_f64(opts.timeout.max(0.0));
+    let timeout = opts.timeout;
     let progress = Progress::new(&config.servers);
     let mut set = tokio::task::JoinSet::new();
     for (i, entry) in config.servers.iter().cloned().enumerate() {
@@ -184,13 +194,30 @@ async fn gather(
     }
     let mut done = Vec::new();
     while let Some(joined) = set.join_next().await {
-        if let Ok(item) = joined {
-            done.push(item);
+        match joined {
+            Ok(item) => done.push(item),
+            // A task that panicked: its server must still show as failed.
+            Err(e) => eprintln!("mcp-preamble: a connection task failed: {e}"),
         }
     }
+    let finished: std::collections::HashSet<usize> = done.iter().map(|(i, _, _)| *i).collect();
+    let lost: Vec<Source> = config
+        .servers
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !finished.contains(i))
+        .map(|(_, entry)| Source {
+            alias: entry.alias.clone(),
+            source: "live",
+            ok: false,
+            error: Some("the connection task stopped unexpectedly".into()),
+            stderr: String::new(),
+            elapsed_ms: 0,
+        })
+        .collect();
     progress.finish();
     done.sort_by_key(|(i, _, _)| *i);
-    let (mut snapshots, mut sources, mut live) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut snapshots, mut sources, mut live) = (Vec::new(), lost, Vec::new());
     for (_, entry, result) in done {
         match result {
             Ok(Ok(connection)) => {
@@ -328,14 +355,18 @@ impl Paint {
     }
 }
 
-fn print_text(assembly: &Assembly, sources: &[Source]) {
+/// The text report: the section, then a row per server.
+fn text_report(assembly: &Assembly, sources: &[Source]) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
     let paint = Paint(std::io::stdout().is_terminal());
-    print!("{}", assembly.text());
+    let _ = write!(out, "{}", assembly.text());
     if !assembly.text().is_empty() {
-        println!();
+        let _ = writeln!(out);
     }
-    println!();
-    println!(
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
         "{}",
         paint.on(
             "1",
@@ -379,7 +410,8 @@ fn print_text(assembly: &Assembly, sources: &[Source]) {
             s.removed.len(),
             connect
         );
-        println!(
+        let _ = writeln!(
+            out,
             "{}",
             if trimmed {
                 paint.on("33", &row)
@@ -388,7 +420,7 @@ fn print_text(assembly: &Assembly, sources: &[Source]) {
             }
         );
         for d in &s.diagnostics {
-            println!("    {d}");
+            let _ = writeln!(out, "    {d}");
         }
     }
     for f in sources.iter().filter(|c| !c.ok) {
@@ -397,17 +429,24 @@ fn print_text(assembly: &Assembly, sources: &[Source]) {
             truncate(&f.alias, 24),
             f.error.as_deref().unwrap_or("failed")
         );
-        println!("{}", paint.on("31", &row));
+        let _ = writeln!(out, "{}", paint.on("31", &row));
         for line in f.stderr.lines() {
-            println!("    stderr: {line}");
+            let _ = writeln!(out, "    stderr: {line}");
         }
     }
-    println!(
+    let _ = writeln!(
+        out,
         "section: {} tokens ({}, template {})",
         assembly.total_tokens(),
         assembly.encoding(),
         assembly.template()
     );
+    out
+}
+
+/// Writes to stdout; a closed pipe (`| head`) is not an error.
+fn emit(text: &str) {
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
 fn truncate(s: &str, n: usize) -> String {
@@ -508,12 +547,9 @@ async fn preview(p: Preview) -> ExitCode {
     }
     if p.json {
         let report = serde_json::json!({ "assembly": assembly, "connections": sources });
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&report).unwrap_or_default()
-        );
+        emit(&(serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"));
     } else {
-        print_text(&assembly, &sources);
+        emit(&text_report(&assembly, &sources));
     }
     if failed || (p.check && needed_trimming(&assembly)) {
         ExitCode::from(1)
@@ -543,9 +579,18 @@ async fn snapshot(a: SnapshotArgs) -> ExitCode {
         c.close().await;
     }
     let mut failed = false;
+    let mut used = std::collections::HashSet::new();
     for s in &snapshots {
         let alias = s.alias.clone().unwrap_or_default();
-        let file = a.out.join(format!("{}.json", file_name(&alias)));
+        // Two aliases can make the same file name ("a b", "a_b"): never overwrite.
+        let base = file_name(&alias);
+        let mut stem = base.clone();
+        let mut n = 2;
+        while !used.insert(stem.clone()) {
+            stem = format!("{base}-{n}");
+            n += 1;
+        }
+        let file = a.out.join(format!("{stem}.json"));
         let text = SnapshotFile::new(s.clone(), now_ms()).to_json();
         match std::fs::write(&file, text + "\n") {
             Ok(()) => println!("{alias}: wrote {}", file.display()),

@@ -223,14 +223,20 @@ fn one_line(value: &str) -> String {
     sanitize::line(value)
 }
 
-/// `md_line`: one line that cannot start a markdown block of its own.
+/// `md_line`: one line that cannot start a markdown block of its own, nor
+/// open a code span or an HTML comment that would run into what follows.
 fn md_line(value: &str) -> String {
     let line = sanitize::line(value);
     let mut out = String::with_capacity(line.len() + 1);
-    if line.starts_with(['#', '>', '=', '-', '*', '+', '_', '|', '<', '`', '~']) {
+    if line.starts_with(['#', '>', '=', '-', '*', '+', '_', '|', '~']) {
         out.push('\\');
     }
-    out.push_str(&line);
+    for c in line.chars() {
+        if matches!(c, '`' | '<') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
     out
 }
 
@@ -542,6 +548,12 @@ mod tests {
         let text =
             "Intro.\n\n- one\n- two\n\n```json\n{\"a\": 1}\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |";
         assert_eq!(md_block(text, 3), text);
+    }
+
+    #[test]
+    fn md_line_neutralizes_spans_and_comments() {
+        assert_eq!(md_line("a `b` <!-- c"), "a \\`b\\` \\<!-- c");
+        assert_eq!(md_line("# x"), "\\# x");
     }
 
     #[test]
