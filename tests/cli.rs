@@ -305,3 +305,43 @@ fn the_ttl_cache_reuses_fresh_discover_results() {
     assert_eq!(source(&run_s(args(&short))), "live");
     assert!(spawns(&log) > before);
 }
+
+#[test]
+fn bad_timeouts_are_usage_errors() {
+    for t in ["inf", "-1", "1e30", "soon"] {
+        let arg = format!("--timeout={t}");
+        let out = run(&["preview", "--config", "x.json", &arg]);
+        assert_eq!(out.status.code(), Some(2), "{t}");
+        assert!(stderr(&out).contains("--timeout"), "{t}: {}", stderr(&out));
+    }
+}
+
+#[test]
+fn snapshot_file_names_never_collide() {
+    ensure_npm();
+    let dir = scratch("collide");
+    let config = write(
+        &dir,
+        "mcp.json",
+        &format!(
+            r#"{{"mcpServers": {{"a b": {}, "a_b": {}}}}}"#,
+            node_entry("invoice.mjs", ""),
+            node_entry("whitespace.mjs", "")
+        ),
+    );
+    let out_dir = dir.join("snaps");
+    let out = run(&[
+        "snapshot",
+        "--config",
+        &config,
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let mut files: Vec<String> = std::fs::read_dir(&out_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(files, ["a_b-2.json", "a_b.json"]);
+}
