@@ -482,7 +482,8 @@ impl crate::hub::Hub {
     ///
     /// - tools are read again on `notifications/tools/list_changed`: through
     ///   the client handler in the 2025 era, through a `subscriptions/listen`
-    ///   subscription with a tools-list-changed filter in the 2026-07-28 era;
+    ///   subscription with a tools-list-changed filter in the 2026-07-28 era
+    ///   (opened again, with a growing pause, if it ends);
     /// - when the discover result has a positive `ttlMs`, the handshake is
     ///   asked again after it expires (instructions have no change
     ///   notification: that is the only way to see new ones);
@@ -522,12 +523,15 @@ impl crate::hub::Hub {
             .filter(|t| *t > 0);
         let task = tokio::spawn(async move {
             let alias = watch_alias;
+            let filter = rmcp::model::SubscriptionFilter::builder()
+                .tools_list_changed()
+                .build();
             let mut subscription = None;
+            // When a subscription ends, listen again after a pause that doubles up to a minute.
+            let mut relisten: Option<tokio::time::Instant> = None;
+            let mut pause = Duration::from_secs(1);
             if modern {
-                let filter = rmcp::model::SubscriptionFilter::builder()
-                    .tools_list_changed()
-                    .build();
-                subscription = peer.listen(filter).await.ok();
+                subscription = peer.listen(filter.clone()).await.ok();
                 // Catch a change made between the first tools/list and the subscription.
                 refresh_tools(&hub, owner, &alias, &peer).await;
             }
@@ -543,8 +547,22 @@ impl crate::hub::Hub {
                             refresh_tools(&hub, owner, &alias, &peer).await
                         }
                         Some(_) => {}
-                        None => subscription = None,
+                        None => {
+                            subscription = None;
+                            relisten = Some(tokio::time::Instant::now() + pause);
+                        }
                     },
+                    _ = sleep_until(relisten) => {
+                        subscription = peer.listen(filter.clone()).await.ok();
+                        if subscription.is_some() {
+                            relisten = None;
+                            pause = Duration::from_secs(1);
+                            refresh_tools(&hub, owner, &alias, &peer).await;
+                        } else {
+                            pause = (pause * 2).min(Duration::from_secs(60));
+                            relisten = Some(tokio::time::Instant::now() + pause);
+                        }
+                    }
                     _ = sleep_until(next_handshake) => {
                         // On a failed re-handshake, try again after the same ttl.
                         let ttl = handshake_again(&hub, owner, &alias, &peer).await.or(ttl);
