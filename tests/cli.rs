@@ -156,15 +156,14 @@ fn handshake_modes_reach_the_table() {
     );
 }
 
-#[test]
-fn snapshot_files_preview_like_the_live_servers() {
-    ensure_npm();
-    let dir = scratch("snapshot");
+/// Writes a config of the invoice and whitespace servers under these
+/// aliases, runs `snapshot` on it, and returns the config and output paths.
+fn snapshot_invoice_and_whitespace(dir: &Path, invoice: &str, ws: &str) -> (String, PathBuf) {
     let config = write(
-        &dir,
+        dir,
         "mcp.json",
         &format!(
-            r#"{{"mcpServers": {{"invoice": {}, "ws": {}}}}}"#,
+            r#"{{"mcpServers": {{{invoice:?}: {}, {ws:?}: {}}}}}"#,
             node_entry("invoice.mjs", ""),
             node_entry("whitespace.mjs", "")
         ),
@@ -178,6 +177,14 @@ fn snapshot_files_preview_like_the_live_servers() {
         out_dir.to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    (config, out_dir)
+}
+
+#[test]
+fn snapshot_files_preview_like_the_live_servers() {
+    ensure_npm();
+    let dir = scratch("snapshot");
+    let (config, out_dir) = snapshot_invoice_and_whitespace(&dir, "invoice", "ws");
     let file = std::fs::read_to_string(out_dir.join("invoice.json")).unwrap();
     let v: serde_json::Value = serde_json::from_str(&file).unwrap();
     assert_eq!(v["mcp_preamble_snapshot"], 1);
@@ -320,24 +327,7 @@ fn bad_timeouts_are_usage_errors() {
 fn snapshot_file_names_never_collide() {
     ensure_npm();
     let dir = scratch("collide");
-    let config = write(
-        &dir,
-        "mcp.json",
-        &format!(
-            r#"{{"mcpServers": {{"a b": {}, "a_b": {}}}}}"#,
-            node_entry("invoice.mjs", ""),
-            node_entry("whitespace.mjs", "")
-        ),
-    );
-    let out_dir = dir.join("snaps");
-    let out = run(&[
-        "snapshot",
-        "--config",
-        &config,
-        "--out",
-        out_dir.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let (_, out_dir) = snapshot_invoice_and_whitespace(&dir, "a b", "a_b");
     let mut files: Vec<String> = std::fs::read_dir(&out_dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

@@ -12,6 +12,7 @@
 import { readFileSync } from "node:fs";
 import { McpServer } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { onMessage } from "./on-message.mjs";
 
 function currentInstructions() {
   const file = process.env.INSTRUCTIONS_FILE;
@@ -39,22 +40,16 @@ serveStdio(() => {
   // construction and has no public setter, so this assigns the Server's internal `_instructions` field
   // (read by its initialize and server/discover handlers) before the request is delivered.
   let armed = false;
-  const connect = server.connect.bind(server);
-  server.connect = async (transport) => {
-    await connect(transport);
-    const deliver = transport.onmessage;
-    transport.onmessage = (message, extra) => {
-      if (process.env.INSTRUCTIONS_FILE && (message?.method === "initialize" || message?.method === "server/discover")) {
-        server.server._instructions = currentInstructions();
-      }
-      if (!armed && message?.method === "tools/list") {
-        armed = true;
-        setTimeout(() => {
-          server.registerTool("second", { description: "The second tool, added later.", inputSchema: {} }, async () => ({ content: [{ type: "text", text: "second" }] }));
-        }, 500).unref();
-      }
-      deliver?.(message, extra);
-    };
-  };
+  onMessage(server, (message) => {
+    if (process.env.INSTRUCTIONS_FILE && (message?.method === "initialize" || message?.method === "server/discover")) {
+      server.server._instructions = currentInstructions();
+    }
+    if (!armed && message?.method === "tools/list") {
+      armed = true;
+      setTimeout(() => {
+        server.registerTool("second", { description: "The second tool, added later.", inputSchema: {} }, async () => ({ content: [{ type: "text", text: "second" }] }));
+      }, 500).unref();
+    }
+  });
   return server;
 });
