@@ -14,7 +14,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use mcp_preamble::{Assembler, Capture, Encoding, ServerSnapshot, Template};
+use mcp_preamble::{Assembler, Capture, Encoding, RemovalReason, ServerSnapshot, Template};
 
 const SAMPLE: &[(&str, &str)] = &[
     (
@@ -182,11 +182,11 @@ fn main() -> ExitCode {
             };
             let mut removed = Vec::new();
             for reason in [
-                "restates_tool",
-                "repeated",
-                "same_as_server",
-                "budget",
-                "policy",
+                RemovalReason::RestatesTool,
+                RemovalReason::Repeated,
+                RemovalReason::SameAsServer,
+                RemovalReason::Budget,
+                RemovalReason::Policy,
             ] {
                 let n = s.removed.iter().filter(|r| r.reason == reason).count();
                 if n > 0 {

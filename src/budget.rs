@@ -4,10 +4,11 @@
 //! The guarantee is on the block as rendered: every candidate is rendered
 //! with the real template and counted with the real tokenizer.
 
-use crate::assemble::{Removal, ServerView};
-use crate::dedup::Priority;
+use crate::dedup::{self, Priority};
 use crate::error::Result;
+use crate::report::{Removal, RemovalReason};
 use crate::segment::{self, Unit, UnitKind};
+use crate::template::ServerView;
 
 /// The marker that ends a cut unit.
 pub(crate) const CUT_MARKER: &str = " […]";
@@ -17,11 +18,38 @@ pub(crate) const CUT_MARKER: &str = " […]";
 pub(crate) struct Trim {
     pub text: String,
     pub units: Vec<Unit>,
-    pub priority: Vec<Priority>,
-    pub keep: Vec<bool>,
+    priority: Vec<Priority>,
+    keep: Vec<bool>,
 }
 
 impl Trim {
+    /// `text` (sanitized instructions) as units, all kept, with their
+    /// priorities; `tool_names` are the server's tools, normalized.
+    pub(crate) fn new(text: String, tool_names: &[String]) -> Trim {
+        let units = segment::units(&text);
+        let priority = units
+            .iter()
+            .map(|u| dedup::priority(u, u.text(&text), tool_names))
+            .collect();
+        let keep = vec![true; units.len()];
+        Trim {
+            text,
+            units,
+            priority,
+            keep,
+        }
+    }
+
+    /// The instructions made of the units still kept.
+    pub(crate) fn kept(&self) -> Option<String> {
+        self.render(&self.keep)
+    }
+
+    /// Drops unit `k` (de-duplication).
+    pub(crate) fn drop_unit(&mut self, k: usize) {
+        self.keep[k] = false;
+    }
+
     /// The instructions made of the kept units; headings left with nothing
     /// under them go too. `None` when nothing is left.
     pub(crate) fn render(&self, keep: &[bool]) -> Option<String> {
@@ -83,14 +111,8 @@ pub(crate) struct Fitted {
     pub truncated: bool,
 }
 
-fn budget_removal(text: impl Into<String>) -> Removal {
-    Removal {
-        text: text.into(),
-        reason: "budget",
-        tool: None,
-        server: None,
-    }
-}
+/// Renders a view and counts its tokens.
+pub(crate) type Measure<'m> = dyn FnMut(&ServerView) -> Result<(String, usize)> + 'm;
 
 /// Smallest `m` in `lo..=hi` with `fits(m)`, assuming `fits` is (nearly)
 /// monotone; checks upward from the binary-search result so the answer is
@@ -119,97 +141,140 @@ fn smallest_fitting(
 
 /// Fits `view` (already de-duplicated, with `trim` describing its
 /// instructions) into `limit` tokens along the ladder documented in the
-/// crate docs. `measure` renders a view and counts its tokens.
-/// `rendered` is `view` already rendered and counted, when the caller has it.
+/// crate docs, stopping at the first rung that fits. `rendered` is `view`
+/// already rendered and counted, when the caller has it.
 pub(crate) fn fit(
-    mut view: ServerView,
+    view: ServerView,
     trim: Option<&Trim>,
     limit: Option<usize>,
     rendered: Option<(String, usize)>,
-    measure: &mut dyn FnMut(&ServerView) -> Result<(String, usize)>,
+    measure: &mut Measure<'_>,
 ) -> Result<Fitted> {
-    let mut removed = Vec::new();
     let first = match rendered {
         Some(r) => r,
         None => measure(&view)?,
     };
-    let Some(limit) = limit else {
+    let Some(limit) = limit.filter(|l| first.1 > *l) else {
         return Ok(Fitted {
             block: Some(first),
-            removed,
+            removed: Vec::new(),
             truncated: false,
         });
     };
-    if first.1 <= limit {
-        return Ok(Fitted {
-            block: Some(first),
-            removed,
-            truncated: false,
-        });
+    let mut ladder = Ladder {
+        total_tools: view.tools.len() + view.more_tools,
+        view,
+        trim,
+        limit,
+        measure,
+        removed: Vec::new(),
+        truncated: false,
+    };
+    // Each rung goes further than the last; the first that fits wins.
+    let block = if let Some(b) = ladder.tool_descriptions()? {
+        Some(b)
+    } else if let Some(b) = ladder.fewer_tools()? {
+        Some(b)
+    } else if let Some(b) = ladder.instruction_units()? {
+        Some(b)
+    } else {
+        ladder.heading_only()?
+    };
+    Ok(Fitted {
+        block,
+        removed: ladder.removed,
+        truncated: ladder.truncated,
+    })
+}
+
+/// One server's block on its way down the budget ladder.
+struct Ladder<'t, 'm> {
+    view: ServerView,
+    trim: Option<&'t Trim>,
+    limit: usize,
+    measure: &'t mut Measure<'m>,
+    removed: Vec<Removal>,
+    truncated: bool,
+    /// Tools listed or counted before any were cut.
+    total_tools: usize,
+}
+
+impl Ladder<'_, '_> {
+    /// The block as it stands, when it fits.
+    fn fits(&mut self) -> Result<Option<(String, usize)>> {
+        let m = (self.measure)(&self.view)?;
+        Ok((m.1 <= self.limit).then_some(m))
     }
 
-    // (b) tools: first sentences, then names only, then fewer names.
-    if view.tools.iter().any(|t| t.description.is_some()) {
-        let full: Vec<Option<String>> = view.tools.iter().map(|t| t.description.clone()).collect();
-        for t in view.tools.iter_mut() {
-            t.description = t.description.as_deref().map(first_sentence);
+    fn remove(&mut self, text: impl Into<String>) {
+        self.removed.push(Removal::new(RemovalReason::Budget, text));
+    }
+
+    /// (b) Tool descriptions: their first sentences, then none.
+    fn tool_descriptions(&mut self) -> Result<Option<(String, usize)>> {
+        if !self.view.tools.iter().any(|t| t.description.is_some()) {
+            return Ok(None);
         }
-        if view
-            .tools
-            .iter()
-            .zip(&full)
-            .any(|(t, f)| t.description != *f)
-        {
-            removed.push(budget_removal(
-                "tool descriptions after their first sentence",
-            ));
-            let m = measure(&view)?;
-            if m.1 <= limit {
-                return done(m, removed, false);
+        let mut shortened = false;
+        for t in self.view.tools.iter_mut() {
+            if let Some(d) = &t.description {
+                let first = first_sentence(d);
+                shortened |= first != *d;
+                t.description = Some(first);
             }
         }
-        for t in view.tools.iter_mut() {
+        if shortened {
+            self.remove("tool descriptions after their first sentence");
+            if let Some(block) = self.fits()? {
+                return Ok(Some(block));
+            }
+        }
+        for t in self.view.tools.iter_mut() {
             t.description = None;
         }
-        removed.push(budget_removal("tool descriptions"));
-        let m = measure(&view)?;
-        if m.1 <= limit {
-            return done(m, removed, false);
-        }
+        self.remove("tool descriptions");
+        self.fits()
     }
-    let all_tools = std::mem::take(&mut view.tools);
-    let total_tools = all_tools.len() + view.more_tools;
-    if !all_tools.is_empty() {
-        let n = all_tools.len();
+
+    /// (b) Fewer tool names: as many as fit, then a count.
+    fn fewer_tools(&mut self) -> Result<Option<(String, usize)>> {
+        let all_tools = std::mem::take(&mut self.view.tools);
+        if all_tools.is_empty() {
+            return Ok(None);
+        }
+        let (n, total) = (all_tools.len(), self.total_tools);
         // Largest number of listed names that fits = n - smallest number cut.
-        let mut probe = view.clone();
+        let mut probe = self.view.clone();
+        let (limit, measure) = (self.limit, &mut *self.measure);
         let cut = smallest_fitting(1, n, |cut| {
             probe.tools = all_tools[..n - cut].to_vec();
-            probe.more_tools = total_tools - (n - cut);
+            probe.more_tools = total - (n - cut);
             Ok(measure(&probe)?.1 <= limit)
         })?;
         let listed = n - cut.unwrap_or(n);
-        view.tools = all_tools[..listed].to_vec();
-        view.more_tools = total_tools - listed;
-        removed.push(budget_removal(
-            all_tools[listed..]
-                .iter()
-                .map(|t| t.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-        ));
+        self.view.tools = all_tools[..listed].to_vec();
+        self.view.more_tools = total - listed;
+        let names: Vec<&str> = all_tools[listed..]
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect();
+        self.remove(names.join(", "));
         if cut.is_some() {
-            let m = measure(&view)?;
-            if m.1 <= limit {
-                return done(m, removed, false);
-            }
+            return self.fits();
         }
+        Ok(None)
     }
 
-    // (c) instruction units by priority, then (d) a cut of the last one.
-    if let (Some(trim), Some(_)) = (trim, view.instructions.as_ref()) {
+    /// (c) Instruction units by priority, then (d) a cut of the last one.
+    fn instruction_units(&mut self) -> Result<Option<(String, usize)>> {
+        let Some(trim) = self.trim.filter(|_| self.view.instructions.is_some()) else {
+            if let Some(text) = self.view.instructions.take() {
+                self.remove(text);
+                return self.fits();
+            }
+            return Ok(None);
+        };
         let order = trim.drop_order();
-        let mut probe = view.clone();
         let keep_after = |m: usize| {
             let mut keep = trim.keep.clone();
             for k in &order[..m] {
@@ -217,26 +282,33 @@ pub(crate) fn fit(
             }
             keep
         };
+        let mut probe = self.view.clone();
+        let (limit, measure) = (self.limit, &mut *self.measure);
         let found = smallest_fitting(1, order.len().saturating_sub(1), |m| {
             probe.instructions = trim.render(&keep_after(m));
             Ok(measure(&probe)?.1 <= limit)
         })?;
         if let Some(m) = found {
             let keep = keep_after(m);
-            view.instructions = trim.render(&keep);
-            record_dropped(trim, &keep, &mut removed);
-            let m = measure(&view)?;
-            return done(m, removed, false);
+            self.view.instructions = trim.render(&keep);
+            self.record_dropped(trim, &keep);
+            // The search saw it fit.
+            return Ok(Some((self.measure)(&self.view)?));
         }
-        // Only the highest-priority unit is left, and it does not fit whole.
-        let last = *order.last().unwrap_or(&0);
+        self.cut_last(trim, *order.last().unwrap_or(&0))
+    }
+
+    /// (d) Only the highest-priority unit is left and it does not fit whole:
+    /// cut it at a word boundary, or drop it.
+    fn cut_last(&mut self, trim: &Trim, last: usize) -> Result<Option<(String, usize)>> {
         let unit_text = trim
             .units
             .get(last)
             .map(|u| u.text(&trim.text))
             .unwrap_or("");
         let cuts = word_cuts(unit_text);
-        let mut probe = view.clone();
+        let mut probe = self.view.clone();
+        let (limit, measure) = (self.limit, &mut *self.measure);
         // i counts words removed from the end; the whole unit is known not to fit.
         let fitting = if cuts.len() > 1 {
             smallest_fitting(1, cuts.len() - 1, |i| {
@@ -249,64 +321,41 @@ pub(crate) fn fit(
         };
         // Only the cut unit is shown: everything else kept so far goes.
         let only_last: Vec<bool> = (0..trim.units.len()).map(|k| k == last).collect();
-        record_dropped(trim, &only_last, &mut removed);
+        self.record_dropped(trim, &only_last);
         if let Some(i) = fitting {
             let at = cuts[cuts.len() - 1 - i];
-            view.instructions = Some(cut_instructions(trim, last, at));
-            removed.push(budget_removal(unit_text[at..].trim_start()));
-            let m = measure(&view)?;
-            return done(m, removed, true);
+            self.view.instructions = Some(cut_instructions(trim, last, at));
+            self.remove(unit_text[at..].trim_start());
+            self.truncated = true;
+            return Ok(Some((self.measure)(&self.view)?));
         }
-        removed.push(budget_removal(unit_text));
-        view.instructions = None;
-        let m = measure(&view)?;
-        if m.1 <= limit {
-            return done(m, removed, false);
-        }
-    } else if let Some(text) = view.instructions.take() {
-        removed.push(budget_removal(text));
-        let m = measure(&view)?;
-        if m.1 <= limit {
-            return done(m, removed, false);
-        }
+        self.remove(unit_text);
+        self.view.instructions = None;
+        self.fits()
     }
 
-    // The heading alone (with the note, if any), then nothing.
-    view.tools.clear();
-    view.more_tools = 0;
-    if total_tools > 0 {
-        removed.push(budget_removal("tool list"));
-    }
-    let m = measure(&view)?;
-    if m.1 <= limit {
-        return done(m, removed, false);
-    }
-    if view.note.take().is_some() {
-        let m = measure(&view)?;
-        if m.1 <= limit {
-            return done(m, removed, false);
+    /// The heading alone (with the note, if any), then nothing.
+    fn heading_only(&mut self) -> Result<Option<(String, usize)>> {
+        self.view.tools.clear();
+        self.view.more_tools = 0;
+        if self.total_tools > 0 {
+            self.remove("tool list");
         }
+        if let Some(block) = self.fits()? {
+            return Ok(Some(block));
+        }
+        if self.view.note.take().is_some() {
+            return self.fits();
+        }
+        Ok(None)
     }
-    Ok(Fitted {
-        block: None,
-        removed,
-        truncated: false,
-    })
-}
 
-fn done(block: (String, usize), removed: Vec<Removal>, truncated: bool) -> Result<Fitted> {
-    Ok(Fitted {
-        block: Some(block),
-        removed,
-        truncated,
-    })
-}
-
-fn record_dropped(trim: &Trim, keep: &[bool], removed: &mut Vec<Removal>) {
-    let shown = trim.without_orphan_headings(keep);
-    for (k, u) in trim.units.iter().enumerate() {
-        if trim.keep[k] && !shown[k] {
-            removed.push(budget_removal(u.text(&trim.text)));
+    fn record_dropped(&mut self, trim: &Trim, keep: &[bool]) {
+        let shown = trim.without_orphan_headings(keep);
+        for (k, u) in trim.units.iter().enumerate() {
+            if trim.keep[k] && !shown[k] {
+                self.remove(u.text(&trim.text));
+            }
         }
     }
 }

@@ -308,6 +308,24 @@ impl ToolTextCache {
     }
 }
 
+/// For each unit of `text`, the tool whose description it restates: only
+/// sentences and list items can (a heading, table or code block never does).
+pub(crate) fn restatements<'t>(
+    text: &str,
+    units: &[Unit],
+    tools: &'t [Arc<ToolText>],
+    threshold: f64,
+) -> Vec<Option<&'t str>> {
+    units
+        .iter()
+        .map(|unit| {
+            matches!(unit.kind, UnitKind::Sentence | UnitKind::ListItem)
+                .then(|| restated_tool(unit.text(text), tools, threshold))
+                .flatten()
+        })
+        .collect()
+}
+
 /// Finds the tool whose description a unit restates, if any.
 ///
 /// A unit restates a description when, ignoring stopwords, it is equal to

@@ -11,9 +11,10 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::watch;
 
-use crate::assemble::{Assembler, Assembly, Memo};
+use crate::assemble::{Assembler, Memo};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{ServerSnapshot, Tool};
+use crate::report::Assembly;
 
 /// The section at one revision.
 #[derive(Debug, Clone)]

@@ -12,7 +12,7 @@
 //! pages, bare or in their JSON-RPC envelopes.
 //!
 //! ```
-//! use mcp_preamble::{Assembler, ServerSnapshot};
+//! use mcp_preamble::{Assembler, InstructionsState, ServerSnapshot};
 //! use serde_json::json;
 //!
 //! let mut invoice = ServerSnapshot::from_initialize(&json!({
@@ -45,7 +45,7 @@
 //!     "Tools: `list_periods`, `get_invoice`\n",
 //! ));
 //! let report = &assembly.servers()[0];
-//! assert_eq!(report.instructions, "present");
+//! assert_eq!(report.instructions, InstructionsState::Present);
 //! assert!(assembly.text().contains(&report.text));
 //! println!("{} tokens", assembly.total_tokens());
 //! # Ok::<(), mcp_preamble::Error>(())
@@ -303,22 +303,29 @@ mod error;
 #[cfg(feature = "hub")]
 pub mod hub;
 mod lint;
+mod markdown;
 mod model;
+mod report;
 mod sanitize;
 mod segment;
 mod template;
 #[cfg(feature = "testing")]
 pub mod testing;
+mod text;
 mod tokens;
 mod wire;
 
-pub use assemble::{Assembler, Assembly, Order, Policy, Removal, ServerReport};
+pub use assemble::{Assembler, Order, Policy};
 pub use config::{McpConfig, ServerEntry, ServerTransport};
 pub use error::{Error, ErrorKind, Result, RpcError};
 pub use lint::{
     DEFAULT_MAX_TOKENS, Finding, LintCode, LintReport, Linter, ServerLint, Severity, lint,
 };
-pub use model::{CacheHints, Era, Instructions, ServerInfo, ServerSnapshot, Tool, ToolAnnotations};
+pub use model::{
+    CacheHints, Era, Instructions, InstructionsState, ServerInfo, ServerSnapshot, Tool,
+    ToolAnnotations,
+};
+pub use report::{Assembly, Omission, Removal, RemovalReason, ServerReport};
 pub use template::Template;
 pub use tokens::{Encoding, Tiktoken, TokenCounter};
 pub use wire::{Capture, SNAPSHOT_FORMAT_VERSION, SnapshotFile, load_server_file};

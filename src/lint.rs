@@ -453,7 +453,7 @@ impl Linter {
         ServerLint {
             server: name,
             source: source.map(str::to_string),
-            instructions: server.instructions.state(),
+            instructions: server.instructions.state().as_str(),
             tokens,
             encoding: self.counter.name().to_string(),
             findings,

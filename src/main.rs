@@ -10,8 +10,8 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 use mcp_preamble::connect::{DiscoverCache, Handshake, connect, now_ms};
 use mcp_preamble::{
-    Assembler, Assembly, Encoding, McpConfig, ServerEntry, ServerSnapshot, SnapshotFile, Template,
-    load_server_file,
+    Assembler, Assembly, Encoding, McpConfig, Omission, ServerEntry, ServerSnapshot, SnapshotFile,
+    Template, load_server_file,
 };
 
 /// Preview the system-prompt section your MCP servers' instructions make.
@@ -334,13 +334,10 @@ impl Progress {
 }
 
 fn needed_trimming(assembly: &Assembly) -> bool {
-    assembly.servers().iter().any(|s| {
-        s.truncated
-            || s.removed.iter().any(|r| r.reason == "budget")
-            || s.diagnostics
-                .iter()
-                .any(|d| d.starts_with("omitted: its heading alone"))
-    })
+    assembly
+        .servers()
+        .iter()
+        .any(|s| s.trimmed() || matches!(s.omitted, Some(Omission::OverBudget { .. })))
 }
 
 struct Paint(bool);
@@ -392,7 +389,7 @@ fn text_report(assembly: &Assembly, sources: &[Source]) -> String {
             Some(c) if c.source == "live" => format!("{} ms", c.elapsed_ms),
             _ => "file".to_string(),
         };
-        let trimmed = s.truncated || s.removed.iter().any(|r| r.reason == "budget");
+        let trimmed = s.trimmed();
         let after = if s.included {
             s.tokens.to_string()
         } else {

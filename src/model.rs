@@ -1,5 +1,7 @@
 //! What a host knows about one connected server.
 
+use std::fmt;
+
 use serde::{Deserialize, Serialize};
 
 use crate::error::RpcError;
@@ -22,6 +24,12 @@ impl Era {
             Era::Legacy => "legacy",
             Era::Modern => "modern",
         }
+    }
+}
+
+impl fmt::Display for Era {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
     }
 }
 
@@ -66,12 +74,12 @@ impl Instructions {
         }
     }
 
-    /// `"absent"`, `"blank"` or `"present"`.
-    pub fn state(&self) -> &'static str {
+    /// Which of the three states this is, without the text.
+    pub fn state(&self) -> InstructionsState {
         match self {
-            Instructions::Absent => "absent",
-            Instructions::Blank(_) => "blank",
-            Instructions::Present(_) => "present",
+            Instructions::Absent => InstructionsState::Absent,
+            Instructions::Blank(_) => InstructionsState::Blank,
+            Instructions::Present(_) => InstructionsState::Present,
         }
     }
 
@@ -81,6 +89,35 @@ impl Instructions {
             Instructions::Absent => None,
             Instructions::Blank(s) | Instructions::Present(s) => Some(s),
         }
+    }
+}
+
+/// The state of a server's [`Instructions`], without the text (in reports).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InstructionsState {
+    /// No `instructions` key, `null`, or `""`.
+    Absent,
+    /// Whitespace or invisible characters only.
+    Blank,
+    /// Text.
+    Present,
+}
+
+impl InstructionsState {
+    /// `"absent"`, `"blank"` or `"present"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InstructionsState::Absent => "absent",
+            InstructionsState::Blank => "blank",
+            InstructionsState::Present => "present",
+        }
+    }
+}
+
+impl fmt::Display for InstructionsState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
     }
 }
 

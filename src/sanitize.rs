@@ -120,11 +120,7 @@ pub(crate) fn line(raw: &str) -> String {
         }
         out.push_str(word);
     }
-    if out.chars().count() > MAX_LINE_CHARS {
-        let cut: String = out.chars().take(MAX_LINE_CHARS - 1).collect();
-        return format!("{}…", cut.trim_end());
-    }
-    out
+    crate::text::cut_chars(&out, MAX_LINE_CHARS)
 }
 
 #[cfg(test)]

@@ -10,6 +10,10 @@
 
 use unicode_segmentation::UnicodeSegmentation;
 
+use crate::markdown::{
+    fence_closes, fence_open, heading_level, is_list_item, is_table_delimiter, is_table_row,
+};
+
 /// What a unit is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum UnitKind {
@@ -53,9 +57,9 @@ pub(crate) fn units(text: &str) -> Vec<Unit> {
             i += 1;
             continue;
         }
-        if let Some((ch, run)) = fence_open(line) {
+        if let Some(fence) = fence_open(line) {
             let mut j = i + 1;
-            while j < lines.len() && !fence_closes(&text[lines[j].0..lines[j].1], ch, run) {
+            while j < lines.len() && !fence_closes(&text[lines[j].0..lines[j].1], fence) {
                 j += 1;
             }
             let last = j.min(lines.len() - 1);
@@ -131,66 +135,6 @@ fn line_ranges(text: &str) -> Vec<(usize, usize)> {
     }
     out.push((start, text.len()));
     out
-}
-
-fn indent(line: &str) -> usize {
-    line.len() - line.trim_start_matches(' ').len()
-}
-
-fn fence_open(line: &str) -> Option<(char, usize)> {
-    if indent(line) > 3 {
-        return None;
-    }
-    let rest = line.trim_start_matches(' ');
-    let ch = rest.chars().next().filter(|c| *c == '`' || *c == '~')?;
-    let run = rest.chars().take_while(|c| *c == ch).count();
-    (run >= 3 && !(ch == '`' && rest[run..].contains('`'))).then_some((ch, run))
-}
-
-fn fence_closes(line: &str, ch: char, run: usize) -> bool {
-    if indent(line) > 3 {
-        return false;
-    }
-    let rest = line.trim_start_matches(' ');
-    let n = rest.chars().take_while(|c| *c == ch).count();
-    n >= run && rest[n..].trim().is_empty()
-}
-
-fn heading_level(line: &str) -> Option<u8> {
-    if indent(line) > 3 {
-        return None;
-    }
-    let rest = line.trim_start_matches(' ');
-    let n = rest.bytes().take_while(|b| *b == b'#').count();
-    let after = &rest[n..];
-    ((1..=6).contains(&n) && (after.is_empty() || after.starts_with([' ', '\t'])))
-        .then_some(n as u8)
-}
-
-fn is_table_row(line: &str) -> bool {
-    line.trim_start().starts_with('|')
-}
-
-fn is_table_delimiter(line: &str) -> bool {
-    let t = line.trim();
-    t.starts_with('|')
-        && t.contains('-')
-        && t.chars().all(|c| matches!(c, '|' | '-' | ':' | ' ' | '\t'))
-}
-
-fn is_list_item(line: &str) -> bool {
-    let rest = line.trim_start_matches([' ', '\t']);
-    let b = rest.as_bytes();
-    let spaced = |j: usize| j >= b.len() || b[j] == b' ' || b[j] == b'\t';
-    if !b.is_empty() && matches!(b[0], b'-' | b'*' | b'+') && spaced(1) && b.len() > 1 {
-        return true;
-    }
-    let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
-    (1..=9).contains(&digits)
-        && digits < b.len()
-        && matches!(b[digits], b'.' | b')')
-        && spaced(digits + 1)
-        && b.len() > digits + 1
 }
 
 /// Byte ranges (relative to `para`) where a sentence must not end.

@@ -121,10 +121,12 @@
 use std::fmt;
 use std::path::Path;
 
-use crate::assemble::{Assembler, Assembly, Removal, ServerReport};
+use crate::assemble::Assembler;
 use crate::lint::{Finding, Linter, Severity};
 use crate::model::{Instructions, ServerSnapshot, Tool};
+use crate::report::{Assembly, Removal, ServerReport};
 use crate::sanitize;
+use crate::text;
 
 #[doc(hidden)]
 pub use insta as __insta;
@@ -301,9 +303,7 @@ impl Check {
             });
         }
         let (report, assembly) = self.one(server, budget)?;
-        let trimmed = !report.included
-            || report.truncated
-            || report.removed.iter().any(|r| r.reason == "budget");
+        let trimmed = !report.included || report.trimmed();
         if !trimmed {
             return Ok(report);
         }
@@ -326,13 +326,13 @@ impl Check {
     ) -> Result<ServerReport, Failure> {
         let server = server.as_ref();
         let name = server.display_name();
-        let wanted = one_line(&sanitize::text(sentence));
+        let wanted = text::one_line(&sanitize::text(sentence));
         let instructions = server
             .instructions
             .raw()
             .map(sanitize::text)
             .unwrap_or_default();
-        if wanted.is_empty() || !one_line(&instructions).contains(&wanted) {
+        if wanted.is_empty() || !text::one_line(&instructions).contains(&wanted) {
             let mut message = format!(
                 "sentence {wanted:?} is not in the instructions of server {name:?}\n  instructions:\n"
             );
@@ -343,8 +343,8 @@ impl Check {
         }
         let (full, _) = self.one(server, usize::MAX)?;
         let (report, assembly) = self.one(server, budget)?;
-        let rendered = one_line(&report.text);
-        let escaped = one_line(&xml_escape(&wanted));
+        let rendered = text::one_line(&report.text);
+        let escaped = text::one_line(&text::xml_text(&wanted));
         if report.included && (rendered.contains(&wanted) || rendered.contains(&escaped)) {
             return Ok(report);
         }
@@ -617,7 +617,7 @@ pub fn golden(assembly: &Assembly) -> String {
             out.push_str(&format!(
                 "  removed ({}{by}): {}\n",
                 r.reason,
-                one_line(&r.text)
+                text::one_line(&r.text)
             ));
         }
         for d in &s.diagnostics {
@@ -698,7 +698,11 @@ fn removal_line(r: &Removal) -> String {
         .or(r.server.as_deref())
         .map(|x| format!(" ({x})"))
         .unwrap_or_default();
-    format!("{}{by}: {:?}", r.reason, cut(&one_line(&r.text), 100))
+    format!(
+        "{}{by}: {:?}",
+        r.reason,
+        text::cut_chars(&text::one_line(&r.text), 100)
+    )
 }
 
 /// `45 tokens of 64, 2 removed`, `not included (omitted: …)`.
@@ -721,11 +725,8 @@ fn server_summary(s: &ServerReport) -> String {
 
 fn why_omitted(report: &ServerReport) -> String {
     report
-        .diagnostics
-        .iter()
-        .find(|d| d.starts_with("omitted"))
-        .cloned()
-        .unwrap_or_else(|| "omitted".to_string())
+        .omitted
+        .map_or_else(|| "omitted".to_string(), |why| why.to_string())
 }
 
 /// Every line of `text` as `    | line` (blank lines as `    |`).
@@ -741,23 +742,4 @@ fn quoted_block(text: &str) -> String {
         }
     }
     out
-}
-
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-fn cut(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_string();
-    }
-    let head: String = s.chars().take(max - 1).collect();
-    format!("{}…", head.trim_end())
-}
-
-/// As the xml template's `xml_text` filter escapes text.
-fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }

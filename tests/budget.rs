@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use mcp_preamble::{Assembler, Assembly, Policy, ServerSnapshot, Template, Tool};
+use mcp_preamble::{Assembler, Assembly, Policy, RemovalReason, ServerSnapshot, Template, Tool};
 use proptest::prelude::*;
 use pulldown_cmark::{Event, HeadingLevel, Parser, Tag};
 
@@ -46,7 +46,7 @@ fn check(assembly: &Assembly, budgets: &dyn Fn(&str) -> Option<usize>, total: Op
         }
         assert_eq!(
             s.truncated,
-            s.text.contains(" […]") && s.removed.iter().any(|r| r.reason == "budget")
+            s.text.contains(" […]") && s.removed.iter().any(|r| r.reason == RemovalReason::Budget)
         );
     }
 }
@@ -104,7 +104,8 @@ fn corpus_keeps_the_invariants_at_every_budget() {
                 for s in a.servers() {
                     for r in &s.removed {
                         assert!(
-                            r.reason == "restates_tool" || r.reason == "repeated",
+                            r.reason == RemovalReason::RestatesTool
+                                || r.reason == RemovalReason::Repeated,
                             "{}: {:?} at unlimited budget",
                             s.name,
                             r
@@ -221,7 +222,7 @@ fn restatements_of_tool_descriptions_are_removed() {
             .iter()
             .find(|r| r.text == *sentence)
             .unwrap_or_else(|| panic!("{server}: no removal for {sentence}"));
-        assert_eq!(removal.reason, "restates_tool");
+        assert_eq!(removal.reason, RemovalReason::RestatesTool);
         assert_eq!(removal.tool.as_deref(), Some(*tool));
     }
 }
@@ -259,7 +260,7 @@ fn prose_goes_before_constraints() {
         !r.text
             .contains("Basic Memory is the user's personal knowledge base")
     );
-    assert!(r.removed.iter().filter(|x| x.reason == "budget").count() >= 5);
+    assert!(r.removed.iter().filter(|x| x.reason == RemovalReason::Budget).count() >= 5);
 }
 
 // ---- the ladder, step by step ----------------------------------------------
@@ -349,7 +350,7 @@ fn the_last_unit_is_cut_at_a_word_with_a_marker() {
         .trim_end_matches(" […]");
     assert!(long.starts_with(kept), "cut at a word boundary: {kept:?}");
     assert!(long[kept.len()..].starts_with(' '));
-    let removal = r.removed.iter().find(|x| x.reason == "budget").unwrap();
+    let removal = r.removed.iter().find(|x| x.reason == RemovalReason::Budget).unwrap();
     assert!(long.ends_with(&removal.text));
 }
 
@@ -368,7 +369,7 @@ fn a_heading_that_does_not_fit_omits_the_server() {
     assert!(
         r.removed
             .iter()
-            .any(|x| x.text == "Hello there." && x.reason == "budget")
+            .any(|x| x.text == "Hello there." && x.reason == RemovalReason::Budget)
     );
 }
 
@@ -381,14 +382,14 @@ fn repeats_and_twins_are_removed_and_reported() {
     let asm = Assembler::new().assemble(&[b, a]).unwrap();
     let alpha = &asm.servers()[0];
     assert_eq!(alpha.removed.len(), 1);
-    assert_eq!(alpha.removed[0].reason, "repeated");
+    assert_eq!(alpha.removed[0].reason, RemovalReason::Repeated);
     assert!(
         alpha.text.ends_with("\n\nCall x first. Ids expire daily."),
         "{}",
         alpha.text
     );
     let beta = &asm.servers()[1];
-    assert_eq!(beta.removed[0].reason, "same_as_server");
+    assert_eq!(beta.removed[0].reason, RemovalReason::SameAsServer);
     assert_eq!(beta.removed[0].server.as_deref(), Some("alpha"));
     assert!(beta.text.contains("Same instructions as alpha above."));
     assert!(!beta.text.contains("Ids expire"));
@@ -464,12 +465,12 @@ fn policies_exclude_and_replace() {
     let billing = &asm.servers()[0];
     assert_eq!(billing.policy.as_deref(), Some("instructions replaced"));
     assert!(billing.text.contains("Use only for invoices."));
-    assert_eq!(billing.removed[0].reason, "policy");
+    assert_eq!(billing.removed[0].reason, RemovalReason::Policy);
     assert_eq!(billing.removed[0].text, "Old text.");
     let noisy = &asm.servers()[1];
     assert!(!noisy.included);
     assert_eq!(noisy.policy.as_deref(), Some("excluded"));
-    assert_eq!(noisy.removed[0].reason, "policy");
+    assert_eq!(noisy.removed[0].reason, RemovalReason::Policy);
     assert!(!asm.text().contains("USE ME"));
 }
 
@@ -607,7 +608,7 @@ fn headings_only_instructions_are_content_and_cut_headings_are_reported() {
         assert!(
             r.removed
                 .iter()
-                .any(|x| x.text == "# Setup" && x.reason == "budget"),
+                .any(|x| x.text == "# Setup" && x.reason == RemovalReason::Budget),
             "{:?}",
             r.removed
         );

@@ -4,7 +4,9 @@
 mod common;
 
 use common::*;
-use mcp_preamble::{Assembler, Capture, Era, ErrorKind, Instructions, Order, Template};
+use mcp_preamble::{
+    Assembler, Capture, Era, ErrorKind, Instructions, InstructionsState, Order, Template,
+};
 
 #[test]
 fn every_capture_loads_in_every_era_it_has() {
@@ -105,7 +107,7 @@ fn the_seed_edge_cases_of_instructions() {
     );
     assert_eq!(
         Instructions::from_raw(Some("Call list_periods first.")).state(),
-        "present"
+        InstructionsState::Present
     );
     let init = |instr: &str| {
         format!(
@@ -118,10 +120,10 @@ fn the_seed_edge_cases_of_instructions() {
             .instructions
             .state()
     };
-    assert_eq!(state(""), "absent");
-    assert_eq!(state(r#","instructions":"""#), "absent");
-    assert_eq!(state(r#","instructions":null"#), "absent");
-    assert_eq!(state(r#","instructions":" ""#), "blank");
+    assert_eq!(state(""), InstructionsState::Absent);
+    assert_eq!(state(r#","instructions":"""#), InstructionsState::Absent);
+    assert_eq!(state(r#","instructions":null"#), InstructionsState::Absent);
+    assert_eq!(state(r#","instructions":" ""#), InstructionsState::Blank);
 
     let capture = capture("synthetic-node-whitespace");
     for era in [Era::Legacy, Era::Modern] {
@@ -132,7 +134,7 @@ fn the_seed_edge_cases_of_instructions() {
         .assemble(&[snapshot("synthetic-node-whitespace")])
         .unwrap();
     let report = &assembly.servers()[0];
-    assert_eq!(report.instructions, "blank");
+    assert_eq!(report.instructions, InstructionsState::Blank);
     assert!(!report.text.contains("   \n"));
     assert!(report.diagnostics[0].starts_with("instructions are blank"));
 }

@@ -11,8 +11,8 @@ use mcp_preamble::testing::{
     keeps, lint_clean, load, load_dir, section_within, server,
 };
 use mcp_preamble::{
-    Assembler, Era, Instructions, ServerSnapshot, Severity, SnapshotFile, Template, Tool,
-    assert_section_snapshot,
+    Assembler, Era, Instructions, RemovalReason, ServerSnapshot, Severity, SnapshotFile, Template,
+    Tool, assert_section_snapshot,
 };
 
 /// The panic message of `f`, which must panic.
@@ -98,7 +98,7 @@ fn fits_passes_and_returns_the_report() {
     assert_eq!(report.budget, Some(64));
     // De-duplication is not trimming.
     assert_eq!(report.removed.len(), 1);
-    assert_eq!(report.removed[0].reason, "restates_tool");
+    assert_eq!(report.removed[0].reason, RemovalReason::RestatesTool);
     let seed = load("tests/corpus/seed-invoice-server.json");
     assert_eq!(fits(&seed, 40).unwrap().tokens, 38);
 }

@@ -1,6 +1,6 @@
 //! Wire ingestion: bare and enveloped results, pages, and exact error messages.
 
-use mcp_preamble::{Capture, Era, ErrorKind, ServerSnapshot};
+use mcp_preamble::{Capture, Era, ErrorKind, InstructionsState, ServerSnapshot};
 use serde_json::json;
 
 fn err_of(r: mcp_preamble::Result<impl std::fmt::Debug>) -> (ErrorKind, String) {
@@ -40,7 +40,7 @@ fn discover_reads_meta_versions_and_cache_hints() {
     let hints = s.cache.unwrap();
     assert_eq!(hints.ttl_ms, Some(60000));
     assert_eq!(hints.cache_scope.as_deref(), Some("public"));
-    assert_eq!(s.instructions.state(), "absent");
+    assert_eq!(s.instructions.state(), InstructionsState::Absent);
 }
 
 #[test]

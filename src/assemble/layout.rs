@@ -1,0 +1,88 @@
+//! The section around the blocks, and its token count.
+
+use super::Assembler;
+use crate::error::Result;
+
+/// The section text, each server's byte span in it, and the start of every
+/// body part and block.
+pub(super) struct Layout {
+    pub text: String,
+    pub spans: Vec<Option<(usize, usize)>>,
+    starts: Vec<usize>,
+}
+
+impl Assembler {
+    /// Tokens of the section around `count` blocks.
+    pub(super) fn overhead(&self, count: usize) -> Result<usize> {
+        if count == 0 {
+            return Ok(0);
+        }
+        let session = self.template.session(count)?;
+        Ok(self.counter.count(&session.body_parts(count)?.concat()))
+    }
+
+    /// Lays the fitted blocks (`None`: no block) out in the template's body.
+    pub(super) fn layout(&self, fitted: &[Option<(String, usize)>]) -> Result<Layout> {
+        let mut layout = Layout {
+            text: String::new(),
+            spans: vec![None; fitted.len()],
+            starts: Vec::new(),
+        };
+        let blocks: Vec<(usize, &str)> = fitted
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| f.as_ref().map(|(b, _)| (i, b.as_str())))
+            .collect();
+        if blocks.is_empty() {
+            return Ok(layout);
+        }
+        let session = self.template.session(blocks.len())?;
+        let text = &mut layout.text;
+        for (k, part) in session.body_parts(blocks.len())?.iter().enumerate() {
+            layout.starts.push(text.len());
+            text.push_str(part);
+            if let Some((i, block)) = blocks.get(k) {
+                let start = text.len();
+                layout.starts.push(start);
+                text.push_str(block);
+                layout.spans[*i] = Some((start, text.len()));
+            }
+        }
+        Ok(layout)
+    }
+
+    /// Tokens of the section. When the counter splits after newlines (see
+    /// [`TokenCounter::splits_after_newline`](crate::TokenCounter::splits_after_newline)),
+    /// the section is counted piece by piece at the block and body starts
+    /// that follow a newline, so unchanged pieces come from the memo;
+    /// otherwise it is counted whole.
+    pub(super) fn count_section(&self, layout: &Layout) -> usize {
+        let text = &layout.text;
+        if !self.counter.splits_after_newline() {
+            return self.counter.count(text);
+        }
+        let bytes = text.as_bytes();
+        let mut cuts: Vec<usize> = layout
+            .starts
+            .iter()
+            .copied()
+            .filter(|&p| {
+                p > 0
+                    && p < bytes.len()
+                    && bytes[p - 1] == b'\n'
+                    && !bytes[p].is_ascii_whitespace()
+                    && bytes[p] != b'/'
+            })
+            .collect();
+        cuts.dedup();
+        let mut total = 0;
+        let mut from = 0;
+        for cut in cuts.into_iter().chain(std::iter::once(text.len())) {
+            if cut > from {
+                total += self.counter.count(&text[from..cut]);
+                from = cut;
+            }
+        }
+        total
+    }
+}

@@ -1,0 +1,522 @@
+//! The entry point: [`Assembler`] runs the stages and builds the [`Assembly`].
+//!
+//! The driver reads as the pipeline: place (order and names), prepare
+//! (sanitize, policy, de-duplicate within a server), link twins across
+//! servers, limits (budgets and fair shares), fit, fit the total, report.
+
+mod layout;
+mod memo;
+mod names;
+mod prepare;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use crate::budget::{self, Measure};
+use crate::dedup::{self, ToolTextCache};
+use crate::error::Result;
+use crate::model::ServerSnapshot;
+use crate::report::Assembly;
+use crate::template::{ServerView, Template};
+use crate::tokens::{Counter, Encoding, Tiktoken, TokenCounter};
+
+use layout::Layout;
+pub(crate) use memo::Memo;
+use memo::{FittedEntry, FittedKey, PreparedKey};
+use names::Placement;
+use prepare::Prepared;
+
+/// The order of servers in the section.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Order {
+    /// By displayed name (alias, else `serverInfo.name`), then by content;
+    /// the same servers give the same section whatever order they come in.
+    #[default]
+    Name,
+    /// In the order given to [`Assembler::assemble`].
+    Insertion,
+}
+
+/// Builds the instructions section from server snapshots.
+///
+/// ```
+/// use mcp_preamble::{Assembler, ServerSnapshot, Tool};
+///
+/// let server = ServerSnapshot::new("invoice-server")
+///     .with_instructions("Always call list_periods before get_invoice.")
+///     .with_tool(Tool::new("list_periods", "List billing periods."));
+/// let assembly = Assembler::new().assemble(&[server])?;
+/// assert!(assembly.text().contains("### invoice-server"));
+/// # Ok::<(), mcp_preamble::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Assembler {
+    template: Template,
+    counter: Counter,
+    order: Order,
+    list_tool_only_servers: bool,
+    tool_descriptions: bool,
+    dedup: bool,
+    similarity: f64,
+    budget: Option<usize>,
+    server_budgets: BTreeMap<String, usize>,
+    total_budget: Option<usize>,
+    policies: BTreeMap<String, Policy>,
+    tool_texts: ToolTextCache,
+}
+
+/// What the operator decides for one server, by alias.
+///
+/// ```
+/// use mcp_preamble::{Assembler, Policy};
+/// let assembler = Assembler::new()
+///     .policy("scratch", Policy::new().exclude())
+///     .policy("billing", Policy::new().replace_instructions("Use only for invoices.").weight(2.0));
+/// # let _ = assembler;
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Policy {
+    include: bool,
+    instructions: Option<String>,
+    weight: f64,
+}
+
+impl Default for Policy {
+    fn default() -> Policy {
+        Policy::new()
+    }
+}
+
+impl Policy {
+    /// Include the server as it is, with weight 1.
+    pub fn new() -> Policy {
+        Policy {
+            include: true,
+            instructions: None,
+            weight: 1.0,
+        }
+    }
+
+    /// Leave the server out of the section.
+    pub fn exclude(mut self) -> Policy {
+        self.include = false;
+        self
+    }
+
+    /// Show this operator text instead of the server's instructions. It is
+    /// sanitized and escaped like server text, but never de-duplicated.
+    pub fn replace_instructions(mut self, text: impl Into<String>) -> Policy {
+        self.instructions = Some(text.into());
+        self
+    }
+
+    /// The server's weight when a total budget is shared (default 1; values
+    /// are used to a thousandth, and anything at or below zero counts as 0.001).
+    pub fn weight(mut self, weight: f64) -> Policy {
+        self.weight = weight;
+        self
+    }
+
+    fn weight_millis(&self) -> u64 {
+        if self.weight.is_finite() && self.weight > 0.0 {
+            ((self.weight * 1000.0).round() as u64).clamp(1, 1_000_000_000)
+        } else {
+            1
+        }
+    }
+}
+
+impl std::fmt::Debug for Assembler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Assembler")
+            .field("template", &self.template.name())
+            .field("encoding", &self.counter.name())
+            .field("order", &self.order)
+            .field("list_tool_only_servers", &self.list_tool_only_servers)
+            .field("tool_descriptions", &self.tool_descriptions)
+            .field("dedup", &self.dedup)
+            .field("similarity", &self.similarity)
+            .field("budget", &self.budget)
+            .field("server_budgets", &self.server_budgets)
+            .field("total_budget", &self.total_budget)
+            .field("policies", &self.policies)
+            .finish()
+    }
+}
+
+impl Default for Assembler {
+    fn default() -> Assembler {
+        Assembler::new()
+    }
+}
+
+impl Assembler {
+    /// An assembler with the markdown template and `o200k_base` counts.
+    ///
+    /// The tokenizer is loaded here, not on the first request.
+    pub fn new() -> Assembler {
+        Assembler {
+            template: Template::markdown(),
+            counter: Counter::new(Arc::new(Tiktoken::new(Encoding::O200kBase))),
+            order: Order::Name,
+            list_tool_only_servers: true,
+            tool_descriptions: false,
+            dedup: true,
+            similarity: dedup::DEFAULT_SIMILARITY,
+            budget: None,
+            server_budgets: BTreeMap::new(),
+            total_budget: None,
+            policies: BTreeMap::new(),
+            tool_texts: ToolTextCache::default(),
+        }
+    }
+
+    /// The token budget of each server's block (default: none).
+    pub fn budget(mut self, tokens: usize) -> Assembler {
+        self.budget = Some(tokens);
+        self
+    }
+
+    /// The token budget of one server's block, by its alias (or, for a server
+    /// without an alias, its `serverInfo.name`); overrides [`Assembler::budget`].
+    pub fn server_budget(mut self, alias: impl Into<String>, tokens: usize) -> Assembler {
+        self.server_budgets.insert(alias.into(), tokens);
+        self
+    }
+
+    /// A budget for the whole section, shared between servers by weighted
+    /// max-min fairness when their own budgets add up to more.
+    pub fn total_budget(mut self, tokens: usize) -> Assembler {
+        self.total_budget = Some(tokens);
+        self
+    }
+
+    /// The operator's [`Policy`] for one server, by alias (or `serverInfo.name`).
+    pub fn policy(mut self, alias: impl Into<String>, policy: Policy) -> Assembler {
+        self.policies.insert(alias.into(), policy);
+        self
+    }
+
+    /// Whether to remove sentences that restate tool descriptions, repeated
+    /// sentences, and instructions identical to another server's (default: `true`).
+    pub fn dedup(mut self, yes: bool) -> Assembler {
+        self.dedup = yes;
+        self
+    }
+
+    /// The similarity at or above which a sentence counts as restating a
+    /// tool description (Dice coefficient of content words; default 0.75).
+    /// Fails with [`ErrorKind::InvalidConfig`](crate::ErrorKind::InvalidConfig) outside `0.0..=1.0`.
+    pub fn similarity_threshold(mut self, threshold: f64) -> Result<Assembler> {
+        self.similarity = dedup::similarity(threshold)?;
+        Ok(self)
+    }
+
+    /// Renders with this template (default: [`Template::markdown`]).
+    pub fn template(mut self, template: Template) -> Assembler {
+        self.template = template;
+        self
+    }
+
+    /// Counts tokens with this tiktoken encoding (default: `o200k_base`).
+    pub fn encoding(self, encoding: Encoding) -> Assembler {
+        self.token_counter(Tiktoken::new(encoding))
+    }
+
+    /// Counts tokens with your own [`TokenCounter`].
+    pub fn token_counter(mut self, counter: impl TokenCounter + 'static) -> Assembler {
+        self.counter = Counter::new(Arc::new(counter));
+        self
+    }
+
+    /// Sets the server order (default: [`Order::Name`]).
+    pub fn order(mut self, order: Order) -> Assembler {
+        self.order = order;
+        self
+    }
+
+    /// Whether servers with tools but no instructions are listed by their
+    /// tools (default: `true`). Servers with neither are always omitted.
+    pub fn list_tool_only_servers(mut self, yes: bool) -> Assembler {
+        self.list_tool_only_servers = yes;
+        self
+    }
+
+    /// Whether tool descriptions are shown next to tool names (default:
+    /// `false`: the model receives them with the tool definitions already).
+    pub fn tool_descriptions(mut self, yes: bool) -> Assembler {
+        self.tool_descriptions = yes;
+        self
+    }
+
+    /// The section with no servers.
+    #[cfg(feature = "hub")]
+    pub(crate) fn empty_assembly(&self) -> Assembly {
+        Assembly::new(
+            self.counter.name(),
+            self.template.name(),
+            String::new(),
+            0,
+            Vec::new(),
+        )
+    }
+
+    /// Assembles the section for these servers.
+    ///
+    /// Fails only on a template error; every problem with a server's own data
+    /// is reported in its [`ServerReport::diagnostics`]. When no server has a
+    /// block the section is empty (no heading either).
+    pub fn assemble(&self, servers: &[ServerSnapshot]) -> Result<Assembly> {
+        let refs: Vec<&ServerSnapshot> = servers.iter().collect();
+        self.assemble_with(&refs, None)
+    }
+
+    /// Assembles, reusing per-server work from `memo` for servers whose
+    /// version (given by the caller, who knows what changed; one per server)
+    /// was seen before.
+    pub(crate) fn assemble_with(
+        &self,
+        servers: &[&ServerSnapshot],
+        mut memo: Option<(&[u64], &mut Memo)>,
+    ) -> Result<Assembly> {
+        let placement = names::place(servers, self.order);
+        let mut session = self.template.session(0)?;
+        let mut measure = |view: &ServerView| -> Result<(String, usize)> {
+            let block = session.block(view)?;
+            let n = self.counter.count(&block);
+            Ok((block, n))
+        };
+        let mut run = Run {
+            servers,
+            placement: &placement,
+            memo: memo.as_mut().map(|(versions, m)| {
+                let generation = m.next_generation();
+                (*versions, &mut **m, generation)
+            }),
+        };
+
+        let mut prepared = self.prepare(&mut run, &mut measure)?;
+        if self.dedup {
+            link_twins(&mut prepared);
+        }
+        let mut limits = self.limits(&prepared, &mut measure)?;
+        let mut fitted = self.fit(&mut run, &mut prepared, &limits, &mut measure)?;
+        let layout = self.fit_total(&mut prepared, &mut fitted, &mut limits, &mut measure)?;
+        if let Some((_, m, _)) = run.memo {
+            m.evict();
+        }
+
+        let total_tokens = self.count_section(&layout);
+        let mut reports = Vec::with_capacity(prepared.len());
+        for (k, p) in prepared.into_iter().enumerate() {
+            let mut report = p.report.clone();
+            report.budget = limits[k];
+            report.index = placement.order[k];
+            if let (Some((block, n)), Some(span)) = (fitted[k].take(), layout.spans[k]) {
+                report.included = true;
+                report.text = block;
+                report.tokens = n;
+                report.span = Some(span);
+            }
+            reports.push(report);
+        }
+        Ok(Assembly::new(
+            self.counter.name(),
+            self.template.name(),
+            layout.text,
+            total_tokens,
+            reports,
+        ))
+    }
+
+    /// Stage A, per server in section order: sanitize, policy, untrimmed
+    /// size, de-duplication within the server. Shared with the memo: cloned
+    /// only when a later stage changes one.
+    fn prepare(&self, run: &mut Run<'_>, measure: &mut Measure<'_>) -> Result<Vec<Arc<Prepared>>> {
+        let placement = run.placement;
+        let mut prepared = Vec::with_capacity(placement.order.len());
+        for (pos, &i) in placement.order.iter().enumerate() {
+            let (name, renamed_from) = &placement.shown[pos];
+            let key = run.version(i).map(|version| PreparedKey {
+                version,
+                name: name.clone(),
+            });
+            if let Some(hit) = run.lookup(&key, |m, k, g| m.prepared.get(k, g)) {
+                prepared.push(hit);
+                continue;
+            }
+            let server = run.servers[i];
+            let config_key = placement.config_keys[i].as_deref();
+            let mut p = Prepared::new(server, name, renamed_from.as_deref(), config_key, self);
+            if p.candidate() {
+                let first = measure(&p.view)?;
+                p.report.tokens_before = first.1;
+                p.untrimmed = Some(first);
+                if self.dedup {
+                    p.dedup_within(server, self.similarity, &self.tool_texts);
+                }
+            }
+            let p = Arc::new(p);
+            run.store(key, |m, k, g| m.prepared.insert(k, g, p.clone()));
+            prepared.push(p);
+        }
+        Ok(prepared)
+    }
+
+    /// Each server's limit: its own budget, then its fair share of the total
+    /// when the servers' needs add up to more.
+    fn limits(
+        &self,
+        prepared: &[Arc<Prepared>],
+        measure: &mut Measure<'_>,
+    ) -> Result<Vec<Option<usize>>> {
+        let mut limits: Vec<Option<usize>> = prepared.iter().map(|p| p.budget).collect();
+        let Some(total) = self.total_budget else {
+            return Ok(limits);
+        };
+        let overhead = self.overhead(prepared.iter().filter(|p| p.candidate()).count())?;
+        let available = total.saturating_sub(overhead);
+        let mut needs = Vec::with_capacity(prepared.len());
+        for (p, limit) in prepared.iter().zip(&limits) {
+            needs.push(if p.candidate() {
+                let n = measure(&p.view)?.1;
+                limit.map_or(n, |l| n.min(l))
+            } else {
+                0
+            });
+        }
+        if needs.iter().sum::<usize>() > available {
+            let weights: Vec<u64> = prepared.iter().map(|p| p.weight).collect();
+            let shares = budget::fair_shares(available, &needs, &weights);
+            for (limit, share) in limits.iter_mut().zip(shares) {
+                *limit = Some(limit.map_or(share, |l| l.min(share)));
+            }
+        }
+        Ok(limits)
+    }
+
+    /// Stages (b)-(d), per server: fit the block into its limit.
+    fn fit(
+        &self,
+        run: &mut Run<'_>,
+        prepared: &mut [Arc<Prepared>],
+        limits: &[Option<usize>],
+        measure: &mut Measure<'_>,
+    ) -> Result<Vec<Option<(String, usize)>>> {
+        let mut fitted = vec![None; prepared.len()];
+        for (k, p) in prepared.iter_mut().enumerate() {
+            if !p.candidate() {
+                continue;
+            }
+            let key = run
+                .version(run.placement.order[k])
+                .map(|version| FittedKey {
+                    prepared: PreparedKey {
+                        version,
+                        name: p.view.name.clone(),
+                    },
+                    twin_of: p.twin_of.clone(),
+                    limit: limits[k],
+                });
+            if let Some(hit) = run.lookup(&key, |m, k, g| m.fitted.get(k, g)) {
+                *p = hit.prepared;
+                fitted[k] = hit.block;
+                continue;
+            }
+            fitted[k] = Arc::make_mut(p).fit(limits[k], measure)?;
+            let entry = FittedEntry {
+                prepared: p.clone(),
+                block: fitted[k].clone(),
+            };
+            run.store(key, |m, k, g| m.fitted.insert(k, g, entry));
+        }
+        Ok(fitted)
+    }
+
+    /// Lays the section out; with a total budget, token merges where blocks
+    /// meet the body can cost a token or two, so the largest block shrinks
+    /// until the whole section fits.
+    fn fit_total(
+        &self,
+        prepared: &mut [Arc<Prepared>],
+        fitted: &mut [Option<(String, usize)>],
+        limits: &mut [Option<usize>],
+        measure: &mut Measure<'_>,
+    ) -> Result<Layout> {
+        let mut layout = self.layout(fitted)?;
+        let Some(total) = self.total_budget else {
+            return Ok(layout);
+        };
+        while self.count_section(&layout) > total {
+            let over = self.count_section(&layout) - total;
+            let Some(k) = (0..fitted.len())
+                .filter(|k| fitted[*k].is_some())
+                .max_by_key(|k| (fitted[*k].as_ref().map_or(0, |f| f.1), *k))
+            else {
+                break;
+            };
+            let current = fitted[k].as_ref().map_or(0, |f| f.1);
+            limits[k] = Some(current.saturating_sub(over.max(1)));
+            let p = Arc::make_mut(&mut prepared[k]);
+            p.reset_fit();
+            let refit = p.fit(limits[k], measure)?;
+            // A block that cannot shrink (say, one that renders empty) goes.
+            fitted[k] = refit.filter(|(_, n)| *n < current);
+            if fitted[k].is_none() {
+                p.omit_for_total();
+            }
+            layout = self.layout(fitted)?;
+        }
+        Ok(layout)
+    }
+}
+
+/// Stage (a) across servers: instructions identical to an earlier server's
+/// become a reference to it.
+fn link_twins(prepared: &mut [Arc<Prepared>]) {
+    let mut seen: HashMap<&str, String> = HashMap::new();
+    let mut twins = Vec::new();
+    for (k, p) in prepared.iter().enumerate() {
+        if let Some(whole) = p.whole.as_deref() {
+            match seen.get(whole) {
+                Some(first) => twins.push((k, first.clone())),
+                None => {
+                    seen.insert(whole, p.view.name.clone());
+                }
+            }
+        }
+    }
+    for (k, first) in twins {
+        Arc::make_mut(&mut prepared[k]).make_twin(first);
+    }
+}
+
+/// One assembly's inputs and its memo (with the versions and generation).
+struct Run<'r> {
+    servers: &'r [&'r ServerSnapshot],
+    placement: &'r Placement,
+    memo: Option<(&'r [u64], &'r mut Memo, u64)>,
+}
+
+impl Run<'_> {
+    /// The caller's version of input server `i`, when there is a memo.
+    fn version(&self, i: usize) -> Option<u64> {
+        self.memo.as_ref().map(|(versions, _, _)| versions[i])
+    }
+
+    fn lookup<K, V>(
+        &mut self,
+        key: &Option<K>,
+        get: impl FnOnce(&mut Memo, &K, u64) -> Option<V>,
+    ) -> Option<V> {
+        let (key, (_, memo, generation)) = (key.as_ref()?, self.memo.as_mut()?);
+        get(memo, key, *generation)
+    }
+
+    fn store<K>(&mut self, key: Option<K>, put: impl FnOnce(&mut Memo, K, u64)) {
+        if let (Some(key), Some((_, memo, generation))) = (key, self.memo.as_mut()) {
+            put(memo, key, *generation);
+        }
+    }
+}

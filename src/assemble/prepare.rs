@@ -1,0 +1,350 @@
+//! One server on its way through the stages: sanitized into the view the
+//! template sees, the operator's policy applied, de-duplicated, then fitted.
+
+use std::collections::HashSet;
+
+use super::{Assembler, Policy};
+use crate::budget::{self, Measure, Trim};
+use crate::dedup::{self, ToolTextCache};
+use crate::error::Result;
+use crate::model::{Instructions, ServerSnapshot};
+use crate::report::{Omission, Removal, RemovalReason, ServerReport};
+use crate::sanitize;
+use crate::template::{ServerView, ToolView};
+
+/// One server on its way through the stages.
+#[derive(Clone)]
+pub(crate) struct Prepared {
+    /// The server as it will be rendered, updated by each stage.
+    pub view: ServerView,
+    /// The view after de-duplication, before any budget trimming.
+    deduped: Option<ServerView>,
+    /// The instructions as units, once de-duplicated.
+    trim: Option<Trim>,
+    /// Removals of the de-duplication stage (kept across refits).
+    dedup_removed: Vec<Removal>,
+    /// Whether operator text replaced the instructions (never de-duplicated).
+    replaced: bool,
+    /// The untrimmed block and its tokens, reused when nothing was removed.
+    pub untrimmed: Option<(String, usize)>,
+    /// The normalized instructions, to find servers with the same ones.
+    pub whole: Option<String>,
+    /// The earlier server whose instructions these repeat.
+    pub twin_of: Option<String>,
+    /// Its own token budget, if any.
+    pub budget: Option<usize>,
+    /// Its weight in fair shares, in thousandths.
+    pub weight: u64,
+    pub report: ServerReport,
+}
+
+/// What the operator's policy did to the instructions.
+struct Applied {
+    instructions: Option<String>,
+    replaced: bool,
+    excluded: bool,
+    notes: Vec<String>,
+    removed: Vec<Removal>,
+}
+
+impl Prepared {
+    /// Sanitizes `s` into the view shown as `name`, with the policy and
+    /// budget found under `config_key`.
+    pub fn new(
+        s: &ServerSnapshot,
+        name: &str,
+        renamed_from: Option<&str>,
+        config_key: Option<&str>,
+        config: &Assembler,
+    ) -> Prepared {
+        let mut diagnostics = Vec::new();
+        if let Some(original) = renamed_from {
+            diagnostics.push(format!(
+                "another server has the name {original:?}; shown as {name:?}"
+            ));
+        }
+        let policy = config_key.and_then(|k| config.policies.get(k));
+        let applied = apply_policy(policy, instructions_of(s, &mut diagnostics));
+        if applied.excluded {
+            // Reported here, before the data's own problems (the JSON keeps this order).
+            diagnostics.push(Omission::Excluded.to_string());
+        }
+        if let Some(err) = &s.tools_error {
+            diagnostics.push(format!(
+                "tools/list failed with {}: {}",
+                err.code,
+                sanitize::line(&err.message)
+            ));
+        }
+        let tools = if applied.excluded {
+            Vec::new()
+        } else {
+            tool_views(s, config.tool_descriptions)
+        };
+        let unnamed = s
+            .tools
+            .iter()
+            .filter(|t| sanitize::line(&t.name).is_empty())
+            .count();
+        if unnamed > 0 {
+            diagnostics.push(format!("{unnamed} tool(s) with an empty name not listed"));
+        }
+        let omitted = if applied.excluded {
+            Some(Omission::Excluded)
+        } else if applied.instructions.is_some() {
+            None
+        } else if tools.is_empty() {
+            Some(Omission::Empty)
+        } else {
+            (!config.list_tool_only_servers).then_some(Omission::ToolOnly)
+        };
+        let view = ServerView {
+            name: name.to_string(),
+            alias: s.alias.as_deref().map(sanitize::line),
+            server_name: sanitize::line(&s.server_info.name),
+            title: s.server_info.title.as_deref().map(sanitize::line),
+            version: sanitize::line(&s.server_info.version),
+            era: s.era.as_str(),
+            protocol_version: sanitize::line(&s.protocol_version),
+            instructions: applied.instructions,
+            note: None,
+            tools,
+            more_tools: 0,
+        };
+        let mut report = ServerReport {
+            name: view.name.clone(),
+            alias: view.alias.clone(),
+            server_name: view.server_name.clone(),
+            version: view.version.clone(),
+            era: s.era,
+            protocol_version: view.protocol_version.clone(),
+            instructions: s.instructions.state(),
+            tools: s.tools.len(),
+            policy: (!applied.notes.is_empty()).then(|| applied.notes.join("; ")),
+            included: false,
+            text: String::new(),
+            span: None,
+            budget: None,
+            tokens_before: 0,
+            tokens: 0,
+            removed: applied.removed,
+            truncated: false,
+            diagnostics,
+            omitted: None,
+            index: 0,
+        };
+        if let Some(why) = omitted {
+            report.omit(why);
+        }
+        Prepared {
+            view,
+            deduped: None,
+            trim: None,
+            dedup_removed: Vec::new(),
+            replaced: applied.replaced,
+            untrimmed: None,
+            whole: None,
+            twin_of: None,
+            budget: config_key
+                .and_then(|k| config.server_budgets.get(k))
+                .copied()
+                .or(config.budget),
+            weight: policy.map_or(1000, Policy::weight_millis),
+            report,
+        }
+    }
+
+    /// Whether the server goes on to get a block (it was not left out
+    /// before fitting).
+    pub fn candidate(&self) -> bool {
+        !matches!(
+            self.report.omitted,
+            Some(Omission::Excluded | Omission::Empty | Omission::ToolOnly)
+        )
+    }
+
+    /// Stage (a) within the server: drops units that restate one of its tool
+    /// descriptions or repeat an earlier unit.
+    pub fn dedup_within(&mut self, source: &ServerSnapshot, threshold: f64, cache: &ToolTextCache) {
+        let Some(text) = self.view.instructions.clone() else {
+            return;
+        };
+        if self.replaced {
+            self.trim = Some(self.trim_of(text));
+            return;
+        }
+        self.whole = Some(dedup::normalize(&text)).filter(|w| !w.is_empty());
+        let mut trim = self.trim_of(text);
+        let tools: Vec<_> = source
+            .tools
+            .iter()
+            .filter_map(|t| Some(cache.get(&t.name, t.description.as_deref()?)))
+            .collect();
+        let restated = dedup::restatements(&trim.text, &trim.units, &tools, threshold);
+        let mut units_seen: HashSet<String> = HashSet::new();
+        for (k, (unit, tool)) in trim.units.clone().iter().zip(restated).enumerate() {
+            let unit_text = unit.text(&trim.text);
+            if let Some(tool) = tool {
+                let mut removal = Removal::new(RemovalReason::RestatesTool, unit_text);
+                removal.tool = Some(tool.to_string());
+                self.dedup_removed.push(removal);
+                trim.drop_unit(k);
+                continue;
+            }
+            let norm = dedup::normalize(unit_text);
+            if !norm.is_empty() && !units_seen.insert(norm) {
+                self.dedup_removed
+                    .push(Removal::new(RemovalReason::Repeated, unit_text));
+                trim.drop_unit(k);
+            }
+        }
+        self.view.instructions = trim.kept();
+        self.trim = Some(trim);
+    }
+
+    /// Stage (a) across servers: the instructions equal `first`'s, which
+    /// come earlier in the section; show a reference instead.
+    pub fn make_twin(&mut self, first: String) {
+        let text = self
+            .trim
+            .as_ref()
+            .map(|t| t.text.clone())
+            .unwrap_or_default();
+        let mut removal = Removal::new(RemovalReason::SameAsServer, text);
+        removal.server = Some(first.clone());
+        self.dedup_removed = vec![removal];
+        self.view.instructions = None;
+        self.view.note = Some(format!("Same instructions as {first} above."));
+        self.trim = None;
+        self.twin_of = Some(first);
+    }
+
+    fn trim_of(&self, text: String) -> Trim {
+        let names: Vec<String> = self
+            .view
+            .tools
+            .iter()
+            .map(|t| dedup::normalize(&t.name))
+            .collect();
+        Trim::new(text, &names)
+    }
+
+    /// Stages (b)–(d): fits the de-duplicated view into `limit`.
+    pub fn fit(
+        &mut self,
+        limit: Option<usize>,
+        measure: &mut Measure<'_>,
+    ) -> Result<Option<(String, usize)>> {
+        let base = self
+            .deduped
+            .get_or_insert_with(|| self.view.clone())
+            .clone();
+        if self.trim.is_none()
+            && self.twin_of.is_none()
+            && let Some(text) = base.instructions.clone()
+        {
+            self.trim = Some(self.trim_of(text));
+        }
+        let rendered = self
+            .untrimmed
+            .clone()
+            .filter(|_| self.dedup_removed.is_empty());
+        let fitted = budget::fit(base, self.trim.as_ref(), limit, rendered, measure)?;
+        let report = &mut self.report;
+        report.removed.retain(|r| r.reason == RemovalReason::Policy);
+        report.removed.extend(self.dedup_removed.iter().cloned());
+        report.removed.extend(fitted.removed);
+        report.truncated = fitted.truncated;
+        if fitted.block.is_none() {
+            report.omit(Omission::OverBudget {
+                budget: limit.unwrap_or(0),
+            });
+        }
+        Ok(fitted.block)
+    }
+
+    /// Left out so that the section fits its total budget.
+    pub fn omit_for_total(&mut self) {
+        self.report.omit(Omission::OverTotal);
+    }
+
+    /// Forgets the last fit's omission before fitting again.
+    pub fn reset_fit(&mut self) {
+        self.report.unomit_over_budget();
+    }
+}
+
+/// The sanitized instructions, `None` when absent or blank (a blank one is
+/// reported).
+fn instructions_of(s: &ServerSnapshot, diagnostics: &mut Vec<String>) -> Option<String> {
+    match &s.instructions {
+        Instructions::Present(raw) => Some(sanitize::text(raw)).filter(|t| !t.is_empty()),
+        Instructions::Blank(raw) => {
+            diagnostics.push(format!(
+                "instructions are blank ({} characters of whitespace or invisible text); not rendered",
+                raw.chars().count()
+            ));
+            None
+        }
+        Instructions::Absent => None,
+    }
+}
+
+fn apply_policy(policy: Option<&Policy>, instructions: Option<String>) -> Applied {
+    let mut applied = Applied {
+        instructions,
+        replaced: false,
+        excluded: false,
+        notes: Vec::new(),
+        removed: Vec::new(),
+    };
+    let Some(policy) = policy else {
+        return applied;
+    };
+    let removal = |text| Removal::new(RemovalReason::Policy, text);
+    if let Some(text) = &policy.instructions {
+        applied
+            .removed
+            .extend(applied.instructions.take().map(removal));
+        applied.instructions = Some(sanitize::text(text)).filter(|t| !t.is_empty());
+        applied.replaced = true;
+        applied.notes.push("instructions replaced".to_string());
+    }
+    if !policy.include {
+        applied.excluded = true;
+        applied
+            .removed
+            .extend(applied.instructions.take().map(removal));
+        applied.notes.push("excluded".to_string());
+    }
+    if policy.weight_millis() != 1000 {
+        applied
+            .notes
+            .push(format!("weight {}", policy.weight_millis() as f64 / 1000.0));
+    }
+    applied
+}
+
+fn tool_views(s: &ServerSnapshot, descriptions: bool) -> Vec<ToolView> {
+    s.tools
+        .iter()
+        .filter_map(|t| {
+            let name = sanitize::line(&t.name);
+            if name.is_empty() {
+                return None;
+            }
+            Some(ToolView {
+                name,
+                title: t.title.as_deref().map(sanitize::line),
+                description: if descriptions {
+                    t.description
+                        .as_deref()
+                        .map(sanitize::text)
+                        .filter(|d| !d.is_empty())
+                } else {
+                    None
+                },
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,406 @@
+//! The CommonMark line rules, in one place: the segmenter splits server text
+//! with them and the escaper neutralizes it with them, so both always see the
+//! same fences, headings and breaks (a disagreement is where a forgery would
+//! hide).
+
+use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
+
+use crate::sanitize;
+
+/// An opening code fence: its character and length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Fence {
+    pub ch: char,
+    pub run: usize,
+}
+
+impl Fence {
+    /// The line that closes this fence.
+    fn closing(self) -> String {
+        self.ch.to_string().repeat(self.run)
+    }
+}
+
+/// Leading spaces of a line.
+fn indent(line: &str) -> usize {
+    line.len() - line.trim_start_matches(' ').len()
+}
+
+/// The fence `line` opens: at most three spaces, then three or more `` ` ``
+/// or `~`. A backtick fence's info string may not hold a backtick
+/// (CommonMark 4.5), or the line is not a fence at all.
+pub(crate) fn fence_open(line: &str) -> Option<Fence> {
+    if indent(line) > 3 {
+        return None;
+    }
+    let rest = line.trim_start_matches(' ');
+    let ch = rest.chars().next().filter(|c| *c == '`' || *c == '~')?;
+    let run = rest.chars().take_while(|c| *c == ch).count();
+    (run >= 3 && !(ch == '`' && rest[run..].contains('`'))).then_some(Fence { ch, run })
+}
+
+/// Whether `line` closes `fence`: the same character, at least as many, and
+/// nothing else but blanks.
+pub(crate) fn fence_closes(line: &str, fence: Fence) -> bool {
+    if indent(line) > 3 {
+        return false;
+    }
+    let rest = line.trim_start_matches(' ');
+    let n = rest.chars().take_while(|c| *c == fence.ch).count();
+    n >= fence.run && rest[n..].trim().is_empty()
+}
+
+/// The level of an ATX heading marker at the start of `rest`: one to six
+/// `#`, then nothing or a blank.
+fn atx_level(rest: &str) -> Option<usize> {
+    let n = rest.bytes().take_while(|b| *b == b'#').count();
+    let after = &rest[n..];
+    ((1..=6).contains(&n) && (after.is_empty() || after.starts_with([' ', '\t']))).then_some(n)
+}
+
+/// The level of a top-level ATX heading line (at most three spaces of indent).
+pub(crate) fn heading_level(line: &str) -> Option<u8> {
+    if indent(line) > 3 {
+        return None;
+    }
+    atx_level(line.trim_start_matches(' ')).map(|n| n as u8)
+}
+
+/// A table row (or header) line.
+pub(crate) fn is_table_row(line: &str) -> bool {
+    line.trim_start().starts_with('|')
+}
+
+/// A table's delimiter row, such as `|---|:-:|`.
+pub(crate) fn is_table_delimiter(line: &str) -> bool {
+    let t = line.trim();
+    t.starts_with('|')
+        && t.contains('-')
+        && t.chars().all(|c| matches!(c, '|' | '-' | ':' | ' ' | '\t'))
+}
+
+/// A list item with content: `-`, `*`, `+`, or 1-9 digits and `.`/`)`,
+/// then a blank.
+pub(crate) fn is_list_item(line: &str) -> bool {
+    let rest = line.trim_start_matches([' ', '\t']);
+    let b = rest.as_bytes();
+    let spaced = |j: usize| j >= b.len() || b[j] == b' ' || b[j] == b'\t';
+    if !b.is_empty() && matches!(b[0], b'-' | b'*' | b'+') && spaced(1) && b.len() > 1 {
+        return true;
+    }
+    let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    (1..=9).contains(&digits)
+        && digits < b.len()
+        && matches!(b[digits], b'.' | b')')
+        && spaced(digits + 1)
+        && b.len() > digits + 1
+}
+
+/// Length of the container prefix of a line: indentation, `>` quotes and
+/// list markers, in any nesting.
+fn container_prefix(line: &str) -> usize {
+    let b = line.as_bytes();
+    let mut i = 0;
+    loop {
+        while i < b.len() && (b[i] == b' ' || b[i] == b'\t') {
+            i += 1;
+        }
+        if i < b.len() && b[i] == b'>' {
+            i += 1;
+            continue;
+        }
+        let spaced = |j: usize| j < b.len() && (b[j] == b' ' || b[j] == b'\t');
+        if i < b.len() && matches!(b[i], b'-' | b'*' | b'+') && spaced(i + 1) {
+            i += 1;
+            continue;
+        }
+        let digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+        if (1..=9).contains(&digits)
+            && i + digits < b.len()
+            && matches!(b[i + digits], b'.' | b')')
+            && spaced(i + digits + 1)
+        {
+            i += digits + 1;
+            continue;
+        }
+        return i;
+    }
+}
+
+/// A line made of one of `= - * _` and blanks: a setext underline or a
+/// thematic break, depending on its neighbours.
+fn is_break_like(rest: &str) -> bool {
+    let mut marks = rest.chars().filter(|c| !matches!(c, ' ' | '\t'));
+    match marks.next() {
+        Some(first @ ('=' | '-' | '*' | '_')) => marks.all(|c| c == first),
+        _ => false,
+    }
+}
+
+/// `md_line`: one line that cannot start a markdown block of its own, nor
+/// open a code span or an HTML comment that would run into what follows.
+pub(crate) fn md_line(value: &str) -> String {
+    let line = sanitize::line(value);
+    let mut out = String::with_capacity(line.len() + 1);
+    if line.starts_with(['#', '>', '=', '-', '*', '+', '_', '|', '~']) {
+        out.push('\\');
+    }
+    for c in line.chars() {
+        if matches!(c, '`' | '<') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `md_code`: an inline code span that no backtick in the value can close.
+pub(crate) fn md_code(value: &str) -> String {
+    let line = sanitize::line(value);
+    let longest = longest_run(&line, '`');
+    let fence = "`".repeat(longest + 1);
+    let pad = if line.starts_with('`') || line.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{line}{pad}{fence}")
+}
+
+fn longest_run(s: &str, ch: char) -> usize {
+    let (mut best, mut cur) = (0, 0);
+    for c in s.chars() {
+        cur = if c == ch { cur + 1 } else { 0 };
+        best = best.max(cur);
+    }
+    best
+}
+
+/// `md_block(depth=3)`: markdown server text made safe to place under a
+/// heading of level `depth`.
+///
+/// Every heading line (also inside lists and quotes) is demoted by `depth`
+/// levels (at most to 6); lines that would be a thematic break or a setext
+/// underline get a backslash. The result is then parsed: if any heading of
+/// level `depth` or less or any thematic break remains, or the text would
+/// swallow what follows it (an unclosed fence, an HTML block), an open fence
+/// is closed, and failing that the whole text is put in a code fence longer
+/// than any backtick run inside it.
+pub(crate) fn md_block(text: &str, depth: usize) -> String {
+    let escaped = escape_lines(text, depth);
+    if md_contained(&escaped, depth) {
+        return escaped;
+    }
+    if let Some(fence) = open_fence(&escaped) {
+        let closed = format!("{escaped}\n{}", fence.closing());
+        if md_contained(&closed, depth) {
+            return closed;
+        }
+    }
+    let fence = "`".repeat(longest_run(&escaped, '`').max(2) + 1);
+    format!("{fence}\n{escaped}\n{fence}")
+}
+
+fn escape_lines(text: &str, depth: usize) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    for (n, line) in text.split('\n').enumerate() {
+        if n > 0 {
+            out.push('\n');
+        }
+        let p = container_prefix(line);
+        let (prefix, rest) = line.split_at(p);
+        out.push_str(prefix);
+        if let Some(hashes) = atx_level(rest) {
+            out.push_str(&"#".repeat((hashes + depth).min(6)));
+            out.push_str(&rest[hashes..]);
+        } else if is_break_like(rest) {
+            out.push('\\');
+            out.push_str(rest);
+        } else {
+            out.push_str(rest);
+        }
+    }
+    out
+}
+
+/// A top-level fence still open at the end of `text`.
+fn open_fence(text: &str) -> Option<Fence> {
+    let mut open: Option<Fence> = None;
+    for line in text.split('\n') {
+        match open {
+            None => open = fence_open(line),
+            Some(fence) if fence_closes(line, fence) => open = None,
+            Some(_) => {}
+        }
+    }
+    open
+}
+
+/// Whether markdown `text`, followed by a heading of level `depth`, keeps
+/// that heading at the top level and holds no heading of its level or above
+/// and no thematic break.
+fn md_contained(text: &str, depth: usize) -> bool {
+    let mut doc = String::with_capacity(text.len() + 16);
+    doc.push_str(text);
+    doc.push_str("\n\n");
+    doc.push_str(&"#".repeat(depth));
+    doc.push_str(" probe\n");
+    let mut nesting = 0usize;
+    let mut probe_seen = false;
+    for (event, range) in Parser::new(&doc).into_offset_iter() {
+        let in_probe = range.start >= text.len() + 2;
+        match event {
+            Event::Start(Tag::Heading { level, .. }) => {
+                let level = level_number(level);
+                if in_probe {
+                    probe_seen = nesting == 0 && level == depth;
+                } else if level <= depth {
+                    return false;
+                }
+                nesting += 1;
+            }
+            Event::Start(_) => {
+                if in_probe {
+                    return false;
+                }
+                nesting += 1;
+            }
+            Event::End(TagEnd::Heading(_)) | Event::End(_) => nesting = nesting.saturating_sub(1),
+            Event::Rule => return false,
+            _ => {}
+        }
+    }
+    probe_seen
+}
+
+fn level_number(level: HeadingLevel) -> usize {
+    match level {
+        HeadingLevel::H1 => 1,
+        HeadingLevel::H2 => 2,
+        HeadingLevel::H3 => 3,
+        HeadingLevel::H4 => 4,
+        HeadingLevel::H5 => 5,
+        HeadingLevel::H6 => 6,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headings(doc: &str) -> Vec<(usize, String)> {
+        let mut out = Vec::new();
+        let mut current: Option<(usize, String)> = None;
+        for event in Parser::new(doc) {
+            match event {
+                Event::Start(Tag::Heading { level, .. }) => {
+                    current = Some((level_number(level), String::new()))
+                }
+                Event::Text(t) | Event::Code(t) => {
+                    if let Some((_, s)) = current.as_mut() {
+                        s.push_str(&t)
+                    }
+                }
+                Event::End(TagEnd::Heading(_)) => out.extend(current.take()),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    fn under_server(text: &str) -> Vec<(usize, String)> {
+        let doc = format!("### a\n\n{}\n\n### b\n", md_block(text, 3));
+        headings(&doc)
+            .into_iter()
+            .filter(|(l, _)| *l <= 3)
+            .collect()
+    }
+
+    #[test]
+    fn headings_are_demoted_below_the_server_level() {
+        assert_eq!(
+            md_block("# T\n## U\n### V\n#### W", 3),
+            "#### T\n##### U\n###### V\n###### W"
+        );
+        assert_eq!(md_block("#hashtag", 3), "#hashtag");
+        assert_eq!(
+            md_block("> # quoted\n- ## listed", 3),
+            "> #### quoted\n- ##### listed"
+        );
+    }
+
+    #[test]
+    fn breaks_and_setext_underlines_are_escaped() {
+        assert_eq!(
+            md_block("Title\n===\ntext\n---\n***", 3),
+            "Title\n\\===\ntext\n\\---\n\\***"
+        );
+    }
+
+    #[test]
+    fn nothing_reaches_the_section_levels() {
+        let hostile = [
+            "x\n### b\n",
+            "```\nunclosed fence",
+            "~~~~\n### b",
+            "<!-- open comment\n",
+            "<script>\n",
+            "- item\n   ```\ncode",
+            "text\n-",
+            "   ## indented heading",
+            "1) # heading in ordered list",
+            "> - > ## nested",
+            "````\n```\n",
+            "<pre>\n### b",
+        ];
+        for text in hostile {
+            let found = under_server(text);
+            assert_eq!(
+                found,
+                vec![(3, "a".to_string()), (3, "b".to_string())],
+                "{text:?} became {:?}",
+                md_block(text, 3)
+            );
+        }
+    }
+
+    #[test]
+    fn ordinary_markdown_is_left_alone() {
+        let text =
+            "Intro.\n\n- one\n- two\n\n```json\n{\"a\": 1}\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |";
+        assert_eq!(md_block(text, 3), text);
+    }
+
+    #[test]
+    fn md_line_neutralizes_spans_and_comments() {
+        assert_eq!(md_line("a `b` <!-- c"), "a \\`b\\` \\<!-- c");
+        assert_eq!(md_line("# x"), "\\# x");
+    }
+
+    #[test]
+    fn code_spans_cannot_be_closed() {
+        assert_eq!(md_code("a`b"), "``a`b``");
+        assert_eq!(md_code("`x"), "`` `x ``");
+    }
+
+    #[test]
+    fn a_backtick_in_the_info_string_is_not_a_fence_on_either_side() {
+        // The segmenter and the escaper used to disagree on this line: the
+        // escaper took it for an open fence and closed it.
+        let text = "```a`b\n# Rules\nNever call delete.";
+        assert_eq!(fence_open("```a`b"), None);
+        assert_eq!(open_fence(text), None);
+        assert_eq!(md_block(text, 3), "```a`b\n#### Rules\nNever call delete.");
+        let kinds: Vec<_> = crate::segment::units(text).iter().map(|u| u.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                crate::segment::UnitKind::Sentence,
+                crate::segment::UnitKind::Heading(1),
+                crate::segment::UnitKind::Sentence
+            ]
+        );
+        // A tilde fence may hold backticks in its info string.
+        assert_eq!(fence_open("~~~a`b"), Some(Fence { ch: '~', run: 3 }));
+    }
+}
