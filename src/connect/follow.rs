@@ -1,23 +1,33 @@
-//! [`Hub::connect`](crate::hub::Hub::connect): a connected server whose
-//! block follows its changes.
+//! [`Hub::connect`]: a connected server whose block follows its changes.
 
+use std::future::Future;
 use std::time::Duration;
 
-use rmcp::model::{ClientCapabilities, ClientConfig, ProtocolVersion, RequestMetaObject};
-use rmcp::service::RoleClient;
+use rmcp::model::{ClientConfig, ProtocolVersion, ServerNotification, SubscriptionFilter};
+use rmcp::service::{
+    Peer, RoleClient, RunningService, RunningServiceCancellationToken, Subscription,
+};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
 
 use super::handshake::{Handshake, client_config};
-use super::snapshot::{scope_name, tools_from_rmcp};
+use super::snapshot::{discover_hints, discover_meta, tools_from_rmcp};
 use super::transport::{ConnectFailure, connect_with};
 use crate::config::ServerEntry;
-use crate::model::{CacheHints, Era, Instructions, ServerSnapshot};
+use crate::hub::Hub;
+use crate::model::{Era, Instructions, ServerSnapshot};
+
+/// The first pause before listening again after a subscription ended.
+const FIRST_PAUSE: Duration = Duration::from_secs(1);
+/// The pause doubles on each failed listen, up to this.
+const MAX_PAUSE: Duration = Duration::from_secs(60);
 
 /// The rmcp client handler the hub connects with: it forwards
 /// `notifications/tools/list_changed` (2025 era) to the server's watcher.
 #[derive(Debug, Clone)]
 pub struct HubHandler {
     config: ClientConfig,
-    changed: tokio::sync::mpsc::UnboundedSender<()>,
+    changed: mpsc::UnboundedSender<()>,
 }
 
 impl rmcp::ClientHandler for HubHandler {
@@ -30,12 +40,11 @@ impl rmcp::ClientHandler for HubHandler {
     }
 }
 
-/// A server the [`Hub`](crate::hub::Hub) keeps up to date; see
-/// [`Hub::connect`](crate::hub::Hub::connect).
+/// A server the [`Hub`] keeps up to date; see [`Hub::connect`].
 pub struct LiveServer {
     alias: String,
     snapshot: ServerSnapshot,
-    cancel: Option<rmcp::service::RunningServiceCancellationToken>,
+    cancel: Option<RunningServiceCancellationToken>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -67,7 +76,7 @@ impl LiveServer {
     }
 }
 
-impl crate::hub::Hub {
+impl Hub {
     /// Connects to a configured server and keeps its block current:
     ///
     /// - tools are read again on `notifications/tools/list_changed`: through
@@ -84,7 +93,7 @@ impl crate::hub::Hub {
         handshake: &Handshake,
         timeout: Duration,
     ) -> std::result::Result<LiveServer, ConnectFailure> {
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let (tx, rx) = mpsc::unbounded_channel();
         let handler = HubHandler {
             config: client_config(),
             changed: tx,
@@ -102,67 +111,25 @@ impl crate::hub::Hub {
         }
         let client = connection.client;
         let cancel = client.cancellation_token();
-        let peer = client.peer().clone();
-        let hub = self.clone();
-        let watch_alias = alias.clone();
+        let follower = Follower {
+            hub: self.clone(),
+            owner,
+            alias: alias.clone(),
+            peer: client.peer().clone(),
+            changed: rx,
+            filter: SubscriptionFilter::builder().tools_list_changed().build(),
+            subscription: None,
+            relisten: None,
+            pause: FIRST_PAUSE,
+            ttl: snapshot
+                .cache
+                .as_ref()
+                .and_then(|c| c.ttl_ms)
+                .filter(|t| *t > 0),
+            next_handshake: None,
+        };
         let modern = snapshot.era == Era::Modern;
-        let ttl = snapshot
-            .cache
-            .as_ref()
-            .and_then(|c| c.ttl_ms)
-            .filter(|t| *t > 0);
-        let task = tokio::spawn(async move {
-            let alias = watch_alias;
-            let filter = rmcp::model::SubscriptionFilter::builder()
-                .tools_list_changed()
-                .build();
-            let mut subscription = None;
-            // When a subscription ends, listen again after a pause that doubles up to a minute.
-            let mut relisten: Option<tokio::time::Instant> = None;
-            let mut pause = Duration::from_secs(1);
-            if modern {
-                subscription = peer.listen(filter.clone()).await.ok();
-                // Catch a change made between the first tools/list and the subscription.
-                refresh_tools(&hub, owner, &alias, &peer).await;
-            }
-            let mut next_handshake =
-                ttl.map(|t| tokio::time::Instant::now() + Duration::from_millis(t));
-            let mut done = Box::pin(client.waiting());
-            loop {
-                tokio::select! {
-                    _ = &mut done => break,
-                    Some(()) = rx.recv() => refresh_tools(&hub, owner, &alias, &peer).await,
-                    n = next_notification(&mut subscription) => match n {
-                        Some(rmcp::model::ServerNotification::ToolListChangedNotification(_)) => {
-                            refresh_tools(&hub, owner, &alias, &peer).await
-                        }
-                        Some(_) => {}
-                        None => {
-                            subscription = None;
-                            relisten = Some(tokio::time::Instant::now() + pause);
-                        }
-                    },
-                    _ = sleep_until(relisten) => {
-                        subscription = peer.listen(filter.clone()).await.ok();
-                        if subscription.is_some() {
-                            relisten = None;
-                            pause = Duration::from_secs(1);
-                            refresh_tools(&hub, owner, &alias, &peer).await;
-                        } else {
-                            pause = (pause * 2).min(Duration::from_secs(60));
-                            relisten = Some(tokio::time::Instant::now() + pause);
-                        }
-                    }
-                    _ = sleep_until(next_handshake) => {
-                        // On a failed re-handshake, try again after the same ttl.
-                        let ttl = handshake_again(&hub, owner, &alias, &peer).await.or(ttl);
-                        next_handshake = ttl
-                            .map(|t| tokio::time::Instant::now() + Duration::from_millis(t));
-                    }
-                }
-            }
-            let _ = hub.remove_as(Some(owner), &alias);
-        });
+        let task = tokio::spawn(follower.run(client, modern));
         Ok(LiveServer {
             alias,
             snapshot,
@@ -172,54 +139,145 @@ impl crate::hub::Hub {
     }
 }
 
-async fn next_notification(
-    subscription: &mut Option<rmcp::service::Subscription>,
-) -> Option<rmcp::model::ServerNotification> {
+/// What woke the follower.
+enum Event {
+    /// The connection ended.
+    Closed,
+    /// `notifications/tools/list_changed`, from the handler or the subscription.
+    ToolsChanged,
+    /// Another notification on the subscription.
+    Ignored,
+    /// The subscription ended.
+    StreamEnded,
+    /// The pause after an ended subscription is over.
+    RelistenDue,
+    /// The discover result's `ttlMs` ran out.
+    TtlExpired,
+}
+
+/// The task behind a [`LiveServer`]: it applies the server's changes to its
+/// hub entry, as long as it still owns that entry.
+struct Follower {
+    hub: Hub,
+    owner: u64,
+    alias: String,
+    peer: Peer<RoleClient>,
+    /// Tools list changes seen by [`HubHandler`] (2025 era).
+    changed: mpsc::UnboundedReceiver<()>,
+    filter: SubscriptionFilter,
+    /// The `subscriptions/listen` stream (2026-07-28 era), while open.
+    subscription: Option<Subscription>,
+    /// When to listen again, after a subscription ended.
+    relisten: Option<Instant>,
+    pause: Duration,
+    /// The first discover result's positive `ttlMs`.
+    ttl: Option<u64>,
+    next_handshake: Option<Instant>,
+}
+
+impl Follower {
+    async fn run(mut self, client: RunningService<RoleClient, HubHandler>, modern: bool) {
+        if modern {
+            self.subscription = self.peer.listen(self.filter.clone()).await.ok();
+            // Catch a change made between the first tools/list and the subscription.
+            self.refresh_tools().await;
+        }
+        self.next_handshake = after_ms(self.ttl);
+        let mut done = Box::pin(client.waiting());
+        loop {
+            match self.next_event(&mut done).await {
+                Event::Closed => break,
+                Event::ToolsChanged => self.refresh_tools().await,
+                Event::Ignored => {}
+                Event::StreamEnded => self.on_stream_end(),
+                Event::RelistenDue => self.on_relisten_due().await,
+                Event::TtlExpired => self.on_ttl_expired().await,
+            }
+        }
+        let _ = self.hub.remove_as(Some(self.owner), &self.alias);
+    }
+
+    /// Waits for the next thing to act on.
+    async fn next_event(&mut self, done: &mut (impl Future + Unpin)) -> Event {
+        tokio::select! {
+            _ = done => Event::Closed,
+            Some(()) = self.changed.recv() => Event::ToolsChanged,
+            n = next_notification(&mut self.subscription) => match n {
+                Some(ServerNotification::ToolListChangedNotification(_)) => Event::ToolsChanged,
+                Some(_) => Event::Ignored,
+                None => Event::StreamEnded,
+            },
+            _ = sleep_until(self.relisten) => Event::RelistenDue,
+            _ = sleep_until(self.next_handshake) => Event::TtlExpired,
+        }
+    }
+
+    fn on_stream_end(&mut self) {
+        self.subscription = None;
+        self.relisten = Some(Instant::now() + self.pause);
+    }
+
+    /// Listens again; after a failure, waits twice as long before the next try.
+    async fn on_relisten_due(&mut self) {
+        self.subscription = self.peer.listen(self.filter.clone()).await.ok();
+        if self.subscription.is_some() {
+            self.relisten = None;
+            self.pause = FIRST_PAUSE;
+            // Changes made while no subscription was open were not announced.
+            self.refresh_tools().await;
+        } else {
+            self.pause = (self.pause * 2).min(MAX_PAUSE);
+            self.relisten = Some(Instant::now() + self.pause);
+        }
+    }
+
+    async fn on_ttl_expired(&mut self) {
+        // On a failed re-handshake, try again after the same ttl.
+        let ttl = self.handshake_again().await.or(self.ttl);
+        self.next_handshake = after_ms(ttl);
+    }
+
+    async fn refresh_tools(&self) {
+        if let Ok(items) = self.peer.list_all_tools().await
+            && let Ok(tools) = tools_from_rmcp(&items)
+        {
+            let _ = self
+                .hub
+                .update_tools_as(Some(self.owner), &self.alias, tools);
+        }
+    }
+
+    /// Asks `server/discover` again and takes its instructions; returns the next ttlMs.
+    async fn handshake_again(&self) -> Option<u64> {
+        let meta = discover_meta(ProtocolVersion::V_2026_07_28);
+        let found = self.peer.discover(meta).await.ok()?;
+        let instructions = Instructions::from_raw(found.instructions.as_deref());
+        self.hub
+            .update_handshake_as(
+                self.owner,
+                &self.alias,
+                instructions,
+                Some(discover_hints(&found)),
+            )
+            .ok()?;
+        Some(found.ttl_ms).filter(|t| *t > 0)
+    }
+}
+
+fn after_ms(ms: Option<u64>) -> Option<Instant> {
+    ms.map(|t| Instant::now() + Duration::from_millis(t))
+}
+
+async fn next_notification(subscription: &mut Option<Subscription>) -> Option<ServerNotification> {
     match subscription {
         Some(s) => s.next().await.ok().flatten(),
         None => std::future::pending().await,
     }
 }
 
-async fn sleep_until(at: Option<tokio::time::Instant>) {
+async fn sleep_until(at: Option<Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at).await,
         None => std::future::pending().await,
     }
-}
-
-async fn refresh_tools(
-    hub: &crate::hub::Hub,
-    owner: u64,
-    alias: &str,
-    peer: &rmcp::service::Peer<RoleClient>,
-) {
-    if let Ok(items) = peer.list_all_tools().await
-        && let Ok(tools) = tools_from_rmcp(&items)
-    {
-        let _ = hub.update_tools_as(Some(owner), alias, tools);
-    }
-}
-
-/// Asks `server/discover` again and takes its instructions; returns the next ttlMs.
-async fn handshake_again(
-    hub: &crate::hub::Hub,
-    owner: u64,
-    alias: &str,
-    peer: &rmcp::service::Peer<RoleClient>,
-) -> Option<u64> {
-    let meta = RequestMetaObject::with_client_context(
-        ProtocolVersion::V_2026_07_28,
-        client_config().client_info,
-        ClientCapabilities::default(),
-    );
-    let found = peer.discover(meta).await.ok()?;
-    let cache = Some(CacheHints {
-        ttl_ms: Some(found.ttl_ms),
-        cache_scope: Some(scope_name(&found.cache_scope).to_string()),
-    });
-    let instructions = Instructions::from_raw(found.instructions.as_deref());
-    hub.update_handshake_as(owner, alias, instructions, cache)
-        .ok()?;
-    Some(found.ttl_ms).filter(|t| *t > 0)
 }

@@ -1,6 +1,8 @@
 //! Reading a connected client into a [`ServerSnapshot`].
 
-use rmcp::model::{CacheScope, ClientCapabilities, RequestMetaObject};
+use rmcp::model::{
+    CacheScope, ClientCapabilities, DiscoverResult, ProtocolVersion, RequestMetaObject,
+};
 use rmcp::service::{RoleClient, RunningService};
 
 use super::connect_error;
@@ -48,16 +50,9 @@ where
         tools_error: None,
     };
     if era == Era::Modern {
-        let meta = RequestMetaObject::with_client_context(
-            info.protocol_version.clone(),
-            client_config().client_info,
-            ClientCapabilities::default(),
-        );
+        let meta = discover_meta(info.protocol_version.clone());
         if let Ok(found) = client.discover(meta).await {
-            snapshot.cache = Some(CacheHints {
-                ttl_ms: Some(found.ttl_ms),
-                cache_scope: Some(scope_name(&found.cache_scope).to_string()),
-            });
+            snapshot.cache = Some(discover_hints(&found));
         }
     }
     match client.list_all_tools_with_cache_hint().await {
@@ -82,6 +77,23 @@ where
     Ok(snapshot)
 }
 
+/// The `_meta` of a `server/discover` request at `version`.
+pub(super) fn discover_meta(version: ProtocolVersion) -> RequestMetaObject {
+    RequestMetaObject::with_client_context(
+        version,
+        client_config().client_info,
+        ClientCapabilities::default(),
+    )
+}
+
+/// The cache hints of a `server/discover` result.
+pub(super) fn discover_hints(found: &DiscoverResult) -> CacheHints {
+    CacheHints {
+        ttl_ms: Some(found.ttl_ms),
+        cache_scope: Some(scope_name(&found.cache_scope).to_string()),
+    }
+}
+
 /// rmcp's tools as this crate's, read the way a `tools/list` page is.
 pub(super) fn tools_from_rmcp(items: &[rmcp::model::Tool]) -> Result<Vec<crate::model::Tool>> {
     let tools = serde_json::to_value(items)
@@ -91,7 +103,7 @@ pub(super) fn tools_from_rmcp(items: &[rmcp::model::Tool]) -> Result<Vec<crate::
     Ok(scratch.tools)
 }
 
-pub(super) fn scope_name(scope: &CacheScope) -> &'static str {
+fn scope_name(scope: &CacheScope) -> &'static str {
     match scope {
         CacheScope::Public => "public",
         CacheScope::Private => "private",
