@@ -1,11 +1,13 @@
 //! Starting a configured server (stdio or Streamable HTTP) and reading it.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rmcp::model::ClientConfig;
 use rmcp::service::{ClientServiceExt, RoleClient, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
 use tokio::io::AsyncReadExt;
 
@@ -13,7 +15,7 @@ use super::connect_error;
 use super::handshake::{Handshake, client_config};
 use super::snapshot::snapshot_of;
 use crate::config::{ServerEntry, ServerTransport};
-use crate::error::{Error, ErrorKind};
+use crate::error::{Error, ErrorKind, Result};
 use crate::model::ServerSnapshot;
 
 /// The last bytes a server wrote to stderr.
@@ -103,61 +105,7 @@ pub async fn connect_with<H: rmcp::ClientHandler>(
         elapsed: started.elapsed(),
     };
     let work = async {
-        let client = match &entry.transport {
-            ServerTransport::Stdio {
-                command,
-                args,
-                env,
-                cwd,
-            } => {
-                let cmd = tokio::process::Command::new(command).configure(|c| {
-                    c.args(args).envs(env).kill_on_drop(true);
-                    if let Some(dir) = cwd {
-                        c.current_dir(dir);
-                    }
-                });
-                let (transport, child_stderr) = TokioChildProcess::builder(cmd)
-                    .stderr(std::process::Stdio::piped())
-                    .spawn()
-                    .map_err(|e| connect_error(format!("cannot start {command:?}: {e}")))?;
-                if let Some(mut pipe) = child_stderr {
-                    let tail = stderr.clone();
-                    tokio::spawn(async move {
-                        let mut buf = [0u8; 1024];
-                        while let Ok(n) = pipe.read(&mut buf).await {
-                            if n == 0 {
-                                break;
-                            }
-                            tail.push(&buf[..n]);
-                        }
-                    });
-                }
-                handler
-                    .serve_with_lifecycle(transport, handshake.lifecycle())
-                    .await
-                    .map_err(|e| connect_error(format!("handshake failed: {e}")))?
-            }
-            ServerTransport::Http { url, headers } => {
-                let mut config =
-                    rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
-                        url.as_str(),
-                    );
-                for (name, value) in headers {
-                    let (Ok(n), Ok(v)) = (
-                        http::HeaderName::from_bytes(name.as_bytes()),
-                        http::HeaderValue::from_str(value),
-                    ) else {
-                        return Err(connect_error(format!("header {name:?} is not valid")));
-                    };
-                    config.custom_headers.insert(n, v);
-                }
-                let transport = StreamableHttpClientTransport::from_config(config);
-                handler
-                    .serve_with_lifecycle(transport, handshake.lifecycle())
-                    .await
-                    .map_err(|e| connect_error(format!("handshake failed: {e}")))?
-            }
-        };
+        let client = start(entry, handshake, handler, &stderr).await?;
         let mut snapshot = snapshot_of(&client).await?;
         snapshot.alias = Some(entry.alias.clone());
         Ok::<_, Error>((snapshot, client))
@@ -182,4 +130,84 @@ pub async fn connect_with<H: rmcp::ClientHandler>(
             &stderr,
         )),
     }
+}
+
+/// Starts the server of `entry` (or opens its endpoint) and runs the handshake.
+async fn start<H: rmcp::ClientHandler>(
+    entry: &ServerEntry,
+    handshake: &Handshake,
+    handler: H,
+    stderr: &StderrTail,
+) -> Result<RunningService<RoleClient, H>> {
+    let served = match &entry.transport {
+        ServerTransport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            let transport = spawn_stdio(command, args, env, cwd.as_deref(), stderr)?;
+            handler
+                .serve_with_lifecycle(transport, handshake.lifecycle())
+                .await
+        }
+        ServerTransport::Http { url, headers } => {
+            let transport = StreamableHttpClientTransport::from_config(http_config(url, headers)?);
+            handler
+                .serve_with_lifecycle(transport, handshake.lifecycle())
+                .await
+        }
+    };
+    served.map_err(|e| connect_error(format!("handshake failed: {e}")))
+}
+
+/// Spawns a stdio server; its stderr is kept in `stderr` as it arrives.
+fn spawn_stdio(
+    command: &str,
+    args: &[String],
+    env: &BTreeMap<String, String>,
+    cwd: Option<&Path>,
+    stderr: &StderrTail,
+) -> Result<TokioChildProcess> {
+    let cmd = tokio::process::Command::new(command).configure(|c| {
+        c.args(args).envs(env).kill_on_drop(true);
+        if let Some(dir) = cwd {
+            c.current_dir(dir);
+        }
+    });
+    let (transport, child_stderr) = TokioChildProcess::builder(cmd)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| connect_error(format!("cannot start {command:?}: {e}")))?;
+    if let Some(mut pipe) = child_stderr {
+        let tail = stderr.clone();
+        tokio::spawn(async move {
+            let mut buf = [0u8; 1024];
+            while let Ok(n) = pipe.read(&mut buf).await {
+                if n == 0 {
+                    break;
+                }
+                tail.push(&buf[..n]);
+            }
+        });
+    }
+    Ok(transport)
+}
+
+/// The Streamable HTTP settings for `url`, sending `headers`.
+fn http_config(
+    url: &str,
+    headers: &BTreeMap<String, String>,
+) -> Result<StreamableHttpClientTransportConfig> {
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url);
+    for (name, value) in headers {
+        let (Ok(n), Ok(v)) = (
+            http::HeaderName::from_bytes(name.as_bytes()),
+            http::HeaderValue::from_str(value),
+        ) else {
+            return Err(connect_error(format!("header {name:?} is not valid")));
+        };
+        config.custom_headers.insert(n, v);
+    }
+    Ok(config)
 }
