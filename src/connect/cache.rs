@@ -1,0 +1,244 @@
+//! [`DiscoverCache`]: `server/discover` results kept on disk while fresh.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::config::{ServerEntry, ServerTransport};
+use crate::error::{Error, ErrorKind, Result};
+use crate::model::{Era, ServerSnapshot};
+
+/// A directory of `server/discover` results, reused while their `ttlMs` says
+/// they are fresh, so a preview need not start the server again.
+///
+/// Only results of the 2026-07-28 era with a positive `ttlMs` are stored
+/// (`ttlMs: 0` means "do not cache"). An entry is keyed by the whole config
+/// entry (alias, command, arguments, environment, directory, URL, headers),
+/// so results never cross between entries with different credentials; that
+/// is how `cacheScope: "private"` is honoured (and `"public"` results are
+/// treated no more widely). The tools list read on the same connection is
+/// stored with it and reused with it; its own hints stay in
+/// [`ServerSnapshot::tools_cache`]. Files are written owner-only on Unix.
+#[derive(Debug, Clone)]
+pub struct DiscoverCache {
+    dir: PathBuf,
+}
+
+impl DiscoverCache {
+    /// A cache in `dir` (created when first written).
+    pub fn new(dir: impl Into<PathBuf>) -> DiscoverCache {
+        DiscoverCache { dir: dir.into() }
+    }
+
+    fn path(&self, entry: &ServerEntry) -> PathBuf {
+        self.dir.join(format!("{}.json", key(entry)))
+    }
+
+    /// The stored snapshot of `entry`, when it is still fresh at `now_ms`.
+    pub fn load(&self, entry: &ServerEntry, now_ms: u64) -> Option<ServerSnapshot> {
+        let text = std::fs::read_to_string(self.path(entry)).ok()?;
+        let file = crate::SnapshotFile::from_json(&text).ok()?;
+        let ttl = file.snapshot.cache.as_ref()?.ttl_ms?;
+        let fresh = file.snapshot.era == Era::Modern
+            && ttl > 0
+            && now_ms < file.captured_ms.saturating_add(ttl);
+        fresh.then_some(file.snapshot)
+    }
+
+    /// Stores `snapshot` of `entry` taken at `now_ms`, when its hints allow
+    /// caching; returns whether it was stored.
+    pub fn store(
+        &self,
+        entry: &ServerEntry,
+        snapshot: &ServerSnapshot,
+        now_ms: u64,
+    ) -> Result<bool> {
+        let ttl = snapshot.cache.as_ref().and_then(|c| c.ttl_ms).unwrap_or(0);
+        if snapshot.era != Era::Modern || ttl == 0 {
+            return Ok(false);
+        }
+        let io =
+            |e: std::io::Error| Error::new(ErrorKind::Io, format!("{}: {e}", self.dir.display()));
+        std::fs::create_dir_all(&self.dir).map_err(io)?;
+        let path = self.path(entry);
+        let text = crate::SnapshotFile::new(snapshot.clone(), now_ms).to_json();
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        use std::io::Write as _;
+        options
+            .open(&path)
+            .and_then(|mut f| f.write_all(text.as_bytes()))
+            .map_err(io)?;
+        Ok(true)
+    }
+}
+
+/// Milliseconds since the Unix epoch, now.
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// The file name stem of `entry`: FNV-1a 64 of its canonical JSON, in hex.
+/// Both are fixed formats, so a key outlives Rust and serde_json releases.
+fn key(entry: &ServerEntry) -> String {
+    format!("{:016x}", fnv1a64(canonical_entry(entry).as_bytes()))
+}
+
+/// The entry in its config-file shape, as JSON with every object's keys
+/// sorted (byte order) and no spaces.
+fn canonical_entry(entry: &ServerEntry) -> String {
+    let value = match &entry.transport {
+        ServerTransport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => json!({
+            "alias": entry.alias,
+            "type": "stdio",
+            "command": command,
+            "args": args,
+            "env": env,
+            "cwd": cwd.as_deref().map(path_value),
+        }),
+        ServerTransport::Http { url, headers } => json!({
+            "alias": entry.alias,
+            "type": "http",
+            "url": url,
+            "headers": headers,
+        }),
+    };
+    let mut out = String::new();
+    write_sorted(&value, &mut out);
+    out
+}
+
+/// A path as text, or as its bytes when it is not UTF-8 (so no two differ
+/// only in what a lossy conversion would replace).
+fn path_value(path: &Path) -> Value {
+    match path.to_str() {
+        Some(text) => Value::from(text),
+        None => Value::from(path.as_os_str().as_encoded_bytes().to_vec()),
+    }
+}
+
+/// Writes `value` as JSON with sorted object keys, whatever order the map keeps.
+fn write_sorted(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(map) => {
+            let mut fields: Vec<(&String, &Value)> = map.iter().collect();
+            fields.sort_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (i, (name, field)) in fields.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::from(name.as_str()).to_string());
+                out.push(':');
+                write_sorted(field, out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_sorted(item, out);
+            }
+            out.push(']');
+        }
+        scalar => out.push_str(&scalar.to_string()),
+    }
+}
+
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::McpConfig;
+
+    fn entry(json: &str) -> ServerEntry {
+        let config = McpConfig::from_json(json, "test.json").unwrap();
+        config.servers.into_iter().next().unwrap()
+    }
+
+    #[test]
+    fn fnv1a64_matches_the_reference_values() {
+        assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv1a64(b"foobar"), 0x8594_4171_f739_67e8);
+    }
+
+    #[test]
+    fn the_key_of_a_fixed_entry_is_fixed() {
+        // If this fails, the format changed and every cache file is orphaned:
+        // only change the expected values on purpose.
+        let e = entry(
+            r#"{"mcpServers": {"files": {"command": "npx",
+                "args": ["-y", "server-filesystem", "/tmp"],
+                "env": {"B": "2", "A": "1"}, "cwd": "/srv"}}}"#,
+        );
+        assert_eq!(
+            canonical_entry(&e),
+            r#"{"alias":"files","args":["-y","server-filesystem","/tmp"],"command":"npx","cwd":"/srv","env":{"A":"1","B":"2"},"type":"stdio"}"#
+        );
+        assert_eq!(key(&e), "dc0ac46b373d491b");
+        let path = DiscoverCache::new("c").path(&e);
+        assert_eq!(path.file_name().unwrap(), "dc0ac46b373d491b.json");
+    }
+
+    #[test]
+    fn map_order_does_not_change_the_key() {
+        let a = entry(r#"{"mcpServers": {"x": {"command": "node", "env": {"A": "1", "B": "2"}}}}"#);
+        let b = entry(r#"{"mcpServers": {"x": {"command": "node", "env": {"B": "2", "A": "1"}}}}"#);
+        assert_eq!(key(&a), key(&b));
+        let a = entry(
+            r#"{"servers": {"x": {"type": "http", "url": "http://h/mcp", "headers": {"A": "1", "B": "2"}}}}"#,
+        );
+        let b = entry(
+            r#"{"servers": {"x": {"url": "http://h/mcp", "headers": {"B": "2", "A": "1"}}}}"#,
+        );
+        assert_eq!(key(&a), key(&b));
+    }
+
+    #[test]
+    fn every_field_changes_the_key() {
+        let base =
+            r#"{"mcpServers": {"x": {"command": "node", "args": ["s.mjs"], "env": {"T": "1"}}}}"#;
+        let others = [
+            r#"{"mcpServers": {"x": {"command": "deno", "args": ["s.mjs"], "env": {"T": "1"}}}}"#,
+            r#"{"mcpServers": {"y": {"command": "node", "args": ["s.mjs"], "env": {"T": "1"}}}}"#,
+            r#"{"mcpServers": {"x": {"command": "node", "args": ["t.mjs"], "env": {"T": "1"}}}}"#,
+            r#"{"mcpServers": {"x": {"command": "node", "args": ["s.mjs"], "env": {"T": "2"}}}}"#,
+            r#"{"mcpServers": {"x": {"command": "node", "args": ["s.mjs"], "env": {"T": "1"}, "cwd": "/"}}}"#,
+            r#"{"mcpServers": {"x": {"url": "node"}}}"#,
+        ];
+        let base = key(&entry(base));
+        for other in others {
+            assert_ne!(key(&entry(other)), base, "{other}");
+        }
+        let h = |headers: &str| {
+            key(&entry(&format!(
+                r#"{{"servers": {{"x": {{"url": "http://h/mcp", "headers": {headers}}}}}}}"#
+            )))
+        };
+        assert_ne!(
+            h(r#"{"Authorization": "Bearer a"}"#),
+            h(r#"{"Authorization": "Bearer b"}"#)
+        );
+    }
+}

@@ -1,0 +1,65 @@
+//! The handshake to use (which era), and the identity sent in it.
+
+use std::str::FromStr;
+
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
+use rmcp::service::ClientLifecycleMode;
+
+use crate::error::{Error, ErrorKind, Result};
+
+/// Which handshake to use when connecting.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Handshake {
+    /// `initialize` only (the 2025 era).
+    Legacy,
+    /// Try `server/discover` (2026-07-28), fall back to `initialize`.
+    #[default]
+    Auto,
+    /// `server/discover` with this revision only; fails if the server cannot.
+    Pinned(String),
+}
+
+impl FromStr for Handshake {
+    type Err = Error;
+
+    /// `legacy`, `auto`, or a revision date such as `2026-07-28`.
+    fn from_str(s: &str) -> Result<Handshake> {
+        match s {
+            "legacy" => Ok(Handshake::Legacy),
+            "auto" => Ok(Handshake::Auto),
+            v if v.len() == 10 && v.chars().all(|c| c.is_ascii_digit() || c == '-') => {
+                Ok(Handshake::Pinned(v.to_string()))
+            }
+            other => Err(Error::new(
+                ErrorKind::InvalidConfig,
+                format!("handshake {other:?} (use legacy, auto, or a revision such as 2026-07-28)"),
+            )),
+        }
+    }
+}
+
+impl Handshake {
+    pub(super) fn lifecycle(&self) -> ClientLifecycleMode {
+        match self {
+            Handshake::Legacy => ClientLifecycleMode::Initialize,
+            Handshake::Auto => ClientLifecycleMode::Auto {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                legacy_version: Some(ProtocolVersion::V_2025_11_25),
+            },
+            Handshake::Pinned(v) => ClientLifecycleMode::Discover {
+                // ProtocolVersion has no public constructor from text; serde has one.
+                preferred_versions: serde_json::from_value(serde_json::json!([v]))
+                    .unwrap_or_else(|_| vec![ProtocolVersion::V_2026_07_28]),
+            },
+        }
+    }
+}
+
+/// The identity mcp-preamble sends in its handshakes.
+pub fn client_config() -> ClientConfig {
+    ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("mcp-preamble", env!("CARGO_PKG_VERSION")),
+    )
+}
