@@ -292,15 +292,18 @@
 //! Without features the crate is synchronous and needs no runtime.
 
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod assemble;
 mod budget;
 mod config;
 #[cfg(feature = "rmcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
 pub mod connect;
 mod dedup;
 mod error;
 #[cfg(feature = "hub")]
+#[cfg_attr(docsrs, doc(cfg(feature = "hub")))]
 pub mod hub;
 mod lint;
 mod markdown;
@@ -310,6 +313,7 @@ mod sanitize;
 mod segment;
 mod template;
 #[cfg(feature = "testing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod testing;
 mod text;
 mod tokens;

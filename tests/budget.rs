@@ -260,7 +260,13 @@ fn prose_goes_before_constraints() {
         !r.text
             .contains("Basic Memory is the user's personal knowledge base")
     );
-    assert!(r.removed.iter().filter(|x| x.reason == RemovalReason::Budget).count() >= 5);
+    assert!(
+        r.removed
+            .iter()
+            .filter(|x| x.reason == RemovalReason::Budget)
+            .count()
+            >= 5
+    );
 }
 
 // ---- the ladder, step by step ----------------------------------------------
@@ -350,7 +356,11 @@ fn the_last_unit_is_cut_at_a_word_with_a_marker() {
         .trim_end_matches(" […]");
     assert!(long.starts_with(kept), "cut at a word boundary: {kept:?}");
     assert!(long[kept.len()..].starts_with(' '));
-    let removal = r.removed.iter().find(|x| x.reason == RemovalReason::Budget).unwrap();
+    let removal = r
+        .removed
+        .iter()
+        .find(|x| x.reason == RemovalReason::Budget)
+        .unwrap();
     assert!(long.ends_with(&removal.text));
 }
 

@@ -265,7 +265,7 @@ impl Assembler {
     /// Assembles the section for these servers.
     ///
     /// Fails only on a template error; every problem with a server's own data
-    /// is reported in its [`ServerReport::diagnostics`]. When no server has a
+    /// is reported in its [`ServerReport::diagnostics`](crate::ServerReport::diagnostics). When no server has a
     /// block the section is empty (no heading either).
     pub fn assemble(&self, servers: &[ServerSnapshot]) -> Result<Assembly> {
         let refs: Vec<&ServerSnapshot> = servers.iter().collect();

@@ -76,6 +76,7 @@ impl LiveServer {
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
 impl Hub {
     /// Connects to a configured server and keeps its block current:
     ///
