@@ -1,0 +1,64 @@
+//! One server's pass: the findings its rules push, with their excerpts.
+
+use crate::model::ServerSnapshot;
+use crate::segment::Unit;
+
+use super::rules::redact;
+use super::{Finding, LintCode, Linter, Severity};
+
+/// One server's pass.
+pub(super) struct Pass<'a> {
+    pub(super) linter: &'a Linter,
+    pub(super) server: &'a ServerSnapshot,
+    pub(super) name: String,
+    pub(super) findings: Vec<Finding>,
+}
+
+impl Pass<'_> {
+    pub(super) fn push(
+        &mut self,
+        code: LintCode,
+        severity: Severity,
+        message: String,
+        at: Option<(&str, &str, &Unit)>,
+        tool: Option<String>,
+        fix: String,
+    ) {
+        let (excerpt, line) = match at {
+            Some((text, unit_text, unit)) => (
+                Some(excerpt(unit_text)),
+                Some(text[..unit.start].matches('\n').count() + 1),
+            ),
+            None => (None, None),
+        };
+        self.findings.push(Finding {
+            code,
+            severity,
+            server: self.name.clone(),
+            message,
+            excerpt,
+            line,
+            tool,
+            explanation: code.explanation(),
+            fix,
+        });
+    }
+}
+
+/// Whitespace runs collapsed to one space.
+pub(super) fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Most characters of an excerpt.
+const EXCERPT_CHARS: usize = 160;
+
+/// A unit as one line, secrets redacted, cut to [`EXCERPT_CHARS`].
+fn excerpt(unit_text: &str) -> String {
+    let line = redact(&one_line(unit_text));
+    if line.chars().count() <= EXCERPT_CHARS {
+        return line;
+    }
+    let cut: String = line.chars().take(EXCERPT_CHARS - 1).collect();
+    format!("{}…", cut.trim_end())
+}
