@@ -15,7 +15,23 @@ pub(super) struct Pass<'a> {
 }
 
 impl Pass<'_> {
+    /// Records a finding at its code's default severity; `at` is the
+    /// sanitized text, the unit's text and the unit, for a finding about one
+    /// unit (it gets an excerpt and a line).
     pub(super) fn push(
+        &mut self,
+        code: LintCode,
+        message: String,
+        at: Option<(&str, &str, &Unit)>,
+        tool: Option<String>,
+        fix: String,
+    ) {
+        self.push_with(code, code.default_severity(), message, at, tool, fix);
+    }
+
+    /// [`Pass::push`] for the codes whose severity varies by finding
+    /// (`MCP003`, `MCP006`).
+    pub(super) fn push_with(
         &mut self,
         code: LintCode,
         severity: Severity,

@@ -24,7 +24,7 @@ impl Pass<'_> {
             }
         }
         if let Some((p, phrase)) = best {
-            self.push(
+            self.push_with(
                 LintCode::ActsOnHost,
                 p.severity,
                 format!("instructions {}: \"{}\"", p.what, redact(&phrase)),

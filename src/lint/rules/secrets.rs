@@ -6,8 +6,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::lint::LintCode;
 use crate::lint::pass::Pass;
-use crate::lint::{LintCode, Severity};
 
 impl Pass<'_> {
     pub(super) fn secrets(&mut self, text: &str) {
@@ -18,7 +18,6 @@ impl Pass<'_> {
             }
             self.push(
                 LintCode::Secret,
-                Severity::Error,
                 format!(
                     "instructions contain what looks like {} ({})",
                     secret.kind, secret.redacted

@@ -1,8 +1,8 @@
 //! Rules on the instructions as a whole: blank (MCP001), too long (MCP004),
 //! wasted whitespace (MCP008).
 
+use crate::lint::LintCode;
 use crate::lint::pass::Pass;
-use crate::lint::{LintCode, Severity};
 
 /// Fewest tokens of whitespace and invisible characters that get `MCP008`:
 /// a trailing newline or two is noise, an indented block is a habit.
@@ -13,7 +13,6 @@ impl Pass<'_> {
         let n = raw.chars().count();
         self.push(
             LintCode::BlankInstructions,
-            Severity::Error,
             format!(
                 "instructions are blank: {n} {} of whitespace or invisible text, which hosts drop",
                 if n == 1 { "character" } else { "characters" }
@@ -28,7 +27,6 @@ impl Pass<'_> {
         if tokens > self.linter.max_tokens {
             self.push(
                 LintCode::TooLong,
-                Severity::Warning,
                 format!(
                     "instructions are {tokens} tokens, over the threshold of {}",
                     self.linter.max_tokens
@@ -46,7 +44,6 @@ impl Pass<'_> {
         if wasted >= WASTED_TOKENS {
             self.push(
                 LintCode::WastedWhitespace,
-                Severity::Note,
                 format!(
                     "{wasted} of the {raw_tokens} tokens of the instructions as sent are indentation, blank lines or invisible characters"
                 ),

@@ -38,7 +38,6 @@ impl Pass<'_> {
             if let Some(tool) = &restated {
                 self.push(
                     LintCode::RestatesTool,
-                    Severity::Warning,
                     format!("sentence restates the description of tool `{tool}`"),
                     Some((text, unit_text, unit)),
                     Some(tool.clone()),
@@ -95,9 +94,9 @@ impl Pass<'_> {
                 let severity = if conditional {
                     Severity::Warning
                 } else {
-                    Severity::Error
+                    LintCode::UnknownTool.default_severity()
                 };
-                self.push(
+                self.push_with(
                     LintCode::UnknownTool,
                     severity,
                     message,
@@ -156,7 +155,6 @@ impl Pass<'_> {
         if single > 0 && other == 0 {
             self.push(
                 LintCode::ToolDescriptionsOnly,
-                Severity::Note,
                 format!(
                     "instructions only describe single tools ({single} of {content} {}) and say nothing about order, identifiers or scope",
                     if content == 1 { "sentence" } else { "sentences" }
