@@ -5,6 +5,10 @@
 //! The pass reads the instructions the way a host does (sanitized, cut into
 //! units by [`crate::segment`]) and reuses the assembler's restatement test,
 //! so a sentence the lint calls a restatement is one a host removes.
+//!
+//! Here: the [`Linter`] builder. `codes` holds the code and severity tables,
+//! `finding` the results, `pass` one server's pass, `rules` the rule
+//! families, `render` the text, JSON and SARIF renderers.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -95,7 +99,8 @@ impl Linter {
     }
 
     /// The restatement threshold, as [`Assembler::similarity_threshold`](crate::Assembler::similarity_threshold).
-    /// Fails with [`ErrorKind::InvalidConfig`](crate::ErrorKind::InvalidConfig) outside `0.0..=1.0`.
+    /// Fails with [`ErrorKind::InvalidConfig`](crate::ErrorKind::InvalidConfig)
+    /// outside `0.0..=1.0`.
     pub fn similarity_threshold(mut self, threshold: f64) -> Result<Linter> {
         self.similarity = dedup::similarity(threshold)?;
         Ok(self)
