@@ -1,0 +1,273 @@
+//! Lint codes and severities, and the tables behind them: code, name,
+//! summary, explanation, fix and default severity.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::Serialize;
+
+use crate::error::{Error, ErrorKind, Result};
+
+/// How serious a [`Finding`](super::Finding) is. Ordered: `Note < Warning < Error`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Worth knowing; costs tokens or clarity, breaks nothing.
+    Note,
+    /// Likely to mislead the model or to be trimmed or removed by hosts.
+    Warning,
+    /// Wrong: the model is sent to a tool that does not exist, a secret is
+    /// published, or the text attacks the host's prompt.
+    Error,
+}
+
+impl Severity {
+    /// `"note"`, `"warning"` or `"error"` (also the SARIF `level`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Note => "note",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Severity {
+    type Err = Error;
+
+    /// Parses `note`, `warning` or `error`; anything else is an
+    /// [`ErrorKind::InvalidConfig`] error.
+    fn from_str(s: &str) -> Result<Severity> {
+        match s {
+            "note" => Ok(Severity::Note),
+            "warning" => Ok(Severity::Warning),
+            "error" => Ok(Severity::Error),
+            _ => Err(Error::new(
+                ErrorKind::InvalidConfig,
+                format!("unknown severity {s:?} (use note, warning or error)"),
+            )),
+        }
+    }
+}
+
+/// What a finding is about. Each has a stable code (`MCP001`…) and name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum LintCode {
+    /// `MCP001` `blank-instructions`: the instructions are whitespace or invisible characters only.
+    BlankInstructions,
+    /// `MCP002` `restates-tool`: a sentence says again what a tool description says.
+    RestatesTool,
+    /// `MCP003` `unknown-tool`: a tool name the server does not have.
+    UnknownTool,
+    /// `MCP004` `too-long`: the instructions are over the token threshold.
+    TooLong,
+    /// `MCP005` `secret`: something shaped like a credential.
+    Secret,
+    /// `MCP006` `acts-on-host`: text that addresses the host, other servers or the system.
+    ActsOnHost,
+    /// `MCP007` `tool-descriptions-only`: only per-tool descriptions, nothing on order, identifiers or scope.
+    ToolDescriptionsOnly,
+    /// `MCP008` `wasted-whitespace`: indentation, blank lines or invisible characters that cost tokens.
+    WastedWhitespace,
+}
+
+impl LintCode {
+    /// Every code, in code order.
+    pub const ALL: &'static [LintCode] = &[
+        LintCode::BlankInstructions,
+        LintCode::RestatesTool,
+        LintCode::UnknownTool,
+        LintCode::TooLong,
+        LintCode::Secret,
+        LintCode::ActsOnHost,
+        LintCode::ToolDescriptionsOnly,
+        LintCode::WastedWhitespace,
+    ];
+
+    /// The stable code, e.g. `"MCP003"`.
+    pub fn code(self) -> &'static str {
+        match self {
+            LintCode::BlankInstructions => "MCP001",
+            LintCode::RestatesTool => "MCP002",
+            LintCode::UnknownTool => "MCP003",
+            LintCode::TooLong => "MCP004",
+            LintCode::Secret => "MCP005",
+            LintCode::ActsOnHost => "MCP006",
+            LintCode::ToolDescriptionsOnly => "MCP007",
+            LintCode::WastedWhitespace => "MCP008",
+        }
+    }
+
+    /// The stable name, e.g. `"unknown-tool"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            LintCode::BlankInstructions => "blank-instructions",
+            LintCode::RestatesTool => "restates-tool",
+            LintCode::UnknownTool => "unknown-tool",
+            LintCode::TooLong => "too-long",
+            LintCode::Secret => "secret",
+            LintCode::ActsOnHost => "acts-on-host",
+            LintCode::ToolDescriptionsOnly => "tool-descriptions-only",
+            LintCode::WastedWhitespace => "wasted-whitespace",
+        }
+    }
+
+    /// The severity its findings get unless
+    /// [`Linter::severity`](super::Linter::severity) says otherwise. Two codes vary by finding: `MCP006` is an error for text
+    /// that claims authority or hides things from the user and a warning
+    /// for steering; `MCP003` is a warning when the sentence itself makes
+    /// the tool conditional ("requires client sampling capability").
+    pub fn default_severity(self) -> Severity {
+        match self {
+            LintCode::BlankInstructions | LintCode::UnknownTool | LintCode::Secret => {
+                Severity::Error
+            }
+            LintCode::RestatesTool | LintCode::TooLong | LintCode::ActsOnHost => Severity::Warning,
+            LintCode::ToolDescriptionsOnly | LintCode::WastedWhitespace => Severity::Note,
+        }
+    }
+
+    /// One line: what the code finds.
+    pub fn summary(self) -> &'static str {
+        match self {
+            LintCode::BlankInstructions => {
+                "instructions are whitespace or invisible characters only"
+            }
+            LintCode::RestatesTool => "a sentence restates a tool description",
+            LintCode::UnknownTool => "instructions name a tool the server does not have",
+            LintCode::TooLong => "instructions are over the token threshold",
+            LintCode::Secret => "instructions contain something shaped like a credential",
+            LintCode::ActsOnHost => {
+                "instructions address the host, other servers or the system prompt"
+            }
+            LintCode::ToolDescriptionsOnly => {
+                "instructions only describe single tools, and say nothing about order, identifiers or scope"
+            }
+            LintCode::WastedWhitespace => {
+                "indentation, blank lines or invisible characters cost tokens"
+            }
+        }
+    }
+
+    /// Why it matters, in a few sentences.
+    pub fn explanation(self) -> &'static str {
+        match self {
+            LintCode::BlankInstructions => {
+                "Instructions with nothing visible after sanitizing are never shown to the model. \
+                 A templated string whose variables rendered empty ends up like this, and the \
+                 server looks as if it sent instructions when it did not."
+            }
+            LintCode::RestatesTool => {
+                "The model reads every tool description already. A sentence that says the same \
+                 again costs tokens on every request, and hosts that de-duplicate remove it."
+            }
+            LintCode::UnknownTool => {
+                "A tool name in the instructions that the server does not list is stale (the \
+                 tool was renamed or removed) or misspelled, and a model that follows the \
+                 instructions calls a tool that does not exist."
+            }
+            LintCode::TooLong => {
+                "Hosts fit every server into a token budget and trim what does not fit, so the \
+                 host, not the author, decides what is cut. Every token is paid on every request."
+            }
+            LintCode::Secret => {
+                "Instructions are sent to every client in the handshake, before any \
+                 authorization, and hosts copy them into prompts and logs. A secret in them is \
+                 public."
+            }
+            LintCode::ActsOnHost => {
+                "Hosts put each server's instructions in a section of their own and tell the \
+                 model that it applies only to that server's tools. Text that claims authority, \
+                 addresses the host, or steers the model away from other servers and built-in \
+                 tools is what prompt-injection defenses look for; hosts may drop it or the server."
+            }
+            LintCode::ToolDescriptionsOnly => {
+                "What one tool does belongs in that tool's description, which the model reads \
+                 next to the tool. Instructions are the one place for what no single description \
+                 can say: which tool comes first, what an identifier means and where it is \
+                 valid, what the server does not cover."
+            }
+            LintCode::WastedWhitespace => {
+                "Clients that forward the string as sent pay for leading indentation, trailing \
+                 spaces, blank-line runs and invisible characters on every request; hosts that \
+                 sanitize strip them, so they never helped."
+            }
+        }
+    }
+
+    /// The general fix (findings carry a specific one in
+    /// [`Finding::fix`](super::Finding::fix)).
+    pub fn fix(self) -> &'static str {
+        match self {
+            LintCode::BlankInstructions => {
+                "Send no instructions at all, or make sure the template fills them in before \
+                 the server starts."
+            }
+            LintCode::RestatesTool => {
+                "Delete the sentence, or keep only what it adds to the tool description (an \
+                 order, a limit, what an identifier means)."
+            }
+            LintCode::UnknownTool => {
+                "Use the tool's current name, or remove the mention; if the tool is registered \
+                 only under some conditions, say which."
+            }
+            LintCode::TooLong => {
+                "Keep what spans tools (order, identifiers, scope) and move per-tool details \
+                 into the tool descriptions."
+            }
+            LintCode::Secret => {
+                "Remove it from the instructions and rotate it; the server should read \
+                 credentials from its environment."
+            }
+            LintCode::ActsOnHost => {
+                "Say when this server's tools are the right choice, and leave the choice \
+                 between servers, and the rules of the prompt, to the host and the user."
+            }
+            LintCode::ToolDescriptionsOnly => {
+                "Move each tool's sentence into its description; keep instructions for order, \
+                 identifiers and scope, or send none."
+            }
+            LintCode::WastedWhitespace => {
+                "Dedent and trim the string before sending it (in Python, inspect.cleandoc or \
+                 textwrap.dedent)."
+            }
+        }
+    }
+}
+
+impl fmt::Display for LintCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+impl FromStr for LintCode {
+    type Err = Error;
+
+    /// Parses a code (`MCP003`, any case) or a name (`unknown-tool`).
+    fn from_str(s: &str) -> Result<LintCode> {
+        LintCode::ALL
+            .iter()
+            .copied()
+            .find(|c| c.code().eq_ignore_ascii_case(s) || c.name() == s)
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::InvalidConfig,
+                    format!("unknown lint code {s:?} (use MCP001 to MCP008 or a name)"),
+                )
+            })
+    }
+}
+
+impl Serialize for LintCode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.code())
+    }
+}

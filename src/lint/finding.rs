@@ -1,0 +1,105 @@
+//! What the pass produces: findings, one server's result, and the report
+//! of several servers that the renderers print.
+
+use serde::Serialize;
+
+use super::{LintCode, Severity};
+use crate::model::InstructionsState;
+
+/// One problem in one server's instructions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Finding {
+    /// What kind of problem.
+    pub code: LintCode,
+    /// How serious it is.
+    pub severity: Severity,
+    /// The server, by its displayed name (alias, else `serverInfo.name`).
+    pub server: String,
+    /// What is wrong, lowercase first, e.g. ``instructions mention `get_invoices`, which is not one of the server's tools; did you mean `get_invoice`?``.
+    pub message: String,
+    /// The unit (sentence, list item, heading) it is about, on one line,
+    /// with anything secret-shaped redacted; `None` for the whole text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub excerpt: Option<String>,
+    /// The 1-based line of the excerpt in the sanitized instructions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// The tool concerned: the restated tool (`MCP002`), or the closest real
+    /// tool to an unknown name (`MCP003`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// Why it matters ([`LintCode::explanation`]).
+    pub explanation: &'static str,
+    /// What to do about this finding.
+    pub fix: String,
+}
+
+/// One server's lint result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct ServerLint {
+    /// The server's displayed name.
+    pub server: String,
+    /// Where it came from (a file or a config path), when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// Whether the server sent instructions (`"present"`, `"absent"` or `"blank"` in the JSON).
+    pub instructions: InstructionsState,
+    /// Tokens of the sanitized instructions (0 unless present).
+    pub tokens: usize,
+    /// The encoding of [`ServerLint::tokens`], e.g. `"o200k_base"`.
+    pub encoding: String,
+    /// The findings, sorted.
+    pub findings: Vec<Finding>,
+}
+
+/// Findings for several servers, rendered as text, JSON or SARIF.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LintReport {
+    servers: Vec<ServerLint>,
+    failures: Vec<(String, String)>,
+}
+
+impl LintReport {
+    /// A report of these servers, sorted by name, then source.
+    pub fn new(mut servers: Vec<ServerLint>) -> LintReport {
+        servers.sort_by(|a, b| (&a.server, &a.source).cmp(&(&b.server, &b.source)));
+        LintReport {
+            servers,
+            failures: Vec::new(),
+        }
+    }
+
+    /// Records a server that could not be linted (a file that does not load,
+    /// a server that does not answer): where, and why.
+    pub fn add_failure(&mut self, source: impl Into<String>, error: impl Into<String>) {
+        self.failures.push((source.into(), error.into()));
+        self.failures.sort();
+    }
+
+    /// The servers, sorted.
+    pub fn servers(&self) -> &[ServerLint] {
+        &self.servers
+    }
+
+    /// The recorded failures: `(source, error)`, sorted.
+    pub fn failures(&self) -> &[(String, String)] {
+        &self.failures
+    }
+
+    /// Every finding, server by server.
+    pub fn findings(&self) -> impl Iterator<Item = &Finding> {
+        self.servers.iter().flat_map(|s| s.findings.iter())
+    }
+
+    /// How many findings are at or above `severity`.
+    pub fn count_at_least(&self, severity: Severity) -> usize {
+        self.findings().filter(|f| f.severity >= severity).count()
+    }
+
+    /// The highest severity of any finding.
+    pub fn max_severity(&self) -> Option<Severity> {
+        self.findings().map(|f| f.severity).max()
+    }
+}

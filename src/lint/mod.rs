@@ -1,0 +1,180 @@
+//! The lint pass: what a server author should fix in the instructions before
+//! release. Every finding has a stable code, a message, an explanation and a
+//! fix; reports render as text, JSON or SARIF 2.1.0.
+//!
+//! The pass reads the instructions the way a host does (sanitized, cut into
+//! units by [`crate::segment`]) and reuses the assembler's restatement test,
+//! so a sentence the lint calls a restatement is one a host removes.
+//!
+//! Here: the [`Linter`] builder. `codes` holds the code and severity tables,
+//! `finding` the results, `pass` one server's pass, `rules` the rule
+//! families, `render` the text, JSON and SARIF renderers.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+use crate::dedup::{self, ToolTextCache};
+use crate::error::Result;
+use crate::model::ServerSnapshot;
+use crate::tokens::{Encoding, Tiktoken, TokenCounter};
+
+mod codes;
+mod finding;
+mod pass;
+mod render;
+mod rules;
+
+pub use codes::{LintCode, Severity};
+pub use finding::{Finding, LintReport, ServerLint};
+
+use pass::Pass;
+
+/// Default for [`Linter::max_tokens`]: about 2,000 characters of English
+/// prose, where one widely used host cuts every server's instructions.
+pub const DEFAULT_MAX_TOKENS: usize = 400;
+
+/// Runs the lint pass with a token threshold, a tokenizer and per-code severities.
+///
+/// ```
+/// use mcp_preamble::{LintCode, Linter, ServerSnapshot, Severity, Tool};
+///
+/// let server = ServerSnapshot::new("invoice")
+///     .with_instructions("Always call list_periods before get_invoices.")
+///     .with_tool(Tool::new("list_periods", "List billing periods."))
+///     .with_tool(Tool::new("get_invoice", "Get an invoice by id."));
+/// let findings = Linter::new().max_tokens(200).lint(&server);
+/// assert_eq!(findings.len(), 1);
+/// assert_eq!(findings[0].code, LintCode::UnknownTool);
+/// assert_eq!(findings[0].severity, Severity::Error);
+/// assert_eq!(
+///     findings[0].message,
+///     "instructions mention `get_invoices`, which is not one of the server's tools; did you mean `get_invoice`?"
+/// );
+/// ```
+#[derive(Clone)]
+pub struct Linter {
+    counter: Arc<dyn TokenCounter>,
+    max_tokens: usize,
+    similarity: f64,
+    severities: BTreeMap<LintCode, Option<Severity>>,
+    tool_texts: ToolTextCache,
+}
+
+impl fmt::Debug for Linter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Linter")
+            .field("encoding", &self.counter.name())
+            .field("max_tokens", &self.max_tokens)
+            .field("similarity", &self.similarity)
+            .field("severities", &self.severities)
+            .finish()
+    }
+}
+
+impl Default for Linter {
+    fn default() -> Linter {
+        Linter::new()
+    }
+}
+
+impl Linter {
+    /// A linter with `o200k_base` counts, a threshold of
+    /// [`DEFAULT_MAX_TOKENS`], the assembler's default similarity (0.75), and
+    /// every code on at its default severity.
+    pub fn new() -> Linter {
+        Linter {
+            counter: Arc::new(Tiktoken::new(Encoding::O200kBase)),
+            max_tokens: DEFAULT_MAX_TOKENS,
+            similarity: dedup::DEFAULT_SIMILARITY,
+            severities: BTreeMap::new(),
+            tool_texts: ToolTextCache::default(),
+        }
+    }
+
+    /// Instructions over this many tokens (sanitized) get `MCP004`.
+    pub fn max_tokens(mut self, tokens: usize) -> Linter {
+        self.max_tokens = tokens;
+        self
+    }
+
+    /// The restatement threshold, as [`Assembler::similarity_threshold`](crate::Assembler::similarity_threshold).
+    /// Fails with [`ErrorKind::InvalidConfig`](crate::ErrorKind::InvalidConfig)
+    /// outside `0.0..=1.0`.
+    pub fn similarity_threshold(mut self, threshold: f64) -> Result<Linter> {
+        self.similarity = dedup::similarity(threshold)?;
+        Ok(self)
+    }
+
+    /// Counts tokens with this tiktoken encoding (default: `o200k_base`).
+    pub fn encoding(self, encoding: Encoding) -> Linter {
+        self.token_counter(Tiktoken::new(encoding))
+    }
+
+    /// Counts tokens with your own [`TokenCounter`].
+    pub fn token_counter(mut self, counter: impl TokenCounter + 'static) -> Linter {
+        self.counter = Arc::new(counter);
+        self
+    }
+
+    /// Turns a code off.
+    pub fn allow(mut self, code: LintCode) -> Linter {
+        self.severities.insert(code, None);
+        self
+    }
+
+    /// Gives every finding of a code this severity (and turns it back on).
+    pub fn severity(mut self, code: LintCode, severity: Severity) -> Linter {
+        self.severities.insert(code, Some(severity));
+        self
+    }
+
+    /// The findings for one server, sorted by code, then line, then message.
+    pub fn lint(&self, server: &ServerSnapshot) -> Vec<Finding> {
+        self.check(server, None).findings
+    }
+
+    /// One server's findings with what its instructions cost; `source` names
+    /// where it came from (a file, a config) in reports.
+    pub fn check(&self, server: &ServerSnapshot, source: Option<&str>) -> ServerLint {
+        let name = server.display_name();
+        let mut pass = Pass {
+            linter: self,
+            server,
+            name: name.clone(),
+            findings: Vec::new(),
+        };
+        let tokens = pass.run();
+        let mut findings = pass.findings;
+        findings.retain_mut(|f| match self.severities.get(&f.code) {
+            None => true,
+            Some(None) => false,
+            Some(Some(s)) => {
+                f.severity = *s;
+                true
+            }
+        });
+        findings.sort_by(|a, b| {
+            (a.code, a.line, &a.message, &a.excerpt).cmp(&(b.code, b.line, &b.message, &b.excerpt))
+        });
+        findings.dedup();
+        ServerLint {
+            server: name,
+            source: source.map(str::to_string),
+            instructions: server.instructions.state(),
+            tokens,
+            encoding: self.counter.name().to_string(),
+            findings,
+        }
+    }
+
+    /// Lints several servers into one report (no sources).
+    pub fn report(&self, servers: &[ServerSnapshot]) -> LintReport {
+        LintReport::new(servers.iter().map(|s| self.check(s, None)).collect())
+    }
+}
+
+/// Lints one server with the default [`Linter`].
+pub fn lint(server: &ServerSnapshot) -> Vec<Finding> {
+    Linter::new().lint(server)
+}

@@ -1,0 +1,104 @@
+//! [`LintReport::to_text`]: the report for people.
+
+use std::collections::BTreeSet;
+
+use crate::lint::{LintCode, LintReport, Severity};
+use crate::model::InstructionsState;
+
+impl LintReport {
+    /// A human-readable report: per server, its cost and findings (each with
+    /// its excerpt and fix), then what each code that occurred means, then a
+    /// summary line.
+    pub fn to_text(&self) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        for s in self.servers() {
+            let source = s
+                .source
+                .as_deref()
+                .map(|p| format!(" ({p})"))
+                .unwrap_or_default();
+            let cost = match s.instructions {
+                InstructionsState::Present => {
+                    format!("{} tokens of instructions ({})", s.tokens, s.encoding)
+                }
+                InstructionsState::Blank => "blank instructions".to_string(),
+                InstructionsState::Absent => "no instructions".to_string(),
+            };
+            let count = match s.findings.len() {
+                0 => "no findings".to_string(),
+                1 => "1 finding".to_string(),
+                n => format!("{n} findings"),
+            };
+            let _ = writeln!(out, "{}{source}: {cost}, {count}", s.server);
+            for f in &s.findings {
+                let _ = writeln!(
+                    out,
+                    "  {}[{}] {}: {}",
+                    f.severity,
+                    f.code.code(),
+                    f.code.name(),
+                    f.message
+                );
+                if let Some(excerpt) = &f.excerpt {
+                    match f.line {
+                        Some(line) => {
+                            let _ = writeln!(out, "    line {line}: {excerpt}");
+                        }
+                        None => {
+                            let _ = writeln!(out, "    {excerpt}");
+                        }
+                    }
+                }
+                let _ = writeln!(out, "    fix: {}", f.fix);
+            }
+        }
+        for (source, error) in self.failures() {
+            let _ = writeln!(out, "{source}: not linted: {error}");
+        }
+        let seen: BTreeSet<LintCode> = self.findings().map(|f| f.code).collect();
+        if !seen.is_empty() {
+            out.push('\n');
+            for code in seen {
+                let _ = writeln!(
+                    out,
+                    "{} {}: {}",
+                    code.code(),
+                    code.name(),
+                    code.explanation()
+                );
+            }
+        }
+        let _ = writeln!(out, "\n{}", self.summary());
+        out
+    }
+
+    /// `"37 servers, 5 findings (2 errors, 2 warnings, 1 note)"`.
+    fn summary(&self) -> String {
+        let n = |count: usize, one: &str, many: &str| {
+            format!("{count} {}", if count == 1 { one } else { many })
+        };
+        let by = |s: Severity| self.findings().filter(|f| f.severity == s).count();
+        let total = self.findings().count();
+        let mut line = format!(
+            "{}, {}",
+            n(self.servers().len(), "server", "servers"),
+            n(total, "finding", "findings")
+        );
+        if total > 0 {
+            line.push_str(&format!(
+                " ({}, {}, {})",
+                n(by(Severity::Error), "error", "errors"),
+                n(by(Severity::Warning), "warning", "warnings"),
+                n(by(Severity::Note), "note", "notes")
+            ));
+        }
+        if !self.failures().is_empty() {
+            line.push_str(&format!(
+                "; {} not linted",
+                n(self.failures().len(), "server", "servers")
+            ));
+        }
+        line
+    }
+}

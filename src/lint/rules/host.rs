@@ -1,0 +1,173 @@
+//! Text that acts on the host, other servers or the system (MCP006).
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::lint::pass::Pass;
+use crate::lint::{LintCode, Severity};
+use crate::segment::Unit;
+use crate::text::one_line;
+
+use super::secrets::redact;
+
+impl Pass<'_> {
+    pub(super) fn acts_on_host(&mut self, text: &str, unit: &Unit) {
+        let unit_text = unit.text(text);
+        let flat = one_line(unit_text);
+        let mut best: Option<(&HostPattern, String)> = None;
+        for p in HOST_PATTERNS.iter() {
+            if best.as_ref().is_some_and(|(b, _)| b.severity >= p.severity) {
+                continue;
+            }
+            if let Some(m) = p.find(&flat) {
+                best = Some((p, m.trim().to_string()));
+            }
+        }
+        if let Some((p, phrase)) = best {
+            self.push_with(
+                LintCode::ActsOnHost,
+                p.severity,
+                format!("instructions {}: \"{}\"", p.what, redact(&phrase)),
+                Some((text, unit_text, unit)),
+                None,
+                LintCode::ActsOnHost.fix().to_string(),
+            );
+        }
+    }
+}
+
+struct HostPattern {
+    severity: Severity,
+    /// Completes "instructions …".
+    what: &'static str,
+    regex: Regex,
+    /// Rejects a match, given the whole unit and the match's start.
+    reject: Option<fn(&str, usize) -> bool>,
+}
+
+impl HostPattern {
+    /// The first accepted match in `text`.
+    fn find<'t>(&self, text: &'t str) -> Option<&'t str> {
+        self.regex
+            .find_iter(text)
+            .find(|m| !self.reject.is_some_and(|r| r(text, m.start())))
+            .map(|m| m.as_str())
+    }
+}
+
+/// The word right before byte `at`, lowercased.
+fn word_before(text: &str, at: usize) -> String {
+    text[..at]
+        .trim_end()
+        .rsplit(|c: char| !c.is_alphanumeric() && c != '\'')
+        .next()
+        .unwrap_or("")
+        .to_lowercase()
+}
+
+static HOST_PATTERNS: LazyLock<Vec<HostPattern>> = LazyLock::new(|| {
+    let p = |severity, what, re: &str| HostPattern {
+        severity,
+        what,
+        regex: Regex::new(&format!("(?i){re}")).expect("static regex"),
+        reject: None,
+    };
+    let e = Severity::Error;
+    let w = Severity::Warning;
+    const NOUNS: &str = r"(?:instructions?|rules|prompts?|messages|directions|guidelines|guidance|directives|policies|constraints|context)";
+    vec![
+        p(
+            e,
+            "tell the model to ignore other instructions",
+            &format!(
+                r"\b(?:ignore|disregard|forget|overrule|bypass)\s+(?:all\s+|any\s+|every\s+)?(?:of\s+)?(?:the\s+|your\s+|these\s+|those\s+|my\s+)?(?:previous|prior|preceding|above|earlier|other|existing|original|system|host'?s?|safety|user'?s?|developer|your|all|any)\b\s*(?:[\w'’-]+\s+){{0,2}}?{NOUNS}\b"
+            ),
+        ),
+        p(
+            e,
+            "claim to speak as the system or the host",
+            r"\byou\s+are\s+(?:now\s+)?(?:the\s+)?(?:system|host|operator|administrator)\b|\b(?:this|these)\s+(?:is|are)\s+(?:an?\s+)?(?:official\s+)?(?:system|host|developer|operator|administrator)\s+(?:messages?|instructions?|prompts?|notices?|directives?)\b|\b(?:i\s+am|we\s+are)\s+(?:the\s+)?(?:system|host|developer|operator|administrator)\b|^\W*(?:system|developer)\W*:|<\s*/?\s*system\s*>|<\|[a-z_]+\|>|\bsystem\s+(?:message|override|notice|directive|instruction)s?\s*:",
+        ),
+        p(
+            e,
+            "claim to override other instructions",
+            &format!(
+                r"\b(?:overrides?|overriding|supersedes?|superseding|takes?\s+(?:precedence|priority)\s+over)\b[^.;]{{0,40}}?\b(?:{NOUNS}|system\s+prompt|the\s+host|other\s+(?:mcp\s+)?servers?|any\s+other|all\s+other|the\s+user)\b"
+            ),
+        ),
+        p(
+            e,
+            "tell the model to keep something from the user",
+            r"\b(?:do\s+not|don't|never)\s+(?:tell|inform|notify|alert)\s+the\s+user\b|\bwithout\s+(?:telling|informing|notifying)\s+the\s+user\b|\b(?:keep|hide)\s+(?:this|it|these)\s+(?:\w+\s+)?from\s+the\s+user\b|\b(?:do\s+not|don't|never)\s+(?:mention|reveal|disclose|show|share)\s+(?:this|these|them|it|(?:these|this|the|your|my)\s+(?:instructions?|rules|tools?))\s+(?:to|with)\s+the\s+user\b|\b(?:do\s+not|don't|never)\s+(?:mention|reveal|disclose)\s+(?:to\s+the\s+user\s+)?that\b",
+        ),
+        p(
+            e,
+            "claim the user's consent",
+            r"\b(?:the\s+)?(?:user|host|operator)\s+has\s+(?:already\s+)?(?:authorized|authorised|approved|granted|consented|allowed)\b",
+        ),
+        p(
+            e,
+            "reach for the host's credentials",
+            r"(?:~|\$home|%userprofile%)[/\\]\.(?:ssh|aws|gnupg|netrc|kube|docker|cursor|claude|codex|config)\b|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|/etc/(?:passwd|shadow)\b|\.aws/credentials\b",
+        ),
+        HostPattern {
+            // "You are a helpful assistant…" is the host's system prompt speaking.
+            reject: Some(|text, at| {
+                matches!(
+                    word_before(text, at).as_str(),
+                    "if" | "when" | "whether" | "unless" | "once"
+                )
+            }),
+            ..p(
+                w,
+                "give the model a role, which is the host's to give",
+                r"\byou\s+are\s+(?:now\s+)?(?:an?|the)\s+(?:[\w-]+\s+){0,3}?(?:assistant|agent|ai|chatbot|model|llm)\b",
+            )
+        },
+        p(
+            w,
+            "steer the model away from the host's built-in tools",
+            r"\b(?:instead\s+of|rather\s+than|supersedes?|replaces?)\s+(?:using\s+)?(?:the\s+|your\s+|any\s+)?(?:built[\s-]?in|builtin|native|host'?s?)\b[^.;]{0,30}|\bprefer\s+(?:this|these|it|us|our)\s+(?:[\w'’-]+\s+){0,2}?(?:over|to)\b[^.;]{0,30}|\b(?:instead\s+of|rather\s+than|over)\s+(?:using\s+)?(?:a\s+|the\s+|your\s+|any\s+)?(?:web\s*search|web\s*fetch|web_search|web_fetch|search\s+engines?)\b",
+        ),
+        HostPattern {
+            reject: Some(|text, at| {
+                let m = &text[at..];
+                let head: Vec<String> = m
+                    .split_whitespace()
+                    .take(6)
+                    .map(|x| x.to_lowercase())
+                    .collect();
+                head.iter()
+                    .any(|x| matches!(x.as_str(), "this" | "these" | "our"))
+            }),
+            ..p(
+                w,
+                "steer the model away from other servers",
+                r"\b(?:do\s+not|don't|never)\s+(?:use|call)\s+(?:any\s+)?(?:the\s+)?(?:[\w-]+\s+){0,2}?(?:mcp\s+)?servers?\b",
+            )
+        },
+        p(
+            w,
+            "steer the model away from other servers",
+            r"\b(?:do\s+not|don't|never)\s+use\s+(?:any\s+)?(?:other|another|different)\s+(?:mcp\s+)?tools?\b|\b(?:only\s+use|use\s+only)\s+this\s+(?:mcp\s+)?(?:server|tool)\b|\b(?:other|another|any\s+other|all\s+other)\s+mcp\s+servers?\b|\bother\s+servers?'?\s+(?:instructions|tools|sections?)\b|\binstead\s+of\s+(?:any\s+|all\s+)?other\s+(?:mcp\s+)?(?:servers?|tools?)\b",
+        ),
+        p(w, "refer to the system prompt", r"\bsystem\s+prompts?\b"),
+        p(
+            w,
+            "tell the model to change the host",
+            r"\binstall\b[^.;]{0,50}?\b(?:skills?|plugins?|extensions?|rules?\s+files?)\b|\b(?:add|save|write|append|copy)\b[^.;]{0,40}?\bto\s+your\s+(?:system\s+prompt|memory|memories|rules|custom\s+instructions|claude\.md|agents\.md|\.?cursorrules|settings|configuration|config)\b",
+        ),
+        p(
+            w,
+            "direct tools that are not this server's",
+            r"\bif\s+you\s+have\s+(?:access\s+to\s+)?(?:a|an|any)\s+(?:[\w-]+\s+){0,3}?tools?\b|\b(?:use|call)\s+your\s+(?:own\s+)?(?:web|search|browser|shell|terminal|bash|file|fetch|built[\s-]?in)\b",
+        ),
+        p(
+            w,
+            "tell the model to act without asking the user",
+            r"\bwithout\s+(?:asking|confirming\s+with|checking\s+with)\s+the\s+user\b|\b(?:do\s+not|don't|never)\s+ask\s+(?:the\s+user\s+)?for\s+(?:confirmation|permission|approval)\b",
+        ),
+        p(w, "tell the model to disregard something", r"\bdisregard\b"),
+    ]
+});

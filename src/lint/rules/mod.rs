@@ -1,0 +1,58 @@
+//! The rules, one file a family, each an `impl Pass` block that pushes
+//! findings: `structure` (MCP001, MCP004, MCP008), `tools` (MCP002, MCP003,
+//! MCP007, with `names` telling tool names in prose), `secrets` (MCP005) and
+//! `host` (MCP006).
+
+mod host;
+mod names;
+mod secrets;
+mod structure;
+mod tools;
+
+pub(super) use secrets::redact;
+
+use crate::model::Instructions;
+use crate::sanitize;
+use crate::segment;
+
+use super::pass::Pass;
+
+impl Pass<'_> {
+    /// Runs the rules that apply to the server's instructions; returns the
+    /// tokens of the sanitized instructions (0 unless present).
+    pub(super) fn run(&mut self) -> usize {
+        let server = self.server;
+        match &server.instructions {
+            Instructions::Absent => 0,
+            Instructions::Blank(raw) => {
+                self.blank(raw);
+                0
+            }
+            Instructions::Present(raw) => {
+                let text = sanitize::text(raw);
+                let tokens = self.linter.counter.count(&text);
+                self.present(raw, &text, tokens);
+                tokens
+            }
+        }
+    }
+
+    fn present(&mut self, raw: &str, text: &str, tokens: usize) {
+        let units = segment::units(text);
+        let tools_known = !self.server.tools.is_empty() && self.server.tools_error.is_none();
+
+        self.too_long(tokens);
+        self.wasted_whitespace(raw, tokens);
+        self.secrets(text);
+        for unit in &units {
+            self.acts_on_host(text, unit);
+        }
+        if !tools_known {
+            // Without the tool list, restatements and tool names cannot be judged.
+            return;
+        }
+        let restated = self.restatements(text, &units);
+        self.unknown_tools(text, &units);
+        self.descriptions_only(text, &units, &restated);
+    }
+}

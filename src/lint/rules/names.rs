@@ -1,0 +1,479 @@
+//! Tool names in prose, for MCP003: which words of a unit are meant as
+//! tool names, and which real tool an unknown one most likely means.
+
+use std::collections::BTreeSet;
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde_json::Value;
+
+use crate::model::ServerSnapshot;
+
+/// What the server has, for judging names in its instructions.
+pub(super) struct ServerFacts {
+    /// Tool names, as sent.
+    pub(super) tools: Vec<String>,
+    /// Input-schema property names of every tool: parameters, not tools.
+    params: BTreeSet<String>,
+    /// Server name and alias, lowercased.
+    own_names: BTreeSet<String>,
+    kebab_tools: bool,
+    camel_tools: bool,
+    dotted_tools: bool,
+}
+
+impl ServerFacts {
+    pub(super) fn new(s: &ServerSnapshot) -> ServerFacts {
+        let tools: Vec<String> = s.tools.iter().map(|t| t.name.clone()).collect();
+        let mut params = BTreeSet::new();
+        for t in &s.tools {
+            collect_properties(&t.input_schema, &mut params, 0);
+        }
+        let mut own_names = BTreeSet::new();
+        own_names.insert(s.server_info.name.to_lowercase());
+        if let Some(a) = &s.alias {
+            own_names.insert(a.to_lowercase());
+        }
+        ServerFacts {
+            kebab_tools: tools.iter().any(|t| shape(t) == Shape::Kebab),
+            camel_tools: tools.iter().any(|t| shape(t) == Shape::Camel),
+            dotted_tools: tools.iter().any(|t| t.contains('.')),
+            tools,
+            params,
+            own_names,
+        }
+    }
+}
+
+/// Property names anywhere in a JSON schema (bounded depth: schemas are untrusted).
+fn collect_properties(schema: &Value, out: &mut BTreeSet<String>, depth: usize) {
+    if depth > 8 {
+        return;
+    }
+    match schema {
+        Value::Object(obj) => {
+            if let Some(Value::Object(props)) = obj.get("properties") {
+                out.extend(props.keys().cloned());
+            }
+            for v in obj.values() {
+                collect_properties(v, out, depth + 1);
+            }
+        }
+        Value::Array(items) => {
+            for v in items {
+                collect_properties(v, out, depth + 1);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// `list_periods`
+    Snake,
+    /// `get-roots-list`
+    Kebab,
+    /// `getInvoice`
+    Camel,
+    /// `github.create_issue`
+    Dotted,
+    /// `recommend`
+    Single,
+}
+
+fn shape(name: &str) -> Shape {
+    if name.contains('.') {
+        Shape::Dotted
+    } else if name.contains('_') {
+        Shape::Snake
+    } else if name.contains('-') {
+        Shape::Kebab
+    } else if name
+        .as_bytes()
+        .windows(2)
+        .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
+    {
+        Shape::Camel
+    } else {
+        Shape::Single
+    }
+}
+
+/// Words after a name that make it something other than a tool.
+#[rustfmt::skip]
+const NOT_TOOL_NEXT: &[&str] = &[
+    "parameter", "parameters", "param", "params", "argument", "arguments", "arg", "args", "field",
+    "fields", "option", "options", "flag", "flags", "property", "properties", "key", "keys",
+    "value", "values", "variable", "variables", "setting", "settings", "env", "environment",
+    "column", "columns", "table", "tables", "resource", "resources", "prompt", "prompts",
+    "template", "templates", "file", "files", "directory", "folder", "package", "packages",
+    "module", "modules", "library", "command", "commands", "method", "methods", "type", "types",
+    "header", "headers", "scope", "scopes", "role", "roles", "permission", "permissions", "index",
+    "event", "events", "section", "sections", "enum", "object", "objects", "class", "namespace",
+    "endpoint", "endpoints", "schema", "mode", "format", "status", "state", "attribute",
+    "attributes", "returned", "extension", "label", "labels", "tag", "tags", "id", "ids",
+];
+
+/// Words before a name that make it something other than a tool.
+const NOT_TOOL_PREV: &[&str] = &["pass", "set", "unset", "specify", "provide"];
+
+/// Words before a name that make it a tool call.
+const CALL_PREV: &[&str] = &["call", "calling", "calls", "invoke", "invoking", "invokes"];
+
+/// Words before a name that make it likely, not certain, a tool.
+const USE_PREV: &[&str] = &["use", "using", "uses", "run", "running", "try"];
+
+/// First words of tool names that are verbs: a snake_case name starting
+/// with one reads as an action, not as a field or a value.
+#[rustfmt::skip]
+const TOOL_VERBS: &[&str] = &[
+    "get", "list", "create", "update", "delete", "remove", "add", "search", "find", "fetch", "read",
+    "write", "edit", "run", "query", "start", "stop", "send", "post", "put", "upload", "download",
+    "execute", "exec", "generate", "resolve", "describe", "analyze", "analyse", "check", "validate",
+    "open", "close", "navigate", "click", "take", "move", "view", "build", "trigger", "toggle",
+    "publish", "subscribe", "unsubscribe", "invoke", "cancel", "retrieve", "lookup", "insert",
+    "save", "load", "export", "import", "sync", "deploy", "install", "convert", "translate",
+    "summarize", "browse", "scrape", "crawl", "extract", "parse", "render", "submit", "approve",
+    "merge", "push", "pull", "commit", "clone", "scan", "count", "compute", "calculate",
+    "schedule", "notify", "reply", "comment", "assign", "archive", "restore", "rename", "copy",
+    "apply", "call", "set", "show", "make", "do", "upsert", "patch", "sign", "login", "logout",
+];
+
+/// Lowercase-first camelCase words that are brands, not tools.
+const NOT_CAMEL_TOOLS: &[&str] = &[
+    "iphone", "ipad", "ios", "ipados", "macos", "icloud", "ebay", "watchos", "tvos",
+];
+
+#[derive(Debug)]
+enum Token<'a> {
+    /// Inline code, its content.
+    Code(&'a str),
+    Word(&'a str),
+    /// Anything that breaks a phrase: punctuation other than inside words.
+    Break,
+}
+
+static URL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s`)\]>]*").expect("static regex"));
+
+/// Words, inline code spans and breaks of a unit, with URLs left out.
+fn tokens(unit: &str) -> Vec<Token<'_>> {
+    let urls: Vec<(usize, usize)> = URL.find_iter(unit).map(|m| (m.start(), m.end())).collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < unit.len() {
+        if let Some(&(_, end)) = urls.iter().find(|(s, e)| *s <= i && i < *e) {
+            out.push(Token::Break);
+            i = end;
+            continue;
+        }
+        let rest = &unit[i..];
+        let Some(c) = rest.chars().next() else { break };
+        if c == '`' {
+            let run = rest.bytes().take_while(|x| *x == b'`').count();
+            let fence = &rest[..run];
+            match rest[run..].find(fence) {
+                Some(close) => {
+                    out.push(Token::Code(rest[run..run + close].trim()));
+                    i += run + close + run;
+                }
+                None => {
+                    out.push(Token::Break);
+                    i += run;
+                }
+            }
+            continue;
+        }
+        if c.is_alphanumeric() || c == '_' {
+            let len: usize = rest
+                .chars()
+                .take_while(|d| d.is_alphanumeric() || matches!(d, '_' | '-' | '.' | '\'' | '’'))
+                .map(char::len_utf8)
+                .sum();
+            out.push(Token::Word(
+                rest[..len].trim_end_matches(['.', '-', '\'', '’']),
+            ));
+            i += len;
+            continue;
+        }
+        if !c.is_whitespace() {
+            out.push(Token::Break);
+        }
+        i += c.len_utf8();
+    }
+    out
+}
+
+/// A token's word, lowercased, if it is a word.
+fn word_at(tokens: &[Token<'_>], i: Option<usize>) -> Option<String> {
+    match i.and_then(|i| tokens.get(i)) {
+        Some(Token::Word(w)) => Some(w.to_lowercase()),
+        Some(Token::Code(c)) => Some(c.to_lowercase()),
+        _ => None,
+    }
+}
+
+/// Names in a unit that look like tool mentions and are not the server's tools.
+///
+/// A name needs evidence to count: call syntax or a calling verb before it,
+/// "tool" after it, a likeness to a real tool, a first word shared with a
+/// real tool's, or (for snake_case) a verb as its first word. Names that
+/// are parameters of the server's tools, upper-case constants, or followed
+/// by a word such as "field" or "parameter" never count.
+pub(super) fn unknown_mentions(unit: &str, facts: &ServerFacts) -> Vec<String> {
+    static CALL: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^([A-Za-z][A-Za-z0-9_\-.]*)\s*\((.*)\)$").expect("static regex")
+    });
+    static NAME: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"^[A-Za-z][A-Za-z0-9_\-.]*$").expect("static regex"));
+    let toks = tokens(unit);
+    let mut out = Vec::new();
+    for (i, tok) in toks.iter().enumerate() {
+        let (name, quoted, call) = match tok {
+            Token::Code(content) => {
+                if let Some(c) = CALL.captures(content) {
+                    (c.get(1).map_or("", |m| m.as_str()), true, true)
+                } else if NAME.is_match(content) {
+                    (*content, true, false)
+                } else {
+                    continue;
+                }
+            }
+            Token::Word(w) if NAME.is_match(w) => (*w, false, false),
+            _ => continue,
+        };
+        let name = name.trim_end_matches(['.', '-', '_']);
+        if name.is_empty() || facts.tools.iter().any(|t| t == name) {
+            continue;
+        }
+        let shape = shape(name);
+        if !quoted && shape == Shape::Single {
+            continue;
+        }
+        let prev = word_at(&toks, i.checked_sub(1));
+        let prev2 = word_at(&toks, i.checked_sub(2));
+        let next = word_at(&toks, Some(i + 1));
+        if name.chars().all(|c| !c.is_lowercase())
+            || another_servers(&toks, i)
+            || facts.params.contains(name)
+            || facts.own_names.contains(&name.to_lowercase())
+            || next.as_deref().is_some_and(|n| NOT_TOOL_NEXT.contains(&n))
+            || prev.as_deref().is_some_and(|p| NOT_TOOL_PREV.contains(&p))
+        {
+            continue;
+        }
+        let before = |list: &[&str]| {
+            prev.as_deref().is_some_and(|p| list.contains(&p))
+                || (prev.as_deref() == Some("the")
+                    && prev2.as_deref().is_some_and(|p| list.contains(&p)))
+        };
+        let calls = call || before(CALL_PREV);
+        let strong = calls || next.as_deref().is_some_and(|n| n == "tool" || n == "tools");
+        let uses = before(USE_PREV);
+        let close = like_a_tool(name, &facts.tools);
+        let first = fold(name).split('_').next().unwrap_or("").to_string();
+        let family = facts
+            .tools
+            .iter()
+            .any(|t| fold(t).split('_').next() == Some(first.as_str()) && fold(t) != first);
+        let verb = TOOL_VERBS.contains(&first.as_str());
+        let counts = match shape {
+            Shape::Snake => strong || uses || close || family || verb,
+            Shape::Kebab if quoted => {
+                strong || uses || close || (facts.kebab_tools && (family || verb))
+            }
+            // Bare hyphenated words are mostly English ("read-only").
+            Shape::Kebab => calls,
+            Shape::Camel if quoted => {
+                strong || uses || close || (facts.camel_tools && (family || verb))
+            }
+            Shape::Camel => {
+                calls
+                    && name.starts_with(|c: char| c.is_ascii_lowercase())
+                    && !NOT_CAMEL_TOOLS.contains(&name.to_lowercase().as_str())
+            }
+            Shape::Dotted => quoted && facts.dotted_tools && (strong || uses || close),
+            Shape::Single => strong || (name.len() >= 5 && near(name, &facts.tools, 1)),
+        };
+        if counts && !out.iter().any(|o| o == name) {
+            out.push(name.to_string());
+        }
+    }
+    out
+}
+
+/// Whether the name at `i` is attributed to another server: "the
+/// filesystem server's `write_file`", "`write_file` from the filesystem server".
+fn another_servers(toks: &[Token<'_>], i: usize) -> bool {
+    let prev = word_at(toks, i.checked_sub(1));
+    if prev.is_some_and(|p| p == "server's" || p == "servers'" || p == "server’s") {
+        return true;
+    }
+    let next = word_at(toks, Some(i + 1));
+    next.is_some_and(|n| matches!(n.as_str(), "from" | "of" | "on" | "in" | "by"))
+        && (i + 2..i + 6)
+            .any(|k| word_at(toks, Some(k)).is_some_and(|w| w == "server" || w == "mcp"))
+}
+
+/// Lowercase, with `-` and `.` as `_`.
+fn fold(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    let mut prev_lower = false;
+    for c in name.chars() {
+        // camelCase humps are word breaks too: `endSession` is `end_session`.
+        if c.is_uppercase() && prev_lower {
+            out.push('_');
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        match c {
+            '-' | '.' => out.push('_'),
+            c => out.extend(c.to_lowercase()),
+        }
+    }
+    out
+}
+
+fn near(name: &str, tools: &[String], distance: usize) -> bool {
+    let n = fold(name);
+    tools.iter().any(|t| levenshtein(&n, &fold(t)) <= distance)
+}
+
+/// The real tool an unknown name most likely means: the same words in
+/// another order, else the smallest edit distance (at most a third of the
+/// length, and at least 2 allowed), else a shared word set of at least
+/// half, else the most shared words that are not verbs (`get_average` and
+/// `calculate_average` share `average`).
+pub(super) fn closest_tool(name: &str, tools: &[String]) -> Option<String> {
+    ranked_closest(name, tools).map(|(t, _)| t)
+}
+
+/// Whether a real tool is like the name by more than a shared noun: evidence
+/// that the name is meant as a tool.
+fn like_a_tool(name: &str, tools: &[String]) -> bool {
+    ranked_closest(name, tools).is_some_and(|(_, rank)| rank <= 2)
+}
+
+/// [`closest_tool`] with its rank (0: same words … 3: a shared noun).
+fn ranked_closest(name: &str, tools: &[String]) -> Option<(String, u8)> {
+    let n = fold(name);
+    let words = |s: &str| -> BTreeSet<String> {
+        s.split('_')
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let mine = words(&n);
+    let mut best: Option<(u8, usize, usize, &String)> = None;
+    for t in tools {
+        let f = fold(t);
+        let theirs = words(&f);
+        // My words that one of theirs matches, exactly or loosely.
+        let matched: Vec<&String> = mine
+            .iter()
+            .filter(|w| theirs.iter().any(|x| same_word(w, x)))
+            .collect();
+        let shared = matched.len();
+        let union = (mine.len() + theirs.len()).saturating_sub(shared).max(1);
+        let distance = levenshtein(&n, &f);
+        let allowed = (n.chars().count().max(f.chars().count()) / 3).max(2);
+        let rank = if mine == theirs && !mine.is_empty() {
+            0
+        } else if distance <= allowed {
+            1
+        } else if shared * 2 >= union && shared > 0 {
+            2
+        } else if matched
+            .iter()
+            .any(|w| !TOOL_VERBS.contains(&w.as_str()) && w.len() > 2)
+        {
+            3
+        } else {
+            continue;
+        };
+        let key = (rank, union - shared, distance, t);
+        if best.as_ref().is_none_or(|b| key < *b) {
+            best = Some(key);
+        }
+    }
+    best.map(|b| (b.3.clone(), b.0))
+}
+
+/// Two words of tool names that mean the same: equal, a plural
+/// (`period`, `periods`), or a shortening of four letters or more
+/// (`repos`, `repositories`).
+fn same_word(a: &str, b: &str) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    a == b
+        || (short.len() >= 4 && long.starts_with(short.trim_end_matches('s')))
+        || (short.len() >= 4 && levenshtein(a, b) <= 1)
+}
+
+/// Edit distance in characters.
+fn levenshtein(a: &str, b: &str) -> usize {
+    // Server-controlled names: compare at most 64 characters, and skip the
+    // table when the lengths alone rule out a near match.
+    let a: Vec<char> = a.chars().take(64).collect();
+    let b: Vec<char> = b.chars().take(64).collect();
+    if a.len().abs_diff(b.len()) > 8 {
+        return a.len().abs_diff(b.len());
+    }
+    let a: String = a.into_iter().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diag = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let up = row[j + 1];
+            row[j + 1] = (diag + usize::from(ca != *cb)).min(up + 1).min(row[j] + 1);
+            diag = up;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levenshtein_counts_edits() {
+        assert_eq!(levenshtein("get_invoice", "get_invoices"), 1);
+        assert_eq!(levenshtein("", "abc"), 3);
+        assert_eq!(levenshtein("kitten", "sitting"), 3);
+    }
+
+    #[test]
+    fn closest_tools() {
+        let tools = vec![
+            "list_periods".to_string(),
+            "get_invoice".to_string(),
+            "trigger-long-running-operation".to_string(),
+        ];
+        assert_eq!(
+            closest_tool("invoice_get", &tools).as_deref(),
+            Some("get_invoice")
+        );
+        assert_eq!(
+            closest_tool("fetch_invoice", &tools).as_deref(),
+            Some("get_invoice")
+        );
+        assert_eq!(
+            closest_tool("list-period", &tools).as_deref(),
+            Some("list_periods")
+        );
+        assert_eq!(closest_tool("trigger-sampling-request", &tools), None);
+        let gh = vec![
+            "search_repos".to_string(),
+            "github_create_issue".to_string(),
+        ];
+        assert_eq!(
+            closest_tool("search_repositories", &gh).as_deref(),
+            Some("search_repos")
+        );
+        assert_eq!(
+            closest_tool("create_issue", &gh).as_deref(),
+            Some("github_create_issue")
+        );
+    }
+}
