@@ -90,11 +90,17 @@
 //! cleaned before anything reads it:
 //!
 //! - CRLF, CR, U+2028 and U+2029 become LF;
-//! - removed: C0 and C1 control characters except newline and tab, DEL; bidi
-//!   controls (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C);
-//!   zero-width and invisible characters (U+200B–U+200D, U+2060–U+2064,
-//!   U+FEFF); Unicode tag characters (U+E0000–U+E007F); noncharacters
-//!   (U+FDD0–U+FDEF and U+xFFFE/U+xFFFF);
+//! - removed, by Unicode property rather than by a list (tables from
+//!   `icu_properties`): every control character (`Cc`) but newline and tab,
+//!   every format character (`Cf`: bidi controls, zero-width characters and
+//!   joiners, tags, the soft hyphen…), private-use (`Co`), unassigned (`Cn`,
+//!   noncharacters included) and surrogate code points, every variation
+//!   selector, the rest of `Default_Ignorable_Code_Point` (Hangul fillers,
+//!   U+034F…) and U+2800, which every font draws blank. Joiners and
+//!   variation selectors go inside emoji too: an emoji sequence falls apart
+//!   into its pieces, which costs a little looks and no meaning, while
+//!   keeping any would keep a channel for hidden bytes. Each server's report
+//!   counts what went, by kind ([`ServerReport::hidden_characters`]);
 //! - common leading indentation is removed as Python's `inspect.cleandoc`
 //!   does (first line stripped, the rest dedented by their shared prefix);
 //! - trailing whitespace is cut, runs of blank lines become one, leading and
@@ -256,7 +262,7 @@
 //! a tool name the server does not have (with the closest real one),
 //! `MCP004` over a token threshold, `MCP005` a secret-shaped string, `MCP006`
 //! text that acts on the host or other servers, `MCP007` only per-tool
-//! descriptions, `MCP008` whitespace that costs tokens. Each [`Finding`] has
+//! descriptions, `MCP008` whitespace that costs tokens, `MCP009` hidden characters. Each [`Finding`] has
 //! a [`Severity`], a message, an explanation and a fix; a [`LintReport`]
 //! renders as text, JSON or SARIF 2.1.0, as `mcp-preamble lint` prints it.
 //!
@@ -330,6 +336,7 @@ pub use model::{
     ToolAnnotations,
 };
 pub use report::{Assembly, Omission, Removal, RemovalReason, ServerReport};
+pub use sanitize::HiddenChars;
 pub use template::Template;
 pub use tokens::{Encoding, Tiktoken, TokenCounter};
 pub use wire::{Capture, SNAPSHOT_FORMAT_VERSION, SnapshotFile, load_server_file};

@@ -11,6 +11,7 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::model::{Era, InstructionsState};
+use crate::sanitize::HiddenChars;
 
 /// Why a piece of a server's block was removed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -151,6 +152,10 @@ pub struct ServerReport {
     pub tokens: usize,
     /// What was removed from the block, and why.
     pub removed: Vec<Removal>,
+    /// Hidden characters sanitizing removed from the server's text, by kind
+    /// (`hidden_characters` in the JSON, only when there were any).
+    #[serde(skip_serializing_if = "HiddenChars::is_empty")]
+    pub hidden_characters: HiddenChars,
     /// Whether the block was cut with a marker.
     pub truncated: bool,
     /// Problems with the server's data, as lines for people (blank

@@ -4,23 +4,140 @@
 //! descriptions, `serverInfo`. The rules are listed in the crate docs under
 //! "Sanitizing"; this module is the only place that implements them.
 
+use icu_properties::props::{
+    DefaultIgnorableCodePoint, GeneralCategory, VariationSelector as VariationSelectorProperty,
+};
+use icu_properties::{CodePointMapData, CodePointSetData};
+use serde::Serialize;
+
 /// Longest server or tool name kept, in characters.
 pub(crate) const MAX_LINE_CHARS: usize = 100;
 
-/// Whether `c` is dropped from server text.
+/// Hidden characters removed from one server's text, by kind.
+///
+/// Counted over what the section can show: instructions, server and tool
+/// names and titles, and tool descriptions when they are shown. In the JSON
+/// report as `hidden_characters`, zero kinds left out.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
+#[non_exhaustive]
+pub struct HiddenChars {
+    /// C0 and C1 control characters (not tab or newline) and DEL.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub control: usize,
+    /// Format characters (`Cf`): bidi controls, zero-width characters and
+    /// joiners, word joiners, tags, the soft hyphen, annotation characters.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub format: usize,
+    /// Variation selectors (U+FE00–U+FE0F, U+E0100–U+E01EF, the Mongolian ones).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub variation_selector: usize,
+    /// Private-use characters (`Co`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub private_use: usize,
+    /// Unassigned code points and noncharacters (`Cn`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unassigned: usize,
+    /// Other default-ignorable or blank-looking characters: Hangul fillers,
+    /// U+034F, U+2800 and the rest of `Default_Ignorable_Code_Point`.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub invisible: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+impl HiddenChars {
+    /// How many were removed in all.
+    pub fn total(&self) -> usize {
+        self.control
+            + self.format
+            + self.variation_selector
+            + self.private_use
+            + self.unassigned
+            + self.invisible
+    }
+
+    /// Whether none were removed.
+    pub fn is_empty(&self) -> bool {
+        self.total() == 0
+    }
+
+    pub(crate) fn tally(&mut self, kind: Hidden) {
+        *match kind {
+            Hidden::Control => &mut self.control,
+            Hidden::Format => &mut self.format,
+            Hidden::VariationSelector => &mut self.variation_selector,
+            Hidden::PrivateUse => &mut self.private_use,
+            Hidden::Unassigned => &mut self.unassigned,
+            Hidden::Invisible => &mut self.invisible,
+        } += 1;
+    }
+}
+
+/// `3 format, 127 variation selector`: the kinds present, in field order.
+impl std::fmt::Display for HiddenChars {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kinds = [
+            (self.control, "control"),
+            (self.format, "format"),
+            (self.variation_selector, "variation selector"),
+            (self.private_use, "private use"),
+            (self.unassigned, "unassigned"),
+            (self.invisible, "invisible"),
+        ];
+        let mut first = true;
+        for (n, kind) in kinds.into_iter().filter(|(n, _)| *n > 0) {
+            if !first {
+                f.write_str(", ")?;
+            }
+            write!(f, "{n} {kind}")?;
+            first = false;
+        }
+        Ok(())
+    }
+}
+
+/// The kind of a character sanitizing removes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Hidden {
+    Control,
+    Format,
+    VariationSelector,
+    PrivateUse,
+    Unassigned,
+    Invisible,
+}
+
+/// Why `c` is dropped from server text, or `None` when it stays.
+///
+/// By Unicode properties, not a list: every `Cc` but tab and newline, every
+/// `Cf`, `Co`, `Cn` (unassigned code points and noncharacters) and `Cs`,
+/// every variation selector, the rest of `Default_Ignorable_Code_Point`, and
+/// U+2800 (blank in every font, but a symbol to Unicode). CR, U+2028 and
+/// U+2029 are line breaks, handled before this.
+pub(crate) fn hidden(c: char) -> Option<Hidden> {
+    if c.is_ascii() {
+        return (c.is_ascii_control() && c != '\n' && c != '\t').then_some(Hidden::Control);
+    }
+    if CodePointSetData::new::<VariationSelectorProperty>().contains(c) {
+        return Some(Hidden::VariationSelector);
+    }
+    match CodePointMapData::<GeneralCategory>::new().get(c) {
+        GeneralCategory::Control => return Some(Hidden::Control),
+        GeneralCategory::Format => return Some(Hidden::Format),
+        GeneralCategory::PrivateUse => return Some(Hidden::PrivateUse),
+        GeneralCategory::Unassigned | GeneralCategory::Surrogate => {
+            return Some(Hidden::Unassigned);
+        }
+        _ => {}
+    }
+    (CodePointSetData::new::<DefaultIgnorableCodePoint>().contains(c) || c == '\u{2800}')
+        .then_some(Hidden::Invisible)
+}
+
 fn is_dropped(c: char) -> bool {
-    matches!(c,
-        // C0 controls except tab and newline (CR is handled before), DEL, C1 controls.
-        '\u{0}'..='\u{8}' | '\u{b}' | '\u{c}' | '\u{e}'..='\u{1f}' | '\u{7f}'..='\u{9f}'
-        // Bidi embeddings, overrides, isolates and marks.
-        | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{61c}'
-        // Zero-width and invisible characters.
-        | '\u{200b}'..='\u{200d}' | '\u{2060}'..='\u{2064}' | '\u{feff}'
-        // Unicode tag characters (can smuggle invisible ASCII).
-        | '\u{e0000}'..='\u{e007f}'
-        // Noncharacters (not allowed in XML).
-        | '\u{fdd0}'..='\u{fdef}'
-    ) || (c as u32 & 0xfffe) == 0xfffe
+    hidden(c).is_some()
 }
 
 /// Sanitizes a block of server text (instructions, descriptions).
@@ -32,6 +149,11 @@ fn is_dropped(c: char) -> bool {
 /// leading and trailing blank lines go. The result is empty exactly when the
 /// input held nothing visible.
 pub(crate) fn text(raw: &str) -> String {
+    text_counting(raw, &mut HiddenChars::default())
+}
+
+/// [`text`], counting what it drops into `hidden`.
+pub(crate) fn text_counting(raw: &str, removed: &mut HiddenChars) -> String {
     let mut cleaned = String::with_capacity(raw.len());
     let mut chars = raw.chars().peekable();
     while let Some(c) = chars.next() {
@@ -43,8 +165,10 @@ pub(crate) fn text(raw: &str) -> String {
                 cleaned.push('\n');
             }
             '\u{2028}' | '\u{2029}' => cleaned.push('\n'),
-            c if is_dropped(c) => {}
-            c => cleaned.push(c),
+            c => match hidden(c) {
+                Some(kind) => removed.tally(kind),
+                None => cleaned.push(c),
+            },
         }
     }
 
@@ -101,6 +225,11 @@ fn common_indent<'a>(lines: impl Iterator<Item = &'a str>) -> &'a str {
 /// whitespace becomes one space, and the result is cut to
 /// [`MAX_LINE_CHARS`] characters (with `…`).
 pub(crate) fn line(raw: &str) -> String {
+    line_counting(raw, &mut HiddenChars::default())
+}
+
+/// [`line`], counting what it drops into `removed`.
+pub(crate) fn line_counting(raw: &str, removed: &mut HiddenChars) -> String {
     // Most names are already one clean line: skip the work.
     let clean = raw.len() <= MAX_LINE_CHARS
         && !raw.starts_with(' ')
@@ -112,7 +241,7 @@ pub(crate) fn line(raw: &str) -> String {
     if clean {
         return raw.to_string();
     }
-    let cleaned = text(raw);
+    let cleaned = text_counting(raw, removed);
     let mut out = String::with_capacity(cleaned.len());
     for (n, word) in cleaned.split_whitespace().enumerate() {
         if n > 0 {

@@ -541,7 +541,7 @@ fn codes_and_severities_parse_with_exact_errors() {
     assert_eq!(err.kind(), ErrorKind::InvalidConfig);
     assert_eq!(
         err.to_string(),
-        "invalid configuration: unknown lint code \"MCP999\" (use MCP001 to MCP008 or a name)"
+        "invalid configuration: unknown lint code \"MCP999\" (use MCP001 to MCP009 or a name)"
     );
     assert_eq!("warning".parse::<Severity>().unwrap(), Severity::Warning);
     let err = "fatal".parse::<Severity>().unwrap_err();
@@ -574,6 +574,7 @@ fn every_code_is_documented_and_stable() {
             "MCP006 acts-on-host warning",
             "MCP007 tool-descriptions-only note",
             "MCP008 wasted-whitespace note",
+            "MCP009 hidden-characters error",
         ]
     );
     for c in LintCode::ALL {

@@ -9,7 +9,7 @@ use crate::dedup::{self, ToolTextCache};
 use crate::error::Result;
 use crate::model::{Instructions, ServerSnapshot};
 use crate::report::{Omission, Removal, RemovalReason, ServerReport};
-use crate::sanitize;
+use crate::sanitize::{self, HiddenChars};
 use crate::template::{ServerView, ToolView};
 
 /// One server on its way through the stages.
@@ -58,13 +58,14 @@ impl Prepared {
         config: &Assembler,
     ) -> Prepared {
         let mut diagnostics = Vec::new();
+        let mut hidden = HiddenChars::default();
         if let Some(original) = renamed_from {
             diagnostics.push(format!(
                 "another server has the name {original:?}; shown as {name:?}"
             ));
         }
         let policy = config_key.and_then(|k| config.policies.get(k));
-        let applied = apply_policy(policy, instructions_of(s, &mut diagnostics));
+        let applied = apply_policy(policy, instructions_of(s, &mut diagnostics, &mut hidden));
         if applied.excluded {
             // Reported here, before the data's own problems (the JSON keeps this order).
             diagnostics.push(Omission::Excluded.to_string());
@@ -79,7 +80,7 @@ impl Prepared {
         let tools = if applied.excluded {
             Vec::new()
         } else {
-            tool_views(s, config.tool_descriptions)
+            tool_views(s, config.tool_descriptions, &mut hidden)
         };
         let unnamed = s
             .tools
@@ -101,11 +102,15 @@ impl Prepared {
         let view = ServerView {
             name: name.to_string(),
             alias: s.alias.as_deref().map(sanitize::line),
-            server_name: sanitize::line(&s.server_info.name),
-            title: s.server_info.title.as_deref().map(sanitize::line),
-            version: sanitize::line(&s.server_info.version),
+            server_name: sanitize::line_counting(&s.server_info.name, &mut hidden),
+            title: s
+                .server_info
+                .title
+                .as_deref()
+                .map(|t| sanitize::line_counting(t, &mut hidden)),
+            version: sanitize::line_counting(&s.server_info.version, &mut hidden),
             era: s.era.as_str(),
-            protocol_version: sanitize::line(&s.protocol_version),
+            protocol_version: sanitize::line_counting(&s.protocol_version, &mut hidden),
             instructions: applied.instructions,
             note: None,
             tools,
@@ -128,6 +133,7 @@ impl Prepared {
             tokens_before: 0,
             tokens: 0,
             removed: applied.removed,
+            hidden_characters: hidden,
             truncated: false,
             diagnostics,
             omitted: None,
@@ -276,10 +282,17 @@ impl Prepared {
 
 /// The sanitized instructions, `None` when absent or blank (a blank one is
 /// reported).
-fn instructions_of(s: &ServerSnapshot, diagnostics: &mut Vec<String>) -> Option<String> {
+fn instructions_of(
+    s: &ServerSnapshot,
+    diagnostics: &mut Vec<String>,
+    hidden: &mut HiddenChars,
+) -> Option<String> {
     match &s.instructions {
-        Instructions::Present(raw) => Some(sanitize::text(raw)).filter(|t| !t.is_empty()),
+        Instructions::Present(raw) => {
+            Some(sanitize::text_counting(raw, hidden)).filter(|t| !t.is_empty())
+        }
         Instructions::Blank(raw) => {
+            sanitize::text_counting(raw, hidden);
             diagnostics.push(format!(
                 "instructions are blank ({} characters of whitespace or invisible text); not rendered",
                 raw.chars().count()
@@ -325,21 +338,24 @@ fn apply_policy(policy: Option<&Policy>, instructions: Option<String>) -> Applie
     applied
 }
 
-fn tool_views(s: &ServerSnapshot, descriptions: bool) -> Vec<ToolView> {
+fn tool_views(s: &ServerSnapshot, descriptions: bool, hidden: &mut HiddenChars) -> Vec<ToolView> {
     s.tools
         .iter()
         .filter_map(|t| {
-            let name = sanitize::line(&t.name);
+            let name = sanitize::line_counting(&t.name, hidden);
             if name.is_empty() {
                 return None;
             }
             Some(ToolView {
                 name,
-                title: t.title.as_deref().map(sanitize::line),
+                title: t
+                    .title
+                    .as_deref()
+                    .map(|x| sanitize::line_counting(x, hidden)),
                 description: if descriptions {
                     t.description
                         .as_deref()
-                        .map(sanitize::text)
+                        .map(|d| sanitize::text_counting(d, hidden))
                         .filter(|d| !d.is_empty())
                 } else {
                     None

@@ -76,6 +76,9 @@ pub enum LintCode {
     ToolDescriptionsOnly,
     /// `MCP008` `wasted-whitespace`: indentation, blank lines or invisible characters that cost tokens.
     WastedWhitespace,
+    /// `MCP009` `hidden-characters`: characters nobody reading the text can see (format,
+    /// private-use, unassigned, variation selectors outside emoji, other default-ignorables).
+    HiddenCharacters,
 }
 
 impl LintCode {
@@ -89,6 +92,7 @@ impl LintCode {
         LintCode::ActsOnHost,
         LintCode::ToolDescriptionsOnly,
         LintCode::WastedWhitespace,
+        LintCode::HiddenCharacters,
     ];
 
     /// The stable code, e.g. `"MCP003"`.
@@ -102,6 +106,7 @@ impl LintCode {
             LintCode::ActsOnHost => "MCP006",
             LintCode::ToolDescriptionsOnly => "MCP007",
             LintCode::WastedWhitespace => "MCP008",
+            LintCode::HiddenCharacters => "MCP009",
         }
     }
 
@@ -116,19 +121,23 @@ impl LintCode {
             LintCode::ActsOnHost => "acts-on-host",
             LintCode::ToolDescriptionsOnly => "tool-descriptions-only",
             LintCode::WastedWhitespace => "wasted-whitespace",
+            LintCode::HiddenCharacters => "hidden-characters",
         }
     }
 
     /// The severity its findings get unless
-    /// [`Linter::severity`](super::Linter::severity) says otherwise. Two codes vary by finding: `MCP006` is an error for text
+    /// [`Linter::severity`](super::Linter::severity) says otherwise. Three codes vary by finding: `MCP006` is an error for text
     /// that claims authority or hides things from the user and a warning
     /// for steering; `MCP003` is a warning when the sentence itself makes
-    /// the tool conditional ("requires client sampling capability").
+    /// the tool conditional ("requires client sampling capability");
+    /// `MCP009` is a note for one or two stray characters and no variation
+    /// selector outside an emoji.
     pub fn default_severity(self) -> Severity {
         match self {
-            LintCode::BlankInstructions | LintCode::UnknownTool | LintCode::Secret => {
-                Severity::Error
-            }
+            LintCode::BlankInstructions
+            | LintCode::UnknownTool
+            | LintCode::Secret
+            | LintCode::HiddenCharacters => Severity::Error,
             LintCode::RestatesTool | LintCode::TooLong | LintCode::ActsOnHost => Severity::Warning,
             LintCode::ToolDescriptionsOnly | LintCode::WastedWhitespace => Severity::Note,
         }
@@ -152,6 +161,9 @@ impl LintCode {
             }
             LintCode::WastedWhitespace => {
                 "indentation, blank lines or invisible characters cost tokens"
+            }
+            LintCode::HiddenCharacters => {
+                "instructions hold characters nobody reading them can see"
             }
         }
     }
@@ -199,6 +211,13 @@ impl LintCode {
                  spaces, blank-line runs and invisible characters on every request; hosts that \
                  sanitize strip them, so they never helped."
             }
+            LintCode::HiddenCharacters => {
+                "Format characters, variation selectors, tag characters and other invisible code \
+                 points can carry a whole message (one byte per variation selector) or reorder \
+                 what a reader sees, while the text looks like one harmless sentence. Reviewers \
+                 cannot see it; models can read it. Hosts that sanitize remove it; hosts that do \
+                 not forward it."
+            }
         }
     }
 
@@ -238,6 +257,10 @@ impl LintCode {
                 "Dedent and trim the string before sending it (in Python, inspect.cleandoc or \
                  textwrap.dedent)."
             }
+            LintCode::HiddenCharacters => {
+                "Remove every invisible character from the instructions; keep variation \
+                 selectors and joiners only inside emoji."
+            }
         }
     }
 }
@@ -260,7 +283,7 @@ impl FromStr for LintCode {
             .ok_or_else(|| {
                 Error::new(
                     ErrorKind::InvalidConfig,
-                    format!("unknown lint code {s:?} (use MCP001 to MCP008 or a name)"),
+                    format!("unknown lint code {s:?} (use MCP001 to MCP009 or a name)"),
                 )
             })
     }

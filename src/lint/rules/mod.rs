@@ -1,8 +1,9 @@
 //! The rules, one file a family, each an `impl Pass` block that pushes
 //! findings: `structure` (MCP001, MCP004, MCP008), `tools` (MCP002, MCP003,
-//! MCP007, with `names` telling tool names in prose), `secrets` (MCP005) and
-//! `host` (MCP006).
+//! MCP007, with `names` telling tool names in prose), `secrets` (MCP005), `host`
+//! (MCP006) and `hidden` (MCP009).
 
+mod hidden;
 mod host;
 mod names;
 mod secrets;
@@ -26,6 +27,7 @@ impl Pass<'_> {
             Instructions::Absent => 0,
             Instructions::Blank(raw) => {
                 self.blank(raw);
+                self.hidden_characters(raw);
                 0
             }
             Instructions::Present(raw) => {
@@ -43,6 +45,7 @@ impl Pass<'_> {
 
         self.too_long(tokens);
         self.wasted_whitespace(raw, tokens);
+        self.hidden_characters(raw);
         self.secrets(text);
         for unit in &units {
             self.acts_on_host(text, unit);
