@@ -70,7 +70,7 @@ fn every_class_is_absent_from_both_templates_and_counted() {
         for template in [Template::markdown(), Template::xml()] {
             let a = Assembler::new()
                 .template(template)
-                .assemble(&[s.clone()])
+                .assemble(std::slice::from_ref(&s))
                 .unwrap();
             let section = a.text();
             for c in &chars {
