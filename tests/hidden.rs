@@ -190,16 +190,14 @@ fn lint_flags_hidden_characters() {
     assert_eq!(codes(&smuggled()), error);
     // Three zero-width spaces: over the small allowance.
     assert_eq!(
-        codes(&format!(
-            "Always\u{200B} call\u{200B} list_periods\u{200B} first."
-        )),
+        codes("Always\u{200B} call\u{200B} list_periods\u{200B} first."),
         error
     );
     // One variation selector outside an emoji is an error on its own.
     assert_eq!(codes(&format!("{VISIBLE}\u{FE0F}")), error);
     // One stray zero-width space is a note.
     assert_eq!(
-        codes(&format!("Always call\u{200B} list_periods first.")),
+        codes("Always call\u{200B} list_periods first."),
         vec![(LintCode::HiddenCharacters, Severity::Note)]
     );
     // Near misses: emoji sequences and plain text.
