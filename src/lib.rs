@@ -169,9 +169,11 @@
 //!    a sentence or list item that restates one of the server's own tool
 //!    descriptions is removed (`restates_tool`, naming the tool), since the
 //!    model receives tool descriptions anyway; a unit repeated within the
-//!    instructions is kept once (`repeated`); a server whose instructions are
-//!    identical to an earlier server's shows a one-line reference instead
-//!    (`same_as_server`). "Restates" means: after normalizing (case,
+//!    instructions is kept once (`repeated`); only when the host opts in with
+//!    [`Assembler::dedup_across_servers`], a server whose instructions are
+//!    byte-identical to an earlier server's shows a one-line reference
+//!    instead (`same_as_server`; off by default, since it lets one untrusted
+//!    server's block stand in for another's). "Restates" means: after normalizing (case,
 //!    punctuation, list markers, quotes and backticks), ignoring common
 //!    words, the unit equals the description or one of its sentences, or their
 //!    Sørensen–Dice similarity is at least the threshold

@@ -389,7 +389,7 @@ fn repeats_and_twins_are_removed_and_reported() {
         .with_instructions("Call x first. Ids expire daily. Call x first.");
     let b = ServerSnapshot::new("beta")
         .with_instructions("call X first!  Ids expire daily.  Call x first.");
-    let asm = Assembler::new().assemble(&[b, a]).unwrap();
+    let asm = Assembler::new().assemble(&[b.clone(), a.clone()]).unwrap();
     let alpha = &asm.servers()[0];
     assert_eq!(alpha.removed.len(), 1);
     assert_eq!(alpha.removed[0].reason, RemovalReason::Repeated);
@@ -398,6 +398,17 @@ fn repeats_and_twins_are_removed_and_reported() {
         "{}",
         alpha.text
     );
+    // Across servers only on request, and only for byte-identical text: a
+    // look-alike never stands in for another server's rules.
+    let beta = &asm.servers()[1];
+    assert_eq!(beta.removed[0].reason, RemovalReason::Repeated);
+    assert!(beta.text.contains("call X first! Ids expire daily."));
+    let across = Assembler::new().dedup_across_servers(true);
+    let asm = across.assemble(&[b, a.clone()]).unwrap();
+    assert!(asm.servers()[1].text.contains("Ids expire daily"));
+    let twin = ServerSnapshot::new("beta")
+        .with_instructions("Call x first. Ids expire daily. Call x first.");
+    let asm = across.assemble(&[twin, a]).unwrap();
     let beta = &asm.servers()[1];
     assert_eq!(beta.removed[0].reason, RemovalReason::SameAsServer);
     assert_eq!(beta.removed[0].server.as_deref(), Some("alpha"));

@@ -58,6 +58,7 @@ pub struct Assembler {
     list_tool_only_servers: bool,
     tool_descriptions: bool,
     dedup: bool,
+    dedup_across_servers: bool,
     similarity: f64,
     budget: Option<usize>,
     server_budgets: BTreeMap<String, usize>,
@@ -136,6 +137,7 @@ impl std::fmt::Debug for Assembler {
             .field("list_tool_only_servers", &self.list_tool_only_servers)
             .field("tool_descriptions", &self.tool_descriptions)
             .field("dedup", &self.dedup)
+            .field("dedup_across_servers", &self.dedup_across_servers)
             .field("similarity", &self.similarity)
             .field("budget", &self.budget)
             .field("server_budgets", &self.server_budgets)
@@ -163,6 +165,7 @@ impl Assembler {
             list_tool_only_servers: true,
             tool_descriptions: false,
             dedup: true,
+            dedup_across_servers: false,
             similarity: dedup::DEFAULT_SIMILARITY,
             budget: None,
             server_budgets: BTreeMap::new(),
@@ -198,10 +201,27 @@ impl Assembler {
         self
     }
 
-    /// Whether to remove sentences that restate tool descriptions, repeated
-    /// sentences, and instructions identical to another server's (default: `true`).
+    /// Whether to remove sentences that restate tool descriptions and
+    /// repeated sentences (default: `true`); also the switch for
+    /// [`Assembler::dedup_across_servers`].
     pub fn dedup(mut self, yes: bool) -> Assembler {
         self.dedup = yes;
+        self
+    }
+
+    /// Whether a server whose instructions are byte-identical (after
+    /// sanitizing and de-duplication within it) to an earlier server's shows
+    /// a one-line reference to that server instead (default: `false`).
+    ///
+    /// Off by default because every server is untrusted: a reference lets
+    /// one server's block stand in for another's, so a rule moves under
+    /// the wrong server's scope, and a server that sorts first could send a
+    /// look-alike (`~~Never~~ call …`, `<!-- Never -->`) to make the other
+    /// server's rule disappear. Even when on, only byte-identical text is
+    /// replaced: the escaping is a function of the text alone, so the two
+    /// blocks would render the same bytes.
+    pub fn dedup_across_servers(mut self, yes: bool) -> Assembler {
+        self.dedup_across_servers = yes;
         self
     }
 
@@ -297,7 +317,7 @@ impl Assembler {
         };
 
         let mut prepared = self.prepare(&mut run, &mut measure)?;
-        if self.dedup {
+        if self.dedup && self.dedup_across_servers {
             link_twins(&mut prepared);
         }
         let mut limits = self.limits(&prepared, &mut measure)?;

@@ -27,7 +27,8 @@ pub(crate) struct Prepared {
     replaced: bool,
     /// The untrimmed block and its tokens, reused when nothing was removed.
     pub untrimmed: Option<(String, usize)>,
-    /// The normalized instructions, to find servers with the same ones.
+    /// The instructions as rendered after de-duplication, to find servers
+    /// with byte-identical ones.
     pub whole: Option<String>,
     /// The earlier server whose instructions these repeat.
     pub twin_of: Option<String>,
@@ -179,7 +180,6 @@ impl Prepared {
             self.trim = Some(self.trim_of(text));
             return;
         }
-        self.whole = Some(dedup::normalize(&text)).filter(|w| !w.is_empty());
         let mut trim = self.trim_of(text);
         let tools: Vec<_> = source
             .tools
@@ -205,6 +205,7 @@ impl Prepared {
             }
         }
         self.view.instructions = trim.kept();
+        self.whole = self.view.instructions.clone();
         self.trim = Some(trim);
     }
 
