@@ -154,6 +154,8 @@ pub(crate) fn fit(
         Some(r) => r,
         None => measure(&view)?,
     };
+    // A block that could not be rendered (out of fuel) must shrink even without a budget.
+    let limit = limit.or((first.1 == usize::MAX).then_some(usize::MAX - 1));
     let Some(limit) = limit.filter(|l| first.1 > *l) else {
         return Ok(Fitted {
             block: Some(first),

@@ -313,6 +313,7 @@ mod error;
 #[cfg(feature = "hub")]
 #[cfg_attr(docsrs, doc(cfg(feature = "hub")))]
 pub mod hub;
+mod limits;
 mod lint;
 mod markdown;
 mod model;
@@ -330,6 +331,7 @@ mod wire;
 pub use assemble::{Assembler, Order, Policy};
 pub use config::{McpConfig, ServerEntry, ServerTransport};
 pub use error::{Error, ErrorKind, Result, RpcError};
+pub use limits::{Limit, LimitHit, Limits};
 pub use lint::{
     DEFAULT_MAX_TOKENS, Finding, LintCode, LintReport, Linter, ServerLint, Severity, lint,
 };

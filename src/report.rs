@@ -10,6 +10,7 @@ use std::fmt;
 
 use serde::Serialize;
 
+use crate::limits::LimitHit;
 use crate::model::{Era, InstructionsState};
 use crate::sanitize::HiddenChars;
 
@@ -95,6 +96,8 @@ pub enum Omission {
     },
     /// The section was over its total budget and this block could not shrink.
     OverTotal,
+    /// Not even its heading renders within the template's fuel.
+    RenderFuel,
 }
 
 /// The diagnostic line that reports the omission.
@@ -111,6 +114,9 @@ impl fmt::Display for Omission {
                 "omitted: its heading alone is over the budget of {budget} tokens"
             ),
             Omission::OverTotal => f.write_str("omitted: the section is over its total budget"),
+            Omission::RenderFuel => {
+                f.write_str("omitted: not even its heading renders within the template's fuel")
+            }
         }
     }
 }
@@ -158,6 +164,11 @@ pub struct ServerReport {
     pub hidden_characters: HiddenChars,
     /// Whether the block was cut with a marker.
     pub truncated: bool,
+    /// Limits the server's data reached ([`Limits`](crate::Limits)); each is
+    /// also a line of [`ServerReport::diagnostics`]. In the JSON only when
+    /// there are any.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub limits: Vec<LimitHit>,
     /// Problems with the server's data, as lines for people (blank
     /// instructions, a failed `tools/list`, the omission…).
     pub diagnostics: Vec<String>,
@@ -179,6 +190,14 @@ impl ServerReport {
                 .removed
                 .iter()
                 .any(|r| r.reason == RemovalReason::Budget)
+    }
+
+    /// Records limits the server reached, each with its diagnostic line.
+    pub(crate) fn limit_hits(&mut self, hits: Vec<LimitHit>) {
+        for hit in hits {
+            self.diagnostics.push(hit.to_string());
+            self.limits.push(hit);
+        }
     }
 
     /// Records why the server has no block, once.

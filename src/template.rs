@@ -154,6 +154,7 @@ impl Template {
             .render_captured(minijinja::context! { blocks => blocks })
             .map_err(|e| Error::template(e, &self.inner.name))?;
         Ok(Session {
+            template: self,
             name: &self.inner.name,
             captured,
         })
@@ -171,18 +172,34 @@ fn compile_builtin(name: &str, source: &str) -> Template {
 /// One render of a section: call [`Session::block`] per server, then
 /// [`Session::body_parts`] for the text around the blocks.
 pub(crate) struct Session<'t> {
+    template: &'t Template,
     name: &'t str,
     captured: minijinja::Captured<'t>,
 }
 
 impl Session<'_> {
-    /// Renders one server's block.
-    pub(crate) fn block<S: Serialize>(&mut self, server: &S) -> Result<String> {
+    /// Renders one server's block; `None` when the block alone runs out of
+    /// fuel.
+    ///
+    /// Fuel is kept per session, so a block that finds it spent by the
+    /// blocks before gets a fresh session: one server's size never fails
+    /// another's block.
+    pub(crate) fn block<S: Serialize>(&mut self, server: &S) -> Result<Option<String>> {
         let arg = Value::from(Serde(server));
-        let name = self.name;
-        self.captured
-            .with_state_mut(|state| state.call_macro("server", &[arg]))
-            .map_err(|e| Error::template(e, name))
+        for fresh in [false, true] {
+            if fresh {
+                self.captured = self.template.session(0)?.captured;
+            }
+            match self
+                .captured
+                .with_state_mut(|state| state.call_macro("server", std::slice::from_ref(&arg)))
+            {
+                Ok(block) => return Ok(Some(block)),
+                Err(e) if e.kind() == minijinja::ErrorKind::OutOfFuel => {}
+                Err(e) => return Err(Error::template(e, self.name)),
+            }
+        }
+        Ok(None)
     }
 
     /// The body's text split around the blocks: `count + 1` pieces, the blocks

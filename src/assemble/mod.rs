@@ -15,6 +15,7 @@ use std::sync::Arc;
 use crate::budget::{self, Measure};
 use crate::dedup::{self, ToolTextCache};
 use crate::error::Result;
+use crate::limits::{Limit, LimitHit, Limits};
 use crate::model::ServerSnapshot;
 use crate::report::Assembly;
 use crate::template::{ServerView, Template};
@@ -64,6 +65,7 @@ pub struct Assembler {
     server_budgets: BTreeMap<String, usize>,
     total_budget: Option<usize>,
     policies: BTreeMap<String, Policy>,
+    limits: Limits,
     tool_texts: ToolTextCache,
 }
 
@@ -143,6 +145,7 @@ impl std::fmt::Debug for Assembler {
             .field("server_budgets", &self.server_budgets)
             .field("total_budget", &self.total_budget)
             .field("policies", &self.policies)
+            .field("limits", &self.limits)
             .finish()
     }
 }
@@ -171,6 +174,7 @@ impl Assembler {
             server_budgets: BTreeMap::new(),
             total_budget: None,
             policies: BTreeMap::new(),
+            limits: Limits::default(),
             tool_texts: ToolTextCache::default(),
         }
     }
@@ -206,6 +210,14 @@ impl Assembler {
     /// [`Assembler::dedup_across_servers`].
     pub fn dedup(mut self, yes: bool) -> Assembler {
         self.dedup = yes;
+        self
+    }
+
+    /// Bounds on the work one server's data can cost (default:
+    /// [`Limits::default`]); past one, the server is cut and its report
+    /// says which limit ([`ServerReport::limits`](crate::ServerReport::limits)).
+    pub fn limits(mut self, limits: Limits) -> Assembler {
+        self.limits = limits;
         self
     }
 
@@ -302,10 +314,15 @@ impl Assembler {
     ) -> Result<Assembly> {
         let placement = names::place(servers, self.order);
         let mut session = self.template.session(0)?;
+        // A block that runs out of template fuel fits no budget: the ladder cuts it.
         let mut measure = |view: &ServerView| -> Result<(String, usize)> {
-            let block = session.block(view)?;
-            let n = self.counter.count(&block);
-            Ok((block, n))
+            Ok(match session.block(view)? {
+                Some(block) => {
+                    let n = self.counter.count(&block);
+                    (block, n)
+                }
+                None => (String::new(), usize::MAX),
+            })
         };
         let mut run = Run {
             servers,
@@ -320,7 +337,7 @@ impl Assembler {
         if self.dedup && self.dedup_across_servers {
             link_twins(&mut prepared);
         }
-        let mut limits = self.limits(&prepared, &mut measure)?;
+        let mut limits = self.token_limits(&prepared, &mut measure)?;
         let mut fitted = self.fit(&mut run, &mut prepared, &limits, &mut measure)?;
         let layout = self.fit_total(&mut prepared, &mut fitted, &mut limits, &mut measure)?;
         if let Some((_, m, _)) = run.memo {
@@ -366,15 +383,20 @@ impl Assembler {
                 prepared.push(hit);
                 continue;
             }
-            let server = run.servers[i];
+            let (server, hits) = self.limits.apply(run.servers[i]);
             let config_key = placement.config_keys[i].as_deref();
-            let mut p = Prepared::new(server, name, renamed_from.as_deref(), config_key, self);
+            let mut p = Prepared::new(&server, name, renamed_from.as_deref(), config_key, self);
+            p.report.limit_hits(hits);
             if p.candidate() {
                 let first = measure(&p.view)?;
+                if first.1 == usize::MAX {
+                    p.report
+                        .limit_hits(vec![LimitHit::new(Limit::RenderFuel, 0, 0)]);
+                }
                 p.report.tokens_before = first.1;
                 p.untrimmed = Some(first);
                 if self.dedup {
-                    p.dedup_within(server, self.similarity, &self.tool_texts);
+                    p.dedup_within(&server, self);
                 }
             }
             let p = Arc::new(p);
@@ -386,7 +408,7 @@ impl Assembler {
 
     /// Each server's limit: its own budget, then its fair share of the total
     /// when the servers' needs add up to more.
-    fn limits(
+    fn token_limits(
         &self,
         prepared: &[Arc<Prepared>],
         measure: &mut Measure<'_>,
@@ -406,7 +428,7 @@ impl Assembler {
                 0
             });
         }
-        if needs.iter().sum::<usize>() > available {
+        if needs.iter().fold(0usize, |a, n| a.saturating_add(*n)) > available {
             let weights: Vec<u64> = prepared.iter().map(|p| p.weight).collect();
             let shares = budget::fair_shares(available, &needs, &weights);
             for (limit, share) in limits.iter_mut().zip(shares) {

@@ -5,8 +5,9 @@ use std::collections::HashSet;
 
 use super::{Assembler, Policy};
 use crate::budget::{self, Measure, Trim};
-use crate::dedup::{self, ToolTextCache};
+use crate::dedup;
 use crate::error::Result;
+use crate::limits::{Limit, LimitHit};
 use crate::model::{Instructions, ServerSnapshot};
 use crate::report::{Omission, Removal, RemovalReason, ServerReport};
 use crate::sanitize::{self, HiddenChars};
@@ -136,6 +137,7 @@ impl Prepared {
             removed: applied.removed,
             hidden_characters: hidden,
             truncated: false,
+            limits: Vec::new(),
             diagnostics,
             omitted: None,
             index: 0,
@@ -172,7 +174,7 @@ impl Prepared {
 
     /// Stage (a) within the server: drops units that restate one of its tool
     /// descriptions or repeat an earlier unit.
-    pub fn dedup_within(&mut self, source: &ServerSnapshot, threshold: f64, cache: &ToolTextCache) {
+    pub fn dedup_within(&mut self, source: &ServerSnapshot, config: &Assembler) {
         let Some(text) = self.view.instructions.clone() else {
             return;
         };
@@ -184,9 +186,20 @@ impl Prepared {
         let tools: Vec<_> = source
             .tools
             .iter()
-            .filter_map(|t| Some(cache.get(&t.name, t.description.as_deref()?)))
+            .filter_map(|t| Some(config.tool_texts.get(&t.name, t.description.as_deref()?)))
             .collect();
-        let restated = dedup::restatements(&trim.text, &trim.units, &tools, threshold);
+        // Units past the limit are kept unchecked: their cost is the budget ladder's, which is linear.
+        let checked = trim.units.len().min(config.limits.max_dedup_units());
+        if checked < trim.units.len() {
+            let hit = LimitHit::new(Limit::DedupUnits, checked, trim.units.len());
+            self.report.limit_hits(vec![hit]);
+        }
+        let restated = dedup::restatements(
+            &trim.text,
+            &trim.units[..checked],
+            &tools,
+            config.similarity,
+        );
         let mut units_seen: HashSet<String> = HashSet::new();
         for (k, (unit, tool)) in trim.units.clone().iter().zip(restated).enumerate() {
             let unit_text = unit.text(&trim.text);
@@ -263,9 +276,12 @@ impl Prepared {
         report.removed.extend(fitted.removed);
         report.truncated = fitted.truncated;
         if fitted.block.is_none() {
-            report.omit(Omission::OverBudget {
-                budget: limit.unwrap_or(0),
-            });
+            // Without a budget, only running out of template fuel leaves no block.
+            report.omit(
+                limit.map_or(Omission::RenderFuel, |budget| Omission::OverBudget {
+                    budget,
+                }),
+            );
         }
         Ok(fitted.block)
     }

@@ -1,0 +1,358 @@
+//! Bounds on the work one server's data can cost the host.
+//!
+//! The library runs before every model request, so a hostile server's size
+//! is the host's latency and memory. Past a limit the server is cut, with a
+//! diagnostic naming the limit; the other servers are never touched.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::model::{Instructions, ServerSnapshot};
+
+/// Bounds on one server's data, with defaults well above what real servers
+/// send (the largest in `tests/corpus/`: 123 tools, about 4,000 characters
+/// of instructions, 11 KB in one tool description).
+///
+/// ```
+/// use mcp_preamble::{Assembler, Limits};
+/// let assembler = Assembler::new().limits(Limits::default().tools(5_000));
+/// # let _ = assembler;
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Limits {
+    instructions_bytes: usize,
+    tools: usize,
+    tool_description_bytes: usize,
+    schema_depth: usize,
+    schema_bytes: usize,
+    dedup_units: usize,
+    tool_pages: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            instructions_bytes: 64 * 1024,
+            tools: 1_000,
+            tool_description_bytes: 16 * 1024,
+            schema_depth: 32,
+            schema_bytes: 64 * 1024,
+            dedup_units: 2_000,
+            tool_pages: 100,
+        }
+    }
+}
+
+macro_rules! setters {
+    ($($(#[$doc:meta])* $name:ident),* $(,)?) => {
+        impl Limits {
+            $(
+                $(#[$doc])*
+                pub fn $name(mut self, n: usize) -> Limits {
+                    self.$name = n;
+                    self
+                }
+            )*
+        }
+    };
+}
+
+setters! {
+    /// Bytes of instructions read (default 64 KiB); the rest is cut at a
+    /// character boundary.
+    instructions_bytes,
+    /// Tools read per server (default 1,000); later ones are not listed.
+    tools,
+    /// Bytes of each tool description read (default 16 KiB).
+    tool_description_bytes,
+    /// Deepest input schema kept (default 32 levels); a deeper one is
+    /// replaced by `{}`. Assembly never reads schemas; the lint and pins do.
+    schema_depth,
+    /// Largest input schema kept, in bytes of JSON (default 64 KiB).
+    schema_bytes,
+    /// Units (sentences, list items…) of instructions checked by
+    /// de-duplication (default 2,000); later ones are kept as they are.
+    dedup_units,
+    /// `tools/list` pages read from a live server (default 100).
+    tool_pages,
+}
+
+impl Limits {
+    /// See [`Limits::tools`].
+    pub fn max_tools(&self) -> usize {
+        self.tools
+    }
+
+    /// See [`Limits::tool_pages`].
+    pub fn max_tool_pages(&self) -> usize {
+        self.tool_pages
+    }
+
+    /// See [`Limits::dedup_units`].
+    pub(crate) fn max_dedup_units(&self) -> usize {
+        self.dedup_units
+    }
+
+    /// `server` within these limits: borrowed when nothing is over, else a
+    /// cut copy, with what was cut.
+    pub(crate) fn apply<'s>(
+        &self,
+        server: &'s ServerSnapshot,
+    ) -> (Cow<'s, ServerSnapshot>, Vec<LimitHit>) {
+        let mut hits = Vec::new();
+        let over_instructions = server
+            .instructions
+            .raw()
+            .filter(|raw| raw.len() > self.instructions_bytes);
+        let over_tools = server.tools.len() > self.tools;
+        let over_tool = |t: &crate::Tool| {
+            t.description
+                .as_ref()
+                .is_some_and(|d| d.len() > self.tool_description_bytes)
+                || !self.schema_fits(&t.input_schema)
+        };
+        if over_instructions.is_none() && !over_tools && !server.tools.iter().any(over_tool) {
+            return (Cow::Borrowed(server), hits);
+        }
+        let mut cut = server.clone();
+        if let Some(raw) = over_instructions {
+            hits.push(LimitHit::new(
+                Limit::InstructionsBytes,
+                self.instructions_bytes,
+                raw.len(),
+            ));
+            let kept = prefix(raw, self.instructions_bytes);
+            cut.instructions = Instructions::from_raw(Some(kept));
+        }
+        if over_tools {
+            hits.push(LimitHit::new(Limit::Tools, self.tools, server.tools.len()));
+            cut.tools.truncate(self.tools);
+        }
+        let (mut long, mut deep) = ((0, 0), (0, 0));
+        for t in &mut cut.tools {
+            if let Some(d) = &mut t.description
+                && d.len() > self.tool_description_bytes
+            {
+                long = (long.0 + 1, long.1.max(d.len()));
+                let kept = prefix(d, self.tool_description_bytes).len();
+                d.truncate(kept);
+            }
+            if !self.schema_fits(&t.input_schema) {
+                deep = (deep.0 + 1, deep.1.max(json_size(&t.input_schema)));
+                t.input_schema = serde_json::Value::Object(Default::default());
+            }
+        }
+        if long.0 > 0 {
+            hits.push(
+                LimitHit::new(
+                    Limit::ToolDescriptionBytes,
+                    self.tool_description_bytes,
+                    long.1,
+                )
+                .times(long.0),
+            );
+        }
+        if deep.0 > 0 {
+            hits.push(LimitHit::new(Limit::Schema, self.schema_bytes, deep.1).times(deep.0));
+        }
+        (Cow::Owned(cut), hits)
+    }
+
+    fn schema_fits(&self, schema: &serde_json::Value) -> bool {
+        // Depth first: a deep schema is cheap to reject before it is measured.
+        depth_within(schema, self.schema_depth) && json_size(schema) <= self.schema_bytes
+    }
+}
+
+/// The longest prefix of `s` of at most `max` bytes that ends on a character boundary.
+fn prefix(s: &str, max: usize) -> &str {
+    let mut end = max.min(s.len());
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+fn depth_within(v: &serde_json::Value, max: usize) -> bool {
+    // An explicit stack: a hostile schema must not cost recursion depth.
+    let mut stack = vec![(v, 0usize)];
+    while let Some((v, d)) = stack.pop() {
+        let children: Box<dyn Iterator<Item = &serde_json::Value>> = match v {
+            serde_json::Value::Array(a) => Box::new(a.iter()),
+            serde_json::Value::Object(o) => Box::new(o.values()),
+            _ => continue,
+        };
+        if d >= max {
+            return false;
+        }
+        stack.extend(children.map(|c| (c, d + 1)));
+    }
+    true
+}
+
+/// Bytes of `v` as compact JSON.
+fn json_size(v: &serde_json::Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut n = Count(0);
+    // Writing into a counter cannot fail.
+    let _ = serde_json::to_writer(&mut n, v);
+    n.0
+}
+
+/// Which limit a server reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Limit {
+    /// [`Limits::instructions_bytes`].
+    InstructionsBytes,
+    /// [`Limits::tools`].
+    Tools,
+    /// [`Limits::tool_description_bytes`].
+    ToolDescriptionBytes,
+    /// [`Limits::schema_depth`] or [`Limits::schema_bytes`].
+    Schema,
+    /// [`Limits::dedup_units`].
+    DedupUnits,
+    /// [`Limits::tool_pages`].
+    ToolPages,
+    /// The template's fuel for one block: the block could not be rendered
+    /// whole and was cut to what renders.
+    RenderFuel,
+}
+
+impl Limit {
+    /// The name used in reports, e.g. `tools`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Limit::InstructionsBytes => "instructions_bytes",
+            Limit::Tools => "tools",
+            Limit::ToolDescriptionBytes => "tool_description_bytes",
+            Limit::Schema => "schema",
+            Limit::DedupUnits => "dedup_units",
+            Limit::ToolPages => "tool_pages",
+            Limit::RenderFuel => "render_fuel",
+        }
+    }
+}
+
+impl fmt::Display for Limit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+/// A limit one server reached: what was allowed and what it sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[non_exhaustive]
+pub struct LimitHit {
+    /// The limit.
+    pub limit: Limit,
+    /// What the limit allows.
+    pub allowed: usize,
+    /// What the server sent (the largest, when several items were over).
+    pub sent: usize,
+    /// How many items were over (tool descriptions, schemas); 1 otherwise.
+    pub count: usize,
+}
+
+impl LimitHit {
+    pub(crate) fn new(limit: Limit, allowed: usize, sent: usize) -> LimitHit {
+        LimitHit {
+            limit,
+            allowed,
+            sent,
+            count: 1,
+        }
+    }
+
+    fn times(mut self, count: usize) -> LimitHit {
+        self.count = count;
+        self
+    }
+}
+
+/// The diagnostic line, e.g. `limit tools reached: 200000 sent, 1000 read`.
+impl fmt::Display for LimitHit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let LimitHit {
+            limit,
+            allowed,
+            sent,
+            count,
+        } = *self;
+        match limit {
+            Limit::InstructionsBytes => write!(
+                f,
+                "limit {limit} reached: {sent} bytes of instructions sent, the first {allowed} read"
+            ),
+            Limit::Tools => write!(
+                f,
+                "limit {limit} reached: {sent} tools sent, the first {allowed} read"
+            ),
+            Limit::ToolDescriptionBytes => write!(
+                f,
+                "limit {limit} reached: {count} tool description(s) over {allowed} bytes (up to {sent}) cut"
+            ),
+            Limit::Schema => write!(
+                f,
+                "limit {limit} reached: {count} input schema(s) too deep or over {allowed} bytes (up to {sent}) not read"
+            ),
+            Limit::DedupUnits => write!(
+                f,
+                "limit {limit} reached: {sent} units of instructions, the first {allowed} checked for de-duplication"
+            ),
+            Limit::ToolPages => write!(
+                f,
+                "limit {limit} reached: tools/list gave more than {allowed} pages; the rest not read"
+            ),
+            Limit::RenderFuel => write!(
+                f,
+                "limit {limit} reached: the block ran out of template fuel and was cut to what renders"
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Tool;
+
+    #[test]
+    fn prefix_ends_on_a_character() {
+        assert_eq!(prefix("aé", 2), "a");
+        assert_eq!(prefix("abc", 10), "abc");
+    }
+
+    #[test]
+    fn depth_is_counted_without_recursion() {
+        let mut v = serde_json::json!("leaf");
+        for _ in 0..5 {
+            v = serde_json::json!({ "a": v });
+        }
+        assert!(depth_within(&v, 5));
+        assert!(!depth_within(&v, 4));
+    }
+
+    #[test]
+    fn nothing_over_borrows() {
+        let s = ServerSnapshot::new("x")
+            .with_instructions("Hi.")
+            .with_tool(Tool::new("a", "b"));
+        let (out, hits) = Limits::default().apply(&s);
+        assert!(matches!(out, Cow::Borrowed(_)));
+        assert!(hits.is_empty());
+    }
+}
