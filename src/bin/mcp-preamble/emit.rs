@@ -1,0 +1,131 @@
+//! Output: the preview's text table and writing to stdout.
+
+use std::io::{IsTerminal, Write as _};
+
+use mcp_preamble::Assembly;
+
+use crate::load::Source;
+
+pub fn needed_trimming(assembly: &Assembly) -> bool {
+    assembly.servers().iter().any(|s| {
+        s.truncated
+            || s.removed.iter().any(|r| r.reason == "budget")
+            || s.diagnostics
+                .iter()
+                .any(|d| d.starts_with("omitted: its heading alone"))
+    })
+}
+
+struct Paint(bool);
+
+impl Paint {
+    fn on(&self, code: &str, text: &str) -> String {
+        if self.0 {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+}
+
+/// The text report: the section, then a row per server.
+pub fn text_report(assembly: &Assembly, sources: &[Source]) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let paint = Paint(std::io::stdout().is_terminal());
+    let _ = write!(out, "{}", assembly.text());
+    if !assembly.text().is_empty() {
+        let _ = writeln!(out);
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "{}",
+        paint.on(
+            "1",
+            &format!(
+                "{:<24} {:<18} {:<8} {:>5} {:>6} {:>6} {:>6} {:>7} {:>8}",
+                "server",
+                "era/version",
+                "instr",
+                "tools",
+                "budget",
+                "before",
+                "after",
+                "removed",
+                "connect"
+            )
+        )
+    );
+    for s in assembly.servers() {
+        let alias = s.alias.clone().unwrap_or_else(|| s.name.clone());
+        let source = sources.iter().find(|c| c.alias == alias);
+        let connect = match source {
+            Some(c) if c.source == "cache" => "cache".to_string(),
+            Some(c) if c.source == "live" => format!("{} ms", c.elapsed_ms),
+            _ => "file".to_string(),
+        };
+        let trimmed = s.truncated || s.removed.iter().any(|r| r.reason == "budget");
+        let after = if s.included {
+            s.tokens.to_string()
+        } else {
+            "-".to_string()
+        };
+        let row = format!(
+            "{:<24} {:<18} {:<8} {:>5} {:>6} {:>6} {:>6} {:>7} {:>8}",
+            truncate(&s.name, 24),
+            format!("{}/{}", s.era, s.protocol_version),
+            s.instructions,
+            s.tools,
+            s.budget.map_or("-".to_string(), |b| b.to_string()),
+            s.tokens_before,
+            after,
+            s.removed.len(),
+            connect
+        );
+        let _ = writeln!(
+            out,
+            "{}",
+            if trimmed {
+                paint.on("33", &row)
+            } else {
+                paint.on("32", &row)
+            }
+        );
+        for d in &s.diagnostics {
+            let _ = writeln!(out, "    {d}");
+        }
+    }
+    for f in sources.iter().filter(|c| !c.ok) {
+        let row = format!(
+            "{:<24} {}",
+            truncate(&f.alias, 24),
+            f.error.as_deref().unwrap_or("failed")
+        );
+        let _ = writeln!(out, "{}", paint.on("31", &row));
+        for line in f.stderr.lines() {
+            let _ = writeln!(out, "    stderr: {line}");
+        }
+    }
+    let _ = writeln!(
+        out,
+        "section: {} tokens ({}, template {})",
+        assembly.total_tokens(),
+        assembly.encoding(),
+        assembly.template()
+    );
+    out
+}
+
+/// Writes to stdout; a closed pipe (`| head`) is not an error.
+pub fn emit(text: &str) {
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+}
+
+pub fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        s.chars().take(n - 1).collect::<String>() + "…"
+    }
+}

@@ -1,0 +1,87 @@
+//! `mcp-preamble lint`.
+
+use std::io::Write as _;
+use std::process::ExitCode;
+
+use mcp_preamble::{Encoding, McpConfig, load_server_file};
+
+use crate::args::{LintArgs, LintFormat};
+use crate::load::gather;
+
+/// Lints files and a config's servers. Exit 2 when a server could not be
+/// linted (so an incomplete lint never passes), else 1 when a finding is at
+/// or above `--deny`, else 0.
+pub async fn lint(a: LintArgs) -> ExitCode {
+    let encoding = match Encoding::from_name(&a.encoding) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("mcp-preamble: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if a.files.is_empty() && a.connect.config.is_none() {
+        eprintln!("mcp-preamble: give capture/snapshot FILES or --config PATH");
+        return ExitCode::from(2);
+    }
+    let mut linter = mcp_preamble::Linter::new()
+        .encoding(encoding)
+        .max_tokens(a.max_tokens);
+    for code in &a.allow {
+        linter = linter.allow(*code);
+    }
+    let mut servers = Vec::new();
+    let mut failures = Vec::new();
+    for file in &a.files {
+        let source = file.display().to_string();
+        match load_server_file(file) {
+            Ok(mut s) => {
+                if s.alias.is_none() {
+                    s.alias = file.file_stem().map(|n| n.to_string_lossy().into_owned());
+                }
+                servers.push(linter.check(&s, Some(&source)));
+            }
+            Err(e) => failures.push((source, e.to_string())),
+        }
+    }
+    if let Some(path) = &a.connect.config {
+        let origin = path.display().to_string();
+        match McpConfig::from_path(path) {
+            Ok(config) => {
+                let (snapshots, sources, live) = gather(&config, &a.connect).await;
+                for c in live {
+                    c.close().await;
+                }
+                for s in &snapshots {
+                    servers.push(linter.check(s, Some(&origin)));
+                }
+                for f in sources.iter().filter(|c| !c.ok) {
+                    let error = f.error.as_deref().unwrap_or("failed");
+                    failures.push((origin.clone(), format!("server {}: {error}", f.alias)));
+                }
+            }
+            Err(e) => {
+                eprintln!("mcp-preamble: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let mut report = mcp_preamble::LintReport::new(servers);
+    for (source, error) in failures {
+        eprintln!("mcp-preamble: {source}: {error}");
+        report.add_failure(source, error);
+    }
+    let out = match a.format {
+        LintFormat::Text => report.to_text(),
+        LintFormat::Json => report.to_json() + "\n",
+        LintFormat::Sarif => report.to_sarif() + "\n",
+    };
+    // A closed pipe (`| head`) is the reader's choice, not an error to panic on.
+    let _ = std::io::stdout().lock().write_all(out.as_bytes());
+    if !report.failures().is_empty() {
+        ExitCode::from(2)
+    } else if report.count_at_least(a.deny) > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

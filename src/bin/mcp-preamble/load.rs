@@ -1,0 +1,125 @@
+//! Getting snapshots: connecting to a config's servers.
+
+use mcp_preamble::connect::{DiscoverCache, connect, now_ms};
+use mcp_preamble::{McpConfig, ServerSnapshot};
+
+use crate::args::Connect;
+use crate::progress::Progress;
+
+/// Where a server's snapshot came from.
+#[derive(serde::Serialize)]
+pub struct Source {
+    pub alias: String,
+    /// `live`, `cache` or `file`.
+    pub source: &'static str,
+    pub ok: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub stderr: String,
+    pub elapsed_ms: u64,
+}
+
+/// Connects to every entry at once; failures come back as sources with `ok: false`.
+pub async fn gather(
+    config: &McpConfig,
+    opts: &Connect,
+) -> (
+    Vec<ServerSnapshot>,
+    Vec<Source>,
+    Vec<mcp_preamble::connect::Connection>,
+) {
+    let cache = opts.cache_dir.as_ref().map(DiscoverCache::new);
+    let timeout = opts.timeout;
+    let progress = Progress::new(&config.servers);
+    let mut set = tokio::task::JoinSet::new();
+    for (i, entry) in config.servers.iter().cloned().enumerate() {
+        if let Some(snapshot) = cache.as_ref().and_then(|c| c.load(&entry, now_ms())) {
+            progress.set(i, "from cache");
+            set.spawn(async move { (i, entry, Ok(Err(snapshot))) });
+            continue;
+        }
+        let handshake = opts.handshake.clone();
+        let progress = progress.clone();
+        set.spawn(async move {
+            let r = connect(&entry, &handshake, timeout).await;
+            match &r {
+                Ok(c) => progress.set(i, &format!("ok in {} ms", c.elapsed.as_millis())),
+                Err(f) => progress.set(i, &format!("failed: {}", f.error)),
+            }
+            (i, entry, r.map(Ok))
+        });
+    }
+    let mut done = Vec::new();
+    while let Some(joined) = set.join_next().await {
+        match joined {
+            Ok(item) => done.push(item),
+            // A task that panicked: its server must still show as failed.
+            Err(e) => eprintln!("mcp-preamble: a connection task failed: {e}"),
+        }
+    }
+    let finished: std::collections::HashSet<usize> = done.iter().map(|(i, _, _)| *i).collect();
+    let lost: Vec<Source> = config
+        .servers
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !finished.contains(i))
+        .map(|(_, entry)| Source {
+            alias: entry.alias.clone(),
+            source: "live",
+            ok: false,
+            error: Some("the connection task stopped unexpectedly".into()),
+            stderr: String::new(),
+            elapsed_ms: 0,
+        })
+        .collect();
+    progress.finish();
+    done.sort_by_key(|(i, _, _)| *i);
+    let (mut snapshots, mut sources, mut live) = (Vec::new(), lost, Vec::new());
+    for (_, entry, result) in done {
+        match result {
+            Ok(Ok(connection)) => {
+                if let Some(c) = &cache
+                    && let Err(e) = c.store(&entry, &connection.snapshot, now_ms())
+                {
+                    eprintln!("mcp-preamble: cache: {e}");
+                }
+                snapshots.push(connection.snapshot.clone());
+                sources.push(Source {
+                    alias: entry.alias.clone(),
+                    source: "live",
+                    ok: true,
+                    error: None,
+                    stderr: String::new(),
+                    elapsed_ms: connection.elapsed.as_millis() as u64,
+                });
+                live.push(connection);
+            }
+            Ok(Err(cached)) => {
+                snapshots.push(cached);
+                sources.push(Source {
+                    alias: entry.alias.clone(),
+                    source: "cache",
+                    ok: true,
+                    error: None,
+                    stderr: String::new(),
+                    elapsed_ms: 0,
+                });
+            }
+            Err(failure) => sources.push(Source {
+                alias: entry.alias.clone(),
+                source: "live",
+                ok: false,
+                error: Some(failure.error.to_string()),
+                stderr: tail_lines(&failure.stderr, 5),
+                elapsed_ms: failure.elapsed.as_millis() as u64,
+            }),
+        }
+    }
+    (snapshots, sources, live)
+}
+
+fn tail_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}

@@ -1,0 +1,110 @@
+//! `mcp-preamble preview`.
+
+use std::process::ExitCode;
+
+use mcp_preamble::{Assembler, Encoding, McpConfig, Template, load_server_file};
+
+use crate::args::Preview;
+use crate::emit::{emit, needed_trimming, text_report};
+use crate::load::{Source, gather};
+
+fn assembler(p: &Preview) -> Result<Assembler, String> {
+    let template = if std::path::Path::new(&p.template).is_file() {
+        Template::from_path(&p.template)
+    } else {
+        Template::builtin(&p.template)
+    }
+    .map_err(|e| e.to_string())?;
+    let encoding = Encoding::from_name(&p.encoding).map_err(|e| e.to_string())?;
+    let mut a = Assembler::new().template(template).encoding(encoding);
+    if let Some(n) = p.budget {
+        a = a.budget(n);
+    }
+    for (alias, n) in &p.server_budget {
+        a = a.server_budget(alias.clone(), *n);
+    }
+    if let Some(n) = p.total_budget {
+        a = a.total_budget(n);
+    }
+    Ok(a)
+}
+
+pub async fn preview(p: Preview) -> ExitCode {
+    let assembler = match assembler(&p) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("mcp-preamble: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut snapshots = Vec::new();
+    let mut sources = Vec::new();
+    let mut failed = false;
+    for file in &p.files {
+        let alias = file
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        match load_server_file(file) {
+            Ok(mut s) => {
+                if s.alias.is_none() {
+                    s.alias = Some(alias);
+                }
+                snapshots.push(s);
+            }
+            Err(e) => {
+                failed = true;
+                eprintln!("mcp-preamble: {}: {e}", file.display());
+                sources.push(Source {
+                    alias,
+                    source: "file",
+                    ok: false,
+                    error: Some(e.to_string()),
+                    stderr: String::new(),
+                    elapsed_ms: 0,
+                });
+            }
+        }
+    }
+    let mut live = Vec::new();
+    if let Some(path) = &p.connect.config {
+        match McpConfig::from_path(path) {
+            Ok(config) => {
+                let (s, c, l) = gather(&config, &p.connect).await;
+                failed |= c.iter().any(|c| !c.ok);
+                snapshots.extend(s);
+                sources.extend(c);
+                live = l;
+            }
+            Err(e) => {
+                eprintln!("mcp-preamble: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    if p.files.is_empty() && p.connect.config.is_none() {
+        eprintln!("mcp-preamble: give capture/snapshot FILES or --config PATH");
+        return ExitCode::from(2);
+    }
+    let assembly = match assembler.assemble(&snapshots) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("mcp-preamble: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    for c in live {
+        c.close().await;
+    }
+    if p.json {
+        let report = serde_json::json!({ "assembly": assembly, "connections": sources });
+        emit(&(serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"));
+    } else {
+        emit(&text_report(&assembly, &sources));
+    }
+    if failed || (p.check && needed_trimming(&assembly)) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,84 @@
+//! `mcp-preamble snapshot`.
+
+use std::process::ExitCode;
+
+use mcp_preamble::connect::now_ms;
+use mcp_preamble::{McpConfig, SnapshotFile};
+
+use crate::args::SnapshotArgs;
+use crate::load::gather;
+
+pub async fn snapshot(a: SnapshotArgs) -> ExitCode {
+    let Some(path) = &a.connect.config else {
+        eprintln!("mcp-preamble: snapshot needs --config PATH");
+        return ExitCode::from(2);
+    };
+    let config = match McpConfig::from_path(path) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("mcp-preamble: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Err(e) = std::fs::create_dir_all(&a.out) {
+        eprintln!("mcp-preamble: {}: {e}", a.out.display());
+        return ExitCode::from(2);
+    }
+    let (snapshots, sources, live) = gather(&config, &a.connect).await;
+    for c in live {
+        c.close().await;
+    }
+    let mut failed = false;
+    let mut used = std::collections::HashSet::new();
+    for s in &snapshots {
+        let alias = s.alias.clone().unwrap_or_default();
+        // Two aliases can make the same file name ("a b", "a_b"): never overwrite.
+        let base = file_name(&alias);
+        let mut stem = base.clone();
+        let mut n = 2;
+        while !used.insert(stem.clone()) {
+            stem = format!("{base}-{n}");
+            n += 1;
+        }
+        let file = a.out.join(format!("{stem}.json"));
+        let text = SnapshotFile::new(s.clone(), now_ms()).to_json();
+        match std::fs::write(&file, text + "\n") {
+            Ok(()) => println!("{alias}: wrote {}", file.display()),
+            Err(e) => {
+                failed = true;
+                eprintln!("mcp-preamble: {}: {e}", file.display());
+            }
+        }
+    }
+    for f in sources.iter().filter(|c| !c.ok) {
+        failed = true;
+        eprintln!("{}: {}", f.alias, f.error.as_deref().unwrap_or("failed"));
+        for line in f.stderr.lines() {
+            eprintln!("    stderr: {line}");
+        }
+    }
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// An alias made safe as a file name.
+fn file_name(alias: &str) -> String {
+    let s: String = alias
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() || s.starts_with('.') {
+        format!("server{s}")
+    } else {
+        s
+    }
+}
