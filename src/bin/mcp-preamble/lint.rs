@@ -47,14 +47,12 @@ pub async fn lint(a: LintArgs) -> ExitCode {
         let origin = path.display().to_string();
         match McpConfig::from_path(path) {
             Ok(config) => {
-                let (snapshots, sources, live) = gather(&config, &a.connect).await;
-                for c in live {
-                    c.close().await;
-                }
-                for s in &snapshots {
+                let mut gathered = gather(&config, &a.connect).await;
+                gathered.close().await;
+                for s in &gathered.snapshots {
                     servers.push(linter.check(s, Some(&origin)));
                 }
-                for f in sources.iter().filter(|c| !c.ok) {
+                for f in gathered.sources.iter().filter(|c| !c.ok) {
                     let error = f.error.as_deref().unwrap_or("failed");
                     failures.push((origin.clone(), format!("server {}: {error}", f.alias)));
                 }

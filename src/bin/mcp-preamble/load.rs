@@ -1,6 +1,6 @@
 //! Getting snapshots: connecting to a config's servers.
 
-use mcp_preamble::connect::{DiscoverCache, connect, now_ms};
+use mcp_preamble::connect::{Connection, DiscoverCache, connect, now_ms};
 use mcp_preamble::{McpConfig, ServerSnapshot};
 
 use crate::args::Connect;
@@ -20,15 +20,26 @@ pub struct Source {
     pub elapsed_ms: u64,
 }
 
+/// What [`gather`] got from a config's servers.
+pub struct Gathered {
+    /// From the servers that answered or were fresh in the cache.
+    pub snapshots: Vec<ServerSnapshot>,
+    /// One per server, failed ones included.
+    pub sources: Vec<Source>,
+    /// Still open: close them once done.
+    pub live: Vec<Connection>,
+}
+
+impl Gathered {
+    pub async fn close(&mut self) {
+        for c in self.live.drain(..) {
+            c.close().await;
+        }
+    }
+}
+
 /// Connects to every entry at once; failures come back as sources with `ok: false`.
-pub async fn gather(
-    config: &McpConfig,
-    opts: &Connect,
-) -> (
-    Vec<ServerSnapshot>,
-    Vec<Source>,
-    Vec<mcp_preamble::connect::Connection>,
-) {
+pub async fn gather(config: &McpConfig, opts: &Connect) -> Gathered {
     let cache = opts.cache_dir.as_ref().map(DiscoverCache::new);
     let timeout = opts.timeout;
     let progress = Progress::new(&config.servers);
@@ -116,7 +127,11 @@ pub async fn gather(
             }),
         }
     }
-    (snapshots, sources, live)
+    Gathered {
+        snapshots,
+        sources,
+        live,
+    }
 }
 
 fn tail_lines(text: &str, n: usize) -> String {

@@ -70,11 +70,11 @@ pub async fn preview(p: Preview) -> ExitCode {
     if let Some(path) = &p.connect.config {
         match McpConfig::from_path(path) {
             Ok(config) => {
-                let (s, c, l) = gather(&config, &p.connect).await;
-                failed |= c.iter().any(|c| !c.ok);
-                snapshots.extend(s);
-                sources.extend(c);
-                live = l;
+                let gathered = gather(&config, &p.connect).await;
+                failed |= gathered.sources.iter().any(|c| !c.ok);
+                snapshots.extend(gathered.snapshots);
+                sources.extend(gathered.sources);
+                live = gathered.live;
             }
             Err(e) => {
                 eprintln!("mcp-preamble: {e}");

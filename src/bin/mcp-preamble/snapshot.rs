@@ -24,13 +24,11 @@ pub async fn snapshot(a: SnapshotArgs) -> ExitCode {
         eprintln!("mcp-preamble: {}: {e}", a.out.display());
         return ExitCode::from(2);
     }
-    let (snapshots, sources, live) = gather(&config, &a.connect).await;
-    for c in live {
-        c.close().await;
-    }
+    let mut gathered = gather(&config, &a.connect).await;
+    gathered.close().await;
     let mut failed = false;
     let mut used = std::collections::HashSet::new();
-    for s in &snapshots {
+    for s in &gathered.snapshots {
         let alias = s.alias.clone().unwrap_or_default();
         // Two aliases can make the same file name ("a b", "a_b"): never overwrite.
         let base = file_name(&alias);
@@ -50,7 +48,7 @@ pub async fn snapshot(a: SnapshotArgs) -> ExitCode {
             }
         }
     }
-    for f in sources.iter().filter(|c| !c.ok) {
+    for f in gathered.sources.iter().filter(|c| !c.ok) {
         failed = true;
         eprintln!("{}: {}", f.alias, f.error.as_deref().unwrap_or("failed"));
         for line in f.stderr.lines() {
