@@ -5,23 +5,17 @@ use std::process::ExitCode;
 
 use mcp_preamble::{Encoding, McpConfig, load_server_file};
 
+use crate::CliError;
 use crate::args::{LintArgs, LintFormat};
 use crate::load::gather;
 
 /// Lints files and a config's servers. Exit 2 when a server could not be
 /// linted (so an incomplete lint never passes), else 1 when a finding is at
 /// or above `--deny`, else 0.
-pub async fn lint(a: LintArgs) -> ExitCode {
-    let encoding = match Encoding::from_name(&a.encoding) {
-        Ok(e) => e,
-        Err(e) => {
-            eprintln!("mcp-preamble: {e}");
-            return ExitCode::from(2);
-        }
-    };
+pub async fn lint(a: LintArgs) -> Result<ExitCode, CliError> {
+    let encoding = Encoding::from_name(&a.encoding)?;
     if a.files.is_empty() && a.connect.config.is_none() {
-        eprintln!("mcp-preamble: give capture/snapshot FILES or --config PATH");
-        return ExitCode::from(2);
+        return Err(CliError::NoInput);
     }
     let mut linter = mcp_preamble::Linter::new()
         .encoding(encoding)
@@ -45,22 +39,14 @@ pub async fn lint(a: LintArgs) -> ExitCode {
     }
     if let Some(path) = &a.connect.config {
         let origin = path.display().to_string();
-        match McpConfig::from_path(path) {
-            Ok(config) => {
-                let mut gathered = gather(&config, &a.connect).await;
-                gathered.close().await;
-                for s in &gathered.snapshots {
-                    servers.push(linter.check(s, Some(&origin)));
-                }
-                for f in gathered.sources.iter().filter(|c| !c.ok) {
-                    let error = f.error.as_deref().unwrap_or("failed");
-                    failures.push((origin.clone(), format!("server {}: {error}", f.alias)));
-                }
-            }
-            Err(e) => {
-                eprintln!("mcp-preamble: {e}");
-                return ExitCode::from(2);
-            }
+        let mut gathered = gather(&McpConfig::from_path(path)?, &a.connect).await;
+        gathered.close().await;
+        for s in &gathered.snapshots {
+            servers.push(linter.check(s, Some(&origin)));
+        }
+        for f in gathered.sources.iter().filter(|c| !c.ok) {
+            let error = f.error.as_deref().unwrap_or("failed");
+            failures.push((origin.clone(), format!("server {}: {error}", f.alias)));
         }
     }
     let mut report = mcp_preamble::LintReport::new(servers);
@@ -76,10 +62,10 @@ pub async fn lint(a: LintArgs) -> ExitCode {
     // A closed pipe (`| head`) is the reader's choice, not an error to panic on.
     let _ = std::io::stdout().lock().write_all(out.as_bytes());
     if !report.failures().is_empty() {
-        ExitCode::from(2)
+        Err(CliError::LintIncomplete)
     } else if report.count_at_least(a.deny) > 0 {
-        ExitCode::from(1)
+        Ok(ExitCode::from(1))
     } else {
-        ExitCode::SUCCESS
+        Ok(ExitCode::SUCCESS)
     }
 }

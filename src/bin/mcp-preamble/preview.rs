@@ -4,18 +4,18 @@ use std::process::ExitCode;
 
 use mcp_preamble::{Assembler, Encoding, McpConfig, Template, load_server_file};
 
+use crate::CliError;
 use crate::args::Preview;
 use crate::emit::{emit, needed_trimming, text_report};
 use crate::load::{Source, gather};
 
-fn assembler(p: &Preview) -> Result<Assembler, String> {
+fn assembler(p: &Preview) -> Result<Assembler, mcp_preamble::Error> {
     let template = if std::path::Path::new(&p.template).is_file() {
         Template::from_path(&p.template)
     } else {
         Template::builtin(&p.template)
-    }
-    .map_err(|e| e.to_string())?;
-    let encoding = Encoding::from_name(&p.encoding).map_err(|e| e.to_string())?;
+    }?;
+    let encoding = Encoding::from_name(&p.encoding)?;
     let mut a = Assembler::new().template(template).encoding(encoding);
     if let Some(n) = p.budget {
         a = a.budget(n);
@@ -29,14 +29,8 @@ fn assembler(p: &Preview) -> Result<Assembler, String> {
     Ok(a)
 }
 
-pub async fn preview(p: Preview) -> ExitCode {
-    let assembler = match assembler(&p) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("mcp-preamble: {e}");
-            return ExitCode::from(2);
-        }
-    };
+pub async fn preview(p: Preview) -> Result<ExitCode, CliError> {
+    let assembler = assembler(&p)?;
     let mut snapshots = Vec::new();
     let mut sources = Vec::new();
     let mut failed = false;
@@ -68,31 +62,16 @@ pub async fn preview(p: Preview) -> ExitCode {
     }
     let mut live = Vec::new();
     if let Some(path) = &p.connect.config {
-        match McpConfig::from_path(path) {
-            Ok(config) => {
-                let gathered = gather(&config, &p.connect).await;
-                failed |= gathered.sources.iter().any(|c| !c.ok);
-                snapshots.extend(gathered.snapshots);
-                sources.extend(gathered.sources);
-                live = gathered.live;
-            }
-            Err(e) => {
-                eprintln!("mcp-preamble: {e}");
-                return ExitCode::from(2);
-            }
-        }
+        let gathered = gather(&McpConfig::from_path(path)?, &p.connect).await;
+        failed |= gathered.sources.iter().any(|c| !c.ok);
+        snapshots.extend(gathered.snapshots);
+        sources.extend(gathered.sources);
+        live = gathered.live;
     }
     if p.files.is_empty() && p.connect.config.is_none() {
-        eprintln!("mcp-preamble: give capture/snapshot FILES or --config PATH");
-        return ExitCode::from(2);
+        return Err(CliError::NoInput);
     }
-    let assembly = match assembler.assemble(&snapshots) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("mcp-preamble: {e}");
-            return ExitCode::from(2);
-        }
-    };
+    let assembly = assembler.assemble(&snapshots)?;
     for c in live {
         c.close().await;
     }
@@ -102,9 +81,9 @@ pub async fn preview(p: Preview) -> ExitCode {
     } else {
         emit(&text_report(&assembly, &sources));
     }
-    if failed || (p.check && needed_trimming(&assembly)) {
+    Ok(if failed || (p.check && needed_trimming(&assembly)) {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
-    }
+    })
 }

@@ -5,25 +5,16 @@ use std::process::ExitCode;
 use mcp_preamble::connect::now_ms;
 use mcp_preamble::{McpConfig, SnapshotFile};
 
+use crate::CliError;
 use crate::args::SnapshotArgs;
 use crate::load::gather;
 
-pub async fn snapshot(a: SnapshotArgs) -> ExitCode {
+pub async fn snapshot(a: SnapshotArgs) -> Result<ExitCode, CliError> {
     let Some(path) = &a.connect.config else {
-        eprintln!("mcp-preamble: snapshot needs --config PATH");
-        return ExitCode::from(2);
+        return Err(CliError::NoConfig);
     };
-    let config = match McpConfig::from_path(path) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("mcp-preamble: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    if let Err(e) = std::fs::create_dir_all(&a.out) {
-        eprintln!("mcp-preamble: {}: {e}", a.out.display());
-        return ExitCode::from(2);
-    }
+    let config = McpConfig::from_path(path)?;
+    std::fs::create_dir_all(&a.out).map_err(|e| CliError::OutDir(a.out.clone(), e))?;
     let mut gathered = gather(&config, &a.connect).await;
     gathered.close().await;
     let mut failed = false;
@@ -55,11 +46,11 @@ pub async fn snapshot(a: SnapshotArgs) -> ExitCode {
             eprintln!("    stderr: {line}");
         }
     }
-    if failed {
+    Ok(if failed {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
-    }
+    })
 }
 
 /// An alias made safe as a file name.
