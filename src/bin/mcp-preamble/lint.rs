@@ -1,22 +1,20 @@
 //! `mcp-preamble lint`.
 
-use std::io::Write as _;
 use std::process::ExitCode;
 
-use mcp_preamble::{Encoding, McpConfig, load_server_file};
+use mcp_preamble::{Encoding, McpConfig};
 
 use crate::CliError;
 use crate::args::{LintArgs, LintFormat};
-use crate::load::gather;
+use crate::emit::emit;
+use crate::load::{gather, load_file, require_input};
 
 /// Lints files and a config's servers. Exit 2 when a server could not be
 /// linted (so an incomplete lint never passes), else 1 when a finding is at
 /// or above `--deny`, else 0.
 pub async fn lint(a: LintArgs) -> Result<ExitCode, CliError> {
     let encoding = Encoding::from_name(&a.encoding)?;
-    if a.files.is_empty() && a.connect.config.is_none() {
-        return Err(CliError::NoInput);
-    }
+    require_input(&a.files, &a.connect)?;
     let mut linter = mcp_preamble::Linter::new()
         .encoding(encoding)
         .max_tokens(a.max_tokens);
@@ -27,13 +25,8 @@ pub async fn lint(a: LintArgs) -> Result<ExitCode, CliError> {
     let mut failures = Vec::new();
     for file in &a.files {
         let source = file.display().to_string();
-        match load_server_file(file) {
-            Ok(mut s) => {
-                if s.alias.is_none() {
-                    s.alias = file.file_stem().map(|n| n.to_string_lossy().into_owned());
-                }
-                servers.push(linter.check(&s, Some(&source)));
-            }
+        match load_file(file) {
+            Ok(s) => servers.push(linter.check(&s, Some(&source))),
             Err(e) => failures.push((source, e.to_string())),
         }
     }
@@ -59,8 +52,7 @@ pub async fn lint(a: LintArgs) -> Result<ExitCode, CliError> {
         LintFormat::Json => report.to_json() + "\n",
         LintFormat::Sarif => report.to_sarif() + "\n",
     };
-    // A closed pipe (`| head`) is the reader's choice, not an error to panic on.
-    let _ = std::io::stdout().lock().write_all(out.as_bytes());
+    emit(&out);
     if !report.failures().is_empty() {
         Err(CliError::LintIncomplete)
     } else if report.count_at_least(a.deny) > 0 {

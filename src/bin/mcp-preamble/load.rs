@@ -1,8 +1,11 @@
-//! Getting snapshots: connecting to a config's servers.
+//! Getting snapshots: reading files, connecting to a config's servers.
+
+use std::path::{Path, PathBuf};
 
 use mcp_preamble::connect::{Connection, DiscoverCache, connect, now_ms};
-use mcp_preamble::{McpConfig, ServerSnapshot};
+use mcp_preamble::{McpConfig, ServerSnapshot, load_server_file};
 
+use crate::CliError;
 use crate::args::Connect;
 use crate::progress::Progress;
 
@@ -20,7 +23,54 @@ pub struct Source {
     pub elapsed_ms: u64,
 }
 
+impl Source {
+    fn ok(alias: &str, source: &'static str, elapsed_ms: u64) -> Source {
+        Source {
+            alias: alias.to_string(),
+            source,
+            ok: true,
+            error: None,
+            stderr: String::new(),
+            elapsed_ms,
+        }
+    }
+
+    pub fn failed(alias: String, source: &'static str, error: String) -> Source {
+        Source {
+            alias,
+            source,
+            ok: false,
+            error: Some(error),
+            stderr: String::new(),
+            elapsed_ms: 0,
+        }
+    }
+}
+
+/// With neither files nor a config there is nothing to do.
+pub fn require_input(files: &[PathBuf], connect: &Connect) -> Result<(), CliError> {
+    if files.is_empty() && connect.config.is_none() {
+        return Err(CliError::NoInput);
+    }
+    Ok(())
+}
+
+/// Reads a capture or snapshot file; a server without an alias takes the
+/// file's stem.
+pub fn load_file(path: &Path) -> mcp_preamble::Result<ServerSnapshot> {
+    let mut s = load_server_file(path)?;
+    if s.alias.is_none() {
+        s.alias = file_alias(path);
+    }
+    Ok(s)
+}
+
+pub fn file_alias(path: &Path) -> Option<String> {
+    path.file_stem().map(|s| s.to_string_lossy().into_owned())
+}
+
 /// What [`gather`] got from a config's servers.
+#[derive(Default)]
 pub struct Gathered {
     /// From the servers that answered or were fresh in the cache.
     pub snapshots: Vec<ServerSnapshot>,
@@ -75,13 +125,9 @@ pub async fn gather(config: &McpConfig, opts: &Connect) -> Gathered {
         .iter()
         .enumerate()
         .filter(|(i, _)| !finished.contains(i))
-        .map(|(_, entry)| Source {
-            alias: entry.alias.clone(),
-            source: "live",
-            ok: false,
-            error: Some("the connection task stopped unexpectedly".into()),
-            stderr: String::new(),
-            elapsed_ms: 0,
+        .map(|(_, entry)| {
+            let error = "the connection task stopped unexpectedly".to_string();
+            Source::failed(entry.alias.clone(), "live", error)
         })
         .collect();
     progress.finish();
@@ -96,34 +142,18 @@ pub async fn gather(config: &McpConfig, opts: &Connect) -> Gathered {
                     eprintln!("mcp-preamble: cache: {e}");
                 }
                 snapshots.push(connection.snapshot.clone());
-                sources.push(Source {
-                    alias: entry.alias.clone(),
-                    source: "live",
-                    ok: true,
-                    error: None,
-                    stderr: String::new(),
-                    elapsed_ms: connection.elapsed.as_millis() as u64,
-                });
+                let elapsed_ms = connection.elapsed.as_millis() as u64;
+                sources.push(Source::ok(&entry.alias, "live", elapsed_ms));
                 live.push(connection);
             }
             Ok(Err(cached)) => {
                 snapshots.push(cached);
-                sources.push(Source {
-                    alias: entry.alias.clone(),
-                    source: "cache",
-                    ok: true,
-                    error: None,
-                    stderr: String::new(),
-                    elapsed_ms: 0,
-                });
+                sources.push(Source::ok(&entry.alias, "cache", 0));
             }
             Err(failure) => sources.push(Source {
-                alias: entry.alias.clone(),
-                source: "live",
-                ok: false,
-                error: Some(failure.error.to_string()),
                 stderr: tail_lines(&failure.stderr, 5),
                 elapsed_ms: failure.elapsed.as_millis() as u64,
+                ..Source::failed(entry.alias.clone(), "live", failure.error.to_string())
             }),
         }
     }

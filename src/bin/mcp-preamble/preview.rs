@@ -2,12 +2,12 @@
 
 use std::process::ExitCode;
 
-use mcp_preamble::{Assembler, Encoding, McpConfig, Template, load_server_file};
+use mcp_preamble::{Assembler, Encoding, McpConfig, Template};
 
 use crate::CliError;
 use crate::args::Preview;
 use crate::emit::{emit, needed_trimming, text_report};
-use crate::load::{Source, gather};
+use crate::load::{Gathered, Source, file_alias, gather, load_file, require_input};
 
 fn assembler(p: &Preview) -> Result<Assembler, mcp_preamble::Error> {
     let template = if std::path::Path::new(&p.template).is_file() {
@@ -31,50 +31,28 @@ fn assembler(p: &Preview) -> Result<Assembler, mcp_preamble::Error> {
 
 pub async fn preview(p: Preview) -> Result<ExitCode, CliError> {
     let assembler = assembler(&p)?;
+    require_input(&p.files, &p.connect)?;
     let mut snapshots = Vec::new();
     let mut sources = Vec::new();
-    let mut failed = false;
     for file in &p.files {
-        let alias = file
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        match load_server_file(file) {
-            Ok(mut s) => {
-                if s.alias.is_none() {
-                    s.alias = Some(alias);
-                }
-                snapshots.push(s);
-            }
+        match load_file(file) {
+            Ok(s) => snapshots.push(s),
             Err(e) => {
-                failed = true;
                 eprintln!("mcp-preamble: {}: {e}", file.display());
-                sources.push(Source {
-                    alias,
-                    source: "file",
-                    ok: false,
-                    error: Some(e.to_string()),
-                    stderr: String::new(),
-                    elapsed_ms: 0,
-                });
+                let alias = file_alias(file).unwrap_or_default();
+                sources.push(Source::failed(alias, "file", e.to_string()));
             }
         }
     }
-    let mut live = Vec::new();
+    let mut gathered = Gathered::default();
     if let Some(path) = &p.connect.config {
-        let gathered = gather(&McpConfig::from_path(path)?, &p.connect).await;
-        failed |= gathered.sources.iter().any(|c| !c.ok);
-        snapshots.extend(gathered.snapshots);
-        sources.extend(gathered.sources);
-        live = gathered.live;
+        gathered = gather(&McpConfig::from_path(path)?, &p.connect).await;
     }
-    if p.files.is_empty() && p.connect.config.is_none() {
-        return Err(CliError::NoInput);
-    }
+    snapshots.append(&mut gathered.snapshots);
+    sources.append(&mut gathered.sources);
+    let failed = sources.iter().any(|s| !s.ok);
     let assembly = assembler.assemble(&snapshots)?;
-    for c in live {
-        c.close().await;
-    }
+    gathered.close().await;
     if p.json {
         let report = serde_json::json!({ "assembly": assembly, "connections": sources });
         emit(&(serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"));
