@@ -2,18 +2,23 @@
 
 use std::io::{IsTerminal, Write as _};
 
-use mcp_preamble::Assembly;
+use mcp_preamble::{Assembly, ServerReport};
 
 use crate::load::Source;
 
+/// `--check`: a server was cut to fit, or left out as even its heading did not.
 pub fn needed_trimming(assembly: &Assembly) -> bool {
     assembly.servers().iter().any(|s| {
-        s.truncated
-            || s.removed.iter().any(|r| r.reason == "budget")
+        trimmed_by_budget(s)
             || s.diagnostics
                 .iter()
                 .any(|d| d.starts_with("omitted: its heading alone"))
     })
+}
+
+/// A table row in yellow: text cut or parts removed for the budget.
+fn trimmed_by_budget(s: &ServerReport) -> bool {
+    s.truncated || s.removed.iter().any(|r| r.reason == "budget")
 }
 
 struct Paint(bool);
@@ -65,7 +70,7 @@ pub fn text_report(assembly: &Assembly, sources: &[Source]) -> String {
             Some(c) if c.source == "live" => format!("{} ms", c.elapsed_ms),
             _ => "file".to_string(),
         };
-        let trimmed = s.truncated || s.removed.iter().any(|r| r.reason == "budget");
+        let trimmed = trimmed_by_budget(s);
         let after = if s.included {
             s.tokens.to_string()
         } else {
