@@ -1,5 +1,6 @@
 //! Output: the preview's text table and writing to stdout.
 
+use std::fmt;
 use std::io::{IsTerminal, Write as _};
 
 use mcp_preamble::{Assembly, ServerReport};
@@ -48,18 +49,17 @@ pub fn text_report(assembly: &Assembly, sources: &[Source]) -> String {
         "{}",
         paint.on(
             "1",
-            &format!(
-                "{:<24} {:<18} {:<8} {:>5} {:>6} {:>6} {:>6} {:>7} {:>8}",
-                "server",
-                "era/version",
-                "instr",
-                "tools",
-                "budget",
-                "before",
-                "after",
-                "removed",
-                "connect"
-            )
+            &table_row([
+                &"server",
+                &"era/version",
+                &"instr",
+                &"tools",
+                &"budget",
+                &"before",
+                &"after",
+                &"removed",
+                &"connect",
+            ])
         )
     );
     for s in assembly.servers() {
@@ -76,18 +76,17 @@ pub fn text_report(assembly: &Assembly, sources: &[Source]) -> String {
         } else {
             "-".to_string()
         };
-        let row = format!(
-            "{:<24} {:<18} {:<8} {:>5} {:>6} {:>6} {:>6} {:>7} {:>8}",
-            truncate(&s.name, 24),
-            format!("{}/{}", s.era, s.protocol_version),
-            s.instructions,
-            s.tools,
-            s.budget.map_or("-".to_string(), |b| b.to_string()),
-            s.tokens_before,
-            after,
-            s.removed.len(),
-            connect
-        );
+        let row = table_row([
+            &truncate(&s.name, 24),
+            &format!("{}/{}", s.era, s.protocol_version),
+            &s.instructions,
+            &s.tools,
+            &s.budget.map_or("-".to_string(), |b| b.to_string()),
+            &s.tokens_before,
+            &after,
+            &s.removed.len(),
+            &connect,
+        ]);
         let _ = writeln!(
             out,
             "{}",
@@ -120,6 +119,24 @@ pub fn text_report(assembly: &Assembly, sources: &[Source]) -> String {
         assembly.template()
     );
     out
+}
+
+/// One line of the table: the header and the servers share these widths.
+fn table_row(cells: [&dyn fmt::Display; 9]) -> String {
+    let [
+        server,
+        version,
+        instr,
+        tools,
+        budget,
+        before,
+        after,
+        removed,
+        connect,
+    ] = cells;
+    format!(
+        "{server:<24} {version:<18} {instr:<8} {tools:>5} {budget:>6} {before:>6} {after:>6} {removed:>7} {connect:>8}"
+    )
 }
 
 /// Writes to stdout; a closed pipe (`| head`) is not an error.
