@@ -1,4 +1,4 @@
-//! Output: the preview's text table and writing to stdout.
+//! Output: the preview report (JSON or text table) and writing to stdout.
 
 use std::fmt;
 use std::io::{IsTerminal, Write as _};
@@ -34,8 +34,18 @@ impl Paint {
     }
 }
 
+/// The preview report on stdout: JSON, or the section and a table.
+pub fn emit_preview(assembly: &Assembly, sources: &[Source], json: bool) {
+    if json {
+        let report = serde_json::json!({ "assembly": assembly, "connections": sources });
+        emit(&(serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"));
+    } else {
+        emit(&text_report(assembly, sources));
+    }
+}
+
 /// The text report: the section, then a row per server.
-pub fn text_report(assembly: &Assembly, sources: &[Source]) -> String {
+fn text_report(assembly: &Assembly, sources: &[Source]) -> String {
     use std::fmt::Write as _;
     let mut out = String::new();
     let paint = Paint(std::io::stdout().is_terminal());

@@ -28,6 +28,7 @@ pub enum CliError {
     NoConfig,
     /// `snapshot --out` could not be created.
     OutDir(PathBuf, std::io::Error),
+    /// The tokio runtime would not start.
     Runtime(std::io::Error),
     /// Some servers could not be linted. Each was reported on stderr as
     /// found, before the report went to stdout, so nothing more is printed.

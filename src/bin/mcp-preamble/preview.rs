@@ -6,7 +6,7 @@ use mcp_preamble::{Assembler, Encoding, McpConfig, Template};
 
 use crate::CliError;
 use crate::args::Preview;
-use crate::emit::{emit, needed_trimming, text_report};
+use crate::emit::{emit_preview, needed_trimming};
 use crate::load::{Gathered, Source, file_alias, gather, load_file, require_input};
 
 fn assembler(p: &Preview) -> Result<Assembler, mcp_preamble::Error> {
@@ -53,12 +53,7 @@ pub async fn preview(p: Preview) -> Result<ExitCode, CliError> {
     let failed = sources.iter().any(|s| !s.ok);
     let assembly = assembler.assemble(&snapshots)?;
     gathered.close().await;
-    if p.json {
-        let report = serde_json::json!({ "assembly": assembly, "connections": sources });
-        emit(&(serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"));
-    } else {
-        emit(&text_report(&assembly, &sources));
-    }
+    emit_preview(&assembly, &sources, p.json);
     Ok(if failed || (p.check && needed_trimming(&assembly)) {
         ExitCode::from(1)
     } else {
