@@ -1,0 +1,141 @@
+//! The command line: clap's types and value parsers.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+use mcp_preamble::connect::Handshake;
+
+/// Preview the system-prompt section your MCP servers' instructions make.
+#[derive(Parser)]
+#[command(name = "mcp-preamble", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Connect to servers (or read files) and print the assembled section and a token table.
+    Preview(Preview),
+    /// Connect to the servers of a config and write one snapshot file per server.
+    Snapshot(SnapshotArgs),
+    /// Lint servers' instructions (files or a config's live servers): findings per server.
+    Lint(LintArgs),
+}
+
+#[derive(Args)]
+pub struct Connect {
+    /// An MCP config: Claude Desktop / Cursor `mcpServers`, VS Code `servers`, or `url` entries.
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Seconds each server has for its handshake and tools/list.
+    #[arg(long, default_value = "30", value_name = "SECONDS", value_parser = parse_timeout)]
+    pub timeout: Duration,
+    /// `legacy` (initialize), `auto` (server/discover, falling back), or a revision such as `2026-07-28`.
+    #[arg(long, default_value = "auto", value_parser = parse_handshake)]
+    pub handshake: Handshake,
+    /// Reuse stored server/discover results while their ttlMs says they are fresh.
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct Preview {
+    /// Capture files (tests/corpus format) or snapshot files.
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub connect: Connect,
+    /// Token budget of every server's block.
+    #[arg(long, value_name = "N")]
+    pub budget: Option<usize>,
+    /// Token budget of one server, by alias (repeatable).
+    #[arg(long, value_name = "ALIAS=N", value_parser = parse_server_budget)]
+    pub server_budget: Vec<(String, usize)>,
+    /// Token budget of the whole section, shared fairly.
+    #[arg(long, value_name = "N")]
+    pub total_budget: Option<usize>,
+    /// `markdown`, `xml`, or a template file.
+    #[arg(long, default_value = "markdown", value_name = "NAME|PATH")]
+    pub template: String,
+    /// `o200k_base`, `cl100k_base`, or a model name.
+    #[arg(long, default_value = "o200k_base", value_name = "E")]
+    pub encoding: String,
+    /// Print the report as JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Exit 1 when any server failed or needed budget trimming.
+    #[arg(long)]
+    pub check: bool,
+}
+
+#[derive(Args)]
+pub struct SnapshotArgs {
+    #[command(flatten)]
+    pub connect: Connect,
+    /// Directory for the snapshot files (`<alias>.json`).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+}
+
+#[derive(Args)]
+pub struct LintArgs {
+    /// Capture files (tests/corpus format) or snapshot files.
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub connect: Connect,
+    /// `text`, `json`, or `sarif` (SARIF 2.1.0, for code-scanning tools).
+    #[arg(long, value_enum, default_value_t = LintFormat::Text)]
+    pub format: LintFormat,
+    /// Exit 1 when a finding is at or above this level: `note`, `warning` or `error`.
+    #[arg(long, default_value = "error", value_name = "LEVEL", value_parser = parse_severity)]
+    pub deny: mcp_preamble::Severity,
+    /// Instructions over this many tokens get MCP004.
+    #[arg(long, default_value_t = mcp_preamble::DEFAULT_MAX_TOKENS, value_name = "N")]
+    pub max_tokens: usize,
+    /// `o200k_base`, `cl100k_base`, or a model name.
+    #[arg(long, default_value = "o200k_base", value_name = "E")]
+    pub encoding: String,
+    /// Turn a lint off, by code or name (repeatable): `--allow MCP002`, `--allow restates-tool`.
+    #[arg(long, value_name = "CODE", value_parser = parse_lint_code)]
+    pub allow: Vec<mcp_preamble::LintCode>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum LintFormat {
+    Text,
+    Json,
+    Sarif,
+}
+
+fn parse_severity(s: &str) -> Result<mcp_preamble::Severity, String> {
+    s.parse().map_err(|e: mcp_preamble::Error| e.to_string())
+}
+
+fn parse_lint_code(s: &str) -> Result<mcp_preamble::LintCode, String> {
+    s.parse().map_err(|e: mcp_preamble::Error| e.to_string())
+}
+
+fn parse_timeout(s: &str) -> Result<Duration, String> {
+    let secs: f64 = s
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number of seconds"))?;
+    if !(0.0..=86_400.0).contains(&secs) {
+        return Err(format!("{s} is outside 0 to 86400 seconds"));
+    }
+    Duration::try_from_secs_f64(secs).map_err(|e| e.to_string())
+}
+
+fn parse_handshake(s: &str) -> Result<Handshake, String> {
+    s.parse().map_err(|e: mcp_preamble::Error| e.to_string())
+}
+
+fn parse_server_budget(s: &str) -> Result<(String, usize), String> {
+    let (alias, n) = s
+        .rsplit_once('=')
+        .ok_or_else(|| format!("expected ALIAS=N, got {s:?}"))?;
+    let n = n
+        .parse()
+        .map_err(|_| format!("{n:?} is not a number of tokens"))?;
+    Ok((alias.to_string(), n))
+}

@@ -1,0 +1,156 @@
+//! Output: the preview report (JSON or text table) and writing to stdout.
+
+use std::fmt;
+use std::io::{IsTerminal, Write as _};
+
+use mcp_preamble::{Assembly, Omission};
+
+use crate::load::Source;
+
+/// `--check`: a server was cut to fit, or left out as even its heading did not.
+pub fn needed_trimming(assembly: &Assembly) -> bool {
+    assembly
+        .servers()
+        .iter()
+        .any(|s| s.trimmed() || matches!(s.omitted, Some(Omission::OverBudget { .. })))
+}
+
+struct Paint(bool);
+
+impl Paint {
+    fn on(&self, code: &str, text: &str) -> String {
+        if self.0 {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+}
+
+/// The preview report on stdout: JSON, or the section and a table.
+pub fn emit_preview(assembly: &Assembly, sources: &[Source], json: bool) {
+    if json {
+        let report = serde_json::json!({ "assembly": assembly, "connections": sources });
+        emit(&(serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"));
+    } else {
+        emit(&text_report(assembly, sources));
+    }
+}
+
+/// The text report: the section, then a row per server.
+fn text_report(assembly: &Assembly, sources: &[Source]) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let paint = Paint(std::io::stdout().is_terminal());
+    let _ = write!(out, "{}", assembly.text());
+    if !assembly.text().is_empty() {
+        let _ = writeln!(out);
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "{}",
+        paint.on(
+            "1",
+            &table_row([
+                &"server",
+                &"era/version",
+                &"instr",
+                &"tools",
+                &"budget",
+                &"before",
+                &"after",
+                &"removed",
+                &"connect",
+            ])
+        )
+    );
+    for s in assembly.servers() {
+        let alias = s.alias.clone().unwrap_or_else(|| s.name.clone());
+        let source = sources.iter().find(|c| c.alias == alias);
+        let connect = match source {
+            Some(c) if c.source == "cache" => "cache".to_string(),
+            Some(c) if c.source == "live" => format!("{} ms", c.elapsed_ms),
+            _ => "file".to_string(),
+        };
+        let trimmed = s.trimmed();
+        let after = if s.included {
+            s.tokens.to_string()
+        } else {
+            "-".to_string()
+        };
+        let row = table_row([
+            &truncate(&s.name, 24),
+            &format!("{}/{}", s.era, s.protocol_version),
+            &s.instructions,
+            &s.tools,
+            &s.budget.map_or("-".to_string(), |b| b.to_string()),
+            &s.tokens_before,
+            &after,
+            &s.removed.len(),
+            &connect,
+        ]);
+        let _ = writeln!(
+            out,
+            "{}",
+            if trimmed {
+                paint.on("33", &row)
+            } else {
+                paint.on("32", &row)
+            }
+        );
+        for d in &s.diagnostics {
+            let _ = writeln!(out, "    {d}");
+        }
+    }
+    for f in sources.iter().filter(|c| !c.ok) {
+        let row = format!(
+            "{:<24} {}",
+            truncate(&f.alias, 24),
+            f.error.as_deref().unwrap_or("failed")
+        );
+        let _ = writeln!(out, "{}", paint.on("31", &row));
+        for line in f.stderr.lines() {
+            let _ = writeln!(out, "    stderr: {line}");
+        }
+    }
+    let _ = writeln!(
+        out,
+        "section: {} tokens ({}, template {})",
+        assembly.total_tokens(),
+        assembly.encoding(),
+        assembly.template()
+    );
+    out
+}
+
+/// One line of the table: the header and the servers share these widths.
+fn table_row(cells: [&dyn fmt::Display; 9]) -> String {
+    let [
+        server,
+        version,
+        instr,
+        tools,
+        budget,
+        before,
+        after,
+        removed,
+        connect,
+    ] = cells;
+    format!(
+        "{server:<24} {version:<18} {instr:<8} {tools:>5} {budget:>6} {before:>6} {after:>6} {removed:>7} {connect:>8}"
+    )
+}
+
+/// Writes to stdout; a closed pipe (`| head`) is not an error.
+pub fn emit(text: &str) {
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+}
+
+pub fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        s.chars().take(n - 1).collect::<String>() + "…"
+    }
+}

@@ -1,0 +1,170 @@
+//! Getting snapshots: reading files, connecting to a config's servers.
+
+use std::path::{Path, PathBuf};
+
+use mcp_preamble::connect::{Connection, DiscoverCache, connect, now_ms};
+use mcp_preamble::{McpConfig, ServerSnapshot, load_server_file};
+
+use crate::CliError;
+use crate::args::Connect;
+use crate::progress::Progress;
+
+/// Where a server's snapshot came from.
+#[derive(serde::Serialize)]
+pub struct Source {
+    pub alias: String,
+    /// `live`, `cache` or `file`.
+    pub source: &'static str,
+    pub ok: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub stderr: String,
+    pub elapsed_ms: u64,
+}
+
+impl Source {
+    fn ok(alias: &str, source: &'static str, elapsed_ms: u64) -> Source {
+        Source {
+            alias: alias.to_string(),
+            source,
+            ok: true,
+            error: None,
+            stderr: String::new(),
+            elapsed_ms,
+        }
+    }
+
+    pub fn failed(alias: String, source: &'static str, error: String) -> Source {
+        Source {
+            alias,
+            source,
+            ok: false,
+            error: Some(error),
+            stderr: String::new(),
+            elapsed_ms: 0,
+        }
+    }
+}
+
+/// With neither files nor a config there is nothing to do.
+pub fn require_input(files: &[PathBuf], connect: &Connect) -> Result<(), CliError> {
+    if files.is_empty() && connect.config.is_none() {
+        return Err(CliError::NoInput);
+    }
+    Ok(())
+}
+
+/// Reads a capture or snapshot file; a server without an alias takes the
+/// file's stem.
+pub fn load_file(path: &Path) -> mcp_preamble::Result<ServerSnapshot> {
+    let mut s = load_server_file(path)?;
+    if s.alias.is_none() {
+        s.alias = file_alias(path);
+    }
+    Ok(s)
+}
+
+pub fn file_alias(path: &Path) -> Option<String> {
+    path.file_stem().map(|s| s.to_string_lossy().into_owned())
+}
+
+/// What [`gather`] got from a config's servers.
+#[derive(Default)]
+pub struct Gathered {
+    /// From the servers that answered or were fresh in the cache.
+    pub snapshots: Vec<ServerSnapshot>,
+    /// One per server, failed ones included.
+    pub sources: Vec<Source>,
+    /// Still open: close them once done.
+    pub live: Vec<Connection>,
+}
+
+impl Gathered {
+    pub async fn close(&mut self) {
+        for c in self.live.drain(..) {
+            c.close().await;
+        }
+    }
+}
+
+/// Connects to every entry at once; failures come back as sources with `ok: false`.
+pub async fn gather(config: &McpConfig, opts: &Connect) -> Gathered {
+    let cache = opts.cache_dir.as_ref().map(DiscoverCache::new);
+    let timeout = opts.timeout;
+    let progress = Progress::new(&config.servers);
+    let mut set = tokio::task::JoinSet::new();
+    for (i, entry) in config.servers.iter().cloned().enumerate() {
+        if let Some(snapshot) = cache.as_ref().and_then(|c| c.load(&entry, now_ms())) {
+            progress.set(i, "from cache");
+            set.spawn(async move { (i, entry, Ok(Err(snapshot))) });
+            continue;
+        }
+        let handshake = opts.handshake.clone();
+        let progress = progress.clone();
+        set.spawn(async move {
+            let r = connect(&entry, &handshake, timeout).await;
+            match &r {
+                Ok(c) => progress.set(i, &format!("ok in {} ms", c.elapsed.as_millis())),
+                Err(f) => progress.set(i, &format!("failed: {}", f.error)),
+            }
+            (i, entry, r.map(Ok))
+        });
+    }
+    let mut done = Vec::new();
+    while let Some(joined) = set.join_next().await {
+        match joined {
+            Ok(item) => done.push(item),
+            // A task that panicked: its server must still show as failed.
+            Err(e) => eprintln!("mcp-preamble: a connection task failed: {e}"),
+        }
+    }
+    let finished: std::collections::HashSet<usize> = done.iter().map(|(i, _, _)| *i).collect();
+    let lost: Vec<Source> = config
+        .servers
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !finished.contains(i))
+        .map(|(_, entry)| {
+            let error = "the connection task stopped unexpectedly".to_string();
+            Source::failed(entry.alias.clone(), "live", error)
+        })
+        .collect();
+    progress.finish();
+    done.sort_by_key(|(i, _, _)| *i);
+    let (mut snapshots, mut sources, mut live) = (Vec::new(), lost, Vec::new());
+    for (_, entry, result) in done {
+        match result {
+            Ok(Ok(connection)) => {
+                if let Some(c) = &cache
+                    && let Err(e) = c.store(&entry, &connection.snapshot, now_ms())
+                {
+                    eprintln!("mcp-preamble: cache: {e}");
+                }
+                snapshots.push(connection.snapshot.clone());
+                let elapsed_ms = connection.elapsed.as_millis() as u64;
+                sources.push(Source::ok(&entry.alias, "live", elapsed_ms));
+                live.push(connection);
+            }
+            Ok(Err(cached)) => {
+                snapshots.push(cached);
+                sources.push(Source::ok(&entry.alias, "cache", 0));
+            }
+            Err(failure) => sources.push(Source {
+                stderr: tail_lines(&failure.stderr, 5),
+                elapsed_ms: failure.elapsed.as_millis() as u64,
+                ..Source::failed(entry.alias.clone(), "live", failure.error.to_string())
+            }),
+        }
+    }
+    Gathered {
+        snapshots,
+        sources,
+        live,
+    }
+}
+
+fn tail_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}

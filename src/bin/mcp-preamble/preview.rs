@@ -1,0 +1,62 @@
+//! `mcp-preamble preview`.
+
+use std::process::ExitCode;
+
+use mcp_preamble::{Assembler, Encoding, McpConfig, Template};
+
+use crate::CliError;
+use crate::args::Preview;
+use crate::emit::{emit_preview, needed_trimming};
+use crate::load::{Gathered, Source, file_alias, gather, load_file, require_input};
+
+fn assembler(p: &Preview) -> Result<Assembler, mcp_preamble::Error> {
+    let template = if std::path::Path::new(&p.template).is_file() {
+        Template::from_path(&p.template)
+    } else {
+        Template::builtin(&p.template)
+    }?;
+    let encoding = Encoding::from_name(&p.encoding)?;
+    let mut a = Assembler::new().template(template).encoding(encoding);
+    if let Some(n) = p.budget {
+        a = a.budget(n);
+    }
+    for (alias, n) in &p.server_budget {
+        a = a.server_budget(alias.clone(), *n);
+    }
+    if let Some(n) = p.total_budget {
+        a = a.total_budget(n);
+    }
+    Ok(a)
+}
+
+pub async fn preview(p: Preview) -> Result<ExitCode, CliError> {
+    let assembler = assembler(&p)?;
+    require_input(&p.files, &p.connect)?;
+    let mut snapshots = Vec::new();
+    let mut sources = Vec::new();
+    for file in &p.files {
+        match load_file(file) {
+            Ok(s) => snapshots.push(s),
+            Err(e) => {
+                eprintln!("mcp-preamble: {}: {e}", file.display());
+                let alias = file_alias(file).unwrap_or_default();
+                sources.push(Source::failed(alias, "file", e.to_string()));
+            }
+        }
+    }
+    let mut gathered = Gathered::default();
+    if let Some(path) = &p.connect.config {
+        gathered = gather(&McpConfig::from_path(path)?, &p.connect).await;
+    }
+    snapshots.append(&mut gathered.snapshots);
+    sources.append(&mut gathered.sources);
+    let failed = sources.iter().any(|s| !s.ok);
+    let assembly = assembler.assemble(&snapshots)?;
+    gathered.close().await;
+    emit_preview(&assembly, &sources, p.json);
+    Ok(if failed || (p.check && needed_trimming(&assembly)) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
