@@ -161,10 +161,42 @@ impl Error {
     }
 }
 
-/// Reads a whole text file; failure is an [`ErrorKind::Io`] naming the path.
+/// Largest file the loaders read (captures, snapshot files, configs,
+/// templates): far above any real one, and a bound on what a path such as
+/// `/dev/zero` can cost.
+pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Reads a whole text file of at most [`MAX_FILE_BYTES`], without a leading
+/// UTF-8 byte-order mark; failure is an [`ErrorKind::Io`] naming the path.
 pub(crate) fn read_file(path: &std::path::Path) -> Result<String> {
-    std::fs::read_to_string(path)
-        .map_err(|e| Error::new(ErrorKind::Io, format!("{}: {}", path.display(), e)).with_source(e))
+    use std::io::Read;
+    let io = |e: std::io::Error| {
+        Error::new(ErrorKind::Io, format!("{}: {}", path.display(), e)).with_source(e)
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(Error::new(
+            ErrorKind::Io,
+            format!(
+                "{}: over the limit of {MAX_FILE_BYTES} bytes",
+                path.display()
+            ),
+        ));
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        io(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            e.utf8_error(),
+        ))
+    })?;
+    Ok(match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_string(),
+        None => text,
+    })
 }
 
 /// Shorthand for `std::result::Result<T, mcp_preamble::Error>`.

@@ -330,7 +330,7 @@ mod wire;
 
 pub use assemble::{Assembler, Order, Policy};
 pub use config::{McpConfig, ServerEntry, ServerTransport};
-pub use error::{Error, ErrorKind, Result, RpcError};
+pub use error::{Error, ErrorKind, MAX_FILE_BYTES, Result, RpcError};
 pub use limits::{Limit, LimitHit, Limits};
 pub use lint::{
     DEFAULT_MAX_TOKENS, Finding, LintCode, LintReport, Linter, ServerLint, Severity, lint,

@@ -30,15 +30,19 @@ impl DiscoverCache {
         DiscoverCache { dir: dir.into() }
     }
 
+    /// The longest a discover result is reused, whatever `ttlMs` it sent.
+    pub const MAX_TTL_MS: u64 = 24 * 60 * 60 * 1000;
+
     fn path(&self, entry: &ServerEntry) -> PathBuf {
         self.dir.join(format!("{}.json", key(entry)))
     }
 
     /// The stored snapshot of `entry`, when it is still fresh at `now_ms`.
     pub fn load(&self, entry: &ServerEntry, now_ms: u64) -> Option<ServerSnapshot> {
-        let text = std::fs::read_to_string(self.path(entry)).ok()?;
+        let text = crate::error::read_file(&self.path(entry)).ok()?;
         let file = crate::SnapshotFile::from_json(&text).ok()?;
-        let ttl = file.snapshot.cache.as_ref()?.ttl_ms?;
+        // A server cannot pin its answer in the cache for longer than a day.
+        let ttl = file.snapshot.cache.as_ref()?.ttl_ms?.min(Self::MAX_TTL_MS);
         let fresh = file.snapshot.era == Era::Modern
             && ttl > 0
             && now_ms < file.captured_ms.saturating_add(ttl);

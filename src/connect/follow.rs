@@ -10,6 +10,7 @@ use rmcp::service::{
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use super::cache::DiscoverCache;
 use super::handshake::{Handshake, client_config};
 use super::snapshot::{discover_hints, discover_meta, tools_from_rmcp};
 use super::transport::{ConnectFailure, connect_with};
@@ -265,8 +266,11 @@ impl Follower {
     }
 }
 
+/// When a wait of `ms` ends. A server's `ttlMs` is held to half a second at
+/// least (no busy re-handshakes) and a day at most (no overflowing `Instant`).
 fn after_ms(ms: Option<u64>) -> Option<Instant> {
-    ms.map(|t| Instant::now() + Duration::from_millis(t))
+    let ms = ms?.clamp(500, DiscoverCache::MAX_TTL_MS);
+    Some(Instant::now() + Duration::from_millis(ms))
 }
 
 async fn next_notification(subscription: &mut Option<Subscription>) -> Option<ServerNotification> {
