@@ -20,6 +20,8 @@ pub(crate) struct Trim {
     pub units: Vec<Unit>,
     priority: Vec<Priority>,
     keep: Vec<bool>,
+    /// Per unit: a heading with content under it (it goes when that goes).
+    heads: Vec<bool>,
 }
 
 impl Trim {
@@ -32,12 +34,17 @@ impl Trim {
             .map(|u| dedup::priority(u, u.text(&text), tool_names))
             .collect();
         let keep = vec![true; units.len()];
-        Trim {
+        let mut trim = Trim {
             text,
             units,
             priority,
+            heads: Vec::new(),
             keep,
-        }
+        };
+        trim.heads = (0..trim.units.len())
+            .map(|k| trim.has_content_under(k, &trim.keep))
+            .collect();
+        trim
     }
 
     /// The instructions made of the units still kept.
@@ -74,7 +81,7 @@ impl Trim {
     /// A heading that heads content goes when all of that content has gone.
     /// A heading with nothing under it from the start is content itself.
     fn heads_content(&self, k: usize) -> bool {
-        self.has_content_under(k, &vec![true; self.units.len()])
+        self.heads[k]
     }
 
     fn without_orphan_headings(&self, keep: &[bool]) -> Vec<bool> {

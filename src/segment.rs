@@ -183,8 +183,16 @@ fn protected(para: &str) -> Vec<(usize, usize)> {
     out
 }
 
+/// Whether `at` falls strictly inside one of `guards` (sorted, not
+/// overlapping): a binary search, since a paragraph can hold thousands.
+fn inside_guard(guards: &[(usize, usize)], at: usize) -> bool {
+    let k = guards.partition_point(|(a, _)| *a < at);
+    k > 0 && at < guards[k - 1].1
+}
+
 fn ends_with_abbreviation(piece: &str) -> bool {
-    let last = piece.split_whitespace().last().unwrap_or("");
+    // From the end: pieces grow while abbreviations continue them.
+    let last = piece.split_whitespace().next_back().unwrap_or("");
     let last = last
         .trim_start_matches(['(', '"', '\'', '['])
         .to_lowercase();
@@ -210,10 +218,7 @@ fn sentences(text: &str, start: usize, end: usize, out: &mut Vec<Unit>) {
         let next_at = pieces.peek().map(|(n, _)| *n);
         let keep_going = match next_at {
             None => false,
-            Some(n) => {
-                guards.iter().any(|(a, b)| *a < n && n < *b)
-                    || ends_with_abbreviation(&para[begin..piece_end])
-            }
+            Some(n) => inside_guard(&guards, n) || ends_with_abbreviation(&para[begin..piece_end]),
         };
         if keep_going {
             continue;
