@@ -211,6 +211,21 @@
 //! Each server is then fitted to the smaller of its budget and its share, and
 //! the whole section is checked to fit the total.
 //!
+//! ## Limits
+//!
+//! Every byte a server sends is also a cost to the host, paid before every
+//! model request. [`Limits`] bounds one server's data (defaults in
+//! brackets): bytes of instructions read \[64 KiB\], tools \[1,000\], bytes per
+//! tool description \[16 KiB\], input-schema depth \[32\] and size \[64 KiB\],
+//! units checked by de-duplication \[2,000\], `tools/list` pages read live
+//! \[100\]. Past a limit the server is cut, never rejected, and its report
+//! names the limit ([`ServerReport::limits`], and a diagnostic line); the
+//! other servers are untouched. Template fuel is per block: a block that
+//! runs out is cut along the budget ladder to what renders. Files are read
+//! up to [`MAX_FILE_BYTES`]. Past the limits, assembly is linear in what it
+//! reads, within a small factor of counting the same bytes with tiktoken
+//! (`cargo bench --bench hostile`).
+//!
 //! ## Operator policy
 //!
 //! [`Assembler::policy`] takes a [`Policy`] per alias: exclude a server,

@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::model::{Instructions, ServerSnapshot};
 
@@ -211,7 +211,7 @@ fn json_size(v: &serde_json::Value) -> usize {
 }
 
 /// Which limit a server reached.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Limit {
@@ -254,7 +254,7 @@ impl fmt::Display for Limit {
 }
 
 /// A limit one server reached: what was allowed and what it sent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct LimitHit {
     /// The limit.

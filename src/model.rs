@@ -5,6 +5,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::error::RpcError;
+use crate::limits::LimitHit;
 use crate::sanitize;
 
 /// Which handshake the connection used.
@@ -217,24 +218,40 @@ pub struct ServerSnapshot {
     /// Set when `tools/list` answered an error; the tools read before it are kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools_error: Option<RpcError>,
+    /// Limits reached while reading the server live (pages, tools): what
+    /// was read is kept, the rest was never read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub limits: Vec<LimitHit>,
 }
 
 impl ServerSnapshot {
     /// A snapshot with a server name and nothing else (fill the fields or use the setters).
     pub fn new(name: impl Into<String>) -> ServerSnapshot {
+        let info = ServerInfo {
+            name: name.into(),
+            ..ServerInfo::default()
+        };
+        ServerSnapshot::handshake(info, Instructions::Absent, Era::Legacy, String::new())
+    }
+
+    /// What a handshake gives, before any `tools/list`.
+    pub(crate) fn handshake(
+        server_info: ServerInfo,
+        instructions: Instructions,
+        era: Era,
+        protocol_version: String,
+    ) -> ServerSnapshot {
         ServerSnapshot {
             alias: None,
-            server_info: ServerInfo {
-                name: name.into(),
-                ..ServerInfo::default()
-            },
-            instructions: Instructions::Absent,
+            server_info,
+            instructions,
             tools: Vec::new(),
-            era: Era::Legacy,
-            protocol_version: String::new(),
+            era,
+            protocol_version,
             cache: None,
             tools_cache: None,
             tools_error: None,
+            limits: Vec::new(),
         }
     }
 

@@ -121,17 +121,12 @@ impl ServerSnapshot {
         let what = "initialize result";
         let protocol_version = opt_str(result, "protocolVersion", what)?
             .ok_or_else(|| invalid("initialize result has no protocolVersion"))?;
-        Ok(ServerSnapshot {
-            alias: None,
-            server_info: server_info(result.get("serverInfo"), what)?,
-            instructions: instructions(result, what)?,
-            tools: Vec::new(),
-            era: Era::Legacy,
-            protocol_version: protocol_version.to_string(),
-            cache: None,
-            tools_cache: None,
-            tools_error: None,
-        })
+        Ok(ServerSnapshot::handshake(
+            server_info(result.get("serverInfo"), what)?,
+            instructions(result, what)?,
+            Era::Legacy,
+            protocol_version.to_string(),
+        ))
     }
 
     /// Reads a `server/discover` result (2026-07-28 revision), bare or inside
@@ -157,17 +152,14 @@ impl ServerSnapshot {
             .get("_meta")
             .and_then(|m| m.get(SERVER_INFO_META))
             .or_else(|| result.get("serverInfo"));
-        Ok(ServerSnapshot {
-            alias: None,
-            server_info: server_info(info, what)?,
-            instructions: instructions(result, what)?,
-            tools: Vec::new(),
-            era: Era::Modern,
-            protocol_version: protocol_version.to_string(),
-            cache: cache_hints(result, what)?,
-            tools_cache: None,
-            tools_error: None,
-        })
+        let mut snapshot = ServerSnapshot::handshake(
+            server_info(info, what)?,
+            instructions(result, what)?,
+            Era::Modern,
+            protocol_version.to_string(),
+        );
+        snapshot.cache = cache_hints(result, what)?;
+        Ok(snapshot)
     }
 
     /// Appends one `tools/list` page, bare or inside its JSON-RPC response, and

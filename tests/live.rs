@@ -10,7 +10,7 @@ use std::time::Duration;
 use common::{ensure_npm, node_entry, servers_dir};
 
 use mcp_preamble::connect::{Handshake, connect};
-use mcp_preamble::{Era, ErrorKind, Instructions, ServerEntry, ServerTransport};
+use mcp_preamble::{Era, ErrorKind, Instructions, Limit, ServerEntry, ServerTransport};
 
 fn node(alias: &str, script: &str) -> ServerEntry {
     node_entry(alias, script, &[])
@@ -147,4 +147,29 @@ async fn streamable_http_on_localhost() {
         c.close().await;
     }
     child.kill().await.ok();
+}
+
+#[tokio::test]
+async fn endless_tools_list_paging_stops_at_the_limits() {
+    let limits = mcp_preamble::Limits::default();
+    for (mode, limit) in [("same", Limit::ToolPages), ("new", Limit::Tools)] {
+        let entry = node_entry("endless", "endless-pages.mjs", &[("MODE", mode)]);
+        let c = connect(&entry, &Handshake::Legacy, T)
+            .await
+            .unwrap_or_else(|f| panic!("{mode}: {} / {}", f.error, f.stderr));
+        let s = &c.snapshot;
+        assert_eq!(s.limits.len(), 1, "{mode}: {:?}", s.limits);
+        assert_eq!(s.limits[0].limit, limit, "{mode}");
+        match limit {
+            Limit::ToolPages => assert_eq!(s.tools.len(), limits.max_tool_pages()),
+            _ => assert_eq!(s.tools.len(), limits.max_tools()),
+        }
+        // The limit is reported with the server's block, which still renders.
+        let a = mcp_preamble::Assembler::new()
+            .assemble(std::slice::from_ref(s))
+            .unwrap();
+        assert!(a.text().contains("Call t0 first."));
+        assert_eq!(a.servers()[0].limits, s.limits);
+        c.close().await;
+    }
 }

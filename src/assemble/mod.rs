@@ -383,7 +383,8 @@ impl Assembler {
                 prepared.push(hit);
                 continue;
             }
-            let (server, hits) = self.limits.apply(run.servers[i]);
+            let (server, mut hits) = self.limits.apply(run.servers[i]);
+            hits.splice(0..0, server.limits.iter().copied());
             let config_key = placement.config_keys[i].as_deref();
             let mut p = Prepared::new(&server, name, renamed_from.as_deref(), config_key, self);
             p.report.limit_hits(hits);

@@ -12,10 +12,11 @@ use tokio::time::Instant;
 
 use super::cache::DiscoverCache;
 use super::handshake::{Handshake, client_config};
-use super::snapshot::{discover_hints, discover_meta, tools_from_rmcp};
+use super::snapshot::{discover_hints, discover_meta, list_tools, tools_from_rmcp};
 use super::transport::{ConnectFailure, connect_with};
 use crate::config::ServerEntry;
 use crate::hub::Hub;
+use crate::limits::Limits;
 use crate::model::{Era, Instructions, ServerSnapshot};
 
 /// The first pause before listening again after a subscription ended.
@@ -240,8 +241,8 @@ impl Follower {
     }
 
     async fn refresh_tools(&self) {
-        if let Ok(items) = self.peer.list_all_tools().await
-            && let Ok(tools) = tools_from_rmcp(&items)
+        if let Ok(list) = list_tools(&self.peer, &Limits::default()).await
+            && let Ok(tools) = tools_from_rmcp(&list.tools)
         {
             let _ = self
                 .hub

@@ -1,13 +1,15 @@
 //! Reading a connected client into a [`ServerSnapshot`].
 
 use rmcp::model::{
-    CacheScope, ClientCapabilities, DiscoverResult, ProtocolVersion, RequestMetaObject,
+    CacheScope, ClientCapabilities, DiscoverResult, PaginatedRequestParams, ProtocolVersion,
+    RequestMetaObject,
 };
-use rmcp::service::{RoleClient, RunningService};
+use rmcp::service::{Peer, RoleClient, RunningService};
 
 use super::connect_error;
 use super::handshake::client_config;
 use crate::error::Result;
+use crate::limits::{Limit, LimitHit, Limits};
 use crate::model::{CacheHints, Era, Instructions, ServerInfo, ServerSnapshot};
 
 /// Reads what a connected rmcp client knows about its server: the
@@ -38,26 +40,22 @@ where
             title: i.title.clone(),
         })
         .unwrap_or_default();
-    let mut snapshot = ServerSnapshot {
-        alias: None,
+    let mut snapshot = ServerSnapshot::handshake(
         server_info,
-        instructions: Instructions::from_raw(info.instructions.as_deref()),
-        tools: Vec::new(),
+        Instructions::from_raw(info.instructions.as_deref()),
         era,
-        protocol_version: version.clone(),
-        cache: None,
-        tools_cache: None,
-        tools_error: None,
-    };
+        version.clone(),
+    );
     if era == Era::Modern {
         let meta = discover_meta(info.protocol_version.clone());
         if let Ok(found) = client.discover(meta).await {
             snapshot.cache = Some(discover_hints(&found));
         }
     }
-    match client.list_all_tools_with_cache_hint().await {
+    match list_tools(client.peer(), &Limits::default()).await {
         Ok(list) => {
-            snapshot.tools = tools_from_rmcp(&list.items)?;
+            snapshot.tools = tools_from_rmcp(&list.tools)?;
+            snapshot.limits = list.hits;
             if list.ttl_ms.is_some() || list.cache_scope.is_some() {
                 snapshot.tools_cache = Some(CacheHints {
                     ttl_ms: list.ttl_ms,
@@ -75,6 +73,66 @@ where
         Err(e) => return Err(connect_error(format!("tools/list failed: {e}"))),
     }
     Ok(snapshot)
+}
+
+/// Every `tools/list` page, within the limits on pages and tools.
+pub(super) struct ToolList {
+    pub tools: Vec<rmcp::model::Tool>,
+    /// The shortest `ttlMs` of the pages.
+    pub ttl_ms: Option<u64>,
+    /// `private` if any page said so, `public` if all did.
+    pub cache_scope: Option<CacheScope>,
+    pub hits: Vec<LimitHit>,
+}
+
+/// Pages through `tools/list` until the last page, or until a limit: a
+/// server sending a new cursor forever (or the same one) costs at most
+/// [`Limits::tool_pages`] requests and [`Limits::tools`] tools plus a page.
+pub(super) async fn list_tools(
+    peer: &Peer<RoleClient>,
+    limits: &Limits,
+) -> std::result::Result<ToolList, rmcp::ServiceError> {
+    let mut list = ToolList {
+        tools: Vec::new(),
+        ttl_ms: None,
+        cache_scope: None,
+        hits: Vec::new(),
+    };
+    let mut cursor = None;
+    for page_number in 1.. {
+        let page = peer
+            .list_tools(Some(PaginatedRequestParams::default().with_cursor(cursor)))
+            .await?;
+        list.ttl_ms = match (list.ttl_ms, page.ttl_ms) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        list.cache_scope = match (page_number, list.cache_scope.take(), page.cache_scope) {
+            (1, _, scope) => scope,
+            (_, Some(CacheScope::Private), _) | (_, _, Some(CacheScope::Private)) => {
+                Some(CacheScope::Private)
+            }
+            (_, Some(CacheScope::Public), Some(CacheScope::Public)) => Some(CacheScope::Public),
+            _ => None,
+        };
+        list.tools.extend(page.tools);
+        if list.tools.len() > limits.max_tools() {
+            let hit = LimitHit::new(Limit::Tools, limits.max_tools(), list.tools.len());
+            list.hits.push(hit);
+            list.tools.truncate(limits.max_tools());
+            break;
+        }
+        cursor = page.next_cursor;
+        if cursor.is_none() {
+            break;
+        }
+        if page_number >= limits.max_tool_pages() {
+            let hit = LimitHit::new(Limit::ToolPages, limits.max_tool_pages(), page_number + 1);
+            list.hits.push(hit);
+            break;
+        }
+    }
+    Ok(list)
 }
 
 /// The `_meta` of a `server/discover` request at `version`.

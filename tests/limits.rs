@@ -1,0 +1,136 @@
+//! Each limit: just under it nothing is cut; just over, the diagnostic names
+//! the limit and the other servers are intact.
+
+use mcp_preamble::{Assembler, Limit, Limits, ServerSnapshot, Tool};
+use serde_json::json;
+
+fn healthy() -> ServerSnapshot {
+    ServerSnapshot::new("billing")
+        .with_instructions("Always call list_periods before get_invoice.")
+        .with_tool(Tool::new("list_periods", "List billing periods."))
+}
+
+/// Assembles the healthy server beside `hostile`; returns the hostile
+/// report's limits and diagnostics, after checking the healthy block.
+fn run(assembler: &Assembler, hostile: ServerSnapshot) -> (Vec<Limit>, Vec<String>) {
+    let alone = assembler.assemble(&[healthy()]).unwrap();
+    let both = assembler.assemble(&[healthy(), hostile]).unwrap();
+    let billing = both.servers().iter().find(|s| s.name == "billing").unwrap();
+    assert_eq!(billing.text, alone.servers()[0].text);
+    assert!(billing.limits.is_empty());
+    let h = both.servers().iter().find(|s| s.name == "hostile").unwrap();
+    (
+        h.limits.iter().map(|l| l.limit).collect(),
+        h.diagnostics.clone(),
+    )
+}
+
+fn named(name: &str) -> ServerSnapshot {
+    ServerSnapshot::new(name)
+}
+
+#[test]
+fn instructions_bytes() {
+    let a = Assembler::new().limits(Limits::default().instructions_bytes(100));
+    let (limits, _) = run(&a, named("hostile").with_instructions("x".repeat(100)));
+    assert_eq!(limits, []);
+    let (limits, diagnostics) = run(&a, named("hostile").with_instructions("é".repeat(51)));
+    assert_eq!(limits, [Limit::InstructionsBytes]);
+    assert!(
+        diagnostics.contains(
+            &"limit instructions_bytes reached: 102 bytes of instructions sent, the first 100 read"
+                .to_string()
+        ),
+        "{diagnostics:?}"
+    );
+}
+
+#[test]
+fn tools() {
+    let a = Assembler::new().limits(Limits::default().tools(3));
+    let with = |n: usize| {
+        let mut s = named("hostile").with_instructions("Hi.");
+        s.tools = (0..n).map(|i| Tool::new(format!("t{i}"), "T.")).collect();
+        s
+    };
+    assert_eq!(run(&a, with(3)).0, []);
+    let (limits, diagnostics) = run(&a, with(4));
+    assert_eq!(limits, [Limit::Tools]);
+    assert!(diagnostics.contains(&"limit tools reached: 4 tools sent, the first 3 read".into()));
+}
+
+#[test]
+fn tool_description_bytes() {
+    let a = Assembler::new()
+        .tool_descriptions(true)
+        .limits(Limits::default().tool_description_bytes(10));
+    let with = |d: &str| named("hostile").with_tool(Tool::new("t", d));
+    assert_eq!(run(&a, with("0123456789")).0, []);
+    let (limits, diagnostics) = run(&a, with("0123456789x"));
+    assert_eq!(limits, [Limit::ToolDescriptionBytes]);
+    assert!(diagnostics.contains(
+        &"limit tool_description_bytes reached: 1 tool description(s) over 10 bytes (up to 11) cut"
+            .into()
+    ));
+}
+
+#[test]
+fn schema_depth_and_bytes() {
+    let deep = |n: usize| {
+        let mut v = json!("leaf");
+        for _ in 0..n {
+            v = json!({ "a": v });
+        }
+        v
+    };
+    let with = |schema: serde_json::Value| {
+        named("hostile").with_instructions("Hi.").with_tool(Tool {
+            input_schema: schema,
+            ..Tool::new("t", "T.")
+        })
+    };
+    let a = Assembler::new().limits(Limits::default().schema_depth(4));
+    assert_eq!(run(&a, with(deep(4))).0, []);
+    assert_eq!(run(&a, with(deep(5))).0, [Limit::Schema]);
+    let a = Assembler::new().limits(Limits::default().schema_bytes(20));
+    assert_eq!(run(&a, with(json!({"type": "string"}))).0, []); // 17 bytes
+    assert_eq!(
+        run(&a, with(json!({"type": "string", "x": 1}))).0,
+        [Limit::Schema]
+    );
+}
+
+#[test]
+fn dedup_units() {
+    let a = Assembler::new().limits(Limits::default().dedup_units(3));
+    let (limits, _) = run(&a, named("hostile").with_instructions("A. B. C."));
+    assert_eq!(limits, []);
+    let (limits, diagnostics) = run(&a, named("hostile").with_instructions("A. B. C. A."));
+    assert_eq!(limits, [Limit::DedupUnits]);
+    assert!(diagnostics.contains(
+        &"limit dedup_units reached: 4 units of instructions, the first 3 checked for de-duplication"
+            .into()
+    ));
+}
+
+#[test]
+fn a_block_out_of_fuel_is_cut_and_the_others_render() {
+    // 200,000 tools (limit raised): the block needs more template fuel than
+    // one render has; it is cut to what renders, the healthy server is whole.
+    let mut big = named("hostile").with_instructions("Call t1 first.");
+    big.tools = (0..200_000)
+        .map(|i| Tool::new(format!("t{i}"), ""))
+        .collect();
+    let a = Assembler::new().limits(Limits::default().tools(usize::MAX));
+    let (limits, _) = run(&a, big);
+    assert_eq!(limits, [Limit::RenderFuel]);
+    let mut big = named("hostile").with_instructions("Call t1 first.");
+    big.tools = (0..200_000)
+        .map(|i| Tool::new(format!("t{i}"), ""))
+        .collect();
+    let both = a.assemble(&[healthy(), big]).unwrap();
+    let h = both.servers().iter().find(|s| s.name == "hostile").unwrap();
+    assert!(h.included);
+    assert!(h.text.contains("Call t1 first."));
+    assert!(h.text.contains(" more"), "{}", h.text);
+}
