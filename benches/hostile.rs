@@ -59,14 +59,19 @@ fn shapes() -> Vec<(&'static str, ServerSnapshot)> {
     ]
 }
 
-/// Counting the bytes the assembler reads, once: instructions and tool
-/// descriptions (descriptions are read by de-duplication).
-fn floor(s: &ServerSnapshot) -> usize {
+/// Counting the bytes the server sent, once: instructions, and each tool's
+/// name, description and input schema (as JSON).
+fn floor(s: &ServerSnapshot, schemas: &[String]) -> usize {
     let bpe = tiktoken_rs::o200k_base_singleton();
+    let tools = s
+        .tools
+        .iter()
+        .flat_map(|t| [Some(t.name.as_str()), t.description.as_deref()]);
     s.instructions
         .raw()
         .into_iter()
-        .chain(s.tools.iter().filter_map(|t| t.description.as_deref()))
+        .chain(tools.flatten())
+        .chain(schemas.iter().map(String::as_str))
         .map(|t| bpe.count_ordinary(black_box(t)))
         .sum()
 }
@@ -79,7 +84,7 @@ fn bench(c: &mut Criterion, shapes: &[(&'static str, ServerSnapshot)]) {
     for (name, server) in shapes {
         let one = std::slice::from_ref(server);
         for (budget, label) in [(None, "unlimited"), (Some(100), "budget100")] {
-            group.bench_function(format!("{name}/{label}"), |b| {
+            group.bench_function(format!("{name}_{label}"), |b| {
                 b.iter_batched_ref(
                     || match budget {
                         Some(n) => Assembler::new().budget(n),
@@ -90,8 +95,13 @@ fn bench(c: &mut Criterion, shapes: &[(&'static str, ServerSnapshot)]) {
                 )
             });
         }
-        group.bench_function(format!("{name}/floor"), |b| {
-            b.iter(|| floor(black_box(server)))
+        let schemas: Vec<String> = server
+            .tools
+            .iter()
+            .map(|t| t.input_schema.to_string())
+            .collect();
+        group.bench_function(format!("{name}_floor"), |b| {
+            b.iter(|| floor(black_box(server), &schemas))
         });
     }
     group.finish();
@@ -101,7 +111,7 @@ fn report(since: SystemTime, shapes: &[(&'static str, ServerSnapshot)]) {
     println!();
     let mut medians = Vec::new();
     for (name, _) in shapes {
-        let get = |label: &str| support::median_ns("hostile", &format!("{name}/{label}"), since);
+        let get = |label: &str| support::median_ns("hostile", &format!("{name}_{label}"), since);
         let (Ok(unlimited), Ok(budgeted), Ok(floor)) =
             (get("unlimited"), get("budget100"), get("floor"))
         else {

@@ -22,8 +22,11 @@ use crate::text;
 const MARKDOWN_SOURCE: &str = include_str!("../templates/markdown.jinja");
 const XML_SOURCE: &str = include_str!("../templates/xml.jinja");
 
-/// Upper bound on template work per render, so a user template cannot spin.
-const FUEL: u64 = 5_000_000;
+/// Upper bound on template work per block render, so a user template cannot
+/// spin. minijinja charges fuel for data as well as instructions (64 bytes
+/// of strings or list slots per fuel), so this also bounds a render's memory
+/// to about 64 MB. The built-in templates need a few thousand per block.
+const FUEL: u64 = 1_000_000;
 
 /// Marks where the body placed block `i`; server text never reaches the body,
 /// so the marker can only come from the template itself.
@@ -157,6 +160,7 @@ impl Template {
             template: self,
             name: &self.inner.name,
             captured,
+            used: false,
         })
     }
 }
@@ -175,6 +179,9 @@ pub(crate) struct Session<'t> {
     template: &'t Template,
     name: &'t str,
     captured: minijinja::Captured<'t>,
+    /// Whether a block was rendered on this session's fuel (a block that
+    /// runs out on an unused session has had all of it).
+    used: bool,
 }
 
 impl Session<'_> {
@@ -186,20 +193,25 @@ impl Session<'_> {
     /// another's block.
     pub(crate) fn block<S: Serialize>(&mut self, server: &S) -> Result<Option<String>> {
         let arg = Value::from(Serde(server));
-        for fresh in [false, true] {
-            if fresh {
-                self.captured = self.template.session(0)?.captured;
-            }
-            match self
+        loop {
+            let result = self
                 .captured
-                .with_state_mut(|state| state.call_macro("server", std::slice::from_ref(&arg)))
-            {
+                .with_state_mut(|state| state.call_macro("server", std::slice::from_ref(&arg)));
+            let fresh = !self.used;
+            self.used = true;
+            match result {
                 Ok(block) => return Ok(Some(block)),
-                Err(e) if e.kind() == minijinja::ErrorKind::OutOfFuel => {}
+                Err(e) if e.kind() == minijinja::ErrorKind::OutOfFuel => {
+                    // Every later block needs a new session; this one gets
+                    // another try only if others had spent the fuel.
+                    *self = self.template.session(0)?;
+                    if fresh {
+                        return Ok(None);
+                    }
+                }
                 Err(e) => return Err(Error::template(e, self.name)),
             }
         }
-        Ok(None)
     }
 
     /// The body's text split around the blocks: `count + 1` pieces, the blocks

@@ -61,15 +61,16 @@ fn tools() {
 
 #[test]
 fn tool_description_bytes() {
+    // The healthy server's description is 21 bytes.
     let a = Assembler::new()
         .tool_descriptions(true)
-        .limits(Limits::default().tool_description_bytes(10));
+        .limits(Limits::default().tool_description_bytes(30));
     let with = |d: &str| named("hostile").with_tool(Tool::new("t", d));
-    assert_eq!(run(&a, with("0123456789")).0, []);
-    let (limits, diagnostics) = run(&a, with("0123456789x"));
+    assert_eq!(run(&a, with(&"d".repeat(30))).0, []);
+    let (limits, diagnostics) = run(&a, with(&"d".repeat(31)));
     assert_eq!(limits, [Limit::ToolDescriptionBytes]);
     assert!(diagnostics.contains(
-        &"limit tool_description_bytes reached: 1 tool description(s) over 10 bytes (up to 11) cut"
+        &"limit tool_description_bytes reached: 1 tool description(s) over 30 bytes (up to 31) cut"
             .into()
     ));
 }
@@ -113,24 +114,55 @@ fn dedup_units() {
     ));
 }
 
+/// A user template that spends fuel per tool: a block with many tools runs
+/// out on its own.
+const SPENDTHRIFT: &str = "{%- macro server(s) -%}
+### {{ s.name | md_line }}
+{%- if s.instructions %}
+
+{{ s.instructions | md_block(3) }}
+{%- endif %}
+{%- for t in s.tools %}{% for i in range(50000) %}{% endfor %} {{ t.name | md_code }}{% endfor %}
+{%- if s.more_tools %} and {{ s.more_tools }} more{% endif %}
+{%- endmacro -%}
+{% for block in blocks %}{{ block }}
+{% endfor %}";
+
 #[test]
 fn a_block_out_of_fuel_is_cut_and_the_others_render() {
-    // 200,000 tools (limit raised): the block needs more template fuel than
-    // one render has; it is cut to what renders, the healthy server is whole.
+    let template = mcp_preamble::Template::from_source("spendthrift", SPENDTHRIFT).unwrap();
+    let a = Assembler::new().template(template);
     let mut big = named("hostile").with_instructions("Call t1 first.");
-    big.tools = (0..200_000)
-        .map(|i| Tool::new(format!("t{i}"), ""))
-        .collect();
-    let a = Assembler::new().limits(Limits::default().tools(usize::MAX));
-    let (limits, _) = run(&a, big);
-    assert_eq!(limits, [Limit::RenderFuel]);
-    let mut big = named("hostile").with_instructions("Call t1 first.");
-    big.tools = (0..200_000)
-        .map(|i| Tool::new(format!("t{i}"), ""))
-        .collect();
+    big.tools = (0..100).map(|i| Tool::new(format!("t{i}"), "")).collect();
+    let (limits, diagnostics) = run(&a, big.clone());
+    assert_eq!(limits, [Limit::RenderFuel], "{diagnostics:?}");
     let both = a.assemble(&[healthy(), big]).unwrap();
     let h = both.servers().iter().find(|s| s.name == "hostile").unwrap();
     assert!(h.included);
     assert!(h.text.contains("Call t1 first."));
     assert!(h.text.contains(" more"), "{}", h.text);
+    assert!(h.text.contains("`t0`"), "{}", h.text);
+}
+
+#[test]
+fn a_user_template_that_spins_stops_on_fuel() {
+    let spin = "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}";
+    // In the body: the template is rejected when compiled.
+    let source = format!(
+        "{{% macro server(s) %}}x{{% endmacro %}}{spin}{{% for b in blocks %}}{{{{ b }}}}{{% endfor %}}"
+    );
+    let err = mcp_preamble::Template::from_source("spin", source).unwrap_err();
+    assert_eq!(err.kind(), mcp_preamble::ErrorKind::Template);
+    assert!(err.to_string().contains("out of fuel"), "{err}");
+    // In one server's block: that server is left out, the others render.
+    let source = format!(
+        "{{% macro server(s) %}}{{% if s.name == 'hostile' %}}{spin}{{% endif %}}### {{{{ s.name }}}}{{% endmacro %}}{{% for b in blocks %}}{{{{ b }}}}\n{{% endfor %}}"
+    );
+    let a = Assembler::new().template(mcp_preamble::Template::from_source("spin", source).unwrap());
+    let out = a
+        .assemble(&[healthy(), named("hostile").with_instructions("Hi.")])
+        .unwrap();
+    assert_eq!(out.text(), "### billing\n");
+    let h = out.servers().iter().find(|s| s.name == "hostile").unwrap();
+    assert_eq!(h.omitted, Some(mcp_preamble::Omission::RenderFuel));
 }
