@@ -6,7 +6,7 @@ use mcp_preamble::{Assembler, Encoding, McpConfig, Template};
 
 use crate::CliError;
 use crate::args::Preview;
-use crate::emit::{emit_preview, needed_trimming};
+use crate::emit::{emit_err, emit_preview, needed_trimming};
 use crate::load::{Gathered, Source, file_alias, gather, load_file, require_input};
 
 fn assembler(p: &Preview) -> Result<Assembler, mcp_preamble::Error> {
@@ -38,7 +38,7 @@ pub async fn preview(p: Preview) -> Result<ExitCode, CliError> {
         match load_file(file) {
             Ok(s) => snapshots.push(s),
             Err(e) => {
-                eprintln!("mcp-preamble: {}: {e}", file.display());
+                emit_err(&format!("mcp-preamble: {}: {e}", file.display()));
                 let alias = file_alias(file).unwrap_or_default();
                 sources.push(Source::failed(alias, "file", e.to_string()));
             }

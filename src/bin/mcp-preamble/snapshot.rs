@@ -7,6 +7,7 @@ use mcp_preamble::{McpConfig, SnapshotFile};
 
 use crate::CliError;
 use crate::args::SnapshotArgs;
+use crate::emit::{emit, emit_err};
 use crate::load::gather;
 
 pub async fn snapshot(a: SnapshotArgs) -> Result<ExitCode, CliError> {
@@ -32,18 +33,22 @@ pub async fn snapshot(a: SnapshotArgs) -> Result<ExitCode, CliError> {
         let file = a.out.join(format!("{stem}.json"));
         let text = SnapshotFile::new(s.clone(), now_ms()).to_json();
         match std::fs::write(&file, text + "\n") {
-            Ok(()) => println!("{alias}: wrote {}", file.display()),
+            Ok(()) => emit(&format!("{alias}: wrote {}\n", file.display())),
             Err(e) => {
                 failed = true;
-                eprintln!("mcp-preamble: {}: {e}", file.display());
+                emit_err(&format!("mcp-preamble: {}: {e}", file.display()));
             }
         }
     }
     for f in gathered.sources.iter().filter(|c| !c.ok) {
         failed = true;
-        eprintln!("{}: {}", f.alias, f.error.as_deref().unwrap_or("failed"));
+        emit_err(&format!(
+            "{}: {}",
+            f.alias,
+            f.error.as_deref().unwrap_or("failed")
+        ));
         for line in f.stderr.lines() {
-            eprintln!("    stderr: {line}");
+            emit_err(&format!("    stderr: {line}"));
         }
     }
     Ok(if failed {
