@@ -19,6 +19,11 @@ pub enum Command {
     /// Connect to servers (or read files) and print the assembled section and a token table.
     Preview(Preview),
     /// Connect to the servers of a config and write one snapshot file per server.
+    ///
+    /// Exit status: 0 when every server's file was written; 1 when a server
+    /// failed, or a file was skipped (it exists; see `--force`) or could not
+    /// be written; 2 when nothing could start (no or a bad config, `--out`
+    /// not creatable).
     Snapshot(SnapshotArgs),
     /// Lint servers' instructions (files or a config's live servers): findings per server.
     Lint(LintArgs),
@@ -73,9 +78,13 @@ pub struct Preview {
 pub struct SnapshotArgs {
     #[command(flatten)]
     pub connect: Connect,
-    /// Directory for the snapshot files (`<alias>.json`).
+    /// Directory for the snapshot files (`<alias>.json`). An existing file
+    /// (or symlink) of that name is kept and reported, unless `--force`.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
+    /// Replace existing files; a symlink is replaced itself, never followed.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Args)]
