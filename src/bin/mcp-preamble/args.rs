@@ -52,13 +52,13 @@ pub struct Preview {
     #[command(flatten)]
     pub connect: Connect,
     /// Token budget of every server's block.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = parse_tokens)]
     pub budget: Option<usize>,
-    /// Token budget of one server, by alias (repeatable).
+    /// Token budget of one server, by alias (repeatable); an alias no server has is warned about.
     #[arg(long, value_name = "ALIAS=N", value_parser = parse_server_budget)]
     pub server_budget: Vec<(String, usize)>,
     /// Token budget of the whole section, shared fairly.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = parse_tokens)]
     pub total_budget: Option<usize>,
     /// `markdown`, `xml`, or a template file.
     #[arg(long, default_value = "markdown", value_name = "NAME|PATH")]
@@ -100,7 +100,7 @@ pub struct LintArgs {
     #[arg(long, default_value = "error", value_name = "LEVEL", value_parser = parse_severity)]
     pub deny: mcp_preamble::Severity,
     /// Instructions over this many tokens get MCP004.
-    #[arg(long, default_value_t = mcp_preamble::DEFAULT_MAX_TOKENS, value_name = "N")]
+    #[arg(long, default_value_t = mcp_preamble::DEFAULT_MAX_TOKENS, value_name = "N", value_parser = parse_tokens)]
     pub max_tokens: usize,
     /// `o200k_base`, `cl100k_base`, or a model name.
     #[arg(long, default_value = "o200k_base", value_name = "E")]
@@ -143,8 +143,14 @@ fn parse_server_budget(s: &str) -> Result<(String, usize), String> {
     let (alias, n) = s
         .rsplit_once('=')
         .ok_or_else(|| format!("expected ALIAS=N, got {s:?}"))?;
-    let n = n
-        .parse()
-        .map_err(|_| format!("{n:?} is not a number of tokens"))?;
-    Ok((alias.to_string(), n))
+    Ok((alias.to_string(), parse_tokens(n)?))
+}
+
+/// A token count: ASCII digits only (`usize::from_str` also takes `+5`).
+fn parse_tokens(s: &str) -> Result<usize, String> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("{s:?} is not a number of tokens"));
+    }
+    s.parse()
+        .map_err(|_| format!("{s} is too large a number of tokens"))
 }

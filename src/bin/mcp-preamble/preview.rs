@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use mcp_preamble::{Assembler, Encoding, McpConfig, Template};
+use mcp_preamble::{Assembler, Encoding, McpConfig, ServerSnapshot, Template};
 
 use crate::CliError;
 use crate::args::Preview;
@@ -29,6 +29,28 @@ fn assembler(p: &Preview) -> Result<Assembler, mcp_preamble::Error> {
     Ok(a)
 }
 
+/// A `--server-budget` alias that no server has would be ignored silently.
+fn warn_unknown_budget_aliases(p: &Preview, snapshots: &[ServerSnapshot], sources: &[Source]) {
+    // Budgets are looked up by the shown name; a failed server keeps its alias.
+    let mut known: Vec<String> = snapshots.iter().map(|s| s.display_name()).collect();
+    known.extend(sources.iter().map(|s| s.alias.clone()));
+    known.sort();
+    known.dedup();
+    for (alias, _) in &p.server_budget {
+        if !known.contains(alias) {
+            let list: Vec<String> = known.iter().map(|a| format!("{a:?}")).collect();
+            emit_err(&format!(
+                "mcp-preamble: warning: --server-budget {alias:?}: no server has that alias (known: {})",
+                if list.is_empty() {
+                    "none".to_string()
+                } else {
+                    list.join(", ")
+                }
+            ));
+        }
+    }
+}
+
 pub async fn preview(p: Preview) -> Result<ExitCode, CliError> {
     let assembler = assembler(&p)?;
     require_input(&p.files, &p.connect)?;
@@ -50,6 +72,7 @@ pub async fn preview(p: Preview) -> Result<ExitCode, CliError> {
     }
     snapshots.append(&mut gathered.snapshots);
     sources.append(&mut gathered.sources);
+    warn_unknown_budget_aliases(&p, &snapshots, &sources);
     let failed = sources.iter().any(|s| !s.ok);
     let assembly = assembler.assemble(&snapshots)?;
     gathered.close().await;
