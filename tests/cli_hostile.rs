@@ -221,6 +221,7 @@ fn live_escapes_reach_no_terminal() {
             "dies": serde_json::from_str::<serde_json::Value>(&entry("exit")).unwrap(),
             "refuses": serde_json::from_str::<serde_json::Value>(&entry("rpc-error")).unwrap(),
             format!("alias{HOSTILE}"): serde_json::from_str::<serde_json::Value>(&entry("exit")).unwrap(),
+            format!("ok{HOSTILE}"): {"command": "node", "args": [servers_dir().join("invoice.mjs")]},
         }})
         .to_string(),
     );
@@ -268,6 +269,11 @@ fn live_escapes_reach_no_terminal() {
     let out = with(&["snapshot", "--out", snaps.to_str().unwrap()]);
     assert_output_safe("snapshot", &out);
     assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stdout).starts_with(&format!("ok{SHOWN}: wrote ")),
+        "{}",
+        text(&out.stdout)
+    );
     assert!(
         text(&out.stderr).contains(&format!("    stderr: fatal: {SHOWN}\n")),
         "{}",

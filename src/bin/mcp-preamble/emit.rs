@@ -156,6 +156,11 @@ pub fn emit(text: &str) {
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
+/// One line on stdout, made terminal-safe.
+pub fn emit_line(line: &str) {
+    emit(&format!("{}\n", terminal_safe(line)));
+}
+
 /// One line on stderr, made terminal-safe: every message that may quote a
 /// server (errors, aliases, stderr tails) goes out this way.
 pub fn emit_err(line: &str) {

@@ -10,7 +10,7 @@ use mcp_preamble::{McpConfig, SnapshotFile};
 
 use crate::CliError;
 use crate::args::SnapshotArgs;
-use crate::emit::{emit, emit_err};
+use crate::emit::{emit_err, emit_line};
 use crate::load::gather;
 
 /// Exit 1 when a server failed or a file was skipped or not written.
@@ -37,7 +37,7 @@ pub async fn snapshot(a: SnapshotArgs) -> Result<ExitCode, CliError> {
         let file = a.out.join(format!("{stem}.json"));
         let text = SnapshotFile::new(s.clone(), now_ms()).to_json();
         match write_file(&a.out, &file, &(text + "\n"), a.force) {
-            Ok(Written::Yes) => emit(&format!("{alias}: wrote {}\n", file.display())),
+            Ok(Written::Yes) => emit_line(&format!("{alias}: wrote {}", file.display())),
             Ok(Written::Exists) => {
                 failed = true;
                 emit_err(&format!("skipped {}: exists (use --force)", file.display()));
