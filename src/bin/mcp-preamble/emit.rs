@@ -49,8 +49,10 @@ fn text_report(assembly: &Assembly, sources: &[Source]) -> String {
     use std::fmt::Write as _;
     let mut out = String::new();
     let paint = Paint(std::io::stdout().is_terminal());
-    // Already sanitized by the library; this changes nothing in it.
-    let _ = write!(out, "{}", terminal_safe(assembly.text()));
+    // Printed as is: the library removed every control and format character
+    // from server text; what else is there is the host's own template, which
+    // may hold an emoji joiner that terminal_safe would escape.
+    let _ = write!(out, "{}", assembly.text());
     if !assembly.text().is_empty() {
         let _ = writeln!(out);
     }
