@@ -229,7 +229,7 @@ fn live_escapes_reach_no_terminal() {
         "--config",
         &config,
         "--timeout",
-        "10",
+        "30",
         "--handshake",
         "legacy",
     ];
@@ -314,7 +314,7 @@ fn progress_on_a_terminal_is_escaped() {
         .to_string(),
     );
     let cmd = format!(
-        "{} preview --config {config} --timeout 10 --handshake legacy",
+        "{} preview --config {config} --timeout 30 --handshake legacy",
         env!("CARGO_BIN_EXE_mcp-preamble")
     );
     let out = Command::new("script")
