@@ -78,7 +78,6 @@ fn text_report(assembly: &Assembly, sources: &[Source]) -> String {
     for s in assembly.servers() {
         let alias = s.alias.clone().unwrap_or_else(|| s.name.clone());
         let source = sources.iter().find(|c| c.alias == alias);
-        // Each cell made safe before padding and coloring.
         let connect = match source {
             Some(c) if c.source == "cache" => "cache".to_string(),
             Some(c) if c.source == "live" => format!("{} ms", c.elapsed_ms),
@@ -90,6 +89,7 @@ fn text_report(assembly: &Assembly, sources: &[Source]) -> String {
         } else {
             "-".to_string()
         };
+        // Server text made safe before padding and coloring.
         let row = table_row([
             &truncate(&terminal_safe(&s.name), 24),
             &terminal_safe(&format!("{}/{}", s.era, s.protocol_version)),
