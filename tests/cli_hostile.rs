@@ -37,7 +37,7 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// No ESC, no C1 control (raw byte or UTF-8 `\xc2\x80`..`\xc2\x9f`), no
+/// Valid UTF-8 with no ESC, no C1 control (`\xc2\x80`..`\xc2\x9f`), no
 /// U+202E, no other control but newline and tab.
 fn assert_terminal_safe(what: &str, bytes: &[u8]) {
     let shown = text(bytes);
