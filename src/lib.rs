@@ -111,6 +111,12 @@
 //! when it has one, else by `serverInfo.name`; two servers with the same
 //! name get ` (2)`, ` (3)`… in section order.
 //!
+//! Text a host prints for a person rather than for the model (a server's
+//! error message or stderr, raw tool names, a lint report) goes through
+//! [`terminal_safe`] first: controls and format characters are shown as
+//! visible escapes (`\x1b`, `\u{202e}`) instead of reaching the terminal,
+//! so a server cannot retitle the window, rewrite lines or set the clipboard.
+//!
 //! ## Templates
 //!
 //! A template is one minijinja file with a macro `server(s)` for one
@@ -357,5 +363,6 @@ pub use model::{
 pub use report::{Assembly, Omission, Removal, RemovalReason, ServerReport};
 pub use sanitize::HiddenChars;
 pub use template::Template;
+pub use text::terminal_safe;
 pub use tokens::{Encoding, Tiktoken, TokenCounter};
 pub use wire::{Capture, SNAPSHOT_FORMAT_VERSION, SnapshotFile, load_server_file};

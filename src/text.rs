@@ -1,5 +1,58 @@
 //! Small text helpers shared by the renderers, the lint, the test kit and the
-//! CLI. Sanitizing server text is [`crate::sanitize`]'s job, not this one's.
+//! CLI. Sanitizing server text for the section is [`crate::sanitize`]'s job;
+//! [`terminal_safe`] only makes text safe to print, without removing anything.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+use icu_properties::CodePointMapData;
+use icu_properties::props::GeneralCategory;
+
+/// Untrusted text made safe to print to a terminal, for hosts that show
+/// server-supplied strings (error messages, stderr, tool and server names)
+/// to a person.
+///
+/// Every character a terminal could act on, or that could change what a
+/// reader sees, is replaced by a visible escape, so nothing is silently
+/// dropped: C0 controls other than newline and tab, and DEL, become
+/// `\x1b`-style escapes; C1 controls (U+0080–U+009F, which some terminals
+/// take as CSI or OSC) and format characters (Unicode `Cf`: bidi controls,
+/// zero-width characters, the soft hyphen…) become `\u{202e}`-style escapes.
+/// No escape sequence can start in the result. Text with none of these is
+/// returned borrowed, byte for byte.
+///
+/// ```
+/// use mcp_preamble::terminal_safe;
+/// assert_eq!(terminal_safe("\x1b]0;pwned\x07ok"), "\\x1b]0;pwned\\x07ok");
+/// assert_eq!(terminal_safe("abc\u{202e}fed"), "abc\\u{202e}fed");
+/// assert!(matches!(terminal_safe("plain\ttext\n"), std::borrow::Cow::Borrowed(_)));
+/// ```
+pub fn terminal_safe(s: &str) -> Cow<'_, str> {
+    let Some(first) = s.find(needs_escape) else {
+        return Cow::Borrowed(s);
+    };
+    let mut out = String::with_capacity(s.len() + 8);
+    out.push_str(&s[..first]);
+    for c in s[first..].chars() {
+        if !needs_escape(c) {
+            out.push(c);
+        } else if c.is_ascii() {
+            let _ = write!(out, "\\x{:02x}", u32::from(c));
+        } else {
+            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// A control character (`Cc`: C0, DEL, C1) other than newline and tab, or a
+/// format character (`Cf`).
+fn needs_escape(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_control() && c != '\n' && c != '\t';
+    }
+    c.is_control() || CodePointMapData::<GeneralCategory>::new().get(c) == GeneralCategory::Format
+}
 
 /// Whitespace runs collapsed to one space, ends trimmed.
 pub(crate) fn one_line(s: &str) -> String {
@@ -63,6 +116,44 @@ mod tests {
         assert_eq!(cut_chars("short", 5), "short");
         assert_eq!(cut_chars("wörds here", 6), "wörds…");
         assert_eq!(cut_chars("ab cd", 4), "ab…");
+    }
+
+    #[test]
+    fn terminal_safe_escapes_what_a_terminal_acts_on() {
+        // ESC sequences: erase line, window title (OSC 0), clipboard (OSC 52).
+        assert_eq!(
+            terminal_safe("\x1b[2K\x1b]0;title\x07\x1b]52;c;aGk=\x1b\\"),
+            "\\x1b[2K\\x1b]0;title\\x07\\x1b]52;c;aGk=\\x1b\\"
+        );
+        assert_eq!(terminal_safe("a\rb\x00c\x7f"), "a\\x0db\\x00c\\x7f");
+        // C1 controls: CSI, OSC, ST, NEL and both ends of the range.
+        assert_eq!(
+            terminal_safe("\u{9b}2K\u{9d}0;t\u{9c}\u{85}\u{80}\u{9f}"),
+            "\\u{9b}2K\\u{9d}0;t\\u{9c}\\u{85}\\u{80}\\u{9f}"
+        );
+        // Cf: bidi overrides and isolates, zero-width, soft hyphen, BOM, tags.
+        assert_eq!(
+            terminal_safe("x\u{202e}y\u{2066}z\u{200b}\u{ad}\u{feff}\u{e0041}"),
+            "x\\u{202e}y\\u{2066}z\\u{200b}\\u{ad}\\u{feff}\\u{e0041}"
+        );
+        assert!(!terminal_safe("\u{1b}\u{9b}\u{202e}").contains(['\u{1b}', '\u{9b}', '\u{202e}']));
+    }
+
+    #[test]
+    fn terminal_safe_borrows_ordinary_text() {
+        for s in [
+            "",
+            "plain",
+            "tabs\tand\nnewlines\n",
+            "wörds, 日本語, emoji 🎉, arrows → and ellipsis …",
+            "backslash \\x1b stays as typed",
+            "\u{a0}no-break space, \u{2028} separator",
+        ] {
+            assert!(
+                matches!(terminal_safe(s), Cow::Borrowed(b) if b == s),
+                "{s:?}"
+            );
+        }
     }
 
     #[test]

@@ -335,3 +335,78 @@ fn snapshot_file_names_never_collide() {
     files.sort();
     assert_eq!(files, ["a_b-2.json", "a_b.json"]);
 }
+
+/// Token counts are ASCII digits: `usize::from_str` alone would take `+5`.
+#[test]
+fn budgets_take_digits_only() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus/seed-invoice-server.json")
+        .display()
+        .to_string();
+    for (arg, shown, flag) in [
+        ("--budget=+5", "+5", "--budget <N>"),
+        ("--budget=-1", "-1", "--budget <N>"),
+        ("--budget= 5", " 5", "--budget <N>"),
+        ("--budget=5 ", "5 ", "--budget <N>"),
+        ("--budget=", "", "--budget <N>"),
+        ("--total-budget=+5", "+5", "--total-budget <N>"),
+    ] {
+        let out = run(&["preview", &file, arg]);
+        assert_eq!(out.status.code(), Some(2), "{arg}");
+        assert_eq!(
+            stderr(&out),
+            format!(
+                "error: invalid value '{shown}' for '{flag}': {shown:?} is not a number of tokens\n\nFor more information, try '--help'.\n"
+            ),
+            "{arg}"
+        );
+    }
+    let out = run(&["preview", &file, "--server-budget=x=+5"]);
+    assert_eq!(
+        stderr(&out),
+        "error: invalid value 'x=+5' for '--server-budget <ALIAS=N>': \"+5\" is not a number of tokens\n\nFor more information, try '--help'.\n"
+    );
+    let out = run(&["lint", &file, "--max-tokens=+5"]);
+    assert_eq!(
+        stderr(&out),
+        "error: invalid value '+5' for '--max-tokens <N>': \"+5\" is not a number of tokens\n\nFor more information, try '--help'.\n"
+    );
+    let out = run(&["preview", &file, "--budget=99999999999999999999999"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("is too large a number of tokens"));
+    assert_eq!(
+        run(&["preview", &file, "--budget=0500"]).status.code(),
+        Some(0)
+    );
+}
+
+#[test]
+fn unknown_server_budget_aliases_are_warned() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+    let a = corpus
+        .join("seed-invoice-server.json")
+        .display()
+        .to_string();
+    let b = corpus.join("basic-memory.json").display().to_string();
+    let plain = run(&["preview", &a, &b]);
+    let out = run(&[
+        "preview",
+        &a,
+        &b,
+        "--server-budget",
+        "nope=10",
+        "--server-budget",
+        "seed-invoice-server=500",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        stderr(&out),
+        "mcp-preamble: warning: --server-budget \"nope\": no server has that alias (known: \"basic-memory\", \"seed-invoice-server\")\n"
+    );
+    assert_eq!(
+        stdout(&out).split("\n\nserver ").next(),
+        stdout(&plain).split("\n\nserver ").next()
+    );
+    let out = run(&["preview", &a, "--server-budget", "seed-invoice-server=500"]);
+    assert_eq!(stderr(&out), "");
+}

@@ -19,6 +19,11 @@ pub enum Command {
     /// Connect to servers (or read files) and print the assembled section and a token table.
     Preview(Preview),
     /// Connect to the servers of a config and write one snapshot file per server.
+    ///
+    /// Exit status: 0 when every server's file was written; 1 when a server
+    /// failed, or a file was skipped (it exists; see `--force`) or could not
+    /// be written; 2 when nothing could start (no or a bad config, `--out`
+    /// not creatable).
     Snapshot(SnapshotArgs),
     /// Lint servers' instructions (files or a config's live servers): findings per server.
     Lint(LintArgs),
@@ -47,13 +52,13 @@ pub struct Preview {
     #[command(flatten)]
     pub connect: Connect,
     /// Token budget of every server's block.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = parse_tokens)]
     pub budget: Option<usize>,
-    /// Token budget of one server, by alias (repeatable).
+    /// Token budget of one server, by alias (repeatable); an alias no server has is warned about.
     #[arg(long, value_name = "ALIAS=N", value_parser = parse_server_budget)]
     pub server_budget: Vec<(String, usize)>,
     /// Token budget of the whole section, shared fairly.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = parse_tokens)]
     pub total_budget: Option<usize>,
     /// `markdown`, `xml`, or a template file.
     #[arg(long, default_value = "markdown", value_name = "NAME|PATH")]
@@ -73,9 +78,13 @@ pub struct Preview {
 pub struct SnapshotArgs {
     #[command(flatten)]
     pub connect: Connect,
-    /// Directory for the snapshot files (`<alias>.json`).
+    /// Directory for the snapshot files (`<alias>.json`). An existing file
+    /// (or symlink) of that name is kept and reported, unless `--force`.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
+    /// Replace existing files; a symlink is replaced itself, never followed.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Args)]
@@ -91,7 +100,7 @@ pub struct LintArgs {
     #[arg(long, default_value = "error", value_name = "LEVEL", value_parser = parse_severity)]
     pub deny: mcp_preamble::Severity,
     /// Instructions over this many tokens get MCP004.
-    #[arg(long, default_value_t = mcp_preamble::DEFAULT_MAX_TOKENS, value_name = "N")]
+    #[arg(long, default_value_t = mcp_preamble::DEFAULT_MAX_TOKENS, value_name = "N", value_parser = parse_tokens)]
     pub max_tokens: usize,
     /// `o200k_base`, `cl100k_base`, or a model name.
     #[arg(long, default_value = "o200k_base", value_name = "E")]
@@ -134,8 +143,14 @@ fn parse_server_budget(s: &str) -> Result<(String, usize), String> {
     let (alias, n) = s
         .rsplit_once('=')
         .ok_or_else(|| format!("expected ALIAS=N, got {s:?}"))?;
-    let n = n
-        .parse()
-        .map_err(|_| format!("{n:?} is not a number of tokens"))?;
-    Ok((alias.to_string(), n))
+    Ok((alias.to_string(), parse_tokens(n)?))
+}
+
+/// A token count: ASCII digits only (`usize::from_str` also takes `+5`).
+fn parse_tokens(s: &str) -> Result<usize, String> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("{s:?} is not a number of tokens"));
+    }
+    s.parse()
+        .map_err(|_| format!("{s} is too large a number of tokens"))
 }

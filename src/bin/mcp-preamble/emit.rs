@@ -1,9 +1,14 @@
 //! Output: the preview report (JSON or text table) and writing to stdout.
+//!
+//! Server text reaches stdout and stderr only through [`terminal_safe`]
+//! (text) or [`json_safe`] (JSON), so a hostile server cannot drive the
+//! terminal.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::io::{IsTerminal, Write as _};
 
-use mcp_preamble::{Assembly, Omission};
+use mcp_preamble::{Assembly, Omission, terminal_safe};
 
 use crate::load::Source;
 
@@ -31,7 +36,9 @@ impl Paint {
 pub fn emit_preview(assembly: &Assembly, sources: &[Source], json: bool) {
     if json {
         let report = serde_json::json!({ "assembly": assembly, "connections": sources });
-        emit(&(serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"));
+        emit(&json_safe(
+            &(serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"),
+        ));
     } else {
         emit(&text_report(assembly, sources));
     }
@@ -42,6 +49,9 @@ fn text_report(assembly: &Assembly, sources: &[Source]) -> String {
     use std::fmt::Write as _;
     let mut out = String::new();
     let paint = Paint(std::io::stdout().is_terminal());
+    // Printed as is: the library removed every control and format character
+    // from server text; what else is there is the host's own template, which
+    // may hold an emoji joiner that terminal_safe would escape.
     let _ = write!(out, "{}", assembly.text());
     if !assembly.text().is_empty() {
         let _ = writeln!(out);
@@ -79,9 +89,10 @@ fn text_report(assembly: &Assembly, sources: &[Source]) -> String {
         } else {
             "-".to_string()
         };
+        // Server text made safe before padding and coloring.
         let row = table_row([
-            &truncate(&s.name, 24),
-            &format!("{}/{}", s.era, s.protocol_version),
+            &truncate(&terminal_safe(&s.name), 24),
+            &terminal_safe(&format!("{}/{}", s.era, s.protocol_version)),
             &s.instructions,
             &s.tools,
             &s.budget.map_or("-".to_string(), |b| b.to_string()),
@@ -100,27 +111,27 @@ fn text_report(assembly: &Assembly, sources: &[Source]) -> String {
             }
         );
         for d in &s.diagnostics {
-            let _ = writeln!(out, "    {d}");
+            let _ = writeln!(out, "    {}", terminal_safe(d));
         }
     }
     for f in sources.iter().filter(|c| !c.ok) {
         let row = format!(
             "{:<24} {}",
-            truncate(&f.alias, 24),
-            f.error.as_deref().unwrap_or("failed")
+            truncate(&terminal_safe(&f.alias), 24),
+            terminal_safe(f.error.as_deref().unwrap_or("failed"))
         );
         let _ = writeln!(out, "{}", paint.on("31", &row));
         for line in f.stderr.lines() {
-            let _ = writeln!(out, "    stderr: {line}");
+            let _ = writeln!(out, "    stderr: {}", terminal_safe(line));
         }
     }
-    let _ = writeln!(
-        out,
+    let last = format!(
         "section: {} tokens ({}, template {})",
         assembly.total_tokens(),
         assembly.encoding(),
         assembly.template()
     );
+    let _ = writeln!(out, "{}", terminal_safe(&last));
     out
 }
 
@@ -147,10 +158,77 @@ pub fn emit(text: &str) {
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
+/// One line on stdout, made terminal-safe.
+pub fn emit_line(line: &str) {
+    emit(&format!("{}\n", terminal_safe(line)));
+}
+
+/// One line on stderr, made terminal-safe: every message that may quote a
+/// server (errors, aliases, stderr tails) goes out this way.
+pub fn emit_err(line: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{}", terminal_safe(line));
+}
+
+/// JSON text with every character [`terminal_safe`] would escape written as
+/// a `\uXXXX` escape instead. serde_json escapes only C0 controls; DEL, C1
+/// and `Cf` characters can only occur inside strings, so the JSON means the
+/// same, and is byte-identical when there are none.
+pub fn json_safe(json: &str) -> Cow<'_, str> {
+    // Past C0 (escaped already): DEL and beyond, as terminal_safe judges them.
+    let unsafe_char = |c: char| {
+        let mut buf = [0u8; 4];
+        c >= '\x7f' && matches!(terminal_safe(c.encode_utf8(&mut buf)), Cow::Owned(_))
+    };
+    let Some(first) = json.find(unsafe_char) else {
+        return Cow::Borrowed(json);
+    };
+    let mut out = String::with_capacity(json.len() + 16);
+    out.push_str(&json[..first]);
+    for c in json[first..].chars() {
+        if unsafe_char(c) {
+            let mut units = [0u16; 2];
+            for u in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{u:04x}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 pub fn truncate(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
         s.to_string()
     } else {
         s.chars().take(n - 1).collect::<String>() + "…"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_safe_escapes_what_serde_json_leaves() {
+        let value =
+            serde_json::json!({"m": "\x1b]0;t\x07 \u{7f} \u{9b}2K \u{202e}x \u{e0041} ok é …"});
+        let json = serde_json::to_string(&value).unwrap();
+        let safe = json_safe(&json);
+        assert_eq!(
+            safe,
+            r#"{"m":"\u001b]0;t\u0007 \u007f \u009b2K \u202ex \udb40\udc41 ok é …"}"#
+        );
+        let back: serde_json::Value = serde_json::from_str(&safe).unwrap();
+        assert_eq!(back, value);
+    }
+
+    #[test]
+    fn json_safe_borrows_ordinary_json() {
+        let json = serde_json::to_string_pretty(
+            &serde_json::json!({"a": ["wörds", "日本語", "🎉", "tab\tnewline\n"], "b": 1}),
+        )
+        .unwrap();
+        assert!(matches!(json_safe(&json), Cow::Borrowed(s) if s == json));
     }
 }

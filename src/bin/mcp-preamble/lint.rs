@@ -2,11 +2,11 @@
 
 use std::process::ExitCode;
 
-use mcp_preamble::{Encoding, McpConfig};
+use mcp_preamble::{Encoding, McpConfig, terminal_safe};
 
 use crate::CliError;
 use crate::args::{LintArgs, LintFormat};
-use crate::emit::emit;
+use crate::emit::{emit, emit_err, json_safe};
 use crate::load::{gather, load_file, require_input};
 
 /// Lints files and a config's servers. Exit 2 when a server could not be
@@ -44,13 +44,15 @@ pub async fn lint(a: LintArgs) -> Result<ExitCode, CliError> {
     }
     let mut report = mcp_preamble::LintReport::new(servers);
     for (source, error) in failures {
-        eprintln!("mcp-preamble: {source}: {error}");
+        emit_err(&format!("mcp-preamble: {source}: {error}"));
         report.add_failure(source, error);
     }
+    // Messages quote tool names as sent; the text report has no escapes of
+    // its own, so all of it can go through terminal_safe.
     let out = match a.format {
-        LintFormat::Text => report.to_text(),
-        LintFormat::Json => report.to_json() + "\n",
-        LintFormat::Sarif => report.to_sarif() + "\n",
+        LintFormat::Text => terminal_safe(&report.to_text()).into_owned(),
+        LintFormat::Json => json_safe(&report.to_json()).into_owned() + "\n",
+        LintFormat::Sarif => json_safe(&report.to_sarif()).into_owned() + "\n",
     };
     emit(&out);
     if !report.failures().is_empty() {

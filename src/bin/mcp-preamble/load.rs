@@ -7,6 +7,7 @@ use mcp_preamble::{McpConfig, ServerSnapshot, load_server_file};
 
 use crate::CliError;
 use crate::args::Connect;
+use crate::emit::emit_err;
 use crate::progress::Progress;
 
 /// Where a server's snapshot came from.
@@ -116,7 +117,7 @@ pub async fn gather(config: &McpConfig, opts: &Connect) -> Gathered {
         match joined {
             Ok(item) => done.push(item),
             // A task that panicked: its server must still show as failed.
-            Err(e) => eprintln!("mcp-preamble: a connection task failed: {e}"),
+            Err(e) => emit_err(&format!("mcp-preamble: a connection task failed: {e}")),
         }
     }
     let finished: std::collections::HashSet<usize> = done.iter().map(|(i, _, _)| *i).collect();
@@ -139,7 +140,7 @@ pub async fn gather(config: &McpConfig, opts: &Connect) -> Gathered {
                 if let Some(c) = &cache
                     && let Err(e) = c.store(&entry, &connection.snapshot, now_ms())
                 {
-                    eprintln!("mcp-preamble: cache: {e}");
+                    emit_err(&format!("mcp-preamble: cache: {e}"));
                 }
                 snapshots.push(connection.snapshot.clone());
                 let elapsed_ms = connection.elapsed.as_millis() as u64;

@@ -74,7 +74,8 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             if !matches!(e, CliError::LintIncomplete) {
-                eprintln!("mcp-preamble: {e}");
+                // Library errors can quote a server's message.
+                emit::emit_err(&format!("mcp-preamble: {e}"));
             }
             ExitCode::from(2)
         }

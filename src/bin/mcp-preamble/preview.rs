@@ -2,11 +2,11 @@
 
 use std::process::ExitCode;
 
-use mcp_preamble::{Assembler, Encoding, McpConfig, Template};
+use mcp_preamble::{Assembler, Encoding, McpConfig, ServerSnapshot, Template};
 
 use crate::CliError;
 use crate::args::Preview;
-use crate::emit::{emit_preview, needed_trimming};
+use crate::emit::{emit_err, emit_preview, needed_trimming};
 use crate::load::{Gathered, Source, file_alias, gather, load_file, require_input};
 
 fn assembler(p: &Preview) -> Result<Assembler, mcp_preamble::Error> {
@@ -29,6 +29,28 @@ fn assembler(p: &Preview) -> Result<Assembler, mcp_preamble::Error> {
     Ok(a)
 }
 
+/// A `--server-budget` alias that no server has would be ignored silently.
+fn warn_unknown_budget_aliases(p: &Preview, snapshots: &[ServerSnapshot], sources: &[Source]) {
+    // Budgets are looked up by the shown name; a failed server keeps its alias.
+    let mut known: Vec<String> = snapshots.iter().map(|s| s.display_name()).collect();
+    known.extend(sources.iter().map(|s| s.alias.clone()));
+    known.sort();
+    known.dedup();
+    for (alias, _) in &p.server_budget {
+        if !known.contains(alias) {
+            let list: Vec<String> = known.iter().map(|a| format!("{a:?}")).collect();
+            emit_err(&format!(
+                "mcp-preamble: warning: --server-budget {alias:?}: no server has that alias (known: {})",
+                if list.is_empty() {
+                    "none".to_string()
+                } else {
+                    list.join(", ")
+                }
+            ));
+        }
+    }
+}
+
 pub async fn preview(p: Preview) -> Result<ExitCode, CliError> {
     let assembler = assembler(&p)?;
     require_input(&p.files, &p.connect)?;
@@ -38,7 +60,7 @@ pub async fn preview(p: Preview) -> Result<ExitCode, CliError> {
         match load_file(file) {
             Ok(s) => snapshots.push(s),
             Err(e) => {
-                eprintln!("mcp-preamble: {}: {e}", file.display());
+                emit_err(&format!("mcp-preamble: {}: {e}", file.display()));
                 let alias = file_alias(file).unwrap_or_default();
                 sources.push(Source::failed(alias, "file", e.to_string()));
             }
@@ -50,6 +72,7 @@ pub async fn preview(p: Preview) -> Result<ExitCode, CliError> {
     }
     snapshots.append(&mut gathered.snapshots);
     sources.append(&mut gathered.sources);
+    warn_unknown_budget_aliases(&p, &snapshots, &sources);
     let failed = sources.iter().any(|s| !s.ok);
     let assembly = assembler.assemble(&snapshots)?;
     gathered.close().await;

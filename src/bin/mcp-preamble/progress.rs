@@ -3,7 +3,7 @@
 use std::io::{IsTerminal, Write as _};
 use std::sync::{Arc, Mutex};
 
-use mcp_preamble::ServerEntry;
+use mcp_preamble::{ServerEntry, terminal_safe};
 
 use crate::emit::truncate;
 
@@ -53,8 +53,10 @@ impl Progress {
             let _ = write!(err, "\x1b[{}A", lines.len());
         }
         for (alias, status) in lines.iter() {
-            // One screen line each, or the redraw would climb too few lines.
-            let line = truncate(&format!("  {alias}: {status}"), 78);
+            // One screen line each, or the redraw would climb too few lines;
+            // escaped, so a server's text cannot move the cursor itself.
+            let line = format!("  {alias}: {status}").replace(['\n', '\t'], " ");
+            let line = truncate(&terminal_safe(&line), 78);
             let _ = writeln!(err, "\x1b[2K{line}");
         }
         let _ = err.flush();
