@@ -193,3 +193,25 @@ fn special_token_strings_are_plain_text() {
     let assembly = Assembler::new().assemble(&[server]).unwrap();
     assert_eq!(assembly.total_tokens(), common::o200k(assembly.text()));
 }
+
+/// Found by the `section` fuzz target: two servers with the same name at the
+/// name-length limit showed the same heading, the suffix cut away.
+#[test]
+fn long_twin_names_keep_their_suffix_in_both_templates() {
+    let long = "n".repeat(120);
+    let servers = [
+        ServerSnapshot::new(&long).with_instructions("First."),
+        ServerSnapshot::new(&long).with_instructions("Second."),
+    ];
+    for template in [Template::markdown(), Template::xml()] {
+        let a = Assembler::new()
+            .template(template)
+            .assemble(&servers)
+            .unwrap();
+        let names: Vec<&str> = a.servers().iter().map(|s| s.name.as_str()).collect();
+        assert_ne!(names[0], names[1]);
+        for s in a.servers() {
+            assert!(s.text.contains(&s.name), "{} not in {}", s.name, s.text);
+        }
+    }
+}

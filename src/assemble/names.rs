@@ -4,6 +4,8 @@ use std::collections::{HashMap, HashSet};
 
 use super::Order;
 use crate::model::ServerSnapshot;
+use crate::sanitize::MAX_LINE_CHARS;
+use crate::text::cut_chars;
 
 /// Where each server goes and what it is called there.
 pub(super) struct Placement {
@@ -95,7 +97,10 @@ fn disambiguate(names: &[(&str, bool)]) -> Vec<(String, Option<String>)> {
             }
             let mut n = 2;
             let renamed = loop {
-                let candidate = format!("{name} ({n})");
+                // The suffix must survive the one-line cut every renderer applies.
+                let suffix = format!(" ({n})");
+                let room = MAX_LINE_CHARS.saturating_sub(suffix.chars().count());
+                let candidate = format!("{}{suffix}", cut_chars(name, room));
                 if !taken.contains(&candidate) {
                     break candidate;
                 }
@@ -105,4 +110,20 @@ fn disambiguate(names: &[(&str, bool)]) -> Vec<(String, Option<String>)> {
             (renamed, Some(name.to_string()))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_suffix_fits_the_line_limit() {
+        // Found by the `section` fuzz target: a 120-character name twice.
+        let long = "n".repeat(MAX_LINE_CHARS);
+        let shown = disambiguate(&[(&long, false), (&long, false)]);
+        assert_eq!(shown[0].0, long);
+        assert!(shown[1].0.ends_with("… (2)"), "{}", shown[1].0);
+        assert_eq!(shown[1].0.chars().count(), MAX_LINE_CHARS);
+        assert_eq!(crate::sanitize::line(&shown[1].0), shown[1].0);
+    }
 }
