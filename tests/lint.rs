@@ -887,3 +887,14 @@ mod cli {
         );
     }
 }
+
+/// Found by the `lint` fuzz target: two words of a mention matching one word
+/// of a tool overflowed the ranking.
+#[test]
+fn a_mention_with_two_forms_of_one_tool_word_does_not_panic() {
+    let server = ServerSnapshot::new("x")
+        .with_instructions("Call `echo_echos` first.")
+        .with_tool(Tool::new("echo", "Echoes back the input string"));
+    let findings = Linter::new().lint(&server);
+    assert!(findings.iter().any(|f| f.code == LintCode::UnknownTool));
+}

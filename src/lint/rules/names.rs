@@ -373,7 +373,8 @@ fn ranked_closest(name: &str, tools: &[String]) -> Option<(String, u8)> {
             .iter()
             .filter(|w| theirs.iter().any(|x| same_word(w, x)))
             .collect();
-        let shared = matched.len();
+        // Two of my words can match one of theirs loosely (`echo`, `echos`).
+        let shared = matched.len().min(theirs.len());
         let union = (mine.len() + theirs.len()).saturating_sub(shared).max(1);
         let distance = levenshtein(&n, &f);
         let allowed = (n.chars().count().max(f.chars().count()) / 3).max(2);
@@ -391,7 +392,7 @@ fn ranked_closest(name: &str, tools: &[String]) -> Option<(String, u8)> {
         } else {
             continue;
         };
-        let key = (rank, union - shared, distance, t);
+        let key = (rank, union.saturating_sub(shared), distance, t);
         if best.as_ref().is_none_or(|b| key < *b) {
             best = Some(key);
         }
