@@ -4,14 +4,17 @@ use crate::model::ServerSnapshot;
 use crate::segment::Unit;
 use crate::text;
 
-use super::rules::redact;
+use super::redact::Redactor;
 use super::{Finding, LintCode, Linter, Severity};
 
 /// One server's pass.
 pub(super) struct Pass<'a> {
     pub(super) linter: &'a Linter,
     pub(super) server: &'a ServerSnapshot,
+    /// The server's displayed name, already scrubbed.
     pub(super) name: String,
+    /// Every string of every finding goes through it.
+    pub(super) redactor: Redactor,
     pub(super) findings: Vec<Finding>,
 }
 
@@ -31,7 +34,8 @@ impl Pass<'_> {
     }
 
     /// [`Pass::push`] for the codes whose severity varies by finding
-    /// (`MCP003`, `MCP006`).
+    /// (`MCP003`, `MCP006`). The one way findings are stored: it scrubs
+    /// secrets from every string a rule built, so no rule can leak one.
     pub(super) fn push_with(
         &mut self,
         code: LintCode,
@@ -41,31 +45,32 @@ impl Pass<'_> {
         tool: Option<String>,
         fix: String,
     ) {
+        let scrub = |s: &str| self.redactor.scrub(s);
         let (excerpt, line) = match at {
             Some((text, unit_text, unit)) => (
-                Some(excerpt(unit_text)),
+                // Scrubbed before it is cut, so no secret is cut past recognition.
+                Some(text::cut_chars(
+                    &text::one_line(&scrub(unit_text)),
+                    EXCERPT_CHARS,
+                )),
                 Some(text[..unit.start].matches('\n').count() + 1),
             ),
             None => (None, None),
         };
-        self.findings.push(Finding {
+        let finding = Finding {
             code,
             severity,
             server: self.name.clone(),
-            message,
+            message: scrub(&message),
             excerpt,
             line,
-            tool,
+            tool: tool.as_deref().map(scrub),
             explanation: code.explanation(),
-            fix,
-        });
+            fix: scrub(&fix),
+        };
+        self.findings.push(finding);
     }
 }
 
 /// Most characters of an excerpt.
 const EXCERPT_CHARS: usize = 160;
-
-/// A unit as one line, secrets redacted, cut to [`EXCERPT_CHARS`].
-fn excerpt(unit_text: &str) -> String {
-    text::cut_chars(&redact(&text::one_line(unit_text)), EXCERPT_CHARS)
-}

@@ -1,7 +1,8 @@
-//! Secrets (MCP005): credential-shaped values, and their redaction, which
-//! every excerpt and quoted phrase goes through.
+//! Secrets (MCP005): credential-shaped values. Their redaction, which
+//! every finding goes through, is in `lint::redact`.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -30,11 +31,14 @@ impl Pass<'_> {
     }
 }
 
-struct Secret {
+pub(in crate::lint) struct Secret {
     kind: &'static str,
-    start: usize,
-    end: usize,
-    redacted: String,
+    /// The span a redaction replaces.
+    pub(in crate::lint) start: usize,
+    pub(in crate::lint) end: usize,
+    /// The secret itself: a url's password, a key's body, a whole token.
+    pub(in crate::lint) value: Range<usize>,
+    pub(in crate::lint) redacted: String,
 }
 
 struct SecretPattern {
@@ -216,7 +220,7 @@ fn is_placeholder_password(p: &str) -> bool {
         || p.chars().all(|c| c == p.chars().next().unwrap_or('*'))
 }
 
-fn find_secrets(text: &str) -> Vec<Secret> {
+pub(in crate::lint) fn find_secrets(text: &str) -> Vec<Secret> {
     let mut out: Vec<Secret> = Vec::new();
     for p in SECRET_PATTERNS.iter() {
         for caps in p.regex.captures_iter(text) {
@@ -258,6 +262,7 @@ fn find_secrets(text: &str) -> Vec<Secret> {
                 kind: p.kind,
                 start: whole.start(),
                 end: whole.end(),
+                value: value.range(),
                 redacted,
             });
         }
@@ -266,29 +271,10 @@ fn find_secrets(text: &str) -> Vec<Secret> {
     out
 }
 
-/// `text` with every secret replaced by its redacted form, in brackets.
-pub(in crate::lint) fn redact(text: &str) -> String {
-    let secrets = find_secrets(text);
-    if secrets.is_empty() {
-        return text.to_string();
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut at = 0;
-    for s in secrets {
-        if s.start < at {
-            continue;
-        }
-        out.push_str(&text[at..s.start]);
-        out.push_str(&format!("[redacted: {}]", s.redacted));
-        at = s.end;
-    }
-    out.push_str(&text[at..]);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lint::redact::redact;
 
     #[test]
     fn redaction_hides_secrets() {
