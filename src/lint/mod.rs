@@ -149,6 +149,7 @@ impl Linter {
             server,
             name: name.clone(),
             redactor,
+            excerpts: Default::default(),
             findings: Vec::new(),
         };
         let tokens = pass.run();

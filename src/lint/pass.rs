@@ -1,5 +1,7 @@
 //! One server's pass: the findings its rules push, with their excerpts.
 
+use std::collections::HashMap;
+
 use crate::model::ServerSnapshot;
 use crate::segment::Unit;
 use crate::text;
@@ -15,6 +17,9 @@ pub(super) struct Pass<'a> {
     pub(super) name: String,
     /// Every string of every finding goes through it.
     pub(super) redactor: Redactor,
+    /// Excerpts by unit (start, length): a long unit with many findings is
+    /// scrubbed once.
+    pub(super) excerpts: HashMap<(usize, usize), String>,
     pub(super) findings: Vec<Finding>,
 }
 
@@ -45,18 +50,24 @@ impl Pass<'_> {
         tool: Option<String>,
         fix: String,
     ) {
-        let scrub = |s: &str| self.redactor.scrub(s);
         let (excerpt, line) = match at {
-            Some((text, unit_text, unit)) => (
-                // Scrubbed before it is cut, so no secret is cut past recognition.
-                Some(text::cut_chars(
-                    &text::one_line(&scrub(unit_text)),
-                    EXCERPT_CHARS,
-                )),
-                Some(text[..unit.start].matches('\n').count() + 1),
-            ),
+            Some((text, unit_text, unit)) => {
+                let excerpt = self
+                    .excerpts
+                    .entry((unit.start, unit_text.len()))
+                    .or_insert_with(|| {
+                        // Scrubbed before it is cut, so no secret is cut past recognition.
+                        let clean = self.redactor.scrub(unit_text);
+                        text::cut_chars(&text::one_line(&clean), EXCERPT_CHARS)
+                    });
+                (
+                    Some(excerpt.clone()),
+                    Some(text[..unit.start].matches('\n').count() + 1),
+                )
+            }
             None => (None, None),
         };
+        let scrub = |s: &str| self.redactor.scrub(s);
         let finding = Finding {
             code,
             severity,
