@@ -3,10 +3,12 @@
 
 use serde::Serialize;
 
+use super::redact::redact;
 use super::{LintCode, Severity};
 use crate::model::InstructionsState;
 
-/// One problem in one server's instructions.
+/// One problem in one server's instructions. Every string in it that
+/// holds server text has secret-shaped values redacted.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct Finding {
@@ -74,7 +76,9 @@ impl LintReport {
     /// Records a server that could not be linted (a file that does not load,
     /// a server that does not answer): where, and why.
     pub fn add_failure(&mut self, source: impl Into<String>, error: impl Into<String>) {
-        self.failures.push((source.into(), error.into()));
+        // An error may quote what a server sent.
+        let (source, error) = (redact(&source.into()), redact(&error.into()));
+        self.failures.push((source, error));
         self.failures.sort();
     }
 

@@ -7,8 +7,9 @@
 //! so a sentence the lint calls a restatement is one a host removes.
 //!
 //! Here: the [`Linter`] builder. `codes` holds the code and severity tables,
-//! `finding` the results, `pass` one server's pass, `rules` the rule
-//! families, `render` the text, JSON and SARIF renderers.
+//! `finding` the results, `pass` one server's pass, `redact` the scrubbing of
+//! secrets from everything a finding prints, `rules` the rule families,
+//! `render` the text, JSON and SARIF renderers.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -22,6 +23,7 @@ use crate::tokens::{Encoding, Tiktoken, TokenCounter};
 mod codes;
 mod finding;
 mod pass;
+mod redact;
 mod render;
 mod rules;
 
@@ -29,6 +31,7 @@ pub use codes::{LintCode, Severity};
 pub use finding::{Finding, LintReport, ServerLint};
 
 use pass::Pass;
+use redact::Redactor;
 
 /// Default for [`Linter::max_tokens`]: about 2,000 characters of English
 /// prose, where one widely used host cuts every server's instructions.
@@ -137,11 +140,16 @@ impl Linter {
     /// One server's findings with what its instructions cost; `source` names
     /// where it came from (a file, a config) in reports.
     pub fn check(&self, server: &ServerSnapshot, source: Option<&str>) -> ServerLint {
-        let name = server.display_name();
+        // The name and the source are printed too, and may hold a secret.
+        let redactor = Redactor::for_server(server);
+        let name = redactor.scrub(&server.display_name());
+        let source = source.map(|s| redactor.scrub(s));
         let mut pass = Pass {
             linter: self,
             server,
             name: name.clone(),
+            redactor,
+            excerpts: Default::default(),
             findings: Vec::new(),
         };
         let tokens = pass.run();
@@ -160,7 +168,7 @@ impl Linter {
         findings.dedup();
         ServerLint {
             server: name,
-            source: source.map(str::to_string),
+            source,
             instructions: server.instructions.state(),
             tokens,
             encoding: self.counter.name().to_string(),

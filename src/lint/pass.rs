@@ -1,17 +1,25 @@
 //! One server's pass: the findings its rules push, with their excerpts.
 
+use std::collections::HashMap;
+
 use crate::model::ServerSnapshot;
 use crate::segment::Unit;
 use crate::text;
 
-use super::rules::redact;
+use super::redact::Redactor;
 use super::{Finding, LintCode, Linter, Severity};
 
 /// One server's pass.
 pub(super) struct Pass<'a> {
     pub(super) linter: &'a Linter,
     pub(super) server: &'a ServerSnapshot,
+    /// The server's displayed name, already scrubbed.
     pub(super) name: String,
+    /// Every string of every finding goes through it.
+    pub(super) redactor: Redactor,
+    /// Excerpts by unit (start, length): a long unit with many findings is
+    /// scrubbed once.
+    pub(super) excerpts: HashMap<(usize, usize), String>,
     pub(super) findings: Vec<Finding>,
 }
 
@@ -31,7 +39,8 @@ impl Pass<'_> {
     }
 
     /// [`Pass::push`] for the codes whose severity varies by finding
-    /// (`MCP003`, `MCP006`).
+    /// (`MCP003`, `MCP006`). The one way findings are stored: it scrubs
+    /// secrets from every string a rule built, so no rule can leak one.
     pub(super) fn push_with(
         &mut self,
         code: LintCode,
@@ -42,30 +51,37 @@ impl Pass<'_> {
         fix: String,
     ) {
         let (excerpt, line) = match at {
-            Some((text, unit_text, unit)) => (
-                Some(excerpt(unit_text)),
-                Some(text[..unit.start].matches('\n').count() + 1),
-            ),
+            Some((text, unit_text, unit)) => {
+                let excerpt = self
+                    .excerpts
+                    .entry((unit.start, unit_text.len()))
+                    .or_insert_with(|| {
+                        // Scrubbed before it is cut, so no secret is cut past recognition.
+                        let clean = self.redactor.scrub(unit_text);
+                        text::cut_chars(&text::one_line(&clean), EXCERPT_CHARS)
+                    });
+                (
+                    Some(excerpt.clone()),
+                    Some(text[..unit.start].matches('\n').count() + 1),
+                )
+            }
             None => (None, None),
         };
-        self.findings.push(Finding {
+        let scrub = |s: &str| self.redactor.scrub(s);
+        let finding = Finding {
             code,
             severity,
             server: self.name.clone(),
-            message,
+            message: scrub(&message),
             excerpt,
             line,
-            tool,
+            tool: tool.as_deref().map(scrub),
             explanation: code.explanation(),
-            fix,
-        });
+            fix: scrub(&fix),
+        };
+        self.findings.push(finding);
     }
 }
 
 /// Most characters of an excerpt.
 const EXCERPT_CHARS: usize = 160;
-
-/// A unit as one line, secrets redacted, cut to [`EXCERPT_CHARS`].
-fn excerpt(unit_text: &str) -> String {
-    text::cut_chars(&redact(&text::one_line(unit_text)), EXCERPT_CHARS)
-}

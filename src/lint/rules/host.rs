@@ -9,8 +9,6 @@ use crate::lint::{LintCode, Severity};
 use crate::segment::Unit;
 use crate::text::one_line;
 
-use super::secrets::redact;
-
 impl Pass<'_> {
     pub(super) fn acts_on_host(&mut self, text: &str, unit: &Unit) {
         let unit_text = unit.text(text);
@@ -28,7 +26,7 @@ impl Pass<'_> {
             self.push_with(
                 LintCode::ActsOnHost,
                 p.severity,
-                format!("instructions {}: \"{}\"", p.what, redact(&phrase)),
+                format!("instructions {}: \"{}\"", p.what, phrase),
                 Some((text, unit_text, unit)),
                 None,
                 LintCode::ActsOnHost.fix().to_string(),

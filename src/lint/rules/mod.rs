@@ -10,7 +10,7 @@ mod secrets;
 mod structure;
 mod tools;
 
-pub(super) use secrets::redact;
+pub(super) use secrets::find_secrets;
 
 use crate::model::Instructions;
 use crate::sanitize;
