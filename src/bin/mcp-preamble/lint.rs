@@ -44,8 +44,11 @@ pub async fn lint(a: LintArgs) -> Result<ExitCode, CliError> {
     }
     let mut report = mcp_preamble::LintReport::new(servers);
     for (source, error) in failures {
-        emit_err(&format!("mcp-preamble: {source}: {error}"));
         report.add_failure(source, error);
+    }
+    // Printed as the report keeps them: with secrets redacted.
+    for (source, error) in report.failures() {
+        emit_err(&format!("mcp-preamble: {source}: {error}"));
     }
     // Messages quote tool names as sent; the text report has no escapes of
     // its own, so all of it can go through terminal_safe.
