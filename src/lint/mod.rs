@@ -17,6 +17,7 @@ use std::sync::Arc;
 
 use crate::dedup::{self, ToolTextCache};
 use crate::error::Result;
+use crate::limits::Limits;
 use crate::model::ServerSnapshot;
 use crate::tokens::{Encoding, Tiktoken, TokenCounter};
 
@@ -140,6 +141,9 @@ impl Linter {
     /// One server's findings with what its instructions cost; `source` names
     /// where it came from (a file, a config) in reports.
     pub fn check(&self, server: &ServerSnapshot, source: Option<&str>) -> ServerLint {
+        // The same bounds as assembly: a server's size is the linter's time too.
+        let (limited, _) = Limits::default().apply(server);
+        let server = limited.as_ref();
         // The name and the source are printed too, and may hold a secret.
         let redactor = Redactor::for_server(server);
         let name = redactor.scrub(&server.display_name());

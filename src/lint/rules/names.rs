@@ -1,7 +1,8 @@
 //! Tool names in prose, for MCP003: which words of a unit are meant as
 //! tool names, and which real tool an unknown one most likely means.
 
-use std::collections::BTreeSet;
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -9,10 +10,51 @@ use serde_json::Value;
 
 use crate::model::ServerSnapshot;
 
+/// Most distinct unknown names compared with the tool list per server: each
+/// comparison visits every tool, so a server naming thousands of tool-like
+/// words would cost names × tools. Later names count as not like a tool.
+const MAX_RANKED_NAMES: usize = 256;
+
+/// The server's tool names, folded and split into words once.
+pub(super) struct ToolIndex {
+    names: Vec<String>,
+    folded: Vec<String>,
+    words: Vec<BTreeSet<String>>,
+    /// First words of multi-word folded names (`get` of `get_invoice`).
+    families: HashSet<String>,
+}
+
+impl ToolIndex {
+    pub(super) fn new(names: &[String]) -> ToolIndex {
+        let folded: Vec<String> = names.iter().map(|t| fold(t)).collect();
+        let words = folded.iter().map(|f| words(f)).collect();
+        let families = folded
+            .iter()
+            .filter_map(|f| f.split_once('_').map(|(first, _)| first.to_string()))
+            .collect();
+        ToolIndex {
+            names: names.to_vec(),
+            folded,
+            words,
+            families,
+        }
+    }
+}
+
+fn words(folded: &str) -> BTreeSet<String> {
+    folded
+        .split('_')
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
 /// What the server has, for judging names in its instructions.
 pub(super) struct ServerFacts {
-    /// Tool names, as sent.
-    pub(super) tools: Vec<String>,
+    tool_set: HashSet<String>,
+    index: ToolIndex,
+    /// [`ranked_closest`] by name, for at most [`MAX_RANKED_NAMES`] names.
+    ranked: RefCell<HashMap<String, Option<(String, u8)>>>,
     /// Input-schema property names of every tool: parameters, not tools.
     params: BTreeSet<String>,
     /// Server name and alias, lowercased.
@@ -38,10 +80,29 @@ impl ServerFacts {
             kebab_tools: tools.iter().any(|t| shape(t) == Shape::Kebab),
             camel_tools: tools.iter().any(|t| shape(t) == Shape::Camel),
             dotted_tools: tools.iter().any(|t| t.contains('.')),
-            tools,
+            tool_set: tools.iter().cloned().collect(),
+            index: ToolIndex::new(&tools),
+            ranked: RefCell::new(HashMap::new()),
             params,
             own_names,
         }
+    }
+}
+
+impl ServerFacts {
+    /// The real tool `name` most likely means, with its rank; memoized, and
+    /// `None` past [`MAX_RANKED_NAMES`] distinct names.
+    pub(super) fn closest(&self, name: &str) -> Option<(String, u8)> {
+        let mut ranked = self.ranked.borrow_mut();
+        if let Some(hit) = ranked.get(name) {
+            return hit.clone();
+        }
+        if ranked.len() >= MAX_RANKED_NAMES {
+            return None;
+        }
+        let found = ranked_closest(name, &self.index);
+        ranked.insert(name.to_string(), found.clone());
+        found
     }
 }
 
@@ -244,7 +305,7 @@ pub(super) fn unknown_mentions(unit: &str, facts: &ServerFacts) -> Vec<String> {
             _ => continue,
         };
         let name = name.trim_end_matches(['.', '-', '_']);
-        if name.is_empty() || facts.tools.iter().any(|t| t == name) {
+        if name.is_empty() || facts.tool_set.contains(name) {
             continue;
         }
         let shape = shape(name);
@@ -271,12 +332,9 @@ pub(super) fn unknown_mentions(unit: &str, facts: &ServerFacts) -> Vec<String> {
         let calls = call || before(CALL_PREV);
         let strong = calls || next.as_deref().is_some_and(|n| n == "tool" || n == "tools");
         let uses = before(USE_PREV);
-        let close = like_a_tool(name, &facts.tools);
+        let close = facts.closest(name).is_some_and(|(_, rank)| rank <= 2);
         let first = fold(name).split('_').next().unwrap_or("").to_string();
-        let family = facts
-            .tools
-            .iter()
-            .any(|t| fold(t).split('_').next() == Some(first.as_str()) && fold(t) != first);
+        let family = facts.index.families.contains(&first);
         let verb = TOOL_VERBS.contains(&first.as_str());
         let counts = match shape {
             Shape::Snake => strong || uses || close || family || verb,
@@ -294,7 +352,7 @@ pub(super) fn unknown_mentions(unit: &str, facts: &ServerFacts) -> Vec<String> {
                     && !NOT_CAMEL_TOOLS.contains(&name.to_lowercase().as_str())
             }
             Shape::Dotted => quoted && facts.dotted_tools && (strong || uses || close),
-            Shape::Single => strong || (name.len() >= 5 && near(name, &facts.tools, 1)),
+            Shape::Single => strong || (name.len() >= 5 && near(name, &facts.index, 1)),
         };
         if counts && !out.iter().any(|o| o == name) {
             out.push(name.to_string());
@@ -334,9 +392,9 @@ fn fold(name: &str) -> String {
     out
 }
 
-fn near(name: &str, tools: &[String], distance: usize) -> bool {
+fn near(name: &str, index: &ToolIndex, distance: usize) -> bool {
     let n = fold(name);
-    tools.iter().any(|t| levenshtein(&n, &fold(t)) <= distance)
+    index.folded.iter().any(|t| levenshtein(&n, t) <= distance)
 }
 
 /// The real tool an unknown name most likely means: the same words in
@@ -344,30 +402,19 @@ fn near(name: &str, tools: &[String], distance: usize) -> bool {
 /// length, and at least 2 allowed), else a shared word set of at least
 /// half, else the most shared words that are not verbs (`get_average` and
 /// `calculate_average` share `average`).
-pub(super) fn closest_tool(name: &str, tools: &[String]) -> Option<String> {
-    ranked_closest(name, tools).map(|(t, _)| t)
+#[cfg(test)]
+fn closest_tool(name: &str, tools: &[String]) -> Option<String> {
+    ranked_closest(name, &ToolIndex::new(tools)).map(|(t, _)| t)
 }
 
-/// Whether a real tool is like the name by more than a shared noun: evidence
-/// that the name is meant as a tool.
-fn like_a_tool(name: &str, tools: &[String]) -> bool {
-    ranked_closest(name, tools).is_some_and(|(_, rank)| rank <= 2)
-}
-
-/// [`closest_tool`] with its rank (0: same words … 3: a shared noun).
-fn ranked_closest(name: &str, tools: &[String]) -> Option<(String, u8)> {
+/// The closest tool with its rank (0: same words … 3: a shared noun; rank
+/// 2 or better is evidence that the name is meant as a tool).
+fn ranked_closest(name: &str, index: &ToolIndex) -> Option<(String, u8)> {
     let n = fold(name);
-    let words = |s: &str| -> BTreeSet<String> {
-        s.split('_')
-            .filter(|w| !w.is_empty())
-            .map(str::to_string)
-            .collect()
-    };
     let mine = words(&n);
     let mut best: Option<(u8, usize, usize, &String)> = None;
-    for t in tools {
-        let f = fold(t);
-        let theirs = words(&f);
+    for ((t, f), theirs) in index.names.iter().zip(&index.folded).zip(&index.words) {
+        let f = f.as_str();
         // My words that one of theirs matches, exactly or loosely.
         let matched: Vec<&String> = mine
             .iter()
@@ -376,9 +423,9 @@ fn ranked_closest(name: &str, tools: &[String]) -> Option<(String, u8)> {
         // Two of my words can match one of theirs loosely (`echo`, `echos`).
         let shared = matched.len().min(theirs.len());
         let union = (mine.len() + theirs.len()).saturating_sub(shared).max(1);
-        let distance = levenshtein(&n, &f);
+        let distance = levenshtein(&n, f);
         let allowed = (n.chars().count().max(f.chars().count()) / 3).max(2);
-        let rank = if mine == theirs && !mine.is_empty() {
+        let rank = if mine == *theirs && !mine.is_empty() {
             0
         } else if distance <= allowed {
             1

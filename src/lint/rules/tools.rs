@@ -11,7 +11,7 @@ use crate::lint::pass::Pass;
 use crate::lint::{LintCode, Severity};
 use crate::segment::{Unit, UnitKind};
 
-use super::names::{ServerFacts, closest_tool, unknown_mentions};
+use super::names::{ServerFacts, unknown_mentions};
 
 impl Pass<'_> {
     /// `MCP002`; returns, per unit, the tool it restates.
@@ -61,7 +61,7 @@ impl Pass<'_> {
                 if !reported.insert(name.clone()) {
                     continue;
                 }
-                let closest = closest_tool(&name, &facts.tools);
+                let closest = facts.closest(&name).map(|(t, _)| t);
                 // "X requires client sampling capability": registered only
                 // sometimes, and the sentence says so.
                 let conditional = CONDITION.is_match(unit_text);
