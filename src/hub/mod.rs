@@ -3,8 +3,11 @@
 //! The [`Hub`] holds the current snapshot of every server by alias and the
 //! section assembled from them. Reading it before each model request costs
 //! an `Arc` clone; a change re-assembles only the server that changed (the
-//! others come from the per-server memo), bumps the revision, and publishes
-//! the new section to subscribers.
+//! others come from the per-server memo) and, when the section's bytes
+//! changed, bumps the revision and publishes the new section to
+//! subscribers.
+
+mod section;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -16,84 +19,32 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::model::{ServerSnapshot, Tool};
 use crate::report::Assembly;
 
-/// The section at one revision.
-#[derive(Debug, Clone)]
-pub struct Section {
-    revision: u64,
-    assembly: Assembly,
-    blocks: Arc<BTreeMap<String, String>>,
-}
-
-impl Section {
-    /// The revision this section belongs to (0 before any server was added).
-    pub fn revision(&self) -> u64 {
-        self.revision
-    }
-
-    /// The section text, ready for a system prompt.
-    pub fn text(&self) -> &str {
-        self.assembly.text()
-    }
-
-    /// The full report.
-    pub fn assembly(&self) -> &Assembly {
-        &self.assembly
-    }
-
-    /// Each included server's block, by alias.
-    pub fn blocks(&self) -> &BTreeMap<String, String> {
-        &self.blocks
-    }
-}
-
-/// What changed between two revisions, for hosts that keep the system
-/// prompt byte-stable and announce changes in a message instead.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Delta {
-    /// The revision the delta starts from.
-    pub from: u64,
-    /// The current revision.
-    pub to: u64,
-    /// `true` when `from` is too old (or unknown): `added` then holds every
-    /// current block, and the host should start over from the section.
-    pub full: bool,
-    /// Servers with a block now and none at `from`: (alias, block).
-    pub added: Vec<(String, String)>,
-    /// Servers with a block at `from` and none now.
-    pub removed: Vec<String>,
-    /// Servers whose block changed: (alias, new block).
-    pub changed: Vec<(String, String)>,
-}
-
-impl Delta {
-    /// Whether nothing changed.
-    pub fn is_empty(&self) -> bool {
-        !self.full && self.added.is_empty() && self.removed.is_empty() && self.changed.is_empty()
-    }
-
-    /// Applies this delta to the blocks of the section at [`Delta::from`].
-    pub fn apply(&self, blocks: &mut BTreeMap<String, String>) {
-        if self.full {
-            blocks.clear();
-        }
-        for alias in &self.removed {
-            blocks.remove(alias);
-        }
-        for (alias, block) in self.added.iter().chain(&self.changed) {
-            blocks.insert(alias.clone(), block.clone());
-        }
-    }
-}
+pub use section::{Delta, Section};
 
 /// How many past revisions [`Hub::changes_since`] can answer from.
 const HISTORY: usize = 256;
 
+/// One server as the hub holds it.
+#[derive(Clone)]
+struct Entry {
+    /// Version key for the memo: new whenever the snapshot changes.
+    key: u64,
+    /// The live connection that owns the entry, if any.
+    owner: Option<u64>,
+    snapshot: ServerSnapshot,
+}
+
+/// The blocks of one past revision, for deltas.
+struct Past {
+    revision: u64,
+    blocks: Arc<BTreeMap<String, String>>,
+}
+
 struct State {
-    /// By alias: (version key, owning live connection if any, snapshot).
-    servers: BTreeMap<String, (u64, Option<u64>, ServerSnapshot)>,
+    servers: BTreeMap<String, Entry>,
     next_key: u64,
     memo: Memo,
-    history: VecDeque<(u64, Arc<BTreeMap<String, String>>)>,
+    history: VecDeque<Past>,
 }
 
 struct Inner {
@@ -118,6 +69,7 @@ struct Inner {
 /// hub.update_tools("billing", vec![Tool::new("get_invoice", "Get an invoice.")])?;
 /// let delta = hub.changes_since(r);             // for byte-stable system prompts
 /// assert_eq!(delta.changed[0].0, "billing");
+/// assert_ne!(hub.section().digest(), section.digest());
 /// # Ok::<(), mcp_preamble::Error>(())
 /// ```
 #[derive(Clone)]
@@ -136,14 +88,20 @@ impl std::fmt::Debug for Hub {
 impl Hub {
     /// A hub with no servers, assembling with `assembler`.
     pub fn new(assembler: Assembler) -> Hub {
+        let blocks = Arc::new(BTreeMap::new());
+        let assembly = Assembly::empty(&assembler);
         let empty = Section {
             revision: 0,
-            assembly: Assembly::empty(&assembler),
-            blocks: Arc::new(BTreeMap::new()),
+            digest: section::digest(assembly.text()),
+            assembly,
+            blocks: blocks.clone(),
         };
         let (tx, _) = watch::channel(Arc::new(empty));
         let mut history = VecDeque::new();
-        history.push_back((0, Arc::new(BTreeMap::new())));
+        history.push_back(Past {
+            revision: 0,
+            blocks,
+        });
         Hub {
             inner: Arc::new(Inner {
                 assembler,
@@ -164,12 +122,14 @@ impl Hub {
         self.inner.tx.borrow().clone()
     }
 
-    /// The current revision; it only grows.
+    /// The current revision. It only grows, and it changes exactly when the
+    /// section's text changes.
     pub fn revision(&self) -> u64 {
         self.inner.tx.borrow().revision
     }
 
-    /// A receiver that sees every new section (the current one first).
+    /// A receiver that sees every new revision (the current one first). A
+    /// change that leaves the text as it was wakes no one.
     pub fn subscribe(&self) -> watch::Receiver<Arc<Section>> {
         self.inner.tx.subscribe()
     }
@@ -181,11 +141,11 @@ impl Hub {
 
     /// The snapshot held for `alias`.
     pub fn snapshot(&self, alias: &str) -> Option<ServerSnapshot> {
-        self.lock().servers.get(alias).map(|(_, _, s)| s.clone())
+        self.lock().servers.get(alias).map(|e| e.snapshot.clone())
     }
 
     /// Adds a server or replaces it; its alias is set to `alias`. Returns
-    /// the new revision (unchanged when the snapshot is the same).
+    /// the revision, unchanged when the section's text is.
     pub fn upsert(&self, alias: impl Into<String>, snapshot: ServerSnapshot) -> Result<u64> {
         self.upsert_as(None, alias.into(), snapshot)
     }
@@ -201,16 +161,21 @@ impl Hub {
         self.change(&alias.clone(), |state| {
             let mut snapshot = snapshot;
             snapshot.alias = Some(alias.clone());
-            if state
-                .servers
-                .get(&alias)
-                .is_some_and(|(_, o, s)| *o == owner && *s == snapshot)
+            if let Some(entry) = state.servers.get_mut(&alias)
+                && entry.snapshot == snapshot
             {
+                // Nothing new: the new connection takes over, and the
+                // section stays as it is.
+                entry.owner = owner;
                 return Ok(false);
             }
             state.next_key += 1;
-            let key = state.next_key;
-            state.servers.insert(alias, (key, owner, snapshot));
+            let entry = Entry {
+                key: state.next_key,
+                owner,
+                snapshot,
+            };
+            state.servers.insert(alias, entry);
             Ok(true)
         })
     }
@@ -230,18 +195,18 @@ impl Hub {
     ) -> Result<u64> {
         self.change(alias, |state| {
             let next = state.next_key + 1;
-            let Some((key, o, snapshot)) = state.servers.get_mut(alias) else {
+            let Some(entry) = state.servers.get_mut(alias) else {
                 return Err(unknown(alias));
             };
-            if owner.is_some() && *o != owner {
+            if owner.is_some() && entry.owner != owner {
                 return Ok(false);
             }
-            if snapshot.tools == tools {
+            if entry.snapshot.tools == tools {
                 return Ok(false);
             }
-            snapshot.tools = tools;
-            snapshot.tools_error = None;
-            *key = next;
+            entry.snapshot.tools = tools;
+            entry.snapshot.tools_error = None;
+            entry.key = next;
             state.next_key = next;
             Ok(true)
         })
@@ -258,17 +223,18 @@ impl Hub {
     ) -> Result<u64> {
         self.change(alias, |state| {
             let next = state.next_key + 1;
-            let Some((key, o, snapshot)) = state.servers.get_mut(alias) else {
+            let Some(entry) = state.servers.get_mut(alias) else {
                 return Err(unknown(alias));
             };
-            if *o != Some(owner)
+            let snapshot = &mut entry.snapshot;
+            if entry.owner != Some(owner)
                 || (snapshot.instructions == instructions && snapshot.cache == cache)
             {
                 return Ok(false);
             }
             snapshot.instructions = instructions;
             snapshot.cache = cache;
-            *key = next;
+            entry.key = next;
             state.next_key = next;
             Ok(true)
         })
@@ -283,7 +249,7 @@ impl Hub {
     pub(crate) fn remove_as(&self, owner: Option<u64>, alias: &str) -> Result<u64> {
         self.change(alias, |state| match state.servers.get(alias) {
             None => Err(unknown(alias)),
-            Some((_, o, _)) if owner.is_some() && *o != owner => Ok(false),
+            Some(e) if owner.is_some() && e.owner != owner => Ok(false),
             Some(_) => {
                 state.servers.remove(alias);
                 Ok(true)
@@ -302,35 +268,22 @@ impl Hub {
     pub fn changes_since(&self, revision: u64) -> Delta {
         let state = self.lock();
         let now = self.section();
-        let current = now.blocks.clone();
         let old = state
             .history
             .iter()
-            .find(|(r, _)| *r == revision)
-            .map(|(_, b)| b.clone());
+            .find(|p| p.revision == revision)
+            .map(|p| p.blocks.clone());
         drop(state);
-        let Some(old) = old else {
-            return Delta {
-                from: revision,
-                to: now.revision,
-                full: true,
-                added: current
-                    .iter()
-                    .map(|(a, b)| (a.clone(), b.clone()))
-                    .collect(),
-                removed: Vec::new(),
-                changed: Vec::new(),
-            };
-        };
         let mut delta = Delta {
             from: revision,
             to: now.revision,
-            full: false,
+            full: old.is_none(),
             added: Vec::new(),
             removed: Vec::new(),
             changed: Vec::new(),
         };
-        for (alias, block) in current.iter() {
+        let old = old.unwrap_or_default();
+        for (alias, block) in now.blocks.iter() {
             match old.get(alias) {
                 None => delta.added.push((alias.clone(), block.clone())),
                 Some(before) if before != block => {
@@ -341,7 +294,7 @@ impl Hub {
         }
         delta.removed = old
             .keys()
-            .filter(|a| !current.contains_key(*a))
+            .filter(|a| !now.blocks.contains_key(*a))
             .cloned()
             .collect();
         delta
@@ -352,8 +305,9 @@ impl Hub {
     }
 
     /// Applies `edit` to the entry of `alias` and, when it changed
-    /// something, re-assembles and publishes. If assembling fails, the entry
-    /// is put back as it was. Writers are serialized; readers never wait.
+    /// something, re-assembles; a new revision is published only when the
+    /// text changed. If assembling fails, the entry is put back as it was.
+    /// Writers are serialized; readers never wait.
     fn change(&self, alias: &str, edit: impl FnOnce(&mut State) -> Result<bool>) -> Result<u64> {
         let mut state = self.lock();
         let before = state.servers.get(alias).cloned();
@@ -362,8 +316,8 @@ impl Hub {
         }
         let state = &mut *state;
         let aliases: Vec<&String> = state.servers.keys().collect();
-        let keys: Vec<u64> = state.servers.values().map(|(k, _, _)| *k).collect();
-        let servers: Vec<&ServerSnapshot> = state.servers.values().map(|(_, _, s)| s).collect();
+        let keys: Vec<u64> = state.servers.values().map(|e| e.key).collect();
+        let servers: Vec<&ServerSnapshot> = state.servers.values().map(|e| &e.snapshot).collect();
         let assembled = self
             .inner
             .assembler
@@ -386,13 +340,36 @@ impl Hub {
             .map(|s| (aliases[s.index].clone(), s.text.clone()))
             .collect();
         let blocks = Arc::new(blocks);
-        let revision = self.revision() + 1;
-        state.history.push_back((revision, blocks.clone()));
+        let current = self.section();
+        if assembly.text() == current.text() {
+            // Same bytes, same revision, no wake-up: only the report is
+            // refreshed (an excluded server, a version string…).
+            if let Some(last) = state.history.back_mut() {
+                last.blocks = blocks.clone();
+            }
+            let section = Arc::new(Section {
+                revision: current.revision,
+                digest: current.digest.clone(),
+                assembly,
+                blocks,
+            });
+            self.inner.tx.send_if_modified(|s| {
+                *s = section;
+                false
+            });
+            return Ok(current.revision);
+        }
+        let revision = current.revision + 1;
+        state.history.push_back(Past {
+            revision,
+            blocks: blocks.clone(),
+        });
         while state.history.len() > HISTORY {
             state.history.pop_front();
         }
         self.inner.tx.send_replace(Arc::new(Section {
             revision,
+            digest: section::digest(assembly.text()),
             assembly,
             blocks,
         }));

@@ -1,0 +1,168 @@
+//! The hub's cache-true signals: the revision moves exactly when the
+//! section's bytes do, and the digest.
+#![cfg(feature = "hub")]
+
+use std::collections::BTreeMap;
+
+use mcp_preamble::hub::Hub;
+use mcp_preamble::{Assembler, Policy, ServerSnapshot, Tool};
+use sha2::{Digest, Sha256};
+
+fn server(name: &str, text: &str) -> ServerSnapshot {
+    ServerSnapshot::new(name)
+        .with_instructions(text)
+        .with_tool(Tool::new(format!("{name}_tool"), "Does a thing."))
+}
+
+fn sha256(text: &str) -> String {
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The revision, digest and text of the hub's section now.
+fn look(hub: &Hub) -> (u64, String, String) {
+    let s = hub.section();
+    (s.revision(), s.digest().to_string(), s.text().to_string())
+}
+
+// ---- revision and digest ---------------------------------------------------
+
+#[test]
+fn the_digest_is_the_sha256_of_the_text() {
+    let hub = Hub::new(Assembler::new());
+    assert_eq!(
+        hub.section().digest(),
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    );
+    hub.upsert("a", server("a", "Call a_tool first.")).unwrap();
+    let s = hub.section();
+    assert_eq!(s.digest(), sha256(s.text()));
+    // Another hub with the same servers has the same bytes, so the same digest.
+    let other = Hub::new(Assembler::new());
+    other
+        .upsert("a", server("a", "Call a_tool first."))
+        .unwrap();
+    assert_eq!(other.section().digest(), s.digest());
+}
+
+#[test]
+fn an_excluded_server_connecting_and_leaving_makes_no_revision() {
+    let hub = Hub::new(Assembler::new().policy("scratch", Policy::new().exclude()));
+    hub.upsert("a", server("a", "Call a_tool first.")).unwrap();
+    let before = look(&hub);
+    let mut rx = hub.subscribe();
+    rx.borrow_and_update();
+
+    assert_eq!(
+        hub.upsert("scratch", server("scratch", "Hi.")).unwrap(),
+        before.0
+    );
+    assert_eq!(look(&hub), before);
+    assert!(!rx.has_changed().unwrap(), "no one is woken");
+    // The report is current all the same.
+    let reports = hub.section().assembly().servers().to_vec();
+    assert!(
+        reports
+            .iter()
+            .any(|r| r.alias.as_deref() == Some("scratch") && !r.included)
+    );
+
+    assert_eq!(hub.remove("scratch").unwrap(), before.0);
+    assert_eq!(look(&hub), before);
+    assert!(!rx.has_changed().unwrap());
+    assert!(hub.changes_since(before.0).is_empty());
+}
+
+#[test]
+fn an_identical_upsert_makes_no_revision() {
+    let hub = Hub::new(Assembler::new());
+    let r = hub.upsert("a", server("a", "Call a_tool first.")).unwrap();
+    let before = look(&hub);
+    let mut rx = hub.subscribe();
+    rx.borrow_and_update();
+    assert_eq!(
+        hub.upsert("a", server("a", "Call a_tool first.")).unwrap(),
+        r
+    );
+    let same_tools = hub.snapshot("a").unwrap().tools;
+    assert_eq!(hub.update_tools("a", same_tools).unwrap(), r);
+    // A snapshot that differs only where the section does not look (the
+    // version is not rendered) is kept, and the bytes are the same.
+    let mut newer = server("a", "Call a_tool first.");
+    newer.server_info.version = "2.0.0".into();
+    assert_eq!(hub.upsert("a", newer).unwrap(), r);
+    assert_eq!(hub.snapshot("a").unwrap().server_info.version, "2.0.0");
+    assert_eq!(hub.section().assembly().servers()[0].version, "2.0.0");
+    assert_eq!(look(&hub), before);
+    assert!(!rx.has_changed().unwrap());
+}
+
+#[test]
+fn a_text_change_makes_exactly_one_revision() {
+    let hub = Hub::new(Assembler::new());
+    let r = hub.upsert("a", server("a", "Call a_tool first.")).unwrap();
+    let before = look(&hub);
+    let mut rx = hub.subscribe();
+    rx.borrow_and_update();
+    assert_eq!(
+        hub.upsert("a", server("a", "Never call a_tool twice."))
+            .unwrap(),
+        r + 1
+    );
+    let after = look(&hub);
+    assert_eq!(after.0, r + 1);
+    assert_ne!(after.1, before.1);
+    assert_ne!(after.2, before.2);
+    assert!(rx.has_changed().unwrap());
+    assert_eq!(rx.borrow_and_update().revision(), r + 1);
+    let delta = hub.changes_since(r);
+    assert_eq!(delta.changed.len(), 1);
+    assert!(delta.added.is_empty() && delta.removed.is_empty());
+    // The same content once more: still one revision.
+    hub.upsert("a", server("a", "Never call a_tool twice."))
+        .unwrap();
+    assert_eq!(hub.revision(), r + 1);
+    assert!(!rx.has_changed().unwrap());
+}
+
+#[test]
+fn revisions_are_one_to_one_with_texts_and_deltas_replay() {
+    let hub = Hub::new(Assembler::new().policy("s3", Policy::new().exclude()));
+    let mut texts: BTreeMap<u64, String> = BTreeMap::from([(0, String::new())]);
+    let mut blocks: BTreeMap<u64, BTreeMap<String, String>> = BTreeMap::new();
+    blocks.insert(0, BTreeMap::new());
+    let mut still = 0;
+    // Adds, identical re-adds, edits, excluded servers and removals.
+    for step in 0..60u64 {
+        let before = hub.revision();
+        let alias = format!("s{}", step % 4);
+        let text = format!("Never skip step {}.", step / 3);
+        let _ = match step % 5 {
+            2 => hub.remove(&alias),
+            _ => hub.upsert(&alias, server(&alias, &text)),
+        };
+        let s = hub.section();
+        let seen = texts
+            .entry(s.revision())
+            .or_insert_with(|| s.text().to_string());
+        assert_eq!(seen, s.text(), "revision {} had two texts", s.revision());
+        blocks.insert(s.revision(), s.blocks().clone());
+        still += usize::from(s.revision() == before);
+    }
+    assert!(still >= 10, "only {still} steps left the text alone");
+    // Each revision's text differs from the one before.
+    let list: Vec<&String> = texts.values().collect();
+    assert!(list.windows(2).all(|w| w[0] != w[1]));
+    let revisions: Vec<u64> = texts.keys().copied().collect();
+    assert_eq!(revisions, (0..texts.len() as u64).collect::<Vec<_>>());
+    let now = hub.section();
+    for (r, b) in &blocks {
+        let delta = hub.changes_since(*r);
+        assert!(!delta.full);
+        let mut replay = b.clone();
+        delta.apply(&mut replay);
+        assert_eq!(&replay, now.blocks(), "from revision {r}");
+    }
+}
