@@ -1,12 +1,14 @@
 //! The hub's cache-true signals: the revision moves exactly when the
-//! section's bytes do, and the digest.
+//! section's bytes do, the digest, and grace periods for flapping servers.
 #![cfg(feature = "hub")]
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
-use mcp_preamble::hub::Hub;
+use mcp_preamble::hub::{DEFAULT_GRACE, Hub, ServerState};
 use mcp_preamble::{Assembler, Policy, ServerSnapshot, Tool};
 use sha2::{Digest, Sha256};
+use tokio::time::Instant;
 
 fn server(name: &str, text: &str) -> ServerSnapshot {
     ServerSnapshot::new(name)
@@ -68,11 +70,13 @@ fn an_excluded_server_connecting_and_leaving_makes_no_revision() {
             .iter()
             .any(|r| r.alias.as_deref() == Some("scratch") && !r.included)
     );
+    assert_eq!(hub.state("scratch"), ServerState::Connected);
 
     assert_eq!(hub.remove("scratch").unwrap(), before.0);
     assert_eq!(look(&hub), before);
     assert!(!rx.has_changed().unwrap());
     assert!(hub.changes_since(before.0).is_empty());
+    assert_eq!(hub.state("scratch"), ServerState::Gone);
 }
 
 #[test]
@@ -165,4 +169,133 @@ fn revisions_are_one_to_one_with_texts_and_deltas_replay() {
         delta.apply(&mut replay);
         assert_eq!(&replay, now.blocks(), "from revision {r}");
     }
+}
+
+// ---- grace periods -----------------------------------------------------------
+
+#[tokio::test(start_paused = true)]
+async fn a_reconnect_within_grace_changes_nothing() {
+    let hub = Hub::new(Assembler::new());
+    hub.upsert("a", server("a", "Call a_tool first.")).unwrap();
+    hub.upsert("b", server("b", "Call b_tool first.")).unwrap();
+    let before = look(&hub);
+    let mut rx = hub.subscribe();
+    rx.borrow_and_update();
+
+    assert_eq!(hub.disconnected("a").unwrap(), before.0);
+    assert_eq!(hub.state("a"), ServerState::Reconnecting);
+    assert_eq!(hub.aliases(), ["a", "b"]);
+    tokio::time::sleep(DEFAULT_GRACE - Duration::from_secs(1)).await;
+    assert_eq!(look(&hub), before, "kept through the grace period");
+
+    assert_eq!(
+        hub.upsert("a", server("a", "Call a_tool first.")).unwrap(),
+        before.0
+    );
+    assert_eq!(hub.state("a"), ServerState::Connected);
+    // The first timer no longer applies.
+    tokio::time::sleep(DEFAULT_GRACE * 3).await;
+    assert_eq!(look(&hub), before);
+    assert_eq!(hub.state("a"), ServerState::Connected);
+    assert!(!rx.has_changed().unwrap(), "no revision, no wake-up");
+    assert!(hub.changes_since(before.0).is_empty());
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_server_past_its_grace_goes_with_one_revision() {
+    let hub = Hub::new(Assembler::new());
+    hub.upsert("a", server("a", "Call a_tool first.")).unwrap();
+    hub.upsert("b", server("b", "Call b_tool first.")).unwrap();
+    let r = hub.revision();
+    let mut rx = hub.subscribe();
+    rx.borrow_and_update();
+    let start = Instant::now();
+    hub.disconnected("a").unwrap();
+    // A second notice keeps the first deadline.
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    hub.disconnected("a").unwrap();
+
+    rx.changed().await.unwrap();
+    assert_eq!(start.elapsed(), DEFAULT_GRACE);
+    assert_eq!(rx.borrow_and_update().revision(), r + 1);
+    assert_eq!(hub.state("a"), ServerState::Gone);
+    assert_eq!(hub.aliases(), ["b"]);
+    assert!(!hub.section().text().contains("### a"));
+    let delta = hub.changes_since(r);
+    assert_eq!(delta.removed, ["a"]);
+    assert!(delta.added.is_empty() && delta.changed.is_empty());
+    tokio::time::sleep(DEFAULT_GRACE).await;
+    assert_eq!(hub.revision(), r + 1, "exactly one");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_reconnect_with_a_new_snapshot_is_one_revision_and_stays() {
+    let hub = Hub::new(Assembler::new()).grace(Duration::from_secs(5));
+    let r = hub.upsert("a", server("a", "Call a_tool first.")).unwrap();
+    hub.disconnected("a").unwrap();
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(
+        hub.upsert("a", server("a", "Never call a_tool twice."))
+            .unwrap(),
+        r + 1
+    );
+    assert_eq!(hub.state("a"), ServerState::Connected);
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    assert_eq!(hub.revision(), r + 1);
+    assert!(hub.section().text().contains("Never call a_tool twice."));
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_excluded_server_past_its_grace_makes_no_revision() {
+    let hub = Hub::new(Assembler::new().policy("scratch", Policy::new().exclude()));
+    hub.upsert("a", server("a", "Call a_tool first.")).unwrap();
+    hub.upsert("scratch", server("scratch", "Hi.")).unwrap();
+    let before = look(&hub);
+    hub.disconnected("scratch").unwrap();
+    tokio::time::sleep(DEFAULT_GRACE * 2).await;
+    assert_eq!(hub.state("scratch"), ServerState::Gone);
+    assert_eq!(look(&hub), before);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_zero_grace_and_remove_act_at_once() {
+    let hub = Hub::new(Assembler::new()).grace(Duration::ZERO);
+    let r = hub.upsert("a", server("a", "Call a_tool first.")).unwrap();
+    assert_eq!(hub.disconnected("a").unwrap(), r + 1);
+    assert_eq!(hub.state("a"), ServerState::Gone);
+
+    let hub = Hub::new(Assembler::new());
+    let r = hub.upsert("a", server("a", "Call a_tool first.")).unwrap();
+    hub.disconnected("a").unwrap();
+    assert_eq!(hub.remove("a").unwrap(), r + 1, "remove skips the grace");
+    assert_eq!(hub.state("a"), ServerState::Gone);
+    tokio::time::sleep(DEFAULT_GRACE * 2).await;
+    assert_eq!(hub.revision(), r + 1);
+    assert_eq!(
+        hub.disconnected("a").unwrap_err().to_string(),
+        "invalid configuration: no server with alias \"a\""
+    );
+}
+
+#[test]
+fn without_a_runtime_a_disconnected_server_goes_at_once() {
+    let hub = Hub::new(Assembler::new());
+    let r = hub.upsert("a", server("a", "Call a_tool first.")).unwrap();
+    assert_eq!(hub.disconnected("a").unwrap(), r + 1);
+    assert_eq!(hub.state("a"), ServerState::Gone);
+}
+
+#[test]
+fn states_print_lowercase() {
+    let all = [
+        ServerState::Connected,
+        ServerState::Reconnecting,
+        ServerState::Gone,
+    ];
+    let shown: Vec<String> = all.iter().map(|s| s.to_string()).collect();
+    assert_eq!(shown, ["connected", "reconnecting", "gone"]);
+    assert_eq!(
+        serde_json::to_string(&all).unwrap(),
+        r#"["connected","reconnecting","gone"]"#
+    );
 }

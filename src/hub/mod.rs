@@ -7,10 +7,12 @@
 //! changed, bumps the revision and publishes the new section to
 //! subscribers.
 
+mod grace;
 mod section;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use tokio::sync::watch;
 
@@ -19,6 +21,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::model::{ServerSnapshot, Tool};
 use crate::report::Assembly;
 
+pub use grace::{DEFAULT_GRACE, ServerState};
 pub use section::{Delta, Section};
 
 /// How many past revisions [`Hub::changes_since`] can answer from.
@@ -32,6 +35,8 @@ struct Entry {
     /// The live connection that owns the entry, if any.
     owner: Option<u64>,
     snapshot: ServerSnapshot,
+    /// While disconnected and kept: the id of the grace timer that may remove it.
+    grace: Option<u64>,
 }
 
 /// The blocks of one past revision, for deltas.
@@ -45,6 +50,7 @@ struct State {
     next_key: u64,
     memo: Memo,
     history: VecDeque<Past>,
+    grace: Duration,
 }
 
 struct Inner {
@@ -86,7 +92,8 @@ impl std::fmt::Debug for Hub {
 }
 
 impl Hub {
-    /// A hub with no servers, assembling with `assembler`.
+    /// A hub with no servers, assembling with `assembler`; servers that
+    /// disconnect are kept for [`DEFAULT_GRACE`] (see [`Hub::grace`]).
     pub fn new(assembler: Assembler) -> Hub {
         let blocks = Arc::new(BTreeMap::new());
         let assembly = Assembly::empty(&assembler);
@@ -110,6 +117,7 @@ impl Hub {
                     next_key: 0,
                     memo: Memo::default(),
                     history,
+                    grace: DEFAULT_GRACE,
                 }),
                 tx,
             }),
@@ -134,7 +142,8 @@ impl Hub {
         self.inner.tx.subscribe()
     }
 
-    /// The aliases of the servers held, sorted.
+    /// The aliases of the servers held (also those kept while
+    /// reconnecting), sorted.
     pub fn aliases(&self) -> Vec<String> {
         self.lock().servers.keys().cloned().collect()
     }
@@ -144,8 +153,9 @@ impl Hub {
         self.lock().servers.get(alias).map(|e| e.snapshot.clone())
     }
 
-    /// Adds a server or replaces it; its alias is set to `alias`. Returns
-    /// the revision, unchanged when the section's text is.
+    /// Adds a server or replaces it; its alias is set to `alias`. A server
+    /// kept while reconnecting is connected again. Returns the revision,
+    /// unchanged when the section's text is.
     pub fn upsert(&self, alias: impl Into<String>, snapshot: ServerSnapshot) -> Result<u64> {
         self.upsert_as(None, alias.into(), snapshot)
     }
@@ -164,9 +174,10 @@ impl Hub {
             if let Some(entry) = state.servers.get_mut(&alias)
                 && entry.snapshot == snapshot
             {
-                // Nothing new: the new connection takes over, and the
-                // section stays as it is.
+                // A reconnect with nothing new: the new connection takes
+                // over, and the section stays as it is.
                 entry.owner = owner;
+                entry.grace = None;
                 return Ok(false);
             }
             state.next_key += 1;
@@ -174,6 +185,7 @@ impl Hub {
                 key: state.next_key,
                 owner,
                 snapshot,
+                grace: None,
             };
             state.servers.insert(alias, entry);
             Ok(true)
@@ -240,7 +252,7 @@ impl Hub {
         })
     }
 
-    /// Removes a server (on close: its instructions go with it).
+    /// Removes a server now, with no grace period (see [`Hub::disconnected`]).
     pub fn remove(&self, alias: &str) -> Result<u64> {
         self.remove_as(None, alias)
     }
