@@ -43,6 +43,7 @@ struct Entry {
 struct Past {
     revision: u64,
     blocks: Arc<BTreeMap<String, String>>,
+    names: Arc<BTreeMap<String, String>>,
 }
 
 struct State {
@@ -96,18 +97,21 @@ impl Hub {
     /// disconnect are kept for [`DEFAULT_GRACE`] (see [`Hub::grace`]).
     pub fn new(assembler: Assembler) -> Hub {
         let blocks = Arc::new(BTreeMap::new());
+        let names = Arc::new(BTreeMap::new());
         let assembly = Assembly::empty(&assembler);
         let empty = Section {
             revision: 0,
             digest: section::digest(assembly.text()),
             assembly,
             blocks: blocks.clone(),
+            names: names.clone(),
         };
         let (tx, _) = watch::channel(Arc::new(empty));
         let mut history = VecDeque::new();
         history.push_back(Past {
             revision: 0,
             blocks,
+            names,
         });
         Hub {
             inner: Arc::new(Inner {
@@ -284,7 +288,7 @@ impl Hub {
             .history
             .iter()
             .find(|p| p.revision == revision)
-            .map(|p| p.blocks.clone());
+            .map(|p| (p.blocks.clone(), p.names.clone()));
         drop(state);
         let mut delta = Delta {
             from: revision,
@@ -293,22 +297,24 @@ impl Hub {
             added: Vec::new(),
             removed: Vec::new(),
             changed: Vec::new(),
+            names: BTreeMap::new(),
         };
-        let old = old.unwrap_or_default();
+        let empty = Arc::default();
+        let (old, old_names) = old.unwrap_or_else(|| (empty, Arc::default()));
         for (alias, block) in now.blocks.iter() {
             match old.get(alias) {
                 None => delta.added.push((alias.clone(), block.clone())),
                 Some(before) if before != block => {
                     delta.changed.push((alias.clone(), block.clone()))
                 }
-                Some(_) => {}
+                Some(_) => continue,
             }
+            delta.names.insert(alias.clone(), now.names[alias].clone());
         }
-        delta.removed = old
-            .keys()
-            .filter(|a| !now.blocks.contains_key(*a))
-            .cloned()
-            .collect();
+        for alias in old.keys().filter(|a| !now.blocks.contains_key(*a)) {
+            delta.removed.push(alias.clone());
+            delta.names.insert(alias.clone(), old_names[alias].clone());
+        }
         delta
     }
 
@@ -345,25 +351,28 @@ impl Hub {
             }
         };
         // Blocks by the hub's own alias (the shown name may be sanitized or suffixed).
-        let blocks: BTreeMap<String, String> = assembly
-            .servers()
-            .iter()
-            .filter(|s| s.included)
-            .map(|s| (aliases[s.index].clone(), s.text.clone()))
-            .collect();
-        let blocks = Arc::new(blocks);
+        let mut blocks = BTreeMap::new();
+        let mut names = BTreeMap::new();
+        for s in assembly.servers().iter().filter(|s| s.included) {
+            let alias = aliases[s.index];
+            blocks.insert(alias.clone(), s.text.clone());
+            names.insert(alias.clone(), s.name.clone());
+        }
+        let (blocks, names) = (Arc::new(blocks), Arc::new(names));
         let current = self.section();
         if assembly.text() == current.text() {
             // Same bytes, same revision, no wake-up: only the report is
             // refreshed (an excluded server, a version string…).
             if let Some(last) = state.history.back_mut() {
                 last.blocks = blocks.clone();
+                last.names = names.clone();
             }
             let section = Arc::new(Section {
                 revision: current.revision,
                 digest: current.digest.clone(),
                 assembly,
                 blocks,
+                names,
             });
             self.inner.tx.send_if_modified(|s| {
                 *s = section;
@@ -375,6 +384,7 @@ impl Hub {
         state.history.push_back(Past {
             revision,
             blocks: blocks.clone(),
+            names: names.clone(),
         });
         while state.history.len() > HISTORY {
             state.history.pop_front();
@@ -384,6 +394,7 @@ impl Hub {
             digest: section::digest(assembly.text()),
             assembly,
             blocks,
+            names,
         }));
         Ok(revision)
     }
