@@ -6,6 +6,39 @@
 //! others come from the per-server memo) and, when the section's bytes
 //! changed, bumps the revision and publishes the new section to
 //! subscribers.
+//!
+//! ## Revisions and prompt caches
+//!
+//! Provider prompt caches match an exact prefix of the request: Anthropic's
+//! in the order tools → system → messages, OpenAI's from 1,024 tokens on.
+//! So the revision changes if and only if [`Section::text`] changes: a
+//! server that is excluded, an identical snapshot sent again, or a server
+//! that reconnects within its grace period leaves the revision, the
+//! [`Section::digest`] and the bytes alone, and wakes no subscriber. A host
+//! can place the section in one of two ways:
+//!
+//! - **In the system prompt, re-sent every request.** Nothing to do but read
+//!   [`Hub::section`]. Each new revision breaks the cached prefix from the
+//!   section on: the system prompt after it and the whole conversation are
+//!   read (and, with Anthropic, written to the cache) again at the uncached
+//!   price, once. Simplest, and the model sees one current text.
+//! - **A fixed system prompt, and a change message in the conversation.**
+//!   Keep the system prompt as it was at the start; when the revision moves,
+//!   append [`Hub::changes_since`]`(sent)` rendered by [`Delta::render`] as a
+//!   message, and take the delta's `to` as the new `sent`. The prefix never
+//!   changes, so only the new message is uncached; the price is context:
+//!   the old blocks stay in the system prompt, superseded by the message (as
+//!   Claude Code announces changes), and messages add up until the host
+//!   starts afresh.
+//!
+//! ## Flapping servers
+//!
+//! [`Hub::disconnected`] keeps a server's block for a grace period
+//! ([`DEFAULT_GRACE`], set with [`Hub::grace`]); a reconnect within it that
+//! brings the same snapshot changes nothing in the section. After it, the
+//! block goes with one new revision. [`Hub::state`] tells which of
+//! [`ServerState`] a server is in. [`Hub::remove`] (and, for now, the end
+//! of a `Hub::connect` connection) removes a server at once.
 
 mod grace;
 mod section;
