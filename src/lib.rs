@@ -258,15 +258,34 @@
 //! With the `hub` feature, a `hub::Hub` holds each
 //! server's snapshot by alias and the section assembled from them; read it
 //! before every model request (an `Arc` clone: the work was done when a
-//! server changed). A change re-assembles only that server's block, bumps a
-//! revision that only grows, and publishes the new section on a
-//! `tokio::sync::watch` channel. `Hub::changes_since(revision)` gives the
-//! blocks added, removed and changed, for hosts that keep the system prompt
-//! byte-stable (so provider prompt caches stay warm) and announce changes
-//! in a message instead. With `rmcp`, `Hub::connect` keeps a live server's
-//! block current: tools follow `notifications/tools/list_changed` in both
-//! eras, the handshake is asked again when a positive `ttlMs` expires, and a
-//! closed server leaves the section. See `examples/agent_loop.rs`.
+//! server changed). A change re-assembles only that server's block. The
+//! revision changes if and only if the section's text does (an excluded
+//! server, an identical snapshot or a quick reconnect leave it alone), so it
+//! tells a host exactly when a provider's prompt cache breaks; each section
+//! also carries a SHA-256 `digest` of its text. New revisions are published
+//! on a `tokio::sync::watch` channel.
+//!
+//! Two placements, two cache costs (Anthropic caches an exact prefix in the
+//! order tools → system → messages; OpenAI an exact prefix of 1,024 tokens
+//! or more):
+//!
+//! - the section in the system prompt, re-sent with every request: each new
+//!   revision makes everything from the section on (the rest of the system
+//!   prompt and the whole conversation) uncached for one request;
+//! - a fixed system prompt, and `Hub::changes_since(revision)` rendered with
+//!   `Delta::render(&template)` as a message in the conversation (servers
+//!   added, changed, removed; as Claude Code announces changes): the prefix
+//!   never changes and only the message is new, but the old blocks stay in
+//!   the context next to their replacements.
+//!
+//! `Hub::disconnected(alias)` keeps a server's block for a grace period
+//! (30 s by default, `Hub::grace`): a reconnect within it that brings the same
+//! snapshot changes nothing, and `Hub::state(alias)` says whether a server is
+//! connected, reconnecting or gone. With `rmcp`, `Hub::connect` keeps a live
+//! server's block current: tools follow `notifications/tools/list_changed`
+//! in both eras, the handshake is asked again when a positive `ttlMs`
+//! expires, and a closed server leaves the section. See
+//! `examples/agent_loop.rs`.
 //!
 //! ## Live servers
 //!

@@ -21,6 +21,10 @@ use crate::text;
 
 const MARKDOWN_SOURCE: &str = include_str!("../templates/markdown.jinja");
 const XML_SOURCE: &str = include_str!("../templates/xml.jinja");
+#[cfg(feature = "hub")]
+const MARKDOWN_CHANGES_SOURCE: &str = include_str!("../templates/markdown-changes.jinja");
+#[cfg(feature = "hub")]
+const XML_CHANGES_SOURCE: &str = include_str!("../templates/xml-changes.jinja");
 
 /// Upper bound on template work per block render, so a user template cannot
 /// spin. minijinja charges fuel for data as well as instructions (64 bytes
@@ -39,7 +43,9 @@ fn block_marker(i: usize) -> String {
 /// Built-in: [`Template::markdown`] (the default) and [`Template::xml`]. Your
 /// own: [`Template::from_source`] or [`Template::from_path`]; it must define a
 /// macro `server(s)` and output each item of `blocks` exactly once. See the
-/// crate docs, "Templates", for the variables and the escaping filters.
+/// crate docs, "Templates", for the variables and the escaping filters. It
+/// may also define a macro `changes(c)` for the hub's change message
+/// (`hub::Delta::render`, feature `hub`).
 #[derive(Clone)]
 pub struct Template {
     inner: Arc<Compiled>,
@@ -97,16 +103,7 @@ impl Template {
     /// body fails on an empty section, or it defines no `server` macro.
     pub fn from_source(name: impl Into<String>, source: impl Into<String>) -> Result<Template> {
         let name = name.into();
-        let mut env = Environment::new();
-        env.set_undefined_behavior(UndefinedBehavior::Strict);
-        env.set_fuel(Some(FUEL));
-        env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
-        env.add_filter("md_block", md_block_filter);
-        env.add_filter("md_line", md_line);
-        env.add_filter("md_code", md_code);
-        env.add_filter("xml_text", xml_text);
-        env.add_filter("xml_attr", xml_attr);
-        env.add_filter("one_line", one_line);
+        let mut env = environment();
         env.add_template_owned(name.clone(), source.into())
             .map_err(|e| Error::template(e, &name))?;
         let template = Template {
@@ -162,6 +159,68 @@ impl Template {
             captured,
             used: false,
         })
+    }
+}
+
+/// An environment with the crate's settings and escaping filters.
+fn environment() -> Environment<'static> {
+    let mut env = Environment::new();
+    env.set_undefined_behavior(UndefinedBehavior::Strict);
+    env.set_fuel(Some(FUEL));
+    env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
+    env.add_filter("md_block", md_block_filter);
+    env.add_filter("md_line", md_line);
+    env.add_filter("md_code", md_code);
+    env.add_filter("xml_text", xml_text);
+    env.add_filter("xml_attr", xml_attr);
+    env.add_filter("one_line", one_line);
+    env
+}
+
+#[cfg(feature = "hub")]
+impl Template {
+    /// Renders the hub's change message with the macro `changes(c)`: the
+    /// built-ins' from their companion files, a user template's from itself.
+    pub(crate) fn render_changes<S: Serialize>(&self, changes: &S) -> Result<String> {
+        static MARKDOWN: OnceLock<Template> = OnceLock::new();
+        static XML: OnceLock<Template> = OnceLock::new();
+        // By identity: a user template may be named "markdown" too.
+        let holder = if Arc::ptr_eq(&self.inner, &Template::markdown().inner) {
+            MARKDOWN.get_or_init(|| companion("markdown-changes", MARKDOWN_CHANGES_SOURCE))
+        } else if Arc::ptr_eq(&self.inner, &Template::xml().inner) {
+            XML.get_or_init(|| companion("xml-changes", XML_CHANGES_SOURCE))
+        } else {
+            self
+        };
+        let mut session = holder.session(0)?;
+        if !session.captured.state().exports().contains(&"changes") {
+            return Err(Error::new(
+                ErrorKind::Template,
+                format!("{}: the template defines no macro changes(c)", self.name()),
+            ));
+        }
+        let arg = Value::from(Serde(changes));
+        session
+            .captured
+            .with_state_mut(|state| state.call_macro("changes", std::slice::from_ref(&arg)))
+            .map_err(|e| Error::template(e, holder.name()))
+    }
+}
+
+/// A built-in change-message template: only a `changes` macro, so it skips
+/// the section checks of [`Template::from_source`].
+#[cfg(feature = "hub")]
+fn companion(name: &str, source: &'static str) -> Template {
+    let mut env = environment();
+    if let Err(e) = env.add_template_owned(name.to_string(), source) {
+        // The built-in sources are fixed and covered by tests.
+        unreachable!("built-in template {name} does not compile: {e}");
+    }
+    Template {
+        inner: Arc::new(Compiled {
+            name: name.to_string(),
+            env,
+        }),
     }
 }
 

@@ -3,11 +3,49 @@
 //! The [`Hub`] holds the current snapshot of every server by alias and the
 //! section assembled from them. Reading it before each model request costs
 //! an `Arc` clone; a change re-assembles only the server that changed (the
-//! others come from the per-server memo), bumps the revision, and publishes
-//! the new section to subscribers.
+//! others come from the per-server memo) and, when the section's bytes
+//! changed, bumps the revision and publishes the new section to
+//! subscribers.
+//!
+//! ## Revisions and prompt caches
+//!
+//! Provider prompt caches match an exact prefix of the request: Anthropic's
+//! in the order tools → system → messages, OpenAI's from 1,024 tokens on.
+//! So the revision changes if and only if [`Section::text`] changes: a
+//! server that is excluded, an identical snapshot sent again, or a server
+//! that reconnects within its grace period leaves the revision, the
+//! [`Section::digest`] and the bytes alone, and wakes no subscriber. A host
+//! can place the section in one of two ways:
+//!
+//! - **In the system prompt, re-sent every request.** Nothing to do but read
+//!   [`Hub::section`]. Each new revision breaks the cached prefix from the
+//!   section on: the system prompt after it and the whole conversation are
+//!   read (and, with Anthropic, written to the cache) again at the uncached
+//!   price, once. Simplest, and the model sees one current text.
+//! - **A fixed system prompt, and a change message in the conversation.**
+//!   Keep the system prompt as it was at the start; when the revision moves,
+//!   append [`Hub::changes_since`]`(sent)` rendered by [`Delta::render`] as a
+//!   message, and take the delta's `to` as the new `sent`. The prefix never
+//!   changes, so only the new message is uncached; the price is context:
+//!   the old blocks stay in the system prompt, superseded by the message (as
+//!   Claude Code announces changes), and messages add up until the host
+//!   starts afresh.
+//!
+//! ## Flapping servers
+//!
+//! [`Hub::disconnected`] keeps a server's block for a grace period
+//! ([`DEFAULT_GRACE`], set with [`Hub::grace`]); a reconnect within it that
+//! brings the same snapshot changes nothing in the section. After it, the
+//! block goes with one new revision. [`Hub::state`] tells which of
+//! [`ServerState`] a server is in. [`Hub::remove`] (and, for now, the end
+//! of a `Hub::connect` connection) removes a server at once.
+
+mod grace;
+mod section;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use tokio::sync::watch;
 
@@ -16,84 +54,37 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::model::{ServerSnapshot, Tool};
 use crate::report::Assembly;
 
-/// The section at one revision.
-#[derive(Debug, Clone)]
-pub struct Section {
-    revision: u64,
-    assembly: Assembly,
-    blocks: Arc<BTreeMap<String, String>>,
-}
-
-impl Section {
-    /// The revision this section belongs to (0 before any server was added).
-    pub fn revision(&self) -> u64 {
-        self.revision
-    }
-
-    /// The section text, ready for a system prompt.
-    pub fn text(&self) -> &str {
-        self.assembly.text()
-    }
-
-    /// The full report.
-    pub fn assembly(&self) -> &Assembly {
-        &self.assembly
-    }
-
-    /// Each included server's block, by alias.
-    pub fn blocks(&self) -> &BTreeMap<String, String> {
-        &self.blocks
-    }
-}
-
-/// What changed between two revisions, for hosts that keep the system
-/// prompt byte-stable and announce changes in a message instead.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Delta {
-    /// The revision the delta starts from.
-    pub from: u64,
-    /// The current revision.
-    pub to: u64,
-    /// `true` when `from` is too old (or unknown): `added` then holds every
-    /// current block, and the host should start over from the section.
-    pub full: bool,
-    /// Servers with a block now and none at `from`: (alias, block).
-    pub added: Vec<(String, String)>,
-    /// Servers with a block at `from` and none now.
-    pub removed: Vec<String>,
-    /// Servers whose block changed: (alias, new block).
-    pub changed: Vec<(String, String)>,
-}
-
-impl Delta {
-    /// Whether nothing changed.
-    pub fn is_empty(&self) -> bool {
-        !self.full && self.added.is_empty() && self.removed.is_empty() && self.changed.is_empty()
-    }
-
-    /// Applies this delta to the blocks of the section at [`Delta::from`].
-    pub fn apply(&self, blocks: &mut BTreeMap<String, String>) {
-        if self.full {
-            blocks.clear();
-        }
-        for alias in &self.removed {
-            blocks.remove(alias);
-        }
-        for (alias, block) in self.added.iter().chain(&self.changed) {
-            blocks.insert(alias.clone(), block.clone());
-        }
-    }
-}
+pub use grace::{DEFAULT_GRACE, ServerState};
+pub use section::{Delta, Section};
 
 /// How many past revisions [`Hub::changes_since`] can answer from.
 const HISTORY: usize = 256;
 
+/// One server as the hub holds it.
+#[derive(Clone)]
+struct Entry {
+    /// Version key for the memo: new whenever the snapshot changes.
+    key: u64,
+    /// The live connection that owns the entry, if any.
+    owner: Option<u64>,
+    snapshot: ServerSnapshot,
+    /// While disconnected and kept: the id of the grace timer that may remove it.
+    grace: Option<u64>,
+}
+
+/// The blocks of one past revision, for deltas.
+struct Past {
+    revision: u64,
+    blocks: Arc<BTreeMap<String, String>>,
+    names: Arc<BTreeMap<String, String>>,
+}
+
 struct State {
-    /// By alias: (version key, owning live connection if any, snapshot).
-    servers: BTreeMap<String, (u64, Option<u64>, ServerSnapshot)>,
+    servers: BTreeMap<String, Entry>,
     next_key: u64,
     memo: Memo,
-    history: VecDeque<(u64, Arc<BTreeMap<String, String>>)>,
+    history: VecDeque<Past>,
+    grace: Duration,
 }
 
 struct Inner {
@@ -118,6 +109,7 @@ struct Inner {
 /// hub.update_tools("billing", vec![Tool::new("get_invoice", "Get an invoice.")])?;
 /// let delta = hub.changes_since(r);             // for byte-stable system prompts
 /// assert_eq!(delta.changed[0].0, "billing");
+/// assert_ne!(hub.section().digest(), section.digest());
 /// # Ok::<(), mcp_preamble::Error>(())
 /// ```
 #[derive(Clone)]
@@ -134,16 +126,26 @@ impl std::fmt::Debug for Hub {
 }
 
 impl Hub {
-    /// A hub with no servers, assembling with `assembler`.
+    /// A hub with no servers, assembling with `assembler`; servers that
+    /// disconnect are kept for [`DEFAULT_GRACE`] (see [`Hub::grace`]).
     pub fn new(assembler: Assembler) -> Hub {
+        let blocks = Arc::new(BTreeMap::new());
+        let names = Arc::new(BTreeMap::new());
+        let assembly = Assembly::empty(&assembler);
         let empty = Section {
             revision: 0,
-            assembly: Assembly::empty(&assembler),
-            blocks: Arc::new(BTreeMap::new()),
+            digest: section::digest(assembly.text()),
+            assembly,
+            blocks: blocks.clone(),
+            names: names.clone(),
         };
         let (tx, _) = watch::channel(Arc::new(empty));
         let mut history = VecDeque::new();
-        history.push_back((0, Arc::new(BTreeMap::new())));
+        history.push_back(Past {
+            revision: 0,
+            blocks,
+            names,
+        });
         Hub {
             inner: Arc::new(Inner {
                 assembler,
@@ -152,6 +154,7 @@ impl Hub {
                     next_key: 0,
                     memo: Memo::default(),
                     history,
+                    grace: DEFAULT_GRACE,
                 }),
                 tx,
             }),
@@ -164,28 +167,32 @@ impl Hub {
         self.inner.tx.borrow().clone()
     }
 
-    /// The current revision; it only grows.
+    /// The current revision. It only grows, and it changes exactly when the
+    /// section's text changes.
     pub fn revision(&self) -> u64 {
         self.inner.tx.borrow().revision
     }
 
-    /// A receiver that sees every new section (the current one first).
+    /// A receiver that sees every new revision (the current one first). A
+    /// change that leaves the text as it was wakes no one.
     pub fn subscribe(&self) -> watch::Receiver<Arc<Section>> {
         self.inner.tx.subscribe()
     }
 
-    /// The aliases of the servers held, sorted.
+    /// The aliases of the servers held (also those kept while
+    /// reconnecting), sorted.
     pub fn aliases(&self) -> Vec<String> {
         self.lock().servers.keys().cloned().collect()
     }
 
     /// The snapshot held for `alias`.
     pub fn snapshot(&self, alias: &str) -> Option<ServerSnapshot> {
-        self.lock().servers.get(alias).map(|(_, _, s)| s.clone())
+        self.lock().servers.get(alias).map(|e| e.snapshot.clone())
     }
 
-    /// Adds a server or replaces it; its alias is set to `alias`. Returns
-    /// the new revision (unchanged when the snapshot is the same).
+    /// Adds a server or replaces it; its alias is set to `alias`. A server
+    /// kept while reconnecting is connected again. Returns the revision,
+    /// unchanged when the section's text is.
     pub fn upsert(&self, alias: impl Into<String>, snapshot: ServerSnapshot) -> Result<u64> {
         self.upsert_as(None, alias.into(), snapshot)
     }
@@ -201,16 +208,23 @@ impl Hub {
         self.change(&alias.clone(), |state| {
             let mut snapshot = snapshot;
             snapshot.alias = Some(alias.clone());
-            if state
-                .servers
-                .get(&alias)
-                .is_some_and(|(_, o, s)| *o == owner && *s == snapshot)
+            if let Some(entry) = state.servers.get_mut(&alias)
+                && entry.snapshot == snapshot
             {
+                // A reconnect with nothing new: the new connection takes
+                // over, and the section stays as it is.
+                entry.owner = owner;
+                entry.grace = None;
                 return Ok(false);
             }
             state.next_key += 1;
-            let key = state.next_key;
-            state.servers.insert(alias, (key, owner, snapshot));
+            let entry = Entry {
+                key: state.next_key,
+                owner,
+                snapshot,
+                grace: None,
+            };
+            state.servers.insert(alias, entry);
             Ok(true)
         })
     }
@@ -230,18 +244,18 @@ impl Hub {
     ) -> Result<u64> {
         self.change(alias, |state| {
             let next = state.next_key + 1;
-            let Some((key, o, snapshot)) = state.servers.get_mut(alias) else {
+            let Some(entry) = state.servers.get_mut(alias) else {
                 return Err(unknown(alias));
             };
-            if owner.is_some() && *o != owner {
+            if owner.is_some() && entry.owner != owner {
                 return Ok(false);
             }
-            if snapshot.tools == tools {
+            if entry.snapshot.tools == tools {
                 return Ok(false);
             }
-            snapshot.tools = tools;
-            snapshot.tools_error = None;
-            *key = next;
+            entry.snapshot.tools = tools;
+            entry.snapshot.tools_error = None;
+            entry.key = next;
             state.next_key = next;
             Ok(true)
         })
@@ -258,23 +272,24 @@ impl Hub {
     ) -> Result<u64> {
         self.change(alias, |state| {
             let next = state.next_key + 1;
-            let Some((key, o, snapshot)) = state.servers.get_mut(alias) else {
+            let Some(entry) = state.servers.get_mut(alias) else {
                 return Err(unknown(alias));
             };
-            if *o != Some(owner)
+            let snapshot = &mut entry.snapshot;
+            if entry.owner != Some(owner)
                 || (snapshot.instructions == instructions && snapshot.cache == cache)
             {
                 return Ok(false);
             }
             snapshot.instructions = instructions;
             snapshot.cache = cache;
-            *key = next;
+            entry.key = next;
             state.next_key = next;
             Ok(true)
         })
     }
 
-    /// Removes a server (on close: its instructions go with it).
+    /// Removes a server now, with no grace period (see [`Hub::disconnected`]).
     pub fn remove(&self, alias: &str) -> Result<u64> {
         self.remove_as(None, alias)
     }
@@ -283,7 +298,7 @@ impl Hub {
     pub(crate) fn remove_as(&self, owner: Option<u64>, alias: &str) -> Result<u64> {
         self.change(alias, |state| match state.servers.get(alias) {
             None => Err(unknown(alias)),
-            Some((_, o, _)) if owner.is_some() && *o != owner => Ok(false),
+            Some(e) if owner.is_some() && e.owner != owner => Ok(false),
             Some(_) => {
                 state.servers.remove(alias);
                 Ok(true)
@@ -302,48 +317,37 @@ impl Hub {
     pub fn changes_since(&self, revision: u64) -> Delta {
         let state = self.lock();
         let now = self.section();
-        let current = now.blocks.clone();
         let old = state
             .history
             .iter()
-            .find(|(r, _)| *r == revision)
-            .map(|(_, b)| b.clone());
+            .find(|p| p.revision == revision)
+            .map(|p| (p.blocks.clone(), p.names.clone()));
         drop(state);
-        let Some(old) = old else {
-            return Delta {
-                from: revision,
-                to: now.revision,
-                full: true,
-                added: current
-                    .iter()
-                    .map(|(a, b)| (a.clone(), b.clone()))
-                    .collect(),
-                removed: Vec::new(),
-                changed: Vec::new(),
-            };
-        };
         let mut delta = Delta {
             from: revision,
             to: now.revision,
-            full: false,
+            full: old.is_none(),
             added: Vec::new(),
             removed: Vec::new(),
             changed: Vec::new(),
+            names: BTreeMap::new(),
         };
-        for (alias, block) in current.iter() {
+        let empty = Arc::default();
+        let (old, old_names) = old.unwrap_or_else(|| (empty, Arc::default()));
+        for (alias, block) in now.blocks.iter() {
             match old.get(alias) {
                 None => delta.added.push((alias.clone(), block.clone())),
                 Some(before) if before != block => {
                     delta.changed.push((alias.clone(), block.clone()))
                 }
-                Some(_) => {}
+                Some(_) => continue,
             }
+            delta.names.insert(alias.clone(), now.names[alias].clone());
         }
-        delta.removed = old
-            .keys()
-            .filter(|a| !current.contains_key(*a))
-            .cloned()
-            .collect();
+        for alias in old.keys().filter(|a| !now.blocks.contains_key(*a)) {
+            delta.removed.push(alias.clone());
+            delta.names.insert(alias.clone(), old_names[alias].clone());
+        }
         delta
     }
 
@@ -352,8 +356,9 @@ impl Hub {
     }
 
     /// Applies `edit` to the entry of `alias` and, when it changed
-    /// something, re-assembles and publishes. If assembling fails, the entry
-    /// is put back as it was. Writers are serialized; readers never wait.
+    /// something, re-assembles; a new revision is published only when the
+    /// text changed. If assembling fails, the entry is put back as it was.
+    /// Writers are serialized; readers never wait.
     fn change(&self, alias: &str, edit: impl FnOnce(&mut State) -> Result<bool>) -> Result<u64> {
         let mut state = self.lock();
         let before = state.servers.get(alias).cloned();
@@ -362,8 +367,8 @@ impl Hub {
         }
         let state = &mut *state;
         let aliases: Vec<&String> = state.servers.keys().collect();
-        let keys: Vec<u64> = state.servers.values().map(|(k, _, _)| *k).collect();
-        let servers: Vec<&ServerSnapshot> = state.servers.values().map(|(_, _, s)| s).collect();
+        let keys: Vec<u64> = state.servers.values().map(|e| e.key).collect();
+        let servers: Vec<&ServerSnapshot> = state.servers.values().map(|e| &e.snapshot).collect();
         let assembled = self
             .inner
             .assembler
@@ -379,22 +384,50 @@ impl Hub {
             }
         };
         // Blocks by the hub's own alias (the shown name may be sanitized or suffixed).
-        let blocks: BTreeMap<String, String> = assembly
-            .servers()
-            .iter()
-            .filter(|s| s.included)
-            .map(|s| (aliases[s.index].clone(), s.text.clone()))
-            .collect();
-        let blocks = Arc::new(blocks);
-        let revision = self.revision() + 1;
-        state.history.push_back((revision, blocks.clone()));
+        let mut blocks = BTreeMap::new();
+        let mut names = BTreeMap::new();
+        for s in assembly.servers().iter().filter(|s| s.included) {
+            let alias = aliases[s.index];
+            blocks.insert(alias.clone(), s.text.clone());
+            names.insert(alias.clone(), s.name.clone());
+        }
+        let (blocks, names) = (Arc::new(blocks), Arc::new(names));
+        let current = self.section();
+        if assembly.text() == current.text() {
+            // Same bytes, same revision, no wake-up: only the report is
+            // refreshed (an excluded server, a version string…).
+            if let Some(last) = state.history.back_mut() {
+                last.blocks = blocks.clone();
+                last.names = names.clone();
+            }
+            let section = Arc::new(Section {
+                revision: current.revision,
+                digest: current.digest.clone(),
+                assembly,
+                blocks,
+                names,
+            });
+            self.inner.tx.send_if_modified(|s| {
+                *s = section;
+                false
+            });
+            return Ok(current.revision);
+        }
+        let revision = current.revision + 1;
+        state.history.push_back(Past {
+            revision,
+            blocks: blocks.clone(),
+            names: names.clone(),
+        });
         while state.history.len() > HISTORY {
             state.history.pop_front();
         }
         self.inner.tx.send_replace(Arc::new(Section {
             revision,
+            digest: section::digest(assembly.text()),
             assembly,
             blocks,
+            names,
         }));
         Ok(revision)
     }
