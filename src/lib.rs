@@ -308,8 +308,11 @@
 //! ## Feature flags
 //!
 //! - `hub`: the `hub` module, a shared live section for agent loops (tokio).
-//! - `rmcp`: the `connect` module (rmcp client); implies `hub`.
-//! - `cli`: the `mcp-preamble` binary (`preview`, `snapshot`, `lint`); implies `rmcp`.
+//! - `rmcp`: the `connect` module (rmcp client, stdio servers) and
+//!   `mcp_preamble::rmcp`; implies `hub`.
+//! - `http`: Streamable HTTP servers in `connect` too (reqwest, hyper);
+//!   implies `rmcp`.
+//! - `cli`: the `mcp-preamble` binary (`preview`, `snapshot`, `lint`); implies `http`.
 //! - `testing`: the `testing` module, a test kit for prompt budgets (insta).
 //!
 //! Without features the crate is synchronous and needs no runtime.
@@ -359,3 +362,11 @@ pub use sanitize::HiddenChars;
 pub use template::Template;
 pub use tokens::{Encoding, Tiktoken, TokenCounter};
 pub use wire::{Capture, SNAPSHOT_FORMAT_VERSION, SnapshotFile, load_server_file};
+
+/// The rmcp this crate is built with (3.11), whose types appear in
+/// [`connect`]. Use it rather than a dependency of your own, or depend on a
+/// semver-compatible rmcp (`3.11`) with the features you need, so the types
+/// match.
+#[cfg(feature = "rmcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
+pub use rmcp;

@@ -4,13 +4,12 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
-use common::{ensure_npm, node_entry, servers_dir};
+use common::node_entry;
 
 use mcp_preamble::connect::{Handshake, connect};
-use mcp_preamble::{Era, ErrorKind, Instructions, Limit, ServerEntry, ServerTransport};
+use mcp_preamble::{Era, ErrorKind, Instructions, Limit, ServerEntry};
 
 fn node(alias: &str, script: &str) -> ServerEntry {
     node_entry(alias, script, &[])
@@ -109,8 +108,13 @@ async fn a_non_json_line_on_stdout_before_the_answer() {
     }
 }
 
+#[cfg(feature = "http")]
 #[tokio::test]
 async fn streamable_http_on_localhost() {
+    use common::{ensure_npm, servers_dir};
+    use mcp_preamble::ServerTransport;
+    use std::collections::BTreeMap;
+
     ensure_npm();
     let mut child = tokio::process::Command::new("node")
         .args(["http.mjs", "0"])

@@ -7,8 +7,11 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::ClientConfig;
 use rmcp::service::{ClientServiceExt, RoleClient, RunningService};
+#[cfg(feature = "http")]
+use rmcp::transport::StreamableHttpClientTransport;
+#[cfg(feature = "http")]
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use tokio::io::AsyncReadExt;
 
 use super::connect_error;
@@ -151,11 +154,18 @@ async fn start<H: rmcp::ClientHandler>(
                 .serve_with_lifecycle(transport, handshake.lifecycle())
                 .await
         }
+        #[cfg(feature = "http")]
         ServerTransport::Http { url, headers } => {
             let transport = StreamableHttpClientTransport::from_config(http_config(url, headers)?);
             handler
                 .serve_with_lifecycle(transport, handshake.lifecycle())
                 .await
+        }
+        #[cfg(not(feature = "http"))]
+        ServerTransport::Http { .. } => {
+            return Err(connect_error(
+                "streamable http needs mcp-preamble's \"http\" feature",
+            ));
         }
     };
     served.map_err(|e| connect_error(format!("handshake failed: {e}")))
@@ -195,6 +205,7 @@ fn spawn_stdio(
 }
 
 /// The Streamable HTTP settings for `url`, sending `headers`.
+#[cfg(feature = "http")]
 fn http_config(
     url: &str,
     headers: &BTreeMap<String, String>,
