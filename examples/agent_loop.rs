@@ -16,7 +16,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use mcp_preamble::connect::Handshake;
+use mcp_preamble::connect::ConnectOptions;
 use mcp_preamble::hub::Hub;
 use mcp_preamble::{Assembler, ServerEntry, ServerTransport};
 use serde_json::json;
@@ -60,10 +60,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
 
     let hub = Hub::new(Assembler::new().budget(300));
-    let server = hub
-        .connect(&entry, &Handshake::Auto, Duration::from_secs(30))
-        .await
-        .map_err(|f| format!("{} {}", f.error, f.stderr))?;
+    let server = hub.connect(&entry, &ConnectOptions::new()).await?;
     println!(
         "connected: {} ({:?} era)\n",
         server.alias(),

@@ -48,3 +48,32 @@ fn testing_failure() {
         "{shown}"
     );
 }
+
+#[cfg(feature = "rmcp")]
+#[tokio::test]
+async fn connect_failure() {
+    use mcp_preamble::connect::{ConnectOptions, connect};
+    async fn run() -> anyhow::Result<()> {
+        let entry = mcp_preamble::ServerEntry {
+            alias: "nowhere".into(),
+            transport: mcp_preamble::ServerTransport::Stdio {
+                command: "/nonexistent/mcp-server".into(),
+                args: vec![],
+                env: Default::default(),
+                cwd: None,
+            },
+        };
+        connect(&entry, &ConnectOptions::new()).await?;
+        Ok(())
+    }
+    let e = run().await.unwrap_err();
+    assert!(
+        e.to_string().starts_with(
+            "server \"nowhere\": cannot connect: cannot start \"/nonexistent/mcp-server\": "
+        ),
+        "{e}"
+    );
+    // The cause is the next link of the chain, not a repeat of the message.
+    let chain: Vec<String> = e.chain().map(|c| c.to_string()).collect();
+    assert!(chain.len() <= 2, "{chain:?}");
+}

@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::cache::DiscoverCache;
-use super::handshake::{Handshake, client_config};
+use super::options::ConnectOptions;
 use super::snapshot::{discover_hints, discover_meta, list_tools, tools_from_rmcp};
 use super::transport::{ConnectFailure, connect_with};
 use crate::config::ServerEntry;
@@ -93,20 +93,20 @@ impl Hub {
     pub async fn connect(
         &self,
         entry: &ServerEntry,
-        handshake: &Handshake,
-        timeout: Duration,
+        options: &ConnectOptions,
     ) -> std::result::Result<LiveServer, ConnectFailure> {
         let (tx, rx) = mpsc::unbounded_channel();
         let handler = HubHandler {
-            config: client_config(),
+            config: options.client_config().clone(),
             changed: tx,
         };
-        let connection = connect_with(entry, handshake, timeout, handler).await?;
+        let connection = connect_with(entry, options, handler).await?;
         let alias = entry.alias.clone();
         let snapshot = connection.snapshot.clone();
         let owner = self.new_owner();
         if let Err(error) = self.upsert_as(Some(owner), alias.clone(), snapshot.clone()) {
             return Err(ConnectFailure {
+                alias,
                 error,
                 stderr: connection.stderr.text(),
                 elapsed: connection.elapsed,
