@@ -257,18 +257,37 @@
 //! `tokio::sync::watch` channel. `Hub::changes_since(revision)` gives the
 //! blocks added, removed and changed, for hosts that keep the system prompt
 //! byte-stable (so provider prompt caches stay warm) and announce changes
-//! in a message instead. With `rmcp`, `Hub::connect` keeps a live server's
-//! block current: tools follow `notifications/tools/list_changed` in both
-//! eras, the handshake is asked again when a positive `ttlMs` expires, and a
-//! closed server leaves the section. See `examples/agent_loop.rs`.
+//! in a message instead.
+//!
+//! With `rmcp`, the hub keeps a live server's block current: tools follow
+//! `notifications/tools/list_changed` in both eras, the handshake is asked
+//! again when a positive `ttlMs` expires, and a closed server leaves the
+//! section. Two ways in:
+//!
+//! - `Hub::attach(alias, &client)` follows an rmcp client *you* own, served
+//!   with a `connect::HubHandler` wrapping your handler: you call tools on
+//!   it, send your own `clientInfo` and capabilities, and answer sampling,
+//!   roots and elicitation; the hub reads the same connection.
+//! - `Hub::connect(&entry, &options)` starts a configured server and
+//!   returns a `LiveServer` that owns the connection: call tools through
+//!   `LiveServer::peer`; dropping it closes the connection and removes the
+//!   block. `Hub::connect_all` does every server of a config at once.
+//!
+//! See `examples/agent_loop.rs`.
 //!
 //! ## Live servers
 //!
-//! With the `rmcp` feature, `connect::snapshot_of` turns a connected
+//! With the `rmcp` feature, the `connect` module starts configured servers
+//! (see [`McpConfig`]): `connect::connect` one, `connect::connect_all` all
+//! of a config at once, each within a timeout, in the handshake you choose
+//! (`auto` by default: `server/discover`, falling back to `initialize`; a
+//! server that is slow to start still connects, in whichever era answers),
+//! identifying as the client you name in `connect::ConnectOptions`. A
+//! failure is a `connect::ConnectFailure` naming the server, with the tail
+//! of its stderr. `connect::snapshot_of` turns any connected
 //! [rmcp](https://docs.rs/rmcp) client into a [`ServerSnapshot`] (era,
 //! version, instructions, every tools page, and the discover result's cache
-//! hints), and `connect::connect` starts a configured server (see
-//! [`McpConfig`]) in the handshake you choose, within a timeout.
+//! hints). rmcp 3.11 is re-exported as `mcp_preamble::rmcp`.
 //! [`SnapshotFile`] stores a snapshot as versioned JSON for offline use.
 //!
 //! ## Lint
@@ -364,9 +383,13 @@ pub use tokens::{Encoding, Tiktoken, TokenCounter};
 pub use wire::{Capture, SNAPSHOT_FORMAT_VERSION, SnapshotFile, load_server_file};
 
 /// The rmcp this crate is built with (3.11), whose types appear in
-/// [`connect`]. Use it rather than a dependency of your own, or depend on a
-/// semver-compatible rmcp (`3.11`) with the features you need, so the types
-/// match.
+/// [`connect`] and `Hub::attach`: name them through this path so they match.
+///
+/// It is built with rmcp's features `client` and `transport-child-process`
+/// (and `transport-streamable-http-client-reqwest` with `http`). For more,
+/// such as `ClientCapabilities::builder` (rmcp's `macros`), add
+/// `rmcp = { version = "3.11", features = [...] }` to your own dependencies:
+/// Cargo builds one rmcp with both sets of features.
 #[cfg(feature = "rmcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
 pub use rmcp;
