@@ -72,6 +72,8 @@ impl fmt::Display for RpcError {
     }
 }
 
+impl std::error::Error for RpcError {}
+
 /// The error type of this crate.
 ///
 /// It is opaque: ask [`Error::kind`] for the category, and the accessors for

@@ -281,19 +281,36 @@
 //! `Hub::disconnected(alias)` keeps a server's block for a grace period
 //! (30 s by default, `Hub::grace`): a reconnect within it that brings the same
 //! snapshot changes nothing, and `Hub::state(alias)` says whether a server is
-//! connected, reconnecting or gone. With `rmcp`, `Hub::connect` keeps a live
-//! server's block current: tools follow `notifications/tools/list_changed`
-//! in both eras, the handshake is asked again when a positive `ttlMs`
-//! expires, and a closed server leaves the section. See
-//! `examples/agent_loop.rs`.
+//! connected, reconnecting or gone. //!
+//! With `rmcp`, the hub keeps a live server's block current: tools follow
+//! `notifications/tools/list_changed` in both eras, the handshake is asked
+//! again when a positive `ttlMs` expires, and a closed server leaves the
+//! section. Two ways in:
+//!
+//! - `Hub::attach(alias, &client)` follows an rmcp client *you* own, served
+//!   with a `connect::HubHandler` wrapping your handler: you call tools on
+//!   it, send your own `clientInfo` and capabilities, and answer sampling,
+//!   roots and elicitation; the hub reads the same connection.
+//! - `Hub::connect(&entry, &options)` starts a configured server and
+//!   returns a `LiveServer` that owns the connection: call tools through
+//!   `LiveServer::peer`; dropping it closes the connection and removes the
+//!   block. `Hub::connect_all` does every server of a config at once.
+//!
+//! See `examples/agent_loop.rs`.
 //!
 //! ## Live servers
 //!
-//! With the `rmcp` feature, `connect::snapshot_of` turns a connected
+//! With the `rmcp` feature, the `connect` module starts configured servers
+//! (see [`McpConfig`]): `connect::connect` one, `connect::connect_all` all
+//! of a config at once, each within a timeout, in the handshake you choose
+//! (`auto` by default: `server/discover`, falling back to `initialize`; a
+//! server that is slow to start still connects, in whichever era answers),
+//! identifying as the client you name in `connect::ConnectOptions`. A
+//! failure is a `connect::ConnectFailure` naming the server, with the tail
+//! of its stderr. `connect::snapshot_of` turns any connected
 //! [rmcp](https://docs.rs/rmcp) client into a [`ServerSnapshot`] (era,
 //! version, instructions, every tools page, and the discover result's cache
-//! hints), and `connect::connect` starts a configured server (see
-//! [`McpConfig`]) in the handshake you choose, within a timeout.
+//! hints). rmcp 3.11 is re-exported as `mcp_preamble::rmcp`.
 //! [`SnapshotFile`] stores a snapshot as versioned JSON for offline use.
 //!
 //! ## Lint
@@ -333,8 +350,11 @@
 //! ## Feature flags
 //!
 //! - `hub`: the `hub` module, a shared live section for agent loops (tokio).
-//! - `rmcp`: the `connect` module (rmcp client); implies `hub`.
-//! - `cli`: the `mcp-preamble` binary (`preview`, `snapshot`, `lint`); implies `rmcp`.
+//! - `rmcp`: the `connect` module (rmcp client, stdio servers) and
+//!   `mcp_preamble::rmcp`; implies `hub`.
+//! - `http`: Streamable HTTP servers in `connect` too (reqwest, hyper);
+//!   implies `rmcp`.
+//! - `cli`: the `mcp-preamble` binary (`preview`, `snapshot`, `lint`); implies `http`.
 //! - `testing`: the `testing` module, a test kit for prompt budgets (insta).
 //!
 //! Without features the crate is synchronous and needs no runtime.
@@ -385,3 +405,15 @@ pub use template::Template;
 pub use text::terminal_safe;
 pub use tokens::{Encoding, Tiktoken, TokenCounter};
 pub use wire::{Capture, SNAPSHOT_FORMAT_VERSION, SnapshotFile, load_server_file};
+
+/// The rmcp this crate is built with (3.11), whose types appear in
+/// [`connect`] and `Hub::attach`: name them through this path so they match.
+///
+/// It is built with rmcp's features `client` and `transport-child-process`
+/// (and `transport-streamable-http-client-reqwest` with `http`). For more,
+/// such as `ClientCapabilities::builder` (rmcp's `macros`), add
+/// `rmcp = { version = "3.11", features = [...] }` to your own dependencies:
+/// Cargo builds one rmcp with both sets of features.
+#[cfg(feature = "rmcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
+pub use rmcp;

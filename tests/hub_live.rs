@@ -6,8 +6,8 @@ mod common;
 use std::time::Duration;
 
 use common::node_entry;
-use mcp_preamble::connect::Handshake;
-use mcp_preamble::hub::Hub;
+use mcp_preamble::connect::{ConnectOptions, Handshake};
+use mcp_preamble::hub::{Hub, ServerState};
 use mcp_preamble::{Assembler, ServerEntry};
 
 fn entry(alias: &str, script: &str, env: &[(&str, &str)]) -> ServerEntry {
@@ -15,6 +15,12 @@ fn entry(alias: &str, script: &str, env: &[(&str, &str)]) -> ServerEntry {
 }
 
 const T: Duration = Duration::from_secs(30);
+
+fn opts(handshake: &Handshake) -> ConnectOptions {
+    ConnectOptions::new()
+        .handshake(handshake.clone())
+        .timeout(T)
+}
 
 /// Waits until the hub's section satisfies `ok`, or fails after 10 s.
 async fn until(hub: &Hub, what: &str, ok: impl Fn(&str) -> bool) {
@@ -40,7 +46,7 @@ async fn a_tool_added_after_start_appears_in_both_eras() {
     for (handshake, alias) in [(Handshake::Legacy, "legacy"), (Handshake::Auto, "modern")] {
         let hub = Hub::new(Assembler::new());
         let live = hub
-            .connect(&entry(alias, "changing.mjs", &[]), &handshake, T)
+            .connect(&entry(alias, "changing.mjs", &[]), &opts(&handshake))
             .await
             .unwrap_or_else(|f| panic!("{}", f.error));
         assert_eq!(live.snapshot().tools.len(), 1);
@@ -56,12 +62,12 @@ async fn a_tool_added_after_start_appears_in_both_eras() {
 
 #[tokio::test]
 async fn a_server_that_exits_leaves_the_section() {
-    let hub = Hub::new(Assembler::new());
+    // No grace period: the block goes as soon as the server does.
+    let hub = Hub::new(Assembler::new()).grace(Duration::ZERO);
     let live = hub
         .connect(
             &entry("brief", "exit-after.mjs", &[("EXIT_AFTER_MS", "1500")]),
-            &Handshake::Auto,
-            T,
+            &opts(&Handshake::Auto),
         )
         .await
         .unwrap_or_else(|f| panic!("{}", f.error));
@@ -69,6 +75,25 @@ async fn a_server_that_exits_leaves_the_section() {
     until(&hub, "server gone", |t| !t.contains("### brief")).await;
     assert!(hub.aliases().is_empty());
     live.close().await;
+
+    // With one, it is reconnecting and keeps its block until the grace ends.
+    let hub = Hub::new(Assembler::new()).grace(Duration::from_secs(60));
+    let live = hub
+        .connect(
+            &entry("brief", "exit-after.mjs", &[("EXIT_AFTER_MS", "1500")]),
+            &opts(&Handshake::Auto),
+        )
+        .await
+        .unwrap_or_else(|f| panic!("{}", f.error));
+    let revision = hub.section().revision();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while hub.state("brief") != ServerState::Reconnecting {
+        assert!(std::time::Instant::now() < deadline, "never reconnecting");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(hub.section().text().contains("### brief"));
+    assert_eq!(hub.section().revision(), revision);
+    drop(live);
 }
 
 #[tokio::test]
@@ -88,8 +113,7 @@ async fn changed_instructions_appear_after_the_ttl() {
                     ("INSTRUCTIONS_FILE", file.to_str().unwrap()),
                 ],
             ),
-            &Handshake::Auto,
-            T,
+            &opts(&Handshake::Auto),
         )
         .await
         .unwrap_or_else(|f| panic!("{}", f.error));
@@ -105,11 +129,11 @@ async fn closing_an_old_connection_keeps_the_new_one() {
     let hub = Hub::new(Assembler::new());
     let e = entry("billing", "invoice.mjs", &[]);
     let first = hub
-        .connect(&e, &Handshake::Auto, T)
+        .connect(&e, &opts(&Handshake::Auto))
         .await
         .unwrap_or_else(|f| panic!("{}", f.error));
     let second = hub
-        .connect(&e, &Handshake::Legacy, T)
+        .connect(&e, &opts(&Handshake::Legacy))
         .await
         .unwrap_or_else(|f| panic!("{}", f.error));
     first.close().await;

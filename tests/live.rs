@@ -4,13 +4,12 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
-use common::{ensure_npm, node_entry, servers_dir};
+use common::node_entry;
 
-use mcp_preamble::connect::{Handshake, connect};
-use mcp_preamble::{Era, ErrorKind, Instructions, Limit, ServerEntry, ServerTransport};
+use mcp_preamble::connect::{ConnectOptions, Handshake, connect};
+use mcp_preamble::{Era, ErrorKind, Instructions, Limit, ServerEntry};
 
 fn node(alias: &str, script: &str) -> ServerEntry {
     node_entry(alias, script, &[])
@@ -18,6 +17,12 @@ fn node(alias: &str, script: &str) -> ServerEntry {
 
 const SEED: &str = "Always call list_periods before get_invoice. Invoice IDs are period scoped and are not stable across periods.";
 const T: Duration = Duration::from_secs(30);
+
+fn opts(handshake: &Handshake) -> ConnectOptions {
+    ConnectOptions::new()
+        .handshake(handshake.clone())
+        .timeout(T)
+}
 
 #[tokio::test]
 async fn the_seed_server_in_all_three_handshakes() {
@@ -32,7 +37,7 @@ async fn the_seed_server_in_all_three_handshakes() {
         ),
     ];
     for (handshake, era, version) in cases {
-        let c = connect(&entry, &handshake, T)
+        let c = connect(&entry, &opts(&handshake))
             .await
             .unwrap_or_else(|f| panic!("{handshake:?}: {} / {}", f.error, f.stderr));
         let s = &c.snapshot;
@@ -56,7 +61,7 @@ async fn the_seed_server_in_all_three_handshakes() {
 
 #[tokio::test]
 async fn whitespace_instructions_are_blank() {
-    let c = connect(&node("ws", "whitespace.mjs"), &Handshake::Auto, T)
+    let c = connect(&node("ws", "whitespace.mjs"), &opts(&Handshake::Auto))
         .await
         .unwrap_or_else(|f| panic!("{}", f.error));
     assert_eq!(c.snapshot.instructions, Instructions::Blank("   ".into()));
@@ -67,8 +72,7 @@ async fn whitespace_instructions_are_blank() {
 async fn a_server_that_exits_reports_its_stderr() {
     let f = connect(
         &node("dies", "exit-during-handshake.mjs"),
-        &Handshake::Auto,
-        T,
+        &opts(&Handshake::Auto),
     )
     .await
     .unwrap_err();
@@ -81,9 +85,10 @@ async fn a_server_that_never_answers_times_out_alone() {
     let silent = node_entry("silent", "never-answers.mjs", &[("IGNORE_EOF", "1")]);
     let invoice = node("invoice", "invoice.mjs");
     let short = Duration::from_secs(3);
+    let (short_options, options) = (ConnectOptions::new().timeout(short), opts(&Handshake::Auto));
     let (a, b) = tokio::join!(
-        connect(&silent, &Handshake::Auto, short),
-        connect(&invoice, &Handshake::Auto, T)
+        connect(&silent, &short_options),
+        connect(&invoice, &options)
     );
     let f = a.unwrap_err();
     assert_eq!(f.error.kind(), ErrorKind::Timeout);
@@ -99,7 +104,7 @@ async fn a_server_that_never_answers_times_out_alone() {
 
 #[tokio::test]
 async fn a_non_json_line_on_stdout_before_the_answer() {
-    let r = connect(&node("noisy", "noisy-stdout.mjs"), &Handshake::Auto, T).await;
+    let r = connect(&node("noisy", "noisy-stdout.mjs"), &opts(&Handshake::Auto)).await;
     match r {
         Ok(c) => {
             assert_eq!(c.snapshot.instructions, Instructions::Present(SEED.into()));
@@ -109,8 +114,13 @@ async fn a_non_json_line_on_stdout_before_the_answer() {
     }
 }
 
+#[cfg(feature = "http")]
 #[tokio::test]
 async fn streamable_http_on_localhost() {
+    use common::{ensure_npm, servers_dir};
+    use mcp_preamble::ServerTransport;
+    use std::collections::BTreeMap;
+
     ensure_npm();
     let mut child = tokio::process::Command::new("node")
         .args(["http.mjs", "0"])
@@ -138,7 +148,7 @@ async fn streamable_http_on_localhost() {
         (Handshake::Auto, Era::Modern),
         (Handshake::Legacy, Era::Legacy),
     ] {
-        let c = connect(&entry, &handshake, T)
+        let c = connect(&entry, &opts(&handshake))
             .await
             .unwrap_or_else(|f| panic!("{handshake:?}: {}", f.error));
         assert_eq!(c.snapshot.era, era);
@@ -154,7 +164,7 @@ async fn endless_tools_list_paging_stops_at_the_limits() {
     let limits = mcp_preamble::Limits::default();
     for (mode, limit) in [("same", Limit::ToolPages), ("new", Limit::Tools)] {
         let entry = node_entry("endless", "endless-pages.mjs", &[("MODE", mode)]);
-        let c = connect(&entry, &Handshake::Legacy, T)
+        let c = connect(&entry, &opts(&Handshake::Legacy))
             .await
             .unwrap_or_else(|f| panic!("{mode}: {} / {}", f.error, f.stderr));
         let s = &c.snapshot;

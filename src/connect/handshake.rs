@@ -13,7 +13,19 @@ use crate::error::{Error, ErrorKind, Result};
 pub enum Handshake {
     /// `initialize` only (the 2025 era).
     Legacy,
-    /// Try `server/discover` (2026-07-28), fall back to `initialize`.
+    /// `server/discover` (2026-07-28) first, `initialize` when the server
+    /// answers it with an error.
+    ///
+    /// On stdio a server that has not answered `server/discover` within the
+    /// probe time ([`ConnectOptions::probe_timeout`]) is sent `initialize`
+    /// too, on the same stream, and the era is the one that answered:
+    /// `initialize` when it succeeds (a late discover answer is dropped),
+    /// else `server/discover`. So a server that is slow to start connects
+    /// as long as it answers within the timeout, and is started once. Over
+    /// Streamable HTTP this is rmcp's auto mode (a server that takes the
+    /// request is already up).
+    ///
+    /// [`ConnectOptions::probe_timeout`]: super::ConnectOptions::probe_timeout
     #[default]
     Auto,
     /// `server/discover` with this revision only; fails if the server cannot.
@@ -56,7 +68,10 @@ impl Handshake {
     }
 }
 
-/// The identity mcp-preamble sends in its handshakes.
+/// The identity sent when you name none: `mcp-preamble` and its version,
+/// no capabilities (the default of [`ConnectOptions::client`]).
+///
+/// [`ConnectOptions::client`]: super::ConnectOptions::client
 pub fn client_config() -> ClientConfig {
     ClientConfig::new(
         ClientCapabilities::default(),

@@ -1,21 +1,37 @@
 //! Live servers through rmcp, the official Rust MCP SDK (feature `rmcp`).
 //!
-//! [`snapshot_of`] turns any connected rmcp client into a [`ServerSnapshot`];
-//! [`connect`] starts one configured server (stdio or Streamable HTTP) with
-//! a chosen handshake and a timeout, and reports failures with the tail of
-//! the server's stderr.
+//! - [`connect`] starts one configured server (stdio; Streamable HTTP with
+//!   the `http` feature) with a chosen handshake and a timeout, and reports
+//!   a failure with the tail of the server's stderr; [`connect_all`] starts
+//!   every server of a config at once. Both take [`ConnectOptions`]: the
+//!   handshake, the timeout, and the client identity and capabilities sent.
+//! - [`snapshot_of`] turns any connected rmcp client into a [`ServerSnapshot`].
+//! - [`HubHandler`] wraps your rmcp client handler so that a
+//!   [`Hub`](crate::hub::Hub) can follow a client you own
+//!   ([`Hub::attach`](crate::hub::Hub::attach)); `Hub::connect` starts a
+//!   server and follows it as a [`LiveServer`].
+//!
+//! rmcp types appear in this API; use the rmcp this crate re-exports
+//! ([`crate::rmcp`]) so that they match.
 //!
 //! [`ServerSnapshot`]: crate::ServerSnapshot
 
+mod all;
 mod cache;
 mod follow;
+mod handler;
 mod handshake;
+mod options;
+mod probe;
 mod snapshot;
 mod transport;
 
+pub use all::{ConnectAll, ConnectResult, connect_all, connect_all_with};
 pub use cache::{DiscoverCache, now_ms};
-pub use follow::{HubHandler, LiveServer};
+pub use follow::{Attachment, LiveServer};
+pub use handler::HubHandler;
 pub use handshake::{Handshake, client_config};
+pub use options::ConnectOptions;
 pub use snapshot::snapshot_of;
 pub use transport::{ConnectFailure, Connection, StderrTail, connect, connect_with};
 

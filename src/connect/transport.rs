@@ -7,23 +7,29 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::ClientConfig;
 use rmcp::service::{ClientServiceExt, RoleClient, RunningService};
+#[cfg(feature = "http")]
+use rmcp::transport::StreamableHttpClientTransport;
+#[cfg(feature = "http")]
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use tokio::io::AsyncReadExt;
 
 use super::connect_error;
-use super::handshake::{Handshake, client_config};
+use super::handshake::Handshake;
+use super::options::ConnectOptions;
 use super::snapshot::snapshot_of;
 use crate::config::{ServerEntry, ServerTransport};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::ServerSnapshot;
 
-/// The last bytes a server wrote to stderr.
+/// The last bytes a stdio server wrote to stderr ([`StderrTail::KEEP`] at
+/// most), kept up to date while the server runs.
 #[derive(Debug, Clone, Default)]
 pub struct StderrTail(Arc<Mutex<VecDeque<u8>>>);
 
 impl StderrTail {
-    const KEEP: usize = 2048;
+    /// How many bytes are kept: the newest.
+    pub const KEEP: usize = 2048;
 
     fn push(&self, bytes: &[u8]) {
         let mut buf = self.0.lock().unwrap_or_else(|p| p.into_inner());
@@ -41,14 +47,20 @@ impl StderrTail {
 }
 
 /// A server connected by [`connect`]: its snapshot, and the live client.
+///
+/// Dropping it closes the connection (and stops a stdio server) in the
+/// background, as dropping rmcp's `RunningService` does; [`Connection::close`]
+/// waits for that.
+#[non_exhaustive]
 pub struct Connection<H: rmcp::ClientHandler = ClientConfig> {
     /// What the server sent, with the entry's alias set.
     pub snapshot: ServerSnapshot,
     /// Time from start to a complete snapshot.
     pub elapsed: Duration,
-    /// The server's stderr so far (stdio servers).
+    /// The server's stderr so far and from now on (stdio servers).
     pub stderr: StderrTail,
-    /// The rmcp client; keep it to stay connected, or call [`Connection::close`].
+    /// The rmcp client: call the server's tools with it (it dereferences to
+    /// its [`Peer`](rmcp::Peer)).
     pub client: RunningService<RoleClient, H>,
 }
 
@@ -62,15 +74,21 @@ impl<H: rmcp::ClientHandler> std::fmt::Debug for Connection<H> {
 }
 
 impl<H: rmcp::ClientHandler> Connection<H> {
-    /// Closes the connection (and stops a stdio server).
+    /// Closes the connection (and stops a stdio server), and waits until it is closed.
     pub async fn close(self) {
         let _ = self.client.cancel().await;
     }
 }
 
-/// A failed [`connect`]: the error and the server's stderr tail.
+/// A failed connection: which server, the error, and the server's stderr tail.
+///
+/// Its `Display` is `server "<alias>": <error>`, plus the last line the
+/// server wrote to stderr when there is one.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct ConnectFailure {
+    /// The alias of the config entry.
+    pub alias: String,
     /// What went wrong ([`ErrorKind::Connect`], or [`ErrorKind::Timeout`]).
     pub error: Error,
     /// The last lines the server wrote to stderr, if any.
@@ -79,33 +97,53 @@ pub struct ConnectFailure {
     pub elapsed: Duration,
 }
 
-/// Connects to one configured server, reads its snapshot, and keeps the
-/// client running. The whole handshake and `tools/list` must finish within
-/// `timeout`.
-pub async fn connect(
-    entry: &ServerEntry,
-    handshake: &Handshake,
-    timeout: Duration,
-) -> std::result::Result<Connection, ConnectFailure> {
-    connect_with(entry, handshake, timeout, client_config()).await
+impl std::fmt::Display for ConnectFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "server {:?}: {}", self.alias, self.error)?;
+        if let Some(line) = self.stderr.lines().rev().find(|l| !l.trim().is_empty()) {
+            write!(f, " (stderr: {})", line.trim())?;
+        }
+        Ok(())
+    }
 }
 
-/// [`connect`] with your own rmcp client handler (to receive notifications).
+impl std::error::Error for ConnectFailure {
+    // The error's own text is in this one's; its cause is the next link.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&self.error)
+    }
+}
+
+/// Connects to one configured server, reads its snapshot, and keeps the
+/// client running. The handshake and every `tools/list` page must arrive
+/// within the options' timeout. The client identifies itself with
+/// [`ConnectOptions::client_config`].
+pub async fn connect(
+    entry: &ServerEntry,
+    options: &ConnectOptions,
+) -> std::result::Result<Connection, ConnectFailure> {
+    connect_with(entry, options, options.client_config().clone()).await
+}
+
+/// [`connect`] with your own rmcp client handler: it receives the server's
+/// requests (sampling, roots, elicitation) and notifications, and its
+/// [`get_info`](rmcp::ClientHandler::get_info) is the identity sent.
 pub async fn connect_with<H: rmcp::ClientHandler>(
     entry: &ServerEntry,
-    handshake: &Handshake,
-    timeout: Duration,
+    options: &ConnectOptions,
     handler: H,
 ) -> std::result::Result<Connection<H>, ConnectFailure> {
     let started = Instant::now();
     let stderr = StderrTail::default();
+    let timeout = options.timeout;
     let fail = |error: Error, stderr: &StderrTail| ConnectFailure {
+        alias: entry.alias.clone(),
         error,
         stderr: stderr.text(),
         elapsed: started.elapsed(),
     };
     let work = async {
-        let client = start(entry, handshake, handler, &stderr).await?;
+        let client = start(entry, options, handler, &stderr).await?;
         let mut snapshot = snapshot_of(&client).await?;
         snapshot.alias = Some(entry.alias.clone());
         Ok::<_, Error>((snapshot, client))
@@ -135,10 +173,11 @@ pub async fn connect_with<H: rmcp::ClientHandler>(
 /// Starts the server of `entry` (or opens its endpoint) and runs the handshake.
 async fn start<H: rmcp::ClientHandler>(
     entry: &ServerEntry,
-    handshake: &Handshake,
+    options: &ConnectOptions,
     handler: H,
     stderr: &StderrTail,
 ) -> Result<RunningService<RoleClient, H>> {
+    let handshake = &options.handshake;
     let served = match &entry.transport {
         ServerTransport::Stdio {
             command,
@@ -147,15 +186,26 @@ async fn start<H: rmcp::ClientHandler>(
             cwd,
         } => {
             let transport = spawn_stdio(command, args, env, cwd.as_deref(), stderr)?;
+            if *handshake == Handshake::Auto {
+                return super::probe::auto(handler, transport, options.probe()).await;
+            }
             handler
                 .serve_with_lifecycle(transport, handshake.lifecycle())
                 .await
         }
+        #[cfg(feature = "http")]
         ServerTransport::Http { url, headers } => {
+            // Over HTTP, auto is rmcp's: a server that takes the request is up.
             let transport = StreamableHttpClientTransport::from_config(http_config(url, headers)?);
             handler
                 .serve_with_lifecycle(transport, handshake.lifecycle())
                 .await
+        }
+        #[cfg(not(feature = "http"))]
+        ServerTransport::Http { .. } => {
+            return Err(connect_error(
+                "streamable http needs mcp-preamble's \"http\" feature",
+            ));
         }
     };
     served.map_err(|e| connect_error(format!("handshake failed: {e}")))
@@ -195,6 +245,7 @@ fn spawn_stdio(
 }
 
 /// The Streamable HTTP settings for `url`, sending `headers`.
+#[cfg(feature = "http")]
 fn http_config(
     url: &str,
     headers: &BTreeMap<String, String>,

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use mcp_preamble::connect::{Connection, DiscoverCache, connect, now_ms};
+use mcp_preamble::connect::{ConnectOptions, Connection, DiscoverCache, connect_all, now_ms};
 use mcp_preamble::{McpConfig, ServerSnapshot, load_server_file};
 
 use crate::CliError;
@@ -92,48 +92,38 @@ impl Gathered {
 /// Connects to every entry at once; failures come back as sources with `ok: false`.
 pub async fn gather(config: &McpConfig, opts: &Connect) -> Gathered {
     let cache = opts.cache_dir.as_ref().map(DiscoverCache::new);
-    let timeout = opts.timeout;
     let progress = Progress::new(&config.servers);
-    let mut set = tokio::task::JoinSet::new();
+    let mut done = Vec::new();
+    // The entries to start, and their index in `config`.
+    let mut todo = McpConfig {
+        origin: config.origin.clone(),
+        servers: Vec::new(),
+    };
+    let mut index = Vec::new();
     for (i, entry) in config.servers.iter().cloned().enumerate() {
         if let Some(snapshot) = cache.as_ref().and_then(|c| c.load(&entry, now_ms())) {
             progress.set(i, "from cache");
-            set.spawn(async move { (i, entry, Ok(Err(snapshot))) });
+            done.push((i, entry, Ok(Err(snapshot))));
             continue;
         }
-        let handshake = opts.handshake.clone();
-        let progress = progress.clone();
-        set.spawn(async move {
-            let r = connect(&entry, &handshake, timeout).await;
-            match &r {
-                Ok(c) => progress.set(i, &format!("ok in {} ms", c.elapsed.as_millis())),
-                Err(f) => progress.set(i, &format!("failed: {}", f.error)),
-            }
-            (i, entry, r.map(Ok))
-        });
+        index.push(i);
+        todo.servers.push(entry);
     }
-    let mut done = Vec::new();
-    while let Some(joined) = set.join_next().await {
-        match joined {
-            Ok(item) => done.push(item),
-            // A task that panicked: its server must still show as failed.
-            Err(e) => emit_err(&format!("mcp-preamble: a connection task failed: {e}")),
+    let options = ConnectOptions::new()
+        .handshake(opts.handshake.clone())
+        .timeout(opts.timeout);
+    let mut each = connect_all(&todo, &options);
+    while let Some((j, r)) = each.next().await {
+        let i = index[j];
+        match &r {
+            Ok(c) => progress.set(i, &format!("ok in {} ms", c.elapsed.as_millis())),
+            Err(f) => progress.set(i, &format!("failed: {}", f.error)),
         }
+        done.push((i, todo.servers[j].clone(), r.map(Ok)));
     }
-    let finished: std::collections::HashSet<usize> = done.iter().map(|(i, _, _)| *i).collect();
-    let lost: Vec<Source> = config
-        .servers
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| !finished.contains(i))
-        .map(|(_, entry)| {
-            let error = "the connection task stopped unexpectedly".to_string();
-            Source::failed(entry.alias.clone(), "live", error)
-        })
-        .collect();
     progress.finish();
     done.sort_by_key(|(i, _, _)| *i);
-    let (mut snapshots, mut sources, mut live) = (Vec::new(), lost, Vec::new());
+    let (mut snapshots, mut sources, mut live) = (Vec::new(), Vec::new(), Vec::new());
     for (_, entry, result) in done {
         match result {
             Ok(Ok(connection)) => {
