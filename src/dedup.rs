@@ -96,7 +96,7 @@ pub(crate) fn normalize(text: &str) -> String {
     out
 }
 
-fn strip_list_marker(s: &str) -> &str {
+pub(crate) fn strip_list_marker(s: &str) -> &str {
     let b = s.as_bytes();
     if b.len() > 1 && matches!(b[0], b'-' | b'*' | b'+') && b[1] == b' ' {
         return &s[2..];
