@@ -503,16 +503,30 @@ proptest! {
         xml in any::<bool>(),
         mode in 0u8..3,
         descriptions in any::<bool>(),
+        total in proptest::option::of(0usize..1500),
     ) {
         let template = if xml { Template::xml() } else { Template::markdown() };
         let mut a = Assembler::new().template(template).budget(budget).tool_descriptions(descriptions);
+        if let Some(t) = total {
+            a = a.total_budget(t);
+        }
         a = match mode {
             0 => a.defer_over(0),
             1 => a.defer_when(DeferWhen::Tokens(40)),
+            // Some tools deferred, the others loaded.
             _ => servers.iter().fold(a, |a, s| a.defer_tools(s.alias.clone().unwrap(), "*a*")),
         };
         let asm = a.assemble(&servers).unwrap();
         check_exact(&asm, budget);
+        if let Some(t) = total {
+            prop_assert!(asm.total_tokens() <= t);
+        }
+        for s in asm.servers() {
+            if let Some(d) = &s.deferred {
+                prop_assert!(d.names_cut.len() <= d.tools.len());
+                prop_assert!(d.summaries_cut.iter().all(|n| d.tools.contains(n)));
+            }
+        }
         let again = a.clone().assemble(&servers).unwrap();
         prop_assert_eq!(asm.text(), again.text());
         if xml && !asm.text().is_empty() {
