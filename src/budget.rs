@@ -57,6 +57,11 @@ impl Trim {
         self.keep[k] = false;
     }
 
+    /// Ranks unit `k` at least at `priority`.
+    pub(crate) fn raise(&mut self, k: usize, priority: Priority) {
+        self.priority[k] = self.priority[k].max(priority);
+    }
+
     /// The instructions made of the kept units; headings left with nothing
     /// under them go too. `None` when nothing is left.
     pub(crate) fn render(&self, keep: &[bool]) -> Option<String> {
@@ -340,8 +345,9 @@ impl Ladder<'_, '_> {
         Ok(None)
     }
 
-    /// (c) With a tool index, every unit but constraints goes before any
-    /// name in it: as few as fit, else all of them.
+    /// (c) With a tool index, every unit but constraints and restatements
+    /// of deferred tools goes before any name in it: as few as fit, else
+    /// all of them.
     fn minor_units(&mut self) -> Result<Block> {
         let Some(trim) = self.trim.filter(|_| self.view.instructions.is_some()) else {
             return Ok(None);
@@ -352,7 +358,7 @@ impl Ladder<'_, '_> {
         let order = trim.drop_order();
         let minor = order
             .iter()
-            .take_while(|k| trim.priority[**k] < Priority::Constraint)
+            .take_while(|k| trim.priority[**k] < Priority::RestatesDeferred)
             .count();
         let hi = minor.min(order.len().saturating_sub(1));
         if let Some(block) = self.drop_units(trim, &order, hi)? {

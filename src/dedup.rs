@@ -424,8 +424,11 @@ pub(crate) enum Priority {
     /// Sentences that name one of the server's tools, or the server itself
     /// ("use this server to…": its scope).
     NamesTool = 3,
+    /// Sentences that restate a deferred tool's description: the only copy
+    /// the model sees before it searches.
+    RestatesDeferred = 4,
     /// Ordering, obligation, identifier-scope and safety sentences.
-    Constraint = 4,
+    Constraint = 5,
 }
 
 /// The priority of a unit.

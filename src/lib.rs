@@ -194,18 +194,20 @@
 //!    more"), down to a count only ("27, not listed").
 //! 3. **The tool index** (only with deferred tools): summaries go, from the
 //!    last tool back, each reported with its tool; then every instruction
-//!    unit but the constraint ones (by priority, as in step 4); then fewer
-//!    names are listed in the index, down to a count. So a summary never
-//!    stays at the cost of an instruction unit, and a name never at the cost
-//!    of a constraint. Room that step 4 leaves goes back to names, as many
-//!    as fit.
+//!    unit but constraints and restatements of deferred tools (by priority,
+//!    as in step 4); then fewer names are listed in the index, down to a
+//!    count. So a summary never stays at the cost of an instruction unit,
+//!    and a name never at the cost of a constraint or of a sentence whose
+//!    only other copy is a deferred description. Room that step 4 leaves
+//!    goes back to names, as many as fit.
 //! 4. **Instruction units** are dropped by priority, keeping the original
 //!    order of what remains. Units are headings, list items, table rows, code
 //!    blocks and sentences (Unicode sentence boundaries; inline code, URLs,
 //!    version numbers, paths and abbreviations such as "e.g." do not split a
 //!    sentence). Code blocks, tables and examples go first, then descriptive
-//!    prose, then sentences naming the server or its tools, and constraint
-//!    sentences last; within a priority the longest go first, then the later.
+//!    prose, then sentences naming the server or its tools, then sentences
+//!    restating a deferred tool's description, and constraint sentences
+//!    last; within a priority the longest go first, then the later.
 //!    A heading stays while anything under it does.
 //! 5. **A cut**: when not even the last unit fits, it is cut at a word
 //!    boundary, token-exact, and ends with ` […]`; `truncated` is set.

@@ -263,6 +263,27 @@ fn corpus_deferred_at_128_and_256() {
     }
 }
 
+/// A sentence whose only other copy is a deferred description outranks the
+/// index names: every corpus restatement stays at 256 tokens, and the short
+/// ones at 128.
+#[test]
+fn corpus_restatements_outrank_index_names_under_a_budget() {
+    for (server, _, sentence) in RESTATEMENTS {
+        let s = snapshot(server);
+        for budget in [128, 256] {
+            let r = block(&Assembler::new().budget(budget).defer(*server), &s);
+            assert!(r.tokens <= budget);
+            if budget == 256 || !server.starts_with("awslabs-aws-doc") {
+                assert!(
+                    r.text.contains(sentence),
+                    "{server} at {budget}: {sentence}\n{}",
+                    r.text
+                );
+            }
+        }
+    }
+}
+
 /// Constraint sentences of real servers (tests/budget.rs keeps them at 128
 /// tokens with tools loaded) survive at 128 and 256 with tools deferred:
 /// the tool index gives way first.

@@ -256,6 +256,7 @@ impl Prepared {
                     text: unit_text.to_string(),
                     tool: tool.to_string(),
                 });
+                trim.raise(k, dedup::Priority::RestatesDeferred);
             }
         }
         if let Some(d) = &mut self.report.deferred {
