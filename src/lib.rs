@@ -189,8 +189,8 @@
 //!    *always*, *do not*; identifier scope such as *IDs*, *scoped*, *stable*; a
 //!    safety word such as *treat*, *confirm*, *destructive*) is never removed
 //!    this way.
-//! 2. **Tools**: descriptions (when shown) are shortened to their first
-//!    sentence, then dropped; then fewer tool names are listed ("and 12
+//! 2. **Tools** (loaded): descriptions (when shown) are shortened to their
+//!    first sentence, then dropped; then fewer tool names are listed ("and 12
 //!    more"), down to a count only ("27, not listed").
 //! 3. **The tool index** (only with deferred tools): summaries go, from the
 //!    last tool back, each reported with its tool; then every instruction
@@ -259,9 +259,9 @@
 //! # Ok(()) }
 //! ```
 //!
-//! A tool's visibility is, first match wins: the last pattern given for it
-//! with [`Assembler::tool_visibility`] (or [`Assembler::defer_tools`]); the
-//! server's own [`Assembler::visibility`] (or [`Assembler::defer`]); the
+//! A tool's visibility comes from the first of these that applies: the
+//! last pattern matching it, given with [`Assembler::tool_visibility`] (or
+//! [`Assembler::defer_tools`]); the server's own [`Assembler::visibility`] (or [`Assembler::defer`]); the
 //! automatic modes, [`Assembler::defer_over`] (more than N tools) and
 //! [`Assembler::defer_when`] (tool definitions over a number of tokens,
 //! [`DeferWhen::Tokens`], or a share of a context window,
