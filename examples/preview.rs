@@ -5,6 +5,7 @@
 //! cargo run --example preview -- tests/corpus/*.json --json
 //! cargo run --example preview -- --template xml --encoding cl100k_base FILE...
 //! cargo run --example preview -- --budget 128 --server-budget context7=64 --total-budget 400
+//! cargo run --example preview -- --budget 256 --deferred aws-docs --defer-over 20
 //! ```
 //!
 //! Each file is named in the section by its file stem (as a host would use its
@@ -47,6 +48,8 @@ struct Args {
     budget: Option<usize>,
     server_budgets: Vec<(String, usize)>,
     total_budget: Option<usize>,
+    deferred: Vec<String>,
+    defer_over: Option<usize>,
 }
 
 fn tokens(flag: &str, v: &str) -> Result<usize, String> {
@@ -63,6 +66,8 @@ fn parse_args() -> Result<Args, String> {
         budget: None,
         server_budgets: Vec::new(),
         total_budget: None,
+        deferred: Vec::new(),
+        defer_over: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -94,10 +99,19 @@ fn parse_args() -> Result<Args, String> {
                 args.server_budgets
                     .push((alias.to_string(), tokens("--server-budget", n)?));
             }
+            "--deferred" => args.deferred.push(value("--deferred")?),
+            "--defer-over" => {
+                let v = value("--defer-over")?;
+                let n = v.parse().map_err(|_| {
+                    format!("--defer-over needs a whole number of tools, not {v:?}")
+                })?;
+                args.defer_over = Some(n);
+            }
             "-h" | "--help" => {
                 return Err(
                     "usage: preview [FILES...] [--json] [--template NAME|PATH] [--encoding E] \
-                            [--budget N] [--server-budget ALIAS=N]... [--total-budget N]"
+                            [--budget N] [--server-budget ALIAS=N]... [--total-budget N] \
+                            [--deferred ALIAS]... [--defer-over N]"
                         .into(),
                 );
             }
@@ -156,6 +170,12 @@ fn main() -> ExitCode {
     if let Some(n) = args.total_budget {
         assembler = assembler.total_budget(n);
     }
+    for alias in args.deferred {
+        assembler = assembler.defer(alias);
+    }
+    if let Some(n) = args.defer_over {
+        assembler = assembler.defer_over(n);
+    }
     let assembly = match assembler.assemble(&snapshots) {
         Ok(a) => a,
         Err(e) => {
@@ -207,6 +227,16 @@ fn main() -> ExitCode {
             );
             if !removed.is_empty() {
                 println!("    removed: {}", removed.join(", "));
+            }
+            if let Some(d) = &s.deferred {
+                println!(
+                    "    deferred: {} tools ({:?}); summaries cut {}, names cut {}, restatements kept {}",
+                    d.tools.len(),
+                    d.reason,
+                    d.summaries_cut.len(),
+                    d.names_cut.len(),
+                    d.restatements_kept.len()
+                );
             }
             for d in &s.diagnostics {
                 println!("    note: {d}");

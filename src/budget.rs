@@ -8,7 +8,7 @@ use crate::dedup::{self, Priority};
 use crate::error::Result;
 use crate::report::{Removal, RemovalReason};
 use crate::segment::{self, Unit, UnitKind};
-use crate::template::ServerView;
+use crate::template::{ServerView, ToolView};
 
 /// The marker that ends a cut unit.
 pub(crate) const CUT_MARKER: &str = " […]";
@@ -55,6 +55,11 @@ impl Trim {
     /// Drops unit `k` (de-duplication).
     pub(crate) fn drop_unit(&mut self, k: usize) {
         self.keep[k] = false;
+    }
+
+    /// Ranks unit `k` at least at `priority`.
+    pub(crate) fn raise(&mut self, k: usize, priority: Priority) {
+        self.priority[k] = self.priority[k].max(priority);
     }
 
     /// The instructions made of the kept units; headings left with nothing
@@ -116,10 +121,16 @@ pub(crate) struct Fitted {
     pub block: Option<(String, usize)>,
     pub removed: Vec<Removal>,
     pub truncated: bool,
+    /// Deferred tools whose summary went.
+    pub summaries_cut: Vec<String>,
+    /// Deferred tools left out of the index.
+    pub names_cut: Vec<String>,
 }
 
 /// Renders a view and counts its tokens.
 pub(crate) type Measure<'m> = dyn FnMut(&ServerView) -> Result<(String, usize)> + 'm;
+
+type Block = Option<(String, usize)>;
 
 /// Smallest `m` in `lo..=hi` with `fits(m)`, assuming `fits` is (nearly)
 /// monotone; checks upward from the binary-search result so the answer is
@@ -168,21 +179,35 @@ pub(crate) fn fit(
             block: Some(first),
             removed: Vec::new(),
             truncated: false,
+            summaries_cut: Vec::new(),
+            names_cut: Vec::new(),
         });
     };
     let mut ladder = Ladder {
         total_tools: view.tools.len() + view.more_tools,
+        total_index: view.deferred.len() + view.more_deferred,
         view,
         trim,
         limit,
         measure,
         removed: Vec::new(),
         truncated: false,
+        reported: None,
+        dropped: 0,
+        summaries_cut: Vec::new(),
+        names_cut: Vec::new(),
+        index_cut: None,
     };
     // Each rung goes further than the last; the first that fits wins.
     let block = if let Some(b) = ladder.tool_descriptions()? {
         Some(b)
     } else if let Some(b) = ladder.fewer_tools()? {
+        Some(b)
+    } else if let Some(b) = ladder.index_summaries()? {
+        Some(b)
+    } else if let Some(b) = ladder.minor_units()? {
+        Some(b)
+    } else if let Some(b) = ladder.fewer_index()? {
         Some(b)
     } else if let Some(b) = ladder.instruction_units()? {
         Some(b)
@@ -193,6 +218,8 @@ pub(crate) fn fit(
         block,
         removed: ladder.removed,
         truncated: ladder.truncated,
+        summaries_cut: ladder.summaries_cut,
+        names_cut: ladder.names_cut,
     })
 }
 
@@ -206,11 +233,21 @@ struct Ladder<'t, 'm> {
     truncated: bool,
     /// Tools listed or counted before any were cut.
     total_tools: usize,
+    /// Deferred tools in the index before any were cut.
+    total_index: usize,
+    /// Units not yet reported as removed (`None`: the de-duplicated ones).
+    reported: Option<Vec<bool>>,
+    /// How many units of the drop order are gone.
+    dropped: usize,
+    summaries_cut: Vec<String>,
+    names_cut: Vec<String>,
+    /// The index before names were cut, and where that cut is in `removed`.
+    index_cut: Option<(Vec<ToolView>, usize)>,
 }
 
 impl Ladder<'_, '_> {
     /// The block as it stands, when it fits.
-    fn fits(&mut self) -> Result<Option<(String, usize)>> {
+    fn fits(&mut self) -> Result<Block> {
         let m = (self.measure)(&self.view)?;
         Ok((m.1 <= self.limit).then_some(m))
     }
@@ -220,7 +257,7 @@ impl Ladder<'_, '_> {
     }
 
     /// (b) Tool descriptions: their first sentences, then none.
-    fn tool_descriptions(&mut self) -> Result<Option<(String, usize)>> {
+    fn tool_descriptions(&mut self) -> Result<Block> {
         if !self.view.tools.iter().any(|t| t.description.is_some()) {
             return Ok(None);
         }
@@ -246,7 +283,7 @@ impl Ladder<'_, '_> {
     }
 
     /// (b) Fewer tool names: as many as fit, then a count.
-    fn fewer_tools(&mut self) -> Result<Option<(String, usize)>> {
+    fn fewer_tools(&mut self) -> Result<Block> {
         let all_tools = std::mem::take(&mut self.view.tools);
         if all_tools.is_empty() {
             return Ok(None);
@@ -274,8 +311,97 @@ impl Ladder<'_, '_> {
         Ok(None)
     }
 
-    /// (c) Instruction units by priority, then (d) a cut of the last one.
-    fn instruction_units(&mut self) -> Result<Option<(String, usize)>> {
+    /// (c) Summaries in the tool index, from the last tool back: as many
+    /// as fit stay, each cut one is reported with its tool.
+    fn index_summaries(&mut self) -> Result<Block> {
+        let with: Vec<usize> = (0..self.view.deferred.len())
+            .filter(|i| self.view.deferred[*i].summary.is_some())
+            .collect();
+        if with.is_empty() {
+            return Ok(None);
+        }
+        let mut probe = self.view.clone();
+        let (limit, measure, all) = (self.limit, &mut *self.measure, &self.view.deferred);
+        let cut = smallest_fitting(1, with.len(), |cut| {
+            for (j, i) in with.iter().enumerate() {
+                probe.deferred[*i].summary =
+                    all[*i].summary.clone().filter(|_| j < with.len() - cut);
+            }
+            Ok(measure(&probe)?.1 <= limit)
+        })?;
+        for i in &with[with.len() - cut.unwrap_or(with.len())..] {
+            let tool = &mut self.view.deferred[*i];
+            let (Some(text), name) = (tool.summary.take(), tool.name.clone()) else {
+                continue;
+            };
+            let mut removal = Removal::new(RemovalReason::Budget, text);
+            removal.tool = Some(name.clone());
+            self.removed.push(removal);
+            self.summaries_cut.push(name);
+        }
+        if cut.is_some() {
+            return self.fits();
+        }
+        Ok(None)
+    }
+
+    /// (c) With a tool index, every unit but constraints and restatements
+    /// of deferred tools goes before any name in it: as few as fit, else
+    /// all of them.
+    fn minor_units(&mut self) -> Result<Block> {
+        let Some(trim) = self.trim.filter(|_| self.view.instructions.is_some()) else {
+            return Ok(None);
+        };
+        if self.total_index == 0 {
+            return Ok(None);
+        }
+        let order = trim.drop_order();
+        let minor = order
+            .iter()
+            .take_while(|k| trim.priority[**k] < Priority::RestatesDeferred)
+            .count();
+        let hi = minor.min(order.len().saturating_sub(1));
+        if let Some(block) = self.drop_units(trim, &order, hi)? {
+            return Ok(Some(block));
+        }
+        if hi > 0 {
+            let keep = keep_after(trim, &order, hi);
+            self.view.instructions = trim.render(&keep);
+            self.record_dropped(trim, &keep);
+            self.dropped = hi;
+        }
+        Ok(None)
+    }
+
+    /// (c) Fewer names in the tool index: as many as fit, then a count.
+    fn fewer_index(&mut self) -> Result<Block> {
+        let all = std::mem::take(&mut self.view.deferred);
+        if all.is_empty() {
+            return Ok(None);
+        }
+        let (n, total) = (all.len(), self.total_index);
+        let mut probe = self.view.clone();
+        let (limit, measure) = (self.limit, &mut *self.measure);
+        let cut = smallest_fitting(1, n, |cut| {
+            probe.deferred = all[..n - cut].to_vec();
+            probe.more_deferred = total - (n - cut);
+            Ok(measure(&probe)?.1 <= limit)
+        })?;
+        let listed = n - cut.unwrap_or(n);
+        self.view.more_deferred = total - listed;
+        let names: Vec<String> = all[listed..].iter().map(|t| t.name.clone()).collect();
+        self.view.deferred = all[..listed].to_vec();
+        self.index_cut = Some((all, self.removed.len()));
+        self.remove(names.join(", "));
+        self.names_cut = names;
+        if cut.is_some() {
+            return self.fits();
+        }
+        Ok(None)
+    }
+
+    /// (d) Instruction units by priority, then (e) a cut of the last one.
+    fn instruction_units(&mut self) -> Result<Block> {
         let Some(trim) = self.trim.filter(|_| self.view.instructions.is_some()) else {
             if let Some(text) = self.view.instructions.take() {
                 self.remove(text);
@@ -284,32 +410,61 @@ impl Ladder<'_, '_> {
             return Ok(None);
         };
         let order = trim.drop_order();
-        let keep_after = |m: usize| {
-            let mut keep = trim.keep.clone();
-            for k in &order[..m] {
-                keep[*k] = false;
-            }
-            keep
-        };
-        let mut probe = self.view.clone();
-        let (limit, measure) = (self.limit, &mut *self.measure);
-        let found = smallest_fitting(1, order.len().saturating_sub(1), |m| {
-            probe.instructions = trim.render(&keep_after(m));
-            Ok(measure(&probe)?.1 <= limit)
-        })?;
-        if let Some(m) = found {
-            let keep = keep_after(m);
-            self.view.instructions = trim.render(&keep);
-            self.record_dropped(trim, &keep);
-            // The search saw it fit.
-            return Ok(Some((self.measure)(&self.view)?));
+        if let Some(block) = self.drop_units(trim, &order, order.len().saturating_sub(1))? {
+            return self.refill_index(block);
         }
         self.cut_last(trim, *order.last().unwrap_or(&0))
     }
 
-    /// (d) Only the highest-priority unit is left and it does not fit whole:
+    /// Room that dropping units left goes back to index names, as many as fit.
+    fn refill_index(&mut self, block: (String, usize)) -> Result<Block> {
+        let Some((all, at)) = self.index_cut.take() else {
+            return Ok(Some(block));
+        };
+        let (n, listed, total) = (all.len(), self.view.deferred.len(), self.total_index);
+        let mut probe = self.view.clone();
+        let (limit, measure) = (self.limit, &mut *self.measure);
+        let cut = smallest_fitting(0, n - listed - 1, |cut| {
+            probe.deferred = all[..n - cut].to_vec();
+            probe.more_deferred = total - (n - cut);
+            Ok(measure(&probe)?.1 <= limit)
+        })?;
+        let Some(cut) = cut else {
+            return Ok(Some(block));
+        };
+        self.view.deferred = all[..n - cut].to_vec();
+        self.view.more_deferred = total - (n - cut);
+        self.names_cut = all[n - cut..].iter().map(|t| t.name.clone()).collect();
+        if cut == 0 {
+            self.removed.remove(at);
+        } else {
+            self.removed[at].text = self.names_cut.join(", ");
+        }
+        self.fits()
+    }
+
+    /// The fewest more units of `order` dropped, up to `hi` in all, that fit.
+    fn drop_units(&mut self, trim: &Trim, order: &[usize], hi: usize) -> Result<Block> {
+        let mut probe = self.view.clone();
+        let (limit, measure) = (self.limit, &mut *self.measure);
+        let found = smallest_fitting(self.dropped + 1, hi, |m| {
+            probe.instructions = trim.render(&keep_after(trim, order, m));
+            Ok(measure(&probe)?.1 <= limit)
+        })?;
+        let Some(m) = found else {
+            return Ok(None);
+        };
+        let keep = keep_after(trim, order, m);
+        self.view.instructions = trim.render(&keep);
+        self.record_dropped(trim, &keep);
+        self.dropped = m;
+        // The search saw it fit.
+        Ok(Some((self.measure)(&self.view)?))
+    }
+
+    /// (e) Only the highest-priority unit is left and it does not fit whole:
     /// cut it at a word boundary, or drop it.
-    fn cut_last(&mut self, trim: &Trim, last: usize) -> Result<Option<(String, usize)>> {
+    fn cut_last(&mut self, trim: &Trim, last: usize) -> Result<Block> {
         let unit_text = trim
             .units
             .get(last)
@@ -344,11 +499,16 @@ impl Ladder<'_, '_> {
     }
 
     /// The heading alone (with the note, if any), then nothing.
-    fn heading_only(&mut self) -> Result<Option<(String, usize)>> {
+    fn heading_only(&mut self) -> Result<Block> {
         self.view.tools.clear();
         self.view.more_tools = 0;
         if self.total_tools > 0 {
             self.remove("tool list");
+        }
+        self.view.deferred.clear();
+        self.view.more_deferred = 0;
+        if self.total_index > 0 {
+            self.remove("tool index");
         }
         if let Some(block) = self.fits()? {
             return Ok(Some(block));
@@ -359,14 +519,30 @@ impl Ladder<'_, '_> {
         Ok(None)
     }
 
+    /// Reports the units `keep` no longer shows, each once.
     fn record_dropped(&mut self, trim: &Trim, keep: &[bool]) {
         let shown = trim.without_orphan_headings(keep);
+        let reported = self.reported.get_or_insert_with(|| trim.keep.clone());
+        let mut gone = Vec::new();
         for (k, u) in trim.units.iter().enumerate() {
-            if trim.keep[k] && !shown[k] {
-                self.remove(u.text(&trim.text));
+            if reported[k] && !shown[k] {
+                reported[k] = false;
+                gone.push(u.text(&trim.text));
             }
         }
+        for text in gone {
+            self.remove(text);
+        }
     }
+}
+
+/// The units kept once the first `m` of `order` are dropped.
+fn keep_after(trim: &Trim, order: &[usize], m: usize) -> Vec<bool> {
+    let mut keep = trim.keep.clone();
+    for k in &order[..m] {
+        keep[*k] = false;
+    }
+    keep
 }
 
 /// Byte offsets where a word ends (the cut points of a unit), ascending.

@@ -96,7 +96,7 @@ pub(crate) fn normalize(text: &str) -> String {
     out
 }
 
-fn strip_list_marker(s: &str) -> &str {
+pub(crate) fn strip_list_marker(s: &str) -> &str {
     let b = s.as_bytes();
     if b.len() > 1 && matches!(b[0], b'-' | b'*' | b'+') && b[1] == b' ' {
         return &s[2..];
@@ -424,8 +424,11 @@ pub(crate) enum Priority {
     /// Sentences that name one of the server's tools, or the server itself
     /// ("use this server to…": its scope).
     NamesTool = 3,
+    /// Sentences that restate a deferred tool's description: the only copy
+    /// the model sees before it searches.
+    RestatesDeferred = 4,
     /// Ordering, obligation, identifier-scope and safety sentences.
-    Constraint = 4,
+    Constraint = 5,
 }
 
 /// The priority of a unit.

@@ -137,8 +137,12 @@
 //!
 //! The macro's argument `s` has: `name` (the displayed name), `alias`,
 //! `server_name`, `title`, `version`, `era`, `protocol_version`,
-//! `instructions` (sanitized text or none), `note`, `tools` (each with
-//! `name`, `title`, `description`) and `more_tools` (a count). Undefined
+//! `instructions` (sanitized text or none), `note`, `tools` (the loaded
+//! tools, each with `name`, `title`, `description`), `more_tools` (a
+//! count), `deferred` (the tool index: the [deferred
+//! tools](#deferred-tools), each with `name`, `title` and `summary`, a
+//! sanitized line or none) and `more_deferred` (a count). With nothing
+//! deferred, `deferred` is empty and `tools` holds every tool. Undefined
 //! variables are errors. Your templates get the built-ins' escaping as
 //! filters: `md_block(depth)`, `md_line`, `md_code`, `xml_text`, `xml_attr`,
 //! `one_line`. A template error names the template and line.
@@ -172,9 +176,10 @@
 //! soon as it fits:
 //!
 //! 1. **De-duplication** (always on unless [`Assembler::dedup`] is `false`):
-//!    a sentence or list item that restates one of the server's own tool
-//!    descriptions is removed (`restates_tool`, naming the tool), since the
-//!    model receives tool descriptions anyway; a unit repeated within the
+//!    a sentence or list item that restates one of the server's own *loaded*
+//!    tool descriptions is removed (`restates_tool`, naming the tool), since
+//!    the model receives those anyway (one that restates a
+//!    [deferred](#deferred-tools) tool's description stays); a unit repeated within the
 //!    instructions is kept once (`repeated`); only when the host opts in with
 //!    [`Assembler::dedup_across_servers`], a server whose instructions are
 //!    byte-identical to an earlier server's shows a one-line reference
@@ -190,21 +195,30 @@
 //!    *always*, *do not*; identifier scope such as *IDs*, *scoped*, *stable*; a
 //!    safety word such as *treat*, *confirm*, *destructive*) is never removed
 //!    this way.
-//! 2. **Tools**: descriptions (when shown) are shortened to their first
-//!    sentence, then dropped; then fewer tool names are listed ("and 12
+//! 2. **Tools** (loaded): descriptions (when shown) are shortened to their
+//!    first sentence, then dropped; then fewer tool names are listed ("and 12
 //!    more"), down to a count only ("27, not listed").
-//! 3. **Instruction units** are dropped by priority, keeping the original
+//! 3. **The tool index** (only with deferred tools): summaries go, from the
+//!    last tool back, each reported with its tool; then every instruction
+//!    unit but constraints and restatements of deferred tools (by priority,
+//!    as in step 4); then fewer names are listed in the index, down to a
+//!    count. So a summary never stays at the cost of an instruction unit,
+//!    and a name never at the cost of a constraint or of a sentence whose
+//!    only other copy is a deferred description. Room that step 4 leaves
+//!    goes back to names, as many as fit.
+//! 4. **Instruction units** are dropped by priority, keeping the original
 //!    order of what remains. Units are headings, list items, table rows, code
 //!    blocks and sentences (Unicode sentence boundaries; inline code, URLs,
 //!    version numbers, paths and abbreviations such as "e.g." do not split a
 //!    sentence). Code blocks, tables and examples go first, then descriptive
-//!    prose, then sentences naming the server or its tools, and constraint
-//!    sentences last; within a priority the longest go first, then the later.
+//!    prose, then sentences naming the server or its tools, then sentences
+//!    restating a deferred tool's description, and constraint sentences
+//!    last; within a priority the longest go first, then the later.
 //!    A heading stays while anything under it does.
-//! 4. **A cut**: when not even the last unit fits, it is cut at a word
+//! 5. **A cut**: when not even the last unit fits, it is cut at a word
 //!    boundary, token-exact, and ends with ` […]`; `truncated` is set.
 //!
-//! Then the tool line goes; and if not even the server's heading fits, the
+//! Then the tool line and the index go; and if not even the server's heading fits, the
 //! server is omitted (and says so in its diagnostics). Every removal is in
 //! [`ServerReport::removed`] with its reason (`restates_tool`, `repeated`,
 //! `same_as_server`, `budget`, `policy`).
@@ -216,6 +230,66 @@
 //! [`Policy::weight`], repeatedly; shares are whole tokens, deterministic.
 //! Each server is then fitted to the smaller of its budget and its share, and
 //! the whole section is checked to fit the total.
+//!
+//! ## Deferred tools
+//!
+//! Hosts with many tools no longer send every definition: Claude Code
+//! defers MCP tools behind a tool-search tool, the Anthropic API has
+//! `defer_loading`, Codex indexes each server's namespace for tool search.
+//! The model then sees a deferred tool's description only after it
+//! searches, so the server's block is all it has to go on, and an
+//! instruction sentence that restates a deferred tool is not redundant.
+//! Tell the assembler which tools the host defers:
+//!
+//! ```
+//! # fn main() -> mcp_preamble::Result<()> {
+//! use mcp_preamble::{Assembler, DeferWhen, ServerSnapshot, Tool, Visibility};
+//! let crawl = ServerSnapshot::new("firecrawl")
+//!     .with_instructions("After using search results, call firecrawl_search_feedback with the search ID.")
+//!     .with_tool(Tool::new("firecrawl_search_feedback",
+//!         "Rate search results. After using search results, call firecrawl_search_feedback with the search ID."));
+//! let assembler = Assembler::new()
+//!     .defer("firecrawl")                                  // a server, by alias
+//!     .defer_tools("github", "*_pull_request*")            // some tools, by name pattern
+//!     .visibility("billing", Visibility::Loaded)           // never deferred automatically
+//!     .defer_over(30)                                      // servers with more than 30 tools
+//!     .defer_when(DeferWhen::ContextShare { context: 200_000, share: 0.10 });
+//! let assembly = assembler.assemble(&[crawl])?;
+//! let report = &assembly.servers()[0];
+//! assert!(report.text.contains("After using search results"));  // kept: the model cannot see the tool
+//! assert!(report.text.ends_with(
+//!     "Deferred tools (find them with tool search):\n- `firecrawl_search_feedback`: Rate search results."
+//! ));
+//! let deferred = report.deferred.as_ref().unwrap();
+//! assert_eq!(deferred.restatements_kept[0].tool, "firecrawl_search_feedback");
+//! # Ok(()) }
+//! ```
+//!
+//! A tool's visibility comes from the first of these that applies: the
+//! last pattern matching it, given with [`Assembler::tool_visibility`] (or
+//! [`Assembler::defer_tools`]); the server's own [`Assembler::visibility`] (or [`Assembler::defer`]); the
+//! automatic modes, [`Assembler::defer_over`] (more than N tools) and
+//! [`Assembler::defer_when`] (tool definitions over a number of tokens,
+//! [`DeferWhen::Tokens`], or a share of a context window,
+//! [`DeferWhen::ContextShare`]); else loaded. A server's definition cost is
+//! each tool's name, description and compact input schema, counted apart
+//! with the assembler's tokenizer ([`ServerReport::tool_tokens`]). The
+//! automatic modes look at one server at a time; a host whose switch covers
+//! all servers at once (Claude Code turns tool search on when all MCP tools
+//! together pass a share of the context) decides itself and calls
+//! [`Assembler::defer`] for each server.
+//!
+//! Loaded tools are listed as before. Deferred tools go into the server's
+//! block as a *tool index*: each name with a one-line summary, its
+//! description's first sentence, sanitized and cut at a word to 100
+//! characters. The index counts against the server's budget and shrinks
+//! along the ladder (step 3 of [Budgets](#budgets)). De-duplication checks
+//! instructions only against loaded tools' descriptions; across servers
+//! nothing changes. [`ServerReport::deferred`] lists the deferred tools, the
+//! summaries and names the budget cut, and the sentences kept because the
+//! tool they restate is deferred. With the `hub` feature,
+//! `Hub::reconfigure` takes an assembler with new visibility settings (the
+//! host turned tool search on) as an ordinary change.
 //!
 //! ## Limits
 //!
@@ -386,6 +460,7 @@ mod template;
 pub mod testing;
 mod text;
 mod tokens;
+mod visibility;
 mod wire;
 
 pub use assemble::{Assembler, Order, Policy};
@@ -399,11 +474,12 @@ pub use model::{
     CacheHints, Era, Instructions, InstructionsState, ServerInfo, ServerSnapshot, Tool,
     ToolAnnotations,
 };
-pub use report::{Assembly, Omission, Removal, RemovalReason, ServerReport};
+pub use report::{Assembly, Deferral, Omission, Removal, RemovalReason, Restatement, ServerReport};
 pub use sanitize::HiddenChars;
 pub use template::Template;
 pub use text::terminal_safe;
 pub use tokens::{Encoding, Tiktoken, TokenCounter};
+pub use visibility::{DeferReason, DeferWhen, Visibility};
 pub use wire::{Capture, SNAPSHOT_FORMAT_VERSION, SnapshotFile, load_server_file};
 
 /// The rmcp this crate is built with (3.11), whose types appear in

@@ -13,6 +13,7 @@ use serde::Serialize;
 use crate::limits::LimitHit;
 use crate::model::{Era, InstructionsState};
 use crate::sanitize::HiddenChars;
+use crate::visibility::DeferReason;
 
 /// Why a piece of a server's block was removed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -59,7 +60,8 @@ pub struct Removal {
     pub text: String,
     /// Why it was removed.
     pub reason: RemovalReason,
-    /// The tool whose description it restates, for [`RemovalReason::RestatesTool`].
+    /// The tool whose description it restates, for [`RemovalReason::RestatesTool`];
+    /// the deferred tool whose summary went, for a summary cut by the budget.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool: Option<String>,
     /// The server it duplicates, for [`RemovalReason::SameAsServer`].
@@ -77,6 +79,34 @@ impl Removal {
             server: None,
         }
     }
+}
+
+/// A server's deferred tools: its tool index and what the index changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Deferral {
+    /// Why the server has deferred tools.
+    pub reason: DeferReason,
+    /// The deferred tools by shown name, in the server's order (the index's order).
+    pub tools: Vec<String>,
+    /// Tools whose summary the budget cut from the index (each also a
+    /// [`RemovalReason::Budget`] removal naming the tool).
+    pub summaries_cut: Vec<String>,
+    /// Tools the budget left out of the index; the block counts them instead.
+    pub names_cut: Vec<String>,
+    /// Sentences de-duplication kept because the tool description they
+    /// restate is deferred, so the model does not see it.
+    pub restatements_kept: Vec<Restatement>,
+}
+
+/// An instruction unit that restates a tool's description.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Restatement {
+    /// The unit's text.
+    pub text: String,
+    /// The tool whose description it restates.
+    pub tool: String,
 }
 
 /// Why a server has no block in the section.
@@ -169,6 +199,15 @@ pub struct ServerReport {
     /// there are any.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub limits: Vec<LimitHit>,
+    /// Tokens of the server's tool definitions, when
+    /// [`Assembler::defer_when`](crate::Assembler::defer_when) measured them
+    /// (in the JSON only then).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_tokens: Option<usize>,
+    /// The server's tools behind tool search, when it has any (in the JSON
+    /// only then).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deferred: Option<Deferral>,
     /// Problems with the server's data, as lines for people (blank
     /// instructions, a failed `tools/list`, the omission…).
     pub diagnostics: Vec<String>,

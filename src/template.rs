@@ -311,6 +311,8 @@ pub(crate) struct ToolView {
     pub name: String,
     pub title: Option<String>,
     pub description: Option<String>,
+    /// A deferred tool's one-line summary in the index.
+    pub summary: Option<String>,
 }
 
 /// A server as the template sees it (all text sanitized, not yet escaped).
@@ -325,8 +327,12 @@ pub(crate) struct ServerView {
     pub protocol_version: String,
     pub instructions: Option<String>,
     pub note: Option<String>,
+    /// Loaded tools.
     pub tools: Vec<ToolView>,
     pub more_tools: usize,
+    /// The tool index: deferred tools, behind tool search.
+    pub deferred: Vec<ToolView>,
+    pub more_deferred: usize,
 }
 
 // ---- escaping filters -------------------------------------------------------

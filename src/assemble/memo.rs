@@ -14,6 +14,9 @@ pub(super) struct PreparedKey {
     pub version: u64,
     /// The name it is shown by (it depends on the other servers).
     pub name: String,
+    /// What decides its tools' visibility: a block de-duplicated against
+    /// loaded tools is never reused once they are deferred.
+    pub visibility: u64,
 }
 
 /// A server after fitting: also what else decides its block.

@@ -20,6 +20,7 @@ use crate::model::ServerSnapshot;
 use crate::report::Assembly;
 use crate::template::{ServerView, Template};
 use crate::tokens::{Counter, Encoding, Tiktoken, TokenCounter};
+use crate::visibility::{self, DeferWhen, Visibility};
 
 use layout::Layout;
 pub(crate) use memo::Memo;
@@ -66,6 +67,7 @@ pub struct Assembler {
     total_budget: Option<usize>,
     policies: BTreeMap<String, Policy>,
     limits: Limits,
+    visibility: visibility::Rules,
     tool_texts: ToolTextCache,
 }
 
@@ -146,6 +148,7 @@ impl std::fmt::Debug for Assembler {
             .field("total_budget", &self.total_budget)
             .field("policies", &self.policies)
             .field("limits", &self.limits)
+            .field("visibility", &self.visibility)
             .finish()
     }
 }
@@ -175,6 +178,7 @@ impl Assembler {
             total_budget: None,
             policies: BTreeMap::new(),
             limits: Limits::default(),
+            visibility: visibility::Rules::default(),
             tool_texts: ToolTextCache::default(),
         }
     }
@@ -282,6 +286,58 @@ impl Assembler {
         self
     }
 
+    /// The visibility of one server's tools, by alias (or `serverInfo.name`):
+    /// [`Visibility::Deferred`] when the host puts them behind tool search.
+    /// Overrides [`Assembler::defer_over`] and [`Assembler::defer_when`] for
+    /// that server, so [`Visibility::Loaded`] keeps a server out of them.
+    /// See the crate docs, "Deferred tools".
+    pub fn visibility(mut self, alias: impl Into<String>, visibility: Visibility) -> Assembler {
+        self.visibility.servers.insert(alias.into(), visibility);
+        self
+    }
+
+    /// Defers one server's tools: `.visibility(alias, Visibility::Deferred)`.
+    pub fn defer(self, alias: impl Into<String>) -> Assembler {
+        self.visibility(alias, Visibility::Deferred)
+    }
+
+    /// The visibility of one server's tools whose name matches `pattern`
+    /// (`*` any run of characters, `?` one character); it overrides the
+    /// server's. Patterns apply in the order given: the last one that
+    /// matches a tool wins.
+    pub fn tool_visibility(
+        mut self,
+        alias: impl Into<String>,
+        pattern: impl Into<String>,
+        visibility: Visibility,
+    ) -> Assembler {
+        let rules = self.visibility.tools.entry(alias.into()).or_default();
+        rules.push((pattern.into(), visibility));
+        self
+    }
+
+    /// Defers one server's tools whose name matches `pattern`:
+    /// `.tool_visibility(alias, pattern, Visibility::Deferred)`.
+    pub fn defer_tools(self, alias: impl Into<String>, pattern: impl Into<String>) -> Assembler {
+        self.tool_visibility(alias, pattern, Visibility::Deferred)
+    }
+
+    /// Defers the tools of every server with more than `tools` tools,
+    /// unless [`Assembler::visibility`] says otherwise for it.
+    pub fn defer_over(mut self, tools: usize) -> Assembler {
+        self.visibility.over_tools = Some(tools);
+        self
+    }
+
+    /// Defers the tools of every server whose tool definitions cost more
+    /// tokens than `when` allows, unless [`Assembler::visibility`] says
+    /// otherwise for it; each server's cost is then in
+    /// [`ServerReport::tool_tokens`](crate::ServerReport::tool_tokens).
+    pub fn defer_when(mut self, when: DeferWhen) -> Assembler {
+        self.visibility.when = Some(when);
+        self
+    }
+
     /// The section with no servers.
     #[cfg(feature = "hub")]
     pub(crate) fn empty_assembly(&self) -> Assembly {
@@ -375,9 +431,11 @@ impl Assembler {
         let mut prepared = Vec::with_capacity(placement.order.len());
         for (pos, &i) in placement.order.iter().enumerate() {
             let (name, renamed_from) = &placement.shown[pos];
+            let config_key = placement.config_keys[i].as_deref();
             let key = run.version(i).map(|version| PreparedKey {
                 version,
                 name: name.clone(),
+                visibility: self.visibility.fingerprint(config_key),
             });
             if let Some(hit) = run.lookup(&key, |m, k, g| m.prepared.get(k, g)) {
                 prepared.push(hit);
@@ -385,7 +443,6 @@ impl Assembler {
             }
             let (server, mut hits) = self.limits.apply(run.servers[i]);
             hits.splice(0..0, server.limits.iter().copied());
-            let config_key = placement.config_keys[i].as_deref();
             let mut p = Prepared::new(&server, name, renamed_from.as_deref(), config_key, self);
             p.report.limit_hits(hits);
             if p.candidate() {
@@ -439,7 +496,7 @@ impl Assembler {
         Ok(limits)
     }
 
-    /// Stages (b)-(d), per server: fit the block into its limit.
+    /// Stages (b)-(e), per server: fit the block into its limit.
     fn fit(
         &self,
         run: &mut Run<'_>,
@@ -458,6 +515,7 @@ impl Assembler {
                     prepared: PreparedKey {
                         version,
                         name: p.view.name.clone(),
+                        visibility: p.visibility,
                     },
                     twin_of: p.twin_of.clone(),
                     limit: limits[k],
@@ -561,5 +619,32 @@ impl Run<'_> {
         if let (Some(key), Some((_, memo, generation))) = (key, self.memo.as_mut()) {
             put(memo, key, *generation);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Tool;
+
+    #[test]
+    fn a_visibility_change_misses_the_memo() {
+        let s = ServerSnapshot::new("x")
+            .with_alias("x")
+            .with_instructions("List billing periods. Be brief.")
+            .with_tool(Tool::new("list_periods", "List billing periods."));
+        let mut memo = Memo::default();
+        let loaded = Assembler::new();
+        let deferred = Assembler::new().defer("x");
+        let first = loaded
+            .assemble_with(&[&s], Some((&[1], &mut memo)))
+            .unwrap();
+        assert!(!first.text().contains("List billing periods. Be brief."));
+        // Same server version, same memo, tools now deferred.
+        let second = deferred
+            .assemble_with(&[&s], Some((&[1], &mut memo)))
+            .unwrap();
+        assert_eq!(second.text(), deferred.assemble(&[s]).unwrap().text());
+        assert!(second.text().contains("List billing periods. Be brief."));
     }
 }

@@ -9,8 +9,9 @@ use crate::dedup;
 use crate::error::Result;
 use crate::limits::{Limit, LimitHit};
 use crate::model::{Instructions, ServerSnapshot};
-use crate::report::{Omission, Removal, RemovalReason, ServerReport};
+use crate::report::{Deferral, Omission, Removal, RemovalReason, Restatement, ServerReport};
 use crate::sanitize::{self, HiddenChars};
+use crate::segment::{self, UnitKind};
 use crate::template::{ServerView, ToolView};
 
 /// One server on its way through the stages.
@@ -37,6 +38,10 @@ pub(crate) struct Prepared {
     pub budget: Option<usize>,
     /// Its weight in fair shares, in thousandths.
     pub weight: u64,
+    /// Per tool of the source: behind tool search.
+    tool_deferred: Vec<bool>,
+    /// The memo's fingerprint of its visibility settings.
+    pub visibility: u64,
     pub report: ServerReport,
 }
 
@@ -79,10 +84,11 @@ impl Prepared {
                 sanitize::line(&err.message)
             ));
         }
-        let tools = if applied.excluded {
-            Vec::new()
+        let resolved = config.visibility.resolve(config_key, s, &config.counter);
+        let (tools, index) = if applied.excluded {
+            (Vec::new(), Vec::new())
         } else {
-            tool_views(s, config.tool_descriptions, &mut hidden)
+            tool_views(s, &resolved.deferred, config.tool_descriptions, &mut hidden)
         };
         let unnamed = s
             .tools
@@ -96,7 +102,7 @@ impl Prepared {
             Some(Omission::Excluded)
         } else if applied.instructions.is_some() {
             None
-        } else if tools.is_empty() {
+        } else if tools.is_empty() && index.is_empty() {
             Some(Omission::Empty)
         } else {
             (!config.list_tool_only_servers).then_some(Omission::ToolOnly)
@@ -117,7 +123,19 @@ impl Prepared {
             note: None,
             tools,
             more_tools: 0,
+            deferred: index,
+            more_deferred: 0,
         };
+        let deferred = resolved
+            .reason
+            .filter(|_| !view.deferred.is_empty())
+            .map(|reason| Deferral {
+                reason,
+                tools: view.deferred.iter().map(|t| t.name.clone()).collect(),
+                summaries_cut: Vec::new(),
+                names_cut: Vec::new(),
+                restatements_kept: Vec::new(),
+            });
         let mut report = ServerReport {
             name: view.name.clone(),
             alias: view.alias.clone(),
@@ -138,6 +156,8 @@ impl Prepared {
             hidden_characters: hidden,
             truncated: false,
             limits: Vec::new(),
+            tool_tokens: resolved.tool_tokens,
+            deferred,
             diagnostics,
             omitted: None,
             index: 0,
@@ -159,6 +179,8 @@ impl Prepared {
                 .copied()
                 .or(config.budget),
             weight: policy.map_or(1000, Policy::weight_millis),
+            tool_deferred: resolved.deferred,
+            visibility: config.visibility.fingerprint(config_key),
             report,
         }
     }
@@ -172,8 +194,10 @@ impl Prepared {
         )
     }
 
-    /// Stage (a) within the server: drops units that restate one of its tool
-    /// descriptions or repeat an earlier unit.
+    /// Stage (a) within the server: drops units that restate one of its
+    /// loaded tools' descriptions or repeat an earlier unit. A unit that
+    /// restates a deferred tool stays (the model does not see that
+    /// description) and is reported.
     pub fn dedup_within(&mut self, source: &ServerSnapshot, config: &Assembler) {
         let Some(text) = self.view.instructions.clone() else {
             return;
@@ -183,11 +207,17 @@ impl Prepared {
             return;
         }
         let mut trim = self.trim_of(text);
-        let tools: Vec<_> = source
-            .tools
-            .iter()
-            .filter_map(|t| Some(config.tool_texts.get(&t.name, t.description.as_deref()?)))
-            .collect();
+        let (mut loaded, mut deferred) = (Vec::new(), Vec::new());
+        for (t, behind) in source.tools.iter().zip(&self.tool_deferred) {
+            if let Some(d) = t.description.as_deref() {
+                let text = config.tool_texts.get(&t.name, d);
+                if *behind {
+                    deferred.push(text);
+                } else {
+                    loaded.push(text);
+                }
+            }
+        }
         // Units past the limit are kept unchecked: their cost is the budget ladder's, which is linear.
         let checked = trim.units.len().min(config.limits.max_dedup_units());
         if checked < trim.units.len() {
@@ -197,9 +227,10 @@ impl Prepared {
         let restated = dedup::restatements(
             &trim.text,
             &trim.units[..checked],
-            &tools,
+            &loaded,
             config.similarity,
         );
+        let mut kept = Vec::new();
         let mut units_seen: HashSet<String> = HashSet::new();
         for (k, (unit, tool)) in trim.units.clone().iter().zip(restated).enumerate() {
             let unit_text = unit.text(&trim.text);
@@ -215,7 +246,21 @@ impl Prepared {
                 self.dedup_removed
                     .push(Removal::new(RemovalReason::Repeated, unit_text));
                 trim.drop_unit(k);
+                continue;
             }
+            if !deferred.is_empty()
+                && let Some(tool) =
+                    dedup::restatements(&trim.text, &[*unit], &deferred, config.similarity)[0]
+            {
+                kept.push(Restatement {
+                    text: unit_text.to_string(),
+                    tool: tool.to_string(),
+                });
+                trim.raise(k, dedup::Priority::RestatesDeferred);
+            }
+        }
+        if let Some(d) = &mut self.report.deferred {
+            d.restatements_kept = kept;
         }
         self.view.instructions = trim.kept();
         self.whole = self.view.instructions.clone();
@@ -244,12 +289,13 @@ impl Prepared {
             .view
             .tools
             .iter()
+            .chain(&self.view.deferred)
             .map(|t| dedup::normalize(&t.name))
             .collect();
         Trim::new(text, &names)
     }
 
-    /// Stages (b)–(d): fits the de-duplicated view into `limit`.
+    /// Stages (b)–(e): fits the de-duplicated view into `limit`.
     pub fn fit(
         &mut self,
         limit: Option<usize>,
@@ -275,6 +321,10 @@ impl Prepared {
         report.removed.extend(self.dedup_removed.iter().cloned());
         report.removed.extend(fitted.removed);
         report.truncated = fitted.truncated;
+        if let Some(d) = &mut report.deferred {
+            d.summaries_cut = fitted.summaries_cut;
+            d.names_cut = fitted.names_cut;
+        }
         if fitted.block.is_none() {
             // Without a budget, only running out of template fuel leaves no block.
             report.omit(
@@ -355,29 +405,102 @@ fn apply_policy(policy: Option<&Policy>, instructions: Option<String>) -> Applie
     applied
 }
 
-fn tool_views(s: &ServerSnapshot, descriptions: bool, hidden: &mut HiddenChars) -> Vec<ToolView> {
-    s.tools
-        .iter()
-        .filter_map(|t| {
-            let name = sanitize::line_counting(&t.name, hidden);
-            if name.is_empty() {
-                return None;
-            }
-            Some(ToolView {
+/// The tools as the template sees them: loaded ones, and the index of
+/// deferred ones (`deferred` is per tool of `s`).
+fn tool_views(
+    s: &ServerSnapshot,
+    deferred: &[bool],
+    descriptions: bool,
+    hidden: &mut HiddenChars,
+) -> (Vec<ToolView>, Vec<ToolView>) {
+    let (mut loaded, mut index) = (Vec::new(), Vec::new());
+    for (t, behind) in s.tools.iter().zip(deferred) {
+        let name = sanitize::line_counting(&t.name, hidden);
+        if name.is_empty() {
+            continue;
+        }
+        let title = t
+            .title
+            .as_deref()
+            .map(|x| sanitize::line_counting(x, hidden));
+        let mut description = |wanted: bool| {
+            t.description
+                .as_deref()
+                .filter(|_| wanted)
+                .map(|d| sanitize::text_counting(d, hidden))
+                .filter(|d| !d.is_empty())
+        };
+        if *behind {
+            index.push(ToolView {
                 name,
-                title: t
-                    .title
-                    .as_deref()
-                    .map(|x| sanitize::line_counting(x, hidden)),
-                description: if descriptions {
-                    t.description
-                        .as_deref()
-                        .map(|d| sanitize::text_counting(d, hidden))
-                        .filter(|d| !d.is_empty())
-                } else {
-                    None
-                },
-            })
-        })
-        .collect()
+                title,
+                description: None,
+                summary: description(true).and_then(|d| summary(&d)),
+            });
+        } else {
+            loaded.push(ToolView {
+                name,
+                title,
+                description: description(descriptions),
+                summary: None,
+            });
+        }
+    }
+    (loaded, index)
+}
+
+/// Most characters of a summary in the tool index.
+pub(crate) const SUMMARY_CHARS: usize = 100;
+
+/// A deferred tool's line in the index: the first sentence (or list item)
+/// of its sanitized description, on one line, cut at a word to
+/// [`SUMMARY_CHARS`] with `…`.
+fn summary(description: &str) -> Option<String> {
+    let units = segment::units(description);
+    let first = units
+        .iter()
+        .find(|u| matches!(u.kind, UnitKind::Sentence | UnitKind::ListItem))
+        .or_else(|| {
+            units
+                .iter()
+                .find(|u| matches!(u.kind, UnitKind::Heading(_)))
+        })?;
+    let text = first.text(description).trim_start_matches('#');
+    let line = sanitize::line(dedup::strip_list_marker(text.trim_start()));
+    if line.chars().count() <= SUMMARY_CHARS {
+        return Some(line).filter(|l| !l.is_empty());
+    }
+    let head: String = line.chars().take(SUMMARY_CHARS - 1).collect();
+    // At a word when one ends in the second half, else mid-word.
+    let cut = match head.rfind(' ') {
+        Some(at) if head[..at].chars().count() >= SUMMARY_CHARS / 2 => &head[..at],
+        _ => &head,
+    };
+    Some(format!("{}…", cut.trim_end_matches([' ', ',', ';', ':'])))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summaries_are_first_sentences_cut_at_a_word() {
+        assert_eq!(
+            summary("Search the web. Then more.").as_deref(),
+            Some("Search the web.")
+        );
+        assert_eq!(
+            summary("# Scrape\n\n- Scrape one URL.\n- More.").as_deref(),
+            Some("Scrape one URL.")
+        );
+        assert_eq!(
+            summary("## Only a heading").as_deref(),
+            Some("Only a heading")
+        );
+        assert_eq!(summary("```\ncode\n```"), None);
+        let long = "word ".repeat(40);
+        let s = summary(&long).unwrap();
+        assert!(s.chars().count() <= SUMMARY_CHARS, "{s}");
+        assert!(s.ends_with("word…"), "{s}");
+    }
 }

@@ -82,13 +82,13 @@ struct Past {
 struct State {
     servers: BTreeMap<String, Entry>,
     next_key: u64,
+    assembler: Assembler,
     memo: Memo,
     history: VecDeque<Past>,
     grace: Duration,
 }
 
 struct Inner {
-    assembler: Assembler,
     state: Mutex<State>,
     tx: watch::Sender<Arc<Section>>,
 }
@@ -148,10 +148,10 @@ impl Hub {
         });
         Hub {
             inner: Arc::new(Inner {
-                assembler,
                 state: Mutex::new(State {
                     servers: BTreeMap::new(),
                     next_key: 0,
+                    assembler,
                     memo: Memo::default(),
                     history,
                     grace: DEFAULT_GRACE,
@@ -306,6 +306,24 @@ impl Hub {
         })
     }
 
+    /// Assembles with `assembler` from now on (say, the host turned tool
+    /// search on: [`Assembler::defer`]), as an ordinary change: a new
+    /// revision when the section's bytes change, and [`Hub::changes_since`]
+    /// lists the blocks that differ.
+    /// The per-server memo starts over, as it holds work done with the old
+    /// settings. On a template error nothing changes.
+    pub fn reconfigure(&self, assembler: Assembler) -> Result<u64> {
+        let mut state = self.lock();
+        let old = std::mem::replace(&mut state.assembler, assembler);
+        let memo = std::mem::take(&mut state.memo);
+        let published = self.publish(&mut state);
+        if published.is_err() {
+            state.assembler = old;
+            state.memo = memo;
+        }
+        published
+    }
+
     /// A new owner id for a live connection.
     pub(crate) fn new_owner(&self) -> u64 {
         let mut state = self.lock();
@@ -365,24 +383,24 @@ impl Hub {
         if !edit(&mut state)? {
             return Ok(self.revision());
         }
-        let state = &mut *state;
+        let published = self.publish(&mut state);
+        if published.is_err() {
+            match before {
+                Some(entry) => state.servers.insert(alias.to_string(), entry),
+                None => state.servers.remove(alias),
+            };
+        }
+        published
+    }
+
+    /// Re-assembles and publishes a new revision.
+    fn publish(&self, state: &mut State) -> Result<u64> {
         let aliases: Vec<&String> = state.servers.keys().collect();
         let keys: Vec<u64> = state.servers.values().map(|e| e.key).collect();
         let servers: Vec<&ServerSnapshot> = state.servers.values().map(|e| &e.snapshot).collect();
-        let assembled = self
-            .inner
+        let assembly = state
             .assembler
-            .assemble_with(&servers, Some((&keys, &mut state.memo)));
-        let assembly = match assembled {
-            Ok(a) => a,
-            Err(e) => {
-                match before {
-                    Some(entry) => state.servers.insert(alias.to_string(), entry),
-                    None => state.servers.remove(alias),
-                };
-                return Err(e);
-            }
-        };
+            .assemble_with(&servers, Some((&keys, &mut state.memo)))?;
         // Blocks by the hub's own alias (the shown name may be sanitized or suffixed).
         let mut blocks = BTreeMap::new();
         let mut names = BTreeMap::new();

@@ -60,6 +60,12 @@ pub struct Preview {
     /// Token budget of the whole section, shared fairly.
     #[arg(long, value_name = "N", value_parser = parse_tokens)]
     pub total_budget: Option<usize>,
+    /// A server whose tools the host defers behind tool search, by alias (repeatable).
+    #[arg(long, value_name = "ALIAS")]
+    pub deferred: Vec<String>,
+    /// Defer the tools of servers with more than N tools.
+    #[arg(long, value_name = "N")]
+    pub defer_over: Option<usize>,
     /// `markdown`, `xml`, or a template file.
     #[arg(long, default_value = "markdown", value_name = "NAME|PATH")]
     pub template: String,

@@ -26,6 +26,12 @@ fn assembler(p: &Preview) -> Result<Assembler, mcp_preamble::Error> {
     if let Some(n) = p.total_budget {
         a = a.total_budget(n);
     }
+    for alias in &p.deferred {
+        a = a.defer(alias.clone());
+    }
+    if let Some(n) = p.defer_over {
+        a = a.defer_over(n);
+    }
     Ok(a)
 }
 
