@@ -3,9 +3,21 @@
 //! same fences, headings and breaks (a disagreement is where a forgery would
 //! hide).
 
-use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
+use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
 use crate::sanitize;
+
+/// The parses server text must be safe under: plain CommonMark, and with the
+/// GFM extensions hosts' renderers turn on (footnotes and definition lists
+/// are containers of their own; tables hold inline HTML).
+const PARSES: [Options; 2] = [
+    Options::empty(),
+    Options::ENABLE_TABLES
+        .union(Options::ENABLE_FOOTNOTES)
+        .union(Options::ENABLE_STRIKETHROUGH)
+        .union(Options::ENABLE_TASKLISTS)
+        .union(Options::ENABLE_DEFINITION_LIST),
+];
 
 /// An opening code fence: its character and length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,8 +108,9 @@ pub(crate) fn is_list_item(line: &str) -> bool {
         && b.len() > digits + 1
 }
 
-/// Length of the container prefix of a line: indentation, `>` quotes and
-/// list markers, in any nesting.
+/// Length of the container prefix of a line: indentation, `>` quotes, list
+/// markers, footnote definitions (`[^label]: `) and definition-list markers
+/// (`: `), in any nesting.
 fn container_prefix(line: &str) -> usize {
     let b = line.as_bytes();
     let mut i = 0;
@@ -110,8 +123,16 @@ fn container_prefix(line: &str) -> usize {
             continue;
         }
         let spaced = |j: usize| j < b.len() && (b[j] == b' ' || b[j] == b'\t');
-        if i < b.len() && matches!(b[i], b'-' | b'*' | b'+') && spaced(i + 1) {
+        if i < b.len() && matches!(b[i], b'-' | b'*' | b'+' | b':') && spaced(i + 1) {
             i += 1;
+            continue;
+        }
+        if let Some(label) = line[i..].strip_prefix("[^").and_then(|r| r.find(']'))
+            && label > 0
+            && b.get(i + 2 + label + 1) == Some(&b':')
+            && spaced(i + 2 + label + 2)
+        {
+            i += 2 + label + 2;
             continue;
         }
         let digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
@@ -237,18 +258,25 @@ fn open_fence(text: &str) -> Option<Fence> {
 }
 
 /// Whether markdown `text`, followed by a heading of level `depth`, keeps
-/// that heading at the top level and holds no heading of its level or above
-/// and no thematic break.
+/// that heading at the top level under every parse in [`PARSES`], and holds
+/// no heading of its level or above, no thematic break, no raw HTML and no
+/// fenced code block left open inside a container.
 fn md_contained(text: &str, depth: usize) -> bool {
     let mut doc = String::with_capacity(text.len() + 16);
     doc.push_str(text);
     doc.push_str("\n\n");
     doc.push_str(&"#".repeat(depth));
     doc.push_str(" probe\n");
+    PARSES
+        .iter()
+        .all(|&options| contained_in(&doc, text.len() + 2, depth, options))
+}
+
+fn contained_in(doc: &str, probe_start: usize, depth: usize, options: Options) -> bool {
     let mut nesting = 0usize;
     let mut probe_seen = false;
-    for (event, range) in Parser::new(&doc).into_offset_iter() {
-        let in_probe = range.start >= text.len() + 2;
+    for (event, range) in Parser::new_ext(doc, options).into_offset_iter() {
+        let in_probe = range.start >= probe_start;
         match event {
             Event::Start(Tag::Heading { level, .. }) => {
                 let level = level_number(level);
@@ -259,18 +287,36 @@ fn md_contained(text: &str, depth: usize) -> bool {
                 }
                 nesting += 1;
             }
-            Event::Start(_) => {
+            Event::Start(tag) => {
                 if in_probe {
+                    return false;
+                }
+                if matches!(tag, Tag::CodeBlock(CodeBlockKind::Fenced(_)))
+                    && !fence_closed(&doc[range])
+                {
                     return false;
                 }
                 nesting += 1;
             }
-            Event::End(TagEnd::Heading(_)) | Event::End(_) => nesting = nesting.saturating_sub(1),
-            Event::Rule => return false,
+            Event::End(_) => nesting = nesting.saturating_sub(1),
+            Event::Rule | Event::Html(_) | Event::InlineHtml(_) => return false,
             _ => {}
         }
     }
     probe_seen
+}
+
+/// Whether the source of a fenced code block ends with its closing fence. An
+/// open fence in a list item or quote ends with its container under
+/// CommonMark, but renderers disagree on where, so it is not trusted.
+fn fence_closed(block: &str) -> bool {
+    let block = block.trim_end_matches('\n');
+    let (first, last) = match (block.split_once('\n'), block.rsplit_once('\n')) {
+        (Some((first, _)), Some((_, last))) => (first, last),
+        _ => return false,
+    };
+    let last = last.trim_start_matches([' ', '\t', '>']);
+    fence_open(first).is_some_and(|fence| fence_closes(last, fence))
 }
 
 fn level_number(level: HeadingLevel) -> usize {
@@ -308,6 +354,12 @@ mod tests {
         out
     }
 
+    /// `text` in a code fence longer than any backtick run in it.
+    fn fenced(text: &str) -> String {
+        let fence = "`".repeat(longest_run(text, '`').max(2) + 1);
+        format!("{fence}\n{text}\n{fence}")
+    }
+
     fn under_server(text: &str) -> Vec<(usize, String)> {
         let doc = format!("### a\n\n{}\n\n### b\n", md_block(text, 3));
         headings(&doc)
@@ -327,6 +379,34 @@ mod tests {
             md_block("> # quoted\n- ## listed", 3),
             "> #### quoted\n- ##### listed"
         );
+    }
+
+    #[test]
+    fn footnote_and_definition_headings_are_demoted() {
+        assert_eq!(md_block("[^1]: # x", 3), "[^1]: #### x");
+        assert_eq!(md_block("Term\n: ## x", 3), "Term\n: ##### x");
+        assert_eq!(md_block("> [^n]: - : ---", 3), "> [^n]: - : \\---");
+        // Not a footnote definition: no label, or no blank after the colon.
+        assert_eq!(container_prefix("[^]: # x"), 0);
+        assert_eq!(container_prefix("[^a]:# x"), 0);
+    }
+
+    #[test]
+    fn containment_is_checked_under_gfm_too() {
+        // Headings only the GFM parse sees.
+        assert!(!md_contained("[^1]: # x", 3));
+        assert!(!md_contained("Term\n: # x", 3));
+        assert!(!md_contained("| a |\n|---|\n| <b>x</b> |", 3));
+        assert!(md_contained("| a |\n|---|\n| ~~b~~ |\n\n- [ ] task", 3));
+    }
+
+    #[test]
+    fn a_fence_left_open_in_a_container_is_fenced() {
+        for text in ["- item\n  ```\n  code", "> ~~~\n> code", "[^1]: ```"] {
+            assert_eq!(md_block(text, 3), fenced(text), "{text:?}");
+        }
+        let closed = "- item\n  ```\n  code\n  ```\n> ~~~\n> x\n> ~~~";
+        assert_eq!(md_block(closed, 3), closed);
     }
 
     #[test]
