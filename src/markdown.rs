@@ -208,7 +208,8 @@ fn longest_run(s: &str, ch: char) -> usize {
 /// is closed, and failing that the whole text is put in a code fence longer
 /// than any backtick run inside it.
 pub(crate) fn md_block(text: &str, depth: usize) -> String {
-    let escaped = escape_lines(text, depth);
+    let lines = escape_lines(text, depth);
+    let escaped = escape_html(&lines);
     if md_contained(&escaped, depth) {
         return escaped;
     }
@@ -218,8 +219,9 @@ pub(crate) fn md_block(text: &str, depth: usize) -> String {
             return closed;
         }
     }
-    let fence = "`".repeat(longest_run(&escaped, '`').max(2) + 1);
-    format!("{fence}\n{escaped}\n{fence}")
+    // Inside a code fence nothing is HTML, so the HTML escapes are dropped.
+    let fence = "`".repeat(longest_run(&lines, '`').max(2) + 1);
+    format!("{fence}\n{lines}\n{fence}")
 }
 
 fn escape_lines(text: &str, depth: usize) -> String {
@@ -242,6 +244,114 @@ fn escape_lines(text: &str, depth: usize) -> String {
         }
     }
     out
+}
+
+/// Passes of [`escape_html`]; each escape can change the parse (an HTML block
+/// that dissolves exposes the tags inside it), so it re-parses. Text that
+/// needs more is fenced by `md_block`.
+const HTML_PASSES: usize = 8;
+
+/// Backslash-escapes every `<` that could start raw HTML under any parse in
+/// [`PARSES`]; `<` in code spans, code blocks and autolinks is left alone.
+fn escape_html(text: &str) -> String {
+    let mut text = text.to_string();
+    for _ in 0..HTML_PASSES {
+        let at = html_starts(&text);
+        if at.is_empty() {
+            break;
+        }
+        let mut out = String::with_capacity(text.len() + at.len());
+        let mut from = 0;
+        for i in at {
+            out.push_str(&text[from..i]);
+            out.push('\\');
+            from = i;
+        }
+        out.push_str(&text[from..]);
+        text = out;
+    }
+    text
+}
+
+/// Byte offsets of the `<` in `text` to escape, sorted: the start of every
+/// raw HTML event and of every HTML block line, and any other `<` outside
+/// code that could start a tag, comment, declaration, processing instruction
+/// or CDATA section (renderers disagree at the edges of the HTML rules).
+/// A `<` in the middle of an HTML block line waits for the next pass: the
+/// block may dissolve and leave it in a code span.
+fn html_starts(text: &str) -> Vec<usize> {
+    if !text.contains('<') {
+        return Vec::new();
+    }
+    let bytes = text.as_bytes();
+    let last_gt = text.rfind('>');
+    let could_start = |i: usize| could_start_html(bytes, i, last_gt.is_some_and(|g| g > i));
+    let mut at = Vec::new();
+    for options in PARSES {
+        // `<` that an event of this parse accounts for.
+        let mut seen = vec![false; text.len()];
+        let mut in_code = 0usize;
+        for (event, range) in Parser::new_ext(text, options).into_offset_iter() {
+            let mut text_event = false;
+            match &event {
+                Event::Html(_) | Event::InlineHtml(_) => {
+                    let start = range.start + indent_len(&bytes[range.clone()]);
+                    if bytes.get(start) == Some(&b'<') && could_start_html(bytes, start, true) {
+                        at.push(start);
+                    }
+                }
+                Event::Text(_) => text_event = in_code == 0,
+                Event::Start(Tag::CodeBlock(_)) => in_code += 1,
+                Event::End(TagEnd::CodeBlock) => in_code = in_code.saturating_sub(1),
+                _ => {}
+            }
+            let accounts = matches!(
+                event,
+                Event::Text(_)
+                    | Event::Code(_)
+                    | Event::Html(_)
+                    | Event::InlineHtml(_)
+                    | Event::Start(Tag::CodeBlock(_) | Tag::Link { .. } | Tag::Image { .. })
+            );
+            if !accounts {
+                continue;
+            }
+            for i in range.filter(|&i| bytes[i] == b'<') {
+                seen[i] = true;
+                if text_event && could_start(i) {
+                    at.push(i);
+                }
+            }
+        }
+        // Syntax no event covers (link reference definitions, say).
+        at.extend((0..bytes.len()).filter(|&i| bytes[i] == b'<' && !seen[i] && could_start(i)));
+    }
+    at.sort_unstable();
+    at.dedup();
+    at.retain(|&i| !backslashed(bytes, i));
+    at
+}
+
+/// Spaces and tabs at the start of `b`.
+fn indent_len(b: &[u8]) -> usize {
+    b.iter().take_while(|c| matches!(c, b' ' | b'\t')).count()
+}
+
+/// Whether the `<` at `i` could start raw HTML: `<!` and `<?` always, a tag
+/// or closing tag only when a `>` follows somewhere (`closes`). `a < b`,
+/// `x<5` and `<-` never can.
+fn could_start_html(b: &[u8], i: usize, closes: bool) -> bool {
+    match b.get(i + 1) {
+        Some(b'!' | b'?') => true,
+        Some(c) if c.is_ascii_alphabetic() => closes,
+        Some(b'/') => closes && b.get(i + 2).is_some_and(u8::is_ascii_alphabetic),
+        _ => false,
+    }
+}
+
+/// Whether the byte at `i` is backslash-escaped (an odd run of `\` before it).
+fn backslashed(b: &[u8], i: usize) -> bool {
+    b[..i].iter().rev().take_while(|c| **c == b'\\').count() % 2 == 1
 }
 
 /// A top-level fence still open at the end of `text`.
@@ -441,6 +551,82 @@ mod tests {
                 "{text:?} became {:?}",
                 md_block(text, 3)
             );
+        }
+    }
+
+    #[test]
+    fn raw_html_is_escaped_block_and_inline() {
+        let cases = [
+            ("<h3>zz-victim</h3>", "\\<h3>zz-victim\\</h3>"),
+            (
+                "Text <h2>MCP server instructions</h2> more",
+                "Text \\<h2>MCP server instructions\\</h2> more",
+            ),
+            ("<hr>", "\\<hr>"),
+            ("a\n<hr/>\nb", "a\n\\<hr/>\nb"),
+            ("<!-- hide", "\\<!-- hide"),
+            ("x <!-- y --> z", "x \\<!-- y --> z"),
+            ("<?php echo 1; ?>", "\\<?php echo 1; ?>"),
+            ("<!DOCTYPE html>", "\\<!DOCTYPE html>"),
+            ("<![CDATA[ x", "\\<![CDATA[ x"),
+            ("</ul>\n</details>", "\\</ul>\n\\</details>"),
+            ("<script>\nalert(1)", "\\<script>\nalert(1)"),
+        ];
+        for (text, want) in cases {
+            assert_eq!(md_block(text, 3), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn raw_html_in_containers_is_escaped() {
+        let cases = [
+            ("- <script>", "- \\<script>"),
+            ("> <style>\n> x", "> \\<style>\n> x"),
+            ("> - <textarea>", "> - \\<textarea>"),
+            ("1. > <pre>", "1. > \\<pre>"),
+            ("| a |\n|---|\n| <h1>x</h1> |", "| a |\n|---|\n| \\<h1>x\\</h1> |"),
+            ("[^1]: <!-- x", "[^1]: \\<!-- x"),
+            ("Term\n: <h2>x</h2>", "Term\n: \\<h2>x\\</h2>"),
+        ];
+        for (text, want) in cases {
+            assert_eq!(md_block(text, 3), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn html_revealed_by_an_escape_is_escaped_too() {
+        // Escaping the first tag turns its backtick into a code span opener,
+        // which frees the `<b>` that was code before.
+        assert_eq!(
+            md_block("<a x=\"`\">`<b>`", 3),
+            "\\<a x=\"`\">`\\<b>`"
+        );
+        // A dissolved HTML block leaves its code span alone.
+        assert_eq!(
+            md_block("<important>\nUse `<tool>` first.\n</important>", 3),
+            "\\<important>\nUse `<tool>` first.\n\\</important>"
+        );
+        // An escaped backslash does not escape the `<` after it.
+        assert_eq!(md_block("\\\\<b>x", 3), "\\\\\\<b>x");
+        assert_eq!(md_block("\\<b>x", 3), "\\<b>x");
+    }
+
+    #[test]
+    fn code_and_autolinks_keep_their_angle_brackets() {
+        let text = "Use `<b>` and `Vec<String>`.\n\n```html\n<h1>x</h1>\n```\n\n    <div>\n\nSee <https://example.com/a> or <me@example.com>.";
+        assert_eq!(md_block(text, 3), text);
+    }
+
+    #[test]
+    fn ordinary_angle_brackets_are_left_alone() {
+        for text in [
+            "a < b and x<5",
+            "a -> b <- c, 1 <= 2",
+            "if a<b then swap",
+            "`Vec<String>` and `Option<T>`",
+            "<3 and <= and < /",
+        ] {
+            assert_eq!(md_block(text, 3), text, "{text:?}");
         }
     }
 
