@@ -200,13 +200,14 @@ fn longest_run(s: &str, ch: char) -> usize {
 /// `md_block(depth=3)`: markdown server text made safe to place under a
 /// heading of level `depth`.
 ///
-/// Every heading line (also inside lists and quotes) is demoted by `depth`
-/// levels (at most to 6); lines that would be a thematic break or a setext
-/// underline get a backslash. The result is then parsed: if any heading of
-/// level `depth` or less or any thematic break remains, or the text would
-/// swallow what follows it (an unclosed fence, an HTML block), an open fence
-/// is closed, and failing that the whole text is put in a code fence longer
-/// than any backtick run inside it.
+/// Every heading line (also inside lists, quotes, footnote definitions and
+/// definition lists) is demoted by `depth` levels (at most to 6); lines that
+/// would be a thematic break or a setext underline get a backslash; every `<`
+/// that could start raw HTML gets a backslash. The result is then parsed as
+/// CommonMark and as GFM: if any heading of level `depth` or less, thematic
+/// break or raw HTML remains, or the text would swallow what follows it (an
+/// unclosed fence), an open top-level fence is closed, and failing that the
+/// whole text is put in a code fence longer than any backtick run inside it.
 pub(crate) fn md_block(text: &str, depth: usize) -> String {
     let lines = escape_lines(text, depth);
     let escaped = escape_html(&lines);
@@ -284,8 +285,7 @@ fn html_starts(text: &str) -> Vec<usize> {
         return Vec::new();
     }
     let bytes = text.as_bytes();
-    let last_gt = text.rfind('>');
-    let could_start = |i: usize| could_start_html(bytes, i, last_gt.is_some_and(|g| g > i));
+    let could_start = |i: usize| could_start_html(bytes, i);
     let mut at = Vec::new();
     for options in PARSES {
         // `<` that an event of this parse accounts for.
@@ -296,7 +296,7 @@ fn html_starts(text: &str) -> Vec<usize> {
             match &event {
                 Event::Html(_) | Event::InlineHtml(_) => {
                     let start = range.start + indent_len(&bytes[range.clone()]);
-                    if bytes.get(start) == Some(&b'<') && could_start_html(bytes, start, true) {
+                    if bytes.get(start) == Some(&b'<') {
                         at.push(start);
                     }
                 }
@@ -337,15 +337,68 @@ fn indent_len(b: &[u8]) -> usize {
     b.iter().take_while(|c| matches!(c, b' ' | b'\t')).count()
 }
 
-/// Whether the `<` at `i` could start raw HTML: `<!` and `<?` always, a tag
-/// or closing tag only when a `>` follows somewhere (`closes`). `a < b`,
-/// `x<5` and `<-` never can.
-fn could_start_html(b: &[u8], i: usize, closes: bool) -> bool {
+/// Whether the `<` at `i` could start raw HTML: `<!` and `<?` always (a
+/// comment, declaration, CDATA section or processing instruction), a tag
+/// when an open or closing tag follows by the CommonMark grammar. `a < b`,
+/// `x<5`, `a<b then` and `<-` cannot.
+fn could_start_html(b: &[u8], i: usize) -> bool {
     match b.get(i + 1) {
         Some(b'!' | b'?') => true,
-        Some(c) if c.is_ascii_alphabetic() => closes,
-        Some(b'/') => closes && b.get(i + 2).is_some_and(u8::is_ascii_alphabetic),
-        _ => false,
+        Some(b'/') => tag_end(b, i + 2, true).is_some(),
+        Some(_) => tag_end(b, i + 1, false).is_some(),
+        None => false,
+    }
+}
+
+/// Longest tag [`tag_end`] reads; a longer one is left to the parser's own
+/// events, so a run of `<` cannot make escaping quadratic.
+const TAG_SCAN: usize = 4096;
+
+/// The end of a tag whose name starts at `i`: the name, then (unless
+/// `closing`) attributes, then blanks, an optional `/` and `>`.
+fn tag_end(b: &[u8], i: usize, closing: bool) -> Option<usize> {
+    let b = &b[..b.len().min(i + TAG_SCAN)];
+    let blank = |c: &u8| c.is_ascii_whitespace();
+    let mut j = i;
+    if !b.get(j)?.is_ascii_alphabetic() {
+        return None;
+    }
+    while b
+        .get(j)
+        .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'-')
+    {
+        j += 1;
+    }
+    loop {
+        let gap = b[j..].iter().take_while(|c| blank(c)).count();
+        let k = j + gap;
+        match b.get(k)? {
+            b'>' => return Some(k + 1),
+            b'/' if !closing && b.get(k + 1) == Some(&b'>') => return Some(k + 2),
+            c if !closing && gap > 0 && (c.is_ascii_alphabetic() || matches!(c, b'_' | b':')) => {
+                j = k + 1;
+                while b.get(j).is_some_and(|c| {
+                    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b':' | b'-')
+                }) {
+                    j += 1;
+                }
+                let eq = j + b[j..].iter().take_while(|c| blank(c)).count();
+                if b.get(eq) == Some(&b'=') {
+                    let v = eq + 1 + b[eq + 1..].iter().take_while(|c| blank(c)).count();
+                    j = match b.get(v)? {
+                        q @ (b'"' | b'\'') => v + 2 + b[v + 1..].iter().position(|c| c == q)?,
+                        _ => {
+                            let n = b[v..]
+                                .iter()
+                                .take_while(|c| !blank(c) && !b"\"'=<>`".contains(c))
+                                .count();
+                            (n > 0).then_some(v + n)?
+                        }
+                    };
+                }
+            }
+            _ => return None,
+        }
     }
 }
 
@@ -584,7 +637,10 @@ mod tests {
             ("> <style>\n> x", "> \\<style>\n> x"),
             ("> - <textarea>", "> - \\<textarea>"),
             ("1. > <pre>", "1. > \\<pre>"),
-            ("| a |\n|---|\n| <h1>x</h1> |", "| a |\n|---|\n| \\<h1>x\\</h1> |"),
+            (
+                "| a |\n|---|\n| <h1>x</h1> |",
+                "| a |\n|---|\n| \\<h1>x\\</h1> |",
+            ),
             ("[^1]: <!-- x", "[^1]: \\<!-- x"),
             ("Term\n: <h2>x</h2>", "Term\n: \\<h2>x\\</h2>"),
         ];
@@ -597,10 +653,7 @@ mod tests {
     fn html_revealed_by_an_escape_is_escaped_too() {
         // Escaping the first tag turns its backtick into a code span opener,
         // which frees the `<b>` that was code before.
-        assert_eq!(
-            md_block("<a x=\"`\">`<b>`", 3),
-            "\\<a x=\"`\">`\\<b>`"
-        );
+        assert_eq!(md_block("<a x=\"`\">`<b>`", 3), "\\<a x=\"`\">`\\<b>`");
         // A dissolved HTML block leaves its code span alone.
         assert_eq!(
             md_block("<important>\nUse `<tool>` first.\n</important>", 3),
@@ -622,12 +675,16 @@ mod tests {
         for text in [
             "a < b and x<5",
             "a -> b <- c, 1 <= 2",
-            "if a<b then swap",
+            "if a<b then swap; a -> b",
+            "sizes: a<b, c>d",
             "`Vec<String>` and `Option<T>`",
             "<3 and <= and < /",
         ] {
             assert_eq!(md_block(text, 3), text, "{text:?}");
         }
+        // By the tag grammar these are tags, so they are escaped.
+        assert_eq!(md_block("a<b c=d>e", 3), "a\\<b c=d>e");
+        assert_eq!(md_block("x <y-z\n q='1'/> w", 3), "x \\<y-z\n q='1'/> w");
     }
 
     #[test]
