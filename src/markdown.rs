@@ -344,10 +344,106 @@ fn indent_len(b: &[u8]) -> usize {
 fn could_start_html(b: &[u8], i: usize) -> bool {
     match b.get(i + 1) {
         Some(b'!' | b'?') => true,
-        Some(b'/') => tag_end(b, i + 2, true).is_some(),
-        Some(_) => tag_end(b, i + 1, false).is_some(),
+        Some(b'/') => tag_end(b, i + 2, true).is_some() || starts_html_block(b, i, i + 2),
+        Some(_) => tag_end(b, i + 1, false).is_some() || starts_html_block(b, i, i + 1),
         None => false,
     }
+}
+
+/// Tags that open an HTML block without a `>` on the line (CommonMark block
+/// conditions 1 and 6).
+const BLOCK_TAGS: &[&str] = &[
+    "address",
+    "article",
+    "aside",
+    "base",
+    "basefont",
+    "blockquote",
+    "body",
+    "caption",
+    "center",
+    "col",
+    "colgroup",
+    "dd",
+    "details",
+    "dialog",
+    "dir",
+    "div",
+    "dl",
+    "dt",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "frame",
+    "frameset",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "head",
+    "header",
+    "hr",
+    "html",
+    "iframe",
+    "legend",
+    "li",
+    "link",
+    "main",
+    "menu",
+    "menuitem",
+    "nav",
+    "noframes",
+    "ol",
+    "optgroup",
+    "option",
+    "p",
+    "param",
+    "pre",
+    "script",
+    "search",
+    "section",
+    "style",
+    "summary",
+    "table",
+    "tbody",
+    "td",
+    "textarea",
+    "tfoot",
+    "th",
+    "thead",
+    "title",
+    "tr",
+    "track",
+    "ul",
+];
+
+/// Whether the `<` at `i`, with a tag name at `name`, starts an HTML block:
+/// first on its line after container markers, a block tag name, then a
+/// blank, `>`, `/>` or the end of the line.
+fn starts_html_block(b: &[u8], i: usize, name: usize) -> bool {
+    let line = b[..i]
+        .iter()
+        .rposition(|c| *c == b'\n')
+        .map_or(0, |n| n + 1);
+    let Ok(before) = std::str::from_utf8(&b[line..i]) else {
+        return false;
+    };
+    let len = b[name..]
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric())
+        .count();
+    let after = &b[name + len..];
+    container_prefix(before) == before.len()
+        && BLOCK_TAGS
+            .iter()
+            .any(|t| t.as_bytes().eq_ignore_ascii_case(&b[name..name + len]))
+        && (after.is_empty()
+            || matches!(after[0], b' ' | b'\t' | b'\n' | b'>')
+            || after.starts_with(b"/>"))
 }
 
 /// Longest tag [`tag_end`] reads; a longer one is left to the parser's own
@@ -682,6 +778,9 @@ mod tests {
         ] {
             assert_eq!(md_block(text, 3), text, "{text:?}");
         }
+        // A block tag first on its line opens an HTML block even without `>`.
+        assert_eq!(md_block("a\n> <div\n", 3), "a\n> \\<div\n");
+        assert!(could_start_html(b"- </h3", 2) && !could_start_html(b"x </h3", 2));
         // By the tag grammar these are tags, so they are escaped.
         assert_eq!(md_block("a<b c=d>e", 3), "a\\<b c=d>e");
         assert_eq!(md_block("x <y-z\n q='1'/> w", 3), "x \\<y-z\n q='1'/> w");
