@@ -421,14 +421,20 @@ const BLOCK_TAGS: &[&str] = &[
     "ul",
 ];
 
+/// Longest container prefix [`starts_html_block`] looks back over.
+const PREFIX_SCAN: usize = 256;
+
 /// Whether the `<` at `i`, with a tag name at `name`, starts an HTML block:
 /// first on its line after container markers, a block tag name, then a
 /// blank, `>`, `/>` or the end of the line.
 fn starts_html_block(b: &[u8], i: usize, name: usize) -> bool {
-    let line = b[..i]
-        .iter()
-        .rposition(|c| *c == b'\n')
-        .map_or(0, |n| n + 1);
+    // Container markers are short; a bounded look back keeps long lines linear.
+    let from = i.saturating_sub(PREFIX_SCAN);
+    let line = match b[from..i].iter().rposition(|c| *c == b'\n') {
+        Some(n) => from + n + 1,
+        None if from == 0 => 0,
+        None => return false,
+    };
     let Ok(before) = std::str::from_utf8(&b[line..i]) else {
         return false;
     };
@@ -448,7 +454,7 @@ fn starts_html_block(b: &[u8], i: usize, name: usize) -> bool {
 
 /// Longest tag [`tag_end`] reads; a longer one is left to the parser's own
 /// events, so a run of `<` cannot make escaping quadratic.
-const TAG_SCAN: usize = 4096;
+const TAG_SCAN: usize = 1024;
 
 /// The end of a tag whose name starts at `i`: the name, then (unless
 /// `closing`) attributes, then blanks, an optional `/` and `>`.
