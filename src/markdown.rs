@@ -148,14 +148,15 @@ fn container_prefix(line: &str) -> usize {
     }
 }
 
-/// A line made of one of `= - * _` and blanks: a setext underline or a
-/// thematic break, depending on its neighbours.
+/// A line made of `= - * _` and blanks: a setext underline or a thematic
+/// break, depending on its neighbours.
 fn is_break_like(rest: &str) -> bool {
+    // Mixed marks too (`---=`): some renderers take them for an underline.
     let mut marks = rest.chars().filter(|c| !matches!(c, ' ' | '\t'));
-    match marks.next() {
-        Some(first @ ('=' | '-' | '*' | '_')) => marks.all(|c| c == first),
-        _ => false,
-    }
+    marks
+        .next()
+        .is_some_and(|c| matches!(c, '=' | '-' | '*' | '_'))
+        && marks.all(|c| matches!(c, '=' | '-' | '*' | '_'))
 }
 
 /// `md_line`: one line that cannot start a markdown block of its own, nor
@@ -301,6 +302,15 @@ fn html_starts(text: &str) -> Vec<usize> {
                     }
                 }
                 Event::Text(_) => text_event = in_code == 0,
+                // Looser renderers start an HTML block at a line start even
+                // inside what CommonMark takes for a code span.
+                Event::Code(_) => at.extend(range.clone().filter(|&i| {
+                    bytes[i] == b'<'
+                        && bytes
+                            .get(i + 1)
+                            .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'/')
+                        && first_on_line(bytes, i)
+                })),
                 Event::Start(Tag::CodeBlock(_)) => in_code += 1,
                 Event::End(TagEnd::CodeBlock) => in_code = in_code.saturating_sub(1),
                 _ => {}
@@ -338,96 +348,30 @@ fn indent_len(b: &[u8]) -> usize {
 }
 
 /// Whether the `<` at `i` could start raw HTML: `<!` and `<?` always (a
-/// comment, declaration, CDATA section or processing instruction), a tag
-/// when an open or closing tag follows by the CommonMark grammar. `a < b`,
-/// `x<5`, `a<b then` and `<-` cannot.
+/// comment, declaration, CDATA section or processing instruction), `<` or
+/// `</` and a letter when first on its line or when a whole tag follows by
+/// the CommonMark grammar. `a < b`, `x<5`, `a<b then` and `<-` cannot.
 fn could_start_html(b: &[u8], i: usize) -> bool {
+    let name = if b.get(i + 1) == Some(&b'/') {
+        i + 2
+    } else {
+        i + 1
+    };
     match b.get(i + 1) {
         Some(b'!' | b'?') => true,
-        Some(b'/') => tag_end(b, i + 2, true).is_some() || starts_html_block(b, i, i + 2),
-        Some(_) => tag_end(b, i + 1, false).is_some() || starts_html_block(b, i, i + 1),
-        None => false,
+        _ if !b.get(name).is_some_and(u8::is_ascii_alphabetic) => false,
+        _ => tag_end(b, name, name == i + 2).is_some() || first_on_line(b, i),
     }
 }
 
-/// Tags that open an HTML block without a `>` on the line (CommonMark block
-/// conditions 1 and 6).
-const BLOCK_TAGS: &[&str] = &[
-    "address",
-    "article",
-    "aside",
-    "base",
-    "basefont",
-    "blockquote",
-    "body",
-    "caption",
-    "center",
-    "col",
-    "colgroup",
-    "dd",
-    "details",
-    "dialog",
-    "dir",
-    "div",
-    "dl",
-    "dt",
-    "fieldset",
-    "figcaption",
-    "figure",
-    "footer",
-    "form",
-    "frame",
-    "frameset",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "head",
-    "header",
-    "hr",
-    "html",
-    "iframe",
-    "legend",
-    "li",
-    "link",
-    "main",
-    "menu",
-    "menuitem",
-    "nav",
-    "noframes",
-    "ol",
-    "optgroup",
-    "option",
-    "p",
-    "param",
-    "pre",
-    "script",
-    "search",
-    "section",
-    "style",
-    "summary",
-    "table",
-    "tbody",
-    "td",
-    "textarea",
-    "tfoot",
-    "th",
-    "thead",
-    "title",
-    "tr",
-    "track",
-    "ul",
-];
-
-/// Longest container prefix [`starts_html_block`] looks back over.
+/// Longest container prefix [`first_on_line`] looks back over.
 const PREFIX_SCAN: usize = 256;
 
-/// Whether the `<` at `i`, with a tag name at `name`, starts an HTML block:
-/// first on its line after container markers, a block tag name, then a
-/// blank, `>`, `/>` or the end of the line.
-fn starts_html_block(b: &[u8], i: usize, name: usize) -> bool {
+/// Whether only container markers come before `i` on its line. Renderers
+/// open an HTML block at `<` and a tag name there, some with no `>` and
+/// looser name rules than CommonMark's, so a line start is escaped on the
+/// name alone.
+fn first_on_line(b: &[u8], i: usize) -> bool {
     // Container markers are short; a bounded look back keeps long lines linear.
     let from = i.saturating_sub(PREFIX_SCAN);
     let line = match b[from..i].iter().rposition(|c| *c == b'\n') {
@@ -435,21 +379,7 @@ fn starts_html_block(b: &[u8], i: usize, name: usize) -> bool {
         None if from == 0 => 0,
         None => return false,
     };
-    let Ok(before) = std::str::from_utf8(&b[line..i]) else {
-        return false;
-    };
-    let len = b[name..]
-        .iter()
-        .take_while(|c| c.is_ascii_alphanumeric())
-        .count();
-    let after = &b[name + len..];
-    container_prefix(before) == before.len()
-        && BLOCK_TAGS
-            .iter()
-            .any(|t| t.as_bytes().eq_ignore_ascii_case(&b[name..name + len]))
-        && (after.is_empty()
-            || matches!(after[0], b' ' | b'\t' | b'\n' | b'>')
-            || after.starts_with(b"/>"))
+    std::str::from_utf8(&b[line..i]).is_ok_and(|before| container_prefix(before) == before.len())
 }
 
 /// Longest tag [`tag_end`] reads; a longer one is left to the parser's own
@@ -509,17 +439,22 @@ fn backslashed(b: &[u8], i: usize) -> bool {
     b[..i].iter().rev().take_while(|c| **c == b'\\').count() % 2 == 1
 }
 
-/// A top-level fence still open at the end of `text`.
+/// A top-level fence still open at the end of `text`, if it opens where
+/// every renderer starts a block: on the first line or after a blank one.
+/// Elsewhere (after a definition term, say) a renderer may not see it open,
+/// and a closing line would open one there.
 fn open_fence(text: &str) -> Option<Fence> {
-    let mut open: Option<Fence> = None;
+    let mut open: Option<(Fence, bool)> = None;
+    let mut after_blank = true;
     for line in text.split('\n') {
         match open {
-            None => open = fence_open(line),
-            Some(fence) if fence_closes(line, fence) => open = None,
+            None => open = fence_open(line).map(|fence| (fence, after_blank)),
+            Some((fence, _)) if fence_closes(line, fence) => open = None,
             Some(_) => {}
         }
+        after_blank = line.trim().is_empty();
     }
-    open
+    open.and_then(|(fence, clear)| clear.then_some(fence))
 }
 
 /// Whether markdown `text`, followed by a heading of level `depth`, keeps
@@ -680,6 +615,30 @@ mod tests {
             md_block("Title\n===\ntext\n---\n***", 3),
             "Title\n\\===\ntext\n\\---\n\\***"
         );
+        assert_eq!(
+            md_block("Title\n---=\nx\n= -", 3),
+            "Title\n\\---=\nx\n\\= -"
+        );
+    }
+
+    #[test]
+    fn a_fence_is_closed_only_where_every_renderer_opens_it() {
+        assert_eq!(
+            md_block("Intro.\n\n```\ncode", 3),
+            "Intro.\n\n```\ncode\n```"
+        );
+        // After a term line a definition-list renderer may take the fence
+        // line for another term; a closing line would then open a fence.
+        let text = "Term\n```\n: x";
+        assert_eq!(md_block(text, 3), fenced(text));
+    }
+
+    #[test]
+    fn a_line_start_in_a_code_span_is_escaped() {
+        // CommonMark keeps `<h2<x` in the span; a looser renderer opens an
+        // HTML block there.
+        assert_eq!(md_block("a `b\n<h2<x` c", 3), "a `b\n\\<h2<x` c");
+        assert_eq!(md_block("a `<h2>` c", 3), "a `<h2>` c");
     }
 
     #[test]
@@ -787,6 +746,7 @@ mod tests {
         // A block tag first on its line opens an HTML block even without `>`.
         assert_eq!(md_block("a\n> <div\n", 3), "a\n> \\<div\n");
         assert!(could_start_html(b"- </h3", 2) && !could_start_html(b"x </h3", 2));
+        assert!(could_start_html(b"> <pre```", 2) && could_start_html(b"<hr: x", 0));
         // By the tag grammar these are tags, so they are escaped.
         assert_eq!(md_block("a<b c=d>e", 3), "a\\<b c=d>e");
         assert_eq!(md_block("x <y-z\n q='1'/> w", 3), "x \\<y-z\n q='1'/> w");
