@@ -211,7 +211,7 @@ fn longest_run(s: &str, ch: char) -> usize {
 /// whole text is put in a code fence longer than any backtick run inside it.
 pub(crate) fn md_block(text: &str, depth: usize) -> String {
     let lines = escape_lines(text, depth);
-    let escaped = escape_html(&lines);
+    let escaped = escape_inline(&lines);
     if md_contained(&escaped, depth) {
         return escaped;
     }
@@ -221,7 +221,7 @@ pub(crate) fn md_block(text: &str, depth: usize) -> String {
             return closed;
         }
     }
-    // Inside a code fence nothing is HTML, so the HTML escapes are dropped.
+    // Inside a code fence nothing is HTML, so those escapes are dropped.
     let fence = "`".repeat(longest_run(&lines, '`').max(2) + 1);
     format!("{fence}\n{lines}\n{fence}")
 }
@@ -248,17 +248,19 @@ fn escape_lines(text: &str, depth: usize) -> String {
     out
 }
 
-/// Passes of [`escape_html`]; each escape can change the parse (an HTML block
-/// that dissolves exposes the tags inside it), so it re-parses. Text that
-/// needs more is fenced by `md_block`.
-const HTML_PASSES: usize = 8;
+/// Passes of [`escape_inline`]; each escape can change the parse (an HTML
+/// block that dissolves exposes the tags inside it), so it re-parses. Text
+/// that needs more is fenced by `md_block`.
+const ESCAPE_PASSES: usize = 8;
 
-/// Backslash-escapes every `<` that could start raw HTML under any parse in
-/// [`PARSES`]; `<` in code spans, code blocks and autolinks is left alone.
-fn escape_html(text: &str) -> String {
+/// Backslash-escapes, outside code spans, code blocks and autolinks, every
+/// `<` that could start raw HTML and every `[` that could start a footnote
+/// under any parse in [`PARSES`]. Footnotes go because renderers move their
+/// text to the end of the page, past later servers' blocks, behind a rule.
+fn escape_inline(text: &str) -> String {
     let mut text = text.to_string();
-    for _ in 0..HTML_PASSES {
-        let at = html_starts(&text);
+    for _ in 0..ESCAPE_PASSES {
+        let at = escape_points(&text);
         if at.is_empty() {
             break;
         }
@@ -275,29 +277,35 @@ fn escape_html(text: &str) -> String {
     text
 }
 
-/// Byte offsets of the `<` in `text` to escape, sorted: the start of every
-/// raw HTML event and of every HTML block line, and any other `<` outside
-/// code that could start a tag, comment, declaration, processing instruction
-/// or CDATA section (renderers disagree at the edges of the HTML rules).
+/// Byte offsets in `text` to backslash, sorted: the start of every raw HTML
+/// event, HTML block line and footnote, and any other `<` or `[` outside
+/// code that could start one (renderers disagree at the edges of the rules).
 /// A `<` in the middle of an HTML block line waits for the next pass: the
 /// block may dissolve and leave it in a code span.
-fn html_starts(text: &str) -> Vec<usize> {
-    if !text.contains('<') {
+fn escape_points(text: &str) -> Vec<usize> {
+    if !text.contains(['<', '[']) {
         return Vec::new();
     }
     let bytes = text.as_bytes();
-    let could_start = |i: usize| could_start_html(bytes, i);
+    let could_start = |i: usize| match bytes[i] {
+        b'<' => could_start_html(bytes, i),
+        b'[' => could_start_footnote(bytes, i),
+        _ => false,
+    };
     let mut at = Vec::new();
     for options in PARSES {
-        // `<` that an event of this parse accounts for.
+        // `<` and `[` that an event of this parse accounts for.
         let mut seen = vec![false; text.len()];
         let mut in_code = 0usize;
         for (event, range) in Parser::new_ext(text, options).into_offset_iter() {
             let mut text_event = false;
             match &event {
-                Event::Html(_) | Event::InlineHtml(_) => {
+                Event::Html(_)
+                | Event::InlineHtml(_)
+                | Event::FootnoteReference(_)
+                | Event::Start(Tag::FootnoteDefinition(_)) => {
                     let start = range.start + indent_len(&bytes[range.clone()]);
-                    if bytes.get(start) == Some(&b'<') {
+                    if matches!(bytes.get(start), Some(b'<' | b'[')) {
                         at.push(start);
                     }
                 }
@@ -321,12 +329,13 @@ fn html_starts(text: &str) -> Vec<usize> {
                     | Event::Code(_)
                     | Event::Html(_)
                     | Event::InlineHtml(_)
+                    | Event::FootnoteReference(_)
                     | Event::Start(Tag::CodeBlock(_) | Tag::Link { .. } | Tag::Image { .. })
             );
             if !accounts {
                 continue;
             }
-            for i in range.filter(|&i| bytes[i] == b'<') {
+            for i in range.filter(|&i| matches!(bytes[i], b'<' | b'[')) {
                 seen[i] = true;
                 if text_event && could_start(i) {
                     at.push(i);
@@ -334,12 +343,23 @@ fn html_starts(text: &str) -> Vec<usize> {
             }
         }
         // Syntax no event covers (link reference definitions, say).
-        at.extend((0..bytes.len()).filter(|&i| bytes[i] == b'<' && !seen[i] && could_start(i)));
+        at.extend((0..bytes.len()).filter(|&i| !seen[i] && could_start(i)));
     }
     at.sort_unstable();
     at.dedup();
     at.retain(|&i| !backslashed(bytes, i));
     at
+}
+
+/// Whether the `[` at `i` could start a footnote reference or definition:
+/// `[^`, a label, `]`.
+fn could_start_footnote(b: &[u8], i: usize) -> bool {
+    b.get(i + 1) == Some(&b'^')
+        && b[i + 2..]
+            .iter()
+            .take(TAG_SCAN)
+            .position(|c| matches!(c, b']' | b'[' | b'\n'))
+            .is_some_and(|n| n > 0 && b[i + 2 + n] == b']')
 }
 
 /// Spaces and tabs at the start of `b`.
@@ -583,12 +603,24 @@ mod tests {
 
     #[test]
     fn footnote_and_definition_headings_are_demoted() {
-        assert_eq!(md_block("[^1]: # x", 3), "[^1]: #### x");
+        assert_eq!(md_block("[^1]: # x", 3), "\\[^1]: #### x");
         assert_eq!(md_block("Term\n: ## x", 3), "Term\n: ##### x");
-        assert_eq!(md_block("> [^n]: - : ---", 3), "> [^n]: - : \\---");
+        assert_eq!(md_block("> [^n]: - : ---", 3), "> \\[^n]: - : \\---");
         // Not a footnote definition: no label, or no blank after the colon.
         assert_eq!(container_prefix("[^]: # x"), 0);
         assert_eq!(container_prefix("[^a]:# x"), 0);
+    }
+
+    #[test]
+    fn footnotes_are_escaped_where_they_stand() {
+        assert_eq!(
+            md_block("Note[^1].\n\n[^1]: Also from zz-victim.", 3),
+            "Note\\[^1].\n\n\\[^1]: Also from zz-victim."
+        );
+        assert_eq!(md_block("- [^a b]: x", 3), "- \\[^a b]: x");
+        for text in ["`[^abc]` and [^] and [^ x", "```\n[^1]: x\n```", "\\[^1]"] {
+            assert_eq!(md_block(text, 3), text, "{text:?}");
+        }
     }
 
     #[test]
@@ -602,7 +634,7 @@ mod tests {
 
     #[test]
     fn a_fence_left_open_in_a_container_is_fenced() {
-        for text in ["- item\n  ```\n  code", "> ~~~\n> code", "[^1]: ```"] {
+        for text in ["- item\n  ```\n  code", "> ~~~\n> code", "Term\n: ```"] {
             assert_eq!(md_block(text, 3), fenced(text), "{text:?}");
         }
         let closed = "- item\n  ```\n  code\n  ```\n> ~~~\n> x\n> ~~~";
@@ -702,7 +734,7 @@ mod tests {
                 "| a |\n|---|\n| <h1>x</h1> |",
                 "| a |\n|---|\n| \\<h1>x\\</h1> |",
             ),
-            ("[^1]: <!-- x", "[^1]: \\<!-- x"),
+            ("[^1]: <!-- x", "\\[^1]: \\<!-- x"),
             ("Term\n: <h2>x</h2>", "Term\n: \\<h2>x\\</h2>"),
         ];
         for (text, want) in cases {
