@@ -3,7 +3,9 @@
 //! same fences, headings and breaks (a disagreement is where a forgery would
 //! hide).
 
-use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use std::ops::Range;
+
+use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd};
 
 use crate::sanitize;
 
@@ -110,7 +112,7 @@ pub(crate) fn is_list_item(line: &str) -> bool {
 
 /// Length of the container prefix of a line: indentation, `>` quotes, list
 /// markers, footnote definitions (`[^label]: `) and definition-list markers
-/// (`: `), in any nesting.
+/// (`: `, `~ `), in any nesting.
 fn container_prefix(line: &str) -> usize {
     let b = line.as_bytes();
     let mut i = 0;
@@ -123,7 +125,8 @@ fn container_prefix(line: &str) -> usize {
             continue;
         }
         let spaced = |j: usize| j < b.len() && (b[j] == b' ' || b[j] == b'\t');
-        if i < b.len() && matches!(b[i], b'-' | b'*' | b'+' | b':') && spaced(i + 1) {
+        // `:` and `~` mark definitions (`~` in markdown-it's plugin).
+        if i < b.len() && matches!(b[i], b'-' | b'*' | b'+' | b':' | b'~') && spaced(i + 1) {
             i += 1;
             continue;
         }
@@ -264,12 +267,22 @@ fn escape_inline(text: &str) -> String {
         if at.is_empty() {
             break;
         }
+        let url = bare_url_bytes(&text);
         let mut out = String::with_capacity(text.len() + at.len());
         let mut from = 0;
         for i in at {
             out.push_str(&text[from..i]);
-            out.push('\\');
-            from = i;
+            // mistune's url plugin would take a backslash into the link.
+            if text.as_bytes()[i] == b'<' && i > 0 && url[i - 1] {
+                if backslashed(text.as_bytes(), i) {
+                    out.pop();
+                }
+                out.push_str("&lt;");
+                from = i + 1;
+            } else {
+                out.push('\\');
+                from = i;
+            }
         }
         out.push_str(&text[from..]);
         text = out;
@@ -292,11 +305,16 @@ fn escape_points(text: &str) -> Vec<usize> {
         b'[' => could_start_footnote(bytes, i),
         _ => false,
     };
+    let url = bare_url_bytes(text);
+    let cuts = SpanCuts::new(bytes, &url);
     let mut at = Vec::new();
     for options in PARSES {
         // `<` and `[` that an event of this parse accounts for.
         let mut seen = vec![false; text.len()];
         let mut in_code = 0usize;
+        // The blocks holding inline text, innermost last.
+        let mut blocks = Vec::new();
+        blocks.push(0..text.len());
         for (event, range) in Parser::new_ext(text, options).into_offset_iter() {
             let mut text_event = false;
             match &event {
@@ -310,15 +328,36 @@ fn escape_points(text: &str) -> Vec<usize> {
                     }
                 }
                 Event::Text(_) => text_event = in_code == 0,
-                // Looser renderers start an HTML block at a line start even
-                // inside what CommonMark takes for a code span.
-                Event::Code(_) => at.extend(range.clone().filter(|&i| {
-                    bytes[i] == b'<'
-                        && bytes
-                            .get(i + 1)
-                            .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'/')
-                        && first_on_line(bytes, i)
-                })),
+                // mistune opens an HTML block at `<hr` in `<hr:x>`.
+                Event::Start(Tag::Link {
+                    link_type: LinkType::Autolink | LinkType::Email,
+                    ..
+                }) if first_on_line(bytes, range.start) && block_tag_at(bytes, range.start + 1) => {
+                    at.push(range.start)
+                }
+                // What another renderer may not keep in the span is escaped
+                // like text.
+                Event::Code(_) => text_event = cuts.cut(bytes, &range, &blocks[blocks.len() - 1]),
+                Event::Start(
+                    Tag::Paragraph
+                    | Tag::Heading { .. }
+                    | Tag::TableCell
+                    | Tag::Item
+                    | Tag::BlockQuote(_)
+                    | Tag::DefinitionListTitle
+                    | Tag::DefinitionListDefinition,
+                ) => blocks.push(range.clone()),
+                Event::End(
+                    TagEnd::Paragraph
+                    | TagEnd::Heading(_)
+                    | TagEnd::TableCell
+                    | TagEnd::Item
+                    | TagEnd::BlockQuote(_)
+                    | TagEnd::DefinitionListTitle
+                    | TagEnd::DefinitionListDefinition,
+                ) if blocks.len() > 1 => {
+                    blocks.pop();
+                }
                 Event::Start(Tag::CodeBlock(_)) => in_code += 1,
                 Event::End(TagEnd::CodeBlock) => in_code = in_code.saturating_sub(1),
                 _ => {}
@@ -347,8 +386,69 @@ fn escape_points(text: &str) -> Vec<usize> {
     }
     at.sort_unstable();
     at.dedup();
-    at.retain(|&i| !backslashed(bytes, i));
+    at.retain(|&i| !backslashed(bytes, i) || (bytes[i] == b'<' && url[i - 1]));
     at
+}
+
+/// Where a renderer may end a code span that CommonMark keeps whole.
+struct SpanCuts {
+    /// `~~` starting before each byte: mistune's strikethrough runs from one
+    /// `~~` to the next across code spans.
+    tildes: Vec<u32>,
+    /// Backticks glued to a bare URL before each byte: mistune's url plugin
+    /// takes them into the link, and the spans after it pair up anew.
+    glued: Vec<u32>,
+}
+
+impl SpanCuts {
+    fn new(b: &[u8], url: &[bool]) -> SpanCuts {
+        let count = |hit: &dyn Fn(usize) -> bool| {
+            let mut n = 0;
+            let mut out = Vec::with_capacity(b.len() + 1);
+            out.push(0);
+            for i in 0..b.len() {
+                n += u32::from(hit(i));
+                out.push(n);
+            }
+            out
+        };
+        SpanCuts {
+            tildes: count(&|i| b[i..].starts_with(b"~~")),
+            glued: count(&|i| b[i] == b'`' && i > 0 && url[i - 1]),
+        }
+    }
+
+    /// Whether the code span at `span`, inside the inline block `block`,
+    /// may be cut: over several lines or holding a `|` (another renderer sees
+    /// a block start or a table cell there), after a glued backtick, or with
+    /// `~~` on both sides of its opening backtick.
+    fn cut(&self, b: &[u8], span: &Range<usize>, block: &Range<usize>) -> bool {
+        let s = span.start;
+        let (start, end) = (block.start.min(s), block.end.max(s + 1));
+        b[span.clone()].iter().any(|c| matches!(c, b'\n' | b'|'))
+            || self.glued[s + 1] > self.glued[start]
+            || (self.tildes[s] > self.tildes[start] && self.tildes[end] > self.tildes[s + 1])
+    }
+}
+
+/// Bytes inside a bare `http://` or `https://` link as mistune's url plugin
+/// reads one: up to a blank or `<`, whatever else comes.
+fn bare_url_bytes(text: &str) -> Vec<bool> {
+    let b = text.as_bytes();
+    let mut on = false;
+    (0..b.len())
+        .map(|i| {
+            if b[i] == b'<' || space_at(b, i) > 0 {
+                on = false;
+            } else if [&b"http://"[..], b"https://"]
+                .iter()
+                .any(|p| b[i..].len() >= p.len() && b[i..i + p.len()].eq_ignore_ascii_case(p))
+            {
+                on = true;
+            }
+            on
+        })
+        .collect()
 }
 
 /// Whether the `[` at `i` could start a footnote reference or definition:
@@ -384,6 +484,25 @@ fn could_start_html(b: &[u8], i: usize) -> bool {
     }
 }
 
+/// Tag names that open an HTML block with no `>` (CommonMark conditions 1
+/// and 6; mistune matches them as a prefix of any name-like run).
+const BLOCK_TAGS: &str = "address article aside base basefont blockquote body caption center col \
+    colgroup dd details dialog dir div dl dt fieldset figcaption figure footer form frame \
+    frameset h1 h2 h3 h4 h5 h6 head header hr html iframe legend li link main menu menuitem nav \
+    noframes ol optgroup option p param pre script search section style summary table tbody td \
+    textarea tfoot th thead title tr track ul";
+
+/// Whether a block tag name, as mistune reads names, starts at `i`.
+fn block_tag_at(b: &[u8], i: usize) -> bool {
+    let n = b[i..]
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric() || **c == b'-')
+        .count();
+    BLOCK_TAGS
+        .split_whitespace()
+        .any(|t| t.as_bytes().eq_ignore_ascii_case(&b[i..i + n]))
+}
+
 /// Longest container prefix [`first_on_line`] looks back over.
 const PREFIX_SCAN: usize = 256;
 
@@ -407,10 +526,16 @@ fn first_on_line(b: &[u8], i: usize) -> bool {
 const TAG_SCAN: usize = 1024;
 
 /// The end of a tag whose name starts at `i`: the name, then (unless
-/// `closing`) attributes, then blanks, an optional `/` and `>`.
+/// `closing`) attributes, then blanks, an optional `/` and `>`. Blanks are
+/// Unicode white space, as in markdown-it's and mistune's `\s`.
 fn tag_end(b: &[u8], i: usize, closing: bool) -> Option<usize> {
     let b = &b[..b.len().min(i + TAG_SCAN)];
-    let blank = |c: &u8| c.is_ascii_whitespace();
+    let blanks = |mut j: usize| {
+        while let n @ 1.. = space_at(b, j) {
+            j += n;
+        }
+        j
+    };
     let mut j = i;
     if !b.get(j)?.is_ascii_alphabetic() {
         return None;
@@ -422,29 +547,30 @@ fn tag_end(b: &[u8], i: usize, closing: bool) -> Option<usize> {
         j += 1;
     }
     loop {
-        let gap = b[j..].iter().take_while(|c| blank(c)).count();
-        let k = j + gap;
+        let k = blanks(j);
         match b.get(k)? {
             b'>' => return Some(k + 1),
             b'/' if !closing && b.get(k + 1) == Some(&b'>') => return Some(k + 2),
-            c if !closing && gap > 0 && (c.is_ascii_alphabetic() || matches!(c, b'_' | b':')) => {
+            c if !closing && k > j && (c.is_ascii_alphabetic() || matches!(c, b'_' | b':')) => {
                 j = k + 1;
                 while b.get(j).is_some_and(|c| {
                     c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b':' | b'-')
                 }) {
                     j += 1;
                 }
-                let eq = j + b[j..].iter().take_while(|c| blank(c)).count();
+                let eq = blanks(j);
                 if b.get(eq) == Some(&b'=') {
-                    let v = eq + 1 + b[eq + 1..].iter().take_while(|c| blank(c)).count();
+                    let v = blanks(eq + 1);
                     j = match b.get(v)? {
                         q @ (b'"' | b'\'') => v + 2 + b[v + 1..].iter().position(|c| c == q)?,
                         _ => {
-                            let n = b[v..]
-                                .iter()
-                                .take_while(|c| !blank(c) && !b"\"'=<>`".contains(c))
-                                .count();
-                            (n > 0).then_some(v + n)?
+                            let mut n = v;
+                            while b.get(n).is_some_and(|c| !b"\"'=<>`".contains(c))
+                                && space_at(b, n) == 0
+                            {
+                                n += 1;
+                            }
+                            (n > v).then_some(n)?
                         }
                     };
                 }
@@ -454,13 +580,34 @@ fn tag_end(b: &[u8], i: usize, closing: bool) -> Option<usize> {
     }
 }
 
+/// Byte length of the white-space character at `j`, or 0.
+fn space_at(b: &[u8], j: usize) -> usize {
+    let Some(&first) = b.get(j) else {
+        return 0;
+    };
+    if first.is_ascii() {
+        return usize::from(first.is_ascii_whitespace());
+    }
+    let len = match first {
+        0xc0..=0xdf => 2,
+        0xe0..=0xef => 3,
+        _ => 4,
+    };
+    b.get(j..j + len)
+        .and_then(|c| std::str::from_utf8(c).ok())
+        .and_then(|c| c.chars().next())
+        .filter(|c| c.is_whitespace())
+        .map_or(0, |_| len)
+}
+
 /// Whether the byte at `i` is backslash-escaped (an odd run of `\` before it).
 fn backslashed(b: &[u8], i: usize) -> bool {
     b[..i].iter().rev().take_while(|c| **c == b'\\').count() % 2 == 1
 }
 
 /// A top-level fence still open at the end of `text`, if it opens where
-/// every renderer starts a block: on the first line or after a blank one.
+/// every renderer starts a block: on the first line or after a blank one,
+/// and cannot be read as a table row.
 /// Elsewhere (after a definition term, say) a renderer may not see it open,
 /// and a closing line would open one there.
 fn open_fence(text: &str) -> Option<Fence> {
@@ -468,7 +615,10 @@ fn open_fence(text: &str) -> Option<Fence> {
     let mut after_blank = true;
     for line in text.split('\n') {
         match open {
-            None => open = fence_open(line).map(|fence| (fence, after_blank)),
+            // With a `|` the line may be a table's header instead.
+            None => {
+                open = fence_open(line).map(|fence| (fence, after_blank && !line.contains('|')))
+            }
             Some((fence, _)) if fence_closes(line, fence) => open = None,
             Some(_) => {}
         }
@@ -605,6 +755,7 @@ mod tests {
     fn footnote_and_definition_headings_are_demoted() {
         assert_eq!(md_block("[^1]: # x", 3), "\\[^1]: #### x");
         assert_eq!(md_block("Term\n: ## x", 3), "Term\n: ##### x");
+        assert_eq!(md_block("Term\n~ # x", 3), "Term\n~ #### x");
         assert_eq!(md_block("> [^n]: - : ---", 3), "> \\[^n]: - : \\---");
         // Not a footnote definition: no label, or no blank after the colon.
         assert_eq!(container_prefix("[^]: # x"), 0);
@@ -654,6 +805,42 @@ mod tests {
     }
 
     #[test]
+    fn block_tag_autolinks_first_on_a_line_are_escaped() {
+        assert_eq!(md_block("<hr:x>\n<p@e.com>", 3), "\\<hr:x>\n\\<p@e.com>");
+        let kept = "<https://e.com>\n<help@e.com>\nsee <hr:x>";
+        assert_eq!(md_block(kept, 3), kept);
+    }
+
+    #[test]
+    fn a_tag_glued_to_a_bare_url_becomes_an_entity() {
+        assert_eq!(md_block("https://e.com<b>x", 3), "https://e.com&lt;b>x");
+        assert_eq!(md_block("https://e.com`<b>`", 3), "https://e.com`&lt;b>`");
+        assert_eq!(md_block("https://e.com\\<b>", 3), "https://e.com&lt;b>");
+        assert_eq!(md_block("https://e.com <b>", 3), "https://e.com \\<b>");
+        assert_eq!(md_block("<https://e.com>", 3), "<https://e.com>");
+    }
+
+    #[test]
+    fn code_spans_a_strikethrough_may_cut_are_escaped() {
+        // mistune pairs `~~` across the backtick, freeing the span's text.
+        assert_eq!(md_block("~~a `<b>`~~", 3), "~~a `\\<b>`~~");
+        assert_eq!(md_block("~~a~~ `<b>`", 3), "~~a~~ `<b>`");
+        assert_eq!(md_block("`<b>` ~~a~~", 3), "`<b>` ~~a~~");
+        // After a backtick glued to a URL every span pairs anew.
+        assert_eq!(
+            md_block("https://e.com` x `a` `<b>`", 3),
+            "https://e.com` x `a` `\\<b>`"
+        );
+    }
+
+    #[test]
+    fn tags_with_unicode_blanks_are_escaped() {
+        // markdown-it and mistune take `\s` for the blank in a tag.
+        assert_eq!(md_block("x <b\u{a0}>", 3), "x \\<b\u{a0}>");
+        assert_eq!(md_block("x <a\u{3000}y=1>", 3), "x \\<a\u{3000}y=1>");
+    }
+
+    #[test]
     fn a_fence_is_closed_only_where_every_renderer_opens_it() {
         assert_eq!(
             md_block("Intro.\n\n```\ncode", 3),
@@ -663,13 +850,20 @@ mod tests {
         // line for another term; a closing line would then open a fence.
         let text = "Term\n```\n: x";
         assert_eq!(md_block(text, 3), fenced(text));
+        // Read as a table's header by a renderer that tries tables first.
+        let text = "~~~ | a |\n|---|\nx";
+        assert_eq!(md_block(text, 3), fenced(text));
     }
 
     #[test]
-    fn a_line_start_in_a_code_span_is_escaped() {
+    fn tags_in_a_code_span_a_renderer_may_cut_are_escaped() {
         // CommonMark keeps `<h2<x` in the span; a looser renderer opens an
-        // HTML block there.
+        // HTML block there, and a GFM renderer may cut the span at a row.
         assert_eq!(md_block("a `b\n<h2<x` c", 3), "a `b\n\\<h2<x` c");
+        assert_eq!(md_block("`a |\n| <b>` x", 3), "`a |\n| \\<b>` x");
+        // A table row by a renderer that does not count cells.
+        let row = "a | b |\n|---|\n| `<b> | c` |";
+        assert_eq!(md_block(row, 3), "a | b |\n|---|\n| `\\<b> | c` |");
         assert_eq!(md_block("a `<h2>` c", 3), "a `<h2>` c");
     }
 
