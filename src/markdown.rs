@@ -166,11 +166,17 @@ fn is_break_like(rest: &str) -> bool {
 /// open a code span or an HTML comment that would run into what follows.
 pub(crate) fn md_line(value: &str) -> String {
     let line = sanitize::line(value);
+    let url = bare_url_bytes(&line);
     let mut out = String::with_capacity(line.len() + 1);
     if line.starts_with(['#', '>', '=', '-', '*', '+', '_', '|', '~']) {
         out.push('\\');
     }
-    for c in line.chars() {
+    for (i, c) in line.char_indices() {
+        if c == '<' && i > 0 && url[i - 1] {
+            // mistune's url plugin would take a backslash into the link.
+            out.push_str("&lt;");
+            continue;
+        }
         if matches!(c, '`' | '<') {
             out.push('\\');
         }
@@ -207,11 +213,13 @@ fn longest_run(s: &str, ch: char) -> usize {
 /// Every heading line (also inside lists, quotes, footnote definitions and
 /// definition lists) is demoted by `depth` levels (at most to 6); lines that
 /// would be a thematic break or a setext underline get a backslash; every `<`
-/// that could start raw HTML gets a backslash. The result is then parsed as
+/// that could start raw HTML and every `[` that could start a footnote gets
+/// a backslash (see [`escape_inline`]). The result is then parsed as
 /// CommonMark and as GFM: if any heading of level `depth` or less, thematic
 /// break or raw HTML remains, or the text would swallow what follows it (an
-/// unclosed fence), an open top-level fence is closed, and failing that the
-/// whole text is put in a code fence longer than any backtick run inside it.
+/// unclosed fence, also in a container), an open top-level fence is closed
+/// where every renderer opens it, and failing that the whole text is put in
+/// a code fence longer than any backtick run inside it.
 pub(crate) fn md_block(text: &str, depth: usize) -> String {
     let lines = escape_lines(text, depth);
     let escaped = escape_inline(&lines);
@@ -256,10 +264,12 @@ fn escape_lines(text: &str, depth: usize) -> String {
 /// that needs more is fenced by `md_block`.
 const ESCAPE_PASSES: usize = 8;
 
-/// Backslash-escapes, outside code spans, code blocks and autolinks, every
-/// `<` that could start raw HTML and every `[` that could start a footnote
-/// under any parse in [`PARSES`]. Footnotes go because renderers move their
-/// text to the end of the page, past later servers' blocks, behind a rule.
+/// Backslash-escapes, outside code blocks, autolinks and code spans every
+/// renderer keeps whole, every `<` that could start raw HTML and every `[`
+/// that could start a footnote under any parse in [`PARSES`] (a `<` right
+/// after a bare URL becomes `&lt;`). Footnotes go because renderers move
+/// their text to the end of the page, past later servers' blocks, behind a
+/// rule.
 fn escape_inline(text: &str) -> String {
     let mut text = text.to_string();
     for _ in 0..ESCAPE_PASSES {
@@ -989,6 +999,7 @@ mod tests {
     fn md_line_neutralizes_spans_and_comments() {
         assert_eq!(md_line("a `b` <!-- c"), "a \\`b\\` \\<!-- c");
         assert_eq!(md_line("# x"), "\\# x");
+        assert_eq!(md_line("https://e.com<b> <i>"), "https://e.com&lt;b> \\<i>");
     }
 
     #[test]
