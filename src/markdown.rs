@@ -639,8 +639,8 @@ fn open_fence(text: &str) -> Option<Fence> {
 
 /// Whether markdown `text`, followed by a heading of level `depth`, keeps
 /// that heading at the top level under every parse in [`PARSES`], and holds
-/// no heading of its level or above, no thematic break, no raw HTML and no
-/// fenced code block left open inside a container.
+/// no heading of its level or above, no thematic break, no raw HTML, no
+/// footnote and no fenced code block left open inside a container.
 fn md_contained(text: &str, depth: usize) -> bool {
     let mut doc = String::with_capacity(text.len() + 16);
     doc.push_str(text);
@@ -671,15 +671,17 @@ fn contained_in(doc: &str, probe_start: usize, depth: usize, options: Options) -
                 if in_probe {
                     return false;
                 }
-                if matches!(tag, Tag::CodeBlock(CodeBlockKind::Fenced(_)))
-                    && !fence_closed(&doc[range])
-                {
+                let open_fence = matches!(tag, Tag::CodeBlock(CodeBlockKind::Fenced(_)))
+                    && !fence_closed(&doc[range]);
+                if open_fence || matches!(tag, Tag::FootnoteDefinition(_)) {
                     return false;
                 }
                 nesting += 1;
             }
             Event::End(_) => nesting = nesting.saturating_sub(1),
-            Event::Rule | Event::Html(_) | Event::InlineHtml(_) => return false,
+            Event::Rule | Event::Html(_) | Event::InlineHtml(_) | Event::FootnoteReference(_) => {
+                return false;
+            }
             _ => {}
         }
     }
@@ -789,6 +791,7 @@ mod tests {
         // Headings only the GFM parse sees.
         assert!(!md_contained("[^1]: # x", 3));
         assert!(!md_contained("Term\n: # x", 3));
+        assert!(!md_contained("Note[^1].\n\n[^1]: x", 3));
         assert!(!md_contained("| a |\n|---|\n| <b>x</b> |", 3));
         assert!(md_contained("| a |\n|---|\n| ~~b~~ |\n\n- [ ] task", 3));
     }
