@@ -1,0 +1,361 @@
+//! Raw HTML in server text: every `<` that could start a tag, comment,
+//! declaration, processing instruction or CDATA is backslash-escaped, outside
+//! code and autolinks.
+
+use super::*;
+
+/// Passes of [`escape_inline`]; each escape can change the parse (an HTML
+/// block that dissolves exposes the tags inside it), so it re-parses. Text
+/// that needs more is fenced by `md_block`.
+const ESCAPE_PASSES: usize = 8;
+
+/// Backslash-escapes, outside code blocks, autolinks and code spans every
+/// renderer keeps whole, every `<` that could start raw HTML and every `[`
+/// that could start a footnote under any parse in [`PARSES`] (a `<` right
+/// after a bare URL becomes `&lt;`). Footnotes go because renderers move
+/// their text to the end of the page, past later servers' blocks, behind a
+/// rule.
+pub(super) fn escape_inline(text: &str) -> String {
+    let mut text = text.to_string();
+    for _ in 0..ESCAPE_PASSES {
+        let at = escape_points(&text);
+        if at.is_empty() {
+            break;
+        }
+        let url = bare_url_bytes(&text);
+        let mut out = String::with_capacity(text.len() + at.len());
+        let mut from = 0;
+        for i in at {
+            out.push_str(&text[from..i]);
+            // mistune's url plugin would take a backslash into the link.
+            if text.as_bytes()[i] == b'<' && i > 0 && url[i - 1] {
+                if backslashed(text.as_bytes(), i) {
+                    out.pop();
+                }
+                out.push_str("&lt;");
+                from = i + 1;
+            } else {
+                out.push('\\');
+                from = i;
+            }
+        }
+        out.push_str(&text[from..]);
+        text = out;
+    }
+    text
+}
+
+/// Byte offsets in `text` to backslash, sorted: the start of every raw HTML
+/// event, HTML block line and footnote, and any other `<` or `[` outside
+/// code that could start one (renderers disagree at the edges of the rules).
+/// A `<` in the middle of an HTML block line waits for the next pass: the
+/// block may dissolve and leave it in a code span.
+fn escape_points(text: &str) -> Vec<usize> {
+    if !text.contains(['<', '[']) {
+        return Vec::new();
+    }
+    let bytes = text.as_bytes();
+    let could_start = |i: usize| match bytes[i] {
+        b'<' => could_start_html(bytes, i),
+        b'[' => could_start_footnote(bytes, i),
+        _ => false,
+    };
+    let url = bare_url_bytes(text);
+    let cuts = SpanCuts::new(bytes, &url);
+    let mut at = Vec::new();
+    for options in PARSES {
+        // `<` and `[` that an event of this parse accounts for.
+        let mut seen = vec![false; text.len()];
+        let mut in_code = 0usize;
+        // The blocks holding inline text, innermost last.
+        let mut blocks = Vec::new();
+        blocks.push(0..text.len());
+        for (event, range) in Parser::new_ext(text, options).into_offset_iter() {
+            let mut text_event = false;
+            match &event {
+                Event::Html(_)
+                | Event::InlineHtml(_)
+                | Event::FootnoteReference(_)
+                | Event::Start(Tag::FootnoteDefinition(_)) => {
+                    let start = range.start + indent_len(&bytes[range.clone()]);
+                    if matches!(bytes.get(start), Some(b'<' | b'[')) {
+                        at.push(start);
+                    }
+                }
+                Event::Text(_) => text_event = in_code == 0,
+                // mistune opens an HTML block at `<hr` in `<hr:x>`.
+                Event::Start(Tag::Link {
+                    link_type: LinkType::Autolink | LinkType::Email,
+                    ..
+                }) if first_on_line(bytes, range.start) && block_tag_at(bytes, range.start + 1) => {
+                    at.push(range.start)
+                }
+                // What another renderer may not keep in the span is escaped
+                // like text.
+                Event::Code(_) => text_event = cuts.cut(bytes, &range, &blocks[blocks.len() - 1]),
+                Event::Start(
+                    Tag::Paragraph
+                    | Tag::Heading { .. }
+                    | Tag::TableCell
+                    | Tag::Item
+                    | Tag::BlockQuote(_)
+                    | Tag::DefinitionListTitle
+                    | Tag::DefinitionListDefinition,
+                ) => blocks.push(range.clone()),
+                Event::End(
+                    TagEnd::Paragraph
+                    | TagEnd::Heading(_)
+                    | TagEnd::TableCell
+                    | TagEnd::Item
+                    | TagEnd::BlockQuote(_)
+                    | TagEnd::DefinitionListTitle
+                    | TagEnd::DefinitionListDefinition,
+                ) if blocks.len() > 1 => {
+                    blocks.pop();
+                }
+                Event::Start(Tag::CodeBlock(_)) => in_code += 1,
+                Event::End(TagEnd::CodeBlock) => in_code = in_code.saturating_sub(1),
+                _ => {}
+            }
+            let accounts = matches!(
+                event,
+                Event::Text(_)
+                    | Event::Code(_)
+                    | Event::Html(_)
+                    | Event::InlineHtml(_)
+                    | Event::FootnoteReference(_)
+                    | Event::Start(Tag::CodeBlock(_) | Tag::Link { .. } | Tag::Image { .. })
+            );
+            if !accounts {
+                continue;
+            }
+            for i in range.filter(|&i| matches!(bytes[i], b'<' | b'[')) {
+                seen[i] = true;
+                if text_event && could_start(i) {
+                    at.push(i);
+                }
+            }
+        }
+        // Syntax no event covers (link reference definitions, say).
+        at.extend((0..bytes.len()).filter(|&i| !seen[i] && could_start(i)));
+    }
+    at.sort_unstable();
+    at.dedup();
+    at.retain(|&i| !backslashed(bytes, i) || (bytes[i] == b'<' && url[i - 1]));
+    at
+}
+
+/// Where a renderer may end a code span that CommonMark keeps whole.
+struct SpanCuts {
+    /// `~~` starting before each byte: mistune's strikethrough runs from one
+    /// `~~` to the next across code spans.
+    tildes: Vec<u32>,
+    /// Backticks glued to a bare URL before each byte: mistune's url plugin
+    /// takes them into the link, and the spans after it pair up anew.
+    glued: Vec<u32>,
+}
+
+impl SpanCuts {
+    fn new(b: &[u8], url: &[bool]) -> SpanCuts {
+        let count = |hit: &dyn Fn(usize) -> bool| {
+            let mut n = 0;
+            let mut out = Vec::with_capacity(b.len() + 1);
+            out.push(0);
+            for i in 0..b.len() {
+                n += u32::from(hit(i));
+                out.push(n);
+            }
+            out
+        };
+        SpanCuts {
+            tildes: count(&|i| b[i..].starts_with(b"~~")),
+            glued: count(&|i| b[i] == b'`' && i > 0 && url[i - 1]),
+        }
+    }
+
+    /// Whether the code span at `span`, inside the inline block `block`,
+    /// may be cut: over several lines or holding a `|` (another renderer sees
+    /// a block start or a table cell there), after a glued backtick, or with
+    /// `~~` on both sides of its opening backtick.
+    fn cut(&self, b: &[u8], span: &Range<usize>, block: &Range<usize>) -> bool {
+        let s = span.start;
+        let (start, end) = (block.start.min(s), block.end.max(s + 1));
+        b[span.clone()].iter().any(|c| matches!(c, b'\n' | b'|'))
+            || self.glued[s + 1] > self.glued[start]
+            || (self.tildes[s] > self.tildes[start] && self.tildes[end] > self.tildes[s + 1])
+    }
+}
+
+/// Bytes inside a bare `http://` or `https://` link as mistune's url plugin
+/// reads one: up to a blank or `<`, whatever else comes.
+pub(super) fn bare_url_bytes(text: &str) -> Vec<bool> {
+    let b = text.as_bytes();
+    let mut on = false;
+    (0..b.len())
+        .map(|i| {
+            if b[i] == b'<' || space_at(b, i) > 0 {
+                on = false;
+            } else if [&b"http://"[..], b"https://"]
+                .iter()
+                .any(|p| b[i..].len() >= p.len() && b[i..i + p.len()].eq_ignore_ascii_case(p))
+            {
+                on = true;
+            }
+            on
+        })
+        .collect()
+}
+
+/// Whether the `[` at `i` could start a footnote reference or definition:
+/// `[^`, a label, `]`.
+fn could_start_footnote(b: &[u8], i: usize) -> bool {
+    b.get(i + 1) == Some(&b'^')
+        && b[i + 2..]
+            .iter()
+            .take(TAG_SCAN)
+            .position(|c| matches!(c, b']' | b'[' | b'\n'))
+            .is_some_and(|n| n > 0 && b[i + 2 + n] == b']')
+}
+
+/// Spaces and tabs at the start of `b`.
+fn indent_len(b: &[u8]) -> usize {
+    b.iter().take_while(|c| matches!(c, b' ' | b'\t')).count()
+}
+
+/// Whether the `<` at `i` could start raw HTML: `<!` and `<?` always (a
+/// comment, declaration, CDATA section or processing instruction), `<` or
+/// `</` and a letter when first on its line or when a whole tag follows by
+/// the CommonMark grammar. `a < b`, `x<5`, `a<b then` and `<-` cannot.
+pub(super) fn could_start_html(b: &[u8], i: usize) -> bool {
+    let name = if b.get(i + 1) == Some(&b'/') {
+        i + 2
+    } else {
+        i + 1
+    };
+    match b.get(i + 1) {
+        Some(b'!' | b'?') => true,
+        _ if !b.get(name).is_some_and(u8::is_ascii_alphabetic) => false,
+        _ => tag_end(b, name, name == i + 2).is_some() || first_on_line(b, i),
+    }
+}
+
+/// Tag names that open an HTML block with no `>` (CommonMark conditions 1
+/// and 6; mistune matches them as a prefix of any name-like run).
+const BLOCK_TAGS: &str = "address article aside base basefont blockquote body caption center col \
+    colgroup dd details dialog dir div dl dt fieldset figcaption figure footer form frame \
+    frameset h1 h2 h3 h4 h5 h6 head header hr html iframe legend li link main menu menuitem nav \
+    noframes ol optgroup option p param pre script search section style summary table tbody td \
+    textarea tfoot th thead title tr track ul";
+
+/// Whether a block tag name, as mistune reads names, starts at `i`.
+fn block_tag_at(b: &[u8], i: usize) -> bool {
+    let n = b[i..]
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric() || **c == b'-')
+        .count();
+    BLOCK_TAGS
+        .split_whitespace()
+        .any(|t| t.as_bytes().eq_ignore_ascii_case(&b[i..i + n]))
+}
+
+/// Longest container prefix [`first_on_line`] looks back over.
+const PREFIX_SCAN: usize = 256;
+
+/// Whether only container markers come before `i` on its line. Renderers
+/// open an HTML block at `<` and a tag name there, some with no `>` and
+/// looser name rules than CommonMark's, so a line start is escaped on the
+/// name alone.
+fn first_on_line(b: &[u8], i: usize) -> bool {
+    // Container markers are short; a bounded look back keeps long lines linear.
+    let from = i.saturating_sub(PREFIX_SCAN);
+    let line = match b[from..i].iter().rposition(|c| *c == b'\n') {
+        Some(n) => from + n + 1,
+        None if from == 0 => 0,
+        None => return false,
+    };
+    std::str::from_utf8(&b[line..i]).is_ok_and(|before| container_prefix(before) == before.len())
+}
+
+/// Longest tag [`tag_end`] reads; a longer one is left to the parser's own
+/// events, so a run of `<` cannot make escaping quadratic.
+const TAG_SCAN: usize = 1024;
+
+/// The end of a tag whose name starts at `i`: the name, then (unless
+/// `closing`) attributes, then blanks, an optional `/` and `>`. Blanks are
+/// Unicode white space, as in markdown-it's and mistune's `\s`.
+fn tag_end(b: &[u8], i: usize, closing: bool) -> Option<usize> {
+    let b = &b[..b.len().min(i + TAG_SCAN)];
+    let blanks = |mut j: usize| {
+        while let n @ 1.. = space_at(b, j) {
+            j += n;
+        }
+        j
+    };
+    let mut j = i;
+    if !b.get(j)?.is_ascii_alphabetic() {
+        return None;
+    }
+    while b
+        .get(j)
+        .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'-')
+    {
+        j += 1;
+    }
+    loop {
+        let k = blanks(j);
+        match b.get(k)? {
+            b'>' => return Some(k + 1),
+            b'/' if !closing && b.get(k + 1) == Some(&b'>') => return Some(k + 2),
+            c if !closing && k > j && (c.is_ascii_alphabetic() || matches!(c, b'_' | b':')) => {
+                j = k + 1;
+                while b.get(j).is_some_and(|c| {
+                    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b':' | b'-')
+                }) {
+                    j += 1;
+                }
+                let eq = blanks(j);
+                if b.get(eq) == Some(&b'=') {
+                    let v = blanks(eq + 1);
+                    j = match b.get(v)? {
+                        q @ (b'"' | b'\'') => v + 2 + b[v + 1..].iter().position(|c| c == q)?,
+                        _ => {
+                            let mut n = v;
+                            while b.get(n).is_some_and(|c| !b"\"'=<>`".contains(c))
+                                && space_at(b, n) == 0
+                            {
+                                n += 1;
+                            }
+                            (n > v).then_some(n)?
+                        }
+                    };
+                }
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// Byte length of the white-space character at `j`, or 0.
+fn space_at(b: &[u8], j: usize) -> usize {
+    let Some(&first) = b.get(j) else {
+        return 0;
+    };
+    if first.is_ascii() {
+        return usize::from(first.is_ascii_whitespace());
+    }
+    let len = match first {
+        0xc0..=0xdf => 2,
+        0xe0..=0xef => 3,
+        _ => 4,
+    };
+    b.get(j..j + len)
+        .and_then(|c| std::str::from_utf8(c).ok())
+        .and_then(|c| c.chars().next())
+        .filter(|c| c.is_whitespace())
+        .map_or(0, |_| len)
+}
+
+/// Whether the byte at `i` is backslash-escaped (an odd run of `\` before it).
+fn backslashed(b: &[u8], i: usize) -> bool {
+    b[..i].iter().rev().take_while(|c| **c == b'\\').count() % 2 == 1
+}

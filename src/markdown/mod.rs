@@ -1,0 +1,363 @@
+//! The CommonMark line rules, in one place: the segmenter splits server text
+//! with them and the escaper neutralizes it with them, so both always see the
+//! same fences, headings and breaks (a disagreement is where a forgery would
+//! hide).
+
+mod html;
+
+use html::{bare_url_bytes, escape_inline};
+use std::ops::Range;
+
+use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd};
+
+use crate::sanitize;
+
+/// The parses server text must be safe under: plain CommonMark, and with the
+/// GFM extensions hosts' renderers turn on (footnotes and definition lists
+/// are containers of their own; tables hold inline HTML).
+const PARSES: [Options; 2] = [
+    Options::empty(),
+    Options::ENABLE_TABLES
+        .union(Options::ENABLE_FOOTNOTES)
+        .union(Options::ENABLE_STRIKETHROUGH)
+        .union(Options::ENABLE_TASKLISTS)
+        .union(Options::ENABLE_DEFINITION_LIST),
+];
+
+/// An opening code fence: its character and length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Fence {
+    pub ch: char,
+    pub run: usize,
+}
+
+impl Fence {
+    /// The line that closes this fence.
+    fn closing(self) -> String {
+        self.ch.to_string().repeat(self.run)
+    }
+}
+
+/// Leading spaces of a line.
+fn indent(line: &str) -> usize {
+    line.len() - line.trim_start_matches(' ').len()
+}
+
+/// The fence `line` opens: at most three spaces, then three or more `` ` ``
+/// or `~`. A backtick fence's info string may not hold a backtick
+/// (CommonMark 4.5), or the line is not a fence at all.
+pub(crate) fn fence_open(line: &str) -> Option<Fence> {
+    if indent(line) > 3 {
+        return None;
+    }
+    let rest = line.trim_start_matches(' ');
+    let ch = rest.chars().next().filter(|c| *c == '`' || *c == '~')?;
+    let run = rest.chars().take_while(|c| *c == ch).count();
+    (run >= 3 && !(ch == '`' && rest[run..].contains('`'))).then_some(Fence { ch, run })
+}
+
+/// Whether `line` closes `fence`: the same character, at least as many, and
+/// nothing else but blanks.
+pub(crate) fn fence_closes(line: &str, fence: Fence) -> bool {
+    if indent(line) > 3 {
+        return false;
+    }
+    let rest = line.trim_start_matches(' ');
+    let n = rest.chars().take_while(|c| *c == fence.ch).count();
+    n >= fence.run && rest[n..].trim().is_empty()
+}
+
+/// The level of an ATX heading marker at the start of `rest`: one to six
+/// `#`, then nothing or a blank.
+fn atx_level(rest: &str) -> Option<usize> {
+    let n = rest.bytes().take_while(|b| *b == b'#').count();
+    let after = &rest[n..];
+    ((1..=6).contains(&n) && (after.is_empty() || after.starts_with([' ', '\t']))).then_some(n)
+}
+
+/// The level of a top-level ATX heading line (at most three spaces of indent).
+pub(crate) fn heading_level(line: &str) -> Option<u8> {
+    if indent(line) > 3 {
+        return None;
+    }
+    atx_level(line.trim_start_matches(' ')).map(|n| n as u8)
+}
+
+/// A table row (or header) line.
+pub(crate) fn is_table_row(line: &str) -> bool {
+    line.trim_start().starts_with('|')
+}
+
+/// A table's delimiter row, such as `|---|:-:|`.
+pub(crate) fn is_table_delimiter(line: &str) -> bool {
+    let t = line.trim();
+    t.starts_with('|')
+        && t.contains('-')
+        && t.chars().all(|c| matches!(c, '|' | '-' | ':' | ' ' | '\t'))
+}
+
+/// A list item with content: `-`, `*`, `+`, or 1-9 digits and `.`/`)`,
+/// then a blank.
+pub(crate) fn is_list_item(line: &str) -> bool {
+    let rest = line.trim_start_matches([' ', '\t']);
+    let b = rest.as_bytes();
+    let spaced = |j: usize| j >= b.len() || b[j] == b' ' || b[j] == b'\t';
+    if !b.is_empty() && matches!(b[0], b'-' | b'*' | b'+') && spaced(1) && b.len() > 1 {
+        return true;
+    }
+    let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    (1..=9).contains(&digits)
+        && digits < b.len()
+        && matches!(b[digits], b'.' | b')')
+        && spaced(digits + 1)
+        && b.len() > digits + 1
+}
+
+/// Length of the container prefix of a line: indentation, `>` quotes, list
+/// markers, footnote definitions (`[^label]: `) and definition-list markers
+/// (`: `, `~ `), in any nesting.
+fn container_prefix(line: &str) -> usize {
+    let b = line.as_bytes();
+    let mut i = 0;
+    loop {
+        while i < b.len() && (b[i] == b' ' || b[i] == b'\t') {
+            i += 1;
+        }
+        if i < b.len() && b[i] == b'>' {
+            i += 1;
+            continue;
+        }
+        let spaced = |j: usize| j < b.len() && (b[j] == b' ' || b[j] == b'\t');
+        // `:` and `~` mark definitions (`~` in markdown-it's plugin).
+        if i < b.len() && matches!(b[i], b'-' | b'*' | b'+' | b':' | b'~') && spaced(i + 1) {
+            i += 1;
+            continue;
+        }
+        if let Some(label) = line[i..].strip_prefix("[^").and_then(|r| r.find(']'))
+            && label > 0
+            && b.get(i + 2 + label + 1) == Some(&b':')
+            && spaced(i + 2 + label + 2)
+        {
+            i += 2 + label + 2;
+            continue;
+        }
+        let digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+        if (1..=9).contains(&digits)
+            && i + digits < b.len()
+            && matches!(b[i + digits], b'.' | b')')
+            && spaced(i + digits + 1)
+        {
+            i += digits + 1;
+            continue;
+        }
+        return i;
+    }
+}
+
+/// A line made of `= - * _` and blanks: a setext underline or a thematic
+/// break, depending on its neighbours.
+fn is_break_like(rest: &str) -> bool {
+    // Mixed marks too (`---=`): some renderers take them for an underline.
+    let mut marks = rest.chars().filter(|c| !matches!(c, ' ' | '\t'));
+    marks
+        .next()
+        .is_some_and(|c| matches!(c, '=' | '-' | '*' | '_'))
+        && marks.all(|c| matches!(c, '=' | '-' | '*' | '_'))
+}
+
+/// `md_line`: one line that cannot start a markdown block of its own, nor
+/// open a code span or an HTML comment that would run into what follows.
+pub(crate) fn md_line(value: &str) -> String {
+    let line = sanitize::line(value);
+    let url = bare_url_bytes(&line);
+    let mut out = String::with_capacity(line.len() + 1);
+    if line.starts_with(['#', '>', '=', '-', '*', '+', '_', '|', '~']) {
+        out.push('\\');
+    }
+    for (i, c) in line.char_indices() {
+        if c == '<' && i > 0 && url[i - 1] {
+            // mistune's url plugin would take a backslash into the link.
+            out.push_str("&lt;");
+            continue;
+        }
+        if matches!(c, '`' | '<') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `md_code`: an inline code span that no backtick in the value can close.
+pub(crate) fn md_code(value: &str) -> String {
+    let line = sanitize::line(value);
+    let longest = longest_run(&line, '`');
+    let fence = "`".repeat(longest + 1);
+    let pad = if line.starts_with('`') || line.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{line}{pad}{fence}")
+}
+
+fn longest_run(s: &str, ch: char) -> usize {
+    let (mut best, mut cur) = (0, 0);
+    for c in s.chars() {
+        cur = if c == ch { cur + 1 } else { 0 };
+        best = best.max(cur);
+    }
+    best
+}
+
+/// `md_block(depth=3)`: markdown server text made safe to place under a
+/// heading of level `depth`.
+///
+/// Every heading line (also inside lists, quotes, footnote definitions and
+/// definition lists) is demoted by `depth` levels (at most to 6); lines that
+/// would be a thematic break or a setext underline get a backslash; every `<`
+/// that could start raw HTML and every `[` that could start a footnote gets
+/// a backslash (see [`escape_inline`]). The result is then parsed as
+/// CommonMark and as GFM: if any heading of level `depth` or less, thematic
+/// break or raw HTML remains, or the text would swallow what follows it (an
+/// unclosed fence, also in a container), an open top-level fence is closed
+/// where every renderer opens it, and failing that the whole text is put in
+/// a code fence longer than any backtick run inside it.
+pub(crate) fn md_block(text: &str, depth: usize) -> String {
+    let lines = escape_lines(text, depth);
+    let escaped = escape_inline(&lines);
+    if md_contained(&escaped, depth) {
+        return escaped;
+    }
+    if let Some(fence) = open_fence(&escaped) {
+        let closed = format!("{escaped}\n{}", fence.closing());
+        if md_contained(&closed, depth) {
+            return closed;
+        }
+    }
+    // Inside a code fence nothing is HTML, so those escapes are dropped.
+    let fence = "`".repeat(longest_run(&lines, '`').max(2) + 1);
+    format!("{fence}\n{lines}\n{fence}")
+}
+
+fn escape_lines(text: &str, depth: usize) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    for (n, line) in text.split('\n').enumerate() {
+        if n > 0 {
+            out.push('\n');
+        }
+        let p = container_prefix(line);
+        let (prefix, rest) = line.split_at(p);
+        out.push_str(prefix);
+        if let Some(hashes) = atx_level(rest) {
+            out.push_str(&"#".repeat((hashes + depth).min(6)));
+            out.push_str(&rest[hashes..]);
+        } else if is_break_like(rest) {
+            out.push('\\');
+            out.push_str(rest);
+        } else {
+            out.push_str(rest);
+        }
+    }
+    out
+}
+
+/// A top-level fence still open at the end of `text`, if it opens where
+/// every renderer starts a block: on the first line or after a blank one,
+/// and cannot be read as a table row.
+/// Elsewhere (after a definition term, say) a renderer may not see it open,
+/// and a closing line would open one there.
+fn open_fence(text: &str) -> Option<Fence> {
+    let mut open: Option<(Fence, bool)> = None;
+    let mut after_blank = true;
+    for line in text.split('\n') {
+        match open {
+            // With a `|` the line may be a table's header instead.
+            None => {
+                open = fence_open(line).map(|fence| (fence, after_blank && !line.contains('|')))
+            }
+            Some((fence, _)) if fence_closes(line, fence) => open = None,
+            Some(_) => {}
+        }
+        after_blank = line.trim().is_empty();
+    }
+    open.and_then(|(fence, clear)| clear.then_some(fence))
+}
+
+/// Whether markdown `text`, followed by a heading of level `depth`, keeps
+/// that heading at the top level under every parse in [`PARSES`], and holds
+/// no heading of its level or above, no thematic break, no raw HTML, no
+/// footnote and no fenced code block left open inside a container.
+fn md_contained(text: &str, depth: usize) -> bool {
+    let mut doc = String::with_capacity(text.len() + 16);
+    doc.push_str(text);
+    doc.push_str("\n\n");
+    doc.push_str(&"#".repeat(depth));
+    doc.push_str(" probe\n");
+    PARSES
+        .iter()
+        .all(|&options| contained_in(&doc, text.len() + 2, depth, options))
+}
+
+fn contained_in(doc: &str, probe_start: usize, depth: usize, options: Options) -> bool {
+    let mut nesting = 0usize;
+    let mut probe_seen = false;
+    for (event, range) in Parser::new_ext(doc, options).into_offset_iter() {
+        let in_probe = range.start >= probe_start;
+        match event {
+            Event::Start(Tag::Heading { level, .. }) => {
+                let level = level_number(level);
+                if in_probe {
+                    probe_seen = nesting == 0 && level == depth;
+                } else if level <= depth {
+                    return false;
+                }
+                nesting += 1;
+            }
+            Event::Start(tag) => {
+                if in_probe {
+                    return false;
+                }
+                let open_fence = matches!(tag, Tag::CodeBlock(CodeBlockKind::Fenced(_)))
+                    && !fence_closed(&doc[range]);
+                if open_fence || matches!(tag, Tag::FootnoteDefinition(_)) {
+                    return false;
+                }
+                nesting += 1;
+            }
+            Event::End(_) => nesting = nesting.saturating_sub(1),
+            Event::Rule | Event::Html(_) | Event::InlineHtml(_) | Event::FootnoteReference(_) => {
+                return false;
+            }
+            _ => {}
+        }
+    }
+    probe_seen
+}
+
+/// Whether the source of a fenced code block ends with its closing fence. An
+/// open fence in a list item or quote ends with its container under
+/// CommonMark, but renderers disagree on where, so it is not trusted.
+fn fence_closed(block: &str) -> bool {
+    let block = block.trim_end_matches('\n');
+    let (first, last) = match (block.split_once('\n'), block.rsplit_once('\n')) {
+        (Some((first, _)), Some((_, last))) => (first, last),
+        _ => return false,
+    };
+    let last = last.trim_start_matches([' ', '\t', '>']);
+    fence_open(first).is_some_and(|fence| fence_closes(last, fence))
+}
+
+fn level_number(level: HeadingLevel) -> usize {
+    match level {
+        HeadingLevel::H1 => 1,
+        HeadingLevel::H2 => 2,
+        HeadingLevel::H3 => 3,
+        HeadingLevel::H4 => 4,
+        HeadingLevel::H5 => 5,
+        HeadingLevel::H6 => 6,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,318 @@
+use super::html::could_start_html;
+use super::*;
+
+fn headings(doc: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut current: Option<(usize, String)> = None;
+    for event in Parser::new(doc) {
+        match event {
+            Event::Start(Tag::Heading { level, .. }) => {
+                current = Some((level_number(level), String::new()))
+            }
+            Event::Text(t) | Event::Code(t) => {
+                if let Some((_, s)) = current.as_mut() {
+                    s.push_str(&t)
+                }
+            }
+            Event::End(TagEnd::Heading(_)) => out.extend(current.take()),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// `text` in a code fence longer than any backtick run in it.
+fn fenced(text: &str) -> String {
+    let fence = "`".repeat(longest_run(text, '`').max(2) + 1);
+    format!("{fence}\n{text}\n{fence}")
+}
+
+fn under_server(text: &str) -> Vec<(usize, String)> {
+    let doc = format!("### a\n\n{}\n\n### b\n", md_block(text, 3));
+    headings(&doc)
+        .into_iter()
+        .filter(|(l, _)| *l <= 3)
+        .collect()
+}
+
+#[test]
+fn headings_are_demoted_below_the_server_level() {
+    assert_eq!(
+        md_block("# T\n## U\n### V\n#### W", 3),
+        "#### T\n##### U\n###### V\n###### W"
+    );
+    assert_eq!(md_block("#hashtag", 3), "#hashtag");
+    assert_eq!(
+        md_block("> # quoted\n- ## listed", 3),
+        "> #### quoted\n- ##### listed"
+    );
+}
+
+#[test]
+fn footnote_and_definition_headings_are_demoted() {
+    assert_eq!(md_block("[^1]: # x", 3), "\\[^1]: #### x");
+    assert_eq!(md_block("Term\n: ## x", 3), "Term\n: ##### x");
+    assert_eq!(md_block("Term\n~ # x", 3), "Term\n~ #### x");
+    assert_eq!(md_block("> [^n]: - : ---", 3), "> \\[^n]: - : \\---");
+    // Not a footnote definition: no label, or no blank after the colon.
+    assert_eq!(container_prefix("[^]: # x"), 0);
+    assert_eq!(container_prefix("[^a]:# x"), 0);
+}
+
+#[test]
+fn footnotes_are_escaped_where_they_stand() {
+    assert_eq!(
+        md_block("Note[^1].\n\n[^1]: Also from zz-victim.", 3),
+        "Note\\[^1].\n\n\\[^1]: Also from zz-victim."
+    );
+    assert_eq!(md_block("- [^a b]: x", 3), "- \\[^a b]: x");
+    for text in ["`[^abc]` and [^] and [^ x", "```\n[^1]: x\n```", "\\[^1]"] {
+        assert_eq!(md_block(text, 3), text, "{text:?}");
+    }
+}
+
+#[test]
+fn containment_is_checked_under_gfm_too() {
+    // Headings only the GFM parse sees.
+    assert!(!md_contained("[^1]: # x", 3));
+    assert!(!md_contained("Term\n: # x", 3));
+    assert!(!md_contained("Note[^1].\n\n[^1]: x", 3));
+    assert!(!md_contained("| a |\n|---|\n| <b>x</b> |", 3));
+    assert!(md_contained("| a |\n|---|\n| ~~b~~ |\n\n- [ ] task", 3));
+}
+
+#[test]
+fn a_fence_left_open_in_a_container_is_fenced() {
+    for text in ["- item\n  ```\n  code", "> ~~~\n> code", "Term\n: ```"] {
+        assert_eq!(md_block(text, 3), fenced(text), "{text:?}");
+    }
+    let closed = "- item\n  ```\n  code\n  ```\n> ~~~\n> x\n> ~~~";
+    assert_eq!(md_block(closed, 3), closed);
+}
+
+#[test]
+fn breaks_and_setext_underlines_are_escaped() {
+    assert_eq!(
+        md_block("Title\n===\ntext\n---\n***", 3),
+        "Title\n\\===\ntext\n\\---\n\\***"
+    );
+    assert_eq!(
+        md_block("Title\n---=\nx\n= -", 3),
+        "Title\n\\---=\nx\n\\= -"
+    );
+}
+
+#[test]
+fn block_tag_autolinks_first_on_a_line_are_escaped() {
+    assert_eq!(md_block("<hr:x>\n<p@e.com>", 3), "\\<hr:x>\n\\<p@e.com>");
+    let kept = "<https://e.com>\n<help@e.com>\nsee <hr:x>";
+    assert_eq!(md_block(kept, 3), kept);
+}
+
+#[test]
+fn a_tag_glued_to_a_bare_url_becomes_an_entity() {
+    assert_eq!(md_block("https://e.com<b>x", 3), "https://e.com&lt;b>x");
+    assert_eq!(md_block("https://e.com`<b>`", 3), "https://e.com`&lt;b>`");
+    assert_eq!(md_block("https://e.com\\<b>", 3), "https://e.com&lt;b>");
+    assert_eq!(md_block("https://e.com <b>", 3), "https://e.com \\<b>");
+    assert_eq!(md_block("<https://e.com>", 3), "<https://e.com>");
+}
+
+#[test]
+fn code_spans_a_strikethrough_may_cut_are_escaped() {
+    // mistune pairs `~~` across the backtick, freeing the span's text.
+    assert_eq!(md_block("~~a `<b>`~~", 3), "~~a `\\<b>`~~");
+    assert_eq!(md_block("~~a~~ `<b>`", 3), "~~a~~ `<b>`");
+    assert_eq!(md_block("`<b>` ~~a~~", 3), "`<b>` ~~a~~");
+    // After a backtick glued to a URL every span pairs anew.
+    assert_eq!(
+        md_block("https://e.com` x `a` `<b>`", 3),
+        "https://e.com` x `a` `\\<b>`"
+    );
+}
+
+#[test]
+fn tags_with_unicode_blanks_are_escaped() {
+    // markdown-it and mistune take `\s` for the blank in a tag.
+    assert_eq!(md_block("x <b\u{a0}>", 3), "x \\<b\u{a0}>");
+    assert_eq!(md_block("x <a\u{3000}y=1>", 3), "x \\<a\u{3000}y=1>");
+}
+
+#[test]
+fn a_fence_is_closed_only_where_every_renderer_opens_it() {
+    assert_eq!(
+        md_block("Intro.\n\n```\ncode", 3),
+        "Intro.\n\n```\ncode\n```"
+    );
+    // After a term line a definition-list renderer may take the fence
+    // line for another term; a closing line would then open a fence.
+    let text = "Term\n```\n: x";
+    assert_eq!(md_block(text, 3), fenced(text));
+    // Read as a table's header by a renderer that tries tables first.
+    let text = "~~~ | a |\n|---|\nx";
+    assert_eq!(md_block(text, 3), fenced(text));
+}
+
+#[test]
+fn tags_in_a_code_span_a_renderer_may_cut_are_escaped() {
+    // CommonMark keeps `<h2<x` in the span; a looser renderer opens an
+    // HTML block there, and a GFM renderer may cut the span at a row.
+    assert_eq!(md_block("a `b\n<h2<x` c", 3), "a `b\n\\<h2<x` c");
+    assert_eq!(md_block("`a |\n| <b>` x", 3), "`a |\n| \\<b>` x");
+    // A table row by a renderer that does not count cells.
+    let row = "a | b |\n|---|\n| `<b> | c` |";
+    assert_eq!(md_block(row, 3), "a | b |\n|---|\n| `\\<b> | c` |");
+    assert_eq!(md_block("a `<h2>` c", 3), "a `<h2>` c");
+}
+
+#[test]
+fn nothing_reaches_the_section_levels() {
+    let hostile = [
+        "x\n### b\n",
+        "```\nunclosed fence",
+        "~~~~\n### b",
+        "<!-- open comment\n",
+        "<script>\n",
+        "- item\n   ```\ncode",
+        "text\n-",
+        "   ## indented heading",
+        "1) # heading in ordered list",
+        "> - > ## nested",
+        "````\n```\n",
+        "<pre>\n### b",
+    ];
+    for text in hostile {
+        let found = under_server(text);
+        assert_eq!(
+            found,
+            vec![(3, "a".to_string()), (3, "b".to_string())],
+            "{text:?} became {:?}",
+            md_block(text, 3)
+        );
+    }
+}
+
+#[test]
+fn raw_html_is_escaped_block_and_inline() {
+    let cases = [
+        ("<h3>zz-victim</h3>", "\\<h3>zz-victim\\</h3>"),
+        (
+            "Text <h2>MCP server instructions</h2> more",
+            "Text \\<h2>MCP server instructions\\</h2> more",
+        ),
+        ("<hr>", "\\<hr>"),
+        ("a\n<hr/>\nb", "a\n\\<hr/>\nb"),
+        ("<!-- hide", "\\<!-- hide"),
+        ("x <!-- y --> z", "x \\<!-- y --> z"),
+        ("<?php echo 1; ?>", "\\<?php echo 1; ?>"),
+        ("<!DOCTYPE html>", "\\<!DOCTYPE html>"),
+        ("<![CDATA[ x", "\\<![CDATA[ x"),
+        ("</ul>\n</details>", "\\</ul>\n\\</details>"),
+        ("<script>\nalert(1)", "\\<script>\nalert(1)"),
+    ];
+    for (text, want) in cases {
+        assert_eq!(md_block(text, 3), want, "{text:?}");
+    }
+}
+
+#[test]
+fn raw_html_in_containers_is_escaped() {
+    let cases = [
+        ("- <script>", "- \\<script>"),
+        ("> <style>\n> x", "> \\<style>\n> x"),
+        ("> - <textarea>", "> - \\<textarea>"),
+        ("1. > <pre>", "1. > \\<pre>"),
+        (
+            "| a |\n|---|\n| <h1>x</h1> |",
+            "| a |\n|---|\n| \\<h1>x\\</h1> |",
+        ),
+        ("[^1]: <!-- x", "\\[^1]: \\<!-- x"),
+        ("Term\n: <h2>x</h2>", "Term\n: \\<h2>x\\</h2>"),
+    ];
+    for (text, want) in cases {
+        assert_eq!(md_block(text, 3), want, "{text:?}");
+    }
+}
+
+#[test]
+fn html_revealed_by_an_escape_is_escaped_too() {
+    // Escaping the first tag turns its backtick into a code span opener,
+    // which frees the `<b>` that was code before.
+    assert_eq!(md_block("<a x=\"`\">`<b>`", 3), "\\<a x=\"`\">`\\<b>`");
+    // A dissolved HTML block leaves its code span alone.
+    assert_eq!(
+        md_block("<important>\nUse `<tool>` first.\n</important>", 3),
+        "\\<important>\nUse `<tool>` first.\n\\</important>"
+    );
+    // An escaped backslash does not escape the `<` after it.
+    assert_eq!(md_block("\\\\<b>x", 3), "\\\\\\<b>x");
+    assert_eq!(md_block("\\<b>x", 3), "\\<b>x");
+}
+
+#[test]
+fn code_and_autolinks_keep_their_angle_brackets() {
+    let text = "Use `<b>` and `Vec<String>`.\n\n```html\n<h1>x</h1>\n```\n\n    <div>\n\nSee <https://example.com/a> or <me@example.com>.";
+    assert_eq!(md_block(text, 3), text);
+}
+
+#[test]
+fn ordinary_angle_brackets_are_left_alone() {
+    for text in [
+        "a < b and x<5",
+        "a -> b <- c, 1 <= 2",
+        "if a<b then swap; a -> b",
+        "sizes: a<b, c>d",
+        "`Vec<String>` and `Option<T>`",
+        "<3 and <= and < /",
+    ] {
+        assert_eq!(md_block(text, 3), text, "{text:?}");
+    }
+    // A block tag first on its line opens an HTML block even without `>`.
+    assert_eq!(md_block("a\n> <div\n", 3), "a\n> \\<div\n");
+    assert!(could_start_html(b"- </h3", 2) && !could_start_html(b"x </h3", 2));
+    assert!(could_start_html(b"> <pre```", 2) && could_start_html(b"<hr: x", 0));
+    // By the tag grammar these are tags, so they are escaped.
+    assert_eq!(md_block("a<b c=d>e", 3), "a\\<b c=d>e");
+    assert_eq!(md_block("x <y-z\n q='1'/> w", 3), "x \\<y-z\n q='1'/> w");
+}
+
+#[test]
+fn ordinary_markdown_is_left_alone() {
+    let text =
+        "Intro.\n\n- one\n- two\n\n```json\n{\"a\": 1}\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |";
+    assert_eq!(md_block(text, 3), text);
+}
+
+#[test]
+fn md_line_neutralizes_spans_and_comments() {
+    assert_eq!(md_line("a `b` <!-- c"), "a \\`b\\` \\<!-- c");
+    assert_eq!(md_line("# x"), "\\# x");
+    assert_eq!(md_line("https://e.com<b> <i>"), "https://e.com&lt;b> \\<i>");
+}
+
+#[test]
+fn code_spans_cannot_be_closed() {
+    assert_eq!(md_code("a`b"), "``a`b``");
+    assert_eq!(md_code("`x"), "`` `x ``");
+}
+
+#[test]
+fn a_backtick_in_the_info_string_is_not_a_fence_on_either_side() {
+    // The segmenter and the escaper used to disagree on this line: the
+    // escaper took it for an open fence and closed it.
+    let text = "```a`b\n# Rules\nNever call delete.";
+    assert_eq!(fence_open("```a`b"), None);
+    assert_eq!(open_fence(text), None);
+    assert_eq!(md_block(text, 3), "```a`b\n#### Rules\nNever call delete.");
+    let kinds: Vec<_> = crate::segment::units(text).iter().map(|u| u.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            crate::segment::UnitKind::Sentence,
+            crate::segment::UnitKind::Heading(1),
+            crate::segment::UnitKind::Sentence
+        ]
+    );
+    // A tilde fence may hold backticks in its info string.
+    assert_eq!(fence_open("~~~a`b"), Some(Fence { ch: '~', run: 3 }));
+}
