@@ -248,3 +248,31 @@ mod arbitrary_json {
         }
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn files_are_read_up_to_the_size_cap() {
+    let err = Capture::from_path("/dev/zero").unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Io);
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "cannot read file: /dev/zero: over the limit of {} bytes",
+            mcp_preamble::MAX_FILE_BYTES
+        )
+    );
+}
+
+#[test]
+fn a_capture_may_start_with_a_byte_order_mark() {
+    let text = std::fs::read_to_string("tests/corpus/seed-invoice-server.json").unwrap();
+    let path = std::env::temp_dir().join(format!("mcp-preamble-bom-{}.json", std::process::id()));
+    std::fs::write(&path, format!("\u{feff}{text}")).unwrap();
+    let with_bom = Capture::from_path(&path).unwrap().snapshot().unwrap();
+    let _ = std::fs::remove_file(&path);
+    let plain = Capture::from_path("tests/corpus/seed-invoice-server.json")
+        .unwrap()
+        .snapshot()
+        .unwrap();
+    assert_eq!(with_bom, plain);
+}
