@@ -393,7 +393,8 @@ pub use config::{McpConfig, ServerEntry, ServerTransport};
 pub use error::{Error, ErrorKind, MAX_FILE_BYTES, Result, RpcError};
 pub use limits::{Limit, LimitHit, Limits};
 pub use lint::{
-    DEFAULT_MAX_TOKENS, Finding, LintCode, LintReport, Linter, ServerLint, Severity, lint,
+    DEFAULT_MAX_TOKENS, DEFAULT_MAX_TOOL_TOKENS, Finding, HostCut, HostProfile, HostSurvival,
+    LintCode, LintReport, Linter, LostUnit, ServerLint, Severity, lint,
 };
 pub use model::{
     CacheHints, Era, Instructions, InstructionsState, ServerInfo, ServerSnapshot, Tool,

@@ -896,7 +896,7 @@ fn codes_and_severities_parse_with_exact_errors() {
     assert_eq!(err.kind(), ErrorKind::InvalidConfig);
     assert_eq!(
         err.to_string(),
-        "invalid configuration: unknown lint code \"MCP999\" (use MCP001 to MCP009 or a name)"
+        "invalid configuration: unknown lint code \"MCP999\" (use MCP001 to MCP014 or a name)"
     );
     assert_eq!("warning".parse::<Severity>().unwrap(), Severity::Warning);
     let err = "fatal".parse::<Severity>().unwrap_err();
@@ -930,6 +930,11 @@ fn every_code_is_documented_and_stable() {
             "MCP007 tool-descriptions-only note",
             "MCP008 wasted-whitespace note",
             "MCP009 hidden-characters error",
+            "MCP010 lost-under-host-cut warning",
+            "MCP011 tool-hidden-characters error",
+            "MCP012 tool-acts-on-host error",
+            "MCP013 tool-secret error",
+            "MCP014 tool-description-too-long note",
         ]
     );
     for c in LintCode::ALL {

@@ -52,6 +52,31 @@ impl LintReport {
                 }
                 let _ = writeln!(out, "    fix: {}", f.fix);
             }
+            for h in &s.hosts {
+                let reported = if h.reported { " (reported)" } else { "" };
+                let lost = h.lost.len();
+                let fate = if !h.forwarded {
+                    format!("all {lost} units lost")
+                } else if lost == 0 {
+                    "everything survives".to_string()
+                } else {
+                    format!(
+                        "{lost} {} lost, {} with a constraint",
+                        if lost == 1 { "unit" } else { "units" },
+                        h.lost_constraints()
+                    )
+                };
+                let _ = writeln!(
+                    out,
+                    "  host {}{reported}: {}: {} of {} characters, {} tokens reach the model; {fate}",
+                    h.host, h.cut, h.chars_kept, h.chars, h.tokens_kept
+                );
+                if h.forwarded {
+                    for u in h.lost.iter().filter(|u| u.constraint) {
+                        let _ = writeln!(out, "    lost constraint, line {}: {}", u.line, u.text);
+                    }
+                }
+            }
         }
         for (source, error) in self.failures() {
             let _ = writeln!(out, "{source}: not linted: {error}");
