@@ -35,6 +35,8 @@ pub enum HostCut {
     Chars(usize),
     /// `mcp-preamble`'s own assembly at this token budget per server block:
     /// whole units (sentences, list items) are removed, constraints last.
+    /// Assembled with [`Assembler::new`](crate::Assembler::new)'s defaults
+    /// (markdown template, `o200k_base`), whatever the linter's encoding.
     Budget(usize),
 }
 
