@@ -395,9 +395,25 @@
 //! a tool name the server does not have (with the closest real one),
 //! `MCP004` over a token threshold, `MCP005` a secret-shaped string, `MCP006`
 //! text that acts on the host or other servers, `MCP007` only per-tool
-//! descriptions, `MCP008` whitespace that costs tokens, `MCP009` hidden characters. Each [`Finding`] has
+//! descriptions, `MCP008` whitespace that costs tokens, `MCP009` hidden characters; on tool
+//! descriptions, each naming its tool, `MCP011` hidden characters, `MCP012` authority and injection
+//! phrases, `MCP013` secrets and `MCP014` over [`DEFAULT_MAX_TOOL_TOKENS`]. Each [`Finding`] has
 //! a [`Severity`], a message, an explanation and a fix; a [`LintReport`]
 //! renders as text, JSON or SARIF 2.1.0, as `mcp-preamble lint` prints it.
+//!
+//! Hosts cut instructions, mostly without saying so. [`HostProfile`] keeps
+//! what known hosts do, each fact with its source: `claude-code` forwards
+//! the first 2,048 characters, cut mid-word (claude-code issue #39106);
+//! `chatgpt` (ChatGPT / Codex) about the first 512, reported; `generic-4000`
+//! the first 4,000, reported; `none` nothing; and `mcp-preamble` itself at
+//! a token budget (exact: the assembler's own removals). With
+//! [`Linter::hosts`] (`lint --hosts all`) each server gets a row per host
+//! ([`HostSurvival`]: characters, tokens, lost sentences, those carrying a
+//! constraint marked with their line) and `MCP010` for each forwarding
+//! host that cuts off a constraint sentence. Characters are Unicode scalar
+//! values (`chars()`: CJK one each, an emoji one); JavaScript hosts count
+//! UTF-16 code units, two for an astral character, so text full of emoji
+//! is cut a little earlier there than reported.
 //!
 //! ```
 //! use mcp_preamble::{LintCode, Linter, ServerSnapshot, Severity, Tool};
@@ -468,7 +484,8 @@ pub use config::{McpConfig, ServerEntry, ServerTransport};
 pub use error::{Error, ErrorKind, MAX_FILE_BYTES, Result, RpcError};
 pub use limits::{Limit, LimitHit, Limits};
 pub use lint::{
-    DEFAULT_MAX_TOKENS, Finding, LintCode, LintReport, Linter, ServerLint, Severity, lint,
+    DEFAULT_MAX_TOKENS, DEFAULT_MAX_TOOL_TOKENS, Finding, HostCut, HostProfile, HostSurvival,
+    LintCode, LintReport, Linter, LostUnit, ServerLint, Severity, lint,
 };
 pub use model::{
     CacheHints, Era, Instructions, InstructionsState, ServerInfo, ServerSnapshot, Tool,

@@ -896,7 +896,7 @@ fn codes_and_severities_parse_with_exact_errors() {
     assert_eq!(err.kind(), ErrorKind::InvalidConfig);
     assert_eq!(
         err.to_string(),
-        "invalid configuration: unknown lint code \"MCP999\" (use MCP001 to MCP009 or a name)"
+        "invalid configuration: unknown lint code \"MCP999\" (use MCP001 to MCP014 or a name)"
     );
     assert_eq!("warning".parse::<Severity>().unwrap(), Severity::Warning);
     let err = "fatal".parse::<Severity>().unwrap_err();
@@ -930,6 +930,11 @@ fn every_code_is_documented_and_stable() {
             "MCP007 tool-descriptions-only note",
             "MCP008 wasted-whitespace note",
             "MCP009 hidden-characters error",
+            "MCP010 lost-under-host-cut warning",
+            "MCP011 tool-hidden-characters error",
+            "MCP012 tool-acts-on-host error",
+            "MCP013 tool-secret error",
+            "MCP014 tool-description-too-long note",
         ]
     );
     for c in LintCode::ALL {
@@ -1066,6 +1071,28 @@ fn sarif_output_validates_against_the_sarif_2_1_0_schema() {
             ["uri"],
         "missing%20file.json"
     );
+    // With every host profile (MCP010) and the tool-description codes,
+    // still valid; a tool finding is located at its tool.
+    let linter = Linter::new().hosts(mcp_preamble::HostProfile::all(400));
+    let hosts = LintReport::new(
+        corpus_files()
+            .iter()
+            .map(|p| {
+                linter.check(
+                    &snapshot(&stem(p)),
+                    Some(&format!("tests/corpus/{}.json", stem(p))),
+                )
+            })
+            .collect(),
+    );
+    let log = assert_valid_sarif(&hosts.to_sarif());
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    assert!(results.iter().any(|r| r["ruleId"] == "MCP010"));
+    let long = results.iter().find(|r| r["ruleId"] == "MCP014").unwrap();
+    assert_eq!(
+        long["locations"][0]["logicalLocations"][1]["fullyQualifiedName"],
+        "awslabs-cloudwatch-mcp-server/get_metric_data"
+    );
 }
 
 #[test]
@@ -1131,7 +1158,7 @@ mod cli {
         assert_eq!(clean.status.code(), Some(0));
         assert_eq!(
             stdout(&clean),
-            "seed-invoice-server (tests/corpus/seed-invoice-server.json): 21 tokens of instructions (o200k_base), no findings\n\n1 server, 0 findings\n"
+            "seed-invoice-server (tests/corpus/seed-invoice-server.json): 21 tokens of instructions (o200k_base), no findings\n\ntokens (o200k_base)    instructions  tool definitions\n  seed-invoice-server            21                77\n\n1 server, 0 findings\n"
         );
         // context7 has one warning: below the default `--deny error`, at `--deny warning`.
         let ctx = "tests/corpus/context7-mcp.json";
@@ -1200,7 +1227,7 @@ mod cli {
         assert_eq!(
             stdout(&out),
             format!(
-                "invoice ({good}): 21 tokens of instructions (o200k_base), no findings\n\n1 server, 0 findings\n"
+                "invoice ({good}): 21 tokens of instructions (o200k_base), no findings\n\ntokens (o200k_base)  instructions  tool definitions\n  invoice                      21                77\n\n1 server, 0 findings\n"
             )
         );
         let bad = write(

@@ -79,6 +79,18 @@ pub enum LintCode {
     /// `MCP009` `hidden-characters`: characters nobody reading the text can see (format,
     /// private-use, unassigned, variation selectors outside emoji, other default-ignorables).
     HiddenCharacters,
+    /// `MCP010` `lost-under-host-cut`: a constraint sentence a known host cuts off
+    /// (only with [`Linter::hosts`](super::Linter::hosts)).
+    LostUnderHostCut,
+    /// `MCP011` `tool-hidden-characters`: a tool description holds characters nobody can see.
+    ToolHiddenCharacters,
+    /// `MCP012` `tool-acts-on-host`: a tool description claims authority, tells the
+    /// model to ignore other instructions or hides things from the user.
+    ToolActsOnHost,
+    /// `MCP013` `tool-secret`: something shaped like a credential in a tool description.
+    ToolSecret,
+    /// `MCP014` `tool-description-too-long`: a tool description over the tool token threshold.
+    ToolDescriptionTooLong,
 }
 
 impl LintCode {
@@ -93,6 +105,11 @@ impl LintCode {
         LintCode::ToolDescriptionsOnly,
         LintCode::WastedWhitespace,
         LintCode::HiddenCharacters,
+        LintCode::LostUnderHostCut,
+        LintCode::ToolHiddenCharacters,
+        LintCode::ToolActsOnHost,
+        LintCode::ToolSecret,
+        LintCode::ToolDescriptionTooLong,
     ];
 
     /// The stable code, e.g. `"MCP003"`.
@@ -107,6 +124,11 @@ impl LintCode {
             LintCode::ToolDescriptionsOnly => "MCP007",
             LintCode::WastedWhitespace => "MCP008",
             LintCode::HiddenCharacters => "MCP009",
+            LintCode::LostUnderHostCut => "MCP010",
+            LintCode::ToolHiddenCharacters => "MCP011",
+            LintCode::ToolActsOnHost => "MCP012",
+            LintCode::ToolSecret => "MCP013",
+            LintCode::ToolDescriptionTooLong => "MCP014",
         }
     }
 
@@ -122,25 +144,50 @@ impl LintCode {
             LintCode::ToolDescriptionsOnly => "tool-descriptions-only",
             LintCode::WastedWhitespace => "wasted-whitespace",
             LintCode::HiddenCharacters => "hidden-characters",
+            LintCode::LostUnderHostCut => "lost-under-host-cut",
+            LintCode::ToolHiddenCharacters => "tool-hidden-characters",
+            LintCode::ToolActsOnHost => "tool-acts-on-host",
+            LintCode::ToolSecret => "tool-secret",
+            LintCode::ToolDescriptionTooLong => "tool-description-too-long",
         }
     }
 
     /// The severity its findings get unless
-    /// [`Linter::severity`](super::Linter::severity) says otherwise. Three codes vary by finding: `MCP006` is an error for text
+    /// [`Linter::severity`](super::Linter::severity) says otherwise. Four codes vary by finding: `MCP006` is an error for text
     /// that claims authority or hides things from the user and a warning
     /// for steering; `MCP003` is a warning when the sentence itself makes
     /// the tool conditional ("requires client sampling capability");
-    /// `MCP009` is a note for one or two stray characters and no variation
+    /// `MCP009` and `MCP011` are notes for one or two stray characters and no variation
     /// selector outside an emoji.
     pub fn default_severity(self) -> Severity {
         match self {
             LintCode::BlankInstructions
             | LintCode::UnknownTool
             | LintCode::Secret
-            | LintCode::HiddenCharacters => Severity::Error,
-            LintCode::RestatesTool | LintCode::TooLong | LintCode::ActsOnHost => Severity::Warning,
-            LintCode::ToolDescriptionsOnly | LintCode::WastedWhitespace => Severity::Note,
+            | LintCode::HiddenCharacters
+            | LintCode::ToolHiddenCharacters
+            | LintCode::ToolActsOnHost
+            | LintCode::ToolSecret => Severity::Error,
+            LintCode::RestatesTool
+            | LintCode::TooLong
+            | LintCode::ActsOnHost
+            | LintCode::LostUnderHostCut => Severity::Warning,
+            LintCode::ToolDescriptionsOnly
+            | LintCode::WastedWhitespace
+            | LintCode::ToolDescriptionTooLong => Severity::Note,
         }
+    }
+
+    /// Whether the code's findings are about one tool's description (its
+    /// tool is where the finding is, not a tool it mentions).
+    pub(in crate::lint) fn about_tool_description(self) -> bool {
+        matches!(
+            self,
+            LintCode::ToolHiddenCharacters
+                | LintCode::ToolActsOnHost
+                | LintCode::ToolSecret
+                | LintCode::ToolDescriptionTooLong
+        )
     }
 
     /// One line: what the code finds.
@@ -164,6 +211,21 @@ impl LintCode {
             }
             LintCode::HiddenCharacters => {
                 "instructions hold characters nobody reading them can see"
+            }
+            LintCode::LostUnderHostCut => {
+                "a constraint sentence is cut off by a host that forwards only the start of the instructions"
+            }
+            LintCode::ToolHiddenCharacters => {
+                "a tool description holds characters nobody reading it can see"
+            }
+            LintCode::ToolActsOnHost => {
+                "a tool description claims authority, overrides other instructions or hides things from the user"
+            }
+            LintCode::ToolSecret => {
+                "a tool description contains something shaped like a credential"
+            }
+            LintCode::ToolDescriptionTooLong => {
+                "a tool description is over the tool token threshold"
             }
         }
     }
@@ -218,6 +280,32 @@ impl LintCode {
                  cannot see it; models can read it. Hosts that sanitize remove it; hosts that do \
                  not forward it."
             }
+            LintCode::LostUnderHostCut => {
+                "Several hosts forward only the first characters of a server's instructions and \
+                 drop the rest without a word (Claude Code: 2,048 characters, cut mid-word). A \
+                 rule on order, obligation or identifiers after the cut never reaches the model, \
+                 and the model breaks it without knowing it exists."
+            }
+            LintCode::ToolHiddenCharacters => {
+                "Tool descriptions go to the model on every request, next to the tool. Invisible \
+                 characters in them can carry a whole hidden message that reviewers and users \
+                 never see in the tool list (a known tool-poisoning technique)."
+            }
+            LintCode::ToolActsOnHost => {
+                "A tool description that tells the model to ignore other instructions, keep \
+                 things from the user, or obey tags such as <IMPORTANT> is the shape of tool \
+                 poisoning; hosts and scanners flag it, and the model may follow it for tools \
+                 that are not this server's."
+            }
+            LintCode::ToolSecret => {
+                "Tool descriptions are sent to every client in tools/list and copied into \
+                 prompts and logs. A secret in one is public."
+            }
+            LintCode::ToolDescriptionTooLong => {
+                "Every tool description is paid for on every request, whether or not the tool \
+                 is called; a long one crowds out other servers' tools and is the usual hiding \
+                 place for instructions that belong elsewhere."
+            }
         }
     }
 
@@ -261,6 +349,26 @@ impl LintCode {
                 "Remove every invisible character from the instructions; keep variation \
                  selectors and joiners only inside emoji."
             }
+            LintCode::LostUnderHostCut => {
+                "Put the rules that span tools first and keep the instructions under the \
+                 shortest cut you care about; move per-tool details into tool descriptions."
+            }
+            LintCode::ToolHiddenCharacters => {
+                "Remove every invisible character from the tool description; keep variation \
+                 selectors and joiners only inside emoji."
+            }
+            LintCode::ToolActsOnHost => {
+                "Describe what the tool does and when to use it; leave the rules of the prompt \
+                 and what the user is told to the host and the user."
+            }
+            LintCode::ToolSecret => {
+                "Remove it from the tool description and rotate it; the server should read \
+                 credentials from its environment."
+            }
+            LintCode::ToolDescriptionTooLong => {
+                "Say what the tool does, its inputs and its limits in a few sentences; put \
+                 cross-tool rules in the instructions and long guides behind a resource."
+            }
         }
     }
 }
@@ -283,7 +391,7 @@ impl FromStr for LintCode {
             .ok_or_else(|| {
                 Error::new(
                     ErrorKind::InvalidConfig,
-                    format!("unknown lint code {s:?} (use MCP001 to MCP009 or a name)"),
+                    format!("unknown lint code {s:?} (use MCP001 to MCP014 or a name)"),
                 )
             })
     }

@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use super::hosts::HostSurvival;
 use super::redact::redact;
 use super::{LintCode, Severity};
 use crate::model::InstructionsState;
@@ -27,8 +28,9 @@ pub struct Finding {
     /// The 1-based line of the excerpt in the sanitized instructions.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<usize>,
-    /// The tool concerned: the restated tool (`MCP002`), or the closest real
-    /// tool to an unknown name (`MCP003`).
+    /// The tool concerned: the restated tool (`MCP002`), the closest real
+    /// tool to an unknown name (`MCP003`), or the tool whose description
+    /// the finding is about (`MCP011` to `MCP014`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool: Option<String>,
     /// Why it matters ([`LintCode::explanation`]).
@@ -50,10 +52,18 @@ pub struct ServerLint {
     pub instructions: InstructionsState,
     /// Tokens of the sanitized instructions (0 unless present).
     pub tokens: usize,
+    /// Tokens of the tool definitions: every tool's name, description and
+    /// input schema (compact JSON), counted apart and added up.
+    pub tool_tokens: usize,
     /// The encoding of [`ServerLint::tokens`], e.g. `"o200k_base"`.
     pub encoding: String,
     /// The findings, sorted.
     pub findings: Vec<Finding>,
+    /// What survives each host given to
+    /// [`Linter::hosts`](super::Linter::hosts), in that order (empty
+    /// without, and for absent or blank instructions).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<HostSurvival>,
 }
 
 /// Findings for several servers, rendered as text, JSON or SARIF.

@@ -23,6 +23,7 @@ use crate::tokens::{Encoding, Tiktoken, TokenCounter};
 
 mod codes;
 mod finding;
+mod hosts;
 mod pass;
 mod redact;
 mod render;
@@ -30,6 +31,7 @@ mod rules;
 
 pub use codes::{LintCode, Severity};
 pub use finding::{Finding, LintReport, ServerLint};
+pub use hosts::{HostCut, HostProfile, HostSurvival, LostUnit};
 
 use pass::Pass;
 use redact::Redactor;
@@ -37,6 +39,10 @@ use redact::Redactor;
 /// Default for [`Linter::max_tokens`]: about 2,000 characters of English
 /// prose, where one widely used host cuts every server's instructions.
 pub const DEFAULT_MAX_TOKENS: usize = 400;
+
+/// Default for [`Linter::max_tool_tokens`]: a tool description over this
+/// many tokens (about 4,000 characters of English) gets `MCP014`.
+pub const DEFAULT_MAX_TOOL_TOKENS: usize = 1000;
 
 /// Runs the lint pass with a token threshold, a tokenizer and per-code severities.
 ///
@@ -60,6 +66,8 @@ pub const DEFAULT_MAX_TOKENS: usize = 400;
 pub struct Linter {
     counter: Arc<dyn TokenCounter>,
     max_tokens: usize,
+    max_tool_tokens: usize,
+    hosts: Vec<HostProfile>,
     similarity: f64,
     severities: BTreeMap<LintCode, Option<Severity>>,
     tool_texts: ToolTextCache,
@@ -70,6 +78,8 @@ impl fmt::Debug for Linter {
         f.debug_struct("Linter")
             .field("encoding", &self.counter.name())
             .field("max_tokens", &self.max_tokens)
+            .field("max_tool_tokens", &self.max_tool_tokens)
+            .field("hosts", &self.hosts)
             .field("similarity", &self.similarity)
             .field("severities", &self.severities)
             .finish()
@@ -90,6 +100,8 @@ impl Linter {
         Linter {
             counter: Arc::new(Tiktoken::new(Encoding::O200kBase)),
             max_tokens: DEFAULT_MAX_TOKENS,
+            max_tool_tokens: DEFAULT_MAX_TOOL_TOKENS,
+            hosts: Vec::new(),
             similarity: dedup::DEFAULT_SIMILARITY,
             severities: BTreeMap::new(),
             tool_texts: ToolTextCache::default(),
@@ -99,6 +111,39 @@ impl Linter {
     /// Instructions over this many tokens (sanitized) get `MCP004`.
     pub fn max_tokens(mut self, tokens: usize) -> Linter {
         self.max_tokens = tokens;
+        self
+    }
+
+    /// A tool description over this many tokens (sanitized) gets `MCP014`
+    /// (default [`DEFAULT_MAX_TOOL_TOKENS`]).
+    pub fn max_tool_tokens(mut self, tokens: usize) -> Linter {
+        self.max_tool_tokens = tokens;
+        self
+    }
+
+    /// Checks what survives these hosts ([`HostProfile::known`],
+    /// [`HostProfile::mcp_preamble`]): each server's
+    /// [`ServerLint::hosts`] gets a row per host, and a constraint sentence
+    /// a forwarding host cuts off gets `MCP010` (one finding per host, at
+    /// the first such sentence). Off by default.
+    ///
+    /// ```
+    /// use mcp_preamble::{HostProfile, LintCode, Linter, ServerSnapshot};
+    ///
+    /// let text = format!("{} You must call list_periods before get_invoice.", "Billing data. ".repeat(40));
+    /// let server = ServerSnapshot::new("invoice").with_instructions(text);
+    /// let linter = Linter::new().hosts(["claude-code".parse::<HostProfile>()?, "chatgpt".parse()?]);
+    /// let result = linter.check(&server, None);
+    /// let lost: Vec<&str> = result.findings.iter()
+    ///     .filter(|f| f.code == LintCode::LostUnderHostCut)
+    ///     .map(|f| f.message.as_str())
+    ///     .collect();
+    /// assert_eq!(lost, ["chatgpt (reported) forwards the first 512 characters; this constraint sentence never reaches the model"]);
+    /// assert_eq!(result.hosts[0].lost.len(), 0); // claude-code keeps all 607 characters
+    /// # Ok::<(), mcp_preamble::Error>(())
+    /// ```
+    pub fn hosts(mut self, hosts: impl IntoIterator<Item = HostProfile>) -> Linter {
+        self.hosts = hosts.into_iter().collect();
         self
     }
 
@@ -155,8 +200,10 @@ impl Linter {
             redactor,
             excerpts: Default::default(),
             findings: Vec::new(),
+            hosts: Vec::new(),
         };
         let tokens = pass.run();
+        let hosts = pass.hosts;
         let mut findings = pass.findings;
         findings.retain_mut(|f| match self.severities.get(&f.code) {
             None => true,
@@ -175,9 +222,28 @@ impl Linter {
             source,
             instructions: server.instructions.state(),
             tokens,
+            tool_tokens: self.tool_tokens(server),
             encoding: self.counter.name().to_string(),
             findings,
+            hosts,
         }
+    }
+
+    /// Tokens of the tool definitions as a host sends them to the model:
+    /// each tool's name, description and input schema (compact JSON).
+    fn tool_tokens(&self, server: &ServerSnapshot) -> usize {
+        server
+            .tools
+            .iter()
+            .map(|t| {
+                let schema = serde_json::to_string(&t.input_schema).unwrap_or_default();
+                self.counter.count(&t.name)
+                    + t.description
+                        .as_deref()
+                        .map_or(0, |d| self.counter.count(d))
+                    + self.counter.count(&schema)
+            })
+            .sum()
     }
 
     /// Lints several servers into one report (no sources).

@@ -6,6 +6,7 @@ use crate::model::ServerSnapshot;
 use crate::segment::Unit;
 use crate::text;
 
+use super::hosts::HostSurvival;
 use super::redact::Redactor;
 use super::{Finding, LintCode, Linter, Severity};
 
@@ -21,6 +22,8 @@ pub(super) struct Pass<'a> {
     /// scrubbed once.
     pub(super) excerpts: HashMap<(usize, usize), String>,
     pub(super) findings: Vec<Finding>,
+    /// What survives each host of [`Linter::hosts`].
+    pub(super) hosts: Vec<HostSurvival>,
 }
 
 impl Pass<'_> {
@@ -80,6 +83,30 @@ impl Pass<'_> {
             fix: scrub(&fix),
         };
         self.findings.push(finding);
+    }
+}
+
+impl Pass<'_> {
+    /// A finding about one tool's description: `excerpt` is the part of the
+    /// description it is about (scrubbed and shortened here, like every
+    /// excerpt); it has no line, which is a line of the instructions.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn push_tool(
+        &mut self,
+        code: LintCode,
+        severity: Severity,
+        message: String,
+        tool: &str,
+        excerpt: Option<&str>,
+        fix: String,
+    ) {
+        self.push_with(code, severity, message, None, Some(tool.to_string()), fix);
+        if let Some(excerpt) = excerpt {
+            let clean = self.redactor.scrub(excerpt);
+            if let Some(f) = self.findings.last_mut() {
+                f.excerpt = Some(text::cut_chars(&text::one_line(&clean), EXCERPT_CHARS));
+            }
+        }
     }
 }
 

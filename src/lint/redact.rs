@@ -29,12 +29,20 @@ pub(super) struct Redactor {
 }
 
 impl Redactor {
-    /// The secrets in a server's instructions, as sent and as sanitized.
+    /// The secrets in a server's instructions and tool descriptions, as
+    /// sent and as sanitized.
     pub(super) fn for_server(server: &ServerSnapshot) -> Redactor {
         let mut r = Redactor::default();
         if let Instructions::Present(raw) | Instructions::Blank(raw) = &server.instructions {
             r.learn(raw);
             r.learn(&sanitize::text(raw));
+        }
+        // Tool findings quote descriptions too.
+        for tool in &server.tools {
+            if let Some(d) = &tool.description {
+                r.learn(d);
+                r.learn(&sanitize::text(d));
+            }
         }
         r
     }

@@ -114,6 +114,12 @@ pub struct LintArgs {
     /// Turn a lint off, by code or name (repeatable): `--allow MCP002`, `--allow restates-tool`.
     #[arg(long, value_name = "CODE", value_parser = parse_lint_code)]
     pub allow: Vec<mcp_preamble::LintCode>,
+    /// Show what survives these hosts and report constraint sentences they
+    /// cut off (MCP010): comma-separated `claude-code`, `chatgpt`,
+    /// `generic-4000`, `none`, `mcp-preamble` (at `--max-tokens`),
+    /// `mcp-preamble=N`, or `all`.
+    #[arg(long, value_name = "HOSTS")]
+    pub hosts: Option<String>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]

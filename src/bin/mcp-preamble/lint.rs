@@ -18,6 +18,9 @@ pub async fn lint(a: LintArgs) -> Result<ExitCode, CliError> {
     let mut linter = mcp_preamble::Linter::new()
         .encoding(encoding)
         .max_tokens(a.max_tokens);
+    if let Some(list) = &a.hosts {
+        linter = linter.hosts(mcp_preamble::HostProfile::parse_list(list, a.max_tokens)?);
+    }
     for code in &a.allow {
         linter = linter.allow(*code);
     }

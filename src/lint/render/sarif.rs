@@ -8,7 +8,9 @@ impl LintReport {
     /// The report as a SARIF 2.1.0 log (the format code-scanning tools
     /// ingest): one run of the `mcp-preamble` driver with a rule per code,
     /// one result per finding located at its source file (when known) and
-    /// at the server as a logical location, and servers that could not be
+    /// at the server as a logical location (and at the tool, for a finding
+    /// in a tool description: `kind` `function`, `fullyQualifiedName`
+    /// `server/tool`), and servers that could not be
     /// linted as tool execution notifications.
     pub fn to_sarif(&self) -> String {
         let rules: Vec<Value> = LintCode::ALL
@@ -28,9 +30,16 @@ impl LintReport {
         for s in self.servers() {
             for f in &s.findings {
                 let rule_index = LintCode::ALL.iter().position(|c| *c == f.code).unwrap_or(0);
-                let mut location = json!({
-                    "logicalLocations": [{"name": s.server, "kind": "module"}],
-                });
+                let mut logical = vec![json!({"name": s.server, "kind": "module"})];
+                // A finding in a tool description is located at the tool too.
+                if let Some(tool) = f.tool.as_ref().filter(|_| f.code.about_tool_description()) {
+                    logical.push(json!({
+                        "name": tool,
+                        "fullyQualifiedName": format!("{}/{tool}", s.server),
+                        "kind": "function",
+                    }));
+                }
+                let mut location = json!({"logicalLocations": logical});
                 if let Some(source) = &s.source {
                     location["physicalLocation"] =
                         json!({"artifactLocation": {"uri": uri_reference(source)}});

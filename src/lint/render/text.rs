@@ -7,8 +7,9 @@ use crate::model::InstructionsState;
 
 impl LintReport {
     /// A human-readable report: per server, its cost and findings (each with
-    /// its excerpt and fix), then what each code that occurred means, then a
-    /// summary line.
+    /// its excerpt and fix) and, with hosts, what survives each; then a table
+    /// of tokens per server (instructions, tool definitions); then what each
+    /// code that occurred means, then a summary line.
     pub fn to_text(&self) -> String {
         use std::fmt::Write as _;
         let mut out = String::new();
@@ -52,6 +53,35 @@ impl LintReport {
                 }
                 let _ = writeln!(out, "    fix: {}", f.fix);
             }
+            for h in &s.hosts {
+                let reported = if h.reported { " (reported)" } else { "" };
+                let lost = h.lost.len();
+                let fate = if !h.forwarded {
+                    format!("all {lost} units lost")
+                } else if lost == 0 {
+                    "everything survives".to_string()
+                } else {
+                    format!(
+                        "{lost} {} lost, {} with a constraint",
+                        if lost == 1 { "unit" } else { "units" },
+                        h.lost_constraints()
+                    )
+                };
+                let _ = writeln!(
+                    out,
+                    "  host {}{reported}: {}: {} of {} characters, {} tokens reach the model; {fate}",
+                    h.host, h.cut, h.chars_kept, h.chars, h.tokens_kept
+                );
+                if h.forwarded {
+                    for u in h.lost.iter().filter(|u| u.constraint) {
+                        let _ = writeln!(out, "    lost constraint, line {}: {}", u.line, u.text);
+                    }
+                }
+            }
+        }
+        if !self.servers().is_empty() {
+            out.push('\n');
+            out.push_str(&self.token_table());
         }
         for (source, error) in self.failures() {
             let _ = writeln!(out, "{source}: not linted: {error}");
@@ -70,6 +100,36 @@ impl LintReport {
             }
         }
         let _ = writeln!(out, "\n{}", self.summary());
+        out
+    }
+
+    /// Per server, the tokens of its instructions and of its tool
+    /// definitions (name, description, input schema), one aligned row each.
+    fn token_table(&self) -> String {
+        use std::fmt::Write as _;
+        let encoding = self.servers().first().map_or("", |s| s.encoding.as_str());
+        let label = format!("tokens ({encoding})");
+        let width = self
+            .servers()
+            .iter()
+            .map(|s| s.server.chars().count() + 2)
+            .chain([label.chars().count()])
+            .max()
+            .unwrap_or(0);
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{label:<width$}  {:>12}  {:>16}",
+            "instructions", "tool definitions"
+        );
+        for s in self.servers() {
+            let name = format!("  {}", s.server);
+            let _ = writeln!(
+                out,
+                "{name:<width$}  {:>12}  {:>16}",
+                s.tokens, s.tool_tokens
+            );
+        }
         out
     }
 

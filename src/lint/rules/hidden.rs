@@ -18,6 +18,27 @@ impl Pass<'_> {
     /// inside emoji sequences (`❤️`, `👨‍👩‍👧`) are what emoji are made of and
     /// are not counted; a variation selector anywhere else is an error.
     pub(super) fn hidden_characters(&mut self, raw: &str) {
+        let Some((n, found, severity)) = count_hidden(raw) else {
+            return;
+        };
+        self.push_with(
+            LintCode::HiddenCharacters,
+            severity,
+            format!(
+                "instructions hold {n} hidden {} ({found}) that sanitizing removes; nobody reading the text sees them",
+                if n == 1 { "character" } else { "characters" }
+            ),
+            None,
+            None,
+            LintCode::HiddenCharacters.fix().to_string(),
+        );
+    }
+}
+
+/// The hidden characters of `raw` outside emoji sequences: how many, by
+/// kind, and the severity they earn; `None` when there are none.
+pub(super) fn count_hidden(raw: &str) -> Option<(usize, HiddenChars, Severity)> {
+    {
         let emoji = CodePointSetData::new::<ExtendedPictographic>();
         let chars: Vec<char> = raw.chars().collect();
         let mut found = HiddenChars::default();
@@ -49,23 +70,13 @@ impl Pass<'_> {
         }
         let n = found.total();
         if n == 0 {
-            return;
+            return None;
         }
         let severity = if n > HIDDEN_ALLOWED || stray_selectors > 0 {
             Severity::Error
         } else {
             Severity::Note
         };
-        self.push_with(
-            LintCode::HiddenCharacters,
-            severity,
-            format!(
-                "instructions hold {n} hidden {} ({found}) that sanitizing removes; nobody reading the text sees them",
-                if n == 1 { "character" } else { "characters" }
-            ),
-            None,
-            None,
-            LintCode::HiddenCharacters.fix().to_string(),
-        );
+        Some((n, found, severity))
     }
 }

@@ -13,16 +13,7 @@ impl Pass<'_> {
     pub(super) fn acts_on_host(&mut self, text: &str, unit: &Unit) {
         let unit_text = unit.text(text);
         let flat = one_line(unit_text);
-        let mut best: Option<(&HostPattern, String)> = None;
-        for p in HOST_PATTERNS.iter() {
-            if best.as_ref().is_some_and(|(b, _)| b.severity >= p.severity) {
-                continue;
-            }
-            if let Some(m) = p.find(&flat) {
-                best = Some((p, m.trim().to_string()));
-            }
-        }
-        if let Some((p, phrase)) = best {
+        if let Some((p, phrase)) = worst_match(&flat, &[], Severity::Note) {
             self.push_with(
                 LintCode::ActsOnHost,
                 p.severity,
@@ -35,13 +26,36 @@ impl Pass<'_> {
     }
 }
 
-struct HostPattern {
-    severity: Severity,
+/// The most severe pattern of `HOST_PATTERNS` (then `extra`) of at least
+/// severity `min` that matches `flat`, with the phrase it matched.
+pub(super) fn worst_match<'p>(
+    flat: &str,
+    extra: &'p [HostPattern],
+    min: Severity,
+) -> Option<(&'p HostPattern, String)> {
+    let mut best: Option<(&HostPattern, String)> = None;
+    for p in HOST_PATTERNS
+        .iter()
+        .chain(extra)
+        .filter(|p| p.severity >= min)
+    {
+        if best.as_ref().is_some_and(|(b, _)| b.severity >= p.severity) {
+            continue;
+        }
+        if let Some(m) = p.find(flat) {
+            best = Some((p, m.trim().to_string()));
+        }
+    }
+    best
+}
+
+pub(super) struct HostPattern {
+    pub(super) severity: Severity,
     /// Completes "instructions …".
-    what: &'static str,
-    regex: Regex,
+    pub(super) what: &'static str,
+    pub(super) regex: Regex,
     /// Rejects a match, given the whole unit and the match's start.
-    reject: Option<fn(&str, usize) -> bool>,
+    pub(super) reject: Option<fn(&str, usize) -> bool>,
 }
 
 impl HostPattern {

@@ -1,8 +1,11 @@
 //! The rules, one file a family, each an `impl Pass` block that pushes
 //! findings: `structure` (MCP001, MCP004, MCP008), `tools` (MCP002, MCP003,
 //! MCP007, with `names` telling tool names in prose), `secrets` (MCP005), `host`
-//! (MCP006) and `hidden` (MCP009).
+//! (MCP006), `hidden` (MCP009), `cuts` (MCP010 and what survives each
+//! host) and `descriptions` (MCP011 to MCP014, on tool descriptions).
 
+mod cuts;
+mod descriptions;
 mod hidden;
 mod host;
 mod names;
@@ -23,6 +26,7 @@ impl Pass<'_> {
     /// tokens of the sanitized instructions (0 unless present).
     pub(super) fn run(&mut self) -> usize {
         let server = self.server;
+        self.tool_descriptions();
         match &server.instructions {
             Instructions::Absent => 0,
             Instructions::Blank(raw) => {
@@ -49,6 +53,9 @@ impl Pass<'_> {
         self.secrets(text);
         for unit in &units {
             self.acts_on_host(text, unit);
+        }
+        if !self.linter.hosts.is_empty() {
+            self.host_cuts(text, &units);
         }
         if !tools_known {
             // Without the tool list, restatements and tool names cannot be judged.

@@ -32,7 +32,7 @@ impl Pass<'_> {
 }
 
 pub(in crate::lint) struct Secret {
-    kind: &'static str,
+    pub(in crate::lint) kind: &'static str,
     /// The span a redaction replaces.
     pub(in crate::lint) start: usize,
     pub(in crate::lint) end: usize,

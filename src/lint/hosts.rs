@@ -1,0 +1,257 @@
+//! Host profiles: what known hosts do with a server's instructions, kept as
+//! data with the source of each fact, and what survives each host's cut.
+//!
+//! Characters are counted as Unicode scalar values (Rust's `chars()`): one
+//! per code point, so `日本語` is 3 characters and an emoji outside the
+//! Basic Multilingual Plane (`😀`) is 1. JavaScript hosts that cut with
+//! `String.prototype.slice` count UTF-16 code units, where an astral
+//! character is 2; for text without astral characters (ASCII, Latin, CJK in
+//! the BMP) the two counts agree. Scalar values were chosen because they are
+//! what a reader counts and what every host agrees on for the text that
+//! matters; a JavaScript host cuts text full of emoji a little earlier than
+//! reported here.
+//!
+//! Cuts are measured on the sanitized instructions (see
+//! [`Linter`](super::Linter)), the text the other rules read. A host that
+//! forwards the raw string with indentation cuts earlier; `MCP008` reports
+//! that waste.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::Serialize;
+
+use crate::error::{Error, ErrorKind, Result};
+
+/// What a host forwards of a server's instructions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind", content = "limit")]
+#[non_exhaustive]
+pub enum HostCut {
+    /// Nothing: the instructions never reach the model.
+    Nothing,
+    /// The first this many characters (Unicode scalar values), cut
+    /// wherever that falls, mid-word included.
+    Chars(usize),
+    /// `mcp-preamble`'s own assembly at this token budget per server block:
+    /// whole units (sentences, list items) are removed, constraints last.
+    /// Assembled with [`Assembler::new`](crate::Assembler::new)'s defaults
+    /// (markdown template, `o200k_base`), whatever the linter's encoding.
+    Budget(usize),
+}
+
+/// One host's handling of instructions, with where each fact comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[non_exhaustive]
+pub struct HostProfile {
+    /// The profile's name, as `--hosts` takes it: `claude-code`.
+    pub name: &'static str,
+    /// What the host forwards.
+    pub cut: HostCut,
+    /// Where in the request the instructions go, as far as known.
+    pub placement: &'static str,
+    /// The source of the facts above.
+    pub source: &'static str,
+    /// `true` when the facts are reported by users or authors and not
+    /// documented by the host or checked against its code.
+    pub reported: bool,
+}
+
+impl HostProfile {
+    /// The known hosts, in this order: `claude-code`, `chatgpt`,
+    /// `generic-4000`, `none`. `mcp-preamble` at a budget is
+    /// [`HostProfile::mcp_preamble`].
+    pub fn known() -> Vec<HostProfile> {
+        vec![
+            HostProfile {
+                name: "claude-code",
+                cut: HostCut::Chars(2048),
+                placement: "the system prompt, in a section of MCP server instructions (reported)",
+                source: "github.com/anthropics/claude-code issue #39106: the first 2,048 characters are forwarded, cut mid-word; the cap is undocumented",
+                reported: false,
+            },
+            HostProfile {
+                name: "chatgpt",
+                cut: HostCut::Chars(512),
+                placement: "not documented",
+                source: "ChatGPT / Codex: about 512 characters, reported by server authors",
+                reported: true,
+            },
+            HostProfile {
+                name: "generic-4000",
+                cut: HostCut::Chars(4000),
+                placement: "not documented",
+                source: "reported by server authors",
+                reported: true,
+            },
+            HostProfile {
+                name: "none",
+                cut: HostCut::Nothing,
+                placement: "not forwarded",
+                source: "hosts that store the instructions and never send them to the model (several, reported by server authors)",
+                reported: true,
+            },
+        ]
+    }
+
+    /// `mcp-preamble` itself, assembling each server's block within
+    /// `budget` tokens ([`Assembler::budget`](crate::Assembler::budget)).
+    pub fn mcp_preamble(budget: usize) -> HostProfile {
+        HostProfile {
+            name: "mcp-preamble",
+            cut: HostCut::Budget(budget),
+            placement: "the system-prompt section mcp-preamble assembles, in the server's own block",
+            source: "this crate: Assembler::new().budget(n), removals as reported",
+            reported: false,
+        }
+    }
+
+    /// Every known host and `mcp-preamble` at `budget`.
+    pub fn all(budget: usize) -> Vec<HostProfile> {
+        let mut all = HostProfile::known();
+        all.push(HostProfile::mcp_preamble(budget));
+        all
+    }
+
+    /// Whether the host forwards anything.
+    pub fn forwards(&self) -> bool {
+        self.cut != HostCut::Nothing
+    }
+
+    /// Parses a list as `--hosts` takes it: names separated by commas,
+    /// `all` for every profile, `mcp-preamble` (at `budget`) or
+    /// `mcp-preamble=N`. Fails with [`ErrorKind::InvalidConfig`] on an
+    /// unknown name.
+    pub fn parse_list(list: &str, budget: usize) -> Result<Vec<HostProfile>> {
+        let mut out: Vec<HostProfile> = Vec::new();
+        for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let add: Vec<HostProfile> = if name == "all" {
+                HostProfile::all(budget)
+            } else if name == "mcp-preamble" {
+                vec![HostProfile::mcp_preamble(budget)]
+            } else if let Some(n) = name.strip_prefix("mcp-preamble=") {
+                let n = n
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|_| n.bytes().all(|b| b.is_ascii_digit()))
+                    .ok_or_else(|| {
+                        Error::new(
+                            ErrorKind::InvalidConfig,
+                            format!("{name:?}: the budget must be a number of tokens"),
+                        )
+                    })?;
+                vec![HostProfile::mcp_preamble(n)]
+            } else {
+                vec![name.parse::<HostProfile>()?]
+            };
+            for p in add {
+                if !out.contains(&p) {
+                    out.push(p);
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl fmt::Display for HostCut {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HostCut::Nothing => f.write_str("forwards nothing"),
+            HostCut::Chars(n) => write!(f, "forwards the first {n} characters"),
+            HostCut::Budget(n) => write!(f, "assembles within {n} tokens"),
+        }
+    }
+}
+
+impl FromStr for HostProfile {
+    type Err = Error;
+
+    /// A known profile by name (`mcp-preamble` needs a budget: see
+    /// [`HostProfile::parse_list`]).
+    fn from_str(s: &str) -> Result<HostProfile> {
+        HostProfile::known()
+            .into_iter()
+            .find(|p| p.name == s)
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::InvalidConfig,
+                    format!(
+                        "unknown host {s:?} (use claude-code, chatgpt, generic-4000, none, mcp-preamble, mcp-preamble=N or all)"
+                    ),
+                )
+            })
+    }
+}
+
+/// What of one server's instructions survives one host.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct HostSurvival {
+    /// The host's profile name.
+    pub host: String,
+    /// What the host does, e.g. `"forwards the first 2048 characters"`.
+    pub cut: String,
+    /// Whether the host forwards the instructions at all.
+    pub forwarded: bool,
+    /// Whether the profile's facts are reported rather than documented.
+    pub reported: bool,
+    /// Characters (Unicode scalar values) of the sanitized instructions.
+    pub chars: usize,
+    /// Characters that reach the model (for `mcp-preamble`: of the
+    /// server's block as rendered, heading and tool list included).
+    pub chars_kept: usize,
+    /// Tokens that reach the model, in the linter's encoding.
+    pub tokens_kept: usize,
+    /// The units (sentences, list items, headings) that do not reach the
+    /// model whole, in order.
+    pub lost: Vec<LostUnit>,
+}
+
+/// A unit a host cuts off, whole or in part.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct LostUnit {
+    /// The 1-based line in the sanitized instructions.
+    pub line: usize,
+    /// The unit on one line, shortened, secrets redacted.
+    pub text: String,
+    /// It carries a constraint (an order, an obligation, identifier scope,
+    /// a safety rule: must, never, always, before, after, only, IDs…).
+    pub constraint: bool,
+}
+
+impl HostSurvival {
+    /// How many lost units carry a constraint.
+    pub fn lost_constraints(&self) -> usize {
+        self.lost.iter().filter(|u| u.constraint).count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_parse() {
+        let names = |l: &str| -> Vec<String> {
+            HostProfile::parse_list(l, 400)
+                .unwrap()
+                .iter()
+                .map(|p| format!("{} {}", p.name, p.cut))
+                .collect()
+        };
+        assert_eq!(
+            names("claude-code, mcp-preamble=200"),
+            [
+                "claude-code forwards the first 2048 characters",
+                "mcp-preamble assembles within 200 tokens"
+            ]
+        );
+        assert_eq!(names("all").len(), 5);
+        assert_eq!(names("all,claude-code").len(), 5);
+        let err = HostProfile::parse_list("cursor", 400).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidConfig);
+        assert!(HostProfile::parse_list("mcp-preamble=+5", 400).is_err());
+    }
+}

@@ -1,0 +1,132 @@
+//! What survives each host's cut (the [`HostSurvival`] table) and
+//! constraint sentences lost under one (MCP010). Runs only for the hosts
+//! given to [`Linter::hosts`](crate::Linter::hosts).
+
+use crate::Assembler;
+use crate::dedup::{self, Priority};
+use crate::lint::LintCode;
+use crate::lint::hosts::{HostCut, HostProfile, HostSurvival, LostUnit};
+use crate::lint::pass::Pass;
+use crate::report::RemovalReason;
+use crate::segment::Unit;
+use crate::text;
+
+/// Most characters of a lost unit as printed.
+const LOST_CHARS: usize = 160;
+
+impl Pass<'_> {
+    pub(super) fn host_cuts(&mut self, text: &str, units: &[Unit]) {
+        let profiles = self.linter.hosts.clone();
+        for profile in &profiles {
+            let survival = self.survival(profile, text, units);
+            if profile.forwards()
+                && let Some((unit, _)) = units
+                    .iter()
+                    .zip(&survival.lost_constraint)
+                    .find(|(_, lost)| **lost)
+            {
+                let n = survival.lost_constraints;
+                let others = match n {
+                    1 => String::new(),
+                    2 => " (and 1 more)".to_string(),
+                    n => format!(" (and {} more)", n - 1),
+                };
+                self.push(
+                    LintCode::LostUnderHostCut,
+                    format!(
+                        "{}{} {}; this constraint sentence{others} never reaches the model",
+                        profile.name,
+                        if profile.reported { " (reported)" } else { "" },
+                        profile.cut
+                    ),
+                    Some((text, unit.text(text), unit)),
+                    None,
+                    LintCode::LostUnderHostCut.fix().to_string(),
+                );
+            }
+            self.hosts.push(survival.table);
+        }
+    }
+
+    /// The survival of `text` under one profile.
+    fn survival(&mut self, profile: &HostProfile, text: &str, units: &[Unit]) -> Survival {
+        let chars = text.chars().count();
+        let counter = self.linter.counter.clone();
+        let (lost_flags, chars_kept, tokens_kept) = match profile.cut {
+            HostCut::Nothing => (vec![true; units.len()], 0, 0),
+            HostCut::Chars(n) => {
+                let cut = text.char_indices().nth(n).map_or(text.len(), |(i, _)| i);
+                let kept = &text[..cut];
+                let flags = units.iter().map(|u| u.end > cut).collect();
+                (flags, kept.chars().count(), counter.count(kept))
+            }
+            HostCut::Budget(n) => self.budget_cut(n, text, units),
+        };
+        let mut lost = Vec::new();
+        let mut lost_constraint = Vec::new();
+        for (unit, &is_lost) in units.iter().zip(&lost_flags) {
+            let unit_text = unit.text(text);
+            let constraint = dedup::priority(unit, unit_text, &[]) == Priority::Constraint;
+            let entry = LostUnit {
+                line: text[..unit.start].matches('\n').count() + 1,
+                text: text::cut_chars(&text::one_line(&self.redactor.scrub(unit_text)), LOST_CHARS),
+                constraint,
+            };
+            lost_constraint.push(is_lost && constraint);
+            if is_lost {
+                lost.push(entry);
+            }
+        }
+        let lost_constraints = lost.iter().filter(|u| u.constraint).count();
+        Survival {
+            table: HostSurvival {
+                host: profile.name.to_string(),
+                cut: profile.cut.to_string(),
+                forwarded: profile.forwards(),
+                reported: profile.reported,
+                chars,
+                chars_kept,
+                tokens_kept,
+                lost,
+            },
+            lost_constraint,
+            lost_constraints,
+        }
+    }
+
+    /// Which units `mcp-preamble` removes at a budget of `n` tokens, and the
+    /// characters and tokens of the server's block as rendered.
+    fn budget_cut(&self, n: usize, text: &str, units: &[Unit]) -> (Vec<bool>, usize, usize) {
+        let assembly = Assembler::new()
+            .budget(n)
+            .assemble(std::slice::from_ref(self.server));
+        let Some(report) = assembly.as_ref().ok().and_then(|a| a.servers().first()) else {
+            return (vec![true; units.len()], 0, 0);
+        };
+        if !report.included || report.omitted.is_some() {
+            return (vec![true; units.len()], 0, 0);
+        }
+        let budget_removed: Vec<&str> = report
+            .removed
+            .iter()
+            .filter(|r| r.reason == RemovalReason::Budget)
+            .map(|r| r.text.as_str())
+            .collect();
+        let flags = units
+            .iter()
+            .map(|u| {
+                let t = u.text(text).trim();
+                budget_removed.iter().any(|r| r.contains(t))
+                    || (report.truncated && !report.text.contains(t))
+            })
+            .collect();
+        (flags, report.text.chars().count(), report.tokens)
+    }
+}
+
+struct Survival {
+    table: HostSurvival,
+    /// One per unit: lost, and a constraint.
+    lost_constraint: Vec<bool>,
+    lost_constraints: usize,
+}
