@@ -122,7 +122,8 @@ fn a_tag_glued_to_a_bare_url_becomes_an_entity() {
 fn code_spans_a_strikethrough_may_cut_are_escaped() {
     // mistune pairs `~~` across the backtick, freeing the span's text.
     assert_eq!(md_block("~~a `<b>`~~", 3), "~~a `\\<b>`~~");
-    assert_eq!(md_block("~~a~~ `<b>`", 3), "~~a~~ `<b>`");
+    assert_eq!(md_block("~~`~~` x `<b>`", 3), "~~`~~` x `\\<b>`");
+    assert_eq!(md_block("~~a `<b>`", 3), "~~a `<b>`");
     assert_eq!(md_block("`<b>` ~~a~~", 3), "`<b>` ~~a~~");
     // After a backtick glued to a URL every span pairs anew.
     assert_eq!(
