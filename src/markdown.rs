@@ -403,7 +403,8 @@ fn escape_points(text: &str) -> Vec<usize> {
 /// Where a renderer may end a code span that CommonMark keeps whole.
 struct SpanCuts {
     /// `~~` starting before each byte: mistune's strikethrough runs from one
-    /// `~~` to the next across code spans.
+    /// `~~` to the next across code spans, and the spans after it may pair
+    /// up anew.
     tildes: Vec<u32>,
     /// Backticks glued to a bare URL before each byte: mistune's url plugin
     /// takes them into the link, and the spans after it pair up anew.
@@ -430,14 +431,14 @@ impl SpanCuts {
 
     /// Whether the code span at `span`, inside the inline block `block`,
     /// may be cut: over several lines or holding a `|` (another renderer sees
-    /// a block start or a table cell there), after a glued backtick, or with
-    /// `~~` on both sides of its opening backtick.
+    /// a block start or a table cell there), after a glued backtick, or after
+    /// a `~~` in a block with a pair of them.
     fn cut(&self, b: &[u8], span: &Range<usize>, block: &Range<usize>) -> bool {
         let s = span.start;
         let (start, end) = (block.start.min(s), block.end.max(s + 1));
         b[span.clone()].iter().any(|c| matches!(c, b'\n' | b'|'))
             || self.glued[s + 1] > self.glued[start]
-            || (self.tildes[s] > self.tildes[start] && self.tildes[end] > self.tildes[s + 1])
+            || (self.tildes[s] > self.tildes[start] && self.tildes[end] - self.tildes[start] >= 2)
     }
 }
 
@@ -837,7 +838,8 @@ mod tests {
     fn code_spans_a_strikethrough_may_cut_are_escaped() {
         // mistune pairs `~~` across the backtick, freeing the span's text.
         assert_eq!(md_block("~~a `<b>`~~", 3), "~~a `\\<b>`~~");
-        assert_eq!(md_block("~~a~~ `<b>`", 3), "~~a~~ `<b>`");
+        assert_eq!(md_block("~~`~~` x `<b>`", 3), "~~`~~` x `\\<b>`");
+        assert_eq!(md_block("~~a `<b>`", 3), "~~a `<b>`");
         assert_eq!(md_block("`<b>` ~~a~~", 3), "`<b>` ~~a~~");
         // After a backtick glued to a URL every span pairs anew.
         assert_eq!(
