@@ -130,7 +130,12 @@
 //!   lines that would make a thematic break or a setext heading are escaped
 //!   with a backslash, and text that would leave a construct open (an
 //!   unclosed code fence, an HTML block) has its fence closed or is wrapped
-//!   in a longer code fence.
+//!   in a longer code fence. Raw HTML cannot get through: every `<` that
+//!   could start a tag, comment, declaration, processing instruction or
+//!   CDATA gets a backslash (outside code and autolinks), footnote
+//!   references are escaped, and headings behind list, quote, footnote and
+//!   definition-list markers are demoted; the result is checked by parsing
+//!   it under CommonMark and GFM.
 //! - `xml`: `<mcp_servers>` with one `<server name="…">` per server holding
 //!   `<instructions>` and `<tools>`. All server text is XML-escaped, so it
 //!   cannot open or close any element.
