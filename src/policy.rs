@@ -76,10 +76,12 @@ pub struct PolicyDefaults {
     /// `"markdown"`, `"xml"`, or a template file (relative to the policy file).
     pub template: Option<String>,
     /// `"o200k_base"`, `"cl100k_base"`, or a model name.
+    #[serde(default, deserialize_with = "encoding_name")]
     pub encoding: Option<String>,
     /// De-duplication on or off.
     pub dedup: Option<bool>,
     /// The similarity threshold of de-duplication, `0.0..=1.0`.
+    #[serde(default, deserialize_with = "similarity")]
     pub similarity: Option<f64>,
     /// `"name"` or `"insertion"`.
     pub order: Option<PolicyOrder>,
@@ -218,10 +220,6 @@ impl PolicyFile {
             }
             servers.insert(alias, policy);
         }
-        if let Some(encoding) = &raw.defaults.encoding {
-            Encoding::from_name(encoding)
-                .map_err(|e| at(None, format!("[defaults] encoding: {e}")))?;
-        }
         Ok(PolicyFile {
             origin: origin.to_string(),
             base_dir: None,
@@ -258,7 +256,9 @@ impl Assembler {
             } else {
                 Template::from_path(&path)
             };
-            a = a.template(template.map_err(|e| bad(format!("[defaults] template: {e}")))?);
+            a = a.template(
+                template.map_err(|e| bad(format!("[defaults] template: {e}")).with_source(e))?,
+            );
         }
         if let Some(name) = &d.encoding {
             let encoding =
@@ -277,7 +277,7 @@ impl Assembler {
         if let Some(t) = d.similarity {
             a = a
                 .similarity_threshold(t)
-                .map_err(|e| bad(format!("[defaults] similarity: {e}")))?;
+                .map_err(|e| bad(format!("[defaults] similarity: {}", detail(&e))))?;
         }
         if let Some(order) = d.order {
             a = a.order(match order {
@@ -323,6 +323,31 @@ impl Assembler {
         }
         Ok(a)
     }
+}
+
+/// The detail of one of this crate's errors, without its kind.
+fn detail(e: &Error) -> String {
+    let text = e.to_string();
+    let prefix = format!("{}: ", e.kind());
+    text.strip_prefix(&prefix).unwrap_or(&text).to_string()
+}
+
+/// An encoding name, checked where it is written.
+fn encoding_name<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Option<String>, D::Error> {
+    let name = String::deserialize(d)?;
+    Encoding::from_name(&name).map_err(serde::de::Error::custom)?;
+    Ok(Some(name))
+}
+
+/// A similarity threshold, checked where it is written.
+fn similarity<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Option<f64>, D::Error> {
+    let t = f64::deserialize(d)?;
+    crate::dedup::similarity(t).map_err(|e| serde::de::Error::custom(detail(&e)))?;
+    Ok(Some(t))
 }
 
 /// 1-based line and column (in characters) of byte `offset`.
@@ -469,6 +494,14 @@ mod tests {
         assert_eq!(
             err("version = 1\n[servers.x]\nlabel = \"ops\"\n"),
             "invalid configuration: mcp-preamble.toml:2:1: [servers.x]: \"label\" needs \"instructions\" (it marks the operator's text)"
+        );
+        assert_eq!(
+            err("version = 1\n[defaults]\nsimilarity = 2.0\n"),
+            "invalid configuration: mcp-preamble.toml:3:14: similarity threshold 2 is outside 0.0..=1.0"
+        );
+        assert_eq!(
+            err("version = 1\n[defaults]\nencoding = \"nope\"\n"),
+            "invalid configuration: mcp-preamble.toml:3:12: unknown encoding: \"nope\" (use o200k_base, cl100k_base, or a model such as gpt-4o)"
         );
         let e = err("version = 1\n[servers.x]\non_change = \"keep\"\n");
         assert!(
