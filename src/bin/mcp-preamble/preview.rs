@@ -89,9 +89,13 @@ pub async fn preview(p: Preview) -> Result<ExitCode, CliError> {
     let failed = sources.iter().any(|s| !s.ok);
     let assembly = assembler.assemble(&snapshots)?;
     gathered.close().await;
-    // `--server-budget` aliases are warned about above, with the known ones.
+    // `--server-budget` aliases are warned about above, with the known ones;
+    // a server that failed has its own row.
     for d in assembly.diagnostics() {
-        if !d.starts_with("budget for ") {
+        let failed_alias = sources
+            .iter()
+            .any(|s| !s.ok && d.starts_with(&format!("policy for {:?}:", s.alias)));
+        if !d.starts_with("budget for ") && !failed_alias {
             emit_err(&format!("mcp-preamble: warning: {d}"));
         }
     }
