@@ -317,6 +317,52 @@
 //! replace its instructions with your own text, or weight its fair share.
 //! The report's `policy` field says which applied.
 //!
+//! ## Policy file
+//!
+//! The same controls, and the defaults, from a file the operator edits:
+//! [`PolicyFile::from_path`] reads `mcp-preamble.toml` (TOML), and
+//! [`Assembler::from_policy`] builds the assembler; builder calls after it
+//! override the file (the CLI's `--policy PATH` on `preview`, `lint` and
+//! `snapshot` works so: flags win). `mcp-preamble.example.toml` in the
+//! repository shows every key.
+//!
+//! | Key | Meaning |
+//! |-----|---------|
+//! | `version = 1` | required; any other version is an error naming the file |
+//! | `[defaults]` `budget`, `total_budget` | [`Assembler::budget`], [`Assembler::total_budget`] |
+//! | `[defaults]` `template` | `"markdown"`, `"xml"`, or a template file relative to the policy file |
+//! | `[defaults]` `encoding` | `"o200k_base"`, `"cl100k_base"`, or a model name |
+//! | `[defaults]` `dedup`, `similarity` | [`Assembler::dedup`], [`Assembler::similarity_threshold`] |
+//! | `[defaults]` `order` | `"name"` or `"insertion"` ([`Order`]) |
+//! | `[defaults]` `list_tool_only_servers`, `tool_descriptions` | the builder calls of those names |
+//! | `[servers.<alias>]` `budget` | [`Assembler::server_budget`] |
+//! | `[servers.<alias>]` `weight`, `exclude = true`, `instructions = "…"` | [`Policy::weight`], [`Policy::exclude`], [`Policy::replace_instructions`] |
+//! | `[servers.<alias>]` `label = "…"` | [`Policy::label`]: shown with the block, so operator text is not presented as the server's; needs `instructions` |
+//! | `[servers.<alias>]` `on_change` | `accept`, `hold`, `drop` or `fail`; only `accept` is implemented, the others are reported in [`Assembly::diagnostics`] |
+//!
+//! ```toml
+//! version = 1
+//! [defaults]
+//! budget = 400
+//! [servers.billing]
+//! instructions = "Use only for invoices."
+//! label = "platform team"
+//! [servers.scratch]
+//! exclude = true
+//! ```
+//!
+//! Errors are [`ErrorKind::InvalidConfig`] and name the file, line and
+//! column; an unknown key names the closest valid one:
+//! `invalid configuration: mcp-preamble.toml:4:1: unknown key "budgett" in
+//! [defaults] (did you mean "budget"?)`. A budget or policy for an alias no
+//! server has is never ignored silently: it is in [`Assembly::diagnostics`]
+//! (with the closest alias).
+//!
+//! A live hub (feature `hub`) takes a new policy without reconnecting any
+//! server: `hub.reconfigure(Assembler::from_policy(&PolicyFile::from_path(path)?)?)`
+//! (`hub::Hub::reconfigure`); the section is re-assembled from the
+//! snapshots it holds.
+//!
 //! ## Token counting
 //!
 //! Counts are exact tiktoken counts (`o200k_base` by default; `cl100k_base`;
@@ -472,6 +518,7 @@ mod limits;
 mod lint;
 mod markdown;
 mod model;
+mod policy;
 mod report;
 mod sanitize;
 mod segment;
@@ -496,6 +543,7 @@ pub use model::{
     CacheHints, Era, Instructions, InstructionsState, ServerInfo, ServerSnapshot, Tool,
     ToolAnnotations,
 };
+pub use policy::{OnChange, POLICY_VERSION, PolicyDefaults, PolicyFile, PolicyOrder, ServerPolicy};
 pub use report::{Assembly, Deferral, Omission, Removal, RemovalReason, Restatement, ServerReport};
 pub use sanitize::HiddenChars;
 pub use template::Template;

@@ -266,6 +266,8 @@ pub struct Assembly {
     text: String,
     total_tokens: usize,
     servers: Vec<ServerReport>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    diagnostics: Vec<String>,
 }
 
 impl Assembly {
@@ -282,7 +284,21 @@ impl Assembly {
             text,
             total_tokens,
             servers,
+            diagnostics: Vec::new(),
         }
+    }
+
+    pub(crate) fn with_diagnostics(mut self, diagnostics: Vec<String>) -> Assembly {
+        self.diagnostics = diagnostics;
+        self
+    }
+
+    /// Problems of the configuration rather than of one server: a budget
+    /// or policy for an alias no server has (with the closest alias), and
+    /// policy-file keys that are accepted but not implemented. In the JSON
+    /// only when there are some.
+    pub fn diagnostics(&self) -> &[String] {
+        &self.diagnostics
     }
 
     /// The empty section of `assembler` (no servers).

@@ -326,6 +326,8 @@ pub(crate) struct ServerView {
     pub era: &'static str,
     pub protocol_version: String,
     pub instructions: Option<String>,
+    /// The operator's label, when the instructions are the operator's.
+    pub label: Option<String>,
     pub note: Option<String>,
     /// Loaded tools.
     pub tools: Vec<ToolView>,

@@ -410,3 +410,63 @@ fn unknown_server_budget_aliases_are_warned() {
     let out = run(&["preview", &a, "--server-budget", "seed-invoice-server=500"]);
     assert_eq!(stderr(&out), "");
 }
+
+#[test]
+fn a_policy_file_applies_and_flags_override_it() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+    let a = corpus
+        .join("seed-invoice-server.json")
+        .display()
+        .to_string();
+    let b = corpus.join("basic-memory.json").display().to_string();
+    let dir = scratch("policy");
+    let policy = dir.join("mcp-preamble.toml");
+    std::fs::write(
+        &policy,
+        "version = 1\n[defaults]\ntemplate = \"xml\"\n[servers.basic-memory]\nexclude = true\n\
+         [servers.seed-invoice-server]\ninstructions = \"Invoices only.\"\nlabel = \"ops\"\n\
+         [servers.nobody]\nexclude = true\n",
+    )
+    .unwrap();
+    let p = policy.display().to_string();
+    let out = run(&["preview", &a, &b, "--policy", &p]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("<server name=\"seed-invoice-server\" source=\"operator\" label=\"ops\">"),
+        "{text}"
+    );
+    assert!(!text.contains("<server name=\"basic-memory\""), "{text}");
+    assert_eq!(
+        stderr(&out),
+        "mcp-preamble: warning: policy for \"nobody\": no server has this alias\n"
+    );
+    // A flag overrides the file.
+    let out = run(&["preview", &a, "--policy", &p, "--template", "markdown"]);
+    assert!(
+        stdout(&out).contains("### seed-invoice-server\n\nText from the operator: ops\n"),
+        "{}",
+        stdout(&out)
+    );
+    // Lint leaves out excluded servers and warns about unknown aliases.
+    let out = run(&["lint", &a, &b, "--policy", &p, "--format", "json"]);
+    assert!(!stdout(&out).contains("basic-memory"), "{}", stdout(&out));
+    assert_eq!(
+        stderr(&out),
+        "mcp-preamble: warning: policy for \"nobody\": no server has this alias\n"
+    );
+    // A typo stops the run with the place and the suggestion.
+    std::fs::write(&policy, "version = 1\n[defaults]\nbudgett = 5\n").unwrap();
+    for command in ["preview", "lint"] {
+        let out = run(&[command, &a, "--policy", &p]);
+        assert_eq!(out.status.code(), Some(2), "{command}");
+        assert!(
+            stderr(&out).contains(&format!(
+                "{p}:3:1: unknown key \"budgett\" in [defaults] (did you mean \"budget\"?)"
+            )),
+            "{command}: {}",
+            stderr(&out)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -124,3 +124,33 @@ fn a_symlink_is_never_followed() {
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), "outside");
     assert_eq!(names(&out), ["invoice.json"]);
 }
+
+#[test]
+fn a_policy_file_leaves_out_excluded_servers_and_warns_about_unknown_aliases() {
+    let dir = scratch("policy");
+    let (config, out) = setup(&dir);
+    let policy = dir.join("mcp-preamble.toml");
+    std::fs::write(
+        &policy,
+        "version = 1\n[servers.invoice]\nexclude = true\n[servers.invoic]\nbudget = 5\n",
+    )
+    .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
+        .args(["snapshot", "--config", &config, "--out"])
+        .arg(&out)
+        .arg("--policy")
+        .arg(&policy)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        "mcp-preamble: warning: policy for \"invoic\": no server has this alias\n"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "invoice: excluded by the policy file, not written\n"
+    );
+    assert!(names(&out).is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -69,6 +69,8 @@ pub struct Assembler {
     limits: Limits,
     visibility: visibility::Rules,
     tool_texts: ToolTextCache,
+    /// Diagnostics every assembly reports (from a policy file).
+    notes: Vec<String>,
 }
 
 /// What the operator decides for one server, by alias.
@@ -84,6 +86,7 @@ pub struct Assembler {
 pub struct Policy {
     include: bool,
     instructions: Option<String>,
+    label: Option<String>,
     weight: f64,
 }
 
@@ -99,6 +102,7 @@ impl Policy {
         Policy {
             include: true,
             instructions: None,
+            label: None,
             weight: 1.0,
         }
     }
@@ -113,6 +117,17 @@ impl Policy {
     /// sanitized and escaped like server text, but never de-duplicated.
     pub fn replace_instructions(mut self, text: impl Into<String>) -> Policy {
         self.instructions = Some(text.into());
+        self
+    }
+
+    /// A label shown with the server's block when its text is the
+    /// operator's ([`Policy::replace_instructions`]), so the section does not
+    /// present operator text as the server's: markdown adds a line
+    /// `Text from the operator: <label>` under the heading, xml the
+    /// attributes `source="operator" label="<label>"`. It is escaped like
+    /// server text; without replaced instructions it is not shown.
+    pub fn label(mut self, label: impl Into<String>) -> Policy {
+        self.label = Some(label.into());
         self
     }
 
@@ -149,6 +164,7 @@ impl std::fmt::Debug for Assembler {
             .field("policies", &self.policies)
             .field("limits", &self.limits)
             .field("visibility", &self.visibility)
+            .field("notes", &self.notes)
             .finish()
     }
 }
@@ -180,6 +196,7 @@ impl Assembler {
             limits: Limits::default(),
             visibility: visibility::Rules::default(),
             tool_texts: ToolTextCache::default(),
+            notes: Vec::new(),
         }
     }
 
@@ -338,6 +355,43 @@ impl Assembler {
         self
     }
 
+    /// A diagnostic every assembly reports.
+    pub(crate) fn note(mut self, note: String) -> Assembler {
+        self.notes.push(note);
+        self
+    }
+
+    /// Budgets and policies whose alias no server has, then the notes.
+    fn config_diagnostics(&self, placement: &Placement) -> Vec<String> {
+        let keys: std::collections::BTreeSet<&str> = placement
+            .config_keys
+            .iter()
+            .flatten()
+            .map(String::as_str)
+            .collect();
+        let mut out = Vec::new();
+        let aliases = self.policies.keys().chain(self.server_budgets.keys());
+        let mut seen = std::collections::BTreeSet::new();
+        for alias in aliases {
+            if keys.contains(alias.as_str()) || !seen.insert(alias.as_str()) {
+                continue;
+            }
+            let what = if self.policies.contains_key(alias) {
+                "policy"
+            } else {
+                "budget"
+            };
+            let hint = crate::policy::closest(alias, keys.iter().copied())
+                .map(|k| format!(" (did you mean {k:?}?)"))
+                .unwrap_or_default();
+            out.push(format!(
+                "{what} for {alias:?}: no server has this alias{hint}"
+            ));
+        }
+        out.extend(self.notes.iter().cloned());
+        out
+    }
+
     /// The section with no servers.
     #[cfg(feature = "hub")]
     pub(crate) fn empty_assembly(&self) -> Assembly {
@@ -420,7 +474,8 @@ impl Assembler {
             layout.text,
             total_tokens,
             reports,
-        ))
+        )
+        .with_diagnostics(self.config_diagnostics(&placement)))
     }
 
     /// Stage A, per server in section order: sanitize, policy, untrimmed

@@ -119,6 +119,11 @@ impl Prepared {
             version: sanitize::line_counting(&s.server_info.version, &mut hidden),
             era: s.era.as_str(),
             protocol_version: sanitize::line_counting(&s.protocol_version, &mut hidden),
+            label: policy
+                .and_then(|p| p.label.as_deref())
+                .filter(|_| applied.replaced && applied.instructions.is_some())
+                .map(sanitize::line)
+                .filter(|l| !l.is_empty()),
             instructions: applied.instructions,
             note: None,
             tools,

@@ -66,12 +66,15 @@ pub struct Preview {
     /// Defer the tools of servers with more than N tools.
     #[arg(long, value_name = "N")]
     pub defer_over: Option<usize>,
-    /// `markdown`, `xml`, or a template file.
-    #[arg(long, default_value = "markdown", value_name = "NAME|PATH")]
-    pub template: String,
-    /// `o200k_base`, `cl100k_base`, or a model name.
-    #[arg(long, default_value = "o200k_base", value_name = "E")]
-    pub encoding: String,
+    /// `markdown` (the default), `xml`, or a template file.
+    #[arg(long, value_name = "NAME|PATH")]
+    pub template: Option<String>,
+    /// `o200k_base` (the default), `cl100k_base`, or a model name.
+    #[arg(long, value_name = "E")]
+    pub encoding: Option<String>,
+    /// A policy file (`mcp-preamble.toml`); flags override its settings.
+    #[arg(long, value_name = "PATH")]
+    pub policy: Option<PathBuf>,
     /// Print the report as JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -91,6 +94,10 @@ pub struct SnapshotArgs {
     /// Replace existing files; a symlink is replaced itself, never followed.
     #[arg(long)]
     pub force: bool,
+    /// A policy file (`mcp-preamble.toml`): servers it excludes are not
+    /// written, and a policy for an alias no server has is warned about.
+    #[arg(long, value_name = "PATH")]
+    pub policy: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -108,9 +115,14 @@ pub struct LintArgs {
     /// Instructions over this many tokens get MCP004.
     #[arg(long, default_value_t = mcp_preamble::DEFAULT_MAX_TOKENS, value_name = "N", value_parser = parse_tokens)]
     pub max_tokens: usize,
-    /// `o200k_base`, `cl100k_base`, or a model name.
-    #[arg(long, default_value = "o200k_base", value_name = "E")]
-    pub encoding: String,
+    /// `o200k_base` (the default), `cl100k_base`, or a model name.
+    #[arg(long, value_name = "E")]
+    pub encoding: Option<String>,
+    /// A policy file (`mcp-preamble.toml`): its encoding, unless `--encoding`;
+    /// servers it excludes are not linted; a policy for an alias no server
+    /// has is warned about.
+    #[arg(long, value_name = "PATH")]
+    pub policy: Option<PathBuf>,
     /// Turn a lint off, by code or name (repeatable): `--allow MCP002`, `--allow restates-tool`.
     #[arg(long, value_name = "CODE", value_parser = parse_lint_code)]
     pub allow: Vec<mcp_preamble::LintCode>,

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use mcp_preamble::{Encoding, McpConfig, terminal_safe};
+use mcp_preamble::{Encoding, McpConfig, PolicyFile, ServerSnapshot, terminal_safe};
 
 use crate::CliError;
 use crate::args::{LintArgs, LintFormat};
@@ -13,7 +13,14 @@ use crate::load::{gather, load_file, require_input};
 /// linted (so an incomplete lint never passes), else 1 when a finding is at
 /// or above `--deny`, else 0.
 pub async fn lint(a: LintArgs) -> Result<ExitCode, CliError> {
-    let encoding = Encoding::from_name(&a.encoding)?;
+    let policy = a.policy.as_deref().map(PolicyFile::from_path).transpose()?;
+    let encoding = match (
+        &a.encoding,
+        policy.as_ref().and_then(|p| p.defaults.encoding.as_ref()),
+    ) {
+        (Some(name), _) | (None, Some(name)) => Encoding::from_name(name)?,
+        (None, None) => Encoding::O200kBase,
+    };
     require_input(&a.files, &a.connect)?;
     let mut linter = mcp_preamble::Linter::new()
         .encoding(encoding)
@@ -26,9 +33,15 @@ pub async fn lint(a: LintArgs) -> Result<ExitCode, CliError> {
     }
     let mut servers = Vec::new();
     let mut failures = Vec::new();
+    let mut known = Vec::new();
     for file in &a.files {
         let source = file.display().to_string();
-        match load_file(file) {
+        let loaded = load_file(file);
+        if let Ok(s) = &loaded {
+            known.push(s.display_name());
+        }
+        match loaded {
+            Ok(s) if excluded(policy.as_ref(), &s) => {}
             Ok(s) => servers.push(linter.check(&s, Some(&source))),
             Err(e) => failures.push((source, e.to_string())),
         }
@@ -38,12 +51,18 @@ pub async fn lint(a: LintArgs) -> Result<ExitCode, CliError> {
         let mut gathered = gather(&McpConfig::from_path(path)?, &a.connect).await;
         gathered.close().await;
         for s in &gathered.snapshots {
-            servers.push(linter.check(s, Some(&origin)));
+            if !excluded(policy.as_ref(), s) {
+                servers.push(linter.check(s, Some(&origin)));
+            }
         }
+        known.extend(gathered.sources.iter().map(|s| s.alias.clone()));
         for f in gathered.sources.iter().filter(|c| !c.ok) {
             let error = f.error.as_deref().unwrap_or("failed");
             failures.push((origin.clone(), format!("server {}: {error}", f.alias)));
         }
+    }
+    if let Some(policy) = &policy {
+        warn_unknown_aliases(policy, &known);
     }
     let mut report = mcp_preamble::LintReport::new(servers);
     for (source, error) in failures {
@@ -67,5 +86,21 @@ pub async fn lint(a: LintArgs) -> Result<ExitCode, CliError> {
         Ok(ExitCode::from(1))
     } else {
         Ok(ExitCode::SUCCESS)
+    }
+}
+
+/// Whether the policy file leaves this server out.
+pub fn excluded(policy: Option<&PolicyFile>, s: &ServerSnapshot) -> bool {
+    policy.is_some_and(|p| p.servers.get(&s.display_name()).is_some_and(|s| s.exclude))
+}
+
+/// Warns about each `[servers.<alias>]` no server has.
+pub fn warn_unknown_aliases(policy: &PolicyFile, known: &[String]) {
+    for alias in policy.servers.keys() {
+        if !known.contains(alias) {
+            emit_err(&format!(
+                "mcp-preamble: warning: policy for {alias:?}: no server has this alias"
+            ));
+        }
     }
 }

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use mcp_preamble::{Assembler, Encoding, McpConfig, ServerSnapshot, Template};
+use mcp_preamble::{Assembler, Encoding, McpConfig, PolicyFile, ServerSnapshot, Template};
 
 use crate::CliError;
 use crate::args::Preview;
@@ -10,13 +10,20 @@ use crate::emit::{emit_err, emit_preview, needed_trimming};
 use crate::load::{Gathered, Source, file_alias, gather, load_file, require_input};
 
 fn assembler(p: &Preview) -> Result<Assembler, mcp_preamble::Error> {
-    let template = if std::path::Path::new(&p.template).is_file() {
-        Template::from_path(&p.template)
-    } else {
-        Template::builtin(&p.template)
-    }?;
-    let encoding = Encoding::from_name(&p.encoding)?;
-    let mut a = Assembler::new().template(template).encoding(encoding);
+    let mut a = match &p.policy {
+        Some(path) => Assembler::from_policy(&PolicyFile::from_path(path)?)?,
+        None => Assembler::new(),
+    };
+    if let Some(name) = &p.template {
+        a = a.template(if std::path::Path::new(name).is_file() {
+            Template::from_path(name)
+        } else {
+            Template::builtin(name)
+        }?);
+    }
+    if let Some(name) = &p.encoding {
+        a = a.encoding(Encoding::from_name(name)?);
+    }
     if let Some(n) = p.budget {
         a = a.budget(n);
     }
@@ -82,6 +89,16 @@ pub async fn preview(p: Preview) -> Result<ExitCode, CliError> {
     let failed = sources.iter().any(|s| !s.ok);
     let assembly = assembler.assemble(&snapshots)?;
     gathered.close().await;
+    // `--server-budget` aliases are warned about above, with the known ones;
+    // a server that failed has its own row.
+    for d in assembly.diagnostics() {
+        let failed_alias = sources
+            .iter()
+            .any(|s| !s.ok && d.starts_with(&format!("policy for {:?}:", s.alias)));
+        if !d.starts_with("budget for ") && !failed_alias {
+            emit_err(&format!("mcp-preamble: warning: {d}"));
+        }
+    }
     emit_preview(&assembly, &sources, p.json);
     Ok(if failed || (p.check && needed_trimming(&assembly)) {
         ExitCode::from(1)

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use mcp_preamble::connect::now_ms;
-use mcp_preamble::{McpConfig, SnapshotFile};
+use mcp_preamble::{McpConfig, PolicyFile, SnapshotFile};
 
 use crate::CliError;
 use crate::args::SnapshotArgs;
@@ -19,13 +19,24 @@ pub async fn snapshot(a: SnapshotArgs) -> Result<ExitCode, CliError> {
         return Err(CliError::NoConfig);
     };
     let config = McpConfig::from_path(path)?;
+    let policy = a.policy.as_deref().map(PolicyFile::from_path).transpose()?;
     std::fs::create_dir_all(&a.out).map_err(|e| CliError::OutDir(a.out.clone(), e))?;
     let mut gathered = gather(&config, &a.connect).await;
     gathered.close().await;
     let mut failed = false;
     let mut used = std::collections::HashSet::new();
+    if let Some(policy) = &policy {
+        let known: Vec<String> = config.servers.iter().map(|s| s.alias.clone()).collect();
+        crate::lint::warn_unknown_aliases(policy, &known);
+    }
     for s in &gathered.snapshots {
         let alias = s.alias.clone().unwrap_or_default();
+        if crate::lint::excluded(policy.as_ref(), s) {
+            emit_line(&format!(
+                "{alias}: excluded by the policy file, not written"
+            ));
+            continue;
+        }
         // Two aliases can make the same file name ("a b", "a_b"): never overwrite.
         let base = file_name(&alias);
         let mut stem = base.clone();

@@ -1,0 +1,227 @@
+//! The policy file: every key applied (golden), errors with line, column
+//! and suggestion, unknown aliases, versions, and a live hub re-configured.
+
+mod common;
+
+use common::snapshot;
+use mcp_preamble::{Assembler, ErrorKind, PolicyFile, ServerSnapshot};
+
+const SERVERS: &[&str] = &[
+    "seed-invoice-server",
+    "mcp-server-time",
+    "server-everything",
+    "awslabs-aws-documentation-mcp-server",
+];
+
+fn servers() -> Vec<ServerSnapshot> {
+    SERVERS.iter().map(|n| snapshot(n)).collect()
+}
+
+const POLICY: &str = r#"version = 1
+
+[defaults]
+budget = 400
+total_budget = 900
+template = "markdown"
+encoding = "cl100k_base"
+dedup = true
+similarity = 0.8
+order = "insertion"
+list_tool_only_servers = false
+tool_descriptions = true
+
+[servers.seed-invoice-server]
+instructions = "Use list_periods before get_invoice. Never guess a period."
+label = "billing team, 2026-11"
+weight = 2.0
+on_change = "accept"
+
+[servers.mcp-server-time]
+budget = 60
+
+[servers.awslabs-aws-documentation-mcp-server]
+budget = 150
+
+[servers.server-everything]
+exclude = true
+"#;
+
+fn policy_assembler(text: &str) -> Assembler {
+    Assembler::from_policy(&PolicyFile::from_str(text, "mcp-preamble.toml").unwrap()).unwrap()
+}
+
+#[test]
+fn golden_every_key_applied() {
+    let assembly = policy_assembler(POLICY).assemble(&servers()).unwrap();
+    assert_eq!(assembly.encoding(), "cl100k_base");
+    assert_eq!(assembly.template(), "markdown");
+    assert!(assembly.total_tokens() <= 900);
+    let by = |n: &str| assembly.servers().iter().find(|s| s.name == n).unwrap();
+    assert!(!by("server-everything").included);
+    assert_eq!(by("mcp-server-time").budget, Some(60));
+    assert!(
+        !by("mcp-server-time").included,
+        "tool-only servers are not listed"
+    );
+    assert!(by("awslabs-aws-documentation-mcp-server").tokens <= 150);
+    assert!(
+        assembly.diagnostics().is_empty(),
+        "{:?}",
+        assembly.diagnostics()
+    );
+    insta::assert_snapshot!("markdown", assembly.text());
+}
+
+#[test]
+fn golden_label_in_xml() {
+    let text = POLICY.replace("\"markdown\"", "\"xml\"");
+    let assembly = policy_assembler(&text).assemble(&servers()).unwrap();
+    insta::assert_snapshot!("xml", assembly.text());
+}
+
+#[test]
+fn flags_override_the_file() {
+    let a = policy_assembler(POLICY).budget(30).total_budget(10_000);
+    let assembly = a.assemble(&servers()).unwrap();
+    let invoice = assembly
+        .servers()
+        .iter()
+        .find(|s| s.name == "seed-invoice-server")
+        .unwrap();
+    assert_eq!(invoice.budget, Some(30));
+}
+
+#[test]
+fn a_label_is_escaped_and_only_shown_for_operator_text() {
+    let text = "version = 1\n[servers.seed-invoice-server]\ninstructions = \"Be brief.\"\nlabel = \"ops_<x>\\n## y\"\n";
+    let md = policy_assembler(text)
+        .assemble(&[snapshot("seed-invoice-server")])
+        .unwrap();
+    assert!(
+        md.text().contains(
+            "### seed-invoice-server\n\nText from the operator: ops_\\<x> ## y\n\nBe brief."
+        ),
+        "{}",
+        md.text()
+    );
+    let xml = Assembler::from_policy(&PolicyFile::from_str(text, "p.toml").unwrap())
+        .unwrap()
+        .template(mcp_preamble::Template::xml())
+        .assemble(&[snapshot("seed-invoice-server")])
+        .unwrap();
+    assert!(
+        xml.text().contains(
+            "<server name=\"seed-invoice-server\" source=\"operator\" label=\"ops_&lt;x&gt; ## y\">"
+        ),
+        "{}",
+        xml.text()
+    );
+}
+
+#[test]
+fn a_typo_gives_line_column_and_suggestion() {
+    let err = PolicyFile::from_str(
+        "version = 1\n\n[defaults]\nbudgett = 200\n",
+        "mcp-preamble.toml",
+    )
+    .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidConfig);
+    assert_eq!(
+        err.to_string(),
+        "invalid configuration: mcp-preamble.toml:4:1: unknown key \"budgett\" in [defaults] (did you mean \"budget\"?)"
+    );
+    let err = PolicyFile::from_str(
+        "version = 1\n[servers.seed-invoice-server]\nexlude = true\n",
+        "mcp-preamble.toml",
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid configuration: mcp-preamble.toml:3:1: unknown key \"exlude\" in [servers.seed-invoice-server] (did you mean \"exclude\"?)"
+    );
+}
+
+#[test]
+fn an_unknown_alias_is_a_diagnostic() {
+    let text = "version = 1\n[servers.seed-invoice-servr]\nexclude = true\n[servers.nobody]\nbudget = 10\n";
+    let assembly = policy_assembler(text)
+        .assemble(&[snapshot("seed-invoice-server")])
+        .unwrap();
+    assert_eq!(
+        assembly.diagnostics(),
+        [
+            "policy for \"nobody\": no server has this alias",
+            "policy for \"seed-invoice-servr\": no server has this alias (did you mean \"seed-invoice-server\"?)",
+        ]
+    );
+    assert!(assembly.servers()[0].included);
+    let json: serde_json::Value = serde_json::from_str(&assembly.to_json()).unwrap();
+    assert_eq!(json["diagnostics"].as_array().unwrap().len(), 2);
+    // Absent from the JSON when there are none.
+    let clean = Assembler::new()
+        .assemble(&[snapshot("seed-invoice-server")])
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_str(&clean.to_json()).unwrap();
+    assert!(json.get("diagnostics").is_none());
+}
+
+#[test]
+fn on_change_other_than_accept_is_reported() {
+    let text = "version = 1\n[servers.seed-invoice-server]\non_change = \"hold\"\n";
+    let assembly = policy_assembler(text)
+        .assemble(&[snapshot("seed-invoice-server")])
+        .unwrap();
+    assert_eq!(
+        assembly.diagnostics(),
+        [
+            "policy for \"seed-invoice-server\": on_change = \"hold\" is not implemented; changes are accepted"
+        ]
+    );
+}
+
+#[test]
+fn a_future_version_names_the_file() {
+    let dir = std::env::temp_dir().join(format!("mcp-preamble-policy-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("mcp-preamble.toml");
+    std::fs::write(&path, "version = 2\n[defaults]\nfuture_key = 1\n").unwrap();
+    let err = PolicyFile::from_path(&path).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidConfig);
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "invalid configuration: {}:1:11: policy file version 2 is not supported (this mcp-preamble reads version 1)",
+            path.display()
+        )
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_example_file_parses() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/mcp-preamble.example.toml");
+    let file = PolicyFile::from_path(path).unwrap();
+    Assembler::from_policy(&file).unwrap();
+}
+
+#[cfg(feature = "hub")]
+#[test]
+fn a_live_hub_takes_a_new_policy_without_reconnecting() {
+    use mcp_preamble::hub::Hub;
+    let hub = Hub::new(Assembler::new());
+    for (name, s) in SERVERS.iter().zip(servers()) {
+        hub.upsert(*name, s).unwrap();
+    }
+    let before = hub.section();
+    assert!(before.text().contains("### server-everything"));
+    let policy = PolicyFile::from_str(POLICY, "mcp-preamble.toml").unwrap();
+    hub.reconfigure(Assembler::from_policy(&policy).unwrap())
+        .unwrap();
+    let after = hub.section();
+    assert!(!after.text().contains("### server-everything"));
+    assert!(
+        after
+            .text()
+            .contains("Text from the operator: billing team, 2026-11")
+    );
+}
