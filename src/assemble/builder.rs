@@ -1,0 +1,345 @@
+//! The assembler's settings: the builder a host configures once.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::dedup::{self, ToolTextCache};
+use crate::error::Result;
+use crate::limits::Limits;
+use crate::template::Template;
+use crate::tokens::{Counter, Encoding, Tiktoken, TokenCounter};
+use crate::visibility::{self, DeferWhen, Visibility};
+
+/// The order of servers in the section.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Order {
+    /// By displayed name (alias, else `serverInfo.name`), then by content;
+    /// the same servers give the same section whatever order they come in.
+    #[default]
+    Name,
+    /// In the order given to [`Assembler::assemble`].
+    Insertion,
+}
+
+/// Builds the instructions section from server snapshots.
+///
+/// ```
+/// use mcp_preamble::{Assembler, ServerSnapshot, Tool};
+///
+/// let server = ServerSnapshot::new("invoice-server")
+///     .with_instructions("Always call list_periods before get_invoice.")
+///     .with_tool(Tool::new("list_periods", "List billing periods."));
+/// let assembly = Assembler::new().assemble(&[server])?;
+/// assert!(assembly.text().contains("### invoice-server"));
+/// # Ok::<(), mcp_preamble::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Assembler {
+    pub(super) template: Template,
+    pub(super) counter: Counter,
+    pub(super) order: Order,
+    pub(super) list_tool_only_servers: bool,
+    pub(super) tool_descriptions: bool,
+    pub(super) dedup: bool,
+    pub(super) dedup_across_servers: bool,
+    pub(super) similarity: f64,
+    pub(super) budget: Option<usize>,
+    pub(super) server_budgets: BTreeMap<String, usize>,
+    pub(super) total_budget: Option<usize>,
+    pub(super) policies: BTreeMap<String, Policy>,
+    pub(super) limits: Limits,
+    pub(super) visibility: visibility::Rules,
+    pub(super) tool_texts: ToolTextCache,
+    /// Diagnostics every assembly reports (from a policy file).
+    pub(super) notes: Vec<String>,
+}
+
+/// What the operator decides for one server, by alias.
+///
+/// ```
+/// use mcp_preamble::{Assembler, Policy};
+/// let assembler = Assembler::new()
+///     .policy("scratch", Policy::new().exclude())
+///     .policy("billing", Policy::new().replace_instructions("Use only for invoices.").weight(2.0));
+/// # let _ = assembler;
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Policy {
+    pub(super) include: bool,
+    pub(super) instructions: Option<String>,
+    pub(super) label: Option<String>,
+    pub(super) weight: f64,
+}
+
+impl Default for Policy {
+    fn default() -> Policy {
+        Policy::new()
+    }
+}
+
+impl Policy {
+    /// Include the server as it is, with weight 1.
+    pub fn new() -> Policy {
+        Policy {
+            include: true,
+            instructions: None,
+            label: None,
+            weight: 1.0,
+        }
+    }
+
+    /// Leave the server out of the section.
+    pub fn exclude(mut self) -> Policy {
+        self.include = false;
+        self
+    }
+
+    /// Show this operator text instead of the server's instructions. It is
+    /// sanitized and escaped like server text, but never de-duplicated.
+    pub fn replace_instructions(mut self, text: impl Into<String>) -> Policy {
+        self.instructions = Some(text.into());
+        self
+    }
+
+    /// A label shown with the server's block when its text is the
+    /// operator's ([`Policy::replace_instructions`]), so the section does not
+    /// present operator text as the server's: markdown adds a line
+    /// `Text from the operator: <label>` under the heading, xml the
+    /// attributes `source="operator" label="<label>"`. It is escaped like
+    /// server text; without replaced instructions it is not shown.
+    pub fn label(mut self, label: impl Into<String>) -> Policy {
+        self.label = Some(label.into());
+        self
+    }
+
+    /// The server's weight when a total budget is shared (default 1; values
+    /// are used to a thousandth, and anything at or below zero counts as 0.001).
+    pub fn weight(mut self, weight: f64) -> Policy {
+        self.weight = weight;
+        self
+    }
+
+    pub(super) fn weight_millis(&self) -> u64 {
+        if self.weight.is_finite() && self.weight > 0.0 {
+            ((self.weight * 1000.0).round() as u64).clamp(1, 1_000_000_000)
+        } else {
+            1
+        }
+    }
+}
+
+impl std::fmt::Debug for Assembler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Assembler")
+            .field("template", &self.template.name())
+            .field("encoding", &self.counter.name())
+            .field("order", &self.order)
+            .field("list_tool_only_servers", &self.list_tool_only_servers)
+            .field("tool_descriptions", &self.tool_descriptions)
+            .field("dedup", &self.dedup)
+            .field("dedup_across_servers", &self.dedup_across_servers)
+            .field("similarity", &self.similarity)
+            .field("budget", &self.budget)
+            .field("server_budgets", &self.server_budgets)
+            .field("total_budget", &self.total_budget)
+            .field("policies", &self.policies)
+            .field("limits", &self.limits)
+            .field("visibility", &self.visibility)
+            .field("notes", &self.notes)
+            .finish()
+    }
+}
+
+impl Default for Assembler {
+    fn default() -> Assembler {
+        Assembler::new()
+    }
+}
+
+impl Assembler {
+    /// An assembler with the markdown template and `o200k_base` counts.
+    ///
+    /// The tokenizer is loaded here, not on the first request.
+    pub fn new() -> Assembler {
+        Assembler {
+            template: Template::markdown(),
+            counter: Counter::new(Arc::new(Tiktoken::new(Encoding::O200kBase))),
+            order: Order::Name,
+            list_tool_only_servers: true,
+            tool_descriptions: false,
+            dedup: true,
+            dedup_across_servers: false,
+            similarity: dedup::DEFAULT_SIMILARITY,
+            budget: None,
+            server_budgets: BTreeMap::new(),
+            total_budget: None,
+            policies: BTreeMap::new(),
+            limits: Limits::default(),
+            visibility: visibility::Rules::default(),
+            tool_texts: ToolTextCache::default(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// The token budget of each server's block (default: none).
+    pub fn budget(mut self, tokens: usize) -> Assembler {
+        self.budget = Some(tokens);
+        self
+    }
+
+    /// The token budget of one server's block, by its alias (or, for a server
+    /// without an alias, its `serverInfo.name`); overrides [`Assembler::budget`].
+    pub fn server_budget(mut self, alias: impl Into<String>, tokens: usize) -> Assembler {
+        self.server_budgets.insert(alias.into(), tokens);
+        self
+    }
+
+    /// A budget for the whole section, shared between servers by weighted
+    /// max-min fairness when their own budgets add up to more.
+    pub fn total_budget(mut self, tokens: usize) -> Assembler {
+        self.total_budget = Some(tokens);
+        self
+    }
+
+    /// The operator's [`Policy`] for one server, by alias (or `serverInfo.name`).
+    pub fn policy(mut self, alias: impl Into<String>, policy: Policy) -> Assembler {
+        self.policies.insert(alias.into(), policy);
+        self
+    }
+
+    /// Whether to remove sentences that restate tool descriptions and
+    /// repeated sentences (default: `true`); also the switch for
+    /// [`Assembler::dedup_across_servers`].
+    pub fn dedup(mut self, yes: bool) -> Assembler {
+        self.dedup = yes;
+        self
+    }
+
+    /// Bounds on the work one server's data can cost (default:
+    /// [`Limits::default`]); past one, the server is cut and its report
+    /// says which limit ([`ServerReport::limits`](crate::ServerReport::limits)).
+    pub fn limits(mut self, limits: Limits) -> Assembler {
+        self.limits = limits;
+        self
+    }
+
+    /// Whether a server whose instructions are byte-identical (after
+    /// sanitizing and de-duplication within it) to an earlier server's shows
+    /// a one-line reference to that server instead (default: `false`).
+    ///
+    /// Off by default because every server is untrusted: a reference lets
+    /// one server's block stand in for another's, so a rule moves under
+    /// the wrong server's scope, and a server that sorts first could send a
+    /// look-alike (`~~Never~~ call …`, `<!-- Never -->`) to make the other
+    /// server's rule disappear. Even when on, only byte-identical text is
+    /// replaced: the escaping is a function of the text alone, so the two
+    /// blocks would render the same bytes.
+    pub fn dedup_across_servers(mut self, yes: bool) -> Assembler {
+        self.dedup_across_servers = yes;
+        self
+    }
+
+    /// The similarity at or above which a sentence counts as restating a
+    /// tool description (Dice coefficient of content words; default 0.75).
+    /// Fails with [`ErrorKind::InvalidConfig`](crate::ErrorKind::InvalidConfig) outside `0.0..=1.0`.
+    pub fn similarity_threshold(mut self, threshold: f64) -> Result<Assembler> {
+        self.similarity = dedup::similarity(threshold)?;
+        Ok(self)
+    }
+
+    /// Renders with this template (default: [`Template::markdown`]).
+    pub fn template(mut self, template: Template) -> Assembler {
+        self.template = template;
+        self
+    }
+
+    /// Counts tokens with this tiktoken encoding (default: `o200k_base`).
+    pub fn encoding(self, encoding: Encoding) -> Assembler {
+        self.token_counter(Tiktoken::new(encoding))
+    }
+
+    /// Counts tokens with your own [`TokenCounter`].
+    pub fn token_counter(mut self, counter: impl TokenCounter + 'static) -> Assembler {
+        self.counter = Counter::new(Arc::new(counter));
+        self
+    }
+
+    /// Sets the server order (default: [`Order::Name`]).
+    pub fn order(mut self, order: Order) -> Assembler {
+        self.order = order;
+        self
+    }
+
+    /// Whether servers with tools but no instructions are listed by their
+    /// tools (default: `true`). Servers with neither are always omitted.
+    pub fn list_tool_only_servers(mut self, yes: bool) -> Assembler {
+        self.list_tool_only_servers = yes;
+        self
+    }
+
+    /// Whether tool descriptions are shown next to tool names (default:
+    /// `false`: the model receives them with the tool definitions already).
+    pub fn tool_descriptions(mut self, yes: bool) -> Assembler {
+        self.tool_descriptions = yes;
+        self
+    }
+
+    /// The visibility of one server's tools, by alias (or `serverInfo.name`):
+    /// [`Visibility::Deferred`] when the host puts them behind tool search.
+    /// Overrides [`Assembler::defer_over`] and [`Assembler::defer_when`] for
+    /// that server, so [`Visibility::Loaded`] keeps a server out of them.
+    /// See the crate docs, "Deferred tools".
+    pub fn visibility(mut self, alias: impl Into<String>, visibility: Visibility) -> Assembler {
+        self.visibility.servers.insert(alias.into(), visibility);
+        self
+    }
+
+    /// Defers one server's tools: `.visibility(alias, Visibility::Deferred)`.
+    pub fn defer(self, alias: impl Into<String>) -> Assembler {
+        self.visibility(alias, Visibility::Deferred)
+    }
+
+    /// The visibility of one server's tools whose name matches `pattern`
+    /// (`*` any run of characters, `?` one character); it overrides the
+    /// server's. Patterns apply in the order given: the last one that
+    /// matches a tool wins.
+    pub fn tool_visibility(
+        mut self,
+        alias: impl Into<String>,
+        pattern: impl Into<String>,
+        visibility: Visibility,
+    ) -> Assembler {
+        let rules = self.visibility.tools.entry(alias.into()).or_default();
+        rules.push((pattern.into(), visibility));
+        self
+    }
+
+    /// Defers one server's tools whose name matches `pattern`:
+    /// `.tool_visibility(alias, pattern, Visibility::Deferred)`.
+    pub fn defer_tools(self, alias: impl Into<String>, pattern: impl Into<String>) -> Assembler {
+        self.tool_visibility(alias, pattern, Visibility::Deferred)
+    }
+
+    /// Defers the tools of every server with more than `tools` tools,
+    /// unless [`Assembler::visibility`] says otherwise for it.
+    pub fn defer_over(mut self, tools: usize) -> Assembler {
+        self.visibility.over_tools = Some(tools);
+        self
+    }
+
+    /// Defers the tools of every server whose tool definitions cost more
+    /// tokens than `when` allows, unless [`Assembler::visibility`] says
+    /// otherwise for it; each server's cost is then in
+    /// [`ServerReport::tool_tokens`](crate::ServerReport::tool_tokens).
+    pub fn defer_when(mut self, when: DeferWhen) -> Assembler {
+        self.visibility.when = Some(when);
+        self
+    }
+
+    /// A diagnostic every assembly reports.
+    pub(crate) fn note(mut self, note: String) -> Assembler {
+        self.notes.push(note);
+        self
+    }
+}
