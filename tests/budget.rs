@@ -164,53 +164,6 @@ const RESTATEMENTS: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// Constraint sentences (order, obligation, identifier scope, safety) of real
-/// servers that must survive a 128-token block.
-const CONSTRAINTS: &[(&str, &str)] = &[
-    (
-        "seed-invoice-server",
-        "Always call list_periods before get_invoice.",
-    ),
-    (
-        "seed-invoice-server",
-        "Invoice IDs are period scoped and are not stable across periods.",
-    ),
-    (
-        "synthetic-python-unicode",
-        "Always call `list_currencies` first; codes are **case‑sensitive**",
-    ),
-    ("synthetic-python-unicode", "never pass `NaN` or `∞`."),
-    (
-        "supabase-mcp-server-supabase",
-        "Never read server-side files or run OS commands via SQL.",
-    ),
-    (
-        "supabase-mcp-server-supabase",
-        "Before making schema changes, inspect the existing tables",
-    ),
-    ("basic-memory", "Do not create notes unprompted."),
-    (
-        "basic-memory",
-        "check them (`recent_activity` is a good first look) before answering from memory.",
-    ),
-    (
-        "context7-mcp",
-        "Do not use for: refactoring, writing scripts from scratch",
-    ),
-    (
-        "server-everything",
-        "Use `get-roots-list` to see client workspace roots before file operations",
-    ),
-    (
-        "server-everything",
-        "Prefer reading resources before calling mutating tools",
-    ),
-    (
-        "awslabs-aws-documentation-mcp-server",
-        "Always cite the documentation URL when providing information to users",
-    ),
-];
-
 #[test]
 fn restatements_of_tool_descriptions_are_removed() {
     for (server, tool, sentence) in RESTATEMENTS {

@@ -284,53 +284,8 @@ fn corpus_restatements_outrank_index_names_under_a_budget() {
     }
 }
 
-/// Constraint sentences of real servers (tests/budget.rs keeps them at 128
-/// tokens with tools loaded) survive at 128 and 256 with tools deferred:
+/// `CONSTRAINTS` (tests/common) survive at 128 and 256 with tools deferred:
 /// the tool index gives way first.
-const CONSTRAINTS: &[(&str, &str)] = &[
-    (
-        "seed-invoice-server",
-        "Always call list_periods before get_invoice.",
-    ),
-    (
-        "seed-invoice-server",
-        "Invoice IDs are period scoped and are not stable across periods.",
-    ),
-    (
-        "synthetic-python-unicode",
-        "Always call `list_currencies` first; codes are **case‑sensitive**",
-    ),
-    ("synthetic-python-unicode", "never pass `NaN` or `∞`."),
-    (
-        "supabase-mcp-server-supabase",
-        "Never read server-side files or run OS commands via SQL.",
-    ),
-    (
-        "supabase-mcp-server-supabase",
-        "Before making schema changes, inspect the existing tables",
-    ),
-    ("basic-memory", "Do not create notes unprompted."),
-    (
-        "basic-memory",
-        "check them (`recent_activity` is a good first look) before answering from memory.",
-    ),
-    (
-        "context7-mcp",
-        "Do not use for: refactoring, writing scripts from scratch",
-    ),
-    (
-        "server-everything",
-        "Use `get-roots-list` to see client workspace roots before file operations",
-    ),
-    (
-        "server-everything",
-        "Prefer reading resources before calling mutating tools",
-    ),
-    (
-        "awslabs-aws-documentation-mcp-server",
-        "Always cite the documentation URL when providing information to users",
-    ),
-];
 
 #[test]
 fn corpus_constraints_survive_deferral() {

@@ -96,3 +96,51 @@ pub fn node_entry(alias: &str, script: &str, env: &[(&str, &str)]) -> mcp_preamb
         },
     }
 }
+
+/// Constraint sentences (order, obligation, identifier scope, safety) of real
+/// servers that must survive a 128-token block.
+#[allow(dead_code)]
+pub const CONSTRAINTS: &[(&str, &str)] = &[
+    (
+        "seed-invoice-server",
+        "Always call list_periods before get_invoice.",
+    ),
+    (
+        "seed-invoice-server",
+        "Invoice IDs are period scoped and are not stable across periods.",
+    ),
+    (
+        "synthetic-python-unicode",
+        "Always call `list_currencies` first; codes are **case‑sensitive**",
+    ),
+    ("synthetic-python-unicode", "never pass `NaN` or `∞`."),
+    (
+        "supabase-mcp-server-supabase",
+        "Never read server-side files or run OS commands via SQL.",
+    ),
+    (
+        "supabase-mcp-server-supabase",
+        "Before making schema changes, inspect the existing tables",
+    ),
+    ("basic-memory", "Do not create notes unprompted."),
+    (
+        "basic-memory",
+        "check them (`recent_activity` is a good first look) before answering from memory.",
+    ),
+    (
+        "context7-mcp",
+        "Do not use for: refactoring, writing scripts from scratch",
+    ),
+    (
+        "server-everything",
+        "Use `get-roots-list` to see client workspace roots before file operations",
+    ),
+    (
+        "server-everything",
+        "Prefer reading resources before calling mutating tools",
+    ),
+    (
+        "awslabs-aws-documentation-mcp-server",
+        "Always cite the documentation URL when providing information to users",
+    ),
+];
