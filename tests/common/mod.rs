@@ -144,3 +144,38 @@ pub const CONSTRAINTS: &[(&str, &str)] = &[
         "Always cite the documentation URL when providing information to users",
     ),
 ];
+
+/// Sentences of real servers that restate one of their own tool descriptions.
+#[allow(dead_code)]
+pub const RESTATEMENTS: &[(&str, &str, &str)] = &[
+    (
+        "synthetic-python-unicode",
+        "convert_currency",
+        "1. Convert an amount between two ISO 4217 currencies using the latest cached exchange rate.",
+    ),
+    (
+        "awslabs-aws-documentation-mcp-server",
+        "search_documentation",
+        "- When searching, use specific technical terms rather than general phrases",
+    ),
+    (
+        "awslabs-aws-documentation-mcp-server",
+        "recommend",
+        "- Use `recommend` tool to discover related content that might not appear in search results",
+    ),
+    (
+        "awslabs-aws-documentation-mcp-server",
+        "read_documentation",
+        "- For very long documents (>30,000 characters), stop reading if you've found the needed information",
+    ),
+    (
+        "awslabs-aws-documentation-mcp-server",
+        "search_table",
+        "- Use `search_table` when: You need specific rows from a large table (e.g., service quotas, pricing, supported models). If read_sections or read_documentation shows a truncated table, use this tool with a query to find the rows you need.",
+    ),
+    (
+        "awslabs-amazon-bedrock-agentcore-mcp-server",
+        "start_browser_session",
+        "Call stop_browser_session when done.",
+    ),
+];
