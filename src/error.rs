@@ -26,6 +26,9 @@ pub enum ErrorKind {
     Connect,
     /// A live server did not answer in time.
     Timeout,
+    /// A server differs from its pin and the operator's `on_change` is
+    /// `fail` ([`OnChange::Fail`](crate::OnChange::Fail)).
+    Drift,
 }
 
 impl ErrorKind {
@@ -41,6 +44,7 @@ impl ErrorKind {
             ErrorKind::InvalidConfig => "invalid configuration",
             ErrorKind::Connect => "cannot connect",
             ErrorKind::Timeout => "timed out",
+            ErrorKind::Drift => "pin check failed",
         }
     }
 }

@@ -10,6 +10,7 @@ use toml::Spanned;
 
 use crate::assemble::{Assembler, Order, Policy};
 use crate::error::{Error, ErrorKind, Result};
+use crate::pin::OnChange;
 use crate::template::Template;
 use crate::tokens::Encoding;
 
@@ -27,6 +28,7 @@ const DEFAULT_KEYS: &[&str] = &[
     "order",
     "list_tool_only_servers",
     "tool_descriptions",
+    "on_change",
 ];
 const SERVER_KEYS: &[&str] = &[
     "budget",
@@ -89,6 +91,9 @@ pub struct PolicyDefaults {
     pub list_tool_only_servers: Option<bool>,
     /// Whether tool descriptions are shown next to tool names.
     pub tool_descriptions: Option<bool>,
+    /// What reaches the model when a server differs from its pin, for
+    /// servers without their own `on_change`.
+    pub on_change: Option<OnChange>,
 }
 
 /// The `order` key: the values of [`Order`].
@@ -100,22 +105,6 @@ pub enum PolicyOrder {
     Name,
     /// [`Order::Insertion`].
     Insertion,
-}
-
-/// The `on_change` key. Only `accept` is implemented: the others are
-/// accepted in the file and reported as a diagnostic of each assembly.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-#[non_exhaustive]
-pub enum OnChange {
-    /// Use the server's new instructions (the only behaviour implemented).
-    Accept,
-    /// Keep the pinned instructions (not implemented).
-    Hold,
-    /// Drop the server's instructions (not implemented).
-    Drop,
-    /// Fail (not implemented).
-    Fail,
 }
 
 /// `[servers.<alias>]`: the operator's decisions for one server.
@@ -134,7 +123,7 @@ pub struct ServerPolicy {
     pub instructions: Option<String>,
     /// Shown with the block when its text is the operator's (`instructions`).
     pub label: Option<String>,
-    /// What to do when the server's instructions change (only `accept`).
+    /// What reaches the model when the server differs from its pin.
     pub on_change: Option<OnChange>,
 }
 
@@ -291,6 +280,9 @@ impl Assembler {
         if let Some(yes) = d.tool_descriptions {
             a = a.tool_descriptions(yes);
         }
+        if let Some(change) = d.on_change {
+            a = a.on_change(change);
+        }
         for (alias, s) in &file.servers {
             if let Some(n) = s.budget {
                 a = a.server_budget(alias.clone(), n);
@@ -308,15 +300,8 @@ impl Assembler {
             if let Some(w) = s.weight {
                 p = p.weight(w);
             }
-            if let Some(change) = s.on_change.filter(|c| *c != OnChange::Accept) {
-                let name = match change {
-                    OnChange::Hold => "hold",
-                    OnChange::Drop => "drop",
-                    _ => "fail",
-                };
-                a = a.note(format!(
-                    "policy for {alias:?}: on_change = {name:?} is not implemented; changes are accepted"
-                ));
+            if let Some(change) = s.on_change {
+                p = p.on_change(change);
             }
             // Always set, so an alias no server has is reported as a policy.
             a = a.policy(alias.clone(), p);
@@ -468,7 +453,7 @@ mod tests {
         );
         assert_eq!(
             err("version = 1\n[defaults]\nzzzzzzzz = 1\n"),
-            "invalid configuration: mcp-preamble.toml:3:1: unknown key \"zzzzzzzz\" in [defaults] (valid keys: budget, total_budget, template, encoding, dedup, similarity, order, list_tool_only_servers, tool_descriptions)"
+            "invalid configuration: mcp-preamble.toml:3:1: unknown key \"zzzzzzzz\" in [defaults] (valid keys: budget, total_budget, template, encoding, dedup, similarity, order, list_tool_only_servers, tool_descriptions, on_change)"
         );
     }
 

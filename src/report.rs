@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use crate::limits::LimitHit;
 use crate::model::{Era, InstructionsState};
+use crate::pin::{Effect, Pin, PinState};
 use crate::sanitize::HiddenChars;
 use crate::visibility::DeferReason;
 
@@ -173,6 +174,9 @@ pub struct ServerReport {
     pub tools: usize,
     /// The operator policy that applied (`excluded`, `instructions replaced`, `weight 2`), if any.
     pub policy: Option<String>,
+    /// How the server compares with the [`Lock`](crate::Lock) (its own text,
+    /// also when the operator replaced it); `{"state": "unpinned"}` without one.
+    pub pin: Pin,
     /// Whether the server has a block in the section.
     pub included: bool,
     /// The server's block, exactly as it stands in the section (empty when not included).
@@ -239,6 +243,27 @@ impl ServerReport {
         }
     }
 
+    /// Records the server's pin, with a diagnostic line when it is new or
+    /// changed saying what was rendered.
+    pub(crate) fn pinned(&mut self, pin: Pin, effect: &Effect) {
+        if matches!(pin.state, PinState::New | PinState::Changed) {
+            let what = pin.summary();
+            let rendered = match (effect, pin.on_change) {
+                (Effect::AsIs, Some(_)) => "rendered as sent (on_change = accept)".to_string(),
+                (Effect::AsIs, None) => "rendered as sent; pending review".to_string(),
+                (Effect::Hold(Some(_)), _) => {
+                    "the pinned instructions are rendered (on_change = hold)".to_string()
+                }
+                (Effect::Hold(None), _) => {
+                    "no pinned instructions to hold; none rendered (on_change = hold)".to_string()
+                }
+                (Effect::Drop, _) => "instructions not rendered (on_change = drop)".to_string(),
+            };
+            self.diagnostics.push(format!("pin: {what}; {rendered}"));
+        }
+        self.pin = pin;
+    }
+
     /// Records why the server has no block, once.
     pub(crate) fn omit(&mut self, why: Omission) {
         let line = why.to_string();
@@ -294,9 +319,8 @@ impl Assembly {
     }
 
     /// Problems of the configuration rather than of one server: a budget
-    /// or policy for an alias no server has (with the closest alias), and
-    /// policy-file keys that are accepted but not implemented. In the JSON
-    /// only when there are some.
+    /// or policy for an alias no server has (with the closest alias). In
+    /// the JSON only when there are some.
     pub fn diagnostics(&self) -> &[String] {
         &self.diagnostics
     }

@@ -45,6 +45,35 @@ pub fn terminal_safe(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// JSON text with every character [`terminal_safe`] would escape written as
+/// a `\uXXXX` escape instead, for JSON a person may print (reports, lock
+/// files). serde_json escapes only C0 controls; DEL, C1
+/// and `Cf` characters can only occur inside strings, so the JSON means the
+/// same, and is byte-identical when there are none.
+pub fn json_safe(json: &str) -> Cow<'_, str> {
+    // Past C0 (escaped already): DEL and beyond, as terminal_safe judges them.
+    let unsafe_char = |c: char| {
+        let mut buf = [0u8; 4];
+        c >= '\x7f' && matches!(terminal_safe(c.encode_utf8(&mut buf)), Cow::Owned(_))
+    };
+    let Some(first) = json.find(unsafe_char) else {
+        return Cow::Borrowed(json);
+    };
+    let mut out = String::with_capacity(json.len() + 16);
+    out.push_str(&json[..first]);
+    for c in json[first..].chars() {
+        if unsafe_char(c) {
+            let mut units = [0u16; 2];
+            for u in c.encode_utf16(&mut units) {
+                let _ = write!(out, "\\u{u:04x}");
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// A control character (`Cc`: C0, DEL, C1) other than newline and tab, or a
 /// format character (`Cf`).
 fn needs_escape(c: char) -> bool {
@@ -104,6 +133,30 @@ fn xml_escape(s: &str, quotes: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_safe_escapes_what_serde_json_leaves() {
+        let value =
+            serde_json::json!({"m": "\x1b]0;t\x07 \u{7f} \u{9b}2K \u{202e}x \u{e0041} ok é …"});
+        let json = serde_json::to_string(&value).unwrap();
+        let safe = json_safe(&json);
+        assert_eq!(
+            safe,
+            r#"{"m":"\u001b]0;t\u0007 \u007f \u009b2K \u202ex \udb40\udc41 ok é …"}"#
+        );
+        let back: serde_json::Value = serde_json::from_str(&safe).unwrap();
+        assert_eq!(back, value);
+    }
+
+    #[test]
+    fn json_safe_borrows_ordinary_json() {
+        let json = serde_json::to_string_pretty(
+            &serde_json::json!({"a": ["wörds", "日本語", "🎉", "tab\tnewline\n"], "b": 1}),
+        )
+        .unwrap();
+        assert!(matches!(json_safe(&json), Cow::Borrowed(s) if s == json));
+    }
+
 
     #[test]
     fn one_line_collapses_whitespace() {

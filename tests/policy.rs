@@ -166,17 +166,17 @@ fn an_unknown_alias_is_a_diagnostic() {
 }
 
 #[test]
-fn on_change_other_than_accept_is_reported() {
+fn on_change_is_applied_not_reported() {
     let text = "version = 1\n[servers.seed-invoice-server]\non_change = \"hold\"\n";
     let assembly = policy_assembler(text)
+        .lock(mcp_preamble::Lock::new())
         .assemble(&[snapshot("seed-invoice-server")])
         .unwrap();
-    assert_eq!(
-        assembly.diagnostics(),
-        [
-            "policy for \"seed-invoice-server\": on_change = \"hold\" is not implemented; changes are accepted"
-        ]
-    );
+    assert!(assembly.diagnostics().is_empty());
+    let seed = &assembly.servers()[0];
+    assert_eq!(seed.pin.on_change, Some(mcp_preamble::OnChange::Hold));
+    // New, and nothing pinned to hold: no instructions.
+    assert!(!seed.text.contains("Always call"));
 }
 
 #[test]

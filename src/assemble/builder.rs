@@ -6,6 +6,7 @@ use std::sync::Arc;
 use crate::dedup::{self, ToolTextCache};
 use crate::error::Result;
 use crate::limits::Limits;
+use crate::pin::{Lock, OnChange};
 use crate::template::Template;
 use crate::tokens::{Counter, Encoding, Tiktoken, TokenCounter};
 use crate::visibility::{self, DeferWhen, Visibility};
@@ -51,8 +52,8 @@ pub struct Assembler {
     pub(super) limits: Limits,
     pub(super) visibility: visibility::Rules,
     pub(super) tool_texts: ToolTextCache,
-    /// Diagnostics every assembly reports (from a policy file).
-    pub(super) notes: Vec<String>,
+    pub(super) lock: Option<Lock>,
+    pub(super) on_change: Option<OnChange>,
 }
 
 /// What the operator decides for one server, by alias.
@@ -70,6 +71,7 @@ pub struct Policy {
     pub(super) instructions: Option<String>,
     pub(super) label: Option<String>,
     pub(super) weight: f64,
+    pub(super) on_change: Option<OnChange>,
 }
 
 impl Default for Policy {
@@ -86,6 +88,7 @@ impl Policy {
             instructions: None,
             label: None,
             weight: 1.0,
+            on_change: None,
         }
     }
 
@@ -120,6 +123,13 @@ impl Policy {
         self
     }
 
+    /// What reaches the model when the server differs from its pin in the
+    /// [`Assembler::lock`]; overrides [`Assembler::on_change`].
+    pub fn on_change(mut self, on_change: OnChange) -> Policy {
+        self.on_change = Some(on_change);
+        self
+    }
+
     pub(super) fn weight_millis(&self) -> u64 {
         if self.weight.is_finite() && self.weight > 0.0 {
             ((self.weight * 1000.0).round() as u64).clamp(1, 1_000_000_000)
@@ -146,7 +156,8 @@ impl std::fmt::Debug for Assembler {
             .field("policies", &self.policies)
             .field("limits", &self.limits)
             .field("visibility", &self.visibility)
-            .field("notes", &self.notes)
+            .field("lock", &self.lock.as_ref().map(|l| l.keys().count()))
+            .field("on_change", &self.on_change)
             .finish()
     }
 }
@@ -178,7 +189,8 @@ impl Assembler {
             limits: Limits::default(),
             visibility: visibility::Rules::default(),
             tool_texts: ToolTextCache::default(),
-            notes: Vec::new(),
+            lock: None,
+            on_change: None,
         }
     }
 
@@ -337,9 +349,42 @@ impl Assembler {
         self
     }
 
-    /// A diagnostic every assembly reports.
-    pub(crate) fn note(mut self, note: String) -> Assembler {
-        self.notes.push(note);
+    /// Compares every server with its pin in `lock`: each report gets a
+    /// [`Pin`](crate::Pin) ([`ServerReport::pin`](crate::ServerReport::pin)),
+    /// and servers that are new or changed are rendered as their
+    /// [`OnChange`] says. Without a lock every server is
+    /// [`PinState::Unpinned`](crate::PinState::Unpinned). See the crate
+    /// docs, "Pins and drift".
+    pub fn lock(mut self, lock: Lock) -> Assembler {
+        self.lock = Some(lock);
         self
+    }
+
+    /// What reaches the model when a server differs from its pin, for
+    /// servers whose [`Policy::on_change`] is unset (default: render the
+    /// new text, [`OnChange::Accept`], while the server stays pending
+    /// review: [`Pin::pending`](crate::Pin::pending)).
+    pub fn on_change(mut self, on_change: OnChange) -> Assembler {
+        self.on_change = Some(on_change);
+        self
+    }
+
+    /// The lock servers are compared with, if any.
+    pub(crate) fn lock_ref(&self) -> Option<&Lock> {
+        self.lock.as_ref()
+    }
+
+    /// The lock, created empty when there was none (for re-pinning).
+    #[cfg(feature = "hub")]
+    pub(crate) fn lock_mut(&mut self) -> &mut Lock {
+        self.lock.get_or_insert_with(Lock::new)
+    }
+
+    /// A server's `on_change`: its policy's, else the default.
+    pub(super) fn on_change_for(&self, config_key: Option<&str>) -> Option<OnChange> {
+        config_key
+            .and_then(|k| self.policies.get(k))
+            .and_then(|p| p.on_change)
+            .or(self.on_change)
     }
 }

@@ -6,6 +6,7 @@ use std::hash::Hash;
 use std::sync::Arc;
 
 use super::prepare::Prepared;
+use crate::pin::{Effect, Pin};
 
 /// A server after stage A (sanitize, policy, de-duplication within it).
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -17,6 +18,16 @@ pub(super) struct PreparedKey {
     /// What decides its tools' visibility: a block de-duplicated against
     /// loaded tools is never reused once they are deferred.
     pub visibility: u64,
+    /// Its pin and `on_change`: a block held or dropped is never reused
+    /// once the server is pinned again.
+    pub pin: u64,
+}
+
+/// A server compared with the lock.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub(super) struct PinKey {
+    pub version: u64,
+    pub pin: u64,
 }
 
 /// A server after fitting: also what else decides its block.
@@ -73,6 +84,7 @@ pub(crate) struct Memo {
     pub(super) generation: u64,
     pub(super) prepared: Stage<PreparedKey, Arc<Prepared>>,
     pub(super) fitted: Stage<FittedKey, FittedEntry>,
+    pub(super) pins: Stage<PinKey, Arc<(Pin, Effect)>>,
 }
 
 impl Memo {
@@ -86,5 +98,6 @@ impl Memo {
     pub(super) fn evict(&mut self) {
         self.prepared.evict(self.generation);
         self.fitted.evict(self.generation);
+        self.pins.evict(self.generation);
     }
 }

@@ -11,24 +11,26 @@ mod names;
 mod prepare;
 
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use crate::budget::{self, Measure};
 use crate::error::Result;
 use crate::limits::{Limit, LimitHit};
 use crate::model::ServerSnapshot;
+use crate::pin::{self, Effect, Pin};
 use crate::report::Assembly;
 use crate::template::ServerView;
 
 pub use builder::{Assembler, Order, Policy};
 use layout::Layout;
 pub(crate) use memo::Memo;
-use memo::{FittedEntry, FittedKey, PreparedKey};
+use memo::{FittedEntry, FittedKey, PinKey, PreparedKey};
 use names::Placement;
 use prepare::Prepared;
 
 impl Assembler {
-    /// Budgets and policies whose alias no server has, then the notes.
+    /// Budgets and policies whose alias no server has.
     fn config_diagnostics(&self, placement: &Placement) -> Vec<String> {
         let keys: std::collections::BTreeSet<&str> = placement
             .config_keys
@@ -55,7 +57,6 @@ impl Assembler {
                 "{what} for {alias:?}: no server has this alias{hint}"
             ));
         }
-        out.extend(self.notes.iter().cloned());
         out
     }
 
@@ -154,18 +155,28 @@ impl Assembler {
         for (pos, &i) in placement.order.iter().enumerate() {
             let (name, renamed_from) = &placement.shown[pos];
             let config_key = placement.config_keys[i].as_deref();
+            let (pinned, pin_fp) = self.pin_of(run, i, config_key)?;
             let key = run.version(i).map(|version| PreparedKey {
                 version,
                 name: name.clone(),
                 visibility: self.visibility.fingerprint(config_key),
+                pin: pin_fp,
             });
             if let Some(hit) = run.lookup(&key, |m, k, g| m.prepared.get(k, g)) {
                 prepared.push(hit);
                 continue;
             }
-            let (server, mut hits) = self.limits.apply(run.servers[i]);
+            let (mut server, mut hits) = self.limits.apply(run.servers[i]);
             hits.splice(0..0, server.limits.iter().copied());
+            let (pin, effect) = &*pinned;
+            if let Some(instructions) = pin::effective_instructions(effect) {
+                server.to_mut().instructions = instructions;
+            }
             let mut p = Prepared::new(&server, name, renamed_from.as_deref(), config_key, self);
+            // The report tells what the server sent, whatever was rendered.
+            p.report.instructions = run.servers[i].instructions.state();
+            p.report.pinned(pin.clone(), effect);
+            p.pin = pin_fp;
             p.report.limit_hits(hits);
             if p.candidate() {
                 let first = measure(&p.view)?;
@@ -184,6 +195,31 @@ impl Assembler {
             prepared.push(p);
         }
         Ok(prepared)
+    }
+
+    /// Input server `i` compared with the lock, and a fingerprint of what
+    /// decides that (the pin and `on_change`) for the memo keys.
+    fn pin_of(
+        &self,
+        run: &mut Run<'_>,
+        i: usize,
+        config_key: Option<&str>,
+    ) -> Result<(Arc<(Pin, Effect)>, u64)> {
+        let on_change = self.on_change_for(config_key);
+        let lock = self.lock_ref();
+        let entry = lock.and_then(|l| config_key.and_then(|k| l.get(k)));
+        let fp = {
+            let mut h = std::hash::DefaultHasher::new();
+            (lock.is_some(), entry, on_change).hash(&mut h);
+            h.finish()
+        };
+        let key = run.version(i).map(|version| PinKey { version, pin: fp });
+        if let Some(hit) = run.lookup(&key, |m, k, g| m.pins.get(k, g)) {
+            return Ok((hit, fp));
+        }
+        let decided = Arc::new(pin::decide(lock, run.servers[i], config_key, on_change)?);
+        run.store(key, |m, k, g| m.pins.insert(k, g, decided.clone()));
+        Ok((decided, fp))
     }
 
     /// Each server's limit: its own budget, then its fair share of the total
@@ -238,6 +274,7 @@ impl Assembler {
                         version,
                         name: p.view.name.clone(),
                         visibility: p.visibility,
+                        pin: p.pin,
                     },
                     twin_of: p.twin_of.clone(),
                     limit: limits[k],

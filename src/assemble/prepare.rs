@@ -42,6 +42,8 @@ pub(crate) struct Prepared {
     tool_deferred: Vec<bool>,
     /// The memo's fingerprint of its visibility settings.
     pub visibility: u64,
+    /// The memo's fingerprint of its pin and `on_change`.
+    pub pin: u64,
     pub report: ServerReport,
 }
 
@@ -151,6 +153,7 @@ impl Prepared {
             instructions: s.instructions.state(),
             tools: s.tools.len(),
             policy: (!applied.notes.is_empty()).then(|| applied.notes.join("; ")),
+            pin: crate::pin::Pin::unpinned(),
             included: false,
             text: String::new(),
             span: None,
@@ -186,6 +189,7 @@ impl Prepared {
             weight: policy.map_or(1000, Policy::weight_millis),
             tool_deferred: resolved.deferred,
             visibility: config.visibility.fingerprint(config_key),
+            pin: 0,
             report,
         }
     }

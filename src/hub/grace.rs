@@ -40,13 +40,13 @@ impl Hub {
     /// (default [`DEFAULT_GRACE`]; zero removes it at once). Applies to
     /// disconnections from now on.
     pub fn grace(self, grace: Duration) -> Hub {
-        self.lock().grace = grace;
+        self.guard().grace = grace;
         self
     }
 
     /// Where the server of `alias` stands.
     pub fn state(&self, alias: &str) -> ServerState {
-        match self.lock().servers.get(alias) {
+        match self.guard().servers.get(alias) {
             None => ServerState::Gone,
             Some(e) if e.grace.is_some() => ServerState::Reconnecting,
             Some(_) => ServerState::Connected,

@@ -52,6 +52,7 @@ use tokio::sync::watch;
 use crate::assemble::{Assembler, Memo};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{ServerSnapshot, Tool};
+use crate::pin::{Lock, Pin};
 use crate::report::Assembly;
 
 pub use grace::{DEFAULT_GRACE, ServerState};
@@ -91,6 +92,8 @@ struct State {
 struct Inner {
     state: Mutex<State>,
     tx: watch::Sender<Arc<Section>>,
+    /// Servers pending review against the lock, by alias.
+    pins: watch::Sender<Arc<BTreeMap<String, Pin>>>,
 }
 
 /// The live section of an agent loop: cheap to clone, safe to share.
@@ -140,6 +143,7 @@ impl Hub {
             names: names.clone(),
         };
         let (tx, _) = watch::channel(Arc::new(empty));
+        let (pins, _) = watch::channel(Arc::default());
         let mut history = VecDeque::new();
         history.push_back(Past {
             revision: 0,
@@ -157,6 +161,7 @@ impl Hub {
                     grace: DEFAULT_GRACE,
                 }),
                 tx,
+                pins,
             }),
         }
     }
@@ -182,12 +187,12 @@ impl Hub {
     /// The aliases of the servers held (also those kept while
     /// reconnecting), sorted.
     pub fn aliases(&self) -> Vec<String> {
-        self.lock().servers.keys().cloned().collect()
+        self.guard().servers.keys().cloned().collect()
     }
 
     /// The snapshot held for `alias`.
     pub fn snapshot(&self, alias: &str) -> Option<ServerSnapshot> {
-        self.lock().servers.get(alias).map(|e| e.snapshot.clone())
+        self.guard().servers.get(alias).map(|e| e.snapshot.clone())
     }
 
     /// Adds a server or replaces it; its alias is set to `alias`. A server
@@ -313,7 +318,7 @@ impl Hub {
     /// The per-server memo starts over, as it holds work done with the old
     /// settings. On a template error nothing changes.
     pub fn reconfigure(&self, assembler: Assembler) -> Result<u64> {
-        let mut state = self.lock();
+        let mut state = self.guard();
         let old = std::mem::replace(&mut state.assembler, assembler);
         let memo = std::mem::take(&mut state.memo);
         let published = self.publish(&mut state);
@@ -324,16 +329,55 @@ impl Hub {
         published
     }
 
+    /// The servers that differ from their pin in the assembler's
+    /// [`Lock`] and await review ([`Pin::pending`]), by alias: what a host
+    /// shows its user as "server X changed its instructions: approve?".
+    /// Empty without a lock.
+    pub fn pending(&self) -> Arc<BTreeMap<String, Pin>> {
+        self.inner.pins.borrow().clone()
+    }
+
+    /// A receiver that wakes whenever [`Hub::pending`] changes: a server
+    /// changed or was approved. It also wakes when the section did not
+    /// change (a held or dropped change leaves the text as it was).
+    pub fn subscribe_pending(&self) -> watch::Receiver<Arc<BTreeMap<String, Pin>>> {
+        self.inner.pins.subscribe()
+    }
+
+    /// Pins `alias`'s current snapshot in the hub's lock (created empty
+    /// when the assembler had none): the server is `same` from now on and
+    /// its new text is rendered. In memory only; save [`Hub::lock`] with
+    /// [`Lock::to_json`] to keep it. Returns the revision.
+    pub fn approve(&self, alias: &str) -> Result<u64> {
+        let mut state = self.guard();
+        let Some(entry) = state.servers.get(alias) else {
+            return Err(unknown(alias));
+        };
+        let snapshot = entry.snapshot.clone();
+        let before = state.assembler.clone();
+        state.assembler.lock_mut().pin(&snapshot);
+        let published = self.publish(&mut state);
+        if published.is_err() {
+            state.assembler = before;
+        }
+        published
+    }
+
+    /// The lock the hub compares servers with, with every approval in it.
+    pub fn lock(&self) -> Option<Lock> {
+        self.guard().assembler.lock_ref().cloned()
+    }
+
     /// A new owner id for a live connection.
     pub(crate) fn new_owner(&self) -> u64 {
-        let mut state = self.lock();
+        let mut state = self.guard();
         state.next_key += 1;
         state.next_key
     }
 
     /// What changed since `revision`: blocks added, removed and changed.
     pub fn changes_since(&self, revision: u64) -> Delta {
-        let state = self.lock();
+        let state = self.guard();
         let now = self.section();
         let old = state
             .history
@@ -369,7 +413,7 @@ impl Hub {
         delta
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+    fn guard(&self) -> std::sync::MutexGuard<'_, State> {
         self.inner.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -378,7 +422,7 @@ impl Hub {
     /// text changed. If assembling fails, the entry is put back as it was.
     /// Writers are serialized; readers never wait.
     fn change(&self, alias: &str, edit: impl FnOnce(&mut State) -> Result<bool>) -> Result<u64> {
-        let mut state = self.lock();
+        let mut state = self.guard();
         let before = state.servers.get(alias).cloned();
         if !edit(&mut state)? {
             return Ok(self.revision());
@@ -410,6 +454,19 @@ impl Hub {
             names.insert(alias.clone(), s.name.clone());
         }
         let (blocks, names) = (Arc::new(blocks), Arc::new(names));
+        let pending: BTreeMap<String, Pin> = assembly
+            .servers()
+            .iter()
+            .filter(|s| s.pin.pending())
+            .map(|s| (aliases[s.index].clone(), s.pin.clone()))
+            .collect();
+        self.inner.pins.send_if_modified(|p| {
+            let changed = **p != pending;
+            if changed {
+                *p = Arc::new(pending);
+            }
+            changed
+        });
         let current = self.section();
         if assembly.text() == current.text() {
             // Same bytes, same revision, no wake-up: only the report is

@@ -27,6 +27,28 @@ pub enum Command {
     Snapshot(SnapshotArgs),
     /// Lint servers' instructions (files or a config's live servers): findings per server.
     Lint(LintArgs),
+    /// Pin what servers say now (instructions and tools) in a lock file, for `preview --lock`.
+    ///
+    /// Without `--update` the lock is rewritten from the servers given;
+    /// with it, only those aliases are pinned again and every other pin is
+    /// kept. Unchanged servers give a byte-identical file. Exit status: 0
+    /// when the lock was written; 1 when a server failed (its old pin is
+    /// kept); 2 when nothing could start (bad lock, config or alias).
+    Pin(PinArgs),
+}
+
+#[derive(Args)]
+pub struct PinArgs {
+    /// Capture files (tests/corpus format) or snapshot files.
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub connect: Connect,
+    /// The lock file to write (read first when it exists).
+    #[arg(long, value_name = "PATH")]
+    pub lock: PathBuf,
+    /// Pin only these aliases again (repeatable, or several after one flag).
+    #[arg(long, value_name = "ALIAS", num_args = 1..)]
+    pub update: Vec<String>,
 }
 
 #[derive(Args)]
@@ -75,10 +97,15 @@ pub struct Preview {
     /// A policy file (`mcp-preamble.toml`); flags override its settings.
     #[arg(long, value_name = "PATH")]
     pub policy: Option<PathBuf>,
+    /// A lock file made by `pin`: each server is compared with its pin
+    /// (a `pin` column, and the diff of changed instructions under the table).
+    #[arg(long, value_name = "PATH")]
+    pub lock: Option<PathBuf>,
     /// Print the report as JSON instead of text.
     #[arg(long)]
     pub json: bool,
-    /// Exit 1 when any server failed or needed budget trimming.
+    /// Exit 1 when any server failed or needed budget trimming, or (with
+    /// `--lock`) is new or changed and its policy's `on_change` is not `accept`.
     #[arg(long)]
     pub check: bool,
 }

@@ -4,13 +4,18 @@
 //! (text) or [`json_safe`] (JSON), so a hostile server cannot drive the
 //! terminal.
 
-use std::borrow::Cow;
 use std::fmt;
 use std::io::{IsTerminal, Write as _};
 
-use mcp_preamble::{Assembly, Omission, terminal_safe};
+use mcp_preamble::{Assembly, Omission, PinState, json_safe, terminal_safe};
 
 use crate::load::Source;
+
+/// `--check`: a server is new or changed against the lock and its
+/// `on_change` is not `accept`.
+pub fn pending_review(assembly: &Assembly) -> bool {
+    assembly.servers().iter().any(|s| s.pin.pending())
+}
 
 /// `--check`: a server was cut to fit, or left out as even its heading did not.
 pub fn needed_trimming(assembly: &Assembly) -> bool {
@@ -57,12 +62,18 @@ fn text_report(assembly: &Assembly, sources: &[Source]) -> String {
         let _ = writeln!(out);
     }
     let _ = writeln!(out);
+    // The pin column only when a lock was given.
+    let pinned = assembly
+        .servers()
+        .iter()
+        .any(|s| s.pin.state != PinState::Unpinned);
+    let pin_cell = |state: &dyn fmt::Display| pinned.then(|| format!(" {state:<8}"));
     let _ = writeln!(
         out,
         "{}",
         paint.on(
             "1",
-            &table_row([
+            &(table_row([
                 &"server",
                 &"era/version",
                 &"instr",
@@ -72,7 +83,7 @@ fn text_report(assembly: &Assembly, sources: &[Source]) -> String {
                 &"after",
                 &"removed",
                 &"connect",
-            ])
+            ]) + &pin_cell(&"pin").unwrap_or_default())
         )
     );
     for s in assembly.servers() {
@@ -100,7 +111,7 @@ fn text_report(assembly: &Assembly, sources: &[Source]) -> String {
             &after,
             &s.removed.len(),
             &connect,
-        ]);
+        ]) + &pin_cell(&s.pin.state).unwrap_or_default();
         let _ = writeln!(
             out,
             "{}",
@@ -123,6 +134,24 @@ fn text_report(assembly: &Assembly, sources: &[Source]) -> String {
         let _ = writeln!(out, "{}", paint.on("31", &row));
         for line in f.stderr.lines() {
             let _ = writeln!(out, "    stderr: {}", terminal_safe(line));
+        }
+    }
+    for s in assembly.servers() {
+        if !matches!(s.pin.state, PinState::New | PinState::Changed) {
+            continue;
+        }
+        let head = format!("pin: {} {}: {}", s.name, s.pin.state, s.pin.summary());
+        let _ = writeln!(out, "{}", paint.on("1", &terminal_safe(&head)));
+        for line in s.pin.diff.as_deref().unwrap_or("").lines() {
+            // The diff is of sanitized text; escaped again for the terminal.
+            let line = terminal_safe(line);
+            let code = match line.as_bytes().first() {
+                Some(b'-') => "31",
+                Some(b'+') => "32",
+                Some(b'@') => "36",
+                _ => "0",
+            };
+            let _ = writeln!(out, "    {}", paint.on(code, &line));
         }
     }
     let last = format!(
@@ -169,66 +198,10 @@ pub fn emit_err(line: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{}", terminal_safe(line));
 }
 
-/// JSON text with every character [`terminal_safe`] would escape written as
-/// a `\uXXXX` escape instead. serde_json escapes only C0 controls; DEL, C1
-/// and `Cf` characters can only occur inside strings, so the JSON means the
-/// same, and is byte-identical when there are none.
-pub fn json_safe(json: &str) -> Cow<'_, str> {
-    // Past C0 (escaped already): DEL and beyond, as terminal_safe judges them.
-    let unsafe_char = |c: char| {
-        let mut buf = [0u8; 4];
-        c >= '\x7f' && matches!(terminal_safe(c.encode_utf8(&mut buf)), Cow::Owned(_))
-    };
-    let Some(first) = json.find(unsafe_char) else {
-        return Cow::Borrowed(json);
-    };
-    let mut out = String::with_capacity(json.len() + 16);
-    out.push_str(&json[..first]);
-    for c in json[first..].chars() {
-        if unsafe_char(c) {
-            let mut units = [0u16; 2];
-            for u in c.encode_utf16(&mut units) {
-                out.push_str(&format!("\\u{u:04x}"));
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
-}
-
 pub fn truncate(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
         s.to_string()
     } else {
         s.chars().take(n - 1).collect::<String>() + "…"
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn json_safe_escapes_what_serde_json_leaves() {
-        let value =
-            serde_json::json!({"m": "\x1b]0;t\x07 \u{7f} \u{9b}2K \u{202e}x \u{e0041} ok é …"});
-        let json = serde_json::to_string(&value).unwrap();
-        let safe = json_safe(&json);
-        assert_eq!(
-            safe,
-            r#"{"m":"\u001b]0;t\u0007 \u007f \u009b2K \u202ex \udb40\udc41 ok é …"}"#
-        );
-        let back: serde_json::Value = serde_json::from_str(&safe).unwrap();
-        assert_eq!(back, value);
-    }
-
-    #[test]
-    fn json_safe_borrows_ordinary_json() {
-        let json = serde_json::to_string_pretty(
-            &serde_json::json!({"a": ["wörds", "日本語", "🎉", "tab\tnewline\n"], "b": 1}),
-        )
-        .unwrap();
-        assert!(matches!(json_safe(&json), Cow::Borrowed(s) if s == json));
     }
 }

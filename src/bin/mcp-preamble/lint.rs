@@ -6,7 +6,8 @@ use mcp_preamble::{Encoding, McpConfig, PolicyFile, ServerSnapshot, terminal_saf
 
 use crate::CliError;
 use crate::args::{LintArgs, LintFormat};
-use crate::emit::{emit, emit_err, json_safe};
+use crate::emit::{emit, emit_err};
+use mcp_preamble::json_safe;
 use crate::load::{gather, load_file, require_input};
 
 /// Lints files and a config's servers. Exit 2 when a server could not be

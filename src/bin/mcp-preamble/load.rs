@@ -66,6 +66,33 @@ pub fn load_file(path: &Path) -> mcp_preamble::Result<ServerSnapshot> {
     Ok(s)
 }
 
+/// Reads `files`, then connects to the servers of `--config` (if given):
+/// the snapshots that came, and one source per server (failed ones too).
+pub async fn load_inputs(files: &[PathBuf], connect: &Connect) -> Result<Gathered, CliError> {
+    require_input(files, connect)?;
+    let mut snapshots = Vec::new();
+    let mut sources = Vec::new();
+    for file in files {
+        match load_file(file) {
+            Ok(s) => snapshots.push(s),
+            Err(e) => {
+                emit_err(&format!("mcp-preamble: {}: {e}", file.display()));
+                let alias = file_alias(file).unwrap_or_default();
+                sources.push(Source::failed(alias, "file", e.to_string()));
+            }
+        }
+    }
+    let mut gathered = Gathered::default();
+    if let Some(path) = &connect.config {
+        gathered = gather(&McpConfig::from_path(path)?, connect).await;
+    }
+    snapshots.append(&mut gathered.snapshots);
+    sources.append(&mut gathered.sources);
+    gathered.snapshots = snapshots;
+    gathered.sources = sources;
+    Ok(gathered)
+}
+
 pub fn file_alias(path: &Path) -> Option<String> {
     path.file_stem().map(|s| s.to_string_lossy().into_owned())
 }

@@ -5,6 +5,7 @@ mod args;
 mod emit;
 mod lint;
 mod load;
+mod pin;
 mod preview;
 mod progress;
 mod snapshot;
@@ -30,6 +31,9 @@ pub enum CliError {
     OutDir(PathBuf, std::io::Error),
     /// The tokio runtime would not start.
     Runtime(std::io::Error),
+    /// `pin` cannot go on: an unknown `--update` alias, two servers under
+    /// one key, a lock that cannot be written.
+    Pin(String),
     /// Some servers could not be linted. Each was reported on stderr as
     /// found, before the report went to stdout, so nothing more is printed.
     LintIncomplete,
@@ -43,6 +47,7 @@ impl fmt::Display for CliError {
             CliError::NoConfig => f.write_str("snapshot needs --config PATH"),
             CliError::OutDir(dir, e) => write!(f, "{}: {e}", dir.display()),
             CliError::Runtime(e) => write!(f, "cannot start the async runtime: {e}"),
+            CliError::Pin(detail) => f.write_str(detail),
             CliError::LintIncomplete => f.write_str("some servers could not be linted"),
         }
     }
@@ -65,6 +70,7 @@ fn run() -> Result<ExitCode, CliError> {
             Command::Preview(p) => preview::preview(p).await,
             Command::Snapshot(s) => snapshot::snapshot(s).await,
             Command::Lint(l) => lint::lint(l).await,
+            Command::Pin(a) => pin::pin(a).await,
         }
     })
 }

@@ -2,12 +2,12 @@
 
 use std::process::ExitCode;
 
-use mcp_preamble::{Assembler, Encoding, McpConfig, PolicyFile, ServerSnapshot, Template};
+use mcp_preamble::{Assembler, Encoding, Lock, PolicyFile, ServerSnapshot, Template};
 
 use crate::CliError;
 use crate::args::Preview;
-use crate::emit::{emit_err, emit_preview, needed_trimming};
-use crate::load::{Gathered, Source, file_alias, gather, load_file, require_input};
+use crate::emit::{emit_err, emit_preview, needed_trimming, pending_review};
+use crate::load::{Source, load_inputs};
 
 fn assembler(p: &Preview) -> Result<Assembler, mcp_preamble::Error> {
     let mut a = match &p.policy {
@@ -39,6 +39,9 @@ fn assembler(p: &Preview) -> Result<Assembler, mcp_preamble::Error> {
     if let Some(n) = p.defer_over {
         a = a.defer_over(n);
     }
+    if let Some(path) = &p.lock {
+        a = a.lock(Lock::from_path(path)?);
+    }
     Ok(a)
 }
 
@@ -66,25 +69,9 @@ fn warn_unknown_budget_aliases(p: &Preview, snapshots: &[ServerSnapshot], source
 
 pub async fn preview(p: Preview) -> Result<ExitCode, CliError> {
     let assembler = assembler(&p)?;
-    require_input(&p.files, &p.connect)?;
-    let mut snapshots = Vec::new();
-    let mut sources = Vec::new();
-    for file in &p.files {
-        match load_file(file) {
-            Ok(s) => snapshots.push(s),
-            Err(e) => {
-                emit_err(&format!("mcp-preamble: {}: {e}", file.display()));
-                let alias = file_alias(file).unwrap_or_default();
-                sources.push(Source::failed(alias, "file", e.to_string()));
-            }
-        }
-    }
-    let mut gathered = Gathered::default();
-    if let Some(path) = &p.connect.config {
-        gathered = gather(&McpConfig::from_path(path)?, &p.connect).await;
-    }
-    snapshots.append(&mut gathered.snapshots);
-    sources.append(&mut gathered.sources);
+    let mut gathered = load_inputs(&p.files, &p.connect).await?;
+    let snapshots = std::mem::take(&mut gathered.snapshots);
+    let sources = std::mem::take(&mut gathered.sources);
     warn_unknown_budget_aliases(&p, &snapshots, &sources);
     let failed = sources.iter().any(|s| !s.ok);
     let assembly = assembler.assemble(&snapshots)?;
@@ -100,7 +87,7 @@ pub async fn preview(p: Preview) -> Result<ExitCode, CliError> {
         }
     }
     emit_preview(&assembly, &sources, p.json);
-    Ok(if failed || (p.check && needed_trimming(&assembly)) {
+    Ok(if failed || (p.check && (needed_trimming(&assembly) || pending_review(&assembly))) {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

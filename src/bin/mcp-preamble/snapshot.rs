@@ -77,7 +77,7 @@ pub async fn snapshot(a: SnapshotArgs) -> Result<ExitCode, CliError> {
     })
 }
 
-enum Written {
+pub enum Written {
     Yes,
     /// Something (a file, a symlink, anything) has the name, and no `--force`.
     Exists,
@@ -87,7 +87,7 @@ enum Written {
 /// `dir`, then moved into place. Never writes through a symlink at
 /// `target`; replaces what is there only with `force` (a symlink is then
 /// replaced itself, its target untouched).
-fn write_file(dir: &Path, target: &Path, text: &str, force: bool) -> std::io::Result<Written> {
+pub fn write_file(dir: &Path, target: &Path, text: &str, force: bool) -> std::io::Result<Written> {
     match std::fs::symlink_metadata(target) {
         Ok(_) if !force => return Ok(Written::Exists),
         Ok(_) => {}

@@ -1,0 +1,129 @@
+//! `mcp-preamble pin`: what the servers say now, written to a lock file.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::ExitCode;
+
+use mcp_preamble::{Lock, PinState, ServerSnapshot};
+
+use crate::CliError;
+use crate::args::PinArgs;
+use crate::emit::{emit_err, emit_line};
+use crate::load::load_inputs;
+use crate::snapshot::write_file;
+
+pub async fn pin(a: PinArgs) -> Result<ExitCode, CliError> {
+    let old = match std::fs::symlink_metadata(&a.lock) {
+        Ok(_) => Lock::from_path(&a.lock)?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Lock::new(),
+        Err(e) => return Err(invalid(format!("{}: {e}", a.lock.display()))),
+    };
+    let mut gathered = load_inputs(&a.files, &a.connect).await?;
+    gathered.close().await;
+
+    // Servers by the key they are pinned under; two servers under one key
+    // would overwrite each other's pin.
+    let mut servers: BTreeMap<String, &ServerSnapshot> = BTreeMap::new();
+    for s in &gathered.snapshots {
+        if servers.insert(s.display_name(), s).is_some() {
+            return Err(invalid(format!(
+                "two servers are named {:?}: give them different aliases",
+                s.display_name()
+            )));
+        }
+    }
+    let failed: Vec<&str> = gathered
+        .sources
+        .iter()
+        .filter(|s| !s.ok)
+        .map(|s| s.alias.as_str())
+        .collect();
+    for alias in &a.update {
+        if !servers.contains_key(alias) && !failed.contains(&alias.as_str()) {
+            let known: Vec<&str> = servers.keys().map(String::as_str).collect();
+            return Err(invalid(format!(
+                "--update {alias:?}: no server has this alias (known: {})",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            )));
+        }
+    }
+
+    // Without --update the lock is made afresh: a failed server keeps its
+    // old pin, a server no longer given loses it.
+    let mut lock = if a.update.is_empty() {
+        let mut fresh = Lock::new();
+        for alias in &failed {
+            if let Some(entry) = old.get(alias) {
+                fresh.insert(alias.to_string(), entry.clone());
+            }
+        }
+        fresh
+    } else {
+        old.clone()
+    };
+    for (key, s) in &servers {
+        if !a.update.is_empty() && !a.update.contains(key) {
+            continue;
+        }
+        let before = old.check(s);
+        lock.pin(s);
+        let what = match before.state {
+            PinState::Same => "unchanged".to_string(),
+            PinState::New => "pinned (new)".to_string(),
+            _ => format!("pinned again ({})", before.summary()),
+        };
+        emit_line(&format!("{key}: {what}"));
+    }
+    if a.update.is_empty() {
+        for key in old.keys().filter(|k| !servers.contains_key(*k) && !failed.contains(k)) {
+            emit_line(&format!("{key}: no longer given; pin removed"));
+        }
+    }
+    for f in gathered.sources.iter().filter(|c| !c.ok) {
+        let kept = if old.get(&f.alias).is_some() {
+            "its old pin is kept"
+        } else {
+            "not pinned"
+        };
+        emit_err(&format!(
+            "{}: {}; {kept}",
+            f.alias,
+            f.error.as_deref().unwrap_or("failed")
+        ));
+        for line in f.stderr.lines() {
+            emit_err(&format!("    stderr: {line}"));
+        }
+    }
+
+    write_lock(&a.lock, &lock)?;
+    emit_line(&format!("wrote {}", a.lock.display()));
+    Ok(if failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// Writes the lock whole or not at all (a temporary file moved into place);
+/// a lock with the same bytes is left as it is.
+fn write_lock(path: &Path, lock: &Lock) -> Result<(), CliError> {
+    let text = lock.to_json();
+    if std::fs::read(path).is_ok_and(|old| old == text.as_bytes()) {
+        return Ok(());
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    write_file(dir, path, &text, true)
+        .map(|_| ())
+        .map_err(|e| invalid(format!("{}: {e}", path.display())))
+}
+
+fn invalid(detail: String) -> CliError {
+    CliError::Pin(detail)
+}
