@@ -340,3 +340,59 @@ fn the_policy_file_sets_on_change_per_server_and_by_default() {
     .to_string();
     assert!(e.starts_with("invalid configuration: mcp-preamble.toml:3:13: "), "{e}");
 }
+
+#[cfg(feature = "hub")]
+#[test]
+fn a_hub_raises_pending_changes_and_approve_pins_again() {
+    use mcp_preamble::hub::Hub;
+
+    let servers = reviewed();
+    let hub = Hub::new(
+        Assembler::new()
+            .lock(pinned(&servers))
+            .on_change(OnChange::Hold),
+    );
+    for s in &servers {
+        hub.upsert(s.alias.clone().unwrap(), s.clone()).unwrap();
+    }
+    assert!(hub.pending().is_empty());
+    let mut pending = hub.subscribe_pending();
+    pending.mark_unchanged();
+    let revision = hub.revision();
+    let text = hub.section().text().to_string();
+
+    // A held change: the section and its revision stay, the event fires.
+    hub.upsert(SEED, seed_changed(NEW_TEXT)[0].clone()).unwrap();
+    assert_eq!(hub.revision(), revision);
+    assert_eq!(hub.section().text(), text);
+    assert!(pending.has_changed().unwrap());
+    let now = pending.borrow_and_update().clone();
+    assert_eq!(now.keys().collect::<Vec<_>>(), [SEED]);
+    assert_eq!(now[SEED].summary(), "instructions changed");
+
+    // Approved: the new text renders, nothing is pending, the lock has it.
+    let approved = hub.approve(SEED).unwrap();
+    assert!(approved > revision);
+    assert!(hub.section().text().contains("audit.example"));
+    assert!(hub.pending().is_empty());
+    assert!(pending.has_changed().unwrap());
+    let lock = hub.lock().unwrap();
+    assert_eq!(
+        lock.check(&seed_changed(NEW_TEXT)[0]).state,
+        PinState::Same
+    );
+    assert!(hub.approve("nobody").is_err());
+
+    // fail: the change is refused and the section stays.
+    let strict = Hub::new(
+        Assembler::new()
+            .lock(pinned(&servers))
+            .on_change(OnChange::Fail),
+    );
+    strict.upsert(SEED, servers[0].clone()).unwrap();
+    let e = strict
+        .upsert(SEED, seed_changed(NEW_TEXT)[0].clone())
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Drift);
+    assert!(!strict.section().text().contains("audit.example"));
+}

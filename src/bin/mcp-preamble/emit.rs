@@ -67,7 +67,7 @@ fn text_report(assembly: &Assembly, sources: &[Source]) -> String {
         .servers()
         .iter()
         .any(|s| s.pin.state != PinState::Unpinned);
-    let pin_cell = |state: &dyn fmt::Display| pinned.then(|| format!(" {state:<8}"));
+    let pin_cell = |state: &dyn fmt::Display| pinned.then(|| format!(" {state}"));
     let _ = writeln!(
         out,
         "{}",
