@@ -157,7 +157,6 @@ mod tests {
         assert!(matches!(json_safe(&json), Cow::Borrowed(s) if s == json));
     }
 
-
     #[test]
     fn one_line_collapses_whitespace() {
         assert_eq!(one_line("  a\n\tb   c \n"), "a b c");

@@ -69,7 +69,10 @@ fn a_changed_server_reports_the_diff_and_accept_renders_the_new_text() {
     assert!(seed.pin.pending(), "accept by default still awaits review");
     let diff = seed.pin.diff.as_deref().unwrap();
     assert!(diff.starts_with("--- pinned\n+++ current\n"), "{diff}");
-    assert!(diff.contains("\n-Always call list_periods before get_invoice."), "{diff}");
+    assert!(
+        diff.contains("\n-Always call list_periods before get_invoice."),
+        "{diff}"
+    );
     assert!(diff.contains(&format!("\n+{NEW_TEXT}")), "{diff}");
     assert!(seed.text.contains("audit.example"));
     assert!(
@@ -298,21 +301,30 @@ fn a_corrupt_or_future_lock_file_names_the_file() {
     assert_eq!(e.kind(), ErrorKind::InvalidConfig);
     assert_eq!(
         e.to_string(),
-        format!("invalid configuration: {shown}: lock file version 3 is not supported (this mcp-preamble reads version 1)")
+        format!(
+            "invalid configuration: {shown}: lock file version 3 is not supported (this mcp-preamble reads version 1)"
+        )
     );
 
-    std::fs::write(&path, "{\"version\": 1, \"servers\": {\"x\": {\"name\": 1}}}").unwrap();
+    std::fs::write(
+        &path,
+        "{\"version\": 1, \"servers\": {\"x\": {\"name\": 1}}}",
+    )
+    .unwrap();
     let e = Lock::from_path(&path).unwrap_err().to_string();
     assert!(
-        e.starts_with(&format!("invalid configuration: {shown}: not a valid lock file: ")),
+        e.starts_with(&format!(
+            "invalid configuration: {shown}: not a valid lock file: "
+        )),
         "{e}"
     );
 
     std::fs::write(&path, "not json").unwrap();
     let e = Lock::from_path(&path).unwrap_err().to_string();
     assert!(
-        e.starts_with(&format!("invalid configuration: {shown}: not a valid lock file: "))
-            && e.ends_with("at line 1 column 2"),
+        e.starts_with(&format!(
+            "invalid configuration: {shown}: not a valid lock file: "
+        )) && e.ends_with("at line 1 column 2"),
         "{e}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
@@ -330,7 +342,11 @@ fn the_policy_file_sets_on_change_per_server_and_by_default() {
     let assembly = assembler.assemble(&servers).unwrap();
     assert_eq!(assembly.servers()[0].pin.on_change, Some(OnChange::Hold));
     assert_eq!(assembly.servers()[1].pin.on_change, Some(OnChange::Drop));
-    assert!(assembly.diagnostics().is_empty(), "{:?}", assembly.diagnostics());
+    assert!(
+        assembly.diagnostics().is_empty(),
+        "{:?}",
+        assembly.diagnostics()
+    );
 
     let e = PolicyFile::from_str(
         "version = 1\n[servers.x]\non_change = \"keep\"\n",
@@ -338,7 +354,10 @@ fn the_policy_file_sets_on_change_per_server_and_by_default() {
     )
     .unwrap_err()
     .to_string();
-    assert!(e.starts_with("invalid configuration: mcp-preamble.toml:3:13: "), "{e}");
+    assert!(
+        e.starts_with("invalid configuration: mcp-preamble.toml:3:13: "),
+        "{e}"
+    );
 }
 
 #[cfg(feature = "hub")]
@@ -377,10 +396,7 @@ fn a_hub_raises_pending_changes_and_approve_pins_again() {
     assert!(hub.pending().is_empty());
     assert!(pending.has_changed().unwrap());
     let lock = hub.lock().unwrap();
-    assert_eq!(
-        lock.check(&seed_changed(NEW_TEXT)[0]).state,
-        PinState::Same
-    );
+    assert_eq!(lock.check(&seed_changed(NEW_TEXT)[0]).state, PinState::Same);
     assert!(hub.approve("nobody").is_err());
 
     // fail: the change is refused and the section stays.

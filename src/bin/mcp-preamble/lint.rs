@@ -7,8 +7,8 @@ use mcp_preamble::{Encoding, McpConfig, PolicyFile, ServerSnapshot, terminal_saf
 use crate::CliError;
 use crate::args::{LintArgs, LintFormat};
 use crate::emit::{emit, emit_err};
-use mcp_preamble::json_safe;
 use crate::load::{gather, load_file, require_input};
+use mcp_preamble::json_safe;
 
 /// Lints files and a config's servers. Exit 2 when a server could not be
 /// linted (so an incomplete lint never passes), else 1 when a finding is at

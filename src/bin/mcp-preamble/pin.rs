@@ -79,7 +79,10 @@ pub async fn pin(a: PinArgs) -> Result<ExitCode, CliError> {
         emit_line(&format!("{key}: {what}"));
     }
     if a.update.is_empty() {
-        for key in old.keys().filter(|k| !servers.contains_key(*k) && !failed.contains(k)) {
+        for key in old
+            .keys()
+            .filter(|k| !servers.contains_key(*k) && !failed.contains(k))
+        {
             emit_line(&format!("{key}: no longer given; pin removed"));
         }
     }

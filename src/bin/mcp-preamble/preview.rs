@@ -87,9 +87,11 @@ pub async fn preview(p: Preview) -> Result<ExitCode, CliError> {
         }
     }
     emit_preview(&assembly, &sources, p.json);
-    Ok(if failed || (p.check && (needed_trimming(&assembly) || pending_review(&assembly))) {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(
+        if failed || (p.check && (needed_trimming(&assembly) || pending_review(&assembly))) {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        },
+    )
 }
