@@ -316,14 +316,85 @@ pub(crate) fn restatements<'t>(
     tools: &'t [Arc<ToolText>],
     threshold: f64,
 ) -> Vec<Option<&'t str>> {
+    let mut index = ToolIndex::new(tools);
     units
         .iter()
         .map(|unit| {
             matches!(unit.kind, UnitKind::Sentence | UnitKind::ListItem)
-                .then(|| restated_tool(unit.text(text), tools, threshold))
+                .then(|| restated_tool(unit.text(text), &mut index, threshold))
                 .flatten()
         })
         .collect()
+}
+
+/// Tool descriptions by their words, so that a unit is compared only with
+/// the tools that share enough words with it, not with every tool: many
+/// units against many tools would otherwise cost their product.
+struct ToolIndex<'t> {
+    tools: &'t [Arc<ToolText>],
+    /// Word → the tools whose description has it, in tool order.
+    postings: HashMap<u64, Vec<u32>>,
+    /// Hash of a whole normalized description → its tools.
+    by_text: HashMap<u64, Vec<u32>>,
+    /// Per tool: words shared with the unit at hand (all zero between units).
+    counts: Vec<u32>,
+    /// Every tool is a candidate (the reference the index is tested against).
+    scan_all: bool,
+}
+
+impl<'t> ToolIndex<'t> {
+    fn new(tools: &'t [Arc<ToolText>]) -> ToolIndex<'t> {
+        let mut postings: HashMap<u64, Vec<u32>> = HashMap::new();
+        let mut by_text: HashMap<u64, Vec<u32>> = HashMap::new();
+        for (i, tool) in tools.iter().enumerate() {
+            if tool.whole.empty {
+                continue;
+            }
+            let i = u32::try_from(i).unwrap_or(u32::MAX);
+            for w in &tool.whole.words {
+                postings.entry(*w).or_default().push(i);
+            }
+            by_text.entry(tool.whole.text).or_default().push(i);
+        }
+        ToolIndex {
+            tools,
+            postings,
+            by_text,
+            counts: vec![0; tools.len()],
+            scan_all: false,
+        }
+    }
+
+    /// The tools, in tool order, that could match `me`: its exact text, or
+    /// at least `at_least` of its words.
+    fn candidates(&mut self, me: &Scan, at_least: usize) -> Vec<usize> {
+        if at_least == 0 || self.scan_all {
+            return (0..self.tools.len()).collect();
+        }
+        let mut touched = Vec::new();
+        for w in &me.words {
+            for &i in self.postings.get(w).map_or(&[][..], Vec::as_slice) {
+                let c = &mut self.counts[i as usize];
+                if *c == 0 {
+                    touched.push(i as usize);
+                }
+                *c += 1;
+            }
+        }
+        let mut out = Vec::new();
+        for i in touched {
+            if self.counts[i] as usize >= at_least {
+                out.push(i);
+            }
+            self.counts[i] = 0;
+        }
+        for &i in self.by_text.get(&me.text).map_or(&[][..], Vec::as_slice) {
+            out.push(i as usize);
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
 }
 
 /// Finds the tool whose description a unit restates, if any.
@@ -337,17 +408,13 @@ pub(crate) fn restatements<'t>(
 ///
 /// A list item of several sentences restates a tool when each of its
 /// sentences restates that same tool.
-pub(crate) fn restated_tool<'t>(
-    unit: &str,
-    tools: &'t [Arc<ToolText>],
-    threshold: f64,
-) -> Option<&'t str> {
+fn restated_tool<'t>(unit: &str, index: &mut ToolIndex<'t>, threshold: f64) -> Option<&'t str> {
     let body = strip_list_marker(unit.trim_start());
     let parts = crate::segment::units(body);
     if parts.len() > 1 {
         let mut found: Option<&str> = None;
         for p in &parts {
-            let tool = sentence_restates(p.text(body), tools, threshold)?;
+            let tool = sentence_restates(p.text(body), index, threshold)?;
             if found.is_some_and(|f| f != tool) {
                 return None;
             }
@@ -355,19 +422,29 @@ pub(crate) fn restated_tool<'t>(
         }
         return found;
     }
-    sentence_restates(unit, tools, threshold)
+    sentence_restates(unit, index, threshold)
 }
 
-fn sentence_restates<'t>(
-    unit: &str,
-    tools: &'t [Arc<ToolText>],
-    threshold: f64,
-) -> Option<&'t str> {
+/// The fewest words a unit of `len` content words (its own tool's name left
+/// out) must share with a description to pass the Dice or containment test.
+fn words_needed(threshold: f64, len: usize) -> f64 {
+    // Dice >= t with a sentence sharing c words needs 2c >= t(|m| + c),
+    // so c >= t|m|/(2 - t); the containment test needs more. A sentence
+    // shares no more than the whole description does.
+    threshold / (2.0 - threshold) * len as f64
+}
+
+fn sentence_restates<'t>(unit: &str, index: &mut ToolIndex<'t>, threshold: f64) -> Option<&'t str> {
     let me = scan(unit, 0);
     if me.empty {
         return None;
     }
-    for tool in tools {
+    // A unit that names a tool leaves that one word out: the fewest shared
+    // words any tool needs.
+    let at_least = words_needed(threshold, me.words.len().saturating_sub(1)).ceil() as usize;
+    let tools = index.tools;
+    for i in index.candidates(&me, at_least) {
+        let tool = &tools[i];
         if tool.whole.empty || me.mask & !tool.whole.mask != 0 {
             continue;
         }
@@ -391,10 +468,7 @@ fn sentence_restates<'t>(
             return Some(&tool.name);
         }
         let shared = common(mine, &tool.whole.words);
-        // Dice >= t with a sentence sharing c words needs 2c >= t(|m| + c),
-        // so c >= t|m|/(2 - t); the containment test needs more. A sentence
-        // shares no more than the whole description does.
-        if (shared as f64) < threshold / (2.0 - threshold) * mine.len() as f64 {
+        if (shared as f64) < words_needed(threshold, mine.len()) {
             continue;
         }
         if 2.0 * shared as f64 >= threshold * (mine.len() + tool.whole.words.len()) as f64 {
@@ -470,6 +544,10 @@ mod tests {
         assert_eq!(normalize("It's read‑only."), "it's read only");
     }
 
+    fn restated_tool<'t>(unit: &str, tools: &'t [Arc<ToolText>], t: f64) -> Option<&'t str> {
+        super::restated_tool(unit, &mut ToolIndex::new(tools), t)
+    }
+
     fn tools() -> Vec<Arc<ToolText>> {
         vec![
             Arc::new(ToolText::new("list_periods", "List billing periods.")),
@@ -522,6 +600,41 @@ mod tests {
             None
         );
         assert_eq!(restated_tool("Billing.", &t, 0.8), None);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+        /// The index finds exactly the tool a scan of every tool finds.
+        #[test]
+        fn the_index_finds_what_a_full_scan_finds(
+            descriptions in proptest::collection::vec(
+                proptest::collection::vec(0usize..12, 0..8), 1..12),
+            units in proptest::collection::vec(
+                proptest::collection::vec(0usize..13, 1..9), 1..10),
+            threshold in proptest::sample::select(vec![0.0, 0.3, 0.5, 0.75, 0.9, 1.0]),
+        ) {
+            const WORDS: [&str; 13] = [
+                "list", "billing", "periods", "invoice", "get", "first", "account", "t0",
+                "t1", "the", "id", "never", "month",
+            ];
+            let text = |ws: &[usize]| ws.iter().map(|w| WORDS[*w]).collect::<Vec<_>>().join(" ");
+            let tools: Vec<Arc<ToolText>> = descriptions
+                .iter()
+                .enumerate()
+                .map(|(i, d)| Arc::new(ToolText::new(&format!("t{}", i % 3), &(text(d) + "."))))
+                .collect();
+            let mut index = ToolIndex::new(&tools);
+            let mut all = ToolIndex::new(&tools);
+            all.scan_all = true;
+            for u in &units {
+                let unit = text(u) + ".";
+                proptest::prop_assert_eq!(
+                    super::restated_tool(&unit, &mut index, threshold),
+                    super::restated_tool(&unit, &mut all, threshold),
+                    "{}", unit
+                );
+            }
+        }
     }
 
     #[test]

@@ -239,6 +239,16 @@ impl Prepared {
             &loaded,
             config.similarity,
         );
+        let restated_deferred = if deferred.is_empty() {
+            Vec::new()
+        } else {
+            dedup::restatements(
+                &trim.text,
+                &trim.units[..checked],
+                &deferred,
+                config.similarity,
+            )
+        };
         let mut kept = Vec::new();
         let mut units_seen: HashSet<String> = HashSet::new();
         for (k, (unit, tool)) in trim.units.clone().iter().zip(restated).enumerate() {
@@ -257,10 +267,7 @@ impl Prepared {
                 trim.drop_unit(k);
                 continue;
             }
-            if !deferred.is_empty()
-                && let Some(tool) =
-                    dedup::restatements(&trim.text, &[*unit], &deferred, config.similarity)[0]
-            {
+            if let Some(tool) = restated_deferred.get(k).copied().flatten() {
                 kept.push(Restatement {
                     text: unit_text.to_string(),
                     tool: tool.to_string(),
