@@ -602,6 +602,33 @@ mod cli {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// Live: a server that fails its second connect leaves the lint
+    /// incomplete (exit 2), named with the connect that failed.
+    #[test]
+    fn a_failed_later_connect_is_a_failure() {
+        let dir = temp_dir("fails");
+        let log = dir.join("spawns.log");
+        let log = log.to_str().unwrap();
+        let config = config(
+            &dir,
+            &[(
+                "once",
+                "count-spawns.mjs",
+                &[("SPAWN_LOG", log), ("FAIL_AFTER_SPAWNS", "1")],
+            )],
+        );
+        let out = run(&["--config", &config, "--connects", "2", "--timeout", "20"]);
+        assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!(
+                "mcp-preamble: {config}: server once: connect 2 of 2: cannot connect"
+            )),
+            "{err}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     /// Live: `--eras` connects once more with `initialize`; a server whose
     /// `initialize` answers other instructions gets MCP015.
     #[test]
