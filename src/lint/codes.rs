@@ -336,7 +336,7 @@ impl LintCode {
             LintCode::UnstableText => {
                 "Hosts cache the prompt prefix that holds server instructions and tool \
                  definitions. Text that changes between connects (a timestamp, a session id, a \
-                 shuffled tool list) defeats every prompt cache and makes each session's prompt \
+                 tool that comes and goes) defeats every prompt cache and makes each session's prompt \
                  different for no reason the user can see."
             }
         }
