@@ -509,7 +509,11 @@
 //! text that acts on the host or other servers, `MCP007` only per-tool
 //! descriptions, `MCP008` whitespace that costs tokens, `MCP009` hidden characters; on tool
 //! descriptions, each naming its tool, `MCP011` hidden characters, `MCP012` authority and injection
-//! phrases, `MCP013` secrets and `MCP014` over [`DEFAULT_MAX_TOOL_TOKENS`]. Each [`Finding`] has
+//! phrases, `MCP013` secrets and `MCP014` over [`DEFAULT_MAX_TOOL_TOKENS`]. Given several
+//! snapshots of one server, [`Linter::check_connects`] adds `MCP015` when `initialize` and
+//! `server/discover` give different instructions or tools ([`Capture::era_snapshots`] gives both
+//! eras of a capture) and `MCP016` when a later connect differs from the first (text that defeats
+//! prompt caches), naming what differs. Each [`Finding`] has
 //! a [`Severity`], a message, an explanation and a fix; a [`LintReport`]
 //! renders as text, JSON or SARIF 2.1.0, as `mcp-preamble lint` prints it.
 //!

@@ -302,6 +302,21 @@ impl Capture {
         }
     }
 
+    /// The snapshot of every era whose handshake succeeded, the one
+    /// [`Capture::snapshot`] picks first: what
+    /// [`Linter::check_connects`](crate::Linter::check_connects) compares for
+    /// `MCP015`. A further era whose `tools/list` pages do not read is left
+    /// out, since the first era is linted either way.
+    pub fn era_snapshots(&self) -> Result<Vec<ServerSnapshot>> {
+        let mut all = vec![self.snapshot()?];
+        for era in self.eras().into_iter().skip(1) {
+            if let Ok(s) = self.snapshot_in(era) {
+                all.push(s);
+            }
+        }
+        Ok(all)
+    }
+
     /// The snapshot of one era's connection.
     ///
     /// A failed handshake is an error; a failed `tools/list` is not: its

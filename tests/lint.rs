@@ -896,7 +896,7 @@ fn codes_and_severities_parse_with_exact_errors() {
     assert_eq!(err.kind(), ErrorKind::InvalidConfig);
     assert_eq!(
         err.to_string(),
-        "invalid configuration: unknown lint code \"MCP999\" (use MCP001 to MCP014 or a name)"
+        "invalid configuration: unknown lint code \"MCP999\" (use MCP001 to MCP016 or a name)"
     );
     assert_eq!("warning".parse::<Severity>().unwrap(), Severity::Warning);
     let err = "fatal".parse::<Severity>().unwrap_err();
@@ -935,6 +935,8 @@ fn every_code_is_documented_and_stable() {
             "MCP012 tool-acts-on-host error",
             "MCP013 tool-secret error",
             "MCP014 tool-description-too-long note",
+            "MCP015 era-drift warning",
+            "MCP016 unstable-text warning",
         ]
     );
     for c in LintCode::ALL {
@@ -954,7 +956,14 @@ fn corpus_report() -> LintReport {
             .iter()
             .map(|p| {
                 let source = format!("tests/corpus/{}.json", stem(p));
-                linter.check(&snapshot(&stem(p)), Some(&source))
+                // Both eras where the capture has them, as `lint` reads a file (MCP015).
+                let eras: Vec<_> = capture(&stem(p))
+                    .era_snapshots()
+                    .unwrap()
+                    .into_iter()
+                    .map(|s| s.with_alias(stem(p)))
+                    .collect();
+                linter.check_connects(&eras, Some(&source)).unwrap()
             })
             .collect(),
     )

@@ -91,6 +91,12 @@ pub enum LintCode {
     ToolSecret,
     /// `MCP014` `tool-description-too-long`: a tool description over the tool token threshold.
     ToolDescriptionTooLong,
+    /// `MCP015` `era-drift`: `initialize` and `server/discover` give different instructions
+    /// or tools (only with [`Linter::check_connects`](super::Linter::check_connects)).
+    EraDrift,
+    /// `MCP016` `unstable-text`: instructions or tools differ between two connects in the
+    /// same era (only with [`Linter::check_connects`](super::Linter::check_connects)).
+    UnstableText,
 }
 
 impl LintCode {
@@ -110,6 +116,8 @@ impl LintCode {
         LintCode::ToolActsOnHost,
         LintCode::ToolSecret,
         LintCode::ToolDescriptionTooLong,
+        LintCode::EraDrift,
+        LintCode::UnstableText,
     ];
 
     /// The stable code, e.g. `"MCP003"`.
@@ -129,6 +137,8 @@ impl LintCode {
             LintCode::ToolActsOnHost => "MCP012",
             LintCode::ToolSecret => "MCP013",
             LintCode::ToolDescriptionTooLong => "MCP014",
+            LintCode::EraDrift => "MCP015",
+            LintCode::UnstableText => "MCP016",
         }
     }
 
@@ -149,6 +159,8 @@ impl LintCode {
             LintCode::ToolActsOnHost => "tool-acts-on-host",
             LintCode::ToolSecret => "tool-secret",
             LintCode::ToolDescriptionTooLong => "tool-description-too-long",
+            LintCode::EraDrift => "era-drift",
+            LintCode::UnstableText => "unstable-text",
         }
     }
 
@@ -171,15 +183,17 @@ impl LintCode {
             LintCode::RestatesTool
             | LintCode::TooLong
             | LintCode::ActsOnHost
-            | LintCode::LostUnderHostCut => Severity::Warning,
+            | LintCode::LostUnderHostCut
+            | LintCode::EraDrift
+            | LintCode::UnstableText => Severity::Warning,
             LintCode::ToolDescriptionsOnly
             | LintCode::WastedWhitespace
             | LintCode::ToolDescriptionTooLong => Severity::Note,
         }
     }
 
-    /// Whether the code's findings are about one tool's description (its
-    /// tool is where the finding is, not a tool it mentions).
+    /// Whether the code's findings with a tool are about that tool's
+    /// definition (its tool is where the finding is, not a tool it mentions).
     pub(in crate::lint) fn about_tool_description(self) -> bool {
         matches!(
             self,
@@ -187,6 +201,8 @@ impl LintCode {
                 | LintCode::ToolActsOnHost
                 | LintCode::ToolSecret
                 | LintCode::ToolDescriptionTooLong
+                | LintCode::EraDrift
+                | LintCode::UnstableText
         )
     }
 
@@ -227,6 +243,10 @@ impl LintCode {
             LintCode::ToolDescriptionTooLong => {
                 "a tool description is over the tool token threshold"
             }
+            LintCode::EraDrift => {
+                "initialize and server/discover give different instructions or tools"
+            }
+            LintCode::UnstableText => "instructions or tools differ from one connect to the next",
         }
     }
 
@@ -306,6 +326,19 @@ impl LintCode {
                  is called; a long one crowds out other servers' tools and is the usual hiding \
                  place for instructions that belong elsewhere."
             }
+            LintCode::EraDrift => {
+                "Hosts on the 2025 protocol read initialize, hosts on the 2026-07-28 revision read \
+                 server/discover. When the two differ, the same server tells models different \
+                 things depending on the host, and a difference in invisible characters is \
+                 hidden from anyone who compares the sanitized text. A server whose text changes \
+                 on every connect differs between eras too (MCP016 tells them apart)."
+            }
+            LintCode::UnstableText => {
+                "Hosts cache the prompt prefix that holds server instructions and tool \
+                 definitions. Text that changes between connects (a timestamp, a session id, a \
+                 tool that comes and goes) defeats every prompt cache and makes each session's prompt \
+                 different for no reason the user can see."
+            }
         }
     }
 
@@ -369,6 +402,14 @@ impl LintCode {
                 "Say what the tool does, its inputs and its limits in a few sentences; put \
                  cross-tool rules in the instructions and long guides behind a resource."
             }
+            LintCode::EraDrift => {
+                "Build instructions and tools once and serve the same ones from initialize, \
+                 server/discover and tools/list in both eras."
+            }
+            LintCode::UnstableText => {
+                "Keep instructions and tool definitions fixed for a server version: move \
+                 timestamps, session ids and per-user data into tool results or resources."
+            }
         }
     }
 }
@@ -391,7 +432,7 @@ impl FromStr for LintCode {
             .ok_or_else(|| {
                 Error::new(
                     ErrorKind::InvalidConfig,
-                    format!("unknown lint code {s:?} (use MCP001 to MCP014 or a name)"),
+                    format!("unknown lint code {s:?} (use MCP001 to MCP016 or a name)"),
                 )
             })
     }

@@ -25,12 +25,14 @@ pub struct Finding {
     /// with anything secret-shaped redacted; `None` for the whole text.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub excerpt: Option<String>,
-    /// The 1-based line of the excerpt in the sanitized instructions.
+    /// The 1-based line of the excerpt in the sanitized instructions (for
+    /// `MCP015` and `MCP016` on instructions: the first line that differs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<usize>,
     /// The tool concerned: the restated tool (`MCP002`), the closest real
     /// tool to an unknown name (`MCP003`), or the tool whose description
-    /// the finding is about (`MCP011` to `MCP014`).
+    /// the finding is about (`MCP011` to `MCP014`), or the tool defined
+    /// differently in two snapshots (`MCP015`, `MCP016`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool: Option<String>,
     /// Why it matters ([`LintCode::explanation`]).

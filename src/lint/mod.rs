@@ -186,11 +186,74 @@ impl Linter {
     /// One server's findings with what its instructions cost; `source` names
     /// where it came from (a file, a config) in reports.
     pub fn check(&self, server: &ServerSnapshot, source: Option<&str>) -> ServerLint {
+        self.check_all(server, &[], source)
+    }
+
+    /// Several snapshots of one server (each from its own connect, or the
+    /// two handshakes of a [`Capture`](crate::Capture)) linted as one: the
+    /// first as [`Linter::check`] does, and each later one compared with it.
+    /// A later snapshot in the first one's era that differs gets `MCP016`
+    /// (`unstable-text`: "connect 1" against "connect n"); the first snapshot
+    /// in the other era gets `MCP015` (`era-drift`: `initialize` against
+    /// `server/discover`), and later ones of that era are compared with it
+    /// under `MCP016`. What already differs between connects of the first
+    /// era is left out of `MCP015`.
+    ///
+    /// Compared as a host reads them: instructions sanitized (whitespace
+    /// that sanitizing removes is no difference; invisible characters are),
+    /// tools by name whatever their order, and each tool's sanitized
+    /// description and its input schema. `None` for no snapshots.
+    ///
+    /// ```
+    /// use mcp_preamble::{LintCode, Linter, ServerSnapshot, Tool};
+    ///
+    /// let connect = |session: &str| {
+    ///     ServerSnapshot::new("invoice")
+    ///         .with_instructions(format!("Always call list_periods first. Session {session}."))
+    ///         .with_tool(Tool::new("list_periods", "List billing periods."))
+    /// };
+    /// let result = Linter::new().check_connects(&[connect("4f3a"), connect("9b2c")], None).unwrap();
+    /// assert_eq!(result.findings.len(), 1);
+    /// assert_eq!(result.findings[0].code, LintCode::UnstableText);
+    /// assert_eq!(
+    ///     result.findings[0].message,
+    ///     "instructions differ between connect 1 and connect 2, first at line 1: \
+    ///      \"Always call list_periods first. Session 4f3a.\" in connect 1, \
+    ///      \"Always call list_periods first. Session 9b2c.\" in connect 2; this defeats prompt caches"
+    /// );
+    /// ```
+    pub fn check_connects(
+        &self,
+        snapshots: &[ServerSnapshot],
+        source: Option<&str>,
+    ) -> Option<ServerLint> {
+        let (first, later) = snapshots.split_first()?;
+        Some(self.check_all(first, later, source))
+    }
+
+    /// The findings of [`Linter::check_connects`] (none for no snapshots).
+    pub fn lint_connects(&self, snapshots: &[ServerSnapshot]) -> Vec<Finding> {
+        self.check_connects(snapshots, None)
+            .map(|s| s.findings)
+            .unwrap_or_default()
+    }
+
+    /// [`Linter::check`] of `server`, with the drift rules against `later`.
+    fn check_all(
+        &self,
+        server: &ServerSnapshot,
+        later: &[ServerSnapshot],
+        source: Option<&str>,
+    ) -> ServerLint {
         // The same bounds as assembly: a server's size is the linter's time too.
         let (limited, _) = Limits::default().apply(server);
         let server = limited.as_ref();
+        let later: Vec<_> = later.iter().map(|s| Limits::default().apply(s).0).collect();
         // The name and the source are printed too, and may hold a secret.
-        let redactor = Redactor::for_server(server);
+        let mut redactor = Redactor::for_server(server);
+        for s in &later {
+            redactor.learn_server(s);
+        }
         let name = redactor.scrub(&server.display_name());
         let source = source.map(|s| redactor.scrub(s));
         let mut pass = Pass {
@@ -203,6 +266,9 @@ impl Linter {
             hosts: Vec::new(),
         };
         let tokens = pass.run();
+        if !later.is_empty() {
+            pass.drift(&later.iter().map(|s| s.as_ref()).collect::<Vec<_>>());
+        }
         let hosts = pass.hosts;
         let mut findings = pass.findings;
         findings.retain_mut(|f| match self.severities.get(&f.code) {

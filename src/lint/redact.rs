@@ -33,18 +33,24 @@ impl Redactor {
     /// sent and as sanitized.
     pub(super) fn for_server(server: &ServerSnapshot) -> Redactor {
         let mut r = Redactor::default();
+        r.learn_server(server);
+        r
+    }
+
+    /// Learns the secrets of another snapshot of the server too (drift
+    /// findings quote every snapshot they compare).
+    pub(super) fn learn_server(&mut self, server: &ServerSnapshot) {
         if let Instructions::Present(raw) | Instructions::Blank(raw) = &server.instructions {
-            r.learn(raw);
-            r.learn(&sanitize::text(raw));
+            self.learn(raw);
+            self.learn(&sanitize::text(raw));
         }
         // Tool findings quote descriptions too.
         for tool in &server.tools {
             if let Some(d) = &tool.description {
-                r.learn(d);
-                r.learn(&sanitize::text(d));
+                self.learn(d);
+                self.learn(&sanitize::text(d));
             }
         }
-        r
     }
 
     fn learn(&mut self, text: &str) {

@@ -5,10 +5,15 @@
 //   INSTRUCTIONS_FILE  when set, instructions are read from this file instead: on every factory call (a new
 //                      connection) and again on every inbound initialize / server/discover on a live connection
 //   TTL_MS             ttlMs advertised in the server/discover result (default 0; the SDK's cacheHints option)
+//   INSTRUCTIONS_PER_CONNECT=1  appends " Session <8 random hex digits>." to the instructions, new for every
+//                      connection (on stdio every connect is a new process): text that changes per connect
+//   INSTRUCTIONS_LEGACY  when set, the instructions answered to initialize (2025 era); server/discover keeps the
+//                      others: text that differs between the eras
 //
 // list_changed delivery: on a 2025-era connection (initialize) the SDK sends notifications/tools/list_changed
 // unsolicited. On a 2026-07-28 connection (server/discover) the SDK only delivers it to a client that opened a
 // subscriptions/listen with {"notifications": {"toolsListChanged": true}}; otherwise it is dropped.
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { McpServer } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
@@ -23,11 +28,12 @@ function currentInstructions() {
 const ttlMs = Number.parseInt(process.env.TTL_MS ?? "0", 10) || 0;
 
 serveStdio(() => {
+  const session = process.env.INSTRUCTIONS_PER_CONNECT === "1" ? ` Session ${randomBytes(4).toString("hex")}.` : "";
   const server = new McpServer(
     { name: "changing-server", version: "1.0.0" },
     {
       capabilities: { tools: { listChanged: true } },
-      instructions: currentInstructions(),
+      instructions: currentInstructions() + session,
       // Cache hint for the 2026-07-28 discover result (ttlMs/cacheScope); 2025-era responses are unaffected.
       cacheHints: { "server/discover": { ttlMs } },
     }
@@ -42,7 +48,10 @@ serveStdio(() => {
   let armed = false;
   onMessage(server, (message) => {
     if (process.env.INSTRUCTIONS_FILE && (message?.method === "initialize" || message?.method === "server/discover")) {
-      server.server._instructions = currentInstructions();
+      server.server._instructions = currentInstructions() + session;
+    }
+    if (process.env.INSTRUCTIONS_LEGACY !== undefined && message?.method === "initialize") {
+      server.server._instructions = process.env.INSTRUCTIONS_LEGACY + session;
     }
     if (!armed && message?.method === "tools/list") {
       armed = true;

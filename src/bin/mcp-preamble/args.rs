@@ -159,6 +159,18 @@ pub struct LintArgs {
     /// `mcp-preamble=N`, or `all`.
     #[arg(long, value_name = "HOSTS")]
     pub hosts: Option<String>,
+    /// Connect to each server of `--config` N times (1 to 10), one connect
+    /// after another, and report instructions or tools that change between
+    /// connects (MCP016).
+    #[arg(long, default_value_t = 1, value_name = "N", requires = "config",
+          value_parser = clap::value_parser!(u8).range(1..=10))]
+    pub connects: u8,
+    /// Connect to each server of `--config` once more in the other era
+    /// (`initialize` after `server/discover`, or the other way) and report
+    /// instructions or tools that differ (MCP015). Capture files that hold
+    /// both handshakes are always compared.
+    #[arg(long, requires = "config")]
+    pub eras: bool,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]

@@ -1,13 +1,15 @@
 //! `mcp-preamble lint`.
 
+use std::collections::BTreeMap;
 use std::process::ExitCode;
 
-use mcp_preamble::{Encoding, McpConfig, PolicyFile, ServerSnapshot, terminal_safe};
+use mcp_preamble::connect::Handshake;
+use mcp_preamble::{Encoding, Era, McpConfig, PolicyFile, ServerSnapshot, terminal_safe};
 
 use crate::CliError;
 use crate::args::{LintArgs, LintFormat};
 use crate::emit::{emit, emit_err};
-use crate::load::{gather, load_file, require_input};
+use crate::load::{gather, gather_with, load_file_eras, require_input};
 use mcp_preamble::json_safe;
 
 /// Lints files and a config's servers. Exit 2 when a server could not be
@@ -37,29 +39,36 @@ pub async fn lint(a: LintArgs) -> Result<ExitCode, CliError> {
     let mut known = Vec::new();
     for file in &a.files {
         let source = file.display().to_string();
-        let loaded = load_file(file);
-        if let Ok(s) = &loaded {
+        // A capture with both handshakes is linted with both (MCP015).
+        let loaded = load_file_eras(file);
+        if let Some(s) = loaded.as_ref().ok().and_then(|all| all.first()) {
             known.push(s.display_name());
         }
         match loaded {
-            Ok(s) if excluded(policy.as_ref(), &s) => {}
-            Ok(s) => servers.push(linter.check(&s, Some(&source))),
+            Ok(all) if all.first().is_some_and(|s| excluded(policy.as_ref(), s)) => {}
+            Ok(all) => servers.extend(linter.check_connects(&all, Some(&source))),
             Err(e) => failures.push((source, e.to_string())),
         }
     }
     if let Some(path) = &a.connect.config {
         let origin = path.display().to_string();
-        let mut gathered = gather(&McpConfig::from_path(path)?, &a.connect).await;
+        let config = McpConfig::from_path(path)?;
+        let mut gathered = gather(&config, &a.connect).await;
         gathered.close().await;
-        for s in &gathered.snapshots {
-            if !excluded(policy.as_ref(), s) {
-                servers.push(linter.check(s, Some(&origin)));
-            }
-        }
         known.extend(gathered.sources.iter().map(|s| s.alias.clone()));
         for f in gathered.sources.iter().filter(|c| !c.ok) {
             let error = f.error.as_deref().unwrap_or("failed");
             failures.push((origin.clone(), format!("server {}: {error}", f.alias)));
+        }
+        let mut runs: Vec<Vec<ServerSnapshot>> = gathered
+            .snapshots
+            .into_iter()
+            .filter(|s| !excluded(policy.as_ref(), s))
+            .map(|s| vec![s])
+            .collect();
+        connect_again(&config, &a, &mut runs, &mut failures, &origin).await;
+        for run in &runs {
+            servers.extend(linter.check_connects(run, Some(&origin)));
         }
     }
     if let Some(policy) = &policy {
@@ -87,6 +96,90 @@ pub async fn lint(a: LintArgs) -> Result<ExitCode, CliError> {
         Ok(ExitCode::from(1))
     } else {
         Ok(ExitCode::SUCCESS)
+    }
+}
+
+/// The later connects of `--connects` and `--eras`, appended to each
+/// server's run (its first snapshot first). Each round connects to the
+/// servers that answered the first time, all at once and live (never from
+/// the cache), so one server's connects follow one another. A server that
+/// fails a later connect of `--connects` is a failure: its lint would be
+/// incomplete. One that cannot connect in the other era is only warned
+/// about, since many servers speak one era.
+async fn connect_again(
+    config: &McpConfig,
+    a: &LintArgs,
+    runs: &mut [Vec<ServerSnapshot>],
+    failures: &mut Vec<(String, String)>,
+    origin: &str,
+) {
+    let index: BTreeMap<String, usize> = runs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, run)| Some((run.first()?.alias.clone()?, i)))
+        .collect();
+    let subset = |keep: &dyn Fn(&str) -> bool| McpConfig {
+        origin: config.origin.clone(),
+        servers: config
+            .servers
+            .iter()
+            .filter(|e| index.contains_key(&e.alias) && keep(&e.alias))
+            .cloned()
+            .collect(),
+    };
+    let n = a.connects;
+    for k in 2..=n {
+        let mut again =
+            gather_with(&subset(&|_| true), &a.connect, &a.connect.handshake, false).await;
+        again.close().await;
+        for s in again.snapshots {
+            if let Some(&i) = s.alias.as_ref().and_then(|alias| index.get(alias)) {
+                runs[i].push(s);
+            }
+        }
+        for f in again.sources.iter().filter(|c| !c.ok) {
+            let error = f.error.as_deref().unwrap_or("failed");
+            failures.push((
+                origin.to_string(),
+                format!("server {}: connect {k} of {n}: {error}", f.alias),
+            ));
+        }
+    }
+    if !a.eras {
+        return;
+    }
+    // Each server's first era, fixed before the other era's snapshots are added.
+    let first_era: BTreeMap<String, Era> = index
+        .iter()
+        .filter_map(|(alias, &i)| Some((alias.clone(), runs[i].first()?.era)))
+        .collect();
+    let era_of = |alias: &str| first_era.get(alias).copied();
+    for (from, to, handshake) in [
+        (Era::Modern, "initialize", Handshake::Legacy),
+        (
+            Era::Legacy,
+            "server/discover",
+            Handshake::Pinned("2026-07-28".to_string()),
+        ),
+    ] {
+        let todo = subset(&|alias| era_of(alias) == Some(from));
+        if todo.servers.is_empty() {
+            continue;
+        }
+        let mut other = gather_with(&todo, &a.connect, &handshake, false).await;
+        other.close().await;
+        for s in other.snapshots {
+            if let Some(&i) = s.alias.as_ref().and_then(|alias| index.get(alias)) {
+                runs[i].push(s);
+            }
+        }
+        for f in other.sources.iter().filter(|c| !c.ok) {
+            let error = f.error.as_deref().unwrap_or("failed");
+            emit_err(&format!(
+                "mcp-preamble: warning: server {}: no {to} to compare with (MCP015): {error}",
+                f.alias
+            ));
+        }
     }
 }
 

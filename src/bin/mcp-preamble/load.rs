@@ -2,8 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
-use mcp_preamble::connect::{ConnectOptions, Connection, DiscoverCache, connect_all, now_ms};
-use mcp_preamble::{McpConfig, ServerSnapshot, load_server_file};
+use mcp_preamble::connect::{
+    ConnectOptions, Connection, DiscoverCache, Handshake, connect_all, now_ms,
+};
+use mcp_preamble::{Capture, McpConfig, ServerSnapshot, load_server_file};
 
 use crate::CliError;
 use crate::args::Connect;
@@ -93,6 +95,22 @@ pub async fn load_inputs(files: &[PathBuf], connect: &Connect) -> Result<Gathere
     Ok(gathered)
 }
 
+/// [`load_file`], and for a capture that holds both handshakes, the other
+/// era's snapshot after it (under the same alias), for `MCP015`.
+pub fn load_file_eras(path: &Path) -> mcp_preamble::Result<Vec<ServerSnapshot>> {
+    let first = load_file(path)?;
+    let mut all = Vec::new();
+    // A snapshot file is not a capture: it holds one era.
+    if let Ok(eras) = Capture::from_path(path).and_then(|c| c.era_snapshots()) {
+        for mut s in eras.into_iter().skip(1) {
+            s.alias = first.alias.clone();
+            all.push(s);
+        }
+    }
+    all.insert(0, first);
+    Ok(all)
+}
+
 pub fn file_alias(path: &Path) -> Option<String> {
     path.file_stem().map(|s| s.to_string_lossy().into_owned())
 }
@@ -118,7 +136,22 @@ impl Gathered {
 
 /// Connects to every entry at once; failures come back as sources with `ok: false`.
 pub async fn gather(config: &McpConfig, opts: &Connect) -> Gathered {
-    let cache = opts.cache_dir.as_ref().map(DiscoverCache::new);
+    gather_with(config, opts, &opts.handshake, true).await
+}
+
+/// [`gather`] in this handshake; `use_cache: false` connects to every
+/// server live (a later connect of `lint --connects`, `--eras`).
+pub async fn gather_with(
+    config: &McpConfig,
+    opts: &Connect,
+    handshake: &Handshake,
+    use_cache: bool,
+) -> Gathered {
+    let cache = opts
+        .cache_dir
+        .as_ref()
+        .filter(|_| use_cache)
+        .map(DiscoverCache::new);
     let progress = Progress::new(&config.servers);
     let mut done = Vec::new();
     // The entries to start, and their index in `config`.
@@ -137,7 +170,7 @@ pub async fn gather(config: &McpConfig, opts: &Connect) -> Gathered {
         todo.servers.push(entry);
     }
     let options = ConnectOptions::new()
-        .handshake(opts.handshake.clone())
+        .handshake(handshake.clone())
         .timeout(opts.timeout);
     let mut each = connect_all(&todo, &options);
     while let Some((j, r)) = each.next().await {

@@ -9,8 +9,9 @@ impl LintReport {
     /// ingest): one run of the `mcp-preamble` driver with a rule per code,
     /// one result per finding located at its source file (when known) and
     /// at the server as a logical location (and at the tool, for a finding
-    /// in a tool description: `kind` `function`, `fullyQualifiedName`
-    /// `server/tool`), and servers that could not be
+    /// in a tool description or a tool defined differently in two snapshots:
+    /// `kind` `function`, `fullyQualifiedName` `server/tool`), and servers
+    /// that could not be
     /// linted as tool execution notifications.
     pub fn to_sarif(&self) -> String {
         let rules: Vec<Value> = LintCode::ALL

@@ -2,10 +2,12 @@
 //! findings: `structure` (MCP001, MCP004, MCP008), `tools` (MCP002, MCP003,
 //! MCP007, with `names` telling tool names in prose), `secrets` (MCP005), `host`
 //! (MCP006), `hidden` (MCP009), `cuts` (MCP010 and what survives each
-//! host) and `descriptions` (MCP011 to MCP014, on tool descriptions).
+//! host), `descriptions` (MCP011 to MCP014, on tool descriptions) and
+//! `drift` (MCP015 and MCP016, between snapshots of one server).
 
 mod cuts;
 mod descriptions;
+mod drift;
 mod hidden;
 mod host;
 mod names;
