@@ -513,7 +513,9 @@
 //! snapshots of one server, [`Linter::check_connects`] adds `MCP015` when `initialize` and
 //! `server/discover` give different instructions or tools ([`Capture::era_snapshots`] gives both
 //! eras of a capture) and `MCP016` when a later connect differs from the first (text that defeats
-//! prompt caches), naming what differs. Each [`Finding`] has
+//! prompt caches), naming what differs. [`Linter::check_policy`] gives `MCP017` for a
+//! `[servers.<alias>]` of a policy file that no linted server has ([`LintReport::add_policy`]).
+//! Each [`Finding`] has
 //! a [`Severity`], a message, an explanation and a fix; a [`LintReport`]
 //! renders as text, JSON or SARIF 2.1.0, as `mcp-preamble lint` prints it.
 //!

@@ -63,6 +63,8 @@ pub struct PolicyFile {
     pub defaults: PolicyDefaults,
     /// `[servers.<alias>]`, by alias.
     pub servers: BTreeMap<String, ServerPolicy>,
+    /// Where each `[servers.<alias>]` is: 1-based line and column.
+    places: BTreeMap<String, (usize, usize)>,
 }
 
 /// `[defaults]`: settings for every server; unset keys keep the
@@ -196,8 +198,10 @@ impl PolicyFile {
             at(e.span(), detail).with_source(e)
         })?;
         let mut servers = BTreeMap::new();
+        let mut places = BTreeMap::new();
         for (alias, policy) in raw.servers {
             let span = policy.span();
+            places.insert(alias.clone(), line_col(text, span.start));
             let policy = policy.into_inner();
             if policy.label.is_some() && policy.instructions.is_none() {
                 return Err(at(
@@ -214,7 +218,15 @@ impl PolicyFile {
             base_dir: None,
             defaults: raw.defaults,
             servers,
+            places,
         })
+    }
+}
+
+impl PolicyFile {
+    /// Where `[servers.<alias>]` is in the file: 1-based line and column.
+    pub fn place_of(&self, alias: &str) -> Option<(usize, usize)> {
+        self.places.get(alias).copied()
     }
 }
 

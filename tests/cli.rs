@@ -448,12 +448,33 @@ fn a_policy_file_applies_and_flags_override_it() {
         "{}",
         stdout(&out)
     );
-    // Lint leaves out excluded servers and warns about unknown aliases.
+    // Lint leaves out excluded servers; an unknown alias is a finding (MCP017).
     let out = run(&["lint", &a, &b, "--policy", &p, "--format", "json"]);
-    assert!(!stdout(&out).contains("basic-memory"), "{}", stdout(&out));
+    assert!(
+        !stdout(&out).contains("\"basic-memory\""),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(stderr(&out), "");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["policy"]["source"], p.as_str());
+    let finding = &json["policy"]["findings"][0];
+    assert_eq!(finding["code"], "MCP017");
+    assert_eq!(finding["name"], "unknown-policy-alias");
+    assert_eq!(finding["server"], "nobody");
+    assert_eq!(finding["line"], 9);
     assert_eq!(
-        stderr(&out),
-        "mcp-preamble: warning: policy for \"nobody\": no server has this alias\n"
+        finding["message"],
+        "policy for \"nobody\": no server has this alias"
+    );
+    let out = run(&["lint", &a, &b, "--policy", &p, "--deny", "warning"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains(&format!(
+            "policy file {p}: 1 finding\n  warning[MCP017] unknown-policy-alias: policy for \"nobody\": no server has this alias\n    line 9: [servers.nobody]\n"
+        )),
+        "{}",
+        stdout(&out)
     );
     // A typo stops the run with the place and the suggestion.
     std::fs::write(&policy, "version = 1\n[defaults]\nbudgett = 5\n").unwrap();

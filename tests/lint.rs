@@ -896,7 +896,7 @@ fn codes_and_severities_parse_with_exact_errors() {
     assert_eq!(err.kind(), ErrorKind::InvalidConfig);
     assert_eq!(
         err.to_string(),
-        "invalid configuration: unknown lint code \"MCP999\" (use MCP001 to MCP016 or a name)"
+        "invalid configuration: unknown lint code \"MCP999\" (use MCP001 to MCP017 or a name)"
     );
     assert_eq!("warning".parse::<Severity>().unwrap(), Severity::Warning);
     let err = "fatal".parse::<Severity>().unwrap_err();
@@ -937,6 +937,7 @@ fn every_code_is_documented_and_stable() {
             "MCP014 tool-description-too-long note",
             "MCP015 era-drift warning",
             "MCP016 unstable-text warning",
+            "MCP017 unknown-policy-alias warning",
         ]
     );
     for c in LintCode::ALL {
@@ -1042,6 +1043,79 @@ fn assert_valid_sarif(text: &str) -> Value {
         .collect();
     assert!(errors.is_empty(), "invalid SARIF: {errors:#?}");
     log
+}
+
+#[test]
+fn an_unknown_policy_alias_is_a_finding_in_every_format() {
+    let policy = mcp_preamble::PolicyFile::from_str(
+        "version = 1\n[servers.seed-invoice-server]\nbudget = 100\n\n[servers.seed-invoice-servr]\nexclude = true\n[servers.\"seed invoice\"]\nexclude = true\n",
+        "team/mcp-preamble.toml",
+    )
+    .unwrap();
+    let linter = Linter::new();
+    let findings = linter.check_policy(&policy, &["seed-invoice-server", "basic-memory"]);
+    let messages: Vec<(&str, Option<usize>, &str)> = findings
+        .iter()
+        .map(|f| (f.message.as_str(), f.line, f.fix.as_str()))
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            (
+                "policy for \"seed invoice\": no server has this alias",
+                Some(7),
+                "remove [servers.\"seed invoice\"], or add the server it is for"
+            ),
+            (
+                "policy for \"seed-invoice-servr\": no server has this alias (did you mean \"seed-invoice-server\"?)",
+                Some(5),
+                "rename [servers.seed-invoice-servr] to [servers.seed-invoice-server], or remove it"
+            ),
+        ]
+    );
+    // A near miss: every table matches a server.
+    assert!(
+        linter
+            .check_policy(
+                &policy,
+                &["seed-invoice-server", "seed invoice", "seed-invoice-servr"]
+            )
+            .is_empty()
+    );
+    // Allowed, it is gone.
+    assert!(
+        Linter::new()
+            .allow(LintCode::UnknownPolicyAlias)
+            .check_policy(&policy, &[])
+            .is_empty()
+    );
+
+    let mut report = LintReport::new(vec![linter.check(&snapshot("seed-invoice-server"), None)]);
+    report.add_policy("team/mcp-preamble.toml", findings);
+    assert_eq!(report.count_at_least(Severity::Warning), 2);
+    let log = assert_valid_sarif(&report.to_sarif());
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    let r = results.iter().find(|r| r["ruleId"] == "MCP017").unwrap();
+    assert_eq!(
+        r["locations"][0]["physicalLocation"],
+        json!({"artifactLocation": {"uri": "team/mcp-preamble.toml"}, "region": {"startLine": 7}})
+    );
+    let json: Value = serde_json::from_str(&report.to_json()).unwrap();
+    assert_eq!(json["policy"]["findings"].as_array().unwrap().len(), 2);
+    assert_eq!(json["summary"]["warning"], 2);
+    assert!(
+        report
+            .to_text()
+            .contains("policy file team/mcp-preamble.toml: 2 findings\n")
+    );
+    // Without a policy the JSON has no "policy" key.
+    let plain = LintReport::new(vec![linter.check(&snapshot("seed-invoice-server"), None)]);
+    assert!(
+        serde_json::from_str::<Value>(&plain.to_json())
+            .unwrap()
+            .get("policy")
+            .is_none()
+    );
 }
 
 #[test]

@@ -97,6 +97,9 @@ pub enum LintCode {
     /// `MCP016` `unstable-text`: instructions or tools differ between two connects in the
     /// same era (only with [`Linter::check_connects`](super::Linter::check_connects)).
     UnstableText,
+    /// `MCP017` `unknown-policy-alias`: the policy file has a `[servers.<alias>]` table that no
+    /// linted server has (only with [`Linter::check_policy`](super::Linter::check_policy)).
+    UnknownPolicyAlias,
 }
 
 impl LintCode {
@@ -118,6 +121,7 @@ impl LintCode {
         LintCode::ToolDescriptionTooLong,
         LintCode::EraDrift,
         LintCode::UnstableText,
+        LintCode::UnknownPolicyAlias,
     ];
 
     /// The stable code, e.g. `"MCP003"`.
@@ -139,6 +143,7 @@ impl LintCode {
             LintCode::ToolDescriptionTooLong => "MCP014",
             LintCode::EraDrift => "MCP015",
             LintCode::UnstableText => "MCP016",
+            LintCode::UnknownPolicyAlias => "MCP017",
         }
     }
 
@@ -161,6 +166,7 @@ impl LintCode {
             LintCode::ToolDescriptionTooLong => "tool-description-too-long",
             LintCode::EraDrift => "era-drift",
             LintCode::UnstableText => "unstable-text",
+            LintCode::UnknownPolicyAlias => "unknown-policy-alias",
         }
     }
 
@@ -185,7 +191,8 @@ impl LintCode {
             | LintCode::ActsOnHost
             | LintCode::LostUnderHostCut
             | LintCode::EraDrift
-            | LintCode::UnstableText => Severity::Warning,
+            | LintCode::UnstableText
+            | LintCode::UnknownPolicyAlias => Severity::Warning,
             LintCode::ToolDescriptionsOnly
             | LintCode::WastedWhitespace
             | LintCode::ToolDescriptionTooLong => Severity::Note,
@@ -247,6 +254,7 @@ impl LintCode {
                 "initialize and server/discover give different instructions or tools"
             }
             LintCode::UnstableText => "instructions or tools differ from one connect to the next",
+            LintCode::UnknownPolicyAlias => "the policy file configures an alias no server has",
         }
     }
 
@@ -339,6 +347,11 @@ impl LintCode {
                  tool that comes and goes) defeats every prompt cache and makes each session's prompt \
                  different for no reason the user can see."
             }
+            LintCode::UnknownPolicyAlias => {
+                "A [servers.<alias>] table applies to the server with that alias only. One that \
+                 matches no server (a typo, a renamed server) excludes, replaces, budgets or \
+                 holds nothing, so the operator believes a control is in place that is not."
+            }
         }
     }
 
@@ -410,6 +423,9 @@ impl LintCode {
                 "Keep instructions and tool definitions fixed for a server version: move \
                  timestamps, session ids and per-user data into tool results or resources."
             }
+            LintCode::UnknownPolicyAlias => {
+                "Rename the table to the alias the server has in the MCP config, or remove it."
+            }
         }
     }
 }
@@ -432,7 +448,10 @@ impl FromStr for LintCode {
             .ok_or_else(|| {
                 Error::new(
                     ErrorKind::InvalidConfig,
-                    format!("unknown lint code {s:?} (use MCP001 to MCP016 or a name)"),
+                    format!(
+                        "unknown lint code {s:?} (use MCP001 to {} or a name)",
+                        LintCode::ALL.last().map_or("MCP001", |c| c.code())
+                    ),
                 )
             })
     }

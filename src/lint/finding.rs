@@ -73,6 +73,8 @@ pub struct ServerLint {
 pub struct LintReport {
     servers: Vec<ServerLint>,
     failures: Vec<(String, String)>,
+    /// The policy file checked, and its findings.
+    policy: Option<(String, Vec<Finding>)>,
 }
 
 impl LintReport {
@@ -82,6 +84,7 @@ impl LintReport {
         LintReport {
             servers,
             failures: Vec::new(),
+            policy: None,
         }
     }
 
@@ -104,9 +107,28 @@ impl LintReport {
         &self.failures
     }
 
-    /// Every finding, server by server.
+    /// Adds the findings of a policy file ([`Linter::check_policy`](super::Linter::check_policy)),
+    /// read from `source`; they count like any server's.
+    pub fn add_policy(&mut self, source: impl Into<String>, findings: Vec<Finding>) {
+        self.policy = Some((source.into(), findings));
+    }
+
+    /// Where the policy file given to [`LintReport::add_policy`] was read from.
+    pub fn policy_source(&self) -> Option<&str> {
+        self.policy.as_ref().map(|(s, _)| s.as_str())
+    }
+
+    /// The policy file's findings.
+    pub fn policy_findings(&self) -> &[Finding] {
+        self.policy.as_ref().map_or(&[], |(_, f)| f.as_slice())
+    }
+
+    /// Every finding, server by server, then the policy file's.
     pub fn findings(&self) -> impl Iterator<Item = &Finding> {
-        self.servers.iter().flat_map(|s| s.findings.iter())
+        self.servers
+            .iter()
+            .flat_map(|s| s.findings.iter())
+            .chain(self.policy_findings())
     }
 
     /// How many findings are at or above `severity`.

@@ -36,6 +36,19 @@ pub use hosts::{HostCut, HostProfile, HostSurvival, LostUnit};
 use pass::Pass;
 use redact::Redactor;
 
+/// An alias as a TOML key: bare when it can be, else quoted.
+fn toml_key(alias: &str) -> String {
+    let bare = !alias.is_empty()
+        && alias
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if bare {
+        alias.to_string()
+    } else {
+        format!("{alias:?}")
+    }
+}
+
 /// Default for [`Linter::max_tokens`]: about 2,000 characters of English
 /// prose, where one widely used host cuts every server's instructions.
 pub const DEFAULT_MAX_TOKENS: usize = 400;
@@ -293,6 +306,58 @@ impl Linter {
             findings,
             hosts,
         }
+    }
+
+    /// `MCP017` for each `[servers.<alias>]` of `policy` that none of
+    /// `aliases` (the linted servers' aliases) is, with the closest alias;
+    /// the finding's `server` is the table's alias and its `line` the
+    /// table's line in the file. Add them to a report with
+    /// [`LintReport::add_policy`].
+    ///
+    /// ```
+    /// use mcp_preamble::{LintCode, Linter, PolicyFile};
+    /// let policy = PolicyFile::from_str("version = 1\n[servers.biling]\nexclude = true\n", "p.toml")?;
+    /// let findings = Linter::new().check_policy(&policy, &["billing"]);
+    /// assert_eq!(findings[0].code, LintCode::UnknownPolicyAlias);
+    /// assert_eq!(findings[0].message, "policy for \"biling\": no server has this alias (did you mean \"billing\"?)");
+    /// assert_eq!(findings[0].line, Some(2));
+    /// # Ok::<(), mcp_preamble::Error>(())
+    /// ```
+    pub fn check_policy(&self, policy: &crate::PolicyFile, aliases: &[&str]) -> Vec<Finding> {
+        let code = LintCode::UnknownPolicyAlias;
+        let severity = match self.severities.get(&code) {
+            None => code.default_severity(),
+            Some(None) => return Vec::new(),
+            Some(Some(s)) => *s,
+        };
+        policy
+            .servers
+            .keys()
+            .filter(|alias| !aliases.contains(&alias.as_str()))
+            .map(|alias| {
+                let closest = crate::policy::closest(alias, aliases.iter().copied());
+                let hint = closest
+                    .map(|k| format!(" (did you mean {k:?}?)"))
+                    .unwrap_or_default();
+                let table = format!("[servers.{}]", toml_key(alias));
+                Finding {
+                    code,
+                    severity,
+                    server: alias.clone(),
+                    message: format!("policy for {alias:?}: no server has this alias{hint}"),
+                    excerpt: Some(table.clone()),
+                    line: policy.place_of(alias).map(|(line, _)| line),
+                    tool: None,
+                    explanation: code.explanation(),
+                    fix: match closest {
+                        Some(k) => {
+                            format!("rename {table} to [servers.{}], or remove it", toml_key(k))
+                        }
+                        None => format!("remove {table}, or add the server it is for"),
+                    },
+                }
+            })
+            .collect()
     }
 
     /// Tokens of the tool definitions as a host sends them to the model:

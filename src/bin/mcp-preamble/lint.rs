@@ -71,10 +71,15 @@ pub async fn lint(a: LintArgs) -> Result<ExitCode, CliError> {
             servers.extend(linter.check_connects(run, Some(&origin)));
         }
     }
-    if let Some(policy) = &policy {
-        warn_unknown_aliases(policy, &known);
-    }
     let mut report = mcp_preamble::LintReport::new(servers);
+    if let (Some(policy), Some(path)) = (&policy, &a.policy) {
+        // A table for an alias no server has is a finding (MCP017).
+        let known: Vec<&str> = known.iter().map(String::as_str).collect();
+        report.add_policy(
+            path.display().to_string(),
+            linter.check_policy(policy, &known),
+        );
+    }
     for (source, error) in failures {
         report.add_failure(source, error);
     }

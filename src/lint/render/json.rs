@@ -9,6 +9,9 @@ impl LintReport {
     /// [{"source", "error"}…], "summary": {"servers", "findings", "error",
     /// "warning", "note"}}`; a finding has `code`, `name`, `severity`,
     /// `server`, `message`, `excerpt`, `line`, `tool`, `explanation`, `fix`.
+    /// With [`LintReport::add_policy`], also `"policy": {"source",
+    /// "findings"}` (there `server` is the table's alias and `line` its
+    /// line in the policy file).
     pub fn to_json(&self) -> String {
         let servers: Vec<Value> = self
             .servers()
@@ -26,7 +29,7 @@ impl LintReport {
             })
             .collect();
         let count = |s: Severity| self.findings().filter(|f| f.severity == s).count();
-        let report = json!({
+        let mut report = json!({
             "servers": servers,
             "failures": self.failures().iter().map(|(source, error)| json!({"source": source, "error": error})).collect::<Vec<_>>(),
             "summary": {
@@ -37,6 +40,20 @@ impl LintReport {
                 "note": count(Severity::Note),
             },
         });
+        if let Some(source) = self.policy_source() {
+            let findings: Vec<Value> = self
+                .policy_findings()
+                .iter()
+                .map(|f| {
+                    let mut v = serde_json::to_value(f).unwrap_or(Value::Null);
+                    if let Some(obj) = v.as_object_mut() {
+                        obj.insert("name".into(), json!(f.code.name()));
+                    }
+                    v
+                })
+                .collect();
+            report["policy"] = json!({"source": source, "findings": findings});
+        }
         serde_json::to_string_pretty(&report).unwrap_or_default()
     }
 }

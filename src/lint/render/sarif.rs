@@ -10,8 +10,8 @@ impl LintReport {
     /// one result per finding located at its source file (when known) and
     /// at the server as a logical location (and at the tool, for a finding
     /// in a tool description or a tool defined differently in two snapshots:
-    /// `kind` `function`, `fullyQualifiedName` `server/tool`), and servers
-    /// that could not be
+    /// `kind` `function`, `fullyQualifiedName` `server/tool`); a policy
+    /// file's findings at the file and line; and servers that could not be
     /// linted as tool execution notifications.
     pub fn to_sarif(&self) -> String {
         let rules: Vec<Value> = LintCode::ALL
@@ -62,6 +62,23 @@ impl LintReport {
                     "message": {"text": f.message},
                     "locations": [location],
                     "properties": properties,
+                }));
+            }
+        }
+        if let Some(source) = self.policy_source() {
+            for f in self.policy_findings() {
+                let rule_index = LintCode::ALL.iter().position(|c| *c == f.code).unwrap_or(0);
+                let mut physical = json!({"artifactLocation": {"uri": uri_reference(source)}});
+                if let Some(line) = f.line {
+                    physical["region"] = json!({"startLine": line});
+                }
+                results.push(json!({
+                    "ruleId": f.code.code(),
+                    "ruleIndex": rule_index,
+                    "level": f.severity.as_str(),
+                    "message": {"text": f.message},
+                    "locations": [{"physicalLocation": physical}],
+                    "properties": {"server": f.server, "fix": f.fix},
                 }));
             }
         }

@@ -2,8 +2,32 @@
 
 use std::collections::BTreeSet;
 
-use crate::lint::{LintCode, LintReport, Severity};
+use crate::lint::{Finding, LintCode, LintReport, Severity};
 use crate::model::InstructionsState;
+
+/// A finding's lines: severity, code and message; excerpt; fix.
+fn write_finding(out: &mut String, f: &Finding) {
+    use std::fmt::Write as _;
+    let _ = writeln!(
+        out,
+        "  {}[{}] {}: {}",
+        f.severity,
+        f.code.code(),
+        f.code.name(),
+        f.message
+    );
+    if let Some(excerpt) = &f.excerpt {
+        match f.line {
+            Some(line) => {
+                let _ = writeln!(out, "    line {line}: {excerpt}");
+            }
+            None => {
+                let _ = writeln!(out, "    {excerpt}");
+            }
+        }
+    }
+    let _ = writeln!(out, "    fix: {}", f.fix);
+}
 
 impl LintReport {
     /// A human-readable report: per server, its cost and findings (each with
@@ -33,25 +57,7 @@ impl LintReport {
             };
             let _ = writeln!(out, "{}{source}: {cost}, {count}", s.server);
             for f in &s.findings {
-                let _ = writeln!(
-                    out,
-                    "  {}[{}] {}: {}",
-                    f.severity,
-                    f.code.code(),
-                    f.code.name(),
-                    f.message
-                );
-                if let Some(excerpt) = &f.excerpt {
-                    match f.line {
-                        Some(line) => {
-                            let _ = writeln!(out, "    line {line}: {excerpt}");
-                        }
-                        None => {
-                            let _ = writeln!(out, "    {excerpt}");
-                        }
-                    }
-                }
-                let _ = writeln!(out, "    fix: {}", f.fix);
+                write_finding(&mut out, f);
             }
             for h in &s.hosts {
                 let reported = if h.reported { " (reported)" } else { "" };
@@ -77,6 +83,17 @@ impl LintReport {
                         let _ = writeln!(out, "    lost constraint, line {}: {}", u.line, u.text);
                     }
                 }
+            }
+        }
+        if let Some(source) = self.policy_source() {
+            let count = match self.policy_findings().len() {
+                0 => "no findings".to_string(),
+                1 => "1 finding".to_string(),
+                n => format!("{n} findings"),
+            };
+            let _ = writeln!(out, "policy file {source}: {count}");
+            for f in self.policy_findings() {
+                write_finding(&mut out, f);
             }
         }
         if !self.servers().is_empty() {
