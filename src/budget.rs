@@ -27,7 +27,7 @@ pub(crate) struct Trim {
 impl Trim {
     /// `text` (sanitized instructions) as units, all kept, with their
     /// priorities; `tool_names` are the server's tools, normalized.
-    pub(crate) fn new(text: String, tool_names: &[String]) -> Trim {
+    pub(crate) fn new(text: String, tool_names: &std::collections::HashSet<String>) -> Trim {
         let units = segment::units(&text);
         let priority = units
             .iter()

@@ -5,7 +5,7 @@
 //! backticks and other punctuation removed (`_` and `-` inside words kept,
 //! so tool names survive), whitespace collapsed.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
@@ -506,7 +506,7 @@ pub(crate) enum Priority {
 }
 
 /// The priority of a unit.
-pub(crate) fn priority(unit: &Unit, text: &str, tool_names: &[String]) -> Priority {
+pub(crate) fn priority(unit: &Unit, text: &str, tool_names: &HashSet<String>) -> Priority {
     match unit.kind {
         UnitKind::Code | UnitKind::TableRow | UnitKind::TableHead => return Priority::Example,
         UnitKind::Heading(_) => return Priority::Heading,
@@ -517,10 +517,12 @@ pub(crate) fn priority(unit: &Unit, text: &str, tool_names: &[String]) -> Priori
         return Priority::Constraint;
     }
     let names_server = norm.contains("this server") || norm.contains("this mcp server");
+    // Each word looked up, not each tool searched for: a server may have
+    // a thousand tools.
     if names_server
-        || tool_names
-            .iter()
-            .any(|n| !n.is_empty() && norm.split(' ').any(|w| w == n))
+        || norm
+            .split(' ')
+            .any(|w| !w.is_empty() && tool_names.contains(w))
     {
         return Priority::NamesTool;
     }
@@ -639,7 +641,7 @@ mod tests {
 
     #[test]
     fn priorities() {
-        let names = vec!["list_periods".to_string()];
+        let names = HashSet::from(["list_periods".to_string()]);
         let p = |s: &str| {
             let u = crate::segment::units(s)[0];
             priority(&u, u.text(s), &names)

@@ -83,6 +83,25 @@ fn needs_escape(c: char) -> bool {
     c.is_control() || CodePointMapData::<GeneralCategory>::new().get(c) == GeneralCategory::Format
 }
 
+/// Line numbers of byte offsets in one text, without rescanning the text
+/// for each offset.
+pub(crate) struct Lines {
+    newlines: Vec<usize>,
+}
+
+impl Lines {
+    pub(crate) fn new(text: &str) -> Lines {
+        Lines {
+            newlines: text.match_indices('\n').map(|(i, _)| i).collect(),
+        }
+    }
+
+    /// The 1-based line of byte `offset`.
+    pub(crate) fn line(&self, offset: usize) -> usize {
+        self.newlines.partition_point(|&n| n < offset) + 1
+    }
+}
+
 /// Whitespace runs collapsed to one space, ends trimmed.
 pub(crate) fn one_line(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -133,6 +152,15 @@ fn xml_escape(s: &str, quotes: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_of_offsets() {
+        let text = "a\nbc\n\nd";
+        let lines = Lines::new(text);
+        for offset in 0..=text.len() {
+            assert_eq!(lines.line(offset), text[..offset].matches('\n').count() + 1);
+        }
+    }
 
     #[test]
     fn json_safe_escapes_what_serde_json_leaves() {

@@ -301,7 +301,7 @@ impl Prepared {
     }
 
     fn trim_of(&self, text: String) -> Trim {
-        let names: Vec<String> = self
+        let names: HashSet<String> = self
             .view
             .tools
             .iter()

@@ -64,11 +64,13 @@ impl Pass<'_> {
         };
         let mut lost = Vec::new();
         let mut lost_constraint = Vec::new();
+        let lines = text::Lines::new(text);
+        let no_tools = std::collections::HashSet::new();
         for (unit, &is_lost) in units.iter().zip(&lost_flags) {
             let unit_text = unit.text(text);
-            let constraint = dedup::priority(unit, unit_text, &[]) == Priority::Constraint;
+            let constraint = dedup::priority(unit, unit_text, &no_tools) == Priority::Constraint;
             let entry = LostUnit {
-                line: text[..unit.start].matches('\n').count() + 1,
+                line: lines.line(unit.start),
                 text: text::cut_chars(&text::one_line(&self.redactor.scrub(unit_text)), LOST_CHARS),
                 constraint,
             };

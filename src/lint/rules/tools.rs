@@ -112,7 +112,7 @@ impl Pass<'_> {
         units: &[Unit],
         restated: &[Option<String>],
     ) {
-        let names: Vec<String> = self
+        let names: std::collections::HashSet<String> = self
             .server
             .tools
             .iter()
@@ -133,10 +133,7 @@ impl Pass<'_> {
                 continue;
             }
             content += 1;
-            let named: BTreeSet<&str> = norm
-                .split(' ')
-                .filter(|w| names.iter().any(|n| n == w))
-                .collect();
+            let named: BTreeSet<&str> = norm.split(' ').filter(|w| names.contains(*w)).collect();
             let guidance = dedup::priority(unit, unit_text, &names) == Priority::Constraint
                 || named.len() >= 2;
             let framing = norm.contains("this server")
