@@ -157,6 +157,20 @@ fn wire(caps: &[CaptureFile]) {
     for (i, c) in configs.iter().enumerate() {
         write(&dir, &format!("config-{i}"), &tagged(5, c));
     }
+    // A lock of three servers, and the example policy file.
+    let mut lock = mcp_preamble::Lock::new();
+    for stem in ["seed-invoice-server", "synthetic-python-unicode", "mcp-server-time"] {
+        let c = caps.iter().find(|c| c.stem == stem).unwrap();
+        let snapshot = mcp_preamble::Capture::from_json(&small_capture(c).to_string())
+            .unwrap()
+            .snapshot()
+            .unwrap()
+            .with_alias(stem);
+        lock.pin(&snapshot);
+    }
+    write(&dir, "lock-three", &tagged(7, &lock.to_json()));
+    let policy = std::fs::read_to_string("../mcp-preamble.example.toml").unwrap();
+    write(&dir, "policy-example", &tagged(8, &policy));
 }
 
 /// The server of a capture, as the structured targets take it.

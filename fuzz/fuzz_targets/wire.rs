@@ -2,17 +2,19 @@
 //! of the wire and file formats. Each must return a value or a typed error,
 //! never panic.
 //!
-//! The first byte picks the reader (mod 7), the rest is the text:
+//! The first byte picks the reader (mod 9), the rest is the text:
 //! 0 `initialize` response, 1 `server/discover` response, 2 `tools/list`
 //! pages (a JSON array is read as several pages), 3 capture file, 4 snapshot
 //! file, 5 MCP config, 6 the capture-or-snapshot dispatch of
-//! `load_server_file` (from a string). Whatever reads as a snapshot is then
-//! assembled with both templates and linted, when small.
+//! `load_server_file` (from a string), 7 lock file, 8 policy file.
+//! Whatever reads as a snapshot is then assembled with both templates and
+//! linted, when small.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use mcp_preamble::{
-    Assembler, Capture, Era, Error, Linter, McpConfig, ServerSnapshot, SnapshotFile, Template,
+    Assembler, Capture, Era, Error, Linter, Lock, McpConfig, PolicyFile, ServerSnapshot,
+    SnapshotFile, Template,
 };
 use mcp_preamble_fuzz::MAX_INPUT;
 use serde_json::Value;
@@ -48,7 +50,7 @@ fn downstream(snapshot: &ServerSnapshot, input_len: usize) {
 }
 
 fn read(selector: u8, text: &str) {
-    let result = match selector % 7 {
+    let result = match selector % 9 {
         0 => ServerSnapshot::from_initialize_json(text),
         1 => ServerSnapshot::from_discover_json(text),
         2 => tools_pages(text),
@@ -76,6 +78,39 @@ fn read(selector: u8, text: &str) {
                         config.servers.iter().map(|s| s.alias.as_str()).collect();
                     let sorted = aliases.windows(2).all(|w| w[0] <= w[1]);
                     assert!(sorted, "config servers are sorted by alias");
+                }
+                Err(e) => check_error(&e),
+            }
+            return;
+        }
+        7 => {
+            match Lock::from_str(text, "fuzz.lock") {
+                // A lock reads back as written, and writes the same bytes again.
+                Ok(lock) => {
+                    let written = lock.to_json();
+                    let again = Lock::from_str(&written, "fuzz.lock")
+                        .unwrap_or_else(|e| panic!("a written lock does not read back: {e}"));
+                    assert_eq!(again, lock, "lock round trip");
+                    assert_eq!(again.to_json(), written, "lock bytes are stable");
+                }
+                Err(e) => check_error(&e),
+            }
+            return;
+        }
+        8 => {
+            match PolicyFile::from_str(text, "fuzz.toml") {
+                Ok(policy) => {
+                    // A template file would be read from disk: only built-in names here.
+                    let builtin = policy
+                        .defaults
+                        .template
+                        .as_deref()
+                        .is_none_or(|t| Template::builtin(t).is_ok());
+                    if builtin {
+                        if let Err(e) = Assembler::from_policy(&policy) {
+                            check_error(&e);
+                        }
+                    }
                 }
                 Err(e) => check_error(&e),
             }
