@@ -316,7 +316,9 @@ impl Hub {
     /// revision when the section's bytes change, and [`Hub::changes_since`]
     /// lists the blocks that differ.
     /// The per-server memo starts over, as it holds work done with the old
-    /// settings. On a template error nothing changes.
+    /// settings. On a template error nothing changes. The lock is part of
+    /// the assembler: to keep approvals made with [`Hub::approve`], give
+    /// the new one [`Hub::lock`] (`assembler.lock(hub.lock().unwrap_or_default())`).
     pub fn reconfigure(&self, assembler: Assembler) -> Result<u64> {
         let mut state = self.guard();
         let old = std::mem::replace(&mut state.assembler, assembler);
