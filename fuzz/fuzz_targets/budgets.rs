@@ -23,7 +23,7 @@ const MAX_BUDGET: u16 = 700;
 /// Largest total budget tried.
 const MAX_TOTAL: u16 = 2500;
 
-fuzz_target!(|input: BudgetInput| {
+fuzz_target!(init: mcp_preamble_fuzz::warm_up(), |input: BudgetInput| {
     let size: usize = input
         .servers
         .iter()

@@ -11,7 +11,7 @@ use mcp_preamble::{LintReport, Linter};
 use mcp_preamble_fuzz::{LintInput, MAX_INPUT, MAX_SERVERS};
 use serde_json::Value;
 
-fuzz_target!(|input: LintInput| {
+fuzz_target!(init: mcp_preamble_fuzz::warm_up(), |input: LintInput| {
     let size: usize = input
         .servers
         .iter()

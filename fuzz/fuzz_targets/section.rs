@@ -104,7 +104,7 @@ fn check_xml(a: &Assembly) {
     assert_no_hidden(text, "xml section");
 }
 
-fuzz_target!(|input: SectionInput| {
+fuzz_target!(init: mcp_preamble_fuzz::warm_up(), |input: SectionInput| {
     let size: usize = input
         .servers
         .iter()

@@ -23,7 +23,7 @@ fn servers() -> Vec<ServerSnapshot> {
     ]
 }
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: mcp_preamble_fuzz::warm_up(), |data: &[u8]| {
     if data.len() > MAX_SOURCE {
         return;
     }

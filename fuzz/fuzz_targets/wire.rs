@@ -157,7 +157,7 @@ fn tools_pages(text: &str) -> mcp_preamble::Result<ServerSnapshot> {
     Ok(snapshot)
 }
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: mcp_preamble_fuzz::warm_up(), |data: &[u8]| {
     // Target's own bound (the library has no input limit yet).
     if data.is_empty() || data.len() > MAX_INPUT {
         return;
