@@ -12,13 +12,13 @@ use icu_properties::props::{DefaultIgnorableCodePoint, GeneralCategory, Variatio
 use icu_properties::{CodePointMapData, CodePointSetData};
 use mcp_preamble::{ServerSnapshot, Tool};
 
-/// Largest input a target looks at, in bytes (target's own bound).
 /// Loads the tokenizer before the first input: its one-time load takes
 /// seconds under the sanitizer, which libFuzzer would take for a hang.
 pub fn warm_up() {
     let _ = mcp_preamble::Assembler::new();
 }
 
+/// Largest input a target looks at, in bytes (target's own bound).
 pub const MAX_INPUT: usize = 64 * 1024;
 /// Most servers per assembly (the brief: 1 to 4).
 pub const MAX_SERVERS: usize = 4;
