@@ -71,10 +71,19 @@ pub async fn pin(a: PinArgs) -> Result<ExitCode, CliError> {
         }
         let before = old.check(s);
         lock.pin(s);
-        let what = match before.state {
-            PinState::Same => "unchanged".to_string(),
-            PinState::New => "pinned (new)".to_string(),
-            _ => format!("pinned again ({})", before.summary()),
+        // Name and version are recorded but not compared: say when they moved.
+        let moved = match (old.get(key), lock.get(key)) {
+            (Some(a), Some(b)) if (&a.name, &a.version) != (&b.name, &b.version) => Some(format!(
+                "{} {} -> {} {}",
+                a.name, a.version, b.name, b.version
+            )),
+            _ => None,
+        };
+        let what = match (before.state, moved) {
+            (PinState::Same, None) => "unchanged".to_string(),
+            (PinState::Same, Some(moved)) => format!("pinned again ({moved}; same text)"),
+            (PinState::New, _) => "pinned (new)".to_string(),
+            (_, _) => format!("pinned again ({})", before.summary()),
         };
         emit_line(&format!("{key}: {what}"));
     }
