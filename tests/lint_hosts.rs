@@ -549,4 +549,74 @@ mod cli {
         assert_eq!(bad.status.code(), Some(2));
         assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown host \"cursor\""));
     }
+
+    #[test]
+    fn preview_as_hosts_shows_what_survives_each_host() {
+        // A capture of a server whose constraint sentence starts at
+        // character 2,500 of 3,000.
+        let dir = std::env::temp_dir().join(format!("mcp-preamble-as-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let capture = serde_json::json!({
+            "server": "pricing", "sdk": "test", "captured": "2026-11-30",
+            "initialize": {"jsonrpc": "2.0", "id": 1, "result": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "serverInfo": {"name": "pricing", "version": "1"},
+                "instructions": super::pricing()}},
+        });
+        let path = dir.join("pricing.json");
+        std::fs::write(&path, capture.to_string()).unwrap();
+        let run = |extra: &[&str]| {
+            Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
+                .arg("preview")
+                .arg(&path)
+                .args([
+                    "--as",
+                    "claude-code,generic-4000,mcp-preamble",
+                    "--budget",
+                    "700",
+                ])
+                .args(extra)
+                .output()
+                .unwrap()
+        };
+        let out = run(&["--json"]);
+        assert_eq!(out.status.code(), Some(0));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let hosts = v["as"]["pricing"].as_array().unwrap();
+        let by = |name: &str| hosts.iter().find(|h| h["host"] == name).unwrap().clone();
+        let claude = by("claude-code");
+        assert_eq!(claude["chars"], 3000);
+        assert_eq!(claude["chars_kept"], 2048);
+        let lost: Vec<&str> = claude["lost"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|u| u["constraint"] == true)
+            .map(|u| u["text"].as_str().unwrap())
+            .collect();
+        assert_eq!(lost, [super::CONSTRAINT]);
+        assert_eq!(by("generic-4000")["lost"].as_array().unwrap().len(), 0);
+        assert!(
+            by("mcp-preamble")["lost"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|u| u["constraint"] == false)
+        );
+        let text = String::from_utf8_lossy(&run(&[]).stdout).into_owned();
+        assert!(
+            text.contains(&format!(
+                "\nwhat reaches the model, per host:\npricing\n  host claude-code: forwards the first 2048 characters: 2048 of 3000 characters, "
+            )),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!(
+                "    lost constraint, line 1: {}\n",
+                super::CONSTRAINT
+            )),
+            "{text}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -226,6 +226,42 @@ impl HostSurvival {
     pub fn lost_constraints(&self) -> usize {
         self.lost.iter().filter(|u| u.constraint).count()
     }
+
+    /// The survival as lines for people: `host claude-code: forwards the
+    /// first 2048 characters: 2048 of 3602 characters, 512 tokens reach the
+    /// model; 26 units lost, 9 with a constraint`, then one `lost
+    /// constraint, line N: …` line per lost constraint sentence (indented by
+    /// two spaces more than `indent`).
+    pub fn describe(&self, indent: &str) -> String {
+        use std::fmt::Write as _;
+        let reported = if self.reported { " (reported)" } else { "" };
+        let lost = self.lost.len();
+        let fate = if !self.forwarded {
+            format!("all {lost} units lost")
+        } else if lost == 0 {
+            "everything survives".to_string()
+        } else {
+            format!(
+                "{lost} {} lost, {} with a constraint",
+                if lost == 1 { "unit" } else { "units" },
+                self.lost_constraints()
+            )
+        };
+        let mut out = format!(
+            "{indent}host {}{reported}: {}: {} of {} characters, {} tokens reach the model; {fate}\n",
+            self.host, self.cut, self.chars_kept, self.chars, self.tokens_kept
+        );
+        if self.forwarded {
+            for u in self.lost.iter().filter(|u| u.constraint) {
+                let _ = writeln!(
+                    out,
+                    "{indent}  lost constraint, line {}: {}",
+                    u.line, u.text
+                );
+            }
+        }
+        out
+    }
 }
 
 #[cfg(test)]

@@ -97,6 +97,12 @@ pub struct Preview {
     /// A policy file (`mcp-preamble.toml`); flags override its settings.
     #[arg(long, value_name = "PATH")]
     pub policy: Option<PathBuf>,
+    /// What survives these hosts, per server (as `lint --hosts`): the
+    /// characters and tokens that reach the model and the constraint
+    /// sentences lost: comma-separated `claude-code`, `chatgpt`,
+    /// `generic-4000`, `none`, `mcp-preamble` (at `--budget`), or `all`.
+    #[arg(long = "as", value_name = "HOSTS")]
+    pub as_hosts: Option<String>,
     /// A lock file made by `pin`: each server is compared with its pin
     /// (a `pin` column, and the diff of changed instructions under the table).
     #[arg(long, value_name = "PATH")]

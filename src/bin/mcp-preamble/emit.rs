@@ -7,7 +7,7 @@
 use std::fmt;
 use std::io::{IsTerminal, Write as _};
 
-use mcp_preamble::{Assembly, Omission, PinState, json_safe, terminal_safe};
+use mcp_preamble::{Assembly, HostSurvival, Omission, PinState, json_safe, terminal_safe};
 
 use crate::load::Source;
 
@@ -38,14 +38,36 @@ impl Paint {
 }
 
 /// The preview report on stdout: JSON, or the section and a table.
-pub fn emit_preview(assembly: &Assembly, sources: &[Source], json: bool) {
+pub fn emit_preview(
+    assembly: &Assembly,
+    sources: &[Source],
+    hosts: &[(String, Vec<HostSurvival>)],
+    json: bool,
+) {
     if json {
-        let report = serde_json::json!({ "assembly": assembly, "connections": sources });
+        let mut report = serde_json::json!({ "assembly": assembly, "connections": sources });
+        if !hosts.is_empty() {
+            let by_server: serde_json::Map<String, serde_json::Value> = hosts
+                .iter()
+                .map(|(name, h)| (name.clone(), serde_json::json!(h)))
+                .collect();
+            report["as"] = serde_json::Value::Object(by_server);
+        }
         emit(&json_safe(
             &(serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"),
         ));
     } else {
         emit(&text_report(assembly, sources));
+        if !hosts.is_empty() {
+            let mut text = "\nwhat reaches the model, per host:\n".to_string();
+            for (name, list) in hosts {
+                text.push_str(&format!("{name}\n"));
+                for h in list {
+                    text.push_str(&h.describe("  "));
+                }
+            }
+            emit(&terminal_safe(&text));
+        }
     }
 }
 

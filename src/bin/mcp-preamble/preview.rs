@@ -2,16 +2,19 @@
 
 use std::process::ExitCode;
 
-use mcp_preamble::{Assembler, Encoding, Lock, PolicyFile, ServerSnapshot, Template};
+use mcp_preamble::{
+    Assembler, Encoding, HostProfile, HostSurvival, Linter, Lock, PolicyFile, ServerSnapshot,
+    Template,
+};
 
 use crate::CliError;
 use crate::args::Preview;
 use crate::emit::{emit_err, emit_preview, needed_trimming, pending_review};
 use crate::load::{Source, load_inputs};
 
-fn assembler(p: &Preview) -> Result<Assembler, mcp_preamble::Error> {
-    let mut a = match &p.policy {
-        Some(path) => Assembler::from_policy(&PolicyFile::from_path(path)?)?,
+fn assembler(p: &Preview, policy: Option<&PolicyFile>) -> Result<Assembler, mcp_preamble::Error> {
+    let mut a = match policy {
+        Some(file) => Assembler::from_policy(file)?,
         None => Assembler::new(),
     };
     if let Some(name) = &p.template {
@@ -67,8 +70,36 @@ fn warn_unknown_budget_aliases(p: &Preview, snapshots: &[ServerSnapshot], source
     }
 }
 
+/// `--as HOSTS`: what of each server's instructions survives each host,
+/// by the server's shown name.
+fn host_survival(
+    p: &Preview,
+    policy: Option<&PolicyFile>,
+    snapshots: &[ServerSnapshot],
+) -> Result<Vec<(String, Vec<HostSurvival>)>, mcp_preamble::Error> {
+    let Some(list) = &p.as_hosts else {
+        return Ok(Vec::new());
+    };
+    let budget = p.budget.unwrap_or(mcp_preamble::DEFAULT_MAX_TOKENS);
+    let encoding = match (
+        &p.encoding,
+        policy.and_then(|f| f.defaults.encoding.as_ref()),
+    ) {
+        (Some(name), _) | (None, Some(name)) => Encoding::from_name(name)?,
+        (None, None) => Encoding::O200kBase,
+    };
+    let linter = Linter::new()
+        .encoding(encoding)
+        .hosts(HostProfile::parse_list(list, budget)?);
+    Ok(snapshots
+        .iter()
+        .map(|s| (s.display_name(), linter.check(s, None).hosts))
+        .collect())
+}
+
 pub async fn preview(p: Preview) -> Result<ExitCode, CliError> {
-    let assembler = assembler(&p)?;
+    let policy = p.policy.as_deref().map(PolicyFile::from_path).transpose()?;
+    let assembler = assembler(&p, policy.as_ref())?;
     let mut gathered = load_inputs(&p.files, &p.connect).await?;
     let snapshots = std::mem::take(&mut gathered.snapshots);
     let sources = std::mem::take(&mut gathered.sources);
@@ -86,7 +117,8 @@ pub async fn preview(p: Preview) -> Result<ExitCode, CliError> {
             emit_err(&format!("mcp-preamble: warning: {d}"));
         }
     }
-    emit_preview(&assembly, &sources, p.json);
+    let hosts = host_survival(&p, policy.as_ref(), &snapshots)?;
+    emit_preview(&assembly, &sources, &hosts, p.json);
     Ok(
         if failed || (p.check && (needed_trimming(&assembly) || pending_review(&assembly))) {
             ExitCode::from(1)

@@ -60,29 +60,7 @@ impl LintReport {
                 write_finding(&mut out, f);
             }
             for h in &s.hosts {
-                let reported = if h.reported { " (reported)" } else { "" };
-                let lost = h.lost.len();
-                let fate = if !h.forwarded {
-                    format!("all {lost} units lost")
-                } else if lost == 0 {
-                    "everything survives".to_string()
-                } else {
-                    format!(
-                        "{lost} {} lost, {} with a constraint",
-                        if lost == 1 { "unit" } else { "units" },
-                        h.lost_constraints()
-                    )
-                };
-                let _ = writeln!(
-                    out,
-                    "  host {}{reported}: {}: {} of {} characters, {} tokens reach the model; {fate}",
-                    h.host, h.cut, h.chars_kept, h.chars, h.tokens_kept
-                );
-                if h.forwarded {
-                    for u in h.lost.iter().filter(|u| u.constraint) {
-                        let _ = writeln!(out, "    lost constraint, line {}: {}", u.line, u.text);
-                    }
-                }
+                out.push_str(&h.describe("  "));
             }
         }
         if let Some(source) = self.policy_source() {
