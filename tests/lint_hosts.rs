@@ -605,9 +605,9 @@ mod cli {
         );
         let text = String::from_utf8_lossy(&run(&[]).stdout).into_owned();
         assert!(
-            text.contains(&format!(
+            text.contains(
                 "\nwhat reaches the model, per host:\npricing\n  host claude-code: forwards the first 2048 characters: 2048 of 3000 characters, "
-            )),
+            ),
             "{text}"
         );
         assert!(
