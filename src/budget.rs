@@ -125,6 +125,8 @@ pub(crate) struct Fitted {
     pub summaries_cut: Vec<String>,
     /// Deferred tools left out of the index.
     pub names_cut: Vec<String>,
+    /// Not even the bare heading renders within the template's fuel.
+    pub out_of_fuel: bool,
 }
 
 /// Renders a view and counts its tokens.
@@ -172,7 +174,31 @@ pub(crate) fn fit(
         Some(r) => r,
         None => measure(&view)?,
     };
-    // A block that could not be rendered (out of fuel) must shrink even without a budget.
+    // A block that could not be rendered (out of fuel) must shrink even
+    // without a budget. When not even its bare heading renders, no rung
+    // would: each would only burn the template's fuel again.
+    if first.1 == usize::MAX {
+        let mut bare = view.clone();
+        bare.instructions = None;
+        bare.note = None;
+        bare.tools.clear();
+        bare.more_tools = 0;
+        bare.deferred.clear();
+        bare.more_deferred = 0;
+        if measure(&bare)?.1 == usize::MAX {
+            return Ok(Fitted {
+                block: None,
+                removed: vec![Removal::new(
+                    RemovalReason::Budget,
+                    "the whole block: the template runs out of fuel even on its heading",
+                )],
+                truncated: false,
+                summaries_cut: Vec::new(),
+                names_cut: Vec::new(),
+                out_of_fuel: true,
+            });
+        }
+    }
     let limit = limit.or((first.1 == usize::MAX).then_some(usize::MAX - 1));
     let Some(limit) = limit.filter(|l| first.1 > *l) else {
         return Ok(Fitted {
@@ -181,6 +207,7 @@ pub(crate) fn fit(
             truncated: false,
             summaries_cut: Vec::new(),
             names_cut: Vec::new(),
+            out_of_fuel: false,
         });
     };
     let mut ladder = Ladder {
@@ -220,6 +247,7 @@ pub(crate) fn fit(
         truncated: ladder.truncated,
         summaries_cut: ladder.summaries_cut,
         names_cut: ladder.names_cut,
+        out_of_fuel: false,
     })
 }
 

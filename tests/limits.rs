@@ -144,6 +144,41 @@ fn a_block_out_of_fuel_is_cut_and_the_others_render() {
     assert!(h.text.contains("`t0`"), "{}", h.text);
 }
 
+/// Fuzz finding (`template`, 20-minute run): a block that runs out of fuel
+/// whatever its content used to go down every rung of the budget ladder,
+/// burning the block's fuel on each (over 10 s under the sanitizer). When
+/// not even the bare heading renders, the block is left out at once.
+#[test]
+fn a_block_that_never_renders_is_left_out_without_the_ladder() {
+    let source = "{% macro server(s) %}{% for i in range(200) %}{{ s.name | md_line }}{% for j in range(755) %}{{- s.name | md_line }}{% endfor %}{% endfor %}{% endmacro %}{% for b in blocks %}{{ b }}{% endfor %}";
+    let template = mcp_preamble::Template::from_source("heavy", source).unwrap();
+    for a in [
+        Assembler::new().template(template.clone()),
+        Assembler::new()
+            .template(template)
+            .budget(24)
+            .total_budget(60),
+    ] {
+        let out = a
+            .assemble(&[healthy(), named("hostile").with_instructions("Hi.")])
+            .unwrap();
+        for s in out.servers() {
+            assert_eq!(
+                s.omitted,
+                Some(mcp_preamble::Omission::RenderFuel),
+                "{}",
+                s.name
+            );
+            assert_eq!(s.tokens_before, 0, "unknown, not usize::MAX");
+            assert_eq!(
+                s.removed.last().map(|r| r.text.as_str()),
+                Some("the whole block: the template runs out of fuel even on its heading")
+            );
+        }
+        assert_eq!(out.text(), "");
+    }
+}
+
 #[test]
 fn a_user_template_that_spins_stops_on_fuel() {
     let spin = "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}";

@@ -184,7 +184,8 @@ impl Assembler {
                     p.report
                         .limit_hits(vec![LimitHit::new(Limit::RenderFuel, 0, 0)]);
                 }
-                p.report.tokens_before = first.1;
+                // Unknown when it did not render: 0, and the limit says why.
+                p.report.tokens_before = if first.1 == usize::MAX { 0 } else { first.1 };
                 p.untrimmed = Some(first);
                 if self.dedup {
                     p.dedup_within(&server, self);

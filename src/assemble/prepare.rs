@@ -343,11 +343,10 @@ impl Prepared {
         }
         if fitted.block.is_none() {
             // Without a budget, only running out of template fuel leaves no block.
-            report.omit(
-                limit.map_or(Omission::RenderFuel, |budget| Omission::OverBudget {
-                    budget,
-                }),
-            );
+            report.omit(match limit {
+                Some(budget) if !fitted.out_of_fuel => Omission::OverBudget { budget },
+                _ => Omission::RenderFuel,
+            });
         }
         Ok(fitted.block)
     }
