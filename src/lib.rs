@@ -389,7 +389,7 @@
 //! | `accept` (default) | rendered as sent |
 //! | `hold` | the pinned instructions, byte for byte, so the section and the prompt cache stay as they were until the server is pinned again; a `new` server has nothing pinned and renders no instructions. Tools are always the server's current ones: the model gets those with the tool definitions anyway |
 //! | `drop` | no instructions |
-//! | `fail` | [`Assembler::assemble`] fails with [`ErrorKind::Drift`] naming the server |
+//! | `fail` | [`Assembler::assemble`] fails with [`ErrorKind::Drift`] naming the server (for CI; a hub refuses the update instead, so use `hold` there) |
 //!
 //! [`Pin::pending`] is true for a `new` or `changed` server whose
 //! `on_change` is not set to `accept` explicitly: it awaits review.
@@ -420,9 +420,13 @@
 //! ALIAS…]` writes it; `preview --lock PATH` adds a `pin` column and the
 //! diffs, `--check` exits 1 while a server is pending, and `--json` carries
 //! every pin. A live hub (feature `hub`) tells which servers are pending
-//! (`Hub::pending`, `Hub::subscribe_pending`), `Hub::approve(alias)` pins
-//! the server's current text in memory, and `Hub::lock` gives the lock to
-//! save.
+//! (`Hub::pending`, `Hub::subscribe_pending`), `Hub::approve_seen(alias,
+//! &pin)` pins the server's current text in memory if it is still the one
+//! the user was shown, and `Hub::lock` gives the lock to save. Held text is
+//! the pinned text as it was sanitized, cut like sent text to
+//! [`Limits`]; it is de-duplicated only against tools that are as pinned,
+//! so a server cannot remove a held sentence by restating it in a changed
+//! tool description.
 //!
 //! ## Token counting
 //!

@@ -91,6 +91,11 @@ impl Limits {
     }
 
     /// See [`Limits::dedup_units`].
+    /// Instructions cut to [`Limits::instructions_bytes`], at a character.
+    pub(crate) fn cut_instructions<'s>(&self, text: &'s str) -> &'s str {
+        prefix(text, self.instructions_bytes)
+    }
+
     pub(crate) fn max_dedup_units(&self) -> usize {
         self.dedup_units
     }
@@ -167,7 +172,7 @@ impl Limits {
 }
 
 /// The longest prefix of `s` of at most `max` bytes that ends on a character boundary.
-fn prefix(s: &str, max: usize) -> &str {
+pub(crate) fn prefix(s: &str, max: usize) -> &str {
     let mut end = max.min(s.len());
     while !s.is_char_boundary(end) {
         end -= 1;

@@ -251,10 +251,10 @@ impl ServerReport {
             let rendered = match (effect, pin.on_change) {
                 (Effect::AsIs, Some(_)) => "rendered as sent (on_change = accept)".to_string(),
                 (Effect::AsIs, None) => "rendered as sent; pending review".to_string(),
-                (Effect::Hold(Some(_)), _) => {
+                (Effect::Hold { text: Some(_), .. }, _) => {
                     "the pinned instructions are rendered (on_change = hold)".to_string()
                 }
-                (Effect::Hold(None), _) => {
+                (Effect::Hold { text: None, .. }, _) => {
                     "no pinned instructions to hold; none rendered (on_change = hold)".to_string()
                 }
                 (Effect::Drop, _) => "instructions not rendered (on_change = drop)".to_string(),

@@ -263,6 +263,21 @@ fn pin_from_files_and_its_errors() {
     let text = std::fs::read_to_string(&lock).unwrap();
     assert!(text.starts_with("{\n  \"version\": 1,\n  \"servers\": {\n    \"mcp-server-time\": {"));
 
+    // A server whose tools/list failed is not pinned (its tools are unknown).
+    let supabase = corpus
+        .join("supabase-mcp-server-supabase.json")
+        .display()
+        .to_string();
+    let out = run(&["pin", &seed, &time, &supabase, "--lock", &lock]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).starts_with("supabase-mcp-server-supabase: tools/list failed ("),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("; not pinned\n"), "{}", stderr(&out));
+    assert!(!std::fs::read_to_string(&lock).unwrap().contains("supabase"));
+
     // Without --update, a server no longer given loses its pin.
     let out = run(&["pin", &seed, "--lock", &lock]);
     assert!(stdout(&out).contains("mcp-server-time: no longer given; pin removed\n"));

@@ -169,10 +169,32 @@ impl Assembler {
             let (mut server, mut hits) = self.limits.apply(run.servers[i]);
             hits.splice(0..0, server.limits.iter().copied());
             let (pin, effect) = &*pinned;
-            if let Some(instructions) = pin::effective_instructions(effect) {
-                server.to_mut().instructions = instructions;
+            // Held text is the pinned, sanitized text: not sanitized again
+            // (sanitizing twice can dedent further), cut like sent text.
+            let held = match effect {
+                Effect::AsIs => None,
+                Effect::Hold { text, .. } => {
+                    Some(text.as_deref().map(|t| self.limits.cut_instructions(t)))
+                }
+                Effect::Drop => Some(None),
+            };
+            if held.is_some() {
+                server.to_mut().instructions = crate::model::Instructions::Absent;
             }
-            let mut p = Prepared::new(&server, name, renamed_from.as_deref(), config_key, self);
+            let mut p = Prepared::new(
+                &server,
+                name,
+                renamed_from.as_deref(),
+                config_key,
+                self,
+                held,
+            );
+            if let Effect::Hold {
+                unchanged_tools, ..
+            } = effect
+            {
+                p.dedup_against = Some(unchanged_tools.clone());
+            }
             // The report tells what the server sent, whatever was rendered.
             p.report.instructions = run.servers[i].instructions.state();
             p.report.pinned(pin.clone(), effect);

@@ -44,6 +44,9 @@ pub(crate) struct Prepared {
     pub visibility: u64,
     /// The memo's fingerprint of its pin and `on_change`.
     pub pin: u64,
+    /// Under `hold`: the only tools (raw names) whose descriptions the held
+    /// instructions are de-duplicated against.
+    pub dedup_against: Option<std::collections::BTreeSet<String>>,
     pub report: ServerReport,
 }
 
@@ -58,13 +61,15 @@ struct Applied {
 
 impl Prepared {
     /// Sanitizes `s` into the view shown as `name`, with the policy and
-    /// budget found under `config_key`.
+    /// budget found under `config_key`. `held` replaces the server's
+    /// instructions with text already sanitized (`Some(None)`: none).
     pub fn new(
         s: &ServerSnapshot,
         name: &str,
         renamed_from: Option<&str>,
         config_key: Option<&str>,
         config: &Assembler,
+        held: Option<Option<&str>>,
     ) -> Prepared {
         let mut diagnostics = Vec::new();
         let mut hidden = HiddenChars::default();
@@ -74,7 +79,11 @@ impl Prepared {
             ));
         }
         let policy = config_key.and_then(|k| config.policies.get(k));
-        let applied = apply_policy(policy, instructions_of(s, &mut diagnostics, &mut hidden));
+        let own = match held {
+            Some(text) => text.filter(|t| !t.is_empty()).map(str::to_string),
+            None => instructions_of(s, &mut diagnostics, &mut hidden),
+        };
+        let applied = apply_policy(policy, own);
         if applied.excluded {
             // Reported here, before the data's own problems (the JSON keeps this order).
             diagnostics.push(Omission::Excluded.to_string());
@@ -190,6 +199,7 @@ impl Prepared {
             tool_deferred: resolved.deferred,
             visibility: config.visibility.fingerprint(config_key),
             pin: 0,
+            dedup_against: None,
             report,
         }
     }
@@ -218,6 +228,13 @@ impl Prepared {
         let mut trim = self.trim_of(text);
         let (mut loaded, mut deferred) = (Vec::new(), Vec::new());
         for (t, behind) in source.tools.iter().zip(&self.tool_deferred) {
+            if self
+                .dedup_against
+                .as_ref()
+                .is_some_and(|only| !only.contains(&t.name))
+            {
+                continue;
+            }
             if let Some(d) = t.description.as_deref() {
                 let text = config.tool_texts.get(&t.name, d);
                 if *behind {

@@ -346,15 +346,45 @@ impl Hub {
         self.inner.pins.subscribe()
     }
 
-    /// Pins `alias`'s current snapshot in the hub's lock (created empty
-    /// when the assembler had none): the server is `same` from now on and
-    /// its new text is rendered. In memory only; save [`Hub::lock`] with
-    /// [`Lock::to_json`] to keep it. Returns the revision.
+    /// Pins `alias`'s current snapshot in the hub's lock: the server is
+    /// `same` from now on and its new text is rendered. In memory only; save
+    /// [`Hub::lock`] with [`Lock::to_json`] to keep it. Returns the revision.
+    ///
+    /// A host that showed its user a change should use
+    /// [`Hub::approve_seen`], so that a server that changes again between
+    /// the question and the answer is not approved unseen. Fails when the
+    /// hub's assembler has no lock ([`Assembler::lock`]): approving one
+    /// server would turn every other one `new`.
     pub fn approve(&self, alias: &str) -> Result<u64> {
+        self.approve_if(alias, None)
+    }
+
+    /// [`Hub::approve`], only when the server's pending pin is still `seen`
+    /// (the one from [`Hub::pending`] that the user was shown); otherwise
+    /// an [`ErrorKind::Drift`] error, and nothing is pinned.
+    pub fn approve_seen(&self, alias: &str, seen: &Pin) -> Result<u64> {
+        self.approve_if(alias, Some(seen))
+    }
+
+    fn approve_if(&self, alias: &str, seen: Option<&Pin>) -> Result<u64> {
         let mut state = self.guard();
+        if state.assembler.lock_ref().is_none() {
+            return Err(Error::new(
+                ErrorKind::InvalidConfig,
+                "the hub has no lock to approve into (give the assembler one with Assembler::lock)",
+            ));
+        }
         let Some(entry) = state.servers.get(alias) else {
             return Err(unknown(alias));
         };
+        if let Some(seen) = seen
+            && self.pending().get(alias) != Some(seen)
+        {
+            return Err(Error::new(
+                ErrorKind::Drift,
+                format!("{alias:?} changed again since it was shown for approval"),
+            ));
+        }
         let snapshot = entry.snapshot.clone();
         let before = state.assembler.clone();
         state.assembler.lock_mut().pin(&snapshot);

@@ -16,13 +16,16 @@ use std::fmt::{self, Write as _};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{Instructions, ServerSnapshot};
+use crate::model::ServerSnapshot;
 
 pub use lock::{LOCK_VERSION, Lock, LockEntry, PinnedInstructions, PinnedTool};
 
 /// Lines of each side a drift diff looks at: line diffs are quadratic in
 /// the worst case, and a server chooses its own text.
 const DIFF_LINES: usize = 2_000;
+
+/// Bytes of each side a drift diff looks at: one line can be long.
+const DIFF_BYTES: usize = 64 * 1024;
 
 /// What the operator wants when a server's text differs from its pin
 /// (`on_change` in the policy file).
@@ -38,7 +41,10 @@ pub enum OnChange {
     /// Render no instructions for the server (its tools are still listed
     /// when tool-only servers are).
     Drop,
-    /// Fail the assembly with [`ErrorKind::Drift`], naming the server.
+    /// Fail the assembly with [`ErrorKind::Drift`], naming the server: for
+    /// CI and the CLI. In a hub the change is refused (the update returns
+    /// the error and the section stays), so a live server's change is never
+    /// shown for approval: a hub wants `Hold`.
     Fail,
 }
 
@@ -104,7 +110,8 @@ pub struct Pin {
     #[serde(skip_serializing_if = "is_false")]
     pub instructions_changed: bool,
     /// The raw instructions differ but the sanitized ones do not: only
-    /// characters that sanitizing removes (zero-width, bidi…) changed.
+    /// characters that sanitizing removes changed (zero-width, bidi…, or
+    /// whitespace it normalizes: line ends, indentation, trailing spaces).
     #[serde(skip_serializing_if = "is_false")]
     pub invisible_only: bool,
     /// Tools the lock does not have.
@@ -165,7 +172,10 @@ impl Pin {
         if self.instructions_changed {
             parts.push("instructions changed".to_string());
         } else if self.invisible_only {
-            parts.push("invisible characters in the instructions changed".to_string());
+            parts.push(
+                "only characters sanitizing removes changed in the instructions (invisible characters or whitespace)"
+                    .to_string(),
+            );
         }
         for (what, names) in [
             ("added", &self.tools_added),
@@ -206,15 +216,22 @@ fn unified_diff(old: &str, new: &str) -> String {
         .header("pinned", "current")
         .to_string();
     if old_cut || new_cut {
-        let _ = writeln!(out, "(diff of the first {DIFF_LINES} lines)");
+        let _ = writeln!(
+            out,
+            "(diff of the first {DIFF_LINES} lines or {} KiB of each side)",
+            DIFF_BYTES / 1024
+        );
     }
     out
 }
 
+/// At most [`DIFF_LINES`] lines and [`DIFF_BYTES`] bytes of `s` (cut at a
+/// character), and whether anything was cut.
 fn first_lines(s: &str) -> (&str, bool) {
-    match s.match_indices('\n').nth(DIFF_LINES - 1) {
+    let by_bytes = crate::limits::prefix(s, DIFF_BYTES);
+    match by_bytes.match_indices('\n').nth(DIFF_LINES - 1) {
         Some((i, _)) => (&s[..i], true),
-        None => (s, false),
+        None => (by_bytes, by_bytes.len() < s.len()),
     }
 }
 
@@ -223,9 +240,14 @@ fn first_lines(s: &str) -> (&str, bool) {
 pub(crate) enum Effect {
     /// Render the server as it is.
     AsIs,
-    /// Render these instructions instead (the pinned ones; `None` when
-    /// nothing is pinned).
-    Hold(Option<String>),
+    /// Render the pinned instructions instead (already sanitized; `None`
+    /// when nothing is pinned), de-duplicated only against the tools whose
+    /// name, description and schema are as pinned: a server must not make
+    /// a held sentence disappear by changing a tool description.
+    Hold {
+        text: Option<String>,
+        unchanged_tools: std::collections::BTreeSet<String>,
+    },
     /// Render no instructions.
     Drop,
 }
@@ -251,11 +273,23 @@ pub(crate) fn decide(
     let effect = match on_change.unwrap_or(OnChange::Accept) {
         OnChange::Accept => Effect::AsIs,
         OnChange::Hold => {
-            let held = key
-                .and_then(|k| lock.get(k))
-                .and_then(|e| e.instructions.as_ref())
-                .map(PinnedInstructions::text);
-            Effect::Hold(held)
+            let entry = key.and_then(|k| lock.get(k));
+            let now = LockEntry::of(server);
+            let unchanged_tools = match entry {
+                Some(e) => now
+                    .tools
+                    .iter()
+                    .filter(|(name, t)| e.tools.get(*name) == Some(t))
+                    .map(|(name, _)| name.clone())
+                    .collect(),
+                None => Default::default(),
+            };
+            Effect::Hold {
+                text: entry
+                    .and_then(|e| e.instructions.as_ref())
+                    .map(PinnedInstructions::text),
+                unchanged_tools,
+            }
         }
         OnChange::Drop => Effect::Drop,
         OnChange::Fail => {
@@ -274,15 +308,6 @@ pub(crate) fn decide(
         }
     };
     Ok((pin, effect))
-}
-
-/// The instructions `effect` leaves for rendering, when it changes them.
-pub(crate) fn effective_instructions(effect: &Effect) -> Option<Instructions> {
-    match effect {
-        Effect::AsIs => None,
-        Effect::Hold(text) => Some(Instructions::from_raw(text.as_deref())),
-        Effect::Drop => Some(Instructions::Absent),
-    }
 }
 
 #[cfg(test)]
@@ -319,11 +344,20 @@ mod tests {
     }
 
     #[test]
+    fn one_huge_line_is_diffed_up_to_the_byte_cap() {
+        let old = "é".repeat(DIFF_BYTES);
+        let new = "ü".repeat(DIFF_BYTES);
+        let diff = unified_diff(&old, &new);
+        assert!(diff.len() < 3 * DIFF_BYTES, "{}", diff.len());
+        assert!(diff.ends_with("of each side)\n"));
+    }
+
+    #[test]
     fn a_huge_diff_looks_at_the_first_lines_only() {
         let old = "a\n".repeat(DIFF_LINES * 3);
         let new = "b\n".repeat(DIFF_LINES * 3);
         let diff = unified_diff(&old, &new);
-        assert!(diff.ends_with("(diff of the first 2000 lines)\n"));
+        assert!(diff.ends_with("(diff of the first 2000 lines or 64 KiB of each side)\n"));
         assert_eq!(diff.matches("\n-a").count(), DIFF_LINES);
     }
 
@@ -337,7 +371,10 @@ mod tests {
         assert_eq!(pin.on_change, Some(OnChange::Hold));
         assert_eq!(
             effect,
-            Effect::Hold(Some("Call list_periods first.\nThen get_invoice.".into()))
+            Effect::Hold {
+                text: Some("Call list_periods first.\nThen get_invoice.".into()),
+                unchanged_tools: ["get_invoice".to_string(), "list_periods".to_string()].into(),
+            }
         );
         let e = decide(Some(&lock), &now, Some("billing"), Some(OnChange::Fail)).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Drift);

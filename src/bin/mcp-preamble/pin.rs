@@ -32,14 +32,27 @@ pub async fn pin(a: PinArgs) -> Result<ExitCode, CliError> {
             )));
         }
     }
-    let failed: Vec<&str> = gathered
+    // Keyed as pins are (the alias as one safe line). A server whose
+    // tools/list failed is not pinned either: its tools are unknown.
+    let key_of = |alias: &str| ServerSnapshot::new("").with_alias(alias).display_name();
+    let mut failed: Vec<String> = gathered
         .sources
         .iter()
         .filter(|s| !s.ok)
-        .map(|s| s.alias.as_str())
+        .map(|s| key_of(&s.alias))
         .collect();
+    for (key, s) in &servers {
+        if let Some(e) = &s.tools_error {
+            emit_err(&format!(
+                "{key}: tools/list failed ({}: {}); not pinned",
+                e.code, e.message
+            ));
+            failed.push(key.clone());
+        }
+    }
+    servers.retain(|key, _| !failed.contains(key));
     for alias in &a.update {
-        if !servers.contains_key(alias) && !failed.contains(&alias.as_str()) {
+        if !servers.contains_key(alias) && !failed.contains(alias) {
             let known: Vec<&str> = servers.keys().map(String::as_str).collect();
             return Err(invalid(format!(
                 "--update {alias:?}: no server has this alias (known: {})",
@@ -56,9 +69,9 @@ pub async fn pin(a: PinArgs) -> Result<ExitCode, CliError> {
     // old pin, a server no longer given loses it.
     let mut lock = if a.update.is_empty() {
         let mut fresh = Lock::new();
-        for alias in &failed {
-            if let Some(entry) = old.get(alias) {
-                fresh.insert(alias.to_string(), entry.clone());
+        for key in &failed {
+            if let Some(entry) = old.get(key) {
+                fresh.insert(key.clone(), entry.clone());
             }
         }
         fresh
@@ -90,13 +103,13 @@ pub async fn pin(a: PinArgs) -> Result<ExitCode, CliError> {
     if a.update.is_empty() {
         for key in old
             .keys()
-            .filter(|k| !servers.contains_key(*k) && !failed.contains(k))
+            .filter(|k| !servers.contains_key(*k) && !failed.iter().any(|f| f == k))
         {
             emit_line(&format!("{key}: no longer given; pin removed"));
         }
     }
     for f in gathered.sources.iter().filter(|c| !c.ok) {
-        let kept = if old.get(&f.alias).is_some() {
+        let kept = if old.get(&key_of(&f.alias)).is_some() {
             "its old pin is kept"
         } else {
             "not pinned"
