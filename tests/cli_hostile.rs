@@ -333,3 +333,33 @@ fn progress_on_a_terminal_is_escaped() {
         "{rest:?}"
     );
 }
+
+/// A user template that doubles a list forty times: minijinja charges no
+/// fuel for building the values, so the CLI's memory ceiling stops the run
+/// with a clear error instead of the kernel's OOM killer.
+#[test]
+fn a_template_that_builds_huge_values_stops_at_the_memory_ceiling() {
+    let dir = std::env::temp_dir().join(format!("mcp-preamble-rss-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let template = dir.join("double.j2");
+    std::fs::write(
+        &template,
+        "{% macro server(s) %}{% set ns = namespace(x=[s.name]) %}{% for i in range(40) %}{% set ns.x = ns.x + ns.x %}{% endfor %}{{ ns.x | length }}{% endmacro %}{% for b in blocks %}{{ b }}{% endfor %}",
+    )
+    .unwrap();
+    let seed = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/corpus/seed-invoice-server.json"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
+        .args(["preview", seed, "--template", template.to_str().unwrap()])
+        .env("MCP_PREAMBLE_MAX_RSS_MB", "200")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "mcp-preamble: out of memory: the run passed 200 MiB (a template that builds huge values?); stopped (MCP_PREAMBLE_MAX_RSS_MB sets the ceiling)\n"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -5,6 +5,7 @@ mod args;
 mod emit;
 mod lint;
 mod load;
+mod memory;
 mod pin;
 mod preview;
 mod progress;
@@ -61,6 +62,7 @@ impl From<mcp_preamble::Error> for CliError {
 
 fn run() -> Result<ExitCode, CliError> {
     let cli = Cli::parse();
+    memory::guard();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
