@@ -232,8 +232,8 @@ pub enum Limit {
     DedupUnits,
     /// [`Limits::tool_pages`].
     ToolPages,
-    /// The template's fuel for one block: the block could not be rendered
-    /// whole and was cut to what renders.
+    /// The template's fuel for one block, or its size (256 KiB): the block
+    /// could not be rendered whole and was cut to what renders.
     RenderFuel,
 }
 
@@ -324,7 +324,7 @@ impl fmt::Display for LimitHit {
             ),
             Limit::RenderFuel => write!(
                 f,
-                "limit {limit} reached: the block ran out of template fuel and was cut to what renders"
+                "limit {limit} reached: the block ran out of template fuel or grew past 256 KiB and was cut to what renders"
             ),
         }
     }

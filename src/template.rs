@@ -32,6 +32,11 @@ const XML_CHANGES_SOURCE: &str = include_str!("../templates/xml-changes.jinja");
 /// to about 64 MB. The built-in templates need a few thousand per block.
 const FUEL: u64 = 1_000_000;
 
+/// Largest block a server gets, in bytes: four times the instructions
+/// limit, room for a thousand tool names. A larger one is cut like a block
+/// out of fuel (tool descriptions go first).
+pub(crate) const MAX_BLOCK_BYTES: usize = 256 * 1024;
+
 /// Marks where the body placed block `i`; server text never reaches the body,
 /// so the marker can only come from the template itself.
 fn block_marker(i: usize) -> String {

@@ -1,6 +1,8 @@
 //! Each limit: just under it nothing is cut; just over, the diagnostic names
 //! the limit and the other servers are intact.
 
+mod common;
+
 use mcp_preamble::{Assembler, Limit, Limits, ServerSnapshot, Tool};
 use serde_json::json;
 
@@ -176,6 +178,64 @@ fn a_block_that_never_renders_is_left_out_without_the_ladder() {
             );
         }
         assert_eq!(out.text(), "");
+    }
+}
+
+/// Fuzz finding (`template`, second 20-minute run): a block that renders
+/// within fuel but is huge (60,000 copies of the name) made every rung of
+/// the budget ladder count its tokens again. A block past 256 KiB is cut
+/// like one out of fuel.
+#[test]
+fn the_ladder_cannot_multiply_a_huge_block() {
+    let source = "{% macro server(s) %}{% for i in range(300) %}{{ s.name | md_line }}{% for j in range(200) %}{{ s.name | md_line }}{% endfor %}{% endfor %}{% endmacro %}{% for b in blocks %}{{ b }}{% endfor %}";
+    let template = mcp_preamble::Template::from_source("expensive", source).unwrap();
+    let out = Assembler::new()
+        .template(template)
+        .budget(24)
+        .assemble(&[healthy(), named("hostile").with_instructions("Hi.")])
+        .unwrap();
+    for s in out.servers() {
+        assert!(!s.included, "{}", s.name);
+        assert!(
+            s.limits.iter().any(|h| h.limit == Limit::RenderFuel),
+            "{}: {:?}",
+            s.name,
+            s.limits
+        );
+    }
+}
+
+/// The fuel and the size cap are far above what the built-in templates
+/// need: every corpus server, tool descriptions shown, under budgets that
+/// walk the whole ladder, stays clear of both.
+#[test]
+fn the_builtin_templates_stay_within_fuel_and_size() {
+    let servers = common::all_snapshots();
+    for template in [
+        mcp_preamble::Template::markdown(),
+        mcp_preamble::Template::xml(),
+    ] {
+        for budget in [8, 40, 120, 100_000] {
+            let out = Assembler::new()
+                .template(template.clone())
+                .tool_descriptions(true)
+                .budget(budget)
+                .assemble(&servers)
+                .unwrap();
+            assert!(
+                out.servers()
+                    .iter()
+                    .all(|s| s.included || s.omitted.is_some())
+            );
+            for s in out.servers() {
+                assert!(
+                    !s.limits.iter().any(|h| h.limit == Limit::RenderFuel),
+                    "{} at {budget}: {:?}",
+                    s.name,
+                    s.limits
+                );
+            }
+        }
     }
 }
 

@@ -20,7 +20,7 @@ use crate::limits::{Limit, LimitHit};
 use crate::model::ServerSnapshot;
 use crate::pin::{self, Effect, Pin};
 use crate::report::Assembly;
-use crate::template::ServerView;
+use crate::template::{MAX_BLOCK_BYTES, ServerView};
 
 pub use builder::{Assembler, Order, Policy};
 use layout::Layout;
@@ -92,14 +92,17 @@ impl Assembler {
     ) -> Result<Assembly> {
         let placement = names::place(servers, self.order);
         let mut session = self.template.session(0)?;
-        // A block that runs out of template fuel fits no budget: the ladder cuts it.
+        // A block that runs out of template fuel, or grows past
+        // MAX_BLOCK_BYTES, fits no budget: the ladder cuts it. The size cap
+        // keeps an expensive template from making every rung count tokens
+        // of a huge block.
         let mut measure = |view: &ServerView| -> Result<(String, usize)> {
             Ok(match session.block(view)? {
-                Some(block) => {
+                Some(block) if block.len() <= MAX_BLOCK_BYTES => {
                     let n = self.counter.count(&block);
                     (block, n)
                 }
-                None => (String::new(), usize::MAX),
+                _ => (String::new(), usize::MAX),
             })
         };
         let mut run = Run {
