@@ -205,6 +205,23 @@ fn the_ladder_cannot_multiply_a_huge_block() {
     }
 }
 
+/// Fuzz finding (`template`, third 20-minute run): 80,000 filter calls per
+/// render, each within fuel, made one render slow (over 10 s under the
+/// sanitizer with four fuzzers sharing two cores). Fuel is now 250,000 per
+/// block render, which such a render exceeds.
+#[test]
+fn a_render_of_many_filter_calls_runs_out_of_fuel() {
+    let source = "{% macro server(s) %}{% for i in range(400) %}{% for j in range(200) %}{% set x = s.name | md_line %}{% endfor %}{% endfor %}### {{ s.name | md_line }}{% endmacro %}{% for b in blocks %}{{ b }}{% endfor %}";
+    let template = mcp_preamble::Template::from_source("busy", source).unwrap();
+    let out = Assembler::new()
+        .template(template)
+        .assemble(&[named("hostile").with_instructions("Hi.")])
+        .unwrap();
+    let s = &out.servers()[0];
+    assert_eq!(s.omitted, Some(mcp_preamble::Omission::RenderFuel));
+    assert!(s.limits.iter().any(|h| h.limit == Limit::RenderFuel));
+}
+
 /// The fuel and the size cap are far above what the built-in templates
 /// need: every corpus server, tool descriptions shown, under budgets that
 /// walk the whole ladder, stays clear of both.
