@@ -11,7 +11,7 @@ use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use minijinja::value::Serde;
-use minijinja::{Environment, UndefinedBehavior, Value};
+use minijinja::{Environment, State, UndefinedBehavior, Value};
 use serde::Serialize;
 
 use crate::error::{Error, ErrorKind, Result};
@@ -174,13 +174,39 @@ fn environment() -> Environment<'static> {
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     env.set_fuel(Some(FUEL));
     env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
-    env.add_filter("md_block", md_block_filter);
-    env.add_filter("md_line", md_line);
-    env.add_filter("md_code", md_code);
-    env.add_filter("xml_text", xml_text);
-    env.add_filter("xml_attr", xml_attr);
-    env.add_filter("one_line", one_line);
+    env.add_filter(
+        "md_block",
+        |state: &State, value: &str, depth: Option<u8>| -> Result<String, minijinja::Error> {
+            charge(state, value)?;
+            Ok(md_block_filter(value, depth))
+        },
+    );
+    env.add_filter("md_line", |state: &State, value: &str| {
+        charge(state, value).map(|()| md_line(value))
+    });
+    env.add_filter("md_code", |state: &State, value: &str| {
+        charge(state, value).map(|()| md_code(value))
+    });
+    env.add_filter("xml_text", |state: &State, value: &str| {
+        charge(state, value).map(|()| xml_text(value))
+    });
+    env.add_filter("xml_attr", |state: &State, value: &str| {
+        charge(state, value).map(|()| xml_attr(value))
+    });
+    env.add_filter("one_line", |state: &State, value: &str| {
+        charge(state, value).map(|()| one_line(value))
+    });
     env
+}
+
+/// Fuel a call of one of the crate's filters costs besides what minijinja
+/// charges for its result: the filters scan every character (Unicode
+/// properties, markdown rules), far more work than one template instruction.
+const FILTER_FUEL: u64 = 16;
+
+/// Charges a filter call on `value`: [`FILTER_FUEL`], and one more per 4 bytes.
+fn charge(state: &State, value: &str) -> Result<(), minijinja::Error> {
+    state.consume_fuel(FILTER_FUEL + value.len() as u64 / 4)
 }
 
 #[cfg(feature = "hub")]

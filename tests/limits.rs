@@ -222,6 +222,24 @@ fn a_render_of_many_filter_calls_runs_out_of_fuel() {
     assert!(s.limits.iter().any(|h| h.limit == Limit::RenderFuel));
 }
 
+/// Fuzz finding (`template`, fourth 20-minute run): 20,000 `md_line` calls
+/// per render fit the fuel as one instruction each, and the budget ladder
+/// paid for them on every rung. The crate's filters charge fuel for their
+/// own work (16 plus one per 4 bytes), so such a render runs out of fuel.
+#[test]
+fn filter_calls_are_charged_for_their_work() {
+    let source = "{% macro server(s) %}{% for i in range(100) %}{{ s.name | md_line }}{% for j in range(199) %}{{ s.name | md_line }}{% endfor %}{% endfor %}{% endmacro %}{% for b in blocks %}{{ b }}{% endfor %}";
+    let template = mcp_preamble::Template::from_source("busy", source).unwrap();
+    let out = Assembler::new()
+        .template(template)
+        .budget(24)
+        .assemble(&[named("hostile").with_instructions("Hi.")])
+        .unwrap();
+    let s = &out.servers()[0];
+    assert_eq!(s.omitted, Some(mcp_preamble::Omission::RenderFuel));
+    assert!(s.limits.iter().any(|h| h.limit == Limit::RenderFuel));
+}
+
 /// The fuel and the size cap are far above what the built-in templates
 /// need: every corpus server, tool descriptions shown, under budgets that
 /// walk the whole ladder, stays clear of both.
