@@ -169,7 +169,7 @@ impl Assembler {
                 prepared.push(hit);
                 continue;
             }
-            let (mut server, mut hits) = self.limits.apply(run.servers[i]);
+            let (server, mut hits) = self.limits.apply(run.servers[i]);
             hits.splice(0..0, server.limits.iter().copied());
             let (pin, effect) = &*pinned;
             // Held text is the pinned, sanitized text: not sanitized again
@@ -181,9 +181,6 @@ impl Assembler {
                 }
                 Effect::Drop => Some(None),
             };
-            if held.is_some() {
-                server.to_mut().instructions = crate::model::Instructions::Absent;
-            }
             let mut p = Prepared::new(
                 &server,
                 name,

@@ -250,11 +250,20 @@ impl Lock {
     /// [`Lock::check`] under `key`; a server without a key (its name is
     /// another server's alias) is always new.
     pub(super) fn check_as(&self, key: Option<&str>, server: &ServerSnapshot) -> Pin {
+        self.compare(key, server, &LockEntry::of(server))
+    }
+
+    /// [`Lock::check_as`] with the server's entry `now` already made.
+    pub(super) fn compare(
+        &self,
+        key: Option<&str>,
+        server: &ServerSnapshot,
+        now: &LockEntry,
+    ) -> Pin {
         let Some(entry) = key.and_then(|k| self.servers.get(k)) else {
             return Pin::with_state(PinState::New);
         };
         let mut pin = Pin::with_state(PinState::Same);
-        let now = LockEntry::of(server);
         match (&entry.instructions, &now.instructions) {
             (Some(a), Some(b)) if a.sha256 == b.sha256 => {
                 pin.invisible_only = a.raw_sha256 != b.raw_sha256;
@@ -374,14 +383,7 @@ fn is_sha256_hex(s: &str) -> bool {
 mod tests {
     use super::*;
     use crate::model::Tool;
-
-    fn server() -> ServerSnapshot {
-        ServerSnapshot::new("invoice-server")
-            .with_alias("billing")
-            .with_instructions("Call list_periods first.\nThen get_invoice.")
-            .with_tool(Tool::new("list_periods", "List billing periods."))
-            .with_tool(Tool::new("get_invoice", "Get an invoice."))
-    }
+    use crate::pin::tests::server;
 
     #[test]
     fn sha256_matches_the_reference_value() {

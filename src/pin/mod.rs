@@ -265,7 +265,9 @@ pub(crate) fn decide(
     let Some(lock) = lock else {
         return Ok((Pin::unpinned(), Effect::AsIs));
     };
-    let mut pin = lock.check_as(key, server);
+    // Hashing and sanitizing every tool is the costly part: done once.
+    let now = LockEntry::of(server);
+    let mut pin = lock.compare(key, server, &now);
     if !matches!(pin.state, PinState::New | PinState::Changed) {
         return Ok((pin, Effect::AsIs));
     }
@@ -274,7 +276,6 @@ pub(crate) fn decide(
         OnChange::Accept => Effect::AsIs,
         OnChange::Hold => {
             let entry = key.and_then(|k| lock.get(k));
-            let now = LockEntry::of(server);
             let unchanged_tools = match entry {
                 Some(e) => now
                     .tools
@@ -315,7 +316,8 @@ mod tests {
     use super::*;
     use crate::model::Tool;
 
-    fn server() -> ServerSnapshot {
+    /// The server the pin tests (here and in `lock`) start from.
+    pub(super) fn server() -> ServerSnapshot {
         ServerSnapshot::new("invoice-server")
             .with_alias("billing")
             .with_instructions("Call list_periods first.\nThen get_invoice.")
