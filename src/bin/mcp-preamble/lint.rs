@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use mcp_preamble::connect::Handshake;
-use mcp_preamble::{Encoding, Era, McpConfig, PolicyFile, ServerSnapshot, terminal_safe};
+use mcp_preamble::{Era, McpConfig, PolicyFile, ServerSnapshot, terminal_safe};
 
 use crate::CliError;
 use crate::args::{LintArgs, LintFormat};
@@ -17,13 +17,7 @@ use mcp_preamble::json_safe;
 /// or above `--deny`, else 0.
 pub async fn lint(a: LintArgs) -> Result<ExitCode, CliError> {
     let policy = a.policy.as_deref().map(PolicyFile::from_path).transpose()?;
-    let encoding = match (
-        &a.encoding,
-        policy.as_ref().and_then(|p| p.defaults.encoding.as_ref()),
-    ) {
-        (Some(name), _) | (None, Some(name)) => Encoding::from_name(name)?,
-        (None, None) => Encoding::O200kBase,
-    };
+    let encoding = crate::load::encoding(a.encoding.as_deref(), policy.as_ref())?;
     require_input(&a.files, &a.connect)?;
     let mut linter = mcp_preamble::Linter::new()
         .encoding(encoding)

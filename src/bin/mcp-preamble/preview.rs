@@ -81,13 +81,7 @@ fn host_survival(
         return Ok(Vec::new());
     };
     let budget = p.budget.unwrap_or(mcp_preamble::DEFAULT_MAX_TOKENS);
-    let encoding = match (
-        &p.encoding,
-        policy.and_then(|f| f.defaults.encoding.as_ref()),
-    ) {
-        (Some(name), _) | (None, Some(name)) => Encoding::from_name(name)?,
-        (None, None) => Encoding::O200kBase,
-    };
+    let encoding = crate::load::encoding(p.encoding.as_deref(), policy)?;
     let linter = Linter::new()
         .encoding(encoding)
         .hosts(HostProfile::parse_list(list, budget)?);
