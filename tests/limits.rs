@@ -146,14 +146,28 @@ fn a_block_out_of_fuel_is_cut_and_the_others_render() {
     assert!(h.text.contains("`t0`"), "{}", h.text);
 }
 
+/// A user template whose `server` macro is `body`.
+fn server_macro(body: &str) -> mcp_preamble::Template {
+    let source = format!(
+        "{{% macro server(s) %}}{body}{{% endmacro %}}{{% for b in blocks %}}{{{{ b }}}}{{% endfor %}}"
+    );
+    mcp_preamble::Template::from_source("user", source).unwrap()
+}
+
+/// Whether the server's report says its block was cut for template fuel or size.
+fn cut_for_fuel(s: &mcp_preamble::ServerReport) -> bool {
+    s.limits.iter().any(|h| h.limit == Limit::RenderFuel)
+}
+
 /// Fuzz finding (`template`, 20-minute run): a block that runs out of fuel
 /// whatever its content used to go down every rung of the budget ladder,
 /// burning the block's fuel on each (over 10 s under the sanitizer). When
 /// not even the bare heading renders, the block is left out at once.
 #[test]
 fn a_block_that_never_renders_is_left_out_without_the_ladder() {
-    let source = "{% macro server(s) %}{% for i in range(200) %}{{ s.name | md_line }}{% for j in range(755) %}{{- s.name | md_line }}{% endfor %}{% endfor %}{% endmacro %}{% for b in blocks %}{{ b }}{% endfor %}";
-    let template = mcp_preamble::Template::from_source("heavy", source).unwrap();
+    let template = server_macro(
+        "{% for i in range(200) %}{{ s.name | md_line }}{% for j in range(755) %}{{- s.name | md_line }}{% endfor %}{% endfor %}",
+    );
     for a in [
         Assembler::new().template(template.clone()),
         Assembler::new()
@@ -187,8 +201,9 @@ fn a_block_that_never_renders_is_left_out_without_the_ladder() {
 /// like one out of fuel.
 #[test]
 fn the_ladder_cannot_multiply_a_huge_block() {
-    let source = "{% macro server(s) %}{% for i in range(300) %}{{ s.name | md_line }}{% for j in range(200) %}{{ s.name | md_line }}{% endfor %}{% endfor %}{% endmacro %}{% for b in blocks %}{{ b }}{% endfor %}";
-    let template = mcp_preamble::Template::from_source("expensive", source).unwrap();
+    let template = server_macro(
+        "{% for i in range(300) %}{{ s.name | md_line }}{% for j in range(200) %}{{ s.name | md_line }}{% endfor %}{% endfor %}",
+    );
     let out = Assembler::new()
         .template(template)
         .budget(24)
@@ -196,12 +211,7 @@ fn the_ladder_cannot_multiply_a_huge_block() {
         .unwrap();
     for s in out.servers() {
         assert!(!s.included, "{}", s.name);
-        assert!(
-            s.limits.iter().any(|h| h.limit == Limit::RenderFuel),
-            "{}: {:?}",
-            s.name,
-            s.limits
-        );
+        assert!(cut_for_fuel(s), "{}: {:?}", s.name, s.limits);
     }
 }
 
@@ -211,15 +221,16 @@ fn the_ladder_cannot_multiply_a_huge_block() {
 /// block render, which such a render exceeds.
 #[test]
 fn a_render_of_many_filter_calls_runs_out_of_fuel() {
-    let source = "{% macro server(s) %}{% for i in range(400) %}{% for j in range(200) %}{% set x = s.name | md_line %}{% endfor %}{% endfor %}### {{ s.name | md_line }}{% endmacro %}{% for b in blocks %}{{ b }}{% endfor %}";
-    let template = mcp_preamble::Template::from_source("busy", source).unwrap();
+    let template = server_macro(
+        "{% for i in range(400) %}{% for j in range(200) %}{% set x = s.name | md_line %}{% endfor %}{% endfor %}### {{ s.name | md_line }}",
+    );
     let out = Assembler::new()
         .template(template)
         .assemble(&[named("hostile").with_instructions("Hi.")])
         .unwrap();
     let s = &out.servers()[0];
     assert_eq!(s.omitted, Some(mcp_preamble::Omission::RenderFuel));
-    assert!(s.limits.iter().any(|h| h.limit == Limit::RenderFuel));
+    assert!(cut_for_fuel(s));
 }
 
 /// Fuzz finding (`template`, fourth 20-minute run): 20,000 `md_line` calls
@@ -228,8 +239,9 @@ fn a_render_of_many_filter_calls_runs_out_of_fuel() {
 /// own work (16 plus one per 4 bytes), so such a render runs out of fuel.
 #[test]
 fn filter_calls_are_charged_for_their_work() {
-    let source = "{% macro server(s) %}{% for i in range(100) %}{{ s.name | md_line }}{% for j in range(199) %}{{ s.name | md_line }}{% endfor %}{% endfor %}{% endmacro %}{% for b in blocks %}{{ b }}{% endfor %}";
-    let template = mcp_preamble::Template::from_source("busy", source).unwrap();
+    let template = server_macro(
+        "{% for i in range(100) %}{{ s.name | md_line }}{% for j in range(199) %}{{ s.name | md_line }}{% endfor %}{% endfor %}",
+    );
     let out = Assembler::new()
         .template(template)
         .budget(24)
@@ -237,7 +249,7 @@ fn filter_calls_are_charged_for_their_work() {
         .unwrap();
     let s = &out.servers()[0];
     assert_eq!(s.omitted, Some(mcp_preamble::Omission::RenderFuel));
-    assert!(s.limits.iter().any(|h| h.limit == Limit::RenderFuel));
+    assert!(cut_for_fuel(s));
 }
 
 /// The fuel and the size cap are far above what the built-in templates
