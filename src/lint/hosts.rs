@@ -357,7 +357,10 @@ mod tests {
                 p.name
             );
             assert_eq!(&p.name.parse::<HostProfile>().unwrap(), p);
-            assert_eq!(HostProfile::parse_list(p.name, 1).unwrap(), [p.clone()]);
+            assert_eq!(
+                HostProfile::parse_list(p.name, 1).unwrap(),
+                std::slice::from_ref(p)
+            );
             assert!(
                 !p.source.is_empty() && !p.placement.is_empty(),
                 "{}",
