@@ -551,6 +551,34 @@ mod cli {
     }
 
     #[test]
+    fn help_names_the_hosts_of_the_table() {
+        // The two help lines are built from `HostProfile::known()`.
+        let help = |args: &[&str]| {
+            let out = Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
+                .args(args)
+                .output()
+                .unwrap();
+            String::from_utf8(out.stdout).unwrap()
+        };
+        let names =
+            "comma-separated `claude-code`, `chatgpt`, `generic-4000`, `none`, `mcp-preamble`";
+        let lint = help(&["lint", "--help"]);
+        assert!(
+            lint.contains(&format!(
+                "report constraint sentences they cut off (MCP010): {names} (at `--max-tokens`), `mcp-preamble=N`, or `all`\n"
+            )),
+            "{lint}"
+        );
+        let preview = help(&["preview", "--help"]);
+        assert!(
+            preview.contains(&format!(
+                "the constraint sentences lost: {names} (at `--budget`), or `all`\n"
+            )),
+            "{preview}"
+        );
+    }
+
+    #[test]
     fn preview_as_hosts_shows_what_survives_each_host() {
         // A capture of a server whose constraint sentence starts at
         // character 2,500 of 3,000.

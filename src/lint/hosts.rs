@@ -15,6 +15,20 @@
 //! [`Linter`](super::Linter)), the text the other rules read. A host that
 //! forwards the raw string with indentation cuts earlier; `MCP008` reports
 //! that waste.
+//!
+//! # Adding a host
+//!
+//! Add one entry to `KNOWN` below: the name `--hosts` takes (lowercase,
+//! kebab-case, not `all` and not starting with `mcp-preamble`), the
+//! [`HostCut`], where the host puts the instructions, the source of those
+//! facts, and whether they are only reported by users or authors. Everything
+//! else follows from the entry: [`HostProfile::known`], `FromStr`,
+//! [`HostProfile::parse_list`] and `all`, the list of names in the error for
+//! an unknown host, the `--hosts` and `--as` help of the binary, and
+//! `MCP010`. Where the new kind of cut is not one of [`HostCut`]'s, add a
+//! variant there and teach `rules/cuts.rs` what survives it. The user docs
+//! (`README.md`, the crate docs) describe the hosts in prose; mention the
+//! new one there.
 
 use std::fmt;
 use std::str::FromStr;
@@ -57,48 +71,60 @@ pub struct HostProfile {
     pub reported: bool,
 }
 
+/// The known hosts, one entry each, in the order
+/// [`HostProfile::known`] lists them. `mcp-preamble` itself is not here: its
+/// cut depends on a budget ([`HostProfile::mcp_preamble`]).
+const KNOWN: &[HostProfile] = &[
+    HostProfile {
+        name: "claude-code",
+        cut: HostCut::Chars(2048),
+        placement: "the system prompt, in a section of MCP server instructions (reported)",
+        source: "github.com/anthropics/claude-code issue #39106: the first 2,048 characters are forwarded, cut mid-word; the cap is undocumented",
+        reported: false,
+    },
+    HostProfile {
+        name: "chatgpt",
+        cut: HostCut::Chars(512),
+        placement: "not documented",
+        source: "ChatGPT / Codex: about 512 characters, reported by server authors",
+        reported: true,
+    },
+    HostProfile {
+        name: "generic-4000",
+        cut: HostCut::Chars(4000),
+        placement: "not documented",
+        source: "reported by server authors",
+        reported: true,
+    },
+    HostProfile {
+        name: "none",
+        cut: HostCut::Nothing,
+        placement: "not forwarded",
+        source: "hosts that store the instructions and never send them to the model (several, reported by server authors)",
+        reported: true,
+    },
+];
+
+/// The name of [`HostProfile::mcp_preamble`]'s profile, also the `--hosts`
+/// prefix that gives its budget (`mcp-preamble=N`).
+const MCP_PREAMBLE: &str = "mcp-preamble";
+
+/// The `--hosts` word for every profile.
+const ALL: &str = "all";
+
 impl HostProfile {
-    /// The known hosts, in this order: `claude-code`, `chatgpt`,
-    /// `generic-4000`, `none`. `mcp-preamble` at a budget is
-    /// [`HostProfile::mcp_preamble`].
+    /// The known hosts, in the order of the host table (today:
+    /// `claude-code`, `chatgpt`, `generic-4000`, `none`). `mcp-preamble` at
+    /// a budget is [`HostProfile::mcp_preamble`].
     pub fn known() -> Vec<HostProfile> {
-        vec![
-            HostProfile {
-                name: "claude-code",
-                cut: HostCut::Chars(2048),
-                placement: "the system prompt, in a section of MCP server instructions (reported)",
-                source: "github.com/anthropics/claude-code issue #39106: the first 2,048 characters are forwarded, cut mid-word; the cap is undocumented",
-                reported: false,
-            },
-            HostProfile {
-                name: "chatgpt",
-                cut: HostCut::Chars(512),
-                placement: "not documented",
-                source: "ChatGPT / Codex: about 512 characters, reported by server authors",
-                reported: true,
-            },
-            HostProfile {
-                name: "generic-4000",
-                cut: HostCut::Chars(4000),
-                placement: "not documented",
-                source: "reported by server authors",
-                reported: true,
-            },
-            HostProfile {
-                name: "none",
-                cut: HostCut::Nothing,
-                placement: "not forwarded",
-                source: "hosts that store the instructions and never send them to the model (several, reported by server authors)",
-                reported: true,
-            },
-        ]
+        KNOWN.to_vec()
     }
 
     /// `mcp-preamble` itself, assembling each server's block within
     /// `budget` tokens ([`Assembler::budget`](crate::Assembler::budget)).
     pub fn mcp_preamble(budget: usize) -> HostProfile {
         HostProfile {
-            name: "mcp-preamble",
+            name: MCP_PREAMBLE,
             cut: HostCut::Budget(budget),
             placement: "the system-prompt section mcp-preamble assembles, in the server's own block",
             source: "this crate: Assembler::new().budget(n), removals as reported",
@@ -125,11 +151,14 @@ impl HostProfile {
     pub fn parse_list(list: &str, budget: usize) -> Result<Vec<HostProfile>> {
         let mut out: Vec<HostProfile> = Vec::new();
         for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            let add: Vec<HostProfile> = if name == "all" {
+            let add: Vec<HostProfile> = if name == ALL {
                 HostProfile::all(budget)
-            } else if name == "mcp-preamble" {
+            } else if name == MCP_PREAMBLE {
                 vec![HostProfile::mcp_preamble(budget)]
-            } else if let Some(n) = name.strip_prefix("mcp-preamble=") {
+            } else if let Some(n) = name
+                .strip_prefix(MCP_PREAMBLE)
+                .and_then(|rest| rest.strip_prefix('='))
+            {
                 let n = n
                     .parse::<usize>()
                     .ok()
@@ -170,17 +199,17 @@ impl FromStr for HostProfile {
     /// A known profile by name (`mcp-preamble` needs a budget: see
     /// [`HostProfile::parse_list`]).
     fn from_str(s: &str) -> Result<HostProfile> {
-        HostProfile::known()
-            .into_iter()
-            .find(|p| p.name == s)
-            .ok_or_else(|| {
-                Error::new(
-                    ErrorKind::InvalidConfig,
-                    format!(
-                        "unknown host {s:?} (use claude-code, chatgpt, generic-4000, none, mcp-preamble, mcp-preamble=N or all)"
-                    ),
-                )
-            })
+        KNOWN.iter().find(|p| p.name == s).cloned().ok_or_else(|| {
+            // Every name `--hosts` takes: the table's, then mcp-preamble's.
+            let names: Vec<&str> = KNOWN.iter().map(|p| p.name).collect();
+            Error::new(
+                ErrorKind::InvalidConfig,
+                format!(
+                    "unknown host {s:?} (use {}, {MCP_PREAMBLE}, {MCP_PREAMBLE}=N or {ALL})",
+                    names.join(", ")
+                ),
+            )
+        })
     }
 }
 
@@ -289,5 +318,54 @@ mod tests {
         let err = HostProfile::parse_list("cursor", 400).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::InvalidConfig);
         assert!(HostProfile::parse_list("mcp-preamble=+5", 400).is_err());
+    }
+
+    #[test]
+    fn the_table_gives_the_names_and_the_error() {
+        let names: Vec<&str> = HostProfile::known().iter().map(|p| p.name).collect();
+        assert_eq!(names, ["claude-code", "chatgpt", "generic-4000", "none"]);
+        let err = "cursor".parse::<HostProfile>().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid configuration: unknown host \"cursor\" (use claude-code, chatgpt, generic-4000, none, mcp-preamble, mcp-preamble=N or all)"
+        );
+        let all: Vec<&str> = HostProfile::all(1).iter().map(|p| p.name).collect();
+        assert_eq!(
+            all,
+            [
+                "claude-code",
+                "chatgpt",
+                "generic-4000",
+                "none",
+                "mcp-preamble"
+            ]
+        );
+    }
+
+    #[test]
+    fn every_known_host_parses_by_its_name() {
+        let mut seen = std::collections::HashSet::new();
+        for p in KNOWN {
+            assert!(seen.insert(p.name), "{} twice", p.name);
+            assert!(
+                p.name != ALL
+                    && !p.name.starts_with(MCP_PREAMBLE)
+                    && !p.name.contains(',')
+                    && p.name == p.name.trim()
+                    && !p.name.is_empty(),
+                "{:?} cannot be given to --hosts",
+                p.name
+            );
+            assert_eq!(&p.name.parse::<HostProfile>().unwrap(), p);
+            assert_eq!(
+                HostProfile::parse_list(p.name, 1).unwrap(),
+                std::slice::from_ref(p)
+            );
+            assert!(
+                !p.source.is_empty() && !p.placement.is_empty(),
+                "{}",
+                p.name
+            );
+        }
     }
 }

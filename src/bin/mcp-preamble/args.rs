@@ -97,11 +97,13 @@ pub struct Preview {
     /// A policy file (`mcp-preamble.toml`); flags override its settings.
     #[arg(long, value_name = "PATH")]
     pub policy: Option<PathBuf>,
-    /// What survives these hosts, per server (as `lint --hosts`): the
-    /// characters and tokens that reach the model and the constraint
-    /// sentences lost: comma-separated `claude-code`, `chatgpt`,
-    /// `generic-4000`, `none`, `mcp-preamble` (at `--budget`), or `all`.
-    #[arg(long = "as", value_name = "HOSTS")]
+    // The help names the hosts of the library's table (`host_names`).
+    #[arg(long = "as", value_name = "HOSTS", help = format!(
+        "What survives these hosts, per server (as `lint --hosts`): the characters and tokens \
+         that reach the model and the constraint sentences lost: comma-separated {}, \
+         `mcp-preamble` (at `--budget`), or `all`",
+        host_names()
+    ))]
     pub as_hosts: Option<String>,
     /// A lock file made by `pin`: each server is compared with its pin
     /// (a `pin` column, and the diff of changed instructions under the table).
@@ -159,11 +161,12 @@ pub struct LintArgs {
     /// Turn a lint off, by code or name (repeatable): `--allow MCP002`, `--allow restates-tool`.
     #[arg(long, value_name = "CODE", value_parser = parse_lint_code)]
     pub allow: Vec<mcp_preamble::LintCode>,
-    /// Show what survives these hosts and report constraint sentences they
-    /// cut off (MCP010): comma-separated `claude-code`, `chatgpt`,
-    /// `generic-4000`, `none`, `mcp-preamble` (at `--max-tokens`),
-    /// `mcp-preamble=N`, or `all`.
-    #[arg(long, value_name = "HOSTS")]
+    // The help names the hosts of the library's table (`host_names`).
+    #[arg(long, value_name = "HOSTS", help = format!(
+        "Show what survives these hosts and report constraint sentences they cut off (MCP010): \
+         comma-separated {}, `mcp-preamble` (at `--max-tokens`), `mcp-preamble=N`, or `all`",
+        host_names()
+    ))]
     pub hosts: Option<String>,
     /// Connect to each server of `--config` N times (1 to 10), one connect
     /// after another, and report instructions or tools that change between
@@ -184,6 +187,15 @@ pub enum LintFormat {
     Text,
     Json,
     Sarif,
+}
+
+/// The known hosts' names as the help lists them: `` `claude-code`, `chatgpt`, … ``.
+fn host_names() -> String {
+    let names: Vec<String> = mcp_preamble::HostProfile::known()
+        .iter()
+        .map(|p| format!("`{}`", p.name))
+        .collect();
+    names.join(", ")
 }
 
 fn parse_severity(s: &str) -> Result<mcp_preamble::Severity, String> {
