@@ -594,6 +594,8 @@ mod policy;
 mod report;
 mod sanitize;
 mod segment;
+mod server_key;
+mod settings;
 mod template;
 #[cfg(feature = "testing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
@@ -605,6 +607,7 @@ mod wire;
 
 pub use assemble::{Assembler, Order, Policy};
 pub use config::{McpConfig, ServerEntry, ServerTransport};
+pub use dedup::Similarity;
 pub use error::{Error, ErrorKind, MAX_FILE_BYTES, Result, RpcError};
 pub use limits::{Limit, LimitHit, Limits};
 pub use lint::{
@@ -618,9 +621,12 @@ pub use model::{
 pub use pin::{
     LOCK_VERSION, Lock, LockEntry, OnChange, Pin, PinState, PinnedInstructions, PinnedTool,
 };
+#[allow(deprecated)]
 pub use policy::{POLICY_VERSION, PolicyDefaults, PolicyFile, PolicyOrder, ServerPolicy};
 pub use report::{Assembly, Deferral, Omission, Removal, RemovalReason, Restatement, ServerReport};
 pub use sanitize::HiddenChars;
+pub use server_key::ServerKey;
+pub use settings::{Defaults, ServerSettings, Settings};
 pub use template::Template;
 pub use text::{json_safe, terminal_safe};
 pub use tokens::{Encoding, Tiktoken, TokenCounter};
