@@ -43,11 +43,6 @@ const STOPWORDS: &[&str] = &[
 /// The default restatement threshold (Dice similarity of word sets).
 pub(crate) const DEFAULT_SIMILARITY: f64 = 0.75;
 
-/// A restatement threshold, checked: it must lie in `0.0..=1.0`.
-pub(crate) fn similarity(threshold: f64) -> crate::Result<f64> {
-    Similarity::new(threshold).map(Similarity::get)
-}
-
 /// A similarity threshold of de-duplication (the Dice coefficient of
 /// content words at or above which a sentence restates a tool
 /// description), checked when it is made: it lies in `0.0..=1.0`, so

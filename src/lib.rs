@@ -320,11 +320,14 @@
 //! ## Policy file
 //!
 //! The same controls, and the defaults, from a file the operator edits:
-//! [`PolicyFile::from_path`] reads `mcp-preamble.toml` (TOML), and
-//! [`Assembler::from_policy`] builds the assembler; builder calls after it
-//! override the file (the CLI's `--policy PATH` on `preview`, `lint` and
-//! `snapshot` works so: flags win). `mcp-preamble.example.toml` in the
-//! repository shows every key.
+//! [`PolicyFile::from_path`] reads `mcp-preamble.toml` (TOML) into
+//! [`Settings`], the one model of the operator's settings, and
+//! [`Assembler::from_settings`] (or [`Assembler::from_policy`]) builds the
+//! assembler, loading templates and encodings. Values set in
+//! [`Settings::overrides`] win over the file's, as the CLI's flags do with
+//! `--policy PATH` on `preview`, `lint` and `snapshot`; builder calls after
+//! it override both. Per-server tables apply by [`ServerKey`].
+//! `mcp-preamble.example.toml` in the repository shows every key.
 //!
 //! | Key | Meaning |
 //! |-----|---------|
@@ -332,7 +335,7 @@
 //! | `[defaults]` `budget`, `total_budget` | [`Assembler::budget`], [`Assembler::total_budget`] |
 //! | `[defaults]` `template` | `"markdown"`, `"xml"`, or a template file relative to the policy file |
 //! | `[defaults]` `encoding` | `"o200k_base"`, `"cl100k_base"`, or a model name |
-//! | `[defaults]` `dedup`, `similarity` | [`Assembler::dedup`], [`Assembler::similarity_threshold`] |
+//! | `[defaults]` `dedup`, `similarity` | [`Assembler::dedup`], [`Assembler::similarity`] ([`Similarity`]) |
 //! | `[defaults]` `order` | `"name"` or `"insertion"` ([`Order`]) |
 //! | `[defaults]` `list_tool_only_servers`, `tool_descriptions` | the builder calls of those names |
 //! | `[servers.<alias>]` `budget` | [`Assembler::server_budget`] |
