@@ -43,15 +43,75 @@ const STOPWORDS: &[&str] = &[
 /// The default restatement threshold (Dice similarity of word sets).
 pub(crate) const DEFAULT_SIMILARITY: f64 = 0.75;
 
-/// A restatement threshold, checked: it must lie in `0.0..=1.0`.
-pub(crate) fn similarity(threshold: f64) -> crate::Result<f64> {
-    if (0.0..=1.0).contains(&threshold) {
-        Ok(threshold)
-    } else {
-        Err(crate::Error::new(
-            crate::ErrorKind::InvalidConfig,
-            format!("similarity threshold {threshold} is outside 0.0..=1.0"),
-        ))
+/// A similarity threshold of de-duplication (the Dice coefficient of
+/// content words at or above which a sentence restates a tool
+/// description), checked when it is made: it lies in `0.0..=1.0`, so
+/// [`Assembler::similarity`](crate::Assembler::similarity) cannot fail.
+///
+/// ```
+/// use mcp_preamble::Similarity;
+/// assert_eq!(Similarity::new(0.8)?.get(), 0.8);
+/// assert_eq!(Similarity::default().get(), 0.75);
+/// assert_eq!(
+///     Similarity::try_from(1.5).unwrap_err().to_string(),
+///     "invalid configuration: similarity threshold 1.5 is outside 0.0..=1.0"
+/// );
+/// # Ok::<(), mcp_preamble::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
+pub struct Similarity(f64);
+
+impl Similarity {
+    /// The threshold `threshold`; fails with
+    /// [`ErrorKind::InvalidConfig`](crate::ErrorKind::InvalidConfig) outside `0.0..=1.0`
+    /// (NaN included).
+    pub fn new(threshold: f64) -> crate::Result<Similarity> {
+        if (0.0..=1.0).contains(&threshold) {
+            Ok(Similarity(threshold))
+        } else {
+            Err(crate::Error::new(
+                crate::ErrorKind::InvalidConfig,
+                format!("similarity threshold {threshold} is outside 0.0..=1.0"),
+            ))
+        }
+    }
+
+    /// The threshold as a number.
+    pub fn get(self) -> f64 {
+        self.0
+    }
+}
+
+impl Default for Similarity {
+    /// 0.75.
+    fn default() -> Similarity {
+        Similarity(DEFAULT_SIMILARITY)
+    }
+}
+
+impl TryFrom<f64> for Similarity {
+    type Error = crate::Error;
+
+    fn try_from(threshold: f64) -> crate::Result<Similarity> {
+        Similarity::new(threshold)
+    }
+}
+
+impl From<Similarity> for f64 {
+    fn from(s: Similarity) -> f64 {
+        s.0
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Similarity {
+    /// A number in `0.0..=1.0`; the error is the check's, without its kind.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Similarity, D::Error> {
+        let threshold = f64::deserialize(d)?;
+        Similarity::new(threshold).map_err(|_| {
+            serde::de::Error::custom(format!(
+                "similarity threshold {threshold} is outside 0.0..=1.0"
+            ))
+        })
     }
 }
 

@@ -320,11 +320,14 @@
 //! ## Policy file
 //!
 //! The same controls, and the defaults, from a file the operator edits:
-//! [`PolicyFile::from_path`] reads `mcp-preamble.toml` (TOML), and
-//! [`Assembler::from_policy`] builds the assembler; builder calls after it
-//! override the file (the CLI's `--policy PATH` on `preview`, `lint` and
-//! `snapshot` works so: flags win). `mcp-preamble.example.toml` in the
-//! repository shows every key.
+//! [`PolicyFile::from_path`] reads `mcp-preamble.toml` (TOML) into
+//! [`Settings`], the one model of the operator's settings, and
+//! [`Assembler::from_settings`] (or [`Assembler::from_policy`]) builds the
+//! assembler, loading templates and encodings. Values set in
+//! [`Settings::overrides`] win over the file's, as the CLI's flags do with
+//! `--policy PATH` on `preview`, `lint` and `snapshot`; builder calls after
+//! it override both. Per-server tables apply by [`ServerKey`].
+//! `mcp-preamble.example.toml` in the repository shows every key.
 //!
 //! | Key | Meaning |
 //! |-----|---------|
@@ -332,7 +335,7 @@
 //! | `[defaults]` `budget`, `total_budget` | [`Assembler::budget`], [`Assembler::total_budget`] |
 //! | `[defaults]` `template` | `"markdown"`, `"xml"`, or a template file relative to the policy file |
 //! | `[defaults]` `encoding` | `"o200k_base"`, `"cl100k_base"`, or a model name |
-//! | `[defaults]` `dedup`, `similarity` | [`Assembler::dedup`], [`Assembler::similarity_threshold`] |
+//! | `[defaults]` `dedup`, `similarity` | [`Assembler::dedup`], [`Assembler::similarity`] ([`Similarity`]) |
 //! | `[defaults]` `order` | `"name"` or `"insertion"` ([`Order`]) |
 //! | `[defaults]` `list_tool_only_servers`, `tool_descriptions` | the builder calls of those names |
 //! | `[servers.<alias>]` `budget` | [`Assembler::server_budget`] |
@@ -594,6 +597,8 @@ mod policy;
 mod report;
 mod sanitize;
 mod segment;
+mod server_key;
+mod settings;
 mod template;
 #[cfg(feature = "testing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
@@ -605,6 +610,7 @@ mod wire;
 
 pub use assemble::{Assembler, Order, Policy};
 pub use config::{McpConfig, ServerEntry, ServerTransport};
+pub use dedup::Similarity;
 pub use error::{Error, ErrorKind, MAX_FILE_BYTES, Result, RpcError};
 pub use limits::{Limit, LimitHit, Limits};
 pub use lint::{
@@ -618,9 +624,12 @@ pub use model::{
 pub use pin::{
     LOCK_VERSION, Lock, LockEntry, OnChange, Pin, PinState, PinnedInstructions, PinnedTool,
 };
+#[allow(deprecated)]
 pub use policy::{POLICY_VERSION, PolicyDefaults, PolicyFile, PolicyOrder, ServerPolicy};
 pub use report::{Assembly, Deferral, Omission, Removal, RemovalReason, Restatement, ServerReport};
 pub use sanitize::HiddenChars;
+pub use server_key::ServerKey;
+pub use settings::{Defaults, ServerSettings, Settings};
 pub use template::Template;
 pub use text::{json_safe, terminal_safe};
 pub use tokens::{Encoding, Tiktoken, TokenCounter};

@@ -1,45 +1,35 @@
-//! The operator's policy file, `mcp-preamble.toml`: defaults and per-server
-//! policies, read with serde and turned into an [`Assembler`] by
-//! [`Assembler::from_policy`]. The schema is in the crate docs, "Policy file".
+//! The operator's policy file, `mcp-preamble.toml`, read into
+//! [`Settings`] (the schema) with the place of each table for messages.
+//! The schema is in the crate docs, "Policy file".
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::ops::Range;
+use std::path::Path;
 
 use serde::Deserialize;
 use toml::Spanned;
+use toml::de::{DeTable, DeValue};
 
-use crate::assemble::{Assembler, Order, Policy};
+use crate::assemble::{Assembler, Order};
 use crate::error::{Error, ErrorKind, Result};
-use crate::pin::OnChange;
-use crate::template::Template;
-use crate::tokens::Encoding;
+pub use crate::settings::POLICY_VERSION;
+use crate::settings::{Defaults, ServerSettings, Settings};
 
-/// The policy-file version this crate reads.
-pub const POLICY_VERSION: u32 = 1;
+/// `[defaults]` of a policy file; now [`Defaults`].
+#[deprecated(note = "renamed to `Defaults`")]
+pub type PolicyDefaults = Defaults;
 
-const TOP_KEYS: &[&str] = &["version", "defaults", "servers"];
-const DEFAULT_KEYS: &[&str] = &[
-    "budget",
-    "total_budget",
-    "template",
-    "encoding",
-    "dedup",
-    "similarity",
-    "order",
-    "list_tool_only_servers",
-    "tool_descriptions",
-    "on_change",
-];
-const SERVER_KEYS: &[&str] = &[
-    "budget",
-    "weight",
-    "exclude",
-    "instructions",
-    "label",
-    "on_change",
-];
+/// `[servers.<alias>]` of a policy file; now [`ServerSettings`].
+#[deprecated(note = "renamed to `ServerSettings`")]
+pub type ServerPolicy = ServerSettings;
 
-/// A parsed policy file (see the crate docs, "Policy file").
+/// The `order` key; the policy file reads [`Order`] itself now.
+#[deprecated(note = "use `Order`")]
+pub type PolicyOrder = Order;
+
+/// A parsed policy file (see the crate docs, "Policy file"): its
+/// [`Settings`] (which it dereferences to) and where each
+/// `[servers.<alias>]` is.
 ///
 /// ```
 /// use mcp_preamble::{Assembler, PolicyFile};
@@ -47,86 +37,38 @@ const SERVER_KEYS: &[&str] = &[
 ///     "version = 1\n[defaults]\nbudget = 200\n[servers.scratch]\nexclude = true\n",
 ///     "mcp-preamble.toml",
 /// )?;
-/// let assembler = Assembler::from_policy(&file)?;
+/// assert_eq!(file.defaults.budget, Some(200));
+/// let assembler = Assembler::from_settings(&file)?;
 /// # let _ = assembler;
 /// # Ok::<(), mcp_preamble::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct PolicyFile {
-    /// Where it was read from (for messages).
-    pub origin: String,
-    /// The directory a relative `template` path is resolved against, when
-    /// the file was read from disk.
-    pub base_dir: Option<PathBuf>,
-    /// `[defaults]`.
-    pub defaults: PolicyDefaults,
-    /// `[servers.<alias>]`, by alias.
-    pub servers: BTreeMap<String, ServerPolicy>,
+    /// What the file says, with its origin and directory.
+    pub settings: Settings,
     /// Where each `[servers.<alias>]` is: 1-based line and column.
     places: BTreeMap<String, (usize, usize)>,
 }
 
-/// `[defaults]`: settings for every server; unset keys keep the
-/// [`Assembler`]'s defaults.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-#[non_exhaustive]
-pub struct PolicyDefaults {
-    /// Token budget of every server's block.
-    pub budget: Option<usize>,
-    /// Token budget of the whole section.
-    pub total_budget: Option<usize>,
-    /// `"markdown"`, `"xml"`, or a template file (relative to the policy file).
-    pub template: Option<String>,
-    /// `"o200k_base"`, `"cl100k_base"`, or a model name.
-    #[serde(default, deserialize_with = "encoding_name")]
-    pub encoding: Option<String>,
-    /// De-duplication on or off.
-    pub dedup: Option<bool>,
-    /// The similarity threshold of de-duplication, `0.0..=1.0`.
-    #[serde(default, deserialize_with = "similarity")]
-    pub similarity: Option<f64>,
-    /// `"name"` or `"insertion"`.
-    pub order: Option<PolicyOrder>,
-    /// Whether servers with tools but no instructions are listed.
-    pub list_tool_only_servers: Option<bool>,
-    /// Whether tool descriptions are shown next to tool names.
-    pub tool_descriptions: Option<bool>,
-    /// What reaches the model when a server differs from its pin, for
-    /// servers without their own `on_change`.
-    pub on_change: Option<OnChange>,
+impl std::ops::Deref for PolicyFile {
+    type Target = Settings;
+
+    fn deref(&self) -> &Settings {
+        &self.settings
+    }
 }
 
-/// The `order` key: the values of [`Order`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-#[non_exhaustive]
-pub enum PolicyOrder {
-    /// [`Order::Name`].
-    Name,
-    /// [`Order::Insertion`].
-    Insertion,
+impl std::ops::DerefMut for PolicyFile {
+    fn deref_mut(&mut self) -> &mut Settings {
+        &mut self.settings
+    }
 }
 
-/// `[servers.<alias>]`: the operator's decisions for one server.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-#[non_exhaustive]
-pub struct ServerPolicy {
-    /// Token budget of this server's block.
-    pub budget: Option<usize>,
-    /// Weight in the fair shares of `total_budget`.
-    pub weight: Option<f64>,
-    /// Leave the server out.
-    #[serde(default)]
-    pub exclude: bool,
-    /// Operator text shown instead of the server's instructions.
-    pub instructions: Option<String>,
-    /// Shown with the block when its text is the operator's (`instructions`).
-    pub label: Option<String>,
-    /// What reaches the model when the server differs from its pin.
-    pub on_change: Option<OnChange>,
+impl From<PolicyFile> for Settings {
+    fn from(file: PolicyFile) -> Settings {
+        file.settings
+    }
 }
 
 #[derive(Deserialize)]
@@ -134,15 +76,17 @@ struct Version {
     version: Option<Spanned<toml::Value>>,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Raw {
-    #[allow(dead_code)]
-    version: toml::Value,
-    #[serde(default)]
-    defaults: PolicyDefaults,
-    #[serde(default)]
-    servers: BTreeMap<String, Spanned<ServerPolicy>>,
+impl Settings {
+    /// Reads a policy file ([`PolicyFile::from_path`]).
+    pub fn from_path(path: impl AsRef<Path>) -> Result<Settings> {
+        PolicyFile::from_path(path).map(Settings::from)
+    }
+
+    /// Parses policy TOML ([`PolicyFile::from_str`]).
+    #[allow(clippy::should_implement_trait)]
+    pub fn from_str(text: &str, origin: &str) -> Result<Settings> {
+        PolicyFile::from_str(text, origin).map(Settings::from)
+    }
 }
 
 impl PolicyFile {
@@ -163,7 +107,7 @@ impl PolicyFile {
     /// "budgett" in [defaults] (did you mean "budget"?)`.
     #[allow(clippy::should_implement_trait)]
     pub fn from_str(text: &str, origin: &str) -> Result<PolicyFile> {
-        let at = |span: Option<std::ops::Range<usize>>, detail: String| {
+        let at = |span: Option<Range<usize>>, detail: String| {
             let place = match span {
                 Some(span) => {
                     let (line, col) = line_col(text, span.start);
@@ -193,32 +137,31 @@ impl PolicyFile {
                 ));
             }
         }
-        let raw: Raw = toml::from_str(text).map_err(|e| {
-            let detail = unknown_key(text, &e).unwrap_or_else(|| one_line(e.message()));
-            at(e.span(), detail).with_source(e)
-        })?;
-        let mut servers = BTreeMap::new();
-        let mut places = BTreeMap::new();
-        for (alias, policy) in raw.servers {
-            let span = policy.span();
-            places.insert(alias.clone(), line_col(text, span.start));
-            let policy = policy.into_inner();
+        let table =
+            DeTable::parse(text).map_err(|e| at(e.span(), one_line(e.message())).with_source(e))?;
+        if let Some((span, detail)) = unknown_key(text, table.get_ref()) {
+            return Err(at(Some(span), detail));
+        }
+        let mut settings: Settings =
+            toml::from_str(text).map_err(|e| at(e.span(), one_line(e.message())).with_source(e))?;
+        let places = server_spans(table.get_ref());
+        for (alias, policy) in &settings.servers {
             if policy.label.is_some() && policy.instructions.is_none() {
                 return Err(at(
-                    Some(span),
+                    places.get(alias).cloned(),
                     format!(
                         "[servers.{alias}]: \"label\" needs \"instructions\" (it marks the operator's text)"
                     ),
                 ));
             }
-            servers.insert(alias, policy);
         }
+        settings.origin = origin.to_string();
         Ok(PolicyFile {
-            origin: origin.to_string(),
-            base_dir: None,
-            defaults: raw.defaults,
-            servers,
-            places,
+            settings,
+            places: places
+                .into_iter()
+                .map(|(alias, span)| (alias, line_col(text, span.start)))
+                .collect(),
         })
     }
 }
@@ -231,120 +174,80 @@ impl PolicyFile {
 }
 
 impl Assembler {
-    /// An assembler with a policy file's settings; builder calls after this
-    /// override them (the CLI's flags do). Fails with
-    /// [`ErrorKind::InvalidConfig`] naming the file when a template or
-    /// encoding cannot be loaded or the similarity is out of range.
+    /// An assembler with a policy file's settings:
+    /// [`Assembler::from_settings`]. Builder calls after this override
+    /// them (the CLI's flags do).
     ///
     /// A live hub takes a new policy without reconnecting any server:
     /// `hub.reconfigure(Assembler::from_policy(&PolicyFile::from_path(p)?)?)`.
     pub fn from_policy(file: &PolicyFile) -> Result<Assembler> {
-        let bad = |detail: String| {
-            Error::new(
-                ErrorKind::InvalidConfig,
-                format!("{}: {detail}", file.origin),
-            )
-        };
-        let d = &file.defaults;
-        let mut a = Assembler::new();
-        if let Some(name) = &d.template {
-            let path = match &file.base_dir {
-                Some(dir) => dir.join(name),
-                None => PathBuf::from(name),
-            };
-            let template = if Template::builtin(name).is_ok() {
-                Template::builtin(name)
-            } else {
-                Template::from_path(&path)
-            };
-            a = a.template(
-                template.map_err(|e| bad(format!("[defaults] template: {e}")).with_source(e))?,
-            );
-        }
-        if let Some(name) = &d.encoding {
-            let encoding =
-                Encoding::from_name(name).map_err(|e| bad(format!("[defaults] encoding: {e}")))?;
-            a = a.encoding(encoding);
-        }
-        if let Some(n) = d.budget {
-            a = a.budget(n);
-        }
-        if let Some(n) = d.total_budget {
-            a = a.total_budget(n);
-        }
-        if let Some(yes) = d.dedup {
-            a = a.dedup(yes);
-        }
-        if let Some(t) = d.similarity {
-            a = a
-                .similarity_threshold(t)
-                .map_err(|e| bad(format!("[defaults] similarity: {}", detail(&e))))?;
-        }
-        if let Some(order) = d.order {
-            a = a.order(match order {
-                PolicyOrder::Name => Order::Name,
-                PolicyOrder::Insertion => Order::Insertion,
-            });
-        }
-        if let Some(yes) = d.list_tool_only_servers {
-            a = a.list_tool_only_servers(yes);
-        }
-        if let Some(yes) = d.tool_descriptions {
-            a = a.tool_descriptions(yes);
-        }
-        if let Some(change) = d.on_change {
-            a = a.on_change(change);
-        }
-        for (alias, s) in &file.servers {
-            if let Some(n) = s.budget {
-                a = a.server_budget(alias.clone(), n);
-            }
-            let mut p = Policy::new();
-            if s.exclude {
-                p = p.exclude();
-            }
-            if let Some(text) = &s.instructions {
-                p = p.replace_instructions(text.clone());
-            }
-            if let Some(label) = &s.label {
-                p = p.label(label.clone());
-            }
-            if let Some(w) = s.weight {
-                p = p.weight(w);
-            }
-            if let Some(change) = s.on_change {
-                p = p.on_change(change);
-            }
-            // Always set, so an alias no server has is reported as a policy.
-            a = a.policy(alias.clone(), p);
-        }
-        Ok(a)
+        Assembler::from_settings(&file.settings)
     }
 }
 
-/// The detail of one of this crate's errors, without its kind.
-fn detail(e: &Error) -> String {
-    let text = e.to_string();
-    let prefix = format!("{}: ", e.kind());
-    text.strip_prefix(&prefix).unwrap_or(&text).to_string()
+/// The span of each `[servers.<alias>]` table.
+fn server_spans(table: &DeTable<'_>) -> BTreeMap<String, Range<usize>> {
+    let Some(DeValue::Table(servers)) = table.get("servers").map(Spanned::get_ref) else {
+        return BTreeMap::new();
+    };
+    servers
+        .iter()
+        .map(|(alias, value)| (alias.get_ref().to_string(), value.span()))
+        .collect()
 }
 
-/// An encoding name, checked where it is written.
-fn encoding_name<'de, D: serde::Deserializer<'de>>(
-    d: D,
-) -> std::result::Result<Option<String>, D::Error> {
-    let name = String::deserialize(d)?;
-    Encoding::from_name(&name).map_err(serde::de::Error::custom)?;
-    Ok(Some(name))
+/// A table value's table.
+fn table_of<'a, 'i>(value: &'a Spanned<DeValue<'i>>) -> Option<&'a DeTable<'i>> {
+    match value.get_ref() {
+        DeValue::Table(t) => Some(t),
+        _ => None,
+    }
 }
 
-/// A similarity threshold, checked where it is written.
-fn similarity<'de, D: serde::Deserializer<'de>>(
-    d: D,
-) -> std::result::Result<Option<f64>, D::Error> {
-    let t = f64::deserialize(d)?;
-    crate::dedup::similarity(t).map_err(|e| serde::de::Error::custom(detail(&e)))?;
-    Ok(Some(t))
+/// The first key the schema does not have, checked against each table's
+/// own field list ([`Settings`], [`Defaults`], [`ServerSettings`]) in the
+/// order serde reads them: its span and `unknown key "x" in [table] (did
+/// you mean "y"?)`.
+fn unknown_key(text: &str, top: &DeTable<'_>) -> Option<(Range<usize>, String)> {
+    let unknown = |key: &Spanned<std::borrow::Cow<'_, str>>, known: &[&str], table: String| {
+        let name = key.get_ref();
+        (!known.contains(&name.as_ref())).then(|| {
+            (
+                key.span(),
+                format!("unknown key {name:?} in {table}{}", suggest(name, known)),
+            )
+        })
+    };
+    for (key, value) in top {
+        if let Some(found) = unknown(key, Settings::keys(), "the top level".to_string()) {
+            return Some(found);
+        }
+        match (key.get_ref().as_ref(), table_of(value)) {
+            ("defaults", Some(defaults)) => {
+                for k in defaults.keys() {
+                    if let Some(found) = unknown(k, Defaults::keys(), "[defaults]".to_string()) {
+                        return Some(found);
+                    }
+                }
+            }
+            ("servers", Some(servers)) => {
+                for server in servers.values().filter_map(table_of) {
+                    for k in server.keys() {
+                        let header = header_before(text, k.span().start)
+                            .filter(|h| h.starts_with("servers."))
+                            .unwrap_or_else(|| "servers.<alias>".to_string());
+                        if let Some(found) =
+                            unknown(k, ServerSettings::keys(), format!("[{header}]"))
+                        {
+                            return Some(found);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// 1-based line and column (in characters) of byte `offset`.
@@ -366,30 +269,6 @@ fn shown(value: &toml::Value) -> String {
 
 fn one_line(message: &str) -> String {
     message.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// "unknown key "x" in [table] (did you mean "y"?)" for serde's unknown-field error.
-fn unknown_key(text: &str, e: &toml::de::Error) -> Option<String> {
-    let message = e.message();
-    let rest = message.strip_prefix("unknown field `")?;
-    let key = &rest[..rest.find('`')?];
-    let expected = &rest[rest.find('`')?..];
-    let (known, table): (&[&str], String) = if expected.contains("`exclude`") {
-        let header = e
-            .span()
-            .and_then(|s| header_before(text, s.start))
-            .filter(|h| h.starts_with("servers."))
-            .unwrap_or_else(|| "servers.<alias>".to_string());
-        (SERVER_KEYS, format!("[{header}]"))
-    } else if expected.contains("`similarity`") {
-        (DEFAULT_KEYS, "[defaults]".to_string())
-    } else {
-        (TOP_KEYS, "the top level".to_string())
-    };
-    Some(format!(
-        "unknown key {key:?} in {table}{}",
-        suggest(key, known)
-    ))
 }
 
 /// The last `[table]` header before `offset`.

@@ -3,7 +3,9 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::dedup::{self, ToolTextCache};
+use serde::Deserialize;
+
+use crate::dedup::{self, Similarity, ToolTextCache};
 use crate::error::Result;
 use crate::limits::Limits;
 use crate::pin::{Lock, OnChange};
@@ -11,8 +13,10 @@ use crate::template::Template;
 use crate::tokens::{Counter, Encoding, Tiktoken, TokenCounter};
 use crate::visibility::{self, DeferWhen, Visibility};
 
-/// The order of servers in the section.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+/// The order of servers in the section; `order = "name"` or
+/// `"insertion"` in the policy file.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum Order {
     /// By displayed name (alias, else `serverInfo.name`), then by content;
@@ -254,10 +258,16 @@ impl Assembler {
 
     /// The similarity at or above which a sentence counts as restating a
     /// tool description (Dice coefficient of content words; default 0.75).
-    /// Fails with [`ErrorKind::InvalidConfig`](crate::ErrorKind::InvalidConfig) outside `0.0..=1.0`.
-    pub fn similarity_threshold(mut self, threshold: f64) -> Result<Assembler> {
-        self.similarity = dedup::similarity(threshold)?;
-        Ok(self)
+    pub fn similarity(mut self, threshold: Similarity) -> Assembler {
+        self.similarity = threshold.get();
+        self
+    }
+
+    /// [`Assembler::similarity`] from a number: fails with
+    /// [`ErrorKind::InvalidConfig`](crate::ErrorKind::InvalidConfig) outside `0.0..=1.0`
+    /// ([`Similarity::new`]).
+    pub fn similarity_threshold(self, threshold: f64) -> Result<Assembler> {
+        Ok(self.similarity(Similarity::new(threshold)?))
     }
 
     /// Renders with this template (default: [`Template::markdown`]).

@@ -5,6 +5,7 @@ use std::collections::{HashMap, HashSet};
 use super::Order;
 use crate::model::ServerSnapshot;
 use crate::sanitize::MAX_LINE_CHARS;
+use crate::server_key::ServerKey;
 use crate::text::cut_chars;
 
 /// Where each server goes and what it is called there.
@@ -20,8 +21,8 @@ pub(super) struct Placement {
 
 /// Orders `servers` and names them.
 ///
-/// Budgets and policies go by alias; a server without one is found by its
-/// own name only when no alias claims that name.
+/// Budgets and policies go by [`ServerKey`]: a server without an alias is
+/// found by its own name only when no alias claims that name.
 pub(super) fn place(servers: &[&ServerSnapshot], how: Order) -> Placement {
     let mut order: Vec<usize> = (0..servers.len()).collect();
     let names: Vec<String> = servers.iter().map(|s| s.display_name()).collect();
@@ -52,18 +53,9 @@ pub(super) fn place(servers: &[&ServerSnapshot], how: Order) -> Placement {
             .map(|i| (names[*i].as_str(), servers[*i].alias.is_some()))
             .collect::<Vec<_>>(),
     );
-    let claimed: HashSet<&str> = names
-        .iter()
-        .zip(servers)
-        .filter(|(_, s)| s.alias.is_some())
-        .map(|(n, _)| n.as_str())
-        .collect();
-    let config_keys = names
-        .iter()
-        .zip(servers)
-        .map(|(name, s)| {
-            (s.alias.is_some() || !claimed.contains(name.as_str())).then(|| name.clone())
-        })
+    let config_keys = ServerKey::resolve(servers)
+        .into_iter()
+        .map(|k| k.map(ServerKey::into_string))
         .collect();
     Placement {
         order,

@@ -346,7 +346,10 @@ impl Hub {
         self.inner.pins.subscribe()
     }
 
-    /// Pins `alias`'s current snapshot in the hub's lock: the server is
+    /// Pins `alias`'s current snapshot in the hub's lock, under its
+    /// [`ServerKey`](crate::ServerKey) (the alias as one safe line: every
+    /// server the hub holds has an alias, so none loses its key to
+    /// another's): the server is
     /// `same` from now on and its new text is rendered. In memory only; save
     /// [`Hub::lock`] with [`Lock::to_json`] to keep it. Returns the revision.
     ///

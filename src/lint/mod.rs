@@ -160,12 +160,17 @@ impl Linter {
         self
     }
 
-    /// The restatement threshold, as [`Assembler::similarity_threshold`](crate::Assembler::similarity_threshold).
-    /// Fails with [`ErrorKind::InvalidConfig`](crate::ErrorKind::InvalidConfig)
+    /// The restatement threshold, as [`Assembler::similarity`](crate::Assembler::similarity).
+    pub fn similarity(mut self, threshold: dedup::Similarity) -> Linter {
+        self.similarity = threshold.get();
+        self
+    }
+
+    /// [`Linter::similarity`] from a number: fails with
+    /// [`ErrorKind::InvalidConfig`](crate::ErrorKind::InvalidConfig)
     /// outside `0.0..=1.0`.
-    pub fn similarity_threshold(mut self, threshold: f64) -> Result<Linter> {
-        self.similarity = dedup::similarity(threshold)?;
-        Ok(self)
+    pub fn similarity_threshold(self, threshold: f64) -> Result<Linter> {
+        Ok(self.similarity(dedup::Similarity::new(threshold)?))
     }
 
     /// Counts tokens with this tiktoken encoding (default: `o200k_base`).

@@ -14,6 +14,7 @@ use super::{Pin, PinState, unified_diff};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::ServerSnapshot;
 use crate::sanitize;
+use crate::server_key::ServerKey;
 
 /// The lock-file version this crate reads and writes.
 pub const LOCK_VERSION: u32 = 1;
@@ -165,10 +166,9 @@ fn sha256_hex(bytes: &[u8]) -> String {
     out
 }
 
-/// The key a server is pinned under, as for policies and budgets: its
-/// alias, else its `serverInfo.name` (as one safe line).
+/// The key a server is pinned under, as for policies and budgets.
 fn key_of(server: &ServerSnapshot) -> String {
-    server.display_name()
+    ServerKey::of(server).into_string()
 }
 
 /// The pinned state of a set of servers: the lock file.
@@ -215,8 +215,8 @@ impl Lock {
         Lock::default()
     }
 
-    /// Pins `server` as it is now, under its alias (else its
-    /// `serverInfo.name`), replacing any earlier pin of that key.
+    /// Pins `server` as it is now, under its [`ServerKey`] (its alias, else
+    /// its `serverInfo.name`), replacing any earlier pin of that key.
     pub fn pin(&mut self, server: &ServerSnapshot) {
         Arc::make_mut(&mut self.servers).insert(key_of(server), LockEntry::of(server));
     }

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use mcp_preamble::connect::Handshake;
-use mcp_preamble::{Era, McpConfig, PolicyFile, ServerSnapshot, terminal_safe};
+use mcp_preamble::{Era, McpConfig, PolicyFile, ServerSnapshot, Settings, terminal_safe};
 
 use crate::CliError;
 use crate::args::{LintArgs, LintFormat};
@@ -17,7 +17,12 @@ use mcp_preamble::json_safe;
 /// or above `--deny`, else 0.
 pub async fn lint(a: LintArgs) -> Result<ExitCode, CliError> {
     let policy = a.policy.as_deref().map(PolicyFile::from_path).transpose()?;
-    let encoding = crate::load::encoding(a.encoding.as_deref(), policy.as_ref())?;
+    // The file's settings with the flags over them.
+    let mut settings = policy
+        .as_ref()
+        .map_or_else(Settings::new, |p| p.settings.clone());
+    settings.overrides.encoding.clone_from(&a.encoding);
+    let encoding = settings.encoding()?;
     require_input(&a.files, &a.connect)?;
     let mut linter = mcp_preamble::Linter::new()
         .encoding(encoding)
@@ -39,7 +44,7 @@ pub async fn lint(a: LintArgs) -> Result<ExitCode, CliError> {
             known.push(s.display_name());
         }
         match loaded {
-            Ok(all) if all.first().is_some_and(|s| excluded(policy.as_ref(), s)) => {}
+            Ok(all) if all.first().is_some_and(|s| settings.excludes(s)) => {}
             Ok(all) => servers.extend(linter.check_connects(&all, Some(&source))),
             Err(e) => failures.push((source, e.to_string())),
         }
@@ -57,7 +62,7 @@ pub async fn lint(a: LintArgs) -> Result<ExitCode, CliError> {
         let mut runs: Vec<Vec<ServerSnapshot>> = gathered
             .snapshots
             .into_iter()
-            .filter(|s| !excluded(policy.as_ref(), s))
+            .filter(|s| !settings.excludes(s))
             .map(|s| vec![s])
             .collect();
         connect_again(&config, &a, &mut runs, &mut failures, &origin).await;
@@ -180,11 +185,6 @@ async fn connect_again(
             ));
         }
     }
-}
-
-/// Whether the policy file leaves this server out.
-pub fn excluded(policy: Option<&PolicyFile>, s: &ServerSnapshot) -> bool {
-    policy.is_some_and(|p| p.servers.get(&s.display_name()).is_some_and(|s| s.exclude))
 }
 
 /// Warns about each `[servers.<alias>]` no server has.

@@ -111,17 +111,6 @@ pub fn load_file_eras(path: &Path) -> mcp_preamble::Result<Vec<ServerSnapshot>> 
     Ok(all)
 }
 
-/// `--encoding`, else the policy file's, else `o200k_base`.
-pub fn encoding(
-    flag: Option<&str>,
-    policy: Option<&mcp_preamble::PolicyFile>,
-) -> mcp_preamble::Result<mcp_preamble::Encoding> {
-    match flag.or(policy.and_then(|p| p.defaults.encoding.as_deref())) {
-        Some(name) => mcp_preamble::Encoding::from_name(name),
-        None => Ok(mcp_preamble::Encoding::O200kBase),
-    }
-}
-
 pub fn file_alias(path: &Path) -> Option<String> {
     path.file_stem().map(|s| s.to_string_lossy().into_owned())
 }

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::ExitCode;
 
-use mcp_preamble::{Lock, PinState, ServerSnapshot};
+use mcp_preamble::{Lock, PinState, ServerKey, ServerSnapshot};
 
 use crate::CliError;
 use crate::args::PinArgs;
@@ -25,16 +25,16 @@ pub async fn pin(a: PinArgs) -> Result<ExitCode, CliError> {
     // would overwrite each other's pin.
     let mut servers: BTreeMap<String, &ServerSnapshot> = BTreeMap::new();
     for s in &gathered.snapshots {
-        if servers.insert(s.display_name(), s).is_some() {
+        let key = ServerKey::of(s).into_string();
+        if servers.insert(key.clone(), s).is_some() {
             return Err(invalid(format!(
-                "two servers are named {:?}: give them different aliases",
-                s.display_name()
+                "two servers are named {key:?}: give them different aliases"
             )));
         }
     }
-    // Keyed as pins are (the alias as one safe line). A server whose
-    // tools/list failed is not pinned either: its tools are unknown.
-    let key_of = |alias: &str| ServerSnapshot::new("").with_alias(alias).display_name();
+    // Keyed as pins are. A server whose tools/list failed is not pinned
+    // either: its tools are unknown.
+    let key_of = |alias: &str| ServerKey::alias(alias).into_string();
     let mut failed: Vec<String> = gathered
         .sources
         .iter()

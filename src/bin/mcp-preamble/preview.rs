@@ -2,39 +2,33 @@
 
 use std::process::ExitCode;
 
-use mcp_preamble::{
-    Assembler, Encoding, HostProfile, HostSurvival, Linter, Lock, PolicyFile, ServerSnapshot,
-    Template,
-};
+use mcp_preamble::{Assembler, HostProfile, HostSurvival, Linter, Lock, ServerSnapshot, Settings};
 
 use crate::CliError;
 use crate::args::Preview;
 use crate::emit::{emit_err, emit_preview, needed_trimming, pending_review};
 use crate::load::{Source, load_inputs};
 
-fn assembler(p: &Preview, policy: Option<&PolicyFile>) -> Result<Assembler, mcp_preamble::Error> {
-    let mut a = match policy {
-        Some(file) => Assembler::from_policy(file)?,
-        None => Assembler::new(),
+/// The policy file's settings (if any) with the flags over them: a flag wins.
+fn settings(p: &Preview) -> Result<Settings, mcp_preamble::Error> {
+    let mut settings = match &p.policy {
+        Some(path) => Settings::from_path(path)?,
+        None => Settings::new(),
     };
-    if let Some(name) = &p.template {
-        a = a.template(if std::path::Path::new(name).is_file() {
-            Template::from_path(name)
-        } else {
-            Template::builtin(name)
-        }?);
-    }
-    if let Some(name) = &p.encoding {
-        a = a.encoding(Encoding::from_name(name)?);
-    }
-    if let Some(n) = p.budget {
-        a = a.budget(n);
-    }
+    let flags = &mut settings.overrides;
+    flags.budget = p.budget;
+    flags.total_budget = p.total_budget;
+    flags.template.clone_from(&p.template);
+    flags.encoding.clone_from(&p.encoding);
+    Ok(settings)
+}
+
+/// The assembler of `settings`, with the flags the policy file has no key for.
+fn assembler(p: &Preview, settings: &Settings) -> Result<Assembler, mcp_preamble::Error> {
+    let mut a = Assembler::from_settings(settings)?;
+    // Budgets by alias are warned about by the CLI, not as policies.
     for (alias, n) in &p.server_budget {
         a = a.server_budget(alias.clone(), *n);
-    }
-    if let Some(n) = p.total_budget {
-        a = a.total_budget(n);
     }
     for alias in &p.deferred {
         a = a.defer(alias.clone());
@@ -74,14 +68,14 @@ fn warn_unknown_budget_aliases(p: &Preview, snapshots: &[ServerSnapshot], source
 /// by the server's shown name.
 fn host_survival(
     p: &Preview,
-    policy: Option<&PolicyFile>,
+    settings: &Settings,
     snapshots: &[ServerSnapshot],
 ) -> Result<Vec<(String, Vec<HostSurvival>)>, mcp_preamble::Error> {
     let Some(list) = &p.as_hosts else {
         return Ok(Vec::new());
     };
     let budget = p.budget.unwrap_or(mcp_preamble::DEFAULT_MAX_TOKENS);
-    let encoding = crate::load::encoding(p.encoding.as_deref(), policy)?;
+    let encoding = settings.encoding()?;
     let linter = Linter::new()
         .encoding(encoding)
         .hosts(HostProfile::parse_list(list, budget)?);
@@ -92,8 +86,8 @@ fn host_survival(
 }
 
 pub async fn preview(p: Preview) -> Result<ExitCode, CliError> {
-    let policy = p.policy.as_deref().map(PolicyFile::from_path).transpose()?;
-    let assembler = assembler(&p, policy.as_ref())?;
+    let settings = settings(&p)?;
+    let assembler = assembler(&p, &settings)?;
     let mut gathered = load_inputs(&p.files, &p.connect).await?;
     let snapshots = std::mem::take(&mut gathered.snapshots);
     let sources = std::mem::take(&mut gathered.sources);
@@ -111,7 +105,7 @@ pub async fn preview(p: Preview) -> Result<ExitCode, CliError> {
             emit_err(&format!("mcp-preamble: warning: {d}"));
         }
     }
-    let hosts = host_survival(&p, policy.as_ref(), &snapshots)?;
+    let hosts = host_survival(&p, &settings, &snapshots)?;
     emit_preview(&assembly, &sources, &hosts, p.json);
     Ok(
         if failed || (p.check && (needed_trimming(&assembly) || pending_review(&assembly))) {

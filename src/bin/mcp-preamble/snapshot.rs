@@ -31,7 +31,7 @@ pub async fn snapshot(a: SnapshotArgs) -> Result<ExitCode, CliError> {
     }
     for s in &gathered.snapshots {
         let alias = s.alias.clone().unwrap_or_default();
-        if crate::lint::excluded(policy.as_ref(), s) {
+        if policy.as_ref().is_some_and(|p| p.excludes(s)) {
             emit_line(&format!(
                 "{alias}: excluded by the policy file, not written"
             ));

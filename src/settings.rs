@@ -1,0 +1,555 @@
+//! The operator's settings: one model for the policy file
+//! (`mcp-preamble.toml`, read by [`PolicyFile`](crate::PolicyFile)) and the
+//! command line's flags laid over it, turned into an [`Assembler`] in one
+//! place, [`Assembler::from_settings`].
+//!
+//! As in ripgrep, the layers are the same settings: the file's
+//! [`Settings::defaults`] first, then [`Settings::overrides`] (the flags),
+//! and a value set in a later layer wins.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::assemble::{Assembler, Order, Policy};
+use crate::dedup::Similarity;
+use crate::error::{Error, ErrorKind, Result};
+use crate::model::ServerSnapshot;
+use crate::pin::OnChange;
+use crate::server_key::ServerKey;
+use crate::template::Template;
+use crate::tokens::Encoding;
+
+/// The policy-file version this crate reads.
+pub const POLICY_VERSION: u32 = 1;
+
+/// The operator's settings: the policy file's schema (see the crate docs,
+/// "Policy file"), and what the command line's flags overlay.
+///
+/// ```
+/// use mcp_preamble::{Assembler, Settings};
+/// let mut settings = Settings::from_str(
+///     "version = 1\n[defaults]\nbudget = 200\n[servers.scratch]\nexclude = true\n",
+///     "mcp-preamble.toml",
+/// )?;
+/// // A flag: it wins over the file's value.
+/// settings.overrides.budget = Some(120);
+/// assert_eq!(settings.effective().budget, Some(120));
+/// let assembler = Assembler::from_settings(&settings)?;
+/// # let _ = assembler;
+/// # Ok::<(), mcp_preamble::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct Settings {
+    /// The file's `version` ([`POLICY_VERSION`]).
+    #[serde(default = "policy_version")]
+    pub version: u32,
+    /// `[defaults]`: the file's settings for every server.
+    #[serde(default)]
+    pub defaults: Defaults,
+    /// `[servers.<alias>]`, by the alias (a [`ServerKey`]) they apply to.
+    #[serde(default)]
+    pub servers: BTreeMap<String, ServerSettings>,
+    /// The layer over `defaults`: what the command line (or code) sets.
+    /// Its values win; a relative `template` path in it is resolved
+    /// against the working directory, and its errors name no file.
+    #[serde(skip)]
+    pub overrides: Defaults,
+    /// Where the settings were read from, for messages (empty when they
+    /// were made in code).
+    #[serde(skip)]
+    pub origin: String,
+    /// The directory a relative `template` path in `defaults` is resolved
+    /// against, when the file was read from disk.
+    #[serde(skip)]
+    pub base_dir: Option<PathBuf>,
+}
+
+fn policy_version() -> u32 {
+    POLICY_VERSION
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings::new()
+    }
+}
+
+/// `[defaults]`: settings for every server; unset keys keep the
+/// [`Assembler`]'s defaults.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct Defaults {
+    /// Token budget of every server's block.
+    pub budget: Option<usize>,
+    /// Token budget of the whole section.
+    pub total_budget: Option<usize>,
+    /// `"markdown"`, `"xml"`, or a template file (relative to the policy
+    /// file in [`Settings::defaults`], to the working directory in
+    /// [`Settings::overrides`]).
+    pub template: Option<String>,
+    /// `"o200k_base"`, `"cl100k_base"`, or a model name (checked where the
+    /// file is read).
+    #[serde(default, deserialize_with = "encoding_name")]
+    pub encoding: Option<String>,
+    /// De-duplication on or off.
+    pub dedup: Option<bool>,
+    /// The similarity threshold of de-duplication.
+    pub similarity: Option<Similarity>,
+    /// `"name"` or `"insertion"`.
+    pub order: Option<Order>,
+    /// Whether servers with tools but no instructions are listed.
+    pub list_tool_only_servers: Option<bool>,
+    /// Whether tool descriptions are shown next to tool names.
+    pub tool_descriptions: Option<bool>,
+    /// What reaches the model when a server differs from its pin, for
+    /// servers without their own `on_change`.
+    pub on_change: Option<OnChange>,
+}
+
+/// `[servers.<alias>]`: the operator's decisions for one server.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct ServerSettings {
+    /// Token budget of this server's block.
+    pub budget: Option<usize>,
+    /// Weight in the fair shares of `total_budget`.
+    pub weight: Option<f64>,
+    /// Leave the server out.
+    #[serde(default)]
+    pub exclude: bool,
+    /// Operator text shown instead of the server's instructions.
+    pub instructions: Option<String>,
+    /// Shown with the block when its text is the operator's (`instructions`).
+    pub label: Option<String>,
+    /// What reaches the model when the server differs from its pin.
+    pub on_change: Option<OnChange>,
+}
+
+impl Defaults {
+    /// `self` with every value set in `over` replaced by it.
+    pub fn overlay(mut self, over: &Defaults) -> Defaults {
+        fn set<T: Clone>(to: &mut Option<T>, from: &Option<T>) {
+            if from.is_some() {
+                to.clone_from(from);
+            }
+        }
+        set(&mut self.budget, &over.budget);
+        set(&mut self.total_budget, &over.total_budget);
+        set(&mut self.template, &over.template);
+        set(&mut self.encoding, &over.encoding);
+        set(&mut self.dedup, &over.dedup);
+        set(&mut self.similarity, &over.similarity);
+        set(&mut self.order, &over.order);
+        set(
+            &mut self.list_tool_only_servers,
+            &over.list_tool_only_servers,
+        );
+        set(&mut self.tool_descriptions, &over.tool_descriptions);
+        set(&mut self.on_change, &over.on_change);
+        self
+    }
+
+    /// The keys of `[defaults]`, in the schema's order.
+    pub(crate) fn keys() -> &'static [&'static str] {
+        serde_fields::<Defaults>()
+    }
+}
+
+impl ServerSettings {
+    /// The keys of `[servers.<alias>]`, in the schema's order.
+    pub(crate) fn keys() -> &'static [&'static str] {
+        serde_fields::<ServerSettings>()
+    }
+}
+
+/// Which layer a value came from: errors and relative paths differ.
+#[derive(Clone, Copy)]
+enum Layer {
+    File,
+    Overrides,
+}
+
+impl Settings {
+    /// Settings with nothing set: [`Assembler::new`]'s defaults.
+    pub fn new() -> Settings {
+        Settings {
+            version: POLICY_VERSION,
+            defaults: Defaults::default(),
+            servers: BTreeMap::new(),
+            overrides: Defaults::default(),
+            origin: String::new(),
+            base_dir: None,
+        }
+    }
+
+    /// The top-level keys of the file, in the schema's order.
+    pub(crate) fn keys() -> &'static [&'static str] {
+        serde_fields::<Settings>()
+    }
+
+    /// The defaults in force: [`Settings::overrides`] over
+    /// [`Settings::defaults`].
+    pub fn effective(&self) -> Defaults {
+        self.defaults.clone().overlay(&self.overrides)
+    }
+
+    /// The settings of one server, by its key.
+    pub fn server(&self, key: &ServerKey) -> Option<&ServerSettings> {
+        self.servers.get(key.as_str())
+    }
+
+    /// Whether the settings leave `server` out (`exclude = true` under
+    /// its [`ServerKey`]).
+    pub fn excludes(&self, server: &ServerSnapshot) -> bool {
+        self.server(&ServerKey::of(server))
+            .is_some_and(|s| s.exclude)
+    }
+
+    /// The encoding tokens are counted with: the overrides', else the
+    /// file's, else `o200k_base`.
+    pub fn encoding(&self) -> Result<Encoding> {
+        Ok(self.chosen_encoding()?.unwrap_or(Encoding::O200kBase))
+    }
+
+    /// The encoding set in a layer, if any.
+    fn chosen_encoding(&self) -> Result<Option<Encoding>> {
+        let Some((name, layer)) = self.pick(|d| d.encoding.as_ref()) else {
+            return Ok(None);
+        };
+        Encoding::from_name(name)
+            .map(Some)
+            .map_err(|e| self.named(layer, "encoding", e, false))
+    }
+
+    /// The template set in a layer, if any, loaded: a built-in name, else
+    /// a file. In the file a built-in name wins and a path is relative to
+    /// the file; in the overrides a file that exists wins.
+    fn chosen_template(&self) -> Result<Option<Template>> {
+        let Some((name, layer)) = self.pick(|d| d.template.as_ref()) else {
+            return Ok(None);
+        };
+        let template = match layer {
+            Layer::File => {
+                let path = match &self.base_dir {
+                    Some(dir) => dir.join(name),
+                    None => PathBuf::from(name),
+                };
+                Template::builtin(name).or_else(|_| Template::from_path(&path))
+            }
+            Layer::Overrides if Path::new(name).is_file() => Template::from_path(name),
+            Layer::Overrides => Template::builtin(name),
+        };
+        template
+            .map(Some)
+            .map_err(|e| self.named(layer, "template", e, true))
+    }
+
+    /// A value from the top layer that sets it.
+    fn pick<'a, T>(
+        &'a self,
+        get: impl Fn(&'a Defaults) -> Option<&'a T>,
+    ) -> Option<(&'a T, Layer)> {
+        get(&self.overrides)
+            .map(|v| (v, Layer::Overrides))
+            .or_else(|| get(&self.defaults).map(|v| (v, Layer::File)))
+    }
+
+    /// An error about a file's key names the file and the key; one about
+    /// an override is the error itself.
+    fn named(&self, layer: Layer, key: &str, e: Error, source: bool) -> Error {
+        match layer {
+            Layer::Overrides => e,
+            Layer::File => {
+                let detail = format!("[defaults] {key}: {e}");
+                let message = if self.origin.is_empty() {
+                    detail
+                } else {
+                    format!("{}: {detail}", self.origin)
+                };
+                let wrapped = Error::new(ErrorKind::InvalidConfig, message);
+                if source {
+                    wrapped.with_source(e)
+                } else {
+                    wrapped
+                }
+            }
+        }
+    }
+}
+
+impl Assembler {
+    /// An assembler with these settings: the one place templates (a
+    /// built-in name or a file) and encodings (a name or a model) are
+    /// loaded. Builder calls after this override them.
+    ///
+    /// Fails when a template or encoding cannot be loaded: for a value of
+    /// the file, with [`ErrorKind::InvalidConfig`] naming the file and the
+    /// key (`mcp-preamble.toml: [defaults] template: …`); for one of
+    /// [`Settings::overrides`], with the loader's own error.
+    ///
+    /// A live hub takes new settings without reconnecting any server:
+    /// `hub.reconfigure(Assembler::from_settings(&Settings::from_path(p)?)?)`.
+    pub fn from_settings(settings: &Settings) -> Result<Assembler> {
+        let mut a = Assembler::new();
+        if let Some(template) = settings.chosen_template()? {
+            a = a.template(template);
+        }
+        if let Some(encoding) = settings.chosen_encoding()? {
+            a = a.encoding(encoding);
+        }
+        let d = settings.effective();
+        if let Some(n) = d.budget {
+            a = a.budget(n);
+        }
+        if let Some(n) = d.total_budget {
+            a = a.total_budget(n);
+        }
+        if let Some(yes) = d.dedup {
+            a = a.dedup(yes);
+        }
+        if let Some(t) = d.similarity {
+            a = a.similarity(t);
+        }
+        if let Some(order) = d.order {
+            a = a.order(order);
+        }
+        if let Some(yes) = d.list_tool_only_servers {
+            a = a.list_tool_only_servers(yes);
+        }
+        if let Some(yes) = d.tool_descriptions {
+            a = a.tool_descriptions(yes);
+        }
+        if let Some(change) = d.on_change {
+            a = a.on_change(change);
+        }
+        for (alias, s) in &settings.servers {
+            if let Some(n) = s.budget {
+                a = a.server_budget(alias.clone(), n);
+            }
+            let mut p = Policy::new();
+            if s.exclude {
+                p = p.exclude();
+            }
+            if let Some(text) = &s.instructions {
+                p = p.replace_instructions(text.clone());
+            }
+            if let Some(label) = &s.label {
+                p = p.label(label.clone());
+            }
+            if let Some(w) = s.weight {
+                p = p.weight(w);
+            }
+            if let Some(change) = s.on_change {
+                p = p.on_change(change);
+            }
+            // Always set, so an alias no server has is reported as a policy.
+            a = a.policy(alias.clone(), p);
+        }
+        Ok(a)
+    }
+}
+
+/// An encoding name, checked where it is written.
+fn encoding_name<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Option<String>, D::Error> {
+    let name = String::deserialize(d)?;
+    Encoding::from_name(&name).map_err(serde::de::Error::custom)?;
+    Ok(Some(name))
+}
+
+/// The field names serde's derive reads for the struct `T`, in declaration
+/// order: the schema's own key list, so a new field cannot be missing
+/// from the unknown-key check.
+fn serde_fields<T: for<'de> Deserialize<'de>>() -> &'static [&'static str] {
+    use serde::de::{self, Visitor};
+
+    /// A deserializer that only records the fields it is asked for.
+    struct Probe<'a>(&'a mut &'static [&'static str]);
+
+    impl<'de> de::Deserializer<'de> for Probe<'_> {
+        type Error = de::value::Error;
+
+        fn deserialize_any<V: Visitor<'de>>(
+            self,
+            _: V,
+        ) -> std::result::Result<V::Value, Self::Error> {
+            Err(de::Error::custom("not a struct"))
+        }
+
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _name: &'static str,
+            fields: &'static [&'static str],
+            _visitor: V,
+        ) -> std::result::Result<V::Value, Self::Error> {
+            *self.0 = fields;
+            Err(de::Error::custom("fields recorded"))
+        }
+
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+            bytes byte_buf option unit unit_struct newtype_struct seq tuple
+            tuple_struct map enum identifier ignored_any
+        }
+    }
+
+    let mut fields: &'static [&'static str] = &[];
+    let _ = T::deserialize(Probe(&mut fields));
+    fields
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_key_lists_are_the_schemas_fields() {
+        assert_eq!(Settings::keys(), ["version", "defaults", "servers"]);
+        assert_eq!(
+            Defaults::keys(),
+            [
+                "budget",
+                "total_budget",
+                "template",
+                "encoding",
+                "dedup",
+                "similarity",
+                "order",
+                "list_tool_only_servers",
+                "tool_descriptions",
+                "on_change",
+            ]
+        );
+        assert_eq!(
+            ServerSettings::keys(),
+            [
+                "budget",
+                "weight",
+                "exclude",
+                "instructions",
+                "label",
+                "on_change"
+            ]
+        );
+    }
+
+    /// Every key of the list is read by serde (none is a leftover), and
+    /// each struct holds as many fields as its list names (none is
+    /// missing from it): a field added to the schema is a key.
+    #[test]
+    fn every_serde_field_is_a_known_key() {
+        let debug_fields = |debug: String| debug.matches(": ").count();
+        // Settings' three skipped fields are not keys of the file.
+        assert_eq!(
+            debug_fields(
+                format!("{:?}", Settings::new())
+                    .replace(&format!("{:?}", Defaults::default()), "D")
+            ),
+            Settings::keys().len() + 3
+        );
+        assert_eq!(
+            debug_fields(format!("{:?}", Defaults::default())),
+            Defaults::keys().len()
+        );
+        assert_eq!(
+            debug_fields(format!("{:?}", ServerSettings::default())),
+            ServerSettings::keys().len()
+        );
+        let values = [
+            ("budget", "1"),
+            ("total_budget", "1"),
+            ("template", "\"xml\""),
+            ("encoding", "\"cl100k_base\""),
+            ("dedup", "true"),
+            ("similarity", "0.5"),
+            ("order", "\"insertion\""),
+            ("list_tool_only_servers", "true"),
+            ("tool_descriptions", "true"),
+            ("on_change", "\"hold\""),
+            ("weight", "2.0"),
+            ("exclude", "true"),
+            ("instructions", "\"x\""),
+            ("label", "\"y\""),
+        ];
+        let value = |k: &str| values.iter().find(|(n, _)| *n == k).unwrap().1;
+        for k in Defaults::keys() {
+            let text = format!("{k} = {}", value(k));
+            toml::from_str::<Defaults>(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        }
+        for k in ServerSettings::keys() {
+            let text = format!("{k} = {}", value(k));
+            toml::from_str::<ServerSettings>(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        }
+    }
+
+    #[test]
+    fn overrides_win_over_the_file() {
+        let mut s = Settings::new();
+        s.defaults.budget = Some(400);
+        s.defaults.dedup = Some(false);
+        s.overrides.budget = Some(30);
+        let d = s.effective();
+        assert_eq!(d.budget, Some(30));
+        assert_eq!(d.dedup, Some(false));
+        assert_eq!(d.total_budget, None);
+    }
+
+    #[test]
+    fn templates_and_encodings_of_each_kind() {
+        // Built-in names and a model name.
+        let mut s = Settings::new();
+        s.defaults.template = Some("xml".into());
+        s.defaults.encoding = Some("gpt-4".into());
+        let a = Assembler::from_settings(&s).unwrap();
+        let debug = format!("{a:?}");
+        assert!(debug.contains("template: \"xml\""), "{debug}");
+        assert!(debug.contains("encoding: \"cl100k_base\""), "{debug}");
+        // A file, relative to the policy file's directory.
+        let dir =
+            std::env::temp_dir().join(format!("mcp-preamble-settings-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("mine.j2"),
+            "{% macro server(s) %}{{ s.name }}{% endmacro %}{% for b in blocks %}{{ b }}{% endfor %}",
+        )
+        .unwrap();
+        s.defaults.template = Some("mine.j2".into());
+        s.base_dir = Some(dir.clone());
+        s.origin = "p.toml".into();
+        let found = Assembler::from_settings(&s).map(|a| format!("{a:?}"));
+        // Not found without the directory, and the error names the file and key.
+        s.base_dir = None;
+        let e = Assembler::from_settings(&s).unwrap_err();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let found = found.unwrap_or_else(|e| e.to_string());
+        assert!(found.contains("template: \"mine.j2\""), "{found}");
+        assert_eq!(e.kind(), ErrorKind::InvalidConfig);
+        assert!(
+            e.to_string()
+                .starts_with("invalid configuration: p.toml: [defaults] template: "),
+            "{e}"
+        );
+        // An override is the loader's own error, and wins over the file.
+        s.overrides.template = Some("html".into());
+        assert_eq!(
+            Assembler::from_settings(&s).unwrap_err().to_string(),
+            Template::builtin("html").unwrap_err().to_string()
+        );
+        s.overrides.template = Some("markdown".into());
+        s.overrides.encoding = Some("o200k_base".into());
+        let a = Assembler::from_settings(&s).unwrap();
+        assert!(format!("{a:?}").contains("encoding: \"o200k_base\""));
+        s.overrides.encoding = Some("nope".into());
+        assert_eq!(
+            s.encoding().unwrap_err().to_string(),
+            Encoding::from_name("nope").unwrap_err().to_string()
+        );
+    }
+}
