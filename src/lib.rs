@@ -594,6 +594,7 @@ mod policy;
 mod report;
 mod sanitize;
 mod segment;
+mod support;
 mod template;
 #[cfg(feature = "testing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]

@@ -11,6 +11,7 @@ use toml::Spanned;
 use crate::assemble::{Assembler, Order, Policy};
 use crate::error::{Error, ErrorKind, Result};
 use crate::pin::OnChange;
+use crate::support::distance;
 use crate::template::Template;
 use crate::tokens::Encoding;
 
@@ -416,27 +417,7 @@ pub(crate) fn closest<'a>(
     word: &str,
     candidates: impl Iterator<Item = &'a str>,
 ) -> Option<&'a str> {
-    let limit = (word.chars().count() / 3).max(2);
-    candidates
-        .map(|c| (distance(word, c), c))
-        .filter(|(d, _)| *d <= limit)
-        .min()
-        .map(|(_, c)| c)
-}
-
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
+    distance::closest(word, candidates, distance::typo_edits(word))
 }
 
 #[cfg(test)]
@@ -505,12 +486,5 @@ mod tests {
             e.starts_with("invalid configuration: mcp-preamble.toml:3:13: "),
             "{e}"
         );
-    }
-
-    #[test]
-    fn the_edit_distance() {
-        assert_eq!(distance("budgett", "budget"), 1);
-        assert_eq!(distance("", "abc"), 3);
-        assert_eq!(distance("kitten", "sitting"), 3);
     }
 }
