@@ -417,7 +417,7 @@ pub(crate) fn closest<'a>(
     word: &str,
     candidates: impl Iterator<Item = &'a str>,
 ) -> Option<&'a str> {
-    distance::closest(word, candidates, distance::typo_edits(word))
+    distance::did_you_mean(word, candidates)
 }
 
 #[cfg(test)]

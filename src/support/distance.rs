@@ -41,6 +41,15 @@ pub(crate) fn closest<'a>(
         .map(|(_, c)| c)
 }
 
+/// The candidate `name` is most likely a misspelling of: the [`closest`]
+/// within [`typo_edits`] (for "did you mean" hints on keys and aliases).
+pub(crate) fn did_you_mean<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    closest(name, candidates, typo_edits(name))
+}
+
 /// The dynamic-programming table, one row at a time.
 fn table(a: &[char], b: &[char]) -> usize {
     let mut row: Vec<usize> = (0..=b.len()).collect();
@@ -117,6 +126,16 @@ mod tests {
         assert_eq!(closest("wieght", keys, 1), None);
         assert_eq!(closest("budget", keys, 0), Some("budget"));
         assert_eq!(closest("x", std::iter::empty(), 5), None);
+    }
+
+    #[test]
+    fn did_you_mean_allows_two_edits_or_a_third() {
+        let keys = ["budget", "total_budget", "weight", "defaults"];
+        assert_eq!(did_you_mean("wieght", keys), Some("weight"));
+        assert_eq!(did_you_mean("zzzzzzzz", keys), None);
+        // Nine characters allow three edits.
+        assert_eq!(did_you_mean("totl_budg", keys), Some("total_budget"));
+        assert_eq!(did_you_mean("tot_budg", keys), None);
     }
 
     #[test]
