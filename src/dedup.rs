@@ -10,6 +10,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
 use crate::segment::{Unit, UnitKind};
+use crate::support::hash;
 
 /// Words that mark a constraint: an order, an obligation, identifier scope,
 /// or a safety rule. A sentence holding one that its tool description lacks
@@ -210,12 +211,7 @@ static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
 /// A word by a 64-bit FNV-1a hash: word sets are compared by hash, which
 /// keeps them free of allocations (a collision only nudges a similarity).
 fn word_hash(w: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in w.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
+    hash::fnv1a64(w.as_bytes())
 }
 
 /// What one pass over a text yields.
@@ -236,11 +232,11 @@ fn scan(raw: &str, drop: u64) -> Scan {
     let mut words = Vec::new();
     let mut mask = 0;
     let mut prev = 0;
-    let mut text: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut text = hash::FNV_OFFSET;
     let mut empty = true;
     for_each_word(raw, |w| {
         let h = word_hash(w);
-        text = (text ^ h).wrapping_mul(0x0000_0100_0000_01b3);
+        text = (text ^ h).wrapping_mul(hash::FNV_PRIME);
         empty = false;
         if let Ok(i) = lex.constraint.binary_search_by_key(&h, |(k, _)| *k) {
             mask |= lex.constraint[i].1;

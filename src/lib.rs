@@ -599,6 +599,7 @@ mod sanitize;
 mod segment;
 mod server_key;
 mod settings;
+mod support;
 mod template;
 #[cfg(feature = "testing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]

@@ -10,6 +10,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::model::{Instructions, ServerSnapshot};
+use crate::support::string_enum;
 
 /// Bounds on one server's data, with defaults well above what real servers
 /// send (the largest in `tests/corpus/`: 123 tools, about 4,000 characters
@@ -215,47 +216,30 @@ fn json_size(v: &serde_json::Value) -> usize {
     n.0
 }
 
-/// Which limit a server reached.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum Limit {
-    /// [`Limits::instructions_bytes`].
-    InstructionsBytes,
-    /// [`Limits::tools`].
-    Tools,
-    /// [`Limits::tool_description_bytes`].
-    ToolDescriptionBytes,
-    /// [`Limits::schema_depth`] or [`Limits::schema_bytes`].
-    Schema,
-    /// [`Limits::dedup_units`].
-    DedupUnits,
-    /// [`Limits::tool_pages`].
-    ToolPages,
-    /// The template's fuel for one block, or its size (256 KiB): the block
-    /// could not be rendered whole and was cut to what renders.
-    RenderFuel,
-}
-
-impl Limit {
+string_enum! {
+    /// Which limit a server reached.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    #[non_exhaustive]
+    pub enum Limit {
+        /// [`Limits::instructions_bytes`].
+        InstructionsBytes => "instructions_bytes",
+        /// [`Limits::tools`].
+        Tools => "tools",
+        /// [`Limits::tool_description_bytes`].
+        ToolDescriptionBytes => "tool_description_bytes",
+        /// [`Limits::schema_depth`] or [`Limits::schema_bytes`].
+        Schema => "schema",
+        /// [`Limits::dedup_units`].
+        DedupUnits => "dedup_units",
+        /// [`Limits::tool_pages`].
+        ToolPages => "tool_pages",
+        /// The template's fuel for one block, or its size (256 KiB): the block
+        /// could not be rendered whole and was cut to what renders.
+        RenderFuel => "render_fuel",
+    }
     /// The name used in reports, e.g. `tools`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Limit::InstructionsBytes => "instructions_bytes",
-            Limit::Tools => "tools",
-            Limit::ToolDescriptionBytes => "tool_description_bytes",
-            Limit::Schema => "schema",
-            Limit::DedupUnits => "dedup_units",
-            Limit::ToolPages => "tool_pages",
-            Limit::RenderFuel => "render_fuel",
-        }
-    }
-}
-
-impl fmt::Display for Limit {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.as_str())
-    }
+    fn as_str;
 }
 
 /// A limit one server reached: what was allowed and what it sent.

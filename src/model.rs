@@ -1,37 +1,24 @@
 //! What a host knows about one connected server.
 
-use std::fmt;
-
 use serde::{Deserialize, Serialize};
 
 use crate::error::RpcError;
 use crate::limits::LimitHit;
 use crate::sanitize;
+use crate::support::string_enum;
 
-/// Which handshake the connection used.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Era {
-    /// The 2025 protocol era: an `initialize` request.
-    Legacy,
-    /// The 2026-07-28 revision: a `server/discover` request.
-    Modern,
-}
-
-impl Era {
+string_enum! {
+    /// Which handshake the connection used.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Era {
+        /// The 2025 protocol era: an `initialize` request.
+        Legacy => "legacy",
+        /// The 2026-07-28 revision: a `server/discover` request.
+        Modern => "modern",
+    }
     /// `"legacy"` or `"modern"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Era::Legacy => "legacy",
-            Era::Modern => "modern",
-        }
-    }
-}
-
-impl fmt::Display for Era {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.as_str())
-    }
+    fn as_str;
 }
 
 /// The `serverInfo` a server sent (in `_meta` in the 2026-07-28 era).
@@ -93,33 +80,20 @@ impl Instructions {
     }
 }
 
-/// The state of a server's [`Instructions`], without the text (in reports).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum InstructionsState {
-    /// No `instructions` key, `null`, or `""`.
-    Absent,
-    /// Whitespace or invisible characters only.
-    Blank,
-    /// Text.
-    Present,
-}
-
-impl InstructionsState {
+string_enum! {
+    /// The state of a server's [`Instructions`], without the text (in reports).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum InstructionsState {
+        /// No `instructions` key, `null`, or `""`.
+        Absent => "absent",
+        /// Whitespace or invisible characters only.
+        Blank => "blank",
+        /// Text.
+        Present => "present",
+    }
     /// `"absent"`, `"blank"` or `"present"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            InstructionsState::Absent => "absent",
-            InstructionsState::Blank => "blank",
-            InstructionsState::Present => "present",
-        }
-    }
-}
-
-impl fmt::Display for InstructionsState {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.as_str())
-    }
+    fn as_str;
 }
 
 /// Tool annotations (all hints; untrusted, like everything a server sends).

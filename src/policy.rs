@@ -14,6 +14,7 @@ use crate::assemble::{Assembler, Order};
 use crate::error::{Error, ErrorKind, Result};
 pub use crate::settings::POLICY_VERSION;
 use crate::settings::{Defaults, ServerSettings, Settings};
+use crate::support::distance;
 
 /// `[defaults]` of a policy file; now [`Defaults`].
 #[deprecated(note = "renamed to `Defaults`")]
@@ -295,27 +296,7 @@ pub(crate) fn closest<'a>(
     word: &str,
     candidates: impl Iterator<Item = &'a str>,
 ) -> Option<&'a str> {
-    let limit = (word.chars().count() / 3).max(2);
-    candidates
-        .map(|c| (distance(word, c), c))
-        .filter(|(d, _)| *d <= limit)
-        .min()
-        .map(|(_, c)| c)
-}
-
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
+    distance::did_you_mean(word, candidates)
 }
 
 #[cfg(test)]
@@ -384,12 +365,5 @@ mod tests {
             e.starts_with("invalid configuration: mcp-preamble.toml:3:13: "),
             "{e}"
         );
-    }
-
-    #[test]
-    fn the_edit_distance() {
-        assert_eq!(distance("budgett", "budget"), 1);
-        assert_eq!(distance("", "abc"), 3);
-        assert_eq!(distance("kitten", "sitting"), 3);
     }
 }

@@ -14,43 +14,29 @@ use crate::limits::LimitHit;
 use crate::model::{Era, InstructionsState};
 use crate::pin::{Effect, Pin, PinState};
 use crate::sanitize::HiddenChars;
+use crate::support::string_enum;
 use crate::visibility::DeferReason;
 
-/// Why a piece of a server's block was removed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum RemovalReason {
-    /// It restates one of the server's own tool descriptions (see [`Removal::tool`]).
-    RestatesTool,
-    /// It repeats an earlier unit of the same instructions.
-    Repeated,
-    /// The whole instructions equal an earlier server's (see [`Removal::server`]).
-    SameAsServer,
-    /// The block was over its token budget.
-    Budget,
-    /// The operator's policy excluded the server or replaced its text.
-    Policy,
-}
-
-impl RemovalReason {
+string_enum! {
+    /// Why a piece of a server's block was removed.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+    #[serde(rename_all = "snake_case")]
+    #[non_exhaustive]
+    pub enum RemovalReason {
+        /// It restates one of the server's own tool descriptions (see [`Removal::tool`]).
+        RestatesTool => "restates_tool",
+        /// It repeats an earlier unit of the same instructions.
+        Repeated => "repeated",
+        /// The whole instructions equal an earlier server's (see [`Removal::server`]).
+        SameAsServer => "same_as_server",
+        /// The block was over its token budget.
+        Budget => "budget",
+        /// The operator's policy excluded the server or replaced its text.
+        Policy => "policy",
+    }
     /// The name used in the JSON report: `restates_tool`, `repeated`,
     /// `same_as_server`, `budget` or `policy`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RemovalReason::RestatesTool => "restates_tool",
-            RemovalReason::Repeated => "repeated",
-            RemovalReason::SameAsServer => "same_as_server",
-            RemovalReason::Budget => "budget",
-            RemovalReason::Policy => "policy",
-        }
-    }
-}
-
-impl fmt::Display for RemovalReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.as_str())
-    }
+    fn as_str;
 }
 
 /// One removal from a server's block.

@@ -8,6 +8,7 @@ use std::hash::{Hash, Hasher};
 use serde::Serialize;
 
 use crate::model::ServerSnapshot;
+use crate::support::string_enum;
 use crate::tokens::Counter;
 
 /// Whether the host sends a tool's definition with every request.
@@ -74,20 +75,25 @@ impl DeferWhen {
     }
 }
 
-/// Why a server has deferred tools (in the JSON: `configured`,
-/// `tool_pattern`, `tool_count`, `tool_tokens`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum DeferReason {
-    /// [`Assembler::visibility`](crate::Assembler::visibility) or [`Assembler::defer`](crate::Assembler::defer) for its alias.
-    Configured,
-    /// Only some tools, by [`Assembler::tool_visibility`](crate::Assembler::tool_visibility).
-    ToolPattern,
-    /// It has more tools than [`Assembler::defer_over`](crate::Assembler::defer_over).
-    ToolCount,
-    /// Its tool definitions are over [`Assembler::defer_when`](crate::Assembler::defer_when).
-    ToolTokens,
+string_enum! {
+    /// Why a server has deferred tools (in the JSON: `configured`,
+    /// `tool_pattern`, `tool_count`, `tool_tokens`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+    #[serde(rename_all = "snake_case")]
+    #[non_exhaustive]
+    pub enum DeferReason {
+        /// [`Assembler::visibility`](crate::Assembler::visibility) or [`Assembler::defer`](crate::Assembler::defer) for its alias.
+        Configured => "configured",
+        /// Only some tools, by [`Assembler::tool_visibility`](crate::Assembler::tool_visibility).
+        ToolPattern => "tool_pattern",
+        /// It has more tools than [`Assembler::defer_over`](crate::Assembler::defer_over).
+        ToolCount => "tool_count",
+        /// Its tool definitions are over [`Assembler::defer_when`](crate::Assembler::defer_when).
+        ToolTokens => "tool_tokens",
+    }
+    /// The name used in the JSON report: `configured`, `tool_pattern`,
+    /// `tool_count` or `tool_tokens`.
+    fn as_str;
 }
 
 /// The assembler's visibility settings.

@@ -50,7 +50,7 @@ impl Assembler {
             } else {
                 "budget"
             };
-            let hint = crate::policy::closest(alias, keys.iter().copied())
+            let hint = crate::support::distance::did_you_mean(alias, keys.iter().copied())
                 .map(|k| format!(" (did you mean {k:?}?)"))
                 .unwrap_or_default();
             out.push(format!(

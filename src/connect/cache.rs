@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 use crate::config::{ServerEntry, ServerTransport};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Era, ServerSnapshot};
+use crate::support::{canonical, hash};
 
 /// A directory of `server/discover` results, reused while their `ttlMs` says
 /// they are fresh, so a preview need not start the server again.
@@ -89,7 +90,7 @@ pub fn now_ms() -> u64 {
 /// The file name stem of `entry`: FNV-1a 64 of its canonical JSON, in hex.
 /// Both are fixed formats, so a key outlives Rust and serde_json releases.
 fn key(entry: &ServerEntry) -> String {
-    format!("{:016x}", fnv1a64(canonical_entry(entry).as_bytes()))
+    format!("{:016x}", hash::fnv1a64(canonical_entry(entry).as_bytes()))
 }
 
 /// The entry in its config-file shape, as JSON with every object's keys
@@ -116,9 +117,7 @@ fn canonical_entry(entry: &ServerEntry) -> String {
             "headers": headers,
         }),
     };
-    let mut out = String::new();
-    write_sorted(&value, &mut out);
-    out
+    canonical::to_string(&value)
 }
 
 /// A path as text, or as its bytes when it is not UTF-8 (so no two differ
@@ -130,46 +129,6 @@ fn path_value(path: &Path) -> Value {
     }
 }
 
-/// Writes `value` as JSON with sorted object keys, whatever order the map keeps.
-fn write_sorted(value: &Value, out: &mut String) {
-    match value {
-        Value::Object(map) => {
-            let mut fields: Vec<(&String, &Value)> = map.iter().collect();
-            fields.sort_by(|a, b| a.0.cmp(b.0));
-            out.push('{');
-            for (i, (name, field)) in fields.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::from(name.as_str()).to_string());
-                out.push(':');
-                write_sorted(field, out);
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_sorted(item, out);
-            }
-            out.push(']');
-        }
-        scalar => out.push_str(&scalar.to_string()),
-    }
-}
-
-fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,13 +137,6 @@ mod tests {
     fn entry(json: &str) -> ServerEntry {
         let config = McpConfig::from_json(json, "test.json").unwrap();
         config.servers.into_iter().next().unwrap()
-    }
-
-    #[test]
-    fn fnv1a64_matches_the_reference_values() {
-        assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
-        assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
-        assert_eq!(fnv1a64(b"foobar"), 0x8594_4171_f739_67e8);
     }
 
     #[test]

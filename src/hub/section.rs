@@ -5,7 +5,6 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 
 use crate::error::Result;
 use crate::report::Assembly;
@@ -54,10 +53,7 @@ impl Section {
 
 /// SHA-256 of `text` as lowercase hex.
 pub(super) fn digest(text: &str) -> String {
-    Sha256::digest(text.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::support::hash::sha256_hex(text.as_bytes())
 }
 
 /// What changed between two revisions, for hosts that keep the system

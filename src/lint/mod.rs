@@ -340,7 +340,8 @@ impl Linter {
             .keys()
             .filter(|alias| !aliases.contains(&alias.as_str()))
             .map(|alias| {
-                let closest = crate::policy::closest(alias, aliases.iter().copied());
+                let closest =
+                    crate::support::distance::did_you_mean(alias, aliases.iter().copied());
                 let hint = closest
                     .map(|k| format!(" (did you mean {k:?}?)"))
                     .unwrap_or_default();

@@ -2,26 +2,22 @@
 //! a server with its pin.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 use super::{Pin, PinState, unified_diff};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::ServerSnapshot;
 use crate::sanitize;
 use crate::server_key::ServerKey;
+use crate::support::canonical;
+use crate::support::hash::sha256_hex;
 
 /// The lock-file version this crate reads and writes.
 pub const LOCK_VERSION: u32 = 1;
-
-/// Schema nesting written in full into a tool's hash; deeper values are
-/// hashed by their serde_json text (which serde_json bounds when parsing).
-const SCHEMA_DEPTH: usize = 64;
 
 /// The pinned instructions of one server.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -104,7 +100,7 @@ fn tool_pins(server: &ServerSnapshot) -> BTreeMap<String, PinnedTool> {
             schema.push(0xff);
         }
         desc.extend_from_slice(t.description.as_deref().unwrap_or("").as_bytes());
-        canonical_json(&t.input_schema, 0, schema);
+        canonical::write(&t.input_schema, schema);
     }
     parts
         .into_iter()
@@ -120,53 +116,8 @@ fn tool_pins(server: &ServerSnapshot) -> BTreeMap<String, PinnedTool> {
         .collect()
 }
 
-/// JSON with object keys sorted and no whitespace, whatever map type
-/// serde_json was built with.
-fn canonical_json(v: &Value, depth: usize, out: &mut Vec<u8>) {
-    match v {
-        Value::Object(map) if depth < SCHEMA_DEPTH => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            out.push(b'{');
-            for (i, k) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_scalar(&Value::String(k.clone()), out);
-                out.push(b':');
-                canonical_json(&map[k], depth + 1, out);
-            }
-            out.push(b'}');
-        }
-        Value::Array(items) if depth < SCHEMA_DEPTH => {
-            out.push(b'[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                canonical_json(item, depth + 1, out);
-            }
-            out.push(b']');
-        }
-        other => write_scalar(other, out),
-    }
-}
-
-fn write_scalar(v: &Value, out: &mut Vec<u8>) {
-    // Writing a Value into a Vec cannot fail.
-    let _ = serde_json::to_writer(&mut *out, v);
-}
-
-fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    let mut out = String::with_capacity(64);
-    for b in digest {
-        let _ = write!(out, "{b:02x}");
-    }
-    out
-}
-
-/// The key a server is pinned under, as for policies and budgets.
+/// The key a server is pinned under, as for policies and budgets: its
+/// alias, else its `serverInfo.name` (as one safe line).
 fn key_of(server: &ServerSnapshot) -> String {
     ServerKey::of(server).into_string()
 }
@@ -384,25 +335,6 @@ mod tests {
     use super::*;
     use crate::model::Tool;
     use crate::pin::tests::server;
-
-    #[test]
-    fn sha256_matches_the_reference_value() {
-        assert_eq!(
-            sha256_hex(b"abc"),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-        );
-    }
-
-    #[test]
-    fn canonical_json_sorts_keys_at_every_depth() {
-        let a = serde_json::json!({"b": {"y": 1, "x": [true, null]}, "a": "s"});
-        let mut out = Vec::new();
-        canonical_json(&a, 0, &mut out);
-        assert_eq!(
-            String::from_utf8(out).unwrap(),
-            r#"{"a":"s","b":{"x":[true,null],"y":1}}"#
-        );
-    }
 
     #[test]
     fn an_unchanged_server_is_same() {

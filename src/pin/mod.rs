@@ -11,12 +11,13 @@
 
 mod lock;
 
-use std::fmt::{self, Write as _};
+use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::ServerSnapshot;
+use crate::support::string_enum;
 
 pub use lock::{LOCK_VERSION, Lock, LockEntry, PinnedInstructions, PinnedTool};
 
@@ -27,76 +28,48 @@ const DIFF_LINES: usize = 2_000;
 /// Bytes of each side a drift diff looks at: one line can be long.
 const DIFF_BYTES: usize = 64 * 1024;
 
-/// What the operator wants when a server's text differs from its pin
-/// (`on_change` in the policy file).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-#[non_exhaustive]
-pub enum OnChange {
-    /// Render what the server sends now (the default).
-    Accept,
-    /// Render the pinned instructions byte for byte until the server is
-    /// pinned again; a server with no pin gets no instructions.
-    Hold,
-    /// Render no instructions for the server (its tools are still listed
-    /// when tool-only servers are).
-    Drop,
-    /// Fail the assembly with [`ErrorKind::Drift`], naming the server: for
-    /// CI and the CLI. In a hub the change is refused (the update returns
-    /// the error and the section stays), so a live server's change is never
-    /// shown for approval: a hub wants `Hold`.
-    Fail,
-}
-
-impl OnChange {
+string_enum! {
+    /// What the operator wants when a server's text differs from its pin
+    /// (`on_change` in the policy file).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    #[non_exhaustive]
+    pub enum OnChange {
+        /// Render what the server sends now (the default).
+        Accept => "accept",
+        /// Render the pinned instructions byte for byte until the server is
+        /// pinned again; a server with no pin gets no instructions.
+        Hold => "hold",
+        /// Render no instructions for the server (its tools are still listed
+        /// when tool-only servers are).
+        Drop => "drop",
+        /// Fail the assembly with [`ErrorKind::Drift`], naming the server: for
+        /// CI and the CLI. In a hub the change is refused (the update returns
+        /// the error and the section stays), so a live server's change is never
+        /// shown for approval: a hub wants `Hold`.
+        Fail => "fail",
+    }
     /// `accept`, `hold`, `drop` or `fail`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            OnChange::Accept => "accept",
-            OnChange::Hold => "hold",
-            OnChange::Drop => "drop",
-            OnChange::Fail => "fail",
-        }
+    fn as_str;
+}
+
+string_enum! {
+    /// How a server compares with the lock.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+    #[serde(rename_all = "lowercase")]
+    #[non_exhaustive]
+    pub enum PinState {
+        /// No lock was given.
+        Unpinned => "unpinned",
+        /// The lock has no entry for the server.
+        New => "new",
+        /// Instructions and tools are as pinned.
+        Same => "same",
+        /// Something pinned differs (see the [`Pin`]'s fields).
+        Changed => "changed",
     }
-}
-
-impl fmt::Display for OnChange {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.as_str())
-    }
-}
-
-/// How a server compares with the lock.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-#[non_exhaustive]
-pub enum PinState {
-    /// No lock was given.
-    Unpinned,
-    /// The lock has no entry for the server.
-    New,
-    /// Instructions and tools are as pinned.
-    Same,
-    /// Something pinned differs (see the [`Pin`]'s fields).
-    Changed,
-}
-
-impl PinState {
     /// `unpinned`, `new`, `same` or `changed` (as in the JSON).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PinState::Unpinned => "unpinned",
-            PinState::New => "new",
-            PinState::Same => "same",
-            PinState::Changed => "changed",
-        }
-    }
-}
-
-impl fmt::Display for PinState {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.as_str())
-    }
+    fn as_str;
 }
 
 /// One server against the lock: its [`PinState`] and, when changed, what

@@ -9,6 +9,8 @@ use regex::Regex;
 use serde_json::Value;
 
 use crate::model::ServerSnapshot;
+// Bounded: the names are server-controlled.
+use crate::support::distance::levenshtein_bounded as levenshtein;
 
 /// Most distinct unknown names compared with the tool list per server: each
 /// comparison visits every tool, so a server naming thousands of tool-like
@@ -457,39 +459,9 @@ fn same_word(a: &str, b: &str) -> bool {
         || (short.len() >= 4 && levenshtein(a, b) <= 1)
 }
 
-/// Edit distance in characters.
-fn levenshtein(a: &str, b: &str) -> usize {
-    // Server-controlled names: compare at most 64 characters, and skip the
-    // table when the lengths alone rule out a near match.
-    let a: Vec<char> = a.chars().take(64).collect();
-    let b: Vec<char> = b.chars().take(64).collect();
-    if a.len().abs_diff(b.len()) > 8 {
-        return a.len().abs_diff(b.len());
-    }
-    let a: String = a.into_iter().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diag = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let up = row[j + 1];
-            row[j + 1] = (diag + usize::from(ca != *cb)).min(up + 1).min(row[j] + 1);
-            diag = up;
-        }
-    }
-    row[b.len()]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn levenshtein_counts_edits() {
-        assert_eq!(levenshtein("get_invoice", "get_invoices"), 1);
-        assert_eq!(levenshtein("", "abc"), 3);
-        assert_eq!(levenshtein("kitten", "sitting"), 3);
-    }
 
     #[test]
     fn closest_tools() {
