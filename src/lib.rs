@@ -619,7 +619,10 @@ pub use pin::{
     LOCK_VERSION, Lock, LockEntry, OnChange, Pin, PinState, PinnedInstructions, PinnedTool,
 };
 pub use policy::{POLICY_VERSION, PolicyDefaults, PolicyFile, PolicyOrder, ServerPolicy};
-pub use report::{Assembly, Deferral, Omission, Removal, RemovalReason, Restatement, ServerReport};
+pub use report::{
+    AliasSetting, AppliedPolicy, Assembly, ConfigDiagnostic, Deferral, Omission, PinRendering,
+    PolicyAction, Removal, RemovalReason, Restatement, ServerDiagnostic, ServerReport,
+};
 pub use sanitize::HiddenChars;
 pub use template::Template;
 pub use text::{json_safe, terminal_safe};

@@ -3,8 +3,8 @@
 use std::process::ExitCode;
 
 use mcp_preamble::{
-    Assembler, Encoding, HostProfile, HostSurvival, Linter, Lock, PolicyFile, ServerSnapshot,
-    Template,
+    AliasSetting, Assembler, ConfigDiagnostic, Encoding, HostProfile, HostSurvival, Linter, Lock,
+    PolicyFile, ServerSnapshot, Template,
 };
 
 use crate::CliError;
@@ -103,11 +103,20 @@ pub async fn preview(p: Preview) -> Result<ExitCode, CliError> {
     gathered.close().await;
     // `--server-budget` aliases are warned about above, with the known ones;
     // a server that failed has its own row.
-    for d in assembly.diagnostics() {
-        let failed_alias = sources
-            .iter()
-            .any(|s| !s.ok && d.starts_with(&format!("policy for {:?}:", s.alias)));
-        if !d.starts_with("budget for ") && !failed_alias {
+    for d in assembly.notes() {
+        let quiet = match d {
+            ConfigDiagnostic::UnknownAlias {
+                setting: AliasSetting::Budget,
+                ..
+            } => true,
+            ConfigDiagnostic::UnknownAlias {
+                setting: AliasSetting::Policy,
+                alias,
+                ..
+            } => sources.iter().any(|s| !s.ok && s.alias == *alias),
+            _ => false,
+        };
+        if !quiet {
             emit_err(&format!("mcp-preamble: warning: {d}"));
         }
     }
