@@ -2,10 +2,11 @@
 //! template sees, the operator's policy applied, de-duplicated, then fitted.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use super::{Assembler, Policy};
 use crate::budget::{self, Measure, Trim};
-use crate::dedup;
+use crate::dedup::{self, ToolText};
 use crate::error::Result;
 use crate::limits::{Limit, LimitHit};
 use crate::model::{Instructions, ServerSnapshot};
@@ -84,19 +85,7 @@ impl Prepared {
         held: Option<Option<&str>>,
     ) -> Prepared {
         let policy = config_key.and_then(|k| config.policies.get(k));
-        let mut found = Found::default();
-        if let Some(original) = renamed_from {
-            found.notes.push(ServerDiagnostic::Renamed {
-                original: original.to_string(),
-                shown: name.to_string(),
-            });
-        }
-        let own = match held {
-            Some(text) => text.filter(|t| !t.is_empty()).map(str::to_string),
-            None => found.instructions(s),
-        };
-        let applied = apply_policy(policy, own);
-        found.data_problems(s, applied.excluded);
+        let (mut found, applied) = intake(s, name, renamed_from, held, policy);
         let resolved = config.visibility.resolve(config_key, s, &config.counter);
         let (tools, index) = if applied.excluded {
             (Vec::new(), Vec::new())
@@ -108,7 +97,6 @@ impl Prepared {
                 &mut found.hidden,
             )
         };
-        found.unnamed_tools(s);
         let omitted = omission(&applied, &tools, &index, config.list_tool_only_servers);
         let label = policy
             .and_then(|p| p.label.as_deref())
@@ -119,22 +107,33 @@ impl Prepared {
         if let Some(why) = omitted {
             report.omit(why);
         }
+        let mut p = Prepared::unfitted(view, report);
+        p.replaced = applied.replaced;
+        p.tool_deferred = resolved.deferred;
+        p.budget = config_key
+            .and_then(|k| config.server_budgets.get(k))
+            .copied()
+            .or(config.budget);
+        p.weight = policy.map_or(1000, Policy::weight_millis);
+        p.visibility = config.visibility.fingerprint(config_key);
+        p
+    }
+
+    /// `view` and `report` before any stage ran, with default settings.
+    fn unfitted(view: ServerView, report: ServerReport) -> Prepared {
         Prepared {
             view,
             deduped: None,
             trim: None,
             dedup_removed: Vec::new(),
-            replaced: applied.replaced,
+            replaced: false,
             untrimmed: None,
             whole: None,
             twin_of: None,
-            budget: config_key
-                .and_then(|k| config.server_budgets.get(k))
-                .copied()
-                .or(config.budget),
-            weight: policy.map_or(1000, Policy::weight_millis),
-            tool_deferred: resolved.deferred,
-            visibility: config.visibility.fingerprint(config_key),
+            budget: None,
+            weight: 1000,
+            tool_deferred: Vec::new(),
+            visibility: 0,
             pin: 0,
             dedup_against: None,
             report,
@@ -158,11 +157,41 @@ impl Prepared {
         let Some(text) = self.view.instructions.clone() else {
             return;
         };
+        let mut trim = self.trim_of(text);
         if self.replaced {
-            self.trim = Some(self.trim_of(text));
+            self.trim = Some(trim);
             return;
         }
-        let mut trim = self.trim_of(text);
+        let (loaded, deferred) = self.descriptions(source, config);
+        // Units past the limit are kept unchecked: their cost is the budget ladder's, which is linear.
+        let checked = trim.units.len().min(config.limits.max_dedup_units());
+        if checked < trim.units.len() {
+            let hit = LimitHit::new(Limit::DedupUnits, checked, trim.units.len());
+            self.report.limit_hits(vec![hit]);
+        }
+        let units = &trim.units[..checked];
+        let restated = dedup::restatements(&trim.text, units, &loaded, config.similarity);
+        let restated_deferred = if deferred.is_empty() {
+            Vec::new()
+        } else {
+            dedup::restatements(&trim.text, units, &deferred, config.similarity)
+        };
+        let kept = self.drop_repeats(&mut trim, &restated, &restated_deferred);
+        if let Some(d) = &mut self.report.deferred {
+            d.restatements_kept = kept;
+        }
+        self.view.instructions = trim.kept();
+        self.whole = self.view.instructions.clone();
+        self.trim = Some(trim);
+    }
+
+    /// The descriptions de-duplication checks against: of loaded tools,
+    /// and of deferred ones (under `hold`, only the unchanged tools').
+    fn descriptions(
+        &self,
+        source: &ServerSnapshot,
+        config: &Assembler,
+    ) -> (Vec<Arc<ToolText>>, Vec<Arc<ToolText>>) {
         let (mut loaded, mut deferred) = (Vec::new(), Vec::new());
         for (t, behind) in source.tools.iter().zip(&self.tool_deferred) {
             if self
@@ -181,28 +210,18 @@ impl Prepared {
                 }
             }
         }
-        // Units past the limit are kept unchecked: their cost is the budget ladder's, which is linear.
-        let checked = trim.units.len().min(config.limits.max_dedup_units());
-        if checked < trim.units.len() {
-            let hit = LimitHit::new(Limit::DedupUnits, checked, trim.units.len());
-            self.report.limit_hits(vec![hit]);
-        }
-        let restated = dedup::restatements(
-            &trim.text,
-            &trim.units[..checked],
-            &loaded,
-            config.similarity,
-        );
-        let restated_deferred = if deferred.is_empty() {
-            Vec::new()
-        } else {
-            dedup::restatements(
-                &trim.text,
-                &trim.units[..checked],
-                &deferred,
-                config.similarity,
-            )
-        };
+        (loaded, deferred)
+    }
+
+    /// Drops the units that restate a loaded tool (`restated`, per unit
+    /// checked) or repeat an earlier unit; raises those that restate a
+    /// deferred tool, and returns them.
+    fn drop_repeats(
+        &mut self,
+        trim: &mut Trim,
+        restated: &[Option<&str>],
+        restated_deferred: &[Option<&str>],
+    ) -> Vec<Restatement> {
         let mut kept = Vec::new();
         let mut units_seen: HashSet<String> = HashSet::new();
         for (k, (unit, tool)) in trim.units.clone().iter().zip(restated).enumerate() {
@@ -229,12 +248,7 @@ impl Prepared {
                 trim.raise(k, dedup::Priority::RestatesDeferred);
             }
         }
-        if let Some(d) = &mut self.report.deferred {
-            d.restatements_kept = kept;
-        }
-        self.view.instructions = trim.kept();
-        self.whole = self.view.instructions.clone();
-        self.trim = Some(trim);
+        kept
     }
 
     /// Stage (a) across servers: the instructions equal `first`'s, which
@@ -361,6 +375,32 @@ impl Found {
             self.notes.push(ServerDiagnostic::UnnamedTools { count });
         }
     }
+}
+
+/// Sanitizes the instructions (or takes the `held` ones) and applies the
+/// policy; with what was found so far, in report order.
+fn intake(
+    s: &ServerSnapshot,
+    name: &str,
+    renamed_from: Option<&str>,
+    held: Option<Option<&str>>,
+    policy: Option<&Policy>,
+) -> (Found, Applied) {
+    let mut found = Found::default();
+    if let Some(original) = renamed_from {
+        found.notes.push(ServerDiagnostic::Renamed {
+            original: original.to_string(),
+            shown: name.to_string(),
+        });
+    }
+    let own = match held {
+        Some(text) => text.filter(|t| !t.is_empty()).map(str::to_string),
+        None => found.instructions(s),
+    };
+    let applied = apply_policy(policy, own);
+    found.data_problems(s, applied.excluded);
+    found.unnamed_tools(s);
+    (found, applied)
 }
 
 /// Why the server gets no block before any fitting, if it gets none.
