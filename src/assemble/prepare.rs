@@ -87,15 +87,10 @@ impl Prepared {
         let policy = config_key.and_then(|k| config.policies.get(k));
         let (mut found, applied) = intake(s, name, renamed_from, held, policy);
         let resolved = config.visibility.resolve(config_key, s, &config.counter);
-        let (tools, index) = if applied.excluded {
-            (Vec::new(), Vec::new())
-        } else {
-            tool_views(
-                s,
-                &resolved.deferred,
-                config.tool_descriptions,
-                &mut found.hidden,
-            )
+        let hidden = &mut found.hidden;
+        let (tools, index) = match applied.excluded {
+            true => Default::default(),
+            false => tool_views(s, &resolved.deferred, config.tool_descriptions, hidden),
         };
         let omitted = omission(&applied, &tools, &index, config.list_tool_only_servers);
         let label = policy
@@ -460,16 +455,6 @@ fn report_of(
     removed: Vec<Removal>,
     found: Found,
 ) -> ServerReport {
-    let deferred = resolved
-        .reason
-        .filter(|_| !view.deferred.is_empty())
-        .map(|reason| Deferral {
-            reason,
-            tools: view.deferred.iter().map(|t| t.name.clone()).collect(),
-            summaries_cut: Vec::new(),
-            names_cut: Vec::new(),
-            restatements_kept: Vec::new(),
-        });
     let mut report = ServerReport {
         name: view.name.clone(),
         alias: view.alias.clone(),
@@ -492,7 +477,7 @@ fn report_of(
         truncated: false,
         limits: Vec::new(),
         tool_tokens: resolved.tool_tokens,
-        deferred,
+        deferred: deferral_of(resolved, view),
         diagnostics: Vec::new(),
         notes: Vec::new(),
         omitted: None,
@@ -502,6 +487,18 @@ fn report_of(
         report.note(note);
     }
     report
+}
+
+/// The server's tool index, when it has deferred tools that are listed.
+fn deferral_of(resolved: &Resolved, view: &ServerView) -> Option<Deferral> {
+    let reason = resolved.reason.filter(|_| !view.deferred.is_empty())?;
+    Some(Deferral {
+        reason,
+        tools: view.deferred.iter().map(|t| t.name.clone()).collect(),
+        summaries_cut: Vec::new(),
+        names_cut: Vec::new(),
+        restatements_kept: Vec::new(),
+    })
 }
 
 fn apply_policy(policy: Option<&Policy>, instructions: Option<String>) -> Applied {
