@@ -1,6 +1,8 @@
 //! Typed diagnostics: what a report says is matched by type (never by its
 //! prose), and each type's `Display` is the line the report has always had.
 
+mod common;
+
 use mcp_preamble::{
     AliasSetting, Assembler, Assembly, ConfigDiagnostic, Limit, Limits, Lock, Omission,
     PinRendering, PinState, Policy, PolicyAction, PolicyFile, RemovalReason, RpcError,
@@ -272,4 +274,26 @@ fn removed_units_carry_their_index() {
     }
     // Not in the JSON.
     assert!(!cut.to_json().contains("\"unit\""));
+}
+
+#[test]
+fn lines_and_notes_stay_in_step_through_refits() {
+    // A tight total budget refits blocks, taking back and adding omissions.
+    let servers = common::all_snapshots();
+    for total in [150, 400, 1_500] {
+        let assembly = Assembler::new()
+            .budget(300)
+            .total_budget(total)
+            .assemble(&servers)
+            .unwrap();
+        lines_match_notes(&assembly);
+        for s in assembly.servers() {
+            let omissions = s
+                .notes
+                .iter()
+                .filter(|n| matches!(n, ServerDiagnostic::Omitted(_)))
+                .count();
+            assert_eq!(omissions, usize::from(s.omitted.is_some()), "{}", s.name);
+        }
+    }
 }
