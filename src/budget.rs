@@ -284,6 +284,12 @@ impl Ladder<'_, '_> {
         self.removed.push(Removal::new(RemovalReason::Budget, text));
     }
 
+    /// Removes unit `k` of the instructions (or what is cut of it).
+    fn remove_unit(&mut self, k: usize, text: impl Into<String>) {
+        let removal = Removal::new(RemovalReason::Budget, text);
+        self.removed.push(removal.of_unit(k));
+    }
+
     /// (b) Tool descriptions: their first sentences, then none.
     fn tool_descriptions(&mut self) -> Result<Block> {
         if !self.view.tools.iter().any(|t| t.description.is_some()) {
@@ -517,11 +523,11 @@ impl Ladder<'_, '_> {
         if let Some(i) = fitting {
             let at = cuts[cuts.len() - 1 - i];
             self.view.instructions = Some(cut_instructions(trim, last, at));
-            self.remove(unit_text[at..].trim_start());
+            self.remove_unit(last, unit_text[at..].trim_start());
             self.truncated = true;
             return Ok(Some((self.measure)(&self.view)?));
         }
-        self.remove(unit_text);
+        self.remove_unit(last, unit_text);
         self.view.instructions = None;
         self.fits()
     }
@@ -555,11 +561,11 @@ impl Ladder<'_, '_> {
         for (k, u) in trim.units.iter().enumerate() {
             if reported[k] && !shown[k] {
                 reported[k] = false;
-                gone.push(u.text(&trim.text));
+                gone.push((k, u.text(&trim.text)));
             }
         }
-        for text in gone {
-            self.remove(text);
+        for (k, text) in gone {
+            self.remove_unit(k, text);
         }
     }
 }

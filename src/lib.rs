@@ -315,7 +315,7 @@
 //!
 //! [`Assembler::policy`] takes a [`Policy`] per alias: exclude a server,
 //! replace its instructions with your own text, or weight its fair share.
-//! The report's `policy` field says which applied.
+//! The report's `policy` field says which applied ([`AppliedPolicy`]).
 //!
 //! ## Policy file
 //!
@@ -360,7 +360,8 @@
 //! `invalid configuration: mcp-preamble.toml:4:1: unknown key "budgett" in
 //! [defaults] (did you mean "budget"?)`. A budget or policy for an alias no
 //! server has is never ignored silently: it is in [`Assembly::diagnostics`]
-//! (with the closest alias).
+//! (with the closest alias), and typed in [`Assembly::notes`] for a host
+//! that refuses to start on one.
 //!
 //! A live hub (feature `hub`) takes a new policy without reconnecting any
 //! server: `hub.reconfigure(Assembler::from_policy(&PolicyFile::from_path(path)?)?)`
@@ -627,7 +628,10 @@ pub use pin::{
 };
 #[allow(deprecated)]
 pub use policy::{POLICY_VERSION, PolicyDefaults, PolicyFile, PolicyOrder, ServerPolicy};
-pub use report::{Assembly, Deferral, Omission, Removal, RemovalReason, Restatement, ServerReport};
+pub use report::{
+    AliasSetting, AppliedPolicy, Assembly, ConfigDiagnostic, Deferral, Omission, PinRendering,
+    PolicyAction, Removal, RemovalReason, Restatement, ServerDiagnostic, ServerReport,
+};
 pub use sanitize::HiddenChars;
 pub use server_key::ServerKey;
 pub use settings::{Defaults, ServerSettings, Settings};

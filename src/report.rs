@@ -3,10 +3,10 @@
 //!
 //! The JSON of [`Assembly::to_json`] is a public format: field names, their
 //! order and the spelling of every enum value are kept byte-identical across
-//! releases unless CHANGELOG.md says otherwise. Match on the enums, never on
+//! releases unless CHANGELOG.md says otherwise. Match on the enums
+//! ([`ServerReport::notes`], [`Assembly::notes`]), never on
 //! [`ServerReport::diagnostics`] prose.
 
-use std::fmt;
 
 use serde::Serialize;
 
@@ -16,6 +16,13 @@ use crate::pin::{Effect, Pin, PinState};
 use crate::sanitize::HiddenChars;
 use crate::support::string_enum;
 use crate::visibility::DeferReason;
+
+mod diagnostic;
+
+pub use diagnostic::{
+    AliasSetting, AppliedPolicy, ConfigDiagnostic, Omission, PinRendering, PolicyAction,
+    ServerDiagnostic,
+};
 
 string_enum! {
     /// Why a piece of a server's block was removed.
@@ -54,6 +61,12 @@ pub struct Removal {
     /// The server it duplicates, for [`RemovalReason::SameAsServer`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server: Option<String>,
+    /// For a removed unit of the instructions (a sentence, list item,
+    /// heading…, or the cut tail of one), its index among the units of the
+    /// instructions the block started from (after the policy, before
+    /// de-duplication); `None` for other removals. Not in the JSON.
+    #[serde(skip)]
+    pub unit: Option<usize>,
 }
 
 impl Removal {
@@ -64,7 +77,14 @@ impl Removal {
             reason,
             tool: None,
             server: None,
+            unit: None,
         }
+    }
+
+    /// The same removal, of unit `k` of the instructions.
+    pub(crate) fn of_unit(mut self, k: usize) -> Removal {
+        self.unit = Some(k);
+        self
     }
 }
 
@@ -96,48 +116,6 @@ pub struct Restatement {
     pub tool: String,
 }
 
-/// Why a server has no block in the section.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Omission {
-    /// The operator's policy excluded it.
-    Excluded,
-    /// It has no instructions and no tools.
-    Empty,
-    /// It has only tools, and [`Assembler::list_tool_only_servers`](crate::Assembler::list_tool_only_servers) is off.
-    ToolOnly,
-    /// Not even its heading fits its budget (in tokens).
-    OverBudget {
-        /// The budget the heading did not fit.
-        budget: usize,
-    },
-    /// The section was over its total budget and this block could not shrink.
-    OverTotal,
-    /// Not even its heading renders within the template's fuel.
-    RenderFuel,
-}
-
-/// The diagnostic line that reports the omission.
-impl fmt::Display for Omission {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Omission::Excluded => f.write_str("omitted: excluded by policy"),
-            Omission::Empty => f.write_str("omitted: no instructions and no tools"),
-            Omission::ToolOnly => {
-                f.write_str("omitted: no instructions, and servers with only tools are not listed")
-            }
-            Omission::OverBudget { budget } => write!(
-                f,
-                "omitted: its heading alone is over the budget of {budget} tokens"
-            ),
-            Omission::OverTotal => f.write_str("omitted: the section is over its total budget"),
-            Omission::RenderFuel => {
-                f.write_str("omitted: not even its heading renders within the template's fuel")
-            }
-        }
-    }
-}
-
 /// What happened to one server.
 #[derive(Debug, Clone, Serialize)]
 #[non_exhaustive]
@@ -158,8 +136,10 @@ pub struct ServerReport {
     pub instructions: InstructionsState,
     /// How many tools the server has.
     pub tools: usize,
-    /// The operator policy that applied (`excluded`, `instructions replaced`, `weight 2`), if any.
-    pub policy: Option<String>,
+    /// The operator policy that applied, if any. In the JSON (and as its
+    /// `Display` and `Deref<Target = str>`) the line it was as a string:
+    /// `excluded`, `instructions replaced`, `weight 2`, joined by `; `.
+    pub policy: Option<AppliedPolicy>,
     /// How the server compares with the [`Lock`](crate::Lock) (its own text,
     /// also when the operator replaced it); `{"state": "unpinned"}` without one.
     pub pin: Pin,
@@ -199,8 +179,14 @@ pub struct ServerReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deferred: Option<Deferral>,
     /// Problems with the server's data, as lines for people (blank
-    /// instructions, a failed `tools/list`, the omission…).
+    /// instructions, a failed `tools/list`, the omission…): the `Display`
+    /// of each of [`ServerReport::notes`], in the same order. For people
+    /// only; programs match on the notes.
     pub diagnostics: Vec<String>,
+    /// What [`ServerReport::diagnostics`] says, typed: one entry per line
+    /// (not in the JSON, which has the lines).
+    #[serde(skip)]
+    pub notes: Vec<ServerDiagnostic>,
     /// Why the server has no block, when it has none (also a line of
     /// [`ServerReport::diagnostics`]; not a field of its own in the JSON).
     #[serde(skip)]
@@ -221,40 +207,45 @@ impl ServerReport {
                 .any(|r| r.reason == RemovalReason::Budget)
     }
 
-    /// Records limits the server reached, each with its diagnostic line.
+    /// Records a diagnostic, with its line.
+    pub(crate) fn note(&mut self, note: ServerDiagnostic) {
+        self.diagnostics.push(note.to_string());
+        self.notes.push(note);
+    }
+
+    /// Records limits the server reached, each with its diagnostic.
     pub(crate) fn limit_hits(&mut self, hits: Vec<LimitHit>) {
         for hit in hits {
-            self.diagnostics.push(hit.to_string());
+            self.note(ServerDiagnostic::LimitHit(hit));
             self.limits.push(hit);
         }
     }
 
-    /// Records the server's pin, with a diagnostic line when it is new or
+    /// Records the server's pin, with a diagnostic when it is new or
     /// changed saying what was rendered.
     pub(crate) fn pinned(&mut self, pin: Pin, effect: &Effect) {
         if matches!(pin.state, PinState::New | PinState::Changed) {
-            let what = pin.summary();
-            let rendered = match (effect, pin.on_change) {
-                (Effect::AsIs, Some(_)) => "rendered as sent (on_change = accept)".to_string(),
-                (Effect::AsIs, None) => "rendered as sent; pending review".to_string(),
-                (Effect::Hold { text: Some(_), .. }, _) => {
-                    "the pinned instructions are rendered (on_change = hold)".to_string()
-                }
-                (Effect::Hold { text: None, .. }, _) => {
-                    "no pinned instructions to hold; none rendered (on_change = hold)".to_string()
-                }
-                (Effect::Drop, _) => "instructions not rendered (on_change = drop)".to_string(),
+            let rendering = match (effect, pin.on_change) {
+                (Effect::AsIs, Some(_)) => PinRendering::Accepted,
+                (Effect::AsIs, None) => PinRendering::PendingReview,
+                (Effect::Hold { text: Some(_), .. }, _) => PinRendering::Held,
+                (Effect::Hold { text: None, .. }, _) => PinRendering::NothingToHold,
+                (Effect::Drop, _) => PinRendering::Dropped,
             };
-            self.diagnostics.push(format!("pin: {what}; {rendered}"));
+            self.note(ServerDiagnostic::Pin {
+                state: pin.state,
+                summary: pin.summary(),
+                rendering,
+            });
         }
         self.pin = pin;
     }
 
     /// Records why the server has no block, once.
     pub(crate) fn omit(&mut self, why: Omission) {
-        let line = why.to_string();
-        if !self.diagnostics.contains(&line) {
-            self.diagnostics.push(line);
+        let note = ServerDiagnostic::Omitted(why);
+        if !self.notes.contains(&note) {
+            self.note(note);
         }
         self.omitted = Some(why);
     }
@@ -262,8 +253,17 @@ impl ServerReport {
     /// Takes back an [`Omission::OverBudget`] before the block is fitted again.
     pub(crate) fn unomit_over_budget(&mut self) {
         if let Some(why @ Omission::OverBudget { .. }) = self.omitted {
-            let line = why.to_string();
-            self.diagnostics.retain(|d| *d != line);
+            let gone = ServerDiagnostic::Omitted(why);
+            // The lines and the notes are one list, kept in step.
+            let mut k = 0;
+            while k < self.notes.len() {
+                if self.notes[k] == gone {
+                    self.notes.remove(k);
+                    self.diagnostics.remove(k);
+                } else {
+                    k += 1;
+                }
+            }
             self.omitted = None;
         }
     }
@@ -279,6 +279,8 @@ pub struct Assembly {
     servers: Vec<ServerReport>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     diagnostics: Vec<String>,
+    #[serde(skip)]
+    notes: Vec<ConfigDiagnostic>,
 }
 
 impl Assembly {
@@ -296,19 +298,28 @@ impl Assembly {
             total_tokens,
             servers,
             diagnostics: Vec::new(),
+            notes: Vec::new(),
         }
     }
 
-    pub(crate) fn with_diagnostics(mut self, diagnostics: Vec<String>) -> Assembly {
-        self.diagnostics = diagnostics;
+    pub(crate) fn with_notes(mut self, notes: Vec<ConfigDiagnostic>) -> Assembly {
+        self.diagnostics = notes.iter().map(ConfigDiagnostic::to_string).collect();
+        self.notes = notes;
         self
     }
 
-    /// Problems of the configuration rather than of one server: a budget
-    /// or policy for an alias no server has (with the closest alias). In
-    /// the JSON only when there are some.
+    /// Problems of the configuration rather than of one server, as lines
+    /// for people: a budget or policy for an alias no server has (with the
+    /// closest alias). In the JSON only when there are some. Programs
+    /// match on [`Assembly::notes`] instead.
     pub fn diagnostics(&self) -> &[String] {
         &self.diagnostics
+    }
+
+    /// What [`Assembly::diagnostics`] says, typed: one entry per line, in
+    /// the same order.
+    pub fn notes(&self) -> &[ConfigDiagnostic] {
+        &self.notes
     }
 
     /// The empty section of `assembler` (no servers).

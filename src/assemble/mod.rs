@@ -19,7 +19,7 @@ use crate::error::Result;
 use crate::limits::{Limit, LimitHit};
 use crate::model::ServerSnapshot;
 use crate::pin::{self, Effect, Pin};
-use crate::report::Assembly;
+use crate::report::{AliasSetting, Assembly, ConfigDiagnostic};
 use crate::template::{MAX_BLOCK_BYTES, ServerView};
 
 pub use builder::{Assembler, Order, Policy};
@@ -31,7 +31,7 @@ use prepare::Prepared;
 
 impl Assembler {
     /// Budgets and policies whose alias no server has.
-    fn config_diagnostics(&self, placement: &Placement) -> Vec<String> {
+    fn config_diagnostics(&self, placement: &Placement) -> Vec<ConfigDiagnostic> {
         let keys: std::collections::BTreeSet<&str> = placement
             .config_keys
             .iter()
@@ -45,17 +45,16 @@ impl Assembler {
             if keys.contains(alias.as_str()) || !seen.insert(alias.as_str()) {
                 continue;
             }
-            let what = if self.policies.contains_key(alias) {
-                "policy"
+            let setting = if self.policies.contains_key(alias) {
+                AliasSetting::Policy
             } else {
-                "budget"
+                AliasSetting::Budget
             };
-            let hint = crate::support::distance::did_you_mean(alias, keys.iter().copied())
-                .map(|k| format!(" (did you mean {k:?}?)"))
-                .unwrap_or_default();
-            out.push(format!(
-                "{what} for {alias:?}: no server has this alias{hint}"
-            ));
+            out.push(ConfigDiagnostic::UnknownAlias {
+                setting,
+                alias: alias.clone(),
+                closest: crate::support::distance::did_you_mean(alias, keys.iter().copied()).map(str::to_string),
+            });
         }
         out
     }
@@ -146,7 +145,7 @@ impl Assembler {
             total_tokens,
             reports,
         )
-        .with_diagnostics(self.config_diagnostics(&placement)))
+        .with_notes(self.config_diagnostics(&placement)))
     }
 
     /// Stage A, per server in section order: sanitize, policy, untrimmed

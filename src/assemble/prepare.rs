@@ -2,17 +2,22 @@
 //! template sees, the operator's policy applied, de-duplicated, then fitted.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use super::{Assembler, Policy};
 use crate::budget::{self, Measure, Trim};
-use crate::dedup;
+use crate::dedup::{self, ToolText};
 use crate::error::Result;
 use crate::limits::{Limit, LimitHit};
 use crate::model::{Instructions, ServerSnapshot};
-use crate::report::{Deferral, Omission, Removal, RemovalReason, Restatement, ServerReport};
+use crate::report::{
+    AppliedPolicy, Deferral, Omission, PolicyAction, Removal, RemovalReason, Restatement,
+    ServerDiagnostic, ServerReport,
+};
 use crate::sanitize::{self, HiddenChars};
 use crate::segment::{self, UnitKind};
 use crate::template::{ServerView, ToolView};
+use crate::visibility::Resolved;
 
 /// One server on its way through the stages.
 #[derive(Clone)]
@@ -55,8 +60,16 @@ struct Applied {
     instructions: Option<String>,
     replaced: bool,
     excluded: bool,
-    notes: Vec<String>,
+    actions: Vec<PolicyAction>,
     removed: Vec<Removal>,
+}
+
+/// What sanitizing a server's data found: its diagnostics, in report
+/// order, and the hidden characters removed.
+#[derive(Default)]
+struct Found {
+    notes: Vec<ServerDiagnostic>,
+    hidden: HiddenChars,
 }
 
 impl Prepared {
@@ -71,133 +84,51 @@ impl Prepared {
         config: &Assembler,
         held: Option<Option<&str>>,
     ) -> Prepared {
-        let mut diagnostics = Vec::new();
-        let mut hidden = HiddenChars::default();
-        if let Some(original) = renamed_from {
-            diagnostics.push(format!(
-                "another server has the name {original:?}; shown as {name:?}"
-            ));
-        }
         let policy = config_key.and_then(|k| config.policies.get(k));
-        let own = match held {
-            Some(text) => text.filter(|t| !t.is_empty()).map(str::to_string),
-            None => instructions_of(s, &mut diagnostics, &mut hidden),
-        };
-        let applied = apply_policy(policy, own);
-        if applied.excluded {
-            // Reported here, before the data's own problems (the JSON keeps this order).
-            diagnostics.push(Omission::Excluded.to_string());
-        }
-        if let Some(err) = &s.tools_error {
-            diagnostics.push(format!(
-                "tools/list failed with {}: {}",
-                err.code,
-                sanitize::line(&err.message)
-            ));
-        }
+        let (mut found, applied) = intake(s, name, renamed_from, held, policy);
         let resolved = config.visibility.resolve(config_key, s, &config.counter);
-        let (tools, index) = if applied.excluded {
-            (Vec::new(), Vec::new())
-        } else {
-            tool_views(s, &resolved.deferred, config.tool_descriptions, &mut hidden)
+        let hidden = &mut found.hidden;
+        let (tools, index) = match applied.excluded {
+            true => Default::default(),
+            false => tool_views(s, &resolved.deferred, config.tool_descriptions, hidden),
         };
-        let unnamed = s
-            .tools
-            .iter()
-            .filter(|t| sanitize::line(&t.name).is_empty())
-            .count();
-        if unnamed > 0 {
-            diagnostics.push(format!("{unnamed} tool(s) with an empty name not listed"));
-        }
-        let omitted = if applied.excluded {
-            Some(Omission::Excluded)
-        } else if applied.instructions.is_some() {
-            None
-        } else if tools.is_empty() && index.is_empty() {
-            Some(Omission::Empty)
-        } else {
-            (!config.list_tool_only_servers).then_some(Omission::ToolOnly)
-        };
-        let view = ServerView {
-            name: name.to_string(),
-            alias: s.alias.as_deref().map(sanitize::line),
-            server_name: sanitize::line_counting(&s.server_info.name, &mut hidden),
-            title: s
-                .server_info
-                .title
-                .as_deref()
-                .map(|t| sanitize::line_counting(t, &mut hidden)),
-            version: sanitize::line_counting(&s.server_info.version, &mut hidden),
-            era: s.era.as_str(),
-            protocol_version: sanitize::line_counting(&s.protocol_version, &mut hidden),
-            label: policy
-                .and_then(|p| p.label.as_deref())
-                .filter(|_| applied.replaced && applied.instructions.is_some())
-                .map(sanitize::line)
-                .filter(|l| !l.is_empty()),
-            instructions: applied.instructions,
-            note: None,
-            tools,
-            more_tools: 0,
-            deferred: index,
-            more_deferred: 0,
-        };
-        let deferred = resolved
-            .reason
-            .filter(|_| !view.deferred.is_empty())
-            .map(|reason| Deferral {
-                reason,
-                tools: view.deferred.iter().map(|t| t.name.clone()).collect(),
-                summaries_cut: Vec::new(),
-                names_cut: Vec::new(),
-                restatements_kept: Vec::new(),
-            });
-        let mut report = ServerReport {
-            name: view.name.clone(),
-            alias: view.alias.clone(),
-            server_name: view.server_name.clone(),
-            version: view.version.clone(),
-            era: s.era,
-            protocol_version: view.protocol_version.clone(),
-            instructions: s.instructions.state(),
-            tools: s.tools.len(),
-            policy: (!applied.notes.is_empty()).then(|| applied.notes.join("; ")),
-            pin: crate::pin::Pin::unpinned(),
-            included: false,
-            text: String::new(),
-            span: None,
-            budget: None,
-            tokens_before: 0,
-            tokens: 0,
-            removed: applied.removed,
-            hidden_characters: hidden,
-            truncated: false,
-            limits: Vec::new(),
-            tool_tokens: resolved.tool_tokens,
-            deferred,
-            diagnostics,
-            omitted: None,
-            index: 0,
-        };
+        let omitted = omission(&applied, &tools, &index, config.list_tool_only_servers);
+        let label = policy
+            .and_then(|p| p.label.as_deref())
+            .filter(|_| applied.replaced && applied.instructions.is_some());
+        let (instructions, hidden) = (applied.instructions, &mut found.hidden);
+        let view = view_of(s, name, label, instructions, (tools, index), hidden);
+        let mut report = report_of(s, &view, &resolved, applied.actions, applied.removed, found);
         if let Some(why) = omitted {
             report.omit(why);
         }
+        let mut p = Prepared::unfitted(view, report);
+        p.replaced = applied.replaced;
+        p.tool_deferred = resolved.deferred;
+        p.budget = config_key
+            .and_then(|k| config.server_budgets.get(k))
+            .copied()
+            .or(config.budget);
+        p.weight = policy.map_or(1000, Policy::weight_millis);
+        p.visibility = config.visibility.fingerprint(config_key);
+        p
+    }
+
+    /// `view` and `report` before any stage ran, with default settings.
+    fn unfitted(view: ServerView, report: ServerReport) -> Prepared {
         Prepared {
             view,
             deduped: None,
             trim: None,
             dedup_removed: Vec::new(),
-            replaced: applied.replaced,
+            replaced: false,
             untrimmed: None,
             whole: None,
             twin_of: None,
-            budget: config_key
-                .and_then(|k| config.server_budgets.get(k))
-                .copied()
-                .or(config.budget),
-            weight: policy.map_or(1000, Policy::weight_millis),
-            tool_deferred: resolved.deferred,
-            visibility: config.visibility.fingerprint(config_key),
+            budget: None,
+            weight: 1000,
+            tool_deferred: Vec::new(),
+            visibility: 0,
             pin: 0,
             dedup_against: None,
             report,
@@ -221,11 +152,41 @@ impl Prepared {
         let Some(text) = self.view.instructions.clone() else {
             return;
         };
+        let mut trim = self.trim_of(text);
         if self.replaced {
-            self.trim = Some(self.trim_of(text));
+            self.trim = Some(trim);
             return;
         }
-        let mut trim = self.trim_of(text);
+        let (loaded, deferred) = self.descriptions(source, config);
+        // Units past the limit are kept unchecked: their cost is the budget ladder's, which is linear.
+        let checked = trim.units.len().min(config.limits.max_dedup_units());
+        if checked < trim.units.len() {
+            let hit = LimitHit::new(Limit::DedupUnits, checked, trim.units.len());
+            self.report.limit_hits(vec![hit]);
+        }
+        let units = &trim.units[..checked];
+        let restated = dedup::restatements(&trim.text, units, &loaded, config.similarity);
+        let restated_deferred = if deferred.is_empty() {
+            Vec::new()
+        } else {
+            dedup::restatements(&trim.text, units, &deferred, config.similarity)
+        };
+        let kept = self.drop_repeats(&mut trim, &restated, &restated_deferred);
+        if let Some(d) = &mut self.report.deferred {
+            d.restatements_kept = kept;
+        }
+        self.view.instructions = trim.kept();
+        self.whole = self.view.instructions.clone();
+        self.trim = Some(trim);
+    }
+
+    /// The descriptions de-duplication checks against: of loaded tools,
+    /// and of deferred ones (under `hold`, only the unchanged tools').
+    fn descriptions(
+        &self,
+        source: &ServerSnapshot,
+        config: &Assembler,
+    ) -> (Vec<Arc<ToolText>>, Vec<Arc<ToolText>>) {
         let (mut loaded, mut deferred) = (Vec::new(), Vec::new());
         for (t, behind) in source.tools.iter().zip(&self.tool_deferred) {
             if self
@@ -244,34 +205,24 @@ impl Prepared {
                 }
             }
         }
-        // Units past the limit are kept unchecked: their cost is the budget ladder's, which is linear.
-        let checked = trim.units.len().min(config.limits.max_dedup_units());
-        if checked < trim.units.len() {
-            let hit = LimitHit::new(Limit::DedupUnits, checked, trim.units.len());
-            self.report.limit_hits(vec![hit]);
-        }
-        let restated = dedup::restatements(
-            &trim.text,
-            &trim.units[..checked],
-            &loaded,
-            config.similarity,
-        );
-        let restated_deferred = if deferred.is_empty() {
-            Vec::new()
-        } else {
-            dedup::restatements(
-                &trim.text,
-                &trim.units[..checked],
-                &deferred,
-                config.similarity,
-            )
-        };
+        (loaded, deferred)
+    }
+
+    /// Drops the units that restate a loaded tool (`restated`, per unit
+    /// checked) or repeat an earlier unit; raises those that restate a
+    /// deferred tool, and returns them.
+    fn drop_repeats(
+        &mut self,
+        trim: &mut Trim,
+        restated: &[Option<&str>],
+        restated_deferred: &[Option<&str>],
+    ) -> Vec<Restatement> {
         let mut kept = Vec::new();
         let mut units_seen: HashSet<String> = HashSet::new();
         for (k, (unit, tool)) in trim.units.clone().iter().zip(restated).enumerate() {
             let unit_text = unit.text(&trim.text);
             if let Some(tool) = tool {
-                let mut removal = Removal::new(RemovalReason::RestatesTool, unit_text);
+                let mut removal = Removal::new(RemovalReason::RestatesTool, unit_text).of_unit(k);
                 removal.tool = Some(tool.to_string());
                 self.dedup_removed.push(removal);
                 trim.drop_unit(k);
@@ -280,7 +231,7 @@ impl Prepared {
             let norm = dedup::normalize(unit_text);
             if !norm.is_empty() && !units_seen.insert(norm) {
                 self.dedup_removed
-                    .push(Removal::new(RemovalReason::Repeated, unit_text));
+                    .push(Removal::new(RemovalReason::Repeated, unit_text).of_unit(k));
                 trim.drop_unit(k);
                 continue;
             }
@@ -292,12 +243,7 @@ impl Prepared {
                 trim.raise(k, dedup::Priority::RestatesDeferred);
             }
         }
-        if let Some(d) = &mut self.report.deferred {
-            d.restatements_kept = kept;
-        }
-        self.view.instructions = trim.kept();
-        self.whole = self.view.instructions.clone();
-        self.trim = Some(trim);
+        kept
     }
 
     /// Stage (a) across servers: the instructions equal `first`'s, which
@@ -379,27 +325,180 @@ impl Prepared {
     }
 }
 
-/// The sanitized instructions, `None` when absent or blank (a blank one is
-/// reported).
-fn instructions_of(
-    s: &ServerSnapshot,
-    diagnostics: &mut Vec<String>,
-    hidden: &mut HiddenChars,
-) -> Option<String> {
-    match &s.instructions {
-        Instructions::Present(raw) => {
-            Some(sanitize::text_counting(raw, hidden)).filter(|t| !t.is_empty())
+impl Found {
+    /// The sanitized instructions, `None` when absent or blank (a blank one
+    /// is reported).
+    fn instructions(&mut self, s: &ServerSnapshot) -> Option<String> {
+        match &s.instructions {
+            Instructions::Present(raw) => {
+                Some(sanitize::text_counting(raw, &mut self.hidden)).filter(|t| !t.is_empty())
+            }
+            Instructions::Blank(raw) => {
+                sanitize::text_counting(raw, &mut self.hidden);
+                self.notes.push(ServerDiagnostic::BlankInstructions {
+                    chars: raw.chars().count(),
+                });
+                None
+            }
+            Instructions::Absent => None,
         }
-        Instructions::Blank(raw) => {
-            sanitize::text_counting(raw, hidden);
-            diagnostics.push(format!(
-                "instructions are blank ({} characters of whitespace or invisible text); not rendered",
-                raw.chars().count()
-            ));
-            None
-        }
-        Instructions::Absent => None,
     }
+
+    /// The exclusion, then a failed `tools/list`.
+    fn data_problems(&mut self, s: &ServerSnapshot, excluded: bool) {
+        if excluded {
+            // Reported here, before the data's own problems (the JSON keeps this order).
+            self.notes
+                .push(ServerDiagnostic::Omitted(Omission::Excluded));
+        }
+        if let Some(err) = &s.tools_error {
+            self.notes.push(ServerDiagnostic::ToolsListFailed {
+                code: err.code,
+                message: sanitize::line(&err.message),
+            });
+        }
+    }
+
+    /// Tools left out of the list because their name sanitizes to nothing.
+    fn unnamed_tools(&mut self, s: &ServerSnapshot) {
+        let count = s
+            .tools
+            .iter()
+            .filter(|t| sanitize::line(&t.name).is_empty())
+            .count();
+        if count > 0 {
+            self.notes.push(ServerDiagnostic::UnnamedTools { count });
+        }
+    }
+}
+
+/// Sanitizes the instructions (or takes the `held` ones) and applies the
+/// policy; with what was found so far, in report order.
+fn intake(
+    s: &ServerSnapshot,
+    name: &str,
+    renamed_from: Option<&str>,
+    held: Option<Option<&str>>,
+    policy: Option<&Policy>,
+) -> (Found, Applied) {
+    let mut found = Found::default();
+    if let Some(original) = renamed_from {
+        found.notes.push(ServerDiagnostic::Renamed {
+            original: original.to_string(),
+            shown: name.to_string(),
+        });
+    }
+    let own = match held {
+        Some(text) => text.filter(|t| !t.is_empty()).map(str::to_string),
+        None => found.instructions(s),
+    };
+    let applied = apply_policy(policy, own);
+    found.data_problems(s, applied.excluded);
+    found.unnamed_tools(s);
+    (found, applied)
+}
+
+/// Why the server gets no block before any fitting, if it gets none.
+fn omission(
+    applied: &Applied,
+    tools: &[ToolView],
+    index: &[ToolView],
+    list_tool_only_servers: bool,
+) -> Option<Omission> {
+    if applied.excluded {
+        Some(Omission::Excluded)
+    } else if applied.instructions.is_some() {
+        None
+    } else if tools.is_empty() && index.is_empty() {
+        Some(Omission::Empty)
+    } else {
+        (!list_tool_only_servers).then_some(Omission::ToolOnly)
+    }
+}
+
+/// The server as the template sees it, before de-duplication; `label` is
+/// the policy's, when shown over the operator's own text.
+fn view_of(
+    s: &ServerSnapshot,
+    name: &str,
+    label: Option<&str>,
+    instructions: Option<String>,
+    (tools, deferred): (Vec<ToolView>, Vec<ToolView>),
+    hidden: &mut HiddenChars,
+) -> ServerView {
+    let mut line = |t: &str| sanitize::line_counting(t, hidden);
+    ServerView {
+        name: name.to_string(),
+        alias: s.alias.as_deref().map(sanitize::line),
+        server_name: line(&s.server_info.name),
+        title: s.server_info.title.as_deref().map(&mut line),
+        version: line(&s.server_info.version),
+        era: s.era.as_str(),
+        protocol_version: line(&s.protocol_version),
+        label: label.map(sanitize::line).filter(|l| !l.is_empty()),
+        instructions,
+        note: None,
+        tools,
+        more_tools: 0,
+        deferred,
+        more_deferred: 0,
+    }
+}
+
+/// The server's report before fitting: what it is, what the policy did,
+/// and what its data's problems are.
+fn report_of(
+    s: &ServerSnapshot,
+    view: &ServerView,
+    resolved: &Resolved,
+    actions: Vec<PolicyAction>,
+    removed: Vec<Removal>,
+    found: Found,
+) -> ServerReport {
+    let mut report = ServerReport {
+        name: view.name.clone(),
+        alias: view.alias.clone(),
+        server_name: view.server_name.clone(),
+        version: view.version.clone(),
+        era: s.era,
+        protocol_version: view.protocol_version.clone(),
+        instructions: s.instructions.state(),
+        tools: s.tools.len(),
+        policy: AppliedPolicy::new(actions),
+        pin: crate::pin::Pin::unpinned(),
+        included: false,
+        text: String::new(),
+        span: None,
+        budget: None,
+        tokens_before: 0,
+        tokens: 0,
+        removed,
+        hidden_characters: found.hidden,
+        truncated: false,
+        limits: Vec::new(),
+        tool_tokens: resolved.tool_tokens,
+        deferred: deferral_of(resolved, view),
+        diagnostics: Vec::new(),
+        notes: Vec::new(),
+        omitted: None,
+        index: 0,
+    };
+    for note in found.notes {
+        report.note(note);
+    }
+    report
+}
+
+/// The server's tool index, when it has deferred tools that are listed.
+fn deferral_of(resolved: &Resolved, view: &ServerView) -> Option<Deferral> {
+    let reason = resolved.reason.filter(|_| !view.deferred.is_empty())?;
+    Some(Deferral {
+        reason,
+        tools: view.deferred.iter().map(|t| t.name.clone()).collect(),
+        summaries_cut: Vec::new(),
+        names_cut: Vec::new(),
+        restatements_kept: Vec::new(),
+    })
 }
 
 fn apply_policy(policy: Option<&Policy>, instructions: Option<String>) -> Applied {
@@ -407,7 +506,7 @@ fn apply_policy(policy: Option<&Policy>, instructions: Option<String>) -> Applie
         instructions,
         replaced: false,
         excluded: false,
-        notes: Vec::new(),
+        actions: Vec::new(),
         removed: Vec::new(),
     };
     let Some(policy) = policy else {
@@ -420,19 +519,18 @@ fn apply_policy(policy: Option<&Policy>, instructions: Option<String>) -> Applie
             .extend(applied.instructions.take().map(removal));
         applied.instructions = Some(sanitize::text(text)).filter(|t| !t.is_empty());
         applied.replaced = true;
-        applied.notes.push("instructions replaced".to_string());
+        applied.actions.push(PolicyAction::InstructionsReplaced);
     }
     if !policy.include {
         applied.excluded = true;
         applied
             .removed
             .extend(applied.instructions.take().map(removal));
-        applied.notes.push("excluded".to_string());
+        applied.actions.push(PolicyAction::Excluded);
     }
     if policy.weight_millis() != 1000 {
-        applied
-            .notes
-            .push(format!("weight {}", policy.weight_millis() as f64 / 1000.0));
+        let weight = policy.weight_millis() as f64 / 1000.0;
+        applied.actions.push(PolicyAction::Weight(weight));
     }
     applied
 }

@@ -340,17 +340,18 @@ impl Linter {
             .keys()
             .filter(|alias| !aliases.contains(&alias.as_str()))
             .map(|alias| {
-                let closest =
-                    crate::support::distance::did_you_mean(alias, aliases.iter().copied());
-                let hint = closest
-                    .map(|k| format!(" (did you mean {k:?}?)"))
-                    .unwrap_or_default();
+                let closest = crate::support::distance::did_you_mean(alias, aliases.iter().copied());
+                let message = crate::report::ConfigDiagnostic::UnknownAlias {
+                    setting: crate::report::AliasSetting::Policy,
+                    alias: alias.clone(),
+                    closest: closest.map(str::to_string),
+                };
                 let table = format!("[servers.{}]", toml_key(alias));
                 Finding {
                     code,
                     severity,
                     server: alias.clone(),
-                    message: format!("policy for {alias:?}: no server has this alias{hint}"),
+                    message: message.to_string(),
                     excerpt: Some(table.clone()),
                     line: policy.place_of(alias).map(|(line, _)| line),
                     tool: None,

@@ -4,7 +4,9 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use mcp_preamble::connect::Handshake;
-use mcp_preamble::{Era, McpConfig, PolicyFile, ServerSnapshot, Settings, terminal_safe};
+use mcp_preamble::{
+    AliasSetting, ConfigDiagnostic, Era, McpConfig, PolicyFile, ServerSnapshot, Settings, terminal_safe,
+};
 
 use crate::CliError;
 use crate::args::{LintArgs, LintFormat};
@@ -191,9 +193,12 @@ async fn connect_again(
 pub fn warn_unknown_aliases(policy: &PolicyFile, known: &[String]) {
     for alias in policy.servers.keys() {
         if !known.contains(alias) {
-            emit_err(&format!(
-                "mcp-preamble: warning: policy for {alias:?}: no server has this alias"
-            ));
+            let unknown = ConfigDiagnostic::UnknownAlias {
+                setting: AliasSetting::Policy,
+                alias: alias.clone(),
+                closest: None,
+            };
+            emit_err(&format!("mcp-preamble: warning: {unknown}"));
         }
     }
 }

@@ -2,7 +2,10 @@
 
 use std::process::ExitCode;
 
-use mcp_preamble::{Assembler, HostProfile, HostSurvival, Linter, Lock, ServerSnapshot, Settings};
+use mcp_preamble::{
+    AliasSetting, Assembler, ConfigDiagnostic, HostProfile, HostSurvival, Linter, Lock, ServerSnapshot,
+    Settings,
+};
 
 use crate::CliError;
 use crate::args::Preview;
@@ -97,11 +100,20 @@ pub async fn preview(p: Preview) -> Result<ExitCode, CliError> {
     gathered.close().await;
     // `--server-budget` aliases are warned about above, with the known ones;
     // a server that failed has its own row.
-    for d in assembly.diagnostics() {
-        let failed_alias = sources
-            .iter()
-            .any(|s| !s.ok && d.starts_with(&format!("policy for {:?}:", s.alias)));
-        if !d.starts_with("budget for ") && !failed_alias {
+    for d in assembly.notes() {
+        let quiet = match d {
+            ConfigDiagnostic::UnknownAlias {
+                setting: AliasSetting::Budget,
+                ..
+            } => true,
+            ConfigDiagnostic::UnknownAlias {
+                setting: AliasSetting::Policy,
+                alias,
+                ..
+            } => sources.iter().any(|s| !s.ok && s.alias == *alias),
+            _ => false,
+        };
+        if !quiet {
             emit_err(&format!("mcp-preamble: warning: {d}"));
         }
     }

@@ -60,7 +60,7 @@ impl Pass<'_> {
                 let flags = units.iter().map(|u| u.end > cut).collect();
                 (flags, kept.chars().count(), counter.count(kept))
             }
-            HostCut::Budget(n) => self.budget_cut(n, text, units),
+            HostCut::Budget(n) => self.budget_cut(n, units),
         };
         let mut lost = Vec::new();
         let mut lost_constraint = Vec::new();
@@ -98,7 +98,7 @@ impl Pass<'_> {
 
     /// Which units `mcp-preamble` removes at a budget of `n` tokens, and the
     /// characters and tokens of the server's block as rendered.
-    fn budget_cut(&self, n: usize, text: &str, units: &[Unit]) -> (Vec<bool>, usize, usize) {
+    fn budget_cut(&self, n: usize, units: &[Unit]) -> (Vec<bool>, usize, usize) {
         let assembly = Assembler::new()
             .budget(n)
             .assemble(std::slice::from_ref(self.server));
@@ -108,20 +108,18 @@ impl Pass<'_> {
         if !report.included || report.omitted.is_some() {
             return (vec![true; units.len()], 0, 0);
         }
-        let budget_removed: Vec<&str> = report
+        // A cut block shows only the head of its last unit: every unit is lost.
+        let mut flags = vec![report.truncated; units.len()];
+        let budget_units = report
             .removed
             .iter()
             .filter(|r| r.reason == RemovalReason::Budget)
-            .map(|r| r.text.as_str())
-            .collect();
-        let flags = units
-            .iter()
-            .map(|u| {
-                let t = u.text(text).trim();
-                budget_removed.iter().any(|r| r.contains(t))
-                    || (report.truncated && !report.text.contains(t))
-            })
-            .collect();
+            .filter_map(|r| r.unit);
+        for k in budget_units {
+            if let Some(lost) = flags.get_mut(k) {
+                *lost = true;
+            }
+        }
         (flags, report.text.chars().count(), report.tokens)
     }
 }

@@ -1,0 +1,348 @@
+//! What a report says, typed: per server ([`ServerDiagnostic`], the
+//! applied [`AppliedPolicy`], the [`Omission`]) and about the
+//! configuration ([`ConfigDiagnostic`]).
+//!
+//! Each type's `Display` is the line a person reads (and the JSON report
+//! holds, byte for byte); programs match on the variants instead.
+
+use std::fmt;
+use std::ops::Deref;
+
+use serde::{Serialize, Serializer};
+
+use crate::limits::LimitHit;
+use crate::pin::PinState;
+
+/// Serializes a value as its `Display` line: the JSON keeps the prose.
+macro_rules! serialize_as_line {
+    ($($ty:ty),*) => {$(
+        impl Serialize for $ty {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_str(self)
+            }
+        }
+    )*};
+}
+
+serialize_as_line!(ServerDiagnostic, ConfigDiagnostic, AppliedPolicy, Omission);
+
+/// Why a server has no block in the section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Omission {
+    /// The operator's policy excluded it.
+    Excluded,
+    /// It has no instructions and no tools.
+    Empty,
+    /// It has only tools, and [`Assembler::list_tool_only_servers`](crate::Assembler::list_tool_only_servers) is off.
+    ToolOnly,
+    /// Not even its heading fits its budget (in tokens).
+    OverBudget {
+        /// The budget the heading did not fit.
+        budget: usize,
+    },
+    /// The section was over its total budget and this block could not shrink.
+    OverTotal,
+    /// Not even its heading renders within the template's fuel.
+    RenderFuel,
+}
+
+/// The diagnostic line that reports the omission.
+impl fmt::Display for Omission {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Omission::Excluded => f.write_str("omitted: excluded by policy"),
+            Omission::Empty => f.write_str("omitted: no instructions and no tools"),
+            Omission::ToolOnly => {
+                f.write_str("omitted: no instructions, and servers with only tools are not listed")
+            }
+            Omission::OverBudget { budget } => write!(
+                f,
+                "omitted: its heading alone is over the budget of {budget} tokens"
+            ),
+            Omission::OverTotal => f.write_str("omitted: the section is over its total budget"),
+            Omission::RenderFuel => {
+                f.write_str("omitted: not even its heading renders within the template's fuel")
+            }
+        }
+    }
+}
+
+/// One thing a server's report says about it: each is a line of
+/// [`ServerReport::diagnostics`](crate::ServerReport::diagnostics) (its
+/// `Display`) and an entry of [`ServerReport::notes`](crate::ServerReport::notes).
+///
+/// ```
+/// use mcp_preamble::{Assembler, ServerDiagnostic, ServerSnapshot};
+/// let blank = ServerSnapshot::new("x").with_instructions("   ");
+/// let assembly = Assembler::new().assemble(&[blank]).unwrap();
+/// let report = &assembly.servers()[0];
+/// assert!(matches!(report.notes[0], ServerDiagnostic::BlankInstructions { chars: 3 }));
+/// assert_eq!(report.diagnostics[0], report.notes[0].to_string());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ServerDiagnostic {
+    /// Another server has the name; this one is shown under another.
+    Renamed {
+        /// The name both servers have.
+        original: String,
+        /// The name this server is shown as, e.g. `billing (2)`.
+        shown: String,
+    },
+    /// The instructions are whitespace or invisible text only; not rendered.
+    BlankInstructions {
+        /// Their length in characters.
+        chars: usize,
+    },
+    /// `tools/list` failed; the server is listed without tools.
+    ToolsListFailed {
+        /// The JSON-RPC error code.
+        code: i64,
+        /// The server's error message, sanitized to one line.
+        message: String,
+    },
+    /// Tools whose name is empty once sanitized; they are not listed.
+    UnnamedTools {
+        /// How many.
+        count: usize,
+    },
+    /// The server's data reached a [`Limit`](crate::Limit) (also in
+    /// [`ServerReport::limits`](crate::ServerReport::limits)).
+    LimitHit(LimitHit),
+    /// The server is new to the [`Lock`](crate::Lock), or changed since it
+    /// was pinned (the whole comparison is [`ServerReport::pin`](crate::ServerReport::pin)).
+    Pin {
+        /// [`PinState::New`] or [`PinState::Changed`].
+        state: PinState,
+        /// What changed, as [`Pin::summary`](crate::Pin::summary) says it.
+        summary: String,
+        /// What was rendered.
+        rendering: PinRendering,
+    },
+    /// The server has no block (also [`ServerReport::omitted`](crate::ServerReport::omitted)).
+    Omitted(Omission),
+}
+
+impl fmt::Display for ServerDiagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ServerDiagnostic::Renamed { original, shown } => write!(
+                f,
+                "another server has the name {original:?}; shown as {shown:?}"
+            ),
+            ServerDiagnostic::BlankInstructions { chars } => write!(
+                f,
+                "instructions are blank ({chars} characters of whitespace or invisible text); not rendered"
+            ),
+            ServerDiagnostic::ToolsListFailed { code, message } => {
+                write!(f, "tools/list failed with {code}: {message}")
+            }
+            ServerDiagnostic::UnnamedTools { count } => {
+                write!(f, "{count} tool(s) with an empty name not listed")
+            }
+            ServerDiagnostic::LimitHit(hit) => hit.fmt(f),
+            ServerDiagnostic::Pin {
+                summary, rendering, ..
+            } => write!(f, "pin: {summary}; {rendering}"),
+            ServerDiagnostic::Omitted(why) => why.fmt(f),
+        }
+    }
+}
+
+/// What was rendered for a server that is new to the lock or changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum PinRendering {
+    /// As sent, and accepted (`on_change` set, not `hold` or `drop`).
+    Accepted,
+    /// As sent, pending the operator's review (no `on_change`).
+    PendingReview,
+    /// The pinned instructions (`on_change = "hold"`).
+    Held,
+    /// Nothing: `on_change = "hold"` and nothing pinned to hold.
+    NothingToHold,
+    /// No instructions (`on_change = "drop"`).
+    Dropped,
+}
+
+impl fmt::Display for PinRendering {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            PinRendering::Accepted => "rendered as sent (on_change = accept)",
+            PinRendering::PendingReview => "rendered as sent; pending review",
+            PinRendering::Held => "the pinned instructions are rendered (on_change = hold)",
+            PinRendering::NothingToHold => {
+                "no pinned instructions to hold; none rendered (on_change = hold)"
+            }
+            PinRendering::Dropped => "instructions not rendered (on_change = drop)",
+        })
+    }
+}
+
+/// What an [`Assembly`](crate::Assembly) says about the configuration
+/// rather than one server: [`Assembly::notes`](crate::Assembly::notes);
+/// its `Display` is the line of [`Assembly::diagnostics`](crate::Assembly::diagnostics).
+///
+/// A host that refuses to start on a misspelt alias matches on it:
+///
+/// ```
+/// use mcp_preamble::{AliasSetting, Assembler, ConfigDiagnostic, ServerSnapshot};
+/// let server = ServerSnapshot::new("billing").with_instructions("Be brief.");
+/// let assembly = Assembler::new().server_budget("biling", 50).assemble(&[server]).unwrap();
+/// let ConfigDiagnostic::UnknownAlias { setting, alias, closest } = &assembly.notes()[0] else {
+///     panic!("not an unknown alias");
+/// };
+/// assert_eq!(*setting, AliasSetting::Budget);
+/// assert_eq!((alias.as_str(), closest.as_deref()), ("biling", Some("billing")));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ConfigDiagnostic {
+    /// A setting for an alias no server has; it applies to nothing.
+    UnknownAlias {
+        /// Which setting names the alias.
+        setting: AliasSetting,
+        /// The alias as configured.
+        alias: String,
+        /// The servers' alias closest to it, when one is close.
+        closest: Option<String>,
+    },
+}
+
+impl fmt::Display for ConfigDiagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigDiagnostic::UnknownAlias {
+                setting,
+                alias,
+                closest,
+            } => {
+                write!(f, "{setting} for {alias:?}: no server has this alias")?;
+                match closest {
+                    Some(k) => write!(f, " (did you mean {k:?}?)"),
+                    None => Ok(()),
+                }
+            }
+        }
+    }
+}
+
+/// A per-alias setting of the [`Assembler`](crate::Assembler) (or the
+/// policy file).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum AliasSetting {
+    /// A [`Policy`](crate::Policy) (any `[servers.<alias>]` table of the
+    /// policy file).
+    Policy,
+    /// A budget from [`Assembler::server_budget`](crate::Assembler::server_budget).
+    Budget,
+}
+
+impl fmt::Display for AliasSetting {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(match self {
+            AliasSetting::Policy => "policy",
+            AliasSetting::Budget => "budget",
+        })
+    }
+}
+
+/// What the operator's policy did to one server: [`ServerReport::policy`](crate::ServerReport::policy).
+///
+/// It displays, serializes and dereferences to the report's line
+/// (`instructions replaced; weight 2`), so code written when the field
+/// was an `Option<String>` (`policy.as_deref() == Some("excluded")`)
+/// keeps working; new code asks [`AppliedPolicy::actions`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct AppliedPolicy {
+    actions: Vec<PolicyAction>,
+    line: String,
+}
+
+impl AppliedPolicy {
+    /// The actions, `None` when there are none.
+    pub(crate) fn new(actions: Vec<PolicyAction>) -> Option<AppliedPolicy> {
+        if actions.is_empty() {
+            return None;
+        }
+        let line = actions
+            .iter()
+            .map(PolicyAction::to_string)
+            .collect::<Vec<_>>()
+            .join("; ");
+        Some(AppliedPolicy { actions, line })
+    }
+
+    /// What applied, in the order of the report's line.
+    pub fn actions(&self) -> &[PolicyAction] {
+        &self.actions
+    }
+
+    /// Whether the policy excluded the server.
+    pub fn excluded(&self) -> bool {
+        self.actions.contains(&PolicyAction::Excluded)
+    }
+
+    /// Whether the operator's text replaced the instructions.
+    pub fn instructions_replaced(&self) -> bool {
+        self.actions.contains(&PolicyAction::InstructionsReplaced)
+    }
+
+    /// The fair-share weight, when not the default 1.
+    pub fn weight(&self) -> Option<f64> {
+        self.actions.iter().find_map(|a| match a {
+            PolicyAction::Weight(w) => Some(*w),
+            _ => None,
+        })
+    }
+
+    /// The report's line, e.g. `excluded`.
+    pub fn as_str(&self) -> &str {
+        &self.line
+    }
+}
+
+impl fmt::Display for AppliedPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(&self.line)
+    }
+}
+
+/// The report's line, for code written against the former `String`.
+impl Deref for AppliedPolicy {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.line
+    }
+}
+
+impl AsRef<str> for AppliedPolicy {
+    fn as_ref(&self) -> &str {
+        &self.line
+    }
+}
+
+/// One thing the operator's [`Policy`](crate::Policy) did to a server.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub enum PolicyAction {
+    /// Its instructions were replaced with the operator's text.
+    InstructionsReplaced,
+    /// It was excluded from the section.
+    Excluded,
+    /// Its fair share is weighted (a weight other than 1).
+    Weight(f64),
+}
+
+impl fmt::Display for PolicyAction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PolicyAction::InstructionsReplaced => f.write_str("instructions replaced"),
+            PolicyAction::Excluded => f.write_str("excluded"),
+            PolicyAction::Weight(w) => write!(f, "weight {w}"),
+        }
+    }
+}

@@ -1,0 +1,299 @@
+//! Typed diagnostics: what a report says is matched by type (never by its
+//! prose), and each type's `Display` is the line the report has always had.
+
+mod common;
+
+use mcp_preamble::{
+    AliasSetting, Assembler, Assembly, ConfigDiagnostic, Limit, Limits, Lock, Omission,
+    PinRendering, PinState, Policy, PolicyAction, PolicyFile, RemovalReason, RpcError,
+    ServerDiagnostic, ServerReport, ServerSnapshot, Tool,
+};
+
+fn billing() -> ServerSnapshot {
+    ServerSnapshot::new("invoice-server")
+        .with_alias("billing")
+        .with_instructions("Always call list_periods first. Be brief.")
+        .with_tool(Tool::new("list_periods", "List billing periods."))
+}
+
+/// Every report's lines are the `Display` of its notes, in order.
+fn lines_match_notes(assembly: &Assembly) {
+    for s in assembly.servers() {
+        let lines: Vec<String> = s.notes.iter().map(ToString::to_string).collect();
+        assert_eq!(s.diagnostics, lines, "{}", s.name);
+    }
+    let lines: Vec<String> = assembly.notes().iter().map(ToString::to_string).collect();
+    assert_eq!(assembly.diagnostics(), lines);
+}
+
+fn only(assembly: &Assembly) -> &ServerReport {
+    lines_match_notes(assembly);
+    &assembly.servers()[0]
+}
+
+#[test]
+fn a_misspelt_policy_alias_is_matched_by_type() {
+    let file = PolicyFile::from_str(
+        "version = 1\n[servers.biling]\nexclude = true\n",
+        "mcp-preamble.toml",
+    )
+    .unwrap();
+    let assembly = Assembler::from_policy(&file)
+        .unwrap()
+        .assemble(&[billing()])
+        .unwrap();
+    lines_match_notes(&assembly);
+    match assembly.notes() {
+        [
+            ConfigDiagnostic::UnknownAlias {
+                setting: AliasSetting::Policy,
+                alias,
+                closest: Some(closest),
+            },
+        ] => {
+            assert_eq!(alias, "biling");
+            assert_eq!(closest, "billing");
+        }
+        other => panic!("expected one unknown policy alias, got {other:?}"),
+    }
+    // The line, and the JSON, are what they always were.
+    assert_eq!(
+        assembly.diagnostics(),
+        ["policy for \"biling\": no server has this alias (did you mean \"billing\"?)"]
+    );
+    let json: serde_json::Value = serde_json::from_str(&assembly.to_json()).unwrap();
+    assert_eq!(json["diagnostics"][0], assembly.diagnostics()[0]);
+    assert!(
+        assembly.servers()[0].included,
+        "the misspelt policy applies to nothing"
+    );
+}
+
+#[test]
+fn a_misspelt_budget_alias_is_matched_by_type() {
+    let assembly = Assembler::new()
+        .server_budget("biling", 50)
+        .server_budget("nobody-at-all", 50)
+        .assemble(&[billing()])
+        .unwrap();
+    lines_match_notes(&assembly);
+    assert_eq!(
+        assembly.notes(),
+        [
+            ConfigDiagnostic::UnknownAlias {
+                setting: AliasSetting::Budget,
+                alias: "biling".to_string(),
+                closest: Some("billing".to_string()),
+            },
+            ConfigDiagnostic::UnknownAlias {
+                setting: AliasSetting::Budget,
+                alias: "nobody-at-all".to_string(),
+                closest: None,
+            },
+        ]
+    );
+    assert_eq!(
+        assembly.diagnostics()[1],
+        "budget for \"nobody-at-all\": no server has this alias"
+    );
+}
+
+#[test]
+fn a_known_alias_says_nothing() {
+    let assembly = Assembler::new()
+        .server_budget("billing", 50)
+        .policy("billing", Policy::new().weight(2.0))
+        .assemble(&[billing()])
+        .unwrap();
+    assert!(assembly.notes().is_empty());
+    assert!(assembly.diagnostics().is_empty());
+}
+
+#[test]
+fn a_renamed_server() {
+    let a = ServerSnapshot::new("dup").with_instructions("A.");
+    let b = ServerSnapshot::new("dup").with_instructions("B.");
+    let assembly = Assembler::new().assemble(&[a, b]).unwrap();
+    lines_match_notes(&assembly);
+    let second = &assembly.servers()[1];
+    assert_eq!(
+        second.notes,
+        [ServerDiagnostic::Renamed {
+            original: "dup".to_string(),
+            shown: "dup (2)".to_string(),
+        }]
+    );
+    assert_eq!(
+        second.diagnostics,
+        ["another server has the name \"dup\"; shown as \"dup (2)\""]
+    );
+}
+
+#[test]
+fn blank_instructions_a_failed_tools_list_and_unnamed_tools() {
+    let mut s = ServerSnapshot::new("x")
+        .with_instructions(" \u{200b} ")
+        .with_tool(Tool::new("\u{200b}", "A tool with no visible name."))
+        .with_tool(Tool::new("t", "A tool."));
+    s.tools_error = Some(RpcError {
+        method: "tools/list".to_string(),
+        code: -32603,
+        message: "fetch\nfailed".to_string(),
+    });
+    let assembly = Assembler::new().assemble(&[s]).unwrap();
+    let report = only(&assembly);
+    assert_eq!(
+        report.notes,
+        [
+            ServerDiagnostic::BlankInstructions { chars: 3 },
+            ServerDiagnostic::ToolsListFailed {
+                code: -32603,
+                message: "fetch failed".to_string(),
+            },
+            ServerDiagnostic::UnnamedTools { count: 1 },
+        ]
+    );
+    assert_eq!(
+        report.diagnostics[2],
+        "1 tool(s) with an empty name not listed"
+    );
+}
+
+#[test]
+fn a_limit_hit_carries_the_hit() {
+    let a = Assembler::new().limits(Limits::default().tools(1));
+    let s = billing().with_tool(Tool::new("get_invoice", "Get an invoice."));
+    let assembly = a.assemble(&[s]).unwrap();
+    let report = only(&assembly);
+    let [ServerDiagnostic::LimitHit(hit)] = report.notes.as_slice() else {
+        panic!("{:?}", report.notes);
+    };
+    assert_eq!((hit.limit, hit.allowed, hit.sent), (Limit::Tools, 1, 2));
+    assert_eq!(report.limits, [*hit]);
+}
+
+#[test]
+fn a_server_new_to_the_lock() {
+    let assembly = Assembler::new()
+        .lock(Lock::new())
+        .assemble(&[billing()])
+        .unwrap();
+    let report = only(&assembly);
+    assert!(
+        matches!(
+            report.notes.as_slice(),
+            [ServerDiagnostic::Pin {
+                state: PinState::New,
+                rendering: PinRendering::PendingReview,
+                ..
+            }]
+        ),
+        "{:?}",
+        report.notes
+    );
+    assert_eq!(
+        report.diagnostics,
+        ["pin: not in the lock; rendered as sent; pending review"]
+    );
+}
+
+#[test]
+fn an_excluded_server_and_its_policy() {
+    let assembly = Assembler::new()
+        .policy("billing", Policy::new().exclude().weight(2.0))
+        .assemble(&[billing()])
+        .unwrap();
+    let report = only(&assembly);
+    assert_eq!(
+        report.notes,
+        [ServerDiagnostic::Omitted(Omission::Excluded)]
+    );
+    let policy = report.policy.as_ref().unwrap();
+    assert!(policy.excluded());
+    assert!(!policy.instructions_replaced());
+    assert_eq!(policy.weight(), Some(2.0));
+    assert_eq!(
+        policy.actions(),
+        [PolicyAction::Excluded, PolicyAction::Weight(2.0)]
+    );
+    // The line, as the field's former `String` had it.
+    assert_eq!(policy.to_string(), "excluded; weight 2");
+    assert_eq!(report.policy.as_deref(), Some("excluded; weight 2"));
+    let json: serde_json::Value = serde_json::from_str(&assembly.to_json()).unwrap();
+    assert_eq!(json["servers"][0]["policy"], "excluded; weight 2");
+}
+
+#[test]
+fn a_heading_over_its_budget() {
+    let s = ServerSnapshot::new("a-server-with-a-rather-long-name").with_instructions("Hello.");
+    let assembly = Assembler::new().budget(3).assemble(&[s]).unwrap();
+    let report = only(&assembly);
+    assert_eq!(
+        report.notes,
+        [ServerDiagnostic::Omitted(Omission::OverBudget {
+            budget: 3
+        })]
+    );
+}
+
+#[test]
+fn removed_units_carry_their_index() {
+    // Units: 0 and 2 repeat or restate; the budget takes some of the rest.
+    let text = "Always call list_periods first. List billing periods. \
+                Always call list_periods first. Never guess an invoice number. \
+                Prefer the newest period when the user gives no date at all.";
+    let s = billing().with_instructions(text);
+    let full = Assembler::new().assemble(std::slice::from_ref(&s)).unwrap();
+    let removed = &full.servers()[0].removed;
+    let by = |reason| {
+        removed
+            .iter()
+            .filter(|r| r.reason == reason)
+            .map(|r| r.unit)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(by(RemovalReason::RestatesTool), [Some(1)]);
+    assert_eq!(by(RemovalReason::Repeated), [Some(2)]);
+
+    let tokens = full.servers()[0].tokens;
+    let cut = Assembler::new()
+        .budget(tokens - 8)
+        .assemble(std::slice::from_ref(&s))
+        .unwrap();
+    let report = &cut.servers()[0];
+    let budget: Vec<_> = report
+        .removed
+        .iter()
+        .filter(|r| r.reason == RemovalReason::Budget && r.unit.is_some())
+        .collect();
+    assert!(!budget.is_empty(), "{:?}", report.removed);
+    for r in budget {
+        let k = r.unit.unwrap();
+        assert!((3..=4).contains(&k) || k == 0, "{k}: {:?}", r.text);
+        assert!(!report.text.contains(&r.text), "{:?}", r.text);
+    }
+    // Not in the JSON.
+    assert!(!cut.to_json().contains("\"unit\""));
+}
+
+#[test]
+fn lines_and_notes_stay_in_step_through_refits() {
+    // A tight total budget refits blocks, taking back and adding omissions.
+    let servers = common::all_snapshots();
+    for total in [150, 400, 1_500] {
+        let assembly = Assembler::new()
+            .budget(300)
+            .total_budget(total)
+            .assemble(&servers)
+            .unwrap();
+        lines_match_notes(&assembly);
+        for s in assembly.servers() {
+            let omissions = s
+                .notes
+                .iter()
+                .filter(|n| matches!(n, ServerDiagnostic::Omitted(_)))
+                .count();
+            assert_eq!(omissions, usize::from(s.omitted.is_some()), "{}", s.name);
+        }
+    }
+}
