@@ -7,7 +7,6 @@
 //! ([`ServerReport::notes`], [`Assembly::notes`]), never on
 //! [`ServerReport::diagnostics`] prose.
 
-
 use serde::Serialize;
 
 use crate::limits::LimitHit;

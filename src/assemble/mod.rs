@@ -53,7 +53,8 @@ impl Assembler {
             out.push(ConfigDiagnostic::UnknownAlias {
                 setting,
                 alias: alias.clone(),
-                closest: crate::support::distance::did_you_mean(alias, keys.iter().copied()).map(str::to_string),
+                closest: crate::support::distance::did_you_mean(alias, keys.iter().copied())
+                    .map(str::to_string),
             });
         }
         out

@@ -340,7 +340,8 @@ impl Linter {
             .keys()
             .filter(|alias| !aliases.contains(&alias.as_str()))
             .map(|alias| {
-                let closest = crate::support::distance::did_you_mean(alias, aliases.iter().copied());
+                let closest =
+                    crate::support::distance::did_you_mean(alias, aliases.iter().copied());
                 let message = crate::report::ConfigDiagnostic::UnknownAlias {
                     setting: crate::report::AliasSetting::Policy,
                     alias: alias.clone(),

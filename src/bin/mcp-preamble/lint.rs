@@ -5,7 +5,8 @@ use std::process::ExitCode;
 
 use mcp_preamble::connect::Handshake;
 use mcp_preamble::{
-    AliasSetting, ConfigDiagnostic, Era, McpConfig, PolicyFile, ServerSnapshot, Settings, terminal_safe,
+    AliasSetting, ConfigDiagnostic, Era, McpConfig, PolicyFile, ServerSnapshot, Settings,
+    terminal_safe,
 };
 
 use crate::CliError;

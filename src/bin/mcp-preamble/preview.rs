@@ -3,8 +3,8 @@
 use std::process::ExitCode;
 
 use mcp_preamble::{
-    AliasSetting, Assembler, ConfigDiagnostic, HostProfile, HostSurvival, Linter, Lock, ServerSnapshot,
-    Settings,
+    AliasSetting, Assembler, ConfigDiagnostic, HostProfile, HostSurvival, Linter, Lock,
+    ServerSnapshot, Settings,
 };
 
 use crate::CliError;
