@@ -4,12 +4,10 @@
 //! is the host's latency and memory. Past a limit the server is cut, with a
 //! diagnostic naming the limit; the other servers are never touched.
 
-use std::borrow::Cow;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Instructions, ServerSnapshot};
 use crate::support::string_enum;
 
 /// Bounds on one server's data, with defaults well above what real servers
@@ -23,13 +21,13 @@ use crate::support::string_enum;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Limits {
-    instructions_bytes: usize,
-    tools: usize,
-    tool_description_bytes: usize,
-    schema_depth: usize,
-    schema_bytes: usize,
-    dedup_units: usize,
-    tool_pages: usize,
+    pub(crate) instructions_bytes: usize,
+    pub(crate) tools: usize,
+    pub(crate) tool_description_bytes: usize,
+    pub(crate) schema_depth: usize,
+    pub(crate) schema_bytes: usize,
+    pub(crate) dedup_units: usize,
+    pub(crate) tool_pages: usize,
 }
 
 impl Default for Limits {
@@ -101,72 +99,7 @@ impl Limits {
         self.dedup_units
     }
 
-    /// `server` within these limits: borrowed when nothing is over, else a
-    /// cut copy, with what was cut.
-    pub(crate) fn apply<'s>(
-        &self,
-        server: &'s ServerSnapshot,
-    ) -> (Cow<'s, ServerSnapshot>, Vec<LimitHit>) {
-        let mut hits = Vec::new();
-        let over_instructions = server
-            .instructions
-            .raw()
-            .filter(|raw| raw.len() > self.instructions_bytes);
-        let over_tools = server.tools.len() > self.tools;
-        let over_tool = |t: &crate::Tool| {
-            t.description
-                .as_ref()
-                .is_some_and(|d| d.len() > self.tool_description_bytes)
-                || !self.schema_fits(&t.input_schema)
-        };
-        if over_instructions.is_none() && !over_tools && !server.tools.iter().any(over_tool) {
-            return (Cow::Borrowed(server), hits);
-        }
-        let mut cut = server.clone();
-        if let Some(raw) = over_instructions {
-            hits.push(LimitHit::new(
-                Limit::InstructionsBytes,
-                self.instructions_bytes,
-                raw.len(),
-            ));
-            let kept = prefix(raw, self.instructions_bytes);
-            cut.instructions = Instructions::from_raw(Some(kept));
-        }
-        if over_tools {
-            hits.push(LimitHit::new(Limit::Tools, self.tools, server.tools.len()));
-            cut.tools.truncate(self.tools);
-        }
-        let (mut long, mut deep) = ((0, 0), (0, 0));
-        for t in &mut cut.tools {
-            if let Some(d) = &mut t.description
-                && d.len() > self.tool_description_bytes
-            {
-                long = (long.0 + 1, long.1.max(d.len()));
-                let kept = prefix(d, self.tool_description_bytes).len();
-                d.truncate(kept);
-            }
-            if !self.schema_fits(&t.input_schema) {
-                deep = (deep.0 + 1, deep.1.max(json_size(&t.input_schema)));
-                t.input_schema = serde_json::Value::Object(Default::default());
-            }
-        }
-        if long.0 > 0 {
-            hits.push(
-                LimitHit::new(
-                    Limit::ToolDescriptionBytes,
-                    self.tool_description_bytes,
-                    long.1,
-                )
-                .times(long.0),
-            );
-        }
-        if deep.0 > 0 {
-            hits.push(LimitHit::new(Limit::Schema, self.schema_bytes, deep.1).times(deep.0));
-        }
-        (Cow::Owned(cut), hits)
-    }
-
-    fn schema_fits(&self, schema: &serde_json::Value) -> bool {
+    pub(crate) fn schema_fits(&self, schema: &serde_json::Value) -> bool {
         // Depth first: a deep schema is cheap to reject before it is measured.
         depth_within(schema, self.schema_depth) && json_size(schema) <= self.schema_bytes
     }
@@ -199,7 +132,7 @@ fn depth_within(v: &serde_json::Value, max: usize) -> bool {
 }
 
 /// Bytes of `v` as compact JSON.
-fn json_size(v: &serde_json::Value) -> usize {
+pub(crate) fn json_size(v: &serde_json::Value) -> usize {
     struct Count(usize);
     impl std::io::Write for Count {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -266,7 +199,7 @@ impl LimitHit {
         }
     }
 
-    fn times(mut self, count: usize) -> LimitHit {
+    pub(crate) fn times(mut self, count: usize) -> LimitHit {
         self.count = count;
         self
     }
@@ -317,7 +250,8 @@ impl fmt::Display for LimitHit {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Tool;
+    use crate::model::{ServerSnapshot, Tool};
+    use std::borrow::Cow;
 
     #[test]
     fn prefix_ends_on_a_character() {
@@ -340,7 +274,7 @@ mod tests {
         let s = ServerSnapshot::new("x")
             .with_instructions("Hi.")
             .with_tool(Tool::new("a", "b"));
-        let (out, hits) = Limits::default().apply(&s);
+        let (out, hits) = s.within(&Limits::default());
         assert!(matches!(out, Cow::Borrowed(_)));
         assert!(hits.is_empty());
     }

@@ -1,9 +1,11 @@
 //! What a host knows about one connected server.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 use crate::error::RpcError;
-use crate::limits::LimitHit;
+use crate::limits::{self, Limit, LimitHit, Limits};
 use crate::sanitize;
 use crate::support::string_enum;
 
@@ -262,5 +264,72 @@ impl ServerSnapshot {
                 }
             }
         }
+    }
+}
+
+impl ServerSnapshot {
+    /// This server within `limits`: borrowed when nothing is over, else a
+    /// cut copy, with what was cut.
+    pub(crate) fn within<'s>(
+        &'s self,
+        limits: &Limits,
+    ) -> (Cow<'s, ServerSnapshot>, Vec<LimitHit>) {
+        let mut hits = Vec::new();
+        let over_instructions = self
+            .instructions
+            .raw()
+            .filter(|raw| raw.len() > limits.instructions_bytes);
+        let over_tools = self.tools.len() > limits.tools;
+        let over_tool = |t: &Tool| {
+            t.description
+                .as_ref()
+                .is_some_and(|d| d.len() > limits.tool_description_bytes)
+                || !limits.schema_fits(&t.input_schema)
+        };
+        if over_instructions.is_none() && !over_tools && !self.tools.iter().any(over_tool) {
+            return (Cow::Borrowed(self), hits);
+        }
+        let mut cut = self.clone();
+        if let Some(raw) = over_instructions {
+            hits.push(LimitHit::new(
+                Limit::InstructionsBytes,
+                limits.instructions_bytes,
+                raw.len(),
+            ));
+            let kept = limits::prefix(raw, limits.instructions_bytes);
+            cut.instructions = Instructions::from_raw(Some(kept));
+        }
+        if over_tools {
+            hits.push(LimitHit::new(Limit::Tools, limits.tools, self.tools.len()));
+            cut.tools.truncate(limits.tools);
+        }
+        let (mut long, mut deep) = ((0, 0), (0, 0));
+        for t in &mut cut.tools {
+            if let Some(d) = &mut t.description
+                && d.len() > limits.tool_description_bytes
+            {
+                long = (long.0 + 1, long.1.max(d.len()));
+                let kept = limits::prefix(d, limits.tool_description_bytes).len();
+                d.truncate(kept);
+            }
+            if !limits.schema_fits(&t.input_schema) {
+                deep = (deep.0 + 1, deep.1.max(limits::json_size(&t.input_schema)));
+                t.input_schema = serde_json::Value::Object(Default::default());
+            }
+        }
+        if long.0 > 0 {
+            hits.push(
+                LimitHit::new(
+                    Limit::ToolDescriptionBytes,
+                    limits.tool_description_bytes,
+                    long.1,
+                )
+                .times(long.0),
+            );
+        }
+        if deep.0 > 0 {
+            hits.push(LimitHit::new(Limit::Schema, limits.schema_bytes, deep.1).times(deep.0));
+        }
+        (Cow::Owned(cut), hits)
     }
 }

@@ -169,7 +169,7 @@ impl Assembler {
                 prepared.push(hit);
                 continue;
             }
-            let (server, mut hits) = self.limits.apply(run.servers[i]);
+            let (server, mut hits) = run.servers[i].within(&self.limits);
             hits.splice(0..0, server.limits.iter().copied());
             let (pin, effect) = &*pinned;
             // Held text is the pinned, sanitized text: not sanitized again

@@ -264,9 +264,12 @@ impl Linter {
         source: Option<&str>,
     ) -> ServerLint {
         // The same bounds as assembly: a server's size is the linter's time too.
-        let (limited, _) = Limits::default().apply(server);
+        let (limited, _) = server.within(&Limits::default());
         let server = limited.as_ref();
-        let later: Vec<_> = later.iter().map(|s| Limits::default().apply(s).0).collect();
+        let later: Vec<_> = later
+            .iter()
+            .map(|s| s.within(&Limits::default()).0)
+            .collect();
         // The name and the source are printed too, and may hold a secret.
         let mut redactor = Redactor::for_server(server);
         for s in &later {

@@ -2,7 +2,21 @@
 //! declaration, processing instruction or CDATA is backslash-escaped, outside
 //! code and autolinks.
 
-use super::*;
+use std::ops::Range;
+
+use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
+
+/// The parses server text must be safe under: plain CommonMark, and with the
+/// GFM extensions hosts' renderers turn on (footnotes and definition lists
+/// are containers of their own; tables hold inline HTML).
+pub(super) const PARSES: [Options; 2] = [
+    Options::empty(),
+    Options::ENABLE_TABLES
+        .union(Options::ENABLE_FOOTNOTES)
+        .union(Options::ENABLE_STRIKETHROUGH)
+        .union(Options::ENABLE_TASKLISTS)
+        .union(Options::ENABLE_DEFINITION_LIST),
+];
 
 /// Passes of [`escape_inline`]; each escape can change the parse (an HTML
 /// block that dissolves exposes the tags inside it), so it re-parses. Text
@@ -359,4 +373,45 @@ fn space_at(b: &[u8], j: usize) -> usize {
 /// Whether the byte at `i` is backslash-escaped (an odd run of `\` before it).
 fn backslashed(b: &[u8], i: usize) -> bool {
     b[..i].iter().rev().take_while(|c| **c == b'\\').count() % 2 == 1
+}
+
+/// Length of the container prefix of a line: indentation, `>` quotes, list
+/// markers, footnote definitions (`[^label]: `) and definition-list markers
+/// (`: `, `~ `), in any nesting.
+pub(super) fn container_prefix(line: &str) -> usize {
+    let b = line.as_bytes();
+    let mut i = 0;
+    loop {
+        while i < b.len() && (b[i] == b' ' || b[i] == b'\t') {
+            i += 1;
+        }
+        if i < b.len() && b[i] == b'>' {
+            i += 1;
+            continue;
+        }
+        let spaced = |j: usize| j < b.len() && (b[j] == b' ' || b[j] == b'\t');
+        // `:` and `~` mark definitions (`~` in markdown-it's plugin).
+        if i < b.len() && matches!(b[i], b'-' | b'*' | b'+' | b':' | b'~') && spaced(i + 1) {
+            i += 1;
+            continue;
+        }
+        if let Some(label) = line[i..].strip_prefix("[^").and_then(|r| r.find(']'))
+            && label > 0
+            && b.get(i + 2 + label + 1) == Some(&b':')
+            && spaced(i + 2 + label + 2)
+        {
+            i += 2 + label + 2;
+            continue;
+        }
+        let digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+        if (1..=9).contains(&digits)
+            && i + digits < b.len()
+            && matches!(b[i + digits], b'.' | b')')
+            && spaced(i + digits + 1)
+        {
+            i += digits + 1;
+            continue;
+        }
+        return i;
+    }
 }

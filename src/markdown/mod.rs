@@ -5,24 +5,11 @@
 
 mod html;
 
-use html::{bare_url_bytes, escape_inline};
-use std::ops::Range;
+use html::{PARSES, bare_url_bytes, container_prefix, escape_inline};
 
-use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag};
 
 use crate::sanitize;
-
-/// The parses server text must be safe under: plain CommonMark, and with the
-/// GFM extensions hosts' renderers turn on (footnotes and definition lists
-/// are containers of their own; tables hold inline HTML).
-const PARSES: [Options; 2] = [
-    Options::empty(),
-    Options::ENABLE_TABLES
-        .union(Options::ENABLE_FOOTNOTES)
-        .union(Options::ENABLE_STRIKETHROUGH)
-        .union(Options::ENABLE_TASKLISTS)
-        .union(Options::ENABLE_DEFINITION_LIST),
-];
 
 /// An opening code fence: its character and length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,47 +98,6 @@ pub(crate) fn is_list_item(line: &str) -> bool {
         && matches!(b[digits], b'.' | b')')
         && spaced(digits + 1)
         && b.len() > digits + 1
-}
-
-/// Length of the container prefix of a line: indentation, `>` quotes, list
-/// markers, footnote definitions (`[^label]: `) and definition-list markers
-/// (`: `, `~ `), in any nesting.
-fn container_prefix(line: &str) -> usize {
-    let b = line.as_bytes();
-    let mut i = 0;
-    loop {
-        while i < b.len() && (b[i] == b' ' || b[i] == b'\t') {
-            i += 1;
-        }
-        if i < b.len() && b[i] == b'>' {
-            i += 1;
-            continue;
-        }
-        let spaced = |j: usize| j < b.len() && (b[j] == b' ' || b[j] == b'\t');
-        // `:` and `~` mark definitions (`~` in markdown-it's plugin).
-        if i < b.len() && matches!(b[i], b'-' | b'*' | b'+' | b':' | b'~') && spaced(i + 1) {
-            i += 1;
-            continue;
-        }
-        if let Some(label) = line[i..].strip_prefix("[^").and_then(|r| r.find(']'))
-            && label > 0
-            && b.get(i + 2 + label + 1) == Some(&b':')
-            && spaced(i + 2 + label + 2)
-        {
-            i += 2 + label + 2;
-            continue;
-        }
-        let digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
-        if (1..=9).contains(&digits)
-            && i + digits < b.len()
-            && matches!(b[i + digits], b'.' | b')')
-            && spaced(i + digits + 1)
-        {
-            i += digits + 1;
-            continue;
-        }
-        return i;
-    }
 }
 
 /// A line made of `= - * _` and blanks: a setext underline or a thematic

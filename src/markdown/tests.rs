@@ -1,5 +1,6 @@
 use super::html::could_start_html;
 use super::*;
+use pulldown_cmark::TagEnd;
 
 fn headings(doc: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
