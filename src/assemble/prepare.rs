@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 
 use super::{Assembler, Policy};
-use crate::budget::{self, Measure, Trim};
+use crate::budget::{self, Measure, Render, Rendered, Trim};
 use crate::dedup;
 use crate::error::Result;
 use crate::limits::{Limit, LimitHit};
@@ -28,7 +28,7 @@ pub(crate) struct Prepared {
     /// Whether operator text replaced the instructions (never de-duplicated).
     replaced: bool,
     /// The untrimmed block and its tokens, reused when nothing was removed.
-    pub untrimmed: Option<(String, usize)>,
+    pub untrimmed: Option<Render>,
     /// The instructions as rendered after de-duplication, to find servers
     /// with byte-identical ones.
     pub whole: Option<String>,
@@ -213,7 +213,7 @@ impl Prepared {
         )
     }
 
-    /// Stage (a) within the server: drops units that restate one of its
+    /// Ladder step 1 within the server: drops units that restate one of its
     /// loaded tools' descriptions or repeat an earlier unit. A unit that
     /// restates a deferred tool stays (the model does not see that
     /// description) and is reported.
@@ -300,7 +300,7 @@ impl Prepared {
         self.trim = Some(trim);
     }
 
-    /// Stage (a) across servers: the instructions equal `first`'s, which
+    /// Ladder step 1 across servers: the instructions equal `first`'s, which
     /// come earlier in the section; show a reference instead.
     pub fn make_twin(&mut self, first: String) {
         let text = self
@@ -328,12 +328,12 @@ impl Prepared {
         Trim::new(text, &names)
     }
 
-    /// Stages (b)–(e): fits the de-duplicated view into `limit`.
+    /// Ladder steps 2–5: fits the de-duplicated view into `limit`.
     pub fn fit(
         &mut self,
         limit: Option<usize>,
         measure: &mut Measure<'_>,
-    ) -> Result<Option<(String, usize)>> {
+    ) -> Result<Option<Rendered>> {
         let base = self
             .deduped
             .get_or_insert_with(|| self.view.clone())
