@@ -1,13 +1,11 @@
-//! The rungs of the budget ladder, steps 2 to 4 and what comes after step 5
-//! (step 5, the cut, is in `trim.rs`), numbered as the crate docs' "Budgets"
-//! section numbers them.
+//! A block on its way down the budget ladder: what it has given up so far,
+//! how candidates are measured, and the rungs of step 4 and of the end
+//! (steps 2, 3 and 5 are in `tools.rs`, `index.rs` and `trim.rs`).
 
 use super::render::{Bound, Measure, Rendered};
 use super::units::Trim;
-use crate::dedup::Priority;
 use crate::error::Result;
 use crate::report::{Removal, RemovalReason};
-use crate::segment;
 use crate::template::{ServerView, ToolView};
 
 /// One server's block on its way down the budget ladder.
@@ -18,17 +16,17 @@ pub(super) struct Ladder<'t, 'm> {
     pub(super) removed: Vec<Removal>,
     pub(super) truncated: bool,
     /// Tools listed or counted before any were cut.
-    total_tools: usize,
+    pub(super) total_tools: usize,
     /// Deferred tools in the index before any were cut.
-    total_index: usize,
+    pub(super) total_index: usize,
     /// Units not yet reported as removed (`None`: the de-duplicated ones).
     reported: Option<Vec<bool>>,
     /// How many units of the drop order are gone.
-    dropped: usize,
+    pub(super) dropped: usize,
     pub(super) summaries_cut: Vec<String>,
     pub(super) names_cut: Vec<String>,
     /// The index before names were cut, and where that cut is in `removed`.
-    index_cut: Option<(Vec<ToolView>, usize)>,
+    pub(super) index_cut: Option<(Vec<ToolView>, usize)>,
 }
 
 /// Renders and counts candidate views against the block's bound.
@@ -110,7 +108,7 @@ impl<'t, 'm> Ladder<'t, 'm> {
     }
 
     /// The instructions' units, while there are instructions to cut.
-    fn instruction_trim(&self) -> Option<&'t Trim> {
+    pub(super) fn instruction_trim(&self) -> Option<&'t Trim> {
         self.trim.filter(|_| self.view.instructions.is_some())
     }
 }
@@ -123,131 +121,6 @@ impl Ladder<'_, '_> {
 
     pub(super) fn remove(&mut self, text: impl Into<String>) {
         self.removed.push(Removal::new(RemovalReason::Budget, text));
-    }
-
-    /// Step 2, tools: descriptions to their first sentence, then none.
-    pub(super) fn tool_descriptions(&mut self) -> Result<Option<Rendered>> {
-        if !self.view.tools.iter().any(|t| t.description.is_some()) {
-            return Ok(None);
-        }
-        let mut shortened = false;
-        for t in self.view.tools.iter_mut() {
-            if let Some(d) = &t.description {
-                let first = first_sentence(d);
-                shortened |= first != *d;
-                t.description = Some(first);
-            }
-        }
-        if shortened {
-            self.remove("tool descriptions after their first sentence");
-            if let Some(block) = self.fits()? {
-                return Ok(Some(block));
-            }
-        }
-        for t in self.view.tools.iter_mut() {
-            t.description = None;
-        }
-        self.remove("tool descriptions");
-        self.fits()
-    }
-
-    /// Step 2, tools: fewer tool names, as many as fit, then a count.
-    pub(super) fn tool_names(&mut self) -> Result<Option<Rendered>> {
-        let all = std::mem::take(&mut self.view.tools);
-        if all.is_empty() {
-            return Ok(None);
-        }
-        let (n, total) = (all.len(), self.total_tools);
-        // Largest number of listed names that fits = n - smallest number cut.
-        let cut = self.gauge.smallest(&self.view, 1, n, |probe, cut| {
-            probe.tools = all[..n - cut].to_vec();
-            probe.more_tools = total - (n - cut);
-        })?;
-        let listed = n - cut.unwrap_or(n);
-        self.view.tools = all[..listed].to_vec();
-        self.view.more_tools = total - listed;
-        let names: Vec<&str> = all[listed..].iter().map(|t| t.name.as_str()).collect();
-        self.remove(names.join(", "));
-        self.fits_if(cut.is_some())
-    }
-
-    /// Step 3, the tool index: summaries from the last tool back, as many
-    /// as fit stay; each cut one is reported with its tool.
-    pub(super) fn index_summaries(&mut self) -> Result<Option<Rendered>> {
-        let deferred = &self.view.deferred;
-        let with: Vec<usize> = (0..deferred.len())
-            .filter(|i| deferred[*i].summary.is_some())
-            .collect();
-        if with.is_empty() {
-            return Ok(None);
-        }
-        let cut = self
-            .gauge
-            .smallest(&self.view, 1, with.len(), |probe, cut| {
-                for (j, i) in with.iter().enumerate() {
-                    probe.deferred[*i].summary = deferred[*i]
-                        .summary
-                        .clone()
-                        .filter(|_| j < with.len() - cut);
-                }
-            })?;
-        for i in &with[with.len() - cut.unwrap_or(with.len())..] {
-            let tool = &mut self.view.deferred[*i];
-            let (Some(text), name) = (tool.summary.take(), tool.name.clone()) else {
-                continue;
-            };
-            let mut removal = Removal::new(RemovalReason::Budget, text);
-            removal.tool = Some(name.clone());
-            self.removed.push(removal);
-            self.summaries_cut.push(name);
-        }
-        self.fits_if(cut.is_some())
-    }
-
-    /// Step 3, the tool index: every instruction unit but constraints and
-    /// restatements of deferred tools goes before any name in it, as few as
-    /// fit, else all of them.
-    pub(super) fn minor_units(&mut self) -> Result<Option<Rendered>> {
-        let Some(trim) = self.instruction_trim() else {
-            return Ok(None);
-        };
-        if self.total_index == 0 {
-            return Ok(None);
-        }
-        let order = trim.drop_order();
-        let minor = trim.count_below(&order, Priority::RestatesDeferred);
-        let hi = minor.min(order.len().saturating_sub(1));
-        if let Some(block) = self.drop_units(trim, &order, hi)? {
-            return Ok(Some(block));
-        }
-        if hi > 0 {
-            let keep = trim.keep_after(&order, hi);
-            self.view.instructions = trim.render(&keep);
-            self.record_dropped(trim, &keep);
-            self.dropped = hi;
-        }
-        Ok(None)
-    }
-
-    /// Step 3, the tool index: fewer names, as many as fit, then a count.
-    pub(super) fn index_names(&mut self) -> Result<Option<Rendered>> {
-        let all = std::mem::take(&mut self.view.deferred);
-        if all.is_empty() {
-            return Ok(None);
-        }
-        let (n, total) = (all.len(), self.total_index);
-        let cut = self.gauge.smallest(&self.view, 1, n, |probe, cut| {
-            probe.deferred = all[..n - cut].to_vec();
-            probe.more_deferred = total - (n - cut);
-        })?;
-        let listed = n - cut.unwrap_or(n);
-        self.view.more_deferred = total - listed;
-        let names: Vec<String> = all[listed..].iter().map(|t| t.name.clone()).collect();
-        self.view.deferred = all[..listed].to_vec();
-        self.index_cut = Some((all, self.removed.len()));
-        self.remove(names.join(", "));
-        self.names_cut = names;
-        self.fits_if(cut.is_some())
     }
 
     /// Step 4, instruction units: dropped by priority down to the last one
@@ -300,38 +173,17 @@ impl Ladder<'_, '_> {
     }
 
     /// The block when `found` (a search saw it fit), else `None`.
-    fn fits_if(&mut self, found: bool) -> Result<Option<Rendered>> {
+    pub(super) fn fits_if(&mut self, found: bool) -> Result<Option<Rendered>> {
         if found { self.fits() } else { Ok(None) }
     }
 
-    /// Room that dropping units left goes back to index names, as many as fit.
-    fn refill_index(&mut self, block: Rendered) -> Result<Option<Rendered>> {
-        let Some((all, at)) = self.index_cut.take() else {
-            return Ok(Some(block));
-        };
-        let (n, listed, total) = (all.len(), self.view.deferred.len(), self.total_index);
-        let cut = self
-            .gauge
-            .smallest(&self.view, 0, n - listed - 1, |probe, cut| {
-                probe.deferred = all[..n - cut].to_vec();
-                probe.more_deferred = total - (n - cut);
-            })?;
-        let Some(cut) = cut else {
-            return Ok(Some(block));
-        };
-        self.view.deferred = all[..n - cut].to_vec();
-        self.view.more_deferred = total - (n - cut);
-        self.names_cut = all[n - cut..].iter().map(|t| t.name.clone()).collect();
-        if cut == 0 {
-            self.removed.remove(at);
-        } else {
-            self.removed[at].text = self.names_cut.join(", ");
-        }
-        self.fits()
-    }
-
     /// The fewest more units of `order` dropped, up to `hi` in all, that fit.
-    fn drop_units(&mut self, trim: &Trim, order: &[usize], hi: usize) -> Result<Option<Rendered>> {
+    pub(super) fn drop_units(
+        &mut self,
+        trim: &Trim,
+        order: &[usize],
+        hi: usize,
+    ) -> Result<Option<Rendered>> {
         let found = self
             .gauge
             .smallest(&self.view, self.dropped + 1, hi, |probe, m| {
@@ -363,12 +215,4 @@ impl Ladder<'_, '_> {
             self.remove(text);
         }
     }
-}
-
-/// The first sentence of a tool description.
-fn first_sentence(description: &str) -> String {
-    segment::units(description)
-        .first()
-        .map(|u| u.text(description).to_string())
-        .unwrap_or_default()
 }

@@ -8,13 +8,18 @@
 //!
 //! - `render.rs`: a rendered block ([`Rendered`]), or none ([`Render::OutOfFuel`]).
 //! - `units.rs`: the instructions as units, and the order a budget drops them in.
-//! - `ladder.rs`: the rungs of steps 2 to 4 and the heading at the end.
+//! - `ladder.rs`: a block on its way down, the search for the smallest cut
+//!   that fits, and the rungs of step 4 and of the end.
+//! - `tools.rs`: step 2, the loaded tools.
+//! - `index.rs`: step 3, the tool index.
 //! - `trim.rs`: step 5, a cut of the last unit at a word boundary.
 //! - `fair.rs`: weighted max-min fair shares of a total budget.
 
 mod fair;
+mod index;
 mod ladder;
 mod render;
+mod tools;
 mod trim;
 mod units;
 
