@@ -49,8 +49,9 @@ pub(crate) enum Step {
     InstructionUnits = 4,
     /// 5. A cut.
     Cut = 5,
-    /// After the numbered steps: the tool line and the index go, then the
-    /// note; then the server is omitted.
+    /// After the numbered steps: the tool line and the index go, then a
+    /// `same_as_server` reference (the view's note); then the server is
+    /// omitted.
     Then = 6,
 }
 
@@ -72,6 +73,7 @@ pub(crate) enum Rung {
     /// Step 5: the last unit cut at a word boundary, token-exact.
     Cut,
     /// Then: the tool line and the index go, then the note.
+    /// `None` from it leaves the server out.
     HeadingOnly,
 }
 
