@@ -223,8 +223,9 @@
 //! 5. **A cut**: when not even the last unit fits, it is cut at a word
 //!    boundary, token-exact, and ends with ` […]`; `truncated` is set.
 //!
-//! Then the tool line and the index go; and if not even the server's heading fits, the
-//! server is omitted (and says so in its diagnostics). Every removal is in
+//! Then the tool line and the index go, then a `same_as_server` reference;
+//! and if not even the server's heading fits, the server is omitted (and says
+//! so in its diagnostics). Every removal is in
 //! [`ServerReport::removed`] with its reason (`restates_tool`, `repeated`,
 //! `same_as_server`, `budget`, `policy`).
 //!

@@ -146,6 +146,30 @@ fn a_block_out_of_fuel_is_cut_and_the_others_render() {
     assert!(h.text.contains("`t0`"), "{}", h.text);
 }
 
+/// The largest budget is a budget like any other: a block that runs out of
+/// fuel is cut to what renders, as without a budget (it used to be kept as
+/// an empty block of `usize::MAX` tokens, the old out-of-fuel sentinel).
+#[test]
+fn the_largest_budget_cuts_a_block_out_of_fuel_like_no_budget() {
+    let template = mcp_preamble::Template::from_source("spendthrift", SPENDTHRIFT).unwrap();
+    let mut big = named("hostile").with_instructions("Call t1 first.");
+    big.tools = (0..100).map(|i| Tool::new(format!("t{i}"), "")).collect();
+    let unbudgeted = Assembler::new().template(template.clone());
+    let largest = Assembler::new().template(template).budget(usize::MAX);
+    let (a, b) = (
+        unbudgeted.assemble(std::slice::from_ref(&big)).unwrap(),
+        largest.assemble(&[big]).unwrap(),
+    );
+    let (a, b) = (&a.servers()[0], &b.servers()[0]);
+    assert!(
+        b.included && b.text.contains("Call t1 first."),
+        "{}",
+        b.text
+    );
+    assert_eq!((&a.text, a.tokens), (&b.text, b.tokens));
+    assert_eq!(b.budget, Some(usize::MAX));
+}
+
 /// A user template whose `server` macro is `body`.
 fn server_macro(body: &str) -> mcp_preamble::Template {
     let source = format!(

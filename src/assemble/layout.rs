@@ -1,6 +1,7 @@
 //! The section around the blocks, and its token count.
 
 use super::Assembler;
+use crate::budget::Rendered;
 use crate::error::Result;
 
 /// The section text, each server's byte span in it, and the start of every
@@ -22,7 +23,7 @@ impl Assembler {
     }
 
     /// Lays the fitted blocks (`None`: no block) out in the template's body.
-    pub(super) fn layout(&self, fitted: &[Option<(String, usize)>]) -> Result<Layout> {
+    pub(super) fn layout(&self, fitted: &[Option<Rendered>]) -> Result<Layout> {
         let mut layout = Layout {
             text: String::new(),
             spans: vec![None; fitted.len()],
@@ -31,7 +32,7 @@ impl Assembler {
         let blocks: Vec<(usize, &str)> = fitted
             .iter()
             .enumerate()
-            .filter_map(|(i, f)| f.as_ref().map(|(b, _)| (i, b.as_str())))
+            .filter_map(|(i, f)| f.as_ref().map(|b| (i, b.text.as_str())))
             .collect();
         if blocks.is_empty() {
             return Ok(layout);

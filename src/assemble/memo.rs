@@ -6,9 +6,10 @@ use std::hash::Hash;
 use std::sync::Arc;
 
 use super::prepare::Prepared;
+use crate::budget::Rendered;
 use crate::pin::{Effect, Pin};
 
-/// A server after stage A (sanitize, policy, de-duplication within it).
+/// A server once prepared (sanitize, policy, de-duplication within it).
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub(super) struct PreparedKey {
     /// The caller's version of the server.
@@ -44,7 +45,7 @@ pub(super) struct FittedKey {
 #[derive(Clone)]
 pub(super) struct FittedEntry {
     pub prepared: Arc<Prepared>,
-    pub block: Option<(String, usize)>,
+    pub block: Option<Rendered>,
 }
 
 /// Entries of one stage, each stamped with the last assembly that used it.

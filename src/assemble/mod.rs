@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-use crate::budget::{self, Measure};
+use crate::budget::{self, Measure, Render, Rendered};
 use crate::error::Result;
 use crate::limits::{Limit, LimitHit};
 use crate::model::ServerSnapshot;
@@ -96,13 +96,13 @@ impl Assembler {
         // MAX_BLOCK_BYTES, fits no budget: the ladder cuts it. The size cap
         // keeps an expensive template from making every rung count tokens
         // of a huge block.
-        let mut measure = |view: &ServerView| -> Result<(String, usize)> {
+        let mut measure = |view: &ServerView| -> Result<Render> {
             Ok(match session.block(view)? {
-                Some(block) if block.len() <= MAX_BLOCK_BYTES => {
-                    let n = self.counter.count(&block);
-                    (block, n)
+                Some(text) if text.len() <= MAX_BLOCK_BYTES => {
+                    let tokens = self.counter.count(&text);
+                    Render::Block(Rendered { text, tokens })
                 }
-                _ => (String::new(), usize::MAX),
+                _ => Render::OutOfFuel,
             })
         };
         let mut run = Run {
@@ -131,10 +131,10 @@ impl Assembler {
             let mut report = p.report.clone();
             report.budget = limits[k];
             report.index = placement.order[k];
-            if let (Some((block, n)), Some(span)) = (fitted[k].take(), layout.spans[k]) {
+            if let (Some(block), Some(span)) = (fitted[k].take(), layout.spans[k]) {
                 report.included = true;
-                report.text = block;
-                report.tokens = n;
+                report.text = block.text;
+                report.tokens = block.tokens;
                 report.span = Some(span);
             }
             reports.push(report);
@@ -149,9 +149,10 @@ impl Assembler {
         .with_notes(self.config_diagnostics(&placement)))
     }
 
-    /// Stage A, per server in section order: sanitize, policy, untrimmed
-    /// size, de-duplication within the server. Shared with the memo: cloned
-    /// only when a later stage changes one.
+    /// Prepares each server, in section order: sanitize, policy, untrimmed
+    /// size, then step 1 of the budget ladder (de-duplication within the
+    /// server). Shared with the memo: cloned only when a later stage changes
+    /// one.
     fn prepare(&self, run: &mut Run<'_>, measure: &mut Measure<'_>) -> Result<Vec<Arc<Prepared>>> {
         let placement = run.placement;
         let mut prepared = Vec::with_capacity(placement.order.len());
@@ -202,12 +203,12 @@ impl Assembler {
             p.report.limit_hits(hits);
             if p.candidate() {
                 let first = measure(&p.view)?;
-                if first.1 == usize::MAX {
+                if first == Render::OutOfFuel {
                     p.report
                         .limit_hits(vec![LimitHit::new(Limit::RenderFuel, 0, 0)]);
                 }
                 // Unknown when it did not render: 0, and the limit says why.
-                p.report.tokens_before = if first.1 == usize::MAX { 0 } else { first.1 };
+                p.report.tokens_before = first.tokens().unwrap_or(0);
                 p.untrimmed = Some(first);
                 if self.dedup {
                     p.dedup_within(&server, self);
@@ -261,7 +262,10 @@ impl Assembler {
         let mut needs = Vec::with_capacity(prepared.len());
         for (p, limit) in prepared.iter().zip(&limits) {
             needs.push(if p.candidate() {
-                let n = measure(&p.view)?.1;
+                // A block that did not render needs more than there is.
+                let n = measure(&p.view)?
+                    .tokens()
+                    .unwrap_or(available.saturating_add(1));
                 limit.map_or(n, |l| n.min(l))
             } else {
                 0
@@ -277,14 +281,15 @@ impl Assembler {
         Ok(limits)
     }
 
-    /// Stages (b)-(e), per server: fit the block into its limit.
+    /// Steps 2 to 5 of the budget ladder, per server: fit the block into its
+    /// limit.
     fn fit(
         &self,
         run: &mut Run<'_>,
         prepared: &mut [Arc<Prepared>],
         limits: &[Option<usize>],
         measure: &mut Measure<'_>,
-    ) -> Result<Vec<Option<(String, usize)>>> {
+    ) -> Result<Vec<Option<Rendered>>> {
         let mut fitted = vec![None; prepared.len()];
         for (k, p) in prepared.iter_mut().enumerate() {
             if !p.candidate() {
@@ -323,7 +328,7 @@ impl Assembler {
     fn fit_total(
         &self,
         prepared: &mut [Arc<Prepared>],
-        fitted: &mut [Option<(String, usize)>],
+        fitted: &mut [Option<Rendered>],
         limits: &mut [Option<usize>],
         measure: &mut Measure<'_>,
     ) -> Result<Layout> {
@@ -335,17 +340,17 @@ impl Assembler {
             let over = self.count_section(&layout) - total;
             let Some(k) = (0..fitted.len())
                 .filter(|k| fitted[*k].is_some())
-                .max_by_key(|k| (fitted[*k].as_ref().map_or(0, |f| f.1), *k))
+                .max_by_key(|k| (fitted[*k].as_ref().map_or(0, |f| f.tokens), *k))
             else {
                 break;
             };
-            let current = fitted[k].as_ref().map_or(0, |f| f.1);
+            let current = fitted[k].as_ref().map_or(0, |f| f.tokens);
             limits[k] = Some(current.saturating_sub(over.max(1)));
             let p = Arc::make_mut(&mut prepared[k]);
             p.reset_fit();
             let refit = p.fit(limits[k], measure)?;
             // A block that cannot shrink (say, one that renders empty) goes.
-            fitted[k] = refit.filter(|(_, n)| *n < current);
+            fitted[k] = refit.filter(|b| b.tokens < current);
             if fitted[k].is_none() {
                 p.omit_for_total();
             }
@@ -355,8 +360,8 @@ impl Assembler {
     }
 }
 
-/// Stage (a) across servers: instructions identical to an earlier server's
-/// become a reference to it.
+/// Step 1 of the budget ladder (de-duplication) across servers:
+/// instructions identical to an earlier server's become a reference to it.
 fn link_twins(prepared: &mut [Arc<Prepared>]) {
     let mut seen: HashMap<&str, String> = HashMap::new();
     let mut twins = Vec::new();

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::{Assembler, Policy};
-use crate::budget::{self, Measure, Trim};
+use crate::budget::{self, Measure, Render, Rendered, Trim};
 use crate::dedup::{self, ToolText};
 use crate::error::Result;
 use crate::limits::{Limit, LimitHit};
@@ -33,7 +33,7 @@ pub(crate) struct Prepared {
     /// Whether operator text replaced the instructions (never de-duplicated).
     replaced: bool,
     /// The untrimmed block and its tokens, reused when nothing was removed.
-    pub untrimmed: Option<(String, usize)>,
+    pub untrimmed: Option<Render>,
     /// The instructions as rendered after de-duplication, to find servers
     /// with byte-identical ones.
     pub whole: Option<String>,
@@ -144,7 +144,7 @@ impl Prepared {
         )
     }
 
-    /// Stage (a) within the server: drops units that restate one of its
+    /// Ladder step 1 within the server: drops units that restate one of its
     /// loaded tools' descriptions or repeat an earlier unit. A unit that
     /// restates a deferred tool stays (the model does not see that
     /// description) and is reported.
@@ -246,7 +246,7 @@ impl Prepared {
         kept
     }
 
-    /// Stage (a) across servers: the instructions equal `first`'s, which
+    /// Ladder step 1 across servers: the instructions equal `first`'s, which
     /// come earlier in the section; show a reference instead.
     pub fn make_twin(&mut self, first: String) {
         let text = self
@@ -274,12 +274,12 @@ impl Prepared {
         Trim::new(text, &names)
     }
 
-    /// Stages (b)–(e): fits the de-duplicated view into `limit`.
+    /// Ladder steps 2–5: fits the de-duplicated view into `limit`.
     pub fn fit(
         &mut self,
         limit: Option<usize>,
         measure: &mut Measure<'_>,
-    ) -> Result<Option<(String, usize)>> {
+    ) -> Result<Option<Rendered>> {
         let base = self
             .deduped
             .get_or_insert_with(|| self.view.clone())
