@@ -18,12 +18,13 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use mcp_preamble::Assembler;
 use mcp_preamble::connect::{ConnectOptions, HubHandler, connect_with};
+use mcp_preamble::files::{ServerEntry, ServerTransport};
 use mcp_preamble::hub::Hub;
 use mcp_preamble::rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation,
 };
-use mcp_preamble::{Assembler, ServerEntry, ServerTransport};
 use serde_json::json;
 
 const BASE_PROMPT: &str = "You are a billing assistant.";

@@ -6,7 +6,7 @@
 //! cargo run --example budget_test --features testing
 //! ```
 
-use mcp_preamble::Severity;
+use mcp_preamble::lint::Severity;
 use mcp_preamble::testing::{fits, keeps, lint_clean, load, section_within, server};
 
 fn main() {

@@ -6,7 +6,9 @@
 //! cargo run --example pin_review
 //! ```
 
-use mcp_preamble::{Assembler, Capture, Lock, OnChange, PinState, Policy};
+use mcp_preamble::files::Capture;
+use mcp_preamble::pin::{Lock, OnChange, PinState};
+use mcp_preamble::{Assembler, Policy};
 
 fn main() -> Result<(), mcp_preamble::Error> {
     let load = |name: &str| -> Result<_, mcp_preamble::Error> {

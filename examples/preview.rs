@@ -15,7 +15,9 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use mcp_preamble::{Assembler, Capture, Encoding, RemovalReason, ServerSnapshot, Template};
+use mcp_preamble::files::Capture;
+use mcp_preamble::report::RemovalReason;
+use mcp_preamble::{Assembler, Encoding, ServerSnapshot, Template};
 
 const SAMPLE: &[(&str, &str)] = &[
     (

@@ -50,7 +50,7 @@ pub(crate) const DEFAULT_SIMILARITY: f64 = 0.75;
 /// [`Assembler::similarity`](crate::Assembler::similarity) cannot fail.
 ///
 /// ```
-/// use mcp_preamble::Similarity;
+/// use mcp_preamble::settings::Similarity;
 /// assert_eq!(Similarity::new(0.8)?.get(), 0.8);
 /// assert_eq!(Similarity::default().get(), 0.75);
 /// assert_eq!(
@@ -64,14 +64,14 @@ pub struct Similarity(f64);
 
 impl Similarity {
     /// The threshold `threshold`; fails with
-    /// [`ErrorKind::InvalidConfig`](crate::ErrorKind::InvalidConfig) outside `0.0..=1.0`
+    /// [`ErrorKind::InvalidConfig`](crate::error::ErrorKind::InvalidConfig) outside `0.0..=1.0`
     /// (NaN included).
-    pub fn new(threshold: f64) -> crate::Result<Similarity> {
+    pub fn new(threshold: f64) -> crate::error::Result<Similarity> {
         if (0.0..=1.0).contains(&threshold) {
             Ok(Similarity(threshold))
         } else {
-            Err(crate::Error::new(
-                crate::ErrorKind::InvalidConfig,
+            Err(crate::error::Error::new(
+                crate::error::ErrorKind::InvalidConfig,
                 format!("similarity threshold {threshold} is outside 0.0..=1.0"),
             ))
         }
@@ -91,9 +91,9 @@ impl Default for Similarity {
 }
 
 impl TryFrom<f64> for Similarity {
-    type Error = crate::Error;
+    type Error = crate::error::Error;
 
-    fn try_from(threshold: f64) -> crate::Result<Similarity> {
+    fn try_from(threshold: f64) -> crate::error::Result<Similarity> {
         Similarity::new(threshold)
     }
 }

@@ -27,7 +27,7 @@ pub enum ErrorKind {
     /// A live server did not answer in time.
     Timeout,
     /// A server differs from its pin and the operator's `on_change` is
-    /// `fail` ([`OnChange::Fail`](crate::OnChange::Fail)).
+    /// `fail` ([`OnChange::Fail`](crate::pin::OnChange::Fail)).
     Drift,
 }
 

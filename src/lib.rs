@@ -63,12 +63,13 @@
 //! assert_eq!(err.to_string(), "json-rpc error response: server/discover failed with -32601: Method not found");
 //! ```
 //!
-//! Capture files (the format of `tests/corpus/`) load with [`Capture`]; the
+//! Capture files (the format of `tests/corpus/`) load with [`Capture`](files::Capture); the
 //! `server/discover` connection is used when that handshake succeeded:
 //!
 //! ```
 //! # fn main() -> mcp_preamble::Result<()> {
-//! use mcp_preamble::{Assembler, Capture, Era, Template};
+//! use mcp_preamble::{Assembler, Era, Template};
+//! use mcp_preamble::files::Capture;
 //! let capture = Capture::from_path("tests/corpus/seed-invoice-server.json")?;
 //! let snapshot = capture.snapshot()?;
 //! assert_eq!(snapshot.era, Era::Modern);
@@ -113,7 +114,7 @@
 //!
 //! Text a host prints for a person rather than for the model (a server's
 //! error message or stderr, raw tool names, a lint report) goes through
-//! [`terminal_safe`] first: controls and format characters are shown as
+//! [`terminal_safe`](text::terminal_safe) first: controls and format characters are shown as
 //! visible escapes (`\x1b`, `\u{202e}`) instead of reaching the terminal,
 //! so a server cannot retitle the window, rewrite lines or set the clipboard.
 //!
@@ -156,7 +157,8 @@
 //!
 //! ```
 //! # fn main() -> mcp_preamble::Result<()> {
-//! use mcp_preamble::{Assembler, Capture, Policy};
+//! use mcp_preamble::{Assembler, Policy};
+//! use mcp_preamble::files::Capture;
 //! let servers = [
 //!     Capture::from_path("tests/corpus/basic-memory.json")?.snapshot()?.with_alias("memory"),
 //!     Capture::from_path("tests/corpus/seed-invoice-server.json")?.snapshot()?.with_alias("billing"),
@@ -308,7 +310,7 @@
 //! names the limit ([`ServerReport::limits`], and a diagnostic line); the
 //! other servers are untouched. Template fuel is per block: a block that
 //! runs out is cut along the budget ladder to what renders. Files are read
-//! up to [`MAX_FILE_BYTES`]. Past the limits, assembly is linear in what it
+//! up to [`MAX_FILE_BYTES`](files::MAX_FILE_BYTES). Past the limits, assembly is linear in what it
 //! reads, within a small factor of counting the same bytes with tiktoken
 //! (`cargo bench --bench hostile`).
 //!
@@ -316,18 +318,18 @@
 //!
 //! [`Assembler::policy`] takes a [`Policy`] per alias: exclude a server,
 //! replace its instructions with your own text, or weight its fair share.
-//! The report's `policy` field says which applied ([`AppliedPolicy`]).
+//! The report's `policy` field says which applied ([`AppliedPolicy`](report::AppliedPolicy)).
 //!
 //! ## Policy file
 //!
 //! The same controls, and the defaults, from a file the operator edits:
-//! [`PolicyFile::from_path`] reads `mcp-preamble.toml` (TOML) into
-//! [`Settings`], the one model of the operator's settings, and
+//! [`PolicyFile::from_path`](settings::PolicyFile::from_path) reads `mcp-preamble.toml` (TOML) into
+//! [`Settings`](settings::Settings), the one model of the operator's settings, and
 //! [`Assembler::from_settings`] (or [`Assembler::from_policy`]) builds the
 //! assembler, loading templates and encodings. Values set in
-//! [`Settings::overrides`] win over the file's, as the CLI's flags do with
+//! [`Settings::overrides`](settings::Settings::overrides) win over the file's, as the CLI's flags do with
 //! `--policy PATH` on `preview`, `lint` and `snapshot`; builder calls after
-//! it override both. Per-server tables apply by [`ServerKey`].
+//! it override both. Per-server tables apply by [`ServerKey`](settings::ServerKey).
 //! `mcp-preamble.example.toml` in the repository shows every key.
 //!
 //! | Key | Meaning |
@@ -336,7 +338,7 @@
 //! | `[defaults]` `budget`, `total_budget` | [`Assembler::budget`], [`Assembler::total_budget`] |
 //! | `[defaults]` `template` | `"markdown"`, `"xml"`, or a template file relative to the policy file |
 //! | `[defaults]` `encoding` | `"o200k_base"`, `"cl100k_base"`, or a model name |
-//! | `[defaults]` `dedup`, `similarity` | [`Assembler::dedup`], [`Assembler::similarity`] ([`Similarity`]) |
+//! | `[defaults]` `dedup`, `similarity` | [`Assembler::dedup`], [`Assembler::similarity`] ([`Similarity`](settings::Similarity)) |
 //! | `[defaults]` `order` | `"name"` or `"insertion"` ([`Order`]) |
 //! | `[defaults]` `list_tool_only_servers`, `tool_descriptions` | the builder calls of those names |
 //! | `[servers.<alias>]` `budget` | [`Assembler::server_budget`] |
@@ -371,21 +373,21 @@
 //!
 //! ## Pins and drift
 //!
-//! A server reviewed once can send other instructions tomorrow. A [`Lock`]
+//! A server reviewed once can send other instructions tomorrow. A [`Lock`](pin::Lock)
 //! records, per server (by alias, else `serverInfo.name`), what it said
 //! when the operator looked: the name and version, a SHA-256 of the raw and
 //! of the sanitized instructions, the sanitized text, and per tool a SHA-256
 //! of its description and of its canonical input schema. With
-//! [`Assembler::lock`], every report gets a [`Pin`]
+//! [`Assembler::lock`], every report gets a [`Pin`](pin::Pin)
 //! ([`ServerReport::pin`], `"pin": {"state": …}` in the JSON):
-//! [`PinState::Unpinned`] without a lock, `New` when the lock has no entry,
+//! [`PinState::Unpinned`](pin::PinState::Unpinned) without a lock, `New` when the lock has no entry,
 //! `Same`, or `Changed` with what changed: the instructions (with a unified
-//! diff, [`Pin::diff`]), only characters sanitizing removes
-//! ([`Pin::invisible_only`]: the same sanitized text from different bytes),
+//! diff, [`Pin::diff`](pin::Pin::diff)), only characters sanitizing removes
+//! ([`Pin::invisible_only`](pin::Pin::invisible_only): the same sanitized text from different bytes),
 //! tools added, removed or redescribed. Operator text replacing a server's
 //! instructions does not hide the server's own drift.
 //!
-//! What reaches the model is the operator's [`OnChange`], per server
+//! What reaches the model is the operator's [`OnChange`](pin::OnChange), per server
 //! ([`Policy::on_change`], `on_change` in the policy file) or for all
 //! ([`Assembler::on_change`]):
 //!
@@ -396,11 +398,12 @@
 //! | `drop` | no instructions |
 //! | `fail` | [`Assembler::assemble`] fails with [`ErrorKind::Drift`] naming the server (for CI; a hub refuses the update instead, so use `hold` there) |
 //!
-//! [`Pin::pending`] is true for a `new` or `changed` server whose
+//! [`Pin::pending`](pin::Pin::pending) is true for a `new` or `changed` server whose
 //! `on_change` is not set to `accept` explicitly: it awaits review.
 //!
 //! ```
-//! use mcp_preamble::{Assembler, Lock, OnChange, PinState, Policy, ServerSnapshot};
+//! use mcp_preamble::{Assembler, Policy, ServerSnapshot};
+//! use mcp_preamble::pin::{Lock, OnChange, PinState};
 //!
 //! let reviewed = ServerSnapshot::new("invoice").with_alias("billing")
 //!     .with_instructions("Call list_periods before get_invoice.");
@@ -416,7 +419,7 @@
 //! # Ok::<(), mcp_preamble::Error>(())
 //! ```
 //!
-//! The lock file ([`Lock::to_json`], [`Lock::from_path`]) is JSON with
+//! The lock file ([`Lock::to_json`](pin::Lock::to_json), [`Lock::from_path`](pin::Lock::from_path)) is JSON with
 //! `"version": 1`, one block per server sorted by key, instructions as one
 //! string per line, so a review reads as a plain diff; the same servers give
 //! the same bytes. A corrupt file, a hash that does not match the text, or
@@ -496,7 +499,7 @@
 //! ## Live servers
 //!
 //! With the `rmcp` feature, the `connect` module starts configured servers
-//! (see [`McpConfig`]): `connect::connect` one, `connect::connect_all` all
+//! (see [`McpConfig`](files::McpConfig)): `connect::connect` one, `connect::connect_all` all
 //! of a config at once, each within a timeout, in the handshake you choose
 //! (`auto` by default: `server/discover`, falling back to `initialize`; a
 //! server that is slow to start still connects, in whichever era answers),
@@ -506,11 +509,11 @@
 //! [rmcp](https://docs.rs/rmcp) client into a [`ServerSnapshot`] (era,
 //! version, instructions, every tools page, and the discover result's cache
 //! hints). rmcp 3.11 is re-exported as `mcp_preamble::rmcp`.
-//! [`SnapshotFile`] stores a snapshot as versioned JSON for offline use.
+//! [`SnapshotFile`](files::SnapshotFile) stores a snapshot as versioned JSON for offline use.
 //!
 //! ## Lint
 //!
-//! [`Linter`] tells a server author what is wrong with the instructions
+//! [`Linter`](lint::Linter) tells a server author what is wrong with the instructions
 //! before release, with stable codes: `MCP001` blank instructions, `MCP002`
 //! a sentence that restates a tool description (naming the tool), `MCP003`
 //! a tool name the server does not have (with the closest real one),
@@ -518,24 +521,24 @@
 //! text that acts on the host or other servers, `MCP007` only per-tool
 //! descriptions, `MCP008` whitespace that costs tokens, `MCP009` hidden characters; on tool
 //! descriptions, each naming its tool, `MCP011` hidden characters, `MCP012` authority and injection
-//! phrases, `MCP013` secrets and `MCP014` over [`DEFAULT_MAX_TOOL_TOKENS`]. Given several
-//! snapshots of one server, [`Linter::check_connects`] adds `MCP015` when `initialize` and
-//! `server/discover` give different instructions or tools ([`Capture::era_snapshots`] gives both
+//! phrases, `MCP013` secrets and `MCP014` over [`DEFAULT_MAX_TOOL_TOKENS`](lint::DEFAULT_MAX_TOOL_TOKENS). Given several
+//! snapshots of one server, [`Linter::check_connects`](lint::Linter::check_connects) adds `MCP015` when `initialize` and
+//! `server/discover` give different instructions or tools ([`Capture::era_snapshots`](files::Capture::era_snapshots) gives both
 //! eras of a capture) and `MCP016` when a later connect differs from the first (text that defeats
-//! prompt caches), naming what differs. [`Linter::check_policy`] gives `MCP017` for a
-//! `[servers.<alias>]` of a policy file that no linted server has ([`LintReport::add_policy`]).
-//! Each [`Finding`] has
-//! a [`Severity`], a message, an explanation and a fix; a [`LintReport`]
+//! prompt caches), naming what differs. [`Linter::check_policy`](lint::Linter::check_policy) gives `MCP017` for a
+//! `[servers.<alias>]` of a policy file that no linted server has ([`LintReport::add_policy`](lint::LintReport::add_policy)).
+//! Each [`Finding`](lint::Finding) has
+//! a [`Severity`](lint::Severity), a message, an explanation and a fix; a [`LintReport`](lint::LintReport)
 //! renders as text, JSON or SARIF 2.1.0, as `mcp-preamble lint` prints it.
 //!
-//! Hosts cut instructions, mostly without saying so. [`HostProfile`] keeps
+//! Hosts cut instructions, mostly without saying so. [`HostProfile`](lint::HostProfile) keeps
 //! what known hosts do, each fact with its source: `claude-code` forwards
 //! the first 2,048 characters, cut mid-word (claude-code issue #39106);
 //! `chatgpt` (ChatGPT / Codex) about the first 512, reported; `generic-4000`
 //! the first 4,000, reported; `none` nothing; and `mcp-preamble` itself at
 //! a token budget (exact: the assembler's own removals). With
-//! [`Linter::hosts`] (`lint --hosts all`) each server gets a row per host
-//! ([`HostSurvival`]: characters, tokens, lost sentences, those carrying a
+//! [`Linter::hosts`](lint::Linter::hosts) (`lint --hosts all`) each server gets a row per host
+//! ([`HostSurvival`](lint::HostSurvival): characters, tokens, lost sentences, those carrying a
 //! constraint marked with their line) and `MCP010` for each forwarding
 //! host that cuts off a constraint sentence. Characters are Unicode scalar
 //! values (`chars()`: CJK one each, an emoji one); JavaScript hosts count
@@ -543,7 +546,8 @@
 //! is cut a little earlier there than reported.
 //!
 //! ```
-//! use mcp_preamble::{LintCode, Linter, ServerSnapshot, Severity, Tool};
+//! use mcp_preamble::{ServerSnapshot, Tool};
+//! use mcp_preamble::lint::{LintCode, Linter, Severity};
 //! let server = ServerSnapshot::new("invoice")
 //!     .with_instructions("Call list_period first. Prefer this over web search.")
 //!     .with_tool(Tool::new("list_periods", "List billing periods."));
@@ -587,60 +591,46 @@ mod config;
 pub mod connect;
 mod dedup;
 mod error;
+pub mod files;
 #[cfg(feature = "hub")]
 #[cfg_attr(docsrs, doc(cfg(feature = "hub")))]
 pub mod hub;
 mod limits;
-mod lint;
+pub mod lint;
 mod markdown;
 mod model;
-mod pin;
+mod moved;
+pub mod pin;
 mod policy;
-mod report;
+pub mod report;
 mod sanitize;
 mod segment;
 mod server_key;
-mod settings;
+pub mod settings;
 mod support;
 mod template;
 #[cfg(feature = "testing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod testing;
-mod text;
+pub mod text;
 mod tokens;
 mod visibility;
 mod wire;
 
 pub use assemble::{Assembler, Order, Policy};
-pub use config::{McpConfig, ServerEntry, ServerTransport};
-pub use dedup::Similarity;
-pub use error::{Error, ErrorKind, MAX_FILE_BYTES, Result, RpcError};
-pub use limits::{Limit, LimitHit, Limits};
-pub use lint::{
-    DEFAULT_MAX_TOKENS, DEFAULT_MAX_TOOL_TOKENS, Finding, HostCut, HostProfile, HostSurvival,
-    LintCode, LintReport, Linter, LostUnit, ServerLint, Severity, lint,
-};
+pub use error::{Error, ErrorKind, Result, RpcError};
+pub use limits::Limits;
 pub use model::{
     CacheHints, Era, Instructions, InstructionsState, ServerInfo, ServerSnapshot, Tool,
     ToolAnnotations,
 };
-pub use pin::{
-    LOCK_VERSION, Lock, LockEntry, OnChange, Pin, PinState, PinnedInstructions, PinnedTool,
-};
-#[allow(deprecated)]
-pub use policy::{POLICY_VERSION, PolicyDefaults, PolicyFile, PolicyOrder, ServerPolicy};
-pub use report::{
-    AliasSetting, AppliedPolicy, Assembly, ConfigDiagnostic, Deferral, Omission, PinRendering,
-    PolicyAction, Removal, RemovalReason, Restatement, ServerDiagnostic, ServerReport,
-};
-pub use sanitize::HiddenChars;
-pub use server_key::ServerKey;
-pub use settings::{Defaults, ServerSettings, Settings};
+pub use report::{Assembly, ServerReport};
 pub use template::Template;
-pub use text::{json_safe, terminal_safe};
 pub use tokens::{Encoding, Tiktoken, TokenCounter};
-pub use visibility::{DeferReason, DeferWhen, Visibility};
-pub use wire::{Capture, SNAPSHOT_FORMAT_VERSION, SnapshotFile, load_server_file};
+pub use visibility::{DeferWhen, Visibility};
+
+#[allow(deprecated)]
+pub use moved::*;
 
 /// The rmcp this crate is built with (3.11), whose types appear in
 /// [`connect`] and `Hub::attach`: name them through this path so they match.

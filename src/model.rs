@@ -166,7 +166,7 @@ pub struct CacheHints {
 ///
 /// Build one from the wire with [`ServerSnapshot::from_initialize`] or
 /// [`ServerSnapshot::from_discover`] plus [`ServerSnapshot::push_tools_page`],
-/// from a capture file with [`Capture`](crate::Capture), or by hand.
+/// from a capture file with [`Capture`](crate::files::Capture), or by hand.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub struct ServerSnapshot {

@@ -10,30 +10,18 @@ use serde::Deserialize;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use crate::assemble::{Assembler, Order};
+use crate::assemble::Assembler;
 use crate::error::{Error, ErrorKind, Result};
-pub use crate::settings::POLICY_VERSION;
-use crate::settings::{Defaults, ServerSettings, Settings};
+use crate::settings::{Defaults, POLICY_VERSION, ServerSettings, Settings};
 use crate::support::distance;
-
-/// `[defaults]` of a policy file; now [`Defaults`].
-#[deprecated(note = "renamed to `Defaults`")]
-pub type PolicyDefaults = Defaults;
-
-/// `[servers.<alias>]` of a policy file; now [`ServerSettings`].
-#[deprecated(note = "renamed to `ServerSettings`")]
-pub type ServerPolicy = ServerSettings;
-
-/// The `order` key; the policy file reads [`Order`] itself now.
-#[deprecated(note = "use `Order`")]
-pub type PolicyOrder = Order;
 
 /// A parsed policy file (see the crate docs, "Policy file"): its
 /// [`Settings`] (which it dereferences to) and where each
 /// `[servers.<alias>]` is.
 ///
 /// ```
-/// use mcp_preamble::{Assembler, PolicyFile};
+/// use mcp_preamble::Assembler;
+/// use mcp_preamble::settings::PolicyFile;
 /// let file = PolicyFile::from_str(
 ///     "version = 1\n[defaults]\nbudget = 200\n[servers.scratch]\nexclude = true\n",
 ///     "mcp-preamble.toml",

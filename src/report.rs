@@ -9,15 +9,15 @@
 
 use serde::Serialize;
 
-use crate::limits::LimitHit;
 use crate::model::{Era, InstructionsState};
 use crate::pin::{Effect, Pin, PinState};
-use crate::sanitize::HiddenChars;
 use crate::support::string_enum;
-use crate::visibility::DeferReason;
 
 mod diagnostic;
 
+pub use crate::limits::{Limit, LimitHit};
+pub use crate::sanitize::HiddenChars;
+pub use crate::visibility::DeferReason;
 pub use diagnostic::{
     AliasSetting, AppliedPolicy, ConfigDiagnostic, Omission, PinRendering, PolicyAction,
     ServerDiagnostic,
@@ -139,7 +139,7 @@ pub struct ServerReport {
     /// `Display` and `Deref<Target = str>`) the line it was as a string:
     /// `excluded`, `instructions replaced`, `weight 2`, joined by `; `.
     pub policy: Option<AppliedPolicy>,
-    /// How the server compares with the [`Lock`](crate::Lock) (its own text,
+    /// How the server compares with the [`Lock`](crate::pin::Lock) (its own text,
     /// also when the operator replaced it); `{"state": "unpinned"}` without one.
     pub pin: Pin,
     /// Whether the server has a block in the section.
@@ -319,12 +319,6 @@ impl Assembly {
     /// the same order.
     pub fn notes(&self) -> &[ConfigDiagnostic] {
         &self.notes
-    }
-
-    /// The empty section of `assembler` (no servers).
-    #[cfg(feature = "hub")]
-    pub(crate) fn empty(assembler: &crate::Assembler) -> Assembly {
-        assembler.empty_assembly()
     }
 
     /// The section, ready to go into a system prompt.

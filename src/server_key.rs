@@ -8,7 +8,7 @@ use std::fmt;
 use crate::model::ServerSnapshot;
 
 /// The key a server's operator settings are found under: its policy
-/// (`[servers.<key>]`), its budget, its pin in a [`Lock`](crate::Lock).
+/// (`[servers.<key>]`), its budget, its pin in a [`Lock`](crate::pin::Lock).
 ///
 /// The key is the server's alias when it has one, else its
 /// `serverInfo.name`, both made one safe line (`"unnamed server"` when
@@ -22,7 +22,8 @@ use crate::model::ServerSnapshot;
 /// not take part.
 ///
 /// ```
-/// use mcp_preamble::{ServerKey, ServerSnapshot};
+/// use mcp_preamble::ServerSnapshot;
+/// use mcp_preamble::settings::ServerKey;
 /// let billing = ServerSnapshot::new("invoice-server").with_alias("billing");
 /// let impostor = ServerSnapshot::new("billing");
 /// assert_eq!(ServerKey::of(&billing), "billing");

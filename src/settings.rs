@@ -1,5 +1,5 @@
 //! The operator's settings: one model for the policy file
-//! (`mcp-preamble.toml`, read by [`PolicyFile`](crate::PolicyFile)) and the
+//! (`mcp-preamble.toml`, read by [`PolicyFile`]) and the
 //! command line's flags laid over it, turned into an [`Assembler`] in one
 //! place, [`Assembler::from_settings`].
 //!
@@ -7,17 +7,19 @@
 //! [`Settings::defaults`] first, then [`Settings::overrides`] (the flags),
 //! and a value set in a later layer wins.
 
+pub use crate::dedup::Similarity;
+pub use crate::policy::PolicyFile;
+pub use crate::server_key::ServerKey;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
 use crate::assemble::{Assembler, Order, Policy};
-use crate::dedup::Similarity;
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::ServerSnapshot;
 use crate::pin::OnChange;
-use crate::server_key::ServerKey;
 use crate::template::Template;
 use crate::tokens::Encoding;
 
@@ -28,7 +30,8 @@ pub const POLICY_VERSION: u32 = 1;
 /// "Policy file"), and what the command line's flags overlay.
 ///
 /// ```
-/// use mcp_preamble::{Assembler, Settings};
+/// use mcp_preamble::Assembler;
+/// use mcp_preamble::settings::Settings;
 /// let mut settings = Settings::from_str(
 ///     "version = 1\n[defaults]\nbudget = 200\n[servers.scratch]\nexclude = true\n",
 ///     "mcp-preamble.toml",

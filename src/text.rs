@@ -1,5 +1,5 @@
 //! Small text helpers shared by the renderers, the lint, the test kit and the
-//! CLI. Sanitizing server text for the section is [`crate::sanitize`]'s job;
+//! CLI. Sanitizing server text for the section happens during assembly;
 //! [`terminal_safe`] only makes text safe to print, without removing anything.
 
 use std::borrow::Cow;
@@ -22,7 +22,7 @@ use icu_properties::props::GeneralCategory;
 /// returned borrowed, byte for byte.
 ///
 /// ```
-/// use mcp_preamble::terminal_safe;
+/// use mcp_preamble::text::terminal_safe;
 /// assert_eq!(terminal_safe("\x1b]0;pwned\x07ok"), "\\x1b]0;pwned\\x07ok");
 /// assert_eq!(terminal_safe("abc\u{202e}fed"), "abc\\u{202e}fed");
 /// assert!(matches!(terminal_safe("plain\ttext\n"), std::borrow::Cow::Borrowed(_)));

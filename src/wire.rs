@@ -304,7 +304,7 @@ impl Capture {
 
     /// The snapshot of every era whose handshake succeeded, the one
     /// [`Capture::snapshot`] picks first: what
-    /// [`Linter::check_connects`](crate::Linter::check_connects) compares for
+    /// [`Linter::check_connects`](crate::lint::Linter::check_connects) compares for
     /// `MCP015`. A further era whose `tools/list` pages do not read is left
     /// out, since the first era is linted either way.
     pub fn era_snapshots(&self) -> Result<Vec<ServerSnapshot>> {

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use common::{node_entry, servers_dir};
 use mcp_preamble::connect::{ConnectOptions, Handshake, HubHandler, connect_with};
+use mcp_preamble::files::McpConfig;
 use mcp_preamble::hub::Hub;
 use mcp_preamble::rmcp::Peer;
 use mcp_preamble::rmcp::model::{
@@ -14,7 +15,7 @@ use mcp_preamble::rmcp::model::{
 };
 use mcp_preamble::rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient};
 use mcp_preamble::rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
-use mcp_preamble::{Assembler, Era, McpConfig};
+use mcp_preamble::{Assembler, Era};
 
 const T: Duration = Duration::from_secs(30);
 

@@ -4,7 +4,8 @@
 mod common;
 
 use common::*;
-use mcp_preamble::{Assembler, Assembly, Policy, RemovalReason, ServerSnapshot, Template, Tool};
+use mcp_preamble::report::RemovalReason;
+use mcp_preamble::{Assembler, Assembly, Policy, ServerSnapshot, Template, Tool};
 use proptest::prelude::*;
 use pulldown_cmark::{Event, HeadingLevel, Parser, Tag};
 

@@ -4,9 +4,8 @@
 mod common;
 
 use common::*;
-use mcp_preamble::{
-    Assembler, Capture, Era, ErrorKind, Instructions, InstructionsState, Order, Template,
-};
+use mcp_preamble::files::Capture;
+use mcp_preamble::{Assembler, Era, ErrorKind, Instructions, InstructionsState, Order, Template};
 
 #[test]
 fn every_capture_loads_in_every_era_it_has() {

@@ -5,10 +5,8 @@
 mod common;
 
 use common::*;
-use mcp_preamble::{
-    Assembler, Assembly, DeferReason, DeferWhen, RemovalReason, ServerSnapshot, Template, Tool,
-    Visibility,
-};
+use mcp_preamble::report::{DeferReason, RemovalReason};
+use mcp_preamble::{Assembler, Assembly, DeferWhen, ServerSnapshot, Template, Tool, Visibility};
 use proptest::prelude::*;
 
 // ---- firecrawl-style data ----------------------------------------------------

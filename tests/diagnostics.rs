@@ -3,10 +3,14 @@
 
 mod common;
 
+use mcp_preamble::pin::{Lock, PinState};
+use mcp_preamble::report::{
+    AliasSetting, ConfigDiagnostic, Limit, Omission, PinRendering, PolicyAction, RemovalReason,
+    ServerDiagnostic,
+};
+use mcp_preamble::settings::PolicyFile;
 use mcp_preamble::{
-    AliasSetting, Assembler, Assembly, ConfigDiagnostic, Limit, Limits, Lock, Omission,
-    PinRendering, PinState, Policy, PolicyAction, PolicyFile, RemovalReason, RpcError,
-    ServerDiagnostic, ServerReport, ServerSnapshot, Tool,
+    Assembler, Assembly, Limits, Policy, RpcError, ServerReport, ServerSnapshot, Tool,
 };
 
 fn billing() -> ServerSnapshot {

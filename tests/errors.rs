@@ -54,9 +54,9 @@ fn testing_failure() {
 async fn connect_failure() {
     use mcp_preamble::connect::{ConnectOptions, connect};
     async fn run() -> anyhow::Result<()> {
-        let entry = mcp_preamble::ServerEntry {
+        let entry = mcp_preamble::files::ServerEntry {
             alias: "nowhere".into(),
-            transport: mcp_preamble::ServerTransport::Stdio {
+            transport: mcp_preamble::files::ServerTransport::Stdio {
                 command: "/nonexistent/mcp-server".into(),
                 args: vec![],
                 env: Default::default(),

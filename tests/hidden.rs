@@ -1,9 +1,8 @@
 //! Hidden characters: removed by Unicode property, counted per server, flagged by the lint.
 
-use mcp_preamble::{
-    Assembler, HiddenChars, InstructionsState, LintCode, Linter, ServerSnapshot, Severity,
-    Template, Tool,
-};
+use mcp_preamble::lint::{LintCode, Linter, Severity};
+use mcp_preamble::report::HiddenChars;
+use mcp_preamble::{Assembler, InstructionsState, ServerSnapshot, Template, Tool};
 
 const VISIBLE: &str = "Always call list_periods before get_invoice.";
 

@@ -6,9 +6,10 @@ mod common;
 use std::time::Duration;
 
 use common::node_entry;
+use mcp_preamble::Assembler;
 use mcp_preamble::connect::{ConnectOptions, Handshake};
+use mcp_preamble::files::ServerEntry;
 use mcp_preamble::hub::{Hub, ServerState};
-use mcp_preamble::{Assembler, ServerEntry};
 
 fn entry(alias: &str, script: &str, env: &[(&str, &str)]) -> ServerEntry {
     node_entry(alias, script, env)
@@ -150,7 +151,7 @@ async fn closing_an_old_connection_keeps_the_new_one() {
 
 #[tokio::test]
 async fn a_live_change_is_held_until_approved() {
-    use mcp_preamble::{Lock, OnChange, PinState};
+    use mcp_preamble::pin::{Lock, OnChange, PinState};
 
     let dir = std::env::temp_dir().join(format!("mcp-preamble-held-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -3,7 +3,8 @@
 
 mod common;
 
-use mcp_preamble::{Assembler, Limit, Limits, ServerSnapshot, Tool};
+use mcp_preamble::report::Limit;
+use mcp_preamble::{Assembler, Limits, ServerSnapshot, Tool};
 use serde_json::json;
 
 fn healthy() -> ServerSnapshot {
@@ -205,7 +206,7 @@ fn a_block_that_never_renders_is_left_out_without_the_ladder() {
         for s in out.servers() {
             assert_eq!(
                 s.omitted,
-                Some(mcp_preamble::Omission::RenderFuel),
+                Some(mcp_preamble::report::Omission::RenderFuel),
                 "{}",
                 s.name
             );
@@ -253,7 +254,7 @@ fn a_render_of_many_filter_calls_runs_out_of_fuel() {
         .assemble(&[named("hostile").with_instructions("Hi.")])
         .unwrap();
     let s = &out.servers()[0];
-    assert_eq!(s.omitted, Some(mcp_preamble::Omission::RenderFuel));
+    assert_eq!(s.omitted, Some(mcp_preamble::report::Omission::RenderFuel));
     assert!(cut_for_fuel(s));
 }
 
@@ -272,7 +273,7 @@ fn filter_calls_are_charged_for_their_work() {
         .assemble(&[named("hostile").with_instructions("Hi.")])
         .unwrap();
     let s = &out.servers()[0];
-    assert_eq!(s.omitted, Some(mcp_preamble::Omission::RenderFuel));
+    assert_eq!(s.omitted, Some(mcp_preamble::report::Omission::RenderFuel));
     assert!(cut_for_fuel(s));
 }
 
@@ -330,5 +331,5 @@ fn a_user_template_that_spins_stops_on_fuel() {
         .unwrap();
     assert_eq!(out.text(), "### billing\n");
     let h = out.servers().iter().find(|s| s.name == "hostile").unwrap();
-    assert_eq!(h.omitted, Some(mcp_preamble::Omission::RenderFuel));
+    assert_eq!(h.omitted, Some(mcp_preamble::report::Omission::RenderFuel));
 }

@@ -5,9 +5,8 @@
 mod common;
 
 use common::*;
-use mcp_preamble::{
-    ErrorKind, Finding, LintCode, LintReport, Linter, ServerSnapshot, Severity, Tool,
-};
+use mcp_preamble::lint::{Finding, LintCode, LintReport, Linter, Severity};
+use mcp_preamble::{ErrorKind, ServerSnapshot, Tool};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -231,7 +230,7 @@ fn mcp004_near_miss_exactly_at_the_threshold() {
     let linter = Linter::new().max_tokens(15);
     assert!(of(&linter.lint(&srv(text, INVOICE_TOOLS)), LintCode::TooLong).is_empty());
     // The default threshold.
-    assert_eq!(mcp_preamble::DEFAULT_MAX_TOKENS, 400);
+    assert_eq!(mcp_preamble::lint::DEFAULT_MAX_TOKENS, 400);
 }
 
 // --- MCP005 secret ---------------------------------------------------------
@@ -845,7 +844,7 @@ fn mcp008_near_miss_dedented_with_a_trailing_newline() {
 fn clean_instructions_have_no_findings() {
     let s = snapshot("seed-invoice-server");
     assert_eq!(Linter::new().lint(&s), []);
-    assert_eq!(mcp_preamble::lint(&s), []);
+    assert_eq!(mcp_preamble::lint::lint(&s), []);
 }
 
 #[test]
@@ -1047,7 +1046,7 @@ fn assert_valid_sarif(text: &str) -> Value {
 
 #[test]
 fn an_unknown_policy_alias_is_a_finding_in_every_format() {
-    let policy = mcp_preamble::PolicyFile::from_str(
+    let policy = mcp_preamble::settings::PolicyFile::from_str(
         "version = 1\n[servers.seed-invoice-server]\nbudget = 100\n\n[servers.seed-invoice-servr]\nexclude = true\n[servers.\"seed invoice\"]\nexclude = true\n",
         "team/mcp-preamble.toml",
     )
@@ -1156,7 +1155,7 @@ fn sarif_output_validates_against_the_sarif_2_1_0_schema() {
     );
     // With every host profile (MCP010) and the tool-description codes,
     // still valid; a tool finding is located at its tool.
-    let linter = Linter::new().hosts(mcp_preamble::HostProfile::all(400));
+    let linter = Linter::new().hosts(mcp_preamble::lint::HostProfile::all(400));
     let hosts = LintReport::new(
         corpus_files()
             .iter()

@@ -9,7 +9,9 @@
 mod common;
 
 use common::*;
-use mcp_preamble::{Capture, Era, Finding, LintCode, Linter, ServerSnapshot, Severity, Tool};
+use mcp_preamble::files::Capture;
+use mcp_preamble::lint::{Finding, LintCode, Linter, Severity};
+use mcp_preamble::{Era, ServerSnapshot, Tool};
 use serde_json::{Value, json};
 
 /// A snapshot in an era with instructions and `(name, description)` tools.
@@ -407,7 +409,7 @@ fn sarif_with_drift_findings_validates_and_locates_the_tool() {
             None,
         )
         .unwrap();
-    let report = mcp_preamble::LintReport::new(vec![era, connects]);
+    let report = mcp_preamble::lint::LintReport::new(vec![era, connects]);
     let log: Value = serde_json::from_str(&report.to_sarif()).unwrap();
     let errors: Vec<String> = validator
         .iter_errors(&log)

@@ -7,9 +7,8 @@
 mod common;
 
 use common::*;
-use mcp_preamble::{
-    Finding, HostCut, HostProfile, LintCode, LintReport, Linter, ServerSnapshot, Severity, Tool,
-};
+use mcp_preamble::lint::{Finding, HostCut, HostProfile, LintCode, LintReport, Linter, Severity};
+use mcp_preamble::{ServerSnapshot, Tool};
 use serde_json::Value;
 
 fn of(findings: &[Finding], code: LintCode) -> Vec<Finding> {
@@ -458,7 +457,7 @@ fn mcp014_fires_over_the_tool_threshold_and_not_at_it() {
         .max_tool_tokens(tokens)
         .lint(&tool_server(description));
     assert_eq!(of(&at, LintCode::ToolDescriptionTooLong), []);
-    assert_eq!(mcp_preamble::DEFAULT_MAX_TOOL_TOKENS, 1000);
+    assert_eq!(mcp_preamble::lint::DEFAULT_MAX_TOOL_TOKENS, 1000);
 }
 
 #[test]

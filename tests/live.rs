@@ -9,7 +9,9 @@ use std::time::Duration;
 use common::node_entry;
 
 use mcp_preamble::connect::{ConnectOptions, Handshake, connect};
-use mcp_preamble::{Era, ErrorKind, Instructions, Limit, ServerEntry};
+use mcp_preamble::files::ServerEntry;
+use mcp_preamble::report::Limit;
+use mcp_preamble::{Era, ErrorKind, Instructions};
 
 fn node(alias: &str, script: &str) -> ServerEntry {
     node_entry(alias, script, &[])
@@ -118,7 +120,7 @@ async fn a_non_json_line_on_stdout_before_the_answer() {
 #[tokio::test]
 async fn streamable_http_on_localhost() {
     use common::{ensure_npm, servers_dir};
-    use mcp_preamble::ServerTransport;
+    use mcp_preamble::files::ServerTransport;
     use std::collections::BTreeMap;
 
     ensure_npm();

@@ -3,9 +3,9 @@
 mod common;
 
 use common::snapshot;
-use mcp_preamble::{
-    Assembler, ErrorKind, Lock, OnChange, PinState, Policy, PolicyFile, ServerSnapshot, Tool,
-};
+use mcp_preamble::pin::{Lock, OnChange, PinState};
+use mcp_preamble::settings::PolicyFile;
+use mcp_preamble::{Assembler, ErrorKind, Policy, ServerSnapshot, Tool};
 
 const SEED: &str = "seed-invoice-server";
 

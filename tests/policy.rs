@@ -4,7 +4,8 @@
 mod common;
 
 use common::snapshot;
-use mcp_preamble::{Assembler, ErrorKind, PolicyFile, ServerSnapshot};
+use mcp_preamble::settings::PolicyFile;
+use mcp_preamble::{Assembler, ErrorKind, ServerSnapshot};
 
 const SERVERS: &[&str] = &[
     "seed-invoice-server",
@@ -74,7 +75,7 @@ fn golden_every_key_applied() {
 
     // on_change, with a lock of these servers: the aws server's change is
     // held ([defaults]), the seed server's is accepted (its own key).
-    let mut lock = mcp_preamble::Lock::new();
+    let mut lock = mcp_preamble::pin::Lock::new();
     for s in servers() {
         lock.pin(&s);
     }
@@ -88,10 +89,13 @@ fn golden_every_key_applied() {
         .unwrap();
     let by = |n: &str| pinned.servers().iter().find(|s| s.name == n).unwrap();
     let aws = by("awslabs-aws-documentation-mcp-server");
-    assert_eq!(aws.pin.on_change, Some(mcp_preamble::OnChange::Hold));
+    assert_eq!(aws.pin.on_change, Some(mcp_preamble::pin::OnChange::Hold));
     assert!(aws.pin.pending());
     let seed = by("seed-invoice-server");
-    assert_eq!(seed.pin.on_change, Some(mcp_preamble::OnChange::Accept));
+    assert_eq!(
+        seed.pin.on_change,
+        Some(mcp_preamble::pin::OnChange::Accept)
+    );
     assert!(!seed.pin.pending());
     // The aws block is held, the seed one shows operator text anyway.
     assert_eq!(pinned.text(), assembly.text());
@@ -194,12 +198,12 @@ fn an_unknown_alias_is_a_diagnostic() {
 fn on_change_is_applied_not_reported() {
     let text = "version = 1\n[servers.seed-invoice-server]\non_change = \"hold\"\n";
     let assembly = policy_assembler(text)
-        .lock(mcp_preamble::Lock::new())
+        .lock(mcp_preamble::pin::Lock::new())
         .assemble(&[snapshot("seed-invoice-server")])
         .unwrap();
     assert!(assembly.diagnostics().is_empty());
     let seed = &assembly.servers()[0];
-    assert_eq!(seed.pin.on_change, Some(mcp_preamble::OnChange::Hold));
+    assert_eq!(seed.pin.on_change, Some(mcp_preamble::pin::OnChange::Hold));
     // New, and nothing pinned to hold: no instructions.
     assert!(!seed.text.contains("Always call"));
 }

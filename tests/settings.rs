@@ -5,9 +5,9 @@
 mod common;
 
 use common::snapshot;
-use mcp_preamble::{
-    Assembler, ErrorKind, Lock, PolicyFile, ServerKey, ServerSnapshot, Settings, Similarity,
-};
+use mcp_preamble::pin::Lock;
+use mcp_preamble::settings::{PolicyFile, ServerKey, Settings, Similarity};
+use mcp_preamble::{Assembler, ErrorKind, ServerSnapshot};
 
 const FILE: &str =
     "version = 1\n[defaults]\nbudget = 400\ntemplate = \"xml\"\nencoding = \"cl100k_base\"\n";
@@ -167,7 +167,7 @@ fn the_alias_claims_the_name_for_settings_budgets_and_pins() {
 fn a_similarity_is_checked_once_and_the_setter_cannot_fail() {
     let t = Similarity::new(0.9).unwrap();
     let _ = Assembler::new().similarity(t);
-    let _ = mcp_preamble::Linter::new().similarity(t);
+    let _ = mcp_preamble::lint::Linter::new().similarity(t);
     assert_eq!(
         Similarity::new(1.5).unwrap_err().to_string(),
         "invalid configuration: similarity threshold 1.5 is outside 0.0..=1.0"

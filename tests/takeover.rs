@@ -1,6 +1,7 @@
 //! One server cannot take over another's rules through cross-server de-duplication.
 
-use mcp_preamble::{Assembler, RemovalReason, ServerSnapshot, Template};
+use mcp_preamble::report::RemovalReason;
+use mcp_preamble::{Assembler, ServerSnapshot, Template};
 
 const RULE: &str = "Never call delete_invoice without asking the user to confirm.";
 

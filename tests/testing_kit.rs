@@ -6,13 +6,15 @@ mod common;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use mcp_preamble::files::SnapshotFile;
+use mcp_preamble::lint::Severity;
+use mcp_preamble::report::RemovalReason;
 use mcp_preamble::testing::{
     Check, assert_fits, assert_keeps, assert_lint_clean, assert_section_within, fits, golden,
     keeps, lint_clean, load, load_dir, section_within, server,
 };
 use mcp_preamble::{
-    Assembler, Era, Instructions, RemovalReason, ServerSnapshot, Severity, SnapshotFile, Template,
-    Tool, assert_section_snapshot,
+    Assembler, Era, Instructions, ServerSnapshot, Template, Tool, assert_section_snapshot,
 };
 
 /// The panic message of `f`, which must panic.

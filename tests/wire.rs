@@ -1,6 +1,7 @@
 //! Wire ingestion: bare and enveloped results, pages, and exact error messages.
 
-use mcp_preamble::{Capture, Era, ErrorKind, InstructionsState, ServerSnapshot};
+use mcp_preamble::files::Capture;
+use mcp_preamble::{Era, ErrorKind, InstructionsState, ServerSnapshot};
 use serde_json::json;
 
 fn err_of(r: mcp_preamble::Result<impl std::fmt::Debug>) -> (ErrorKind, String) {
@@ -192,7 +193,8 @@ fn capture_errors() {
 }
 
 mod arbitrary_json {
-    use mcp_preamble::{Capture, ServerSnapshot};
+    use mcp_preamble::ServerSnapshot;
+    use mcp_preamble::files::Capture;
     use proptest::prelude::*;
     use serde_json::Value;
 
@@ -258,7 +260,7 @@ fn files_are_read_up_to_the_size_cap() {
         err.to_string(),
         format!(
             "cannot read file: /dev/zero: over the limit of {} bytes",
-            mcp_preamble::MAX_FILE_BYTES
+            mcp_preamble::files::MAX_FILE_BYTES
         )
     );
 }

@@ -4,7 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use mcp_preamble::{Capture, ServerSnapshot};
+use mcp_preamble::ServerSnapshot;
+use mcp_preamble::files::Capture;
 
 pub const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 

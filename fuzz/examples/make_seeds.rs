@@ -134,11 +134,11 @@ fn wire(caps: &[CaptureFile]) {
     // Snapshot files, and the load_server_file dispatch, from a few captures.
     for stem in ["seed-invoice-server", "synthetic-python-unicode", "supabase-mcp-server-supabase"] {
         let c = caps.iter().find(|c| c.stem == stem).unwrap();
-        let snapshot = mcp_preamble::Capture::from_json(&small_capture(c).to_string())
+        let snapshot = mcp_preamble::files::Capture::from_json(&small_capture(c).to_string())
             .unwrap()
             .snapshot()
             .unwrap();
-        let file = mcp_preamble::SnapshotFile::new(snapshot, 1_764_460_800_000).to_json();
+        let file = mcp_preamble::files::SnapshotFile::new(snapshot, 1_764_460_800_000).to_json();
         write(&dir, &format!("snapshot-{stem}"), &tagged(4, &file));
         write(&dir, &format!("load-snapshot-{stem}"), &tagged(6, &file));
         write(&dir, &format!("load-capture-{stem}"), &tagged(6, &small_capture(c).to_string()));
@@ -158,10 +158,10 @@ fn wire(caps: &[CaptureFile]) {
         write(&dir, &format!("config-{i}"), &tagged(5, c));
     }
     // A lock of three servers, and the example policy file.
-    let mut lock = mcp_preamble::Lock::new();
+    let mut lock = mcp_preamble::pin::Lock::new();
     for stem in ["seed-invoice-server", "synthetic-python-unicode", "mcp-server-time"] {
         let c = caps.iter().find(|c| c.stem == stem).unwrap();
-        let snapshot = mcp_preamble::Capture::from_json(&small_capture(c).to_string())
+        let snapshot = mcp_preamble::files::Capture::from_json(&small_capture(c).to_string())
             .unwrap()
             .snapshot()
             .unwrap()
@@ -175,7 +175,7 @@ fn wire(caps: &[CaptureFile]) {
 
 /// The server of a capture, as the structured targets take it.
 fn server_of(c: &CaptureFile) -> ServerIn {
-    let snapshot = mcp_preamble::Capture::from_json(&small_capture(c).to_string())
+    let snapshot = mcp_preamble::files::Capture::from_json(&small_capture(c).to_string())
         .unwrap()
         .snapshot()
         .unwrap();

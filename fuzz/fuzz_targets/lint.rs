@@ -7,7 +7,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcp_preamble::{LintReport, Linter};
+use mcp_preamble::lint::{LintReport, Linter};
 use mcp_preamble_fuzz::{LintInput, MAX_INPUT, MAX_SERVERS};
 use serde_json::Value;
 

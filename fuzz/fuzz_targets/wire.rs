@@ -12,10 +12,11 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcp_preamble::{
-    Assembler, Capture, Era, Error, Linter, Lock, McpConfig, PolicyFile, ServerSnapshot,
-    SnapshotFile, Template,
-};
+use mcp_preamble::{Assembler, Era, Error, ServerSnapshot, Template};
+use mcp_preamble::files::{Capture, McpConfig, SnapshotFile};
+use mcp_preamble::lint::Linter;
+use mcp_preamble::pin::Lock;
+use mcp_preamble::settings::PolicyFile;
 use mcp_preamble_fuzz::MAX_INPUT;
 use serde_json::Value;
 

@@ -360,10 +360,10 @@ impl Assembler {
     }
 
     /// Compares every server with its pin in `lock`: each report gets a
-    /// [`Pin`](crate::Pin) ([`ServerReport::pin`](crate::ServerReport::pin)),
+    /// [`Pin`](crate::pin::Pin) ([`ServerReport::pin`](crate::ServerReport::pin)),
     /// and servers that are new or changed are rendered as their
     /// [`OnChange`] says. Without a lock every server is
-    /// [`PinState::Unpinned`](crate::PinState::Unpinned). See the crate
+    /// [`PinState::Unpinned`](crate::pin::PinState::Unpinned). See the crate
     /// docs, "Pins and drift".
     pub fn lock(mut self, lock: Lock) -> Assembler {
         self.lock = Some(lock);
@@ -373,7 +373,7 @@ impl Assembler {
     /// What reaches the model when a server differs from its pin, for
     /// servers whose [`Policy::on_change`] is unset (default: render the
     /// new text, [`OnChange::Accept`], while the server stays pending
-    /// review: [`Pin::pending`](crate::Pin::pending)).
+    /// review: [`Pin::pending`](crate::pin::Pin::pending)).
     pub fn on_change(mut self, on_change: OnChange) -> Assembler {
         self.on_change = Some(on_change);
         self

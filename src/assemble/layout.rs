@@ -1,6 +1,6 @@
 //! The section around the blocks, and its token count.
 
-use super::Assembler;
+use super::builder::Assembler;
 use crate::budget::Rendered;
 use crate::error::Result;
 

@@ -79,7 +79,7 @@ impl<K: Eq + Hash, V: Clone> Stage<K, V> {
     }
 }
 
-/// Per-server work kept between assemblies (see [`Assembler::assemble_with`](super::Assembler::assemble_with)).
+/// Per-server work kept between assemblies (see [`Assembler::assemble_with`](super::builder::Assembler::assemble_with)).
 #[derive(Clone, Default)]
 pub(crate) struct Memo {
     pub(super) generation: u64,

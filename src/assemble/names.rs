@@ -2,7 +2,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::Order;
+use super::builder::Order;
 use crate::model::ServerSnapshot;
 use crate::sanitize::MAX_LINE_CHARS;
 use crate::server_key::ServerKey;

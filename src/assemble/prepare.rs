@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use super::{Assembler, Policy};
+use super::builder::{Assembler, Policy};
 use crate::budget::{self, Measure, Render, Rendered, Trim};
 use crate::dedup::{self, ToolText};
 use crate::error::Result;

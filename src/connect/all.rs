@@ -41,7 +41,7 @@ impl<H: rmcp::ClientHandler> std::fmt::Debug for ConnectAll<H> {
 ///
 /// ```no_run
 /// # async fn run() -> anyhow::Result<()> {
-/// use mcp_preamble::McpConfig;
+/// use mcp_preamble::files::McpConfig;
 /// use mcp_preamble::connect::{ConnectOptions, connect_all};
 ///
 /// let config = McpConfig::from_path("mcp.json")?;

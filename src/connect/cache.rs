@@ -41,7 +41,7 @@ impl DiscoverCache {
     /// The stored snapshot of `entry`, when it is still fresh at `now_ms`.
     pub fn load(&self, entry: &ServerEntry, now_ms: u64) -> Option<ServerSnapshot> {
         let text = crate::error::read_file(&self.path(entry)).ok()?;
-        let file = crate::SnapshotFile::from_json(&text).ok()?;
+        let file = crate::wire::SnapshotFile::from_json(&text).ok()?;
         // A server cannot pin its answer in the cache for longer than a day.
         let ttl = file.snapshot.cache.as_ref()?.ttl_ms?.min(Self::MAX_TTL_MS);
         let fresh = file.snapshot.era == Era::Modern
@@ -66,7 +66,7 @@ impl DiscoverCache {
             |e: std::io::Error| Error::new(ErrorKind::Io, format!("{}: {e}", self.dir.display()));
         std::fs::create_dir_all(&self.dir).map_err(io)?;
         let path = self.path(entry);
-        let text = crate::SnapshotFile::new(snapshot.clone(), now_ms).to_json();
+        let text = crate::wire::SnapshotFile::new(snapshot.clone(), now_ms).to_json();
         let mut options = std::fs::OpenOptions::new();
         options.write(true).create(true).truncate(true);
         #[cfg(unix)]

@@ -53,7 +53,6 @@ use crate::assemble::{Assembler, Memo};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{ServerSnapshot, Tool};
 use crate::pin::{Lock, Pin};
-use crate::report::Assembly;
 
 pub use grace::{DEFAULT_GRACE, ServerState};
 pub use section::{Delta, Section};
@@ -134,7 +133,7 @@ impl Hub {
     pub fn new(assembler: Assembler) -> Hub {
         let blocks = Arc::new(BTreeMap::new());
         let names = Arc::new(BTreeMap::new());
-        let assembly = Assembly::empty(&assembler);
+        let assembly = assembler.empty_assembly();
         let empty = Section {
             revision: 0,
             digest: section::digest(assembly.text()),
@@ -347,7 +346,7 @@ impl Hub {
     }
 
     /// Pins `alias`'s current snapshot in the hub's lock, under its
-    /// [`ServerKey`](crate::ServerKey) (the alias as one safe line: every
+    /// [`ServerKey`](crate::settings::ServerKey) (the alias as one safe line: every
     /// server the hub holds has an alias, so none loses its key to
     /// another's): the server is
     /// `same` from now on and its new text is rendered. In memory only; save

@@ -3,9 +3,9 @@
 
 use serde::Serialize;
 
+use super::codes::{LintCode, Severity};
 use super::hosts::HostSurvival;
 use super::redact::redact;
-use super::{LintCode, Severity};
 use crate::model::InstructionsState;
 
 /// One problem in one server's instructions. Every string in it that

@@ -6,9 +6,11 @@ use crate::model::ServerSnapshot;
 use crate::segment::Unit;
 use crate::text;
 
+use super::codes::{LintCode, Severity};
+use super::finding::Finding;
 use super::hosts::HostSurvival;
+use super::linter::Linter;
 use super::redact::Redactor;
-use super::{Finding, LintCode, Linter, Severity};
 
 /// One server's pass.
 pub(super) struct Pass<'a> {

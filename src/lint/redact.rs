@@ -8,7 +8,7 @@ use std::collections::{BTreeSet, HashSet};
 use crate::model::{Instructions, ServerSnapshot};
 use crate::sanitize;
 
-use super::rules::find_secrets;
+use super::scan::find_secrets;
 
 /// Slices of a secret this long are masked wherever they turn up: a rule
 /// may quote a secret cut short (a phrase, a name), which no pattern knows.

@@ -125,7 +125,8 @@ fn key_of(server: &ServerSnapshot) -> String {
 /// The pinned state of a set of servers: the lock file.
 ///
 /// ```
-/// use mcp_preamble::{Lock, PinState, ServerSnapshot, Tool};
+/// use mcp_preamble::{ServerSnapshot, Tool};
+/// use mcp_preamble::pin::{Lock, PinState};
 ///
 /// let v1 = ServerSnapshot::new("invoice").with_alias("billing")
 ///     .with_instructions("Call list_periods first.")

@@ -5,9 +5,9 @@
 //! The lock file is a public format (see the crate docs, "Pins and drift"):
 //! JSON, one block per server sorted by key, instructions as one string per
 //! line, so a review reads as a plain diff.
-//!
-//! Here: the pin of a server and what the assembler does with it; `lock`
-//! holds the lock file and the comparison.
+
+// Here: the pin of a server and what the assembler does with it; `lock`
+// holds the lock file and the comparison.
 
 mod lock;
 

@@ -73,7 +73,8 @@ impl fmt::Display for Omission {
 /// `Display`) and an entry of [`ServerReport::notes`](crate::ServerReport::notes).
 ///
 /// ```
-/// use mcp_preamble::{Assembler, ServerDiagnostic, ServerSnapshot};
+/// use mcp_preamble::{Assembler, ServerSnapshot};
+/// use mcp_preamble::report::ServerDiagnostic;
 /// let blank = ServerSnapshot::new("x").with_instructions("   ");
 /// let assembly = Assembler::new().assemble(&[blank]).unwrap();
 /// let report = &assembly.servers()[0];
@@ -107,15 +108,15 @@ pub enum ServerDiagnostic {
         /// How many.
         count: usize,
     },
-    /// The server's data reached a [`Limit`](crate::Limit) (also in
+    /// The server's data reached a [`Limit`](crate::report::Limit) (also in
     /// [`ServerReport::limits`](crate::ServerReport::limits)).
     LimitHit(LimitHit),
-    /// The server is new to the [`Lock`](crate::Lock), or changed since it
+    /// The server is new to the [`Lock`](crate::pin::Lock), or changed since it
     /// was pinned (the whole comparison is [`ServerReport::pin`](crate::ServerReport::pin)).
     Pin {
         /// [`PinState::New`] or [`PinState::Changed`].
         state: PinState,
-        /// What changed, as [`Pin::summary`](crate::Pin::summary) says it.
+        /// What changed, as [`Pin::summary`](crate::pin::Pin::summary) says it.
         summary: String,
         /// What was rendered.
         rendering: PinRendering,
@@ -187,7 +188,8 @@ impl fmt::Display for PinRendering {
 /// A host that refuses to start on a misspelt alias matches on it:
 ///
 /// ```
-/// use mcp_preamble::{AliasSetting, Assembler, ConfigDiagnostic, ServerSnapshot};
+/// use mcp_preamble::{Assembler, ServerSnapshot};
+/// use mcp_preamble::report::{AliasSetting, ConfigDiagnostic};
 /// let server = ServerSnapshot::new("billing").with_instructions("Be brief.");
 /// let assembly = Assembler::new().server_budget("biling", 50).assemble(&[server]).unwrap();
 /// let ConfigDiagnostic::UnknownAlias { setting, alias, closest } = &assembly.notes()[0] else {

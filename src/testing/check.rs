@@ -1,10 +1,9 @@
 //! The checks: a block fits, a sentence survives, the section stays within a
 //! limit, the lint is clean.
 
-use std::fmt;
-
 use super::format::{
-    assemble_failed, budget_line, details, quoted_block, removal_line, server_summary, why_omitted,
+    Failure, assemble_failed, budget_line, details, quoted_block, removal_line, server_summary,
+    why_omitted,
 };
 use crate::assemble::Assembler;
 use crate::lint::{Finding, Linter, Severity};
@@ -12,27 +11,6 @@ use crate::model::ServerSnapshot;
 use crate::report::{Assembly, Removal, ServerReport};
 use crate::sanitize;
 use crate::text;
-
-/// Why a check failed: [`Display`](fmt::Display) is the documented message.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Failure {
-    pub(super) message: String,
-}
-
-impl Failure {
-    /// The message (the same text as `to_string()`).
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-}
-
-impl fmt::Display for Failure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for Failure {}
 
 /// Budget checks with one [`Assembler`]: the one your host uses.
 ///

@@ -1,10 +1,32 @@
 //! How failures show a server: its budget, removals and block.
 
-use super::check::Failure;
+use std::fmt;
+
 use crate::report::{Assembly, Removal, ServerReport};
 use crate::text;
 
-pub(super) fn assemble_failed(e: crate::Error) -> Failure {
+/// Why a check failed: [`Display`](fmt::Display) is the documented message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub(super) message: String,
+}
+
+impl Failure {
+    /// The message (the same text as `to_string()`).
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Failure {}
+
+pub(super) fn assemble_failed(e: crate::error::Error) -> Failure {
     Failure {
         message: format!("cannot assemble: {e}"),
     }

@@ -54,7 +54,7 @@
 //!
 //! A failing assertion panics with a message that shows the block as
 //! rendered (each line after `| `), its token count, the budget, and what
-//! was removed and why (the reasons of [`Removal`](crate::Removal): `budget`,
+//! was removed and why (the reasons of [`Removal`](crate::report::Removal): `budget`,
 //! `restates_tool`, `repeated`, `same_as_server`, `policy`). For example:
 //!
 //! ```
@@ -115,7 +115,7 @@
 //!
 //! ## Lint in tests
 //!
-//! [`assert_lint_clean`] fails when the [lint](crate::Linter) finds anything
+//! [`assert_lint_clean`] fails when the [lint](crate::lint::Linter) finds anything
 //! at or above a severity, listing the findings.
 
 mod build;
@@ -125,9 +125,10 @@ mod golden;
 
 pub use build::{ServerBuilder, load, load_dir, server};
 pub use check::{
-    Check, Failure, assert_fits, assert_keeps, assert_lint_clean, assert_section_within, fits,
-    keeps, lint_clean, section_within,
+    Check, assert_fits, assert_keeps, assert_lint_clean, assert_section_within, fits, keeps,
+    lint_clean, section_within,
 };
+pub use format::Failure;
 pub use golden::golden;
 
 #[doc(hidden)]

@@ -2,7 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use mcp_preamble::{Capture, ServerSnapshot};
+use mcp_preamble::ServerSnapshot;
+use mcp_preamble::files::Capture;
 
 pub fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")
@@ -81,11 +82,15 @@ pub fn ensure_npm() {
 }
 
 /// A config entry that runs `node <script>` in tests/servers with `env`.
-pub fn node_entry(alias: &str, script: &str, env: &[(&str, &str)]) -> mcp_preamble::ServerEntry {
+pub fn node_entry(
+    alias: &str,
+    script: &str,
+    env: &[(&str, &str)],
+) -> mcp_preamble::files::ServerEntry {
     ensure_npm();
-    mcp_preamble::ServerEntry {
+    mcp_preamble::files::ServerEntry {
         alias: alias.into(),
-        transport: mcp_preamble::ServerTransport::Stdio {
+        transport: mcp_preamble::files::ServerTransport::Stdio {
             command: "node".into(),
             args: vec![script.into()],
             env: env

@@ -146,9 +146,9 @@ pub struct LintArgs {
     pub format: LintFormat,
     /// Exit 1 when a finding is at or above this level: `note`, `warning` or `error`.
     #[arg(long, default_value = "error", value_name = "LEVEL", value_parser = parse_severity)]
-    pub deny: mcp_preamble::Severity,
+    pub deny: mcp_preamble::lint::Severity,
     /// Instructions over this many tokens get MCP004.
-    #[arg(long, default_value_t = mcp_preamble::DEFAULT_MAX_TOKENS, value_name = "N", value_parser = parse_tokens)]
+    #[arg(long, default_value_t = mcp_preamble::lint::DEFAULT_MAX_TOKENS, value_name = "N", value_parser = parse_tokens)]
     pub max_tokens: usize,
     /// `o200k_base` (the default), `cl100k_base`, or a model name.
     #[arg(long, value_name = "E")]
@@ -160,7 +160,7 @@ pub struct LintArgs {
     pub policy: Option<PathBuf>,
     /// Turn a lint off, by code or name (repeatable): `--allow MCP002`, `--allow restates-tool`.
     #[arg(long, value_name = "CODE", value_parser = parse_lint_code)]
-    pub allow: Vec<mcp_preamble::LintCode>,
+    pub allow: Vec<mcp_preamble::lint::LintCode>,
     // The help names the hosts of the library's table (`host_names`).
     #[arg(long, value_name = "HOSTS", help = format!(
         "Show what survives these hosts and report constraint sentences they cut off (MCP010): \
@@ -191,18 +191,18 @@ pub enum LintFormat {
 
 /// The known hosts' names as the help lists them: `` `claude-code`, `chatgpt`, … ``.
 fn host_names() -> String {
-    let names: Vec<String> = mcp_preamble::HostProfile::known()
+    let names: Vec<String> = mcp_preamble::lint::HostProfile::known()
         .iter()
         .map(|p| format!("`{}`", p.name))
         .collect();
     names.join(", ")
 }
 
-fn parse_severity(s: &str) -> Result<mcp_preamble::Severity, String> {
+fn parse_severity(s: &str) -> Result<mcp_preamble::lint::Severity, String> {
     s.parse().map_err(|e: mcp_preamble::Error| e.to_string())
 }
 
-fn parse_lint_code(s: &str) -> Result<mcp_preamble::LintCode, String> {
+fn parse_lint_code(s: &str) -> Result<mcp_preamble::lint::LintCode, String> {
     s.parse().map_err(|e: mcp_preamble::Error| e.to_string())
 }
 

@@ -7,7 +7,11 @@
 use std::fmt;
 use std::io::{IsTerminal, Write as _};
 
-use mcp_preamble::{Assembly, HostSurvival, Omission, PinState, json_safe, terminal_safe};
+use mcp_preamble::Assembly;
+use mcp_preamble::lint::HostSurvival;
+use mcp_preamble::pin::PinState;
+use mcp_preamble::report::Omission;
+use mcp_preamble::text::{json_safe, terminal_safe};
 
 use crate::load::Source;
 

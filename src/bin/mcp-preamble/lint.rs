@@ -4,16 +4,17 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use mcp_preamble::connect::Handshake;
-use mcp_preamble::{
-    AliasSetting, ConfigDiagnostic, Era, McpConfig, PolicyFile, ServerSnapshot, Settings,
-    terminal_safe,
-};
+use mcp_preamble::files::McpConfig;
+use mcp_preamble::report::{AliasSetting, ConfigDiagnostic};
+use mcp_preamble::settings::{PolicyFile, Settings};
+use mcp_preamble::text::terminal_safe;
+use mcp_preamble::{Era, ServerSnapshot};
 
 use crate::CliError;
 use crate::args::{LintArgs, LintFormat};
 use crate::emit::{emit, emit_err};
 use crate::load::{gather, gather_with, load_file_eras, require_input};
-use mcp_preamble::json_safe;
+use mcp_preamble::text::json_safe;
 
 /// Lints files and a config's servers. Exit 2 when a server could not be
 /// linted (so an incomplete lint never passes), else 1 when a finding is at
@@ -27,11 +28,14 @@ pub async fn lint(a: LintArgs) -> Result<ExitCode, CliError> {
     settings.overrides.encoding.clone_from(&a.encoding);
     let encoding = settings.encoding()?;
     require_input(&a.files, &a.connect)?;
-    let mut linter = mcp_preamble::Linter::new()
+    let mut linter = mcp_preamble::lint::Linter::new()
         .encoding(encoding)
         .max_tokens(a.max_tokens);
     if let Some(list) = &a.hosts {
-        linter = linter.hosts(mcp_preamble::HostProfile::parse_list(list, a.max_tokens)?);
+        linter = linter.hosts(mcp_preamble::lint::HostProfile::parse_list(
+            list,
+            a.max_tokens,
+        )?);
     }
     for code in &a.allow {
         linter = linter.allow(*code);
@@ -73,7 +77,7 @@ pub async fn lint(a: LintArgs) -> Result<ExitCode, CliError> {
             servers.extend(linter.check_connects(run, Some(&origin)));
         }
     }
-    let mut report = mcp_preamble::LintReport::new(servers);
+    let mut report = mcp_preamble::lint::LintReport::new(servers);
     if let (Some(policy), Some(path)) = (&policy, &a.policy) {
         // A table for an alias no server has is a finding (MCP017).
         let known: Vec<&str> = known.iter().map(String::as_str).collect();

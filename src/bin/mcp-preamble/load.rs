@@ -2,10 +2,11 @@
 
 use std::path::{Path, PathBuf};
 
+use mcp_preamble::ServerSnapshot;
 use mcp_preamble::connect::{
     ConnectOptions, Connection, DiscoverCache, Handshake, connect_all, now_ms,
 };
-use mcp_preamble::{Capture, McpConfig, ServerSnapshot, load_server_file};
+use mcp_preamble::files::{Capture, McpConfig, load_server_file};
 
 use crate::CliError;
 use crate::args::Connect;

@@ -4,7 +4,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::ExitCode;
 
-use mcp_preamble::{Lock, PinState, ServerKey, ServerSnapshot};
+use mcp_preamble::ServerSnapshot;
+use mcp_preamble::pin::{Lock, PinState};
+use mcp_preamble::settings::ServerKey;
 
 use crate::CliError;
 use crate::args::PinArgs;

@@ -2,10 +2,11 @@
 
 use std::process::ExitCode;
 
-use mcp_preamble::{
-    AliasSetting, Assembler, ConfigDiagnostic, HostProfile, HostSurvival, Linter, Lock,
-    ServerSnapshot, Settings,
-};
+use mcp_preamble::lint::{HostProfile, HostSurvival, Linter};
+use mcp_preamble::pin::Lock;
+use mcp_preamble::report::{AliasSetting, ConfigDiagnostic};
+use mcp_preamble::settings::Settings;
+use mcp_preamble::{Assembler, ServerSnapshot};
 
 use crate::CliError;
 use crate::args::Preview;
@@ -77,7 +78,7 @@ fn host_survival(
     let Some(list) = &p.as_hosts else {
         return Ok(Vec::new());
     };
-    let budget = p.budget.unwrap_or(mcp_preamble::DEFAULT_MAX_TOKENS);
+    let budget = p.budget.unwrap_or(mcp_preamble::lint::DEFAULT_MAX_TOKENS);
     let encoding = settings.encoding()?;
     let linter = Linter::new()
         .encoding(encoding)

@@ -3,7 +3,8 @@
 use std::io::{IsTerminal, Write as _};
 use std::sync::{Arc, Mutex};
 
-use mcp_preamble::{ServerEntry, terminal_safe};
+use mcp_preamble::files::ServerEntry;
+use mcp_preamble::text::terminal_safe;
 
 use crate::emit::truncate;
 

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use mcp_preamble::connect::now_ms;
-use mcp_preamble::{McpConfig, PolicyFile, SnapshotFile};
+use mcp_preamble::files::{McpConfig, SnapshotFile};
+use mcp_preamble::settings::PolicyFile;
 
 use crate::CliError;
 use crate::args::SnapshotArgs;

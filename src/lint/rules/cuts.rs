@@ -1,8 +1,8 @@
 //! What survives each host's cut (the [`HostSurvival`] table) and
 //! constraint sentences lost under one (MCP010). Runs only for the hosts
-//! given to [`Linter::hosts`](crate::Linter::hosts).
+//! given to [`Linter::hosts`](crate::lint::Linter::hosts).
 
-use crate::Assembler;
+use crate::assemble::Assembler;
 use crate::dedup::{self, Priority};
 use crate::lint::LintCode;
 use crate::lint::hosts::{HostCut, HostProfile, HostSurvival, LostUnit};

@@ -10,10 +10,10 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::find_secrets;
 use super::hidden::count_hidden;
 use super::host::{HostPattern, worst_match};
 use crate::lint::pass::Pass;
+use crate::lint::scan::find_secrets;
 use crate::lint::{LintCode, Severity};
 use crate::sanitize;
 use crate::segment;

@@ -15,8 +15,6 @@ mod secrets;
 mod structure;
 mod tools;
 
-pub(super) use secrets::find_secrets;
-
 use crate::model::Instructions;
 use crate::sanitize;
 use crate::segment;
