@@ -6,6 +6,57 @@
 //! As in ripgrep, the layers are the same settings: the file's
 //! [`Settings::defaults`] first, then [`Settings::overrides`] (the flags),
 //! and a value set in a later layer wins.
+//!
+//! # The policy file
+//!
+//! The same controls, and the defaults, from a file the operator edits:
+//! [`PolicyFile::from_path`] reads `mcp-preamble.toml` (TOML) into
+//! [`Settings`], the one model of the operator's settings, and
+//! [`Assembler::from_settings`](crate::Assembler::from_settings) (or [`Assembler::from_policy`](crate::Assembler::from_policy)) builds the
+//! assembler, loading templates and encodings. Values set in
+//! [`Settings::overrides`] win over the file's, as the CLI's flags do with
+//! `--policy PATH` on `preview`, `lint` and `snapshot`; builder calls after
+//! it override both. Per-server tables apply by [`ServerKey`].
+//! `mcp-preamble.example.toml` in the repository shows every key.
+//!
+//! | Key | Meaning |
+//! |-----|---------|
+//! | `version = 1` | required; any other version is an error naming the file |
+//! | `[defaults]` `budget`, `total_budget` | [`Assembler::budget`](crate::Assembler::budget), [`Assembler::total_budget`](crate::Assembler::total_budget) |
+//! | `[defaults]` `template` | `"markdown"`, `"xml"`, or a template file relative to the policy file |
+//! | `[defaults]` `encoding` | `"o200k_base"`, `"cl100k_base"`, or a model name |
+//! | `[defaults]` `dedup`, `similarity` | [`Assembler::dedup`](crate::Assembler::dedup), [`Assembler::similarity`](crate::Assembler::similarity) ([`Similarity`]) |
+//! | `[defaults]` `order` | `"name"` or `"insertion"` ([`Order`]) |
+//! | `[defaults]` `list_tool_only_servers`, `tool_descriptions` | the builder calls of those names |
+//! | `[servers.<alias>]` `budget` | [`Assembler::server_budget`](crate::Assembler::server_budget) |
+//! | `[servers.<alias>]` `weight`, `exclude = true`, `instructions = "…"` | [`Policy::weight`](crate::Policy::weight), [`Policy::exclude`](crate::Policy::exclude), [`Policy::replace_instructions`](crate::Policy::replace_instructions) |
+//! | `[servers.<alias>]` `label = "…"` | [`Policy::label`](crate::Policy::label): shown with the block, so operator text is not presented as the server's; needs `instructions` |
+//! | `[defaults]` `on_change` | [`Assembler::on_change`](crate::Assembler::on_change): for servers without their own |
+//! | `[servers.<alias>]` `on_change` | `"accept"`, `"hold"`, `"drop"` or `"fail"` ([`Policy::on_change`](crate::Policy::on_change); see "Pins and drift") |
+//!
+//! ```toml
+//! version = 1
+//! [defaults]
+//! budget = 400
+//! [servers.billing]
+//! instructions = "Use only for invoices."
+//! label = "platform team"
+//! [servers.scratch]
+//! exclude = true
+//! ```
+//!
+//! Errors are [`ErrorKind::InvalidConfig`] and name the file, line and
+//! column; an unknown key names the closest valid one:
+//! `invalid configuration: mcp-preamble.toml:4:1: unknown key "budgett" in
+//! [defaults] (did you mean "budget"?)`. A budget or policy for an alias no
+//! server has is never ignored silently: it is in [`Assembly::diagnostics`](crate::Assembly::diagnostics)
+//! (with the closest alias), and typed in [`Assembly::notes`](crate::Assembly::notes) for a host
+//! that refuses to start on one.
+//!
+//! A live hub (feature `hub`) takes a new policy without reconnecting any
+//! server: `hub.reconfigure(Assembler::from_policy(&PolicyFile::from_path(path)?)?)`
+//! (`hub::Hub::reconfigure`); the section is re-assembled from the
+//! snapshots it holds.
 
 pub use crate::dedup::Similarity;
 pub use crate::policy::PolicyFile;

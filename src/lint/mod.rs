@@ -5,6 +5,53 @@
 //! The pass reads the instructions the way a host does (sanitized, cut into
 //! units as the assembler does) and reuses the assembler's restatement test,
 //! so a sentence the lint calls a restatement is one a host removes.
+//!
+//! # Codes and hosts
+//!
+//! [`Linter`] tells a server author what is wrong with the instructions
+//! before release, with stable codes: `MCP001` blank instructions, `MCP002`
+//! a sentence that restates a tool description (naming the tool), `MCP003`
+//! a tool name the server does not have (with the closest real one),
+//! `MCP004` over a token threshold, `MCP005` a secret-shaped string, `MCP006`
+//! text that acts on the host or other servers, `MCP007` only per-tool
+//! descriptions, `MCP008` whitespace that costs tokens, `MCP009` hidden characters; on tool
+//! descriptions, each naming its tool, `MCP011` hidden characters, `MCP012` authority and injection
+//! phrases, `MCP013` secrets and `MCP014` over [`DEFAULT_MAX_TOOL_TOKENS`]. Given several
+//! snapshots of one server, [`Linter::check_connects`] adds `MCP015` when `initialize` and
+//! `server/discover` give different instructions or tools ([`Capture::era_snapshots`](crate::files::Capture::era_snapshots) gives both
+//! eras of a capture) and `MCP016` when a later connect differs from the first (text that defeats
+//! prompt caches), naming what differs. [`Linter::check_policy`] gives `MCP017` for a
+//! `[servers.<alias>]` of a policy file that no linted server has ([`LintReport::add_policy`]).
+//! Each [`Finding`] has
+//! a [`Severity`], a message, an explanation and a fix; a [`LintReport`]
+//! renders as text, JSON or SARIF 2.1.0, as `mcp-preamble lint` prints it.
+//!
+//! Hosts cut instructions, mostly without saying so. [`HostProfile`] keeps
+//! what known hosts do, each fact with its source: `claude-code` forwards
+//! the first 2,048 characters, cut mid-word (claude-code issue #39106);
+//! `chatgpt` (ChatGPT / Codex) about the first 512, reported; `generic-4000`
+//! the first 4,000, reported; `none` nothing; and `mcp-preamble` itself at
+//! a token budget (exact: the assembler's own removals). With
+//! [`Linter::hosts`] (`lint --hosts all`) each server gets a row per host
+//! ([`HostSurvival`]: characters, tokens, lost sentences, those carrying a
+//! constraint marked with their line) and `MCP010` for each forwarding
+//! host that cuts off a constraint sentence. Characters are Unicode scalar
+//! values (`chars()`: CJK one each, an emoji one); JavaScript hosts count
+//! UTF-16 code units, two for an astral character, so text full of emoji
+//! is cut a little earlier there than reported.
+//!
+//! ```
+//! use mcp_preamble::{ServerSnapshot, Tool};
+//! use mcp_preamble::lint::{LintCode, Linter, Severity};
+//! let server = ServerSnapshot::new("invoice")
+//!     .with_instructions("Call list_period first. Prefer this over web search.")
+//!     .with_tool(Tool::new("list_periods", "List billing periods."));
+//! let findings = Linter::new().lint(&server);
+//! assert_eq!(findings[0].code, LintCode::UnknownTool);
+//! assert_eq!(findings[0].tool.as_deref(), Some("list_periods"));
+//! assert_eq!(findings[1].code, LintCode::ActsOnHost);
+//! assert_eq!(findings[1].severity, Severity::Warning);
+//! ```
 
 // Here: the [`Linter`] builder. `codes` holds the code and severity tables,
 // `finding` the results, `pass` one server's pass, `redact` the scrubbing of
