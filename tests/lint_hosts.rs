@@ -646,4 +646,45 @@ mod cli {
         );
         std::fs::remove_dir_all(&dir).unwrap();
     }
+    #[test]
+    fn preview_as_takes_the_budget_the_assembly_uses() {
+        // No --budget: the mcp-preamble host row uses the policy file's budget,
+        // as the assembly does, and a flag overrides both.
+        let dir =
+            std::env::temp_dir().join(format!("mcp-preamble-as-budget-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let policy = dir.join("mcp-preamble.toml");
+        std::fs::write(&policy, "version = 1\n[defaults]\nbudget = 123\n").unwrap();
+        let host_of = |extra: &[&str]| {
+            let out = Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
+                .arg("preview")
+                .arg(concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/tests/corpus/seed-invoice-server.json"
+                ))
+                .args(["--as", "mcp-preamble", "--json", "--policy"])
+                .arg(&policy)
+                .args(extra)
+                .output()
+                .unwrap();
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            let hosts = v["as"]
+                .as_object()
+                .unwrap()
+                .values()
+                .next()
+                .unwrap()
+                .clone();
+            hosts[0]["cut"].as_str().unwrap().to_string()
+        };
+        assert_eq!(host_of(&[]), "assembles within 123 tokens");
+        assert_eq!(host_of(&["--budget", "77"]), "assembles within 77 tokens");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -78,7 +78,11 @@ fn host_survival(
     let Some(list) = &p.as_hosts else {
         return Ok(Vec::new());
     };
-    let budget = p.budget.unwrap_or(mcp_preamble::lint::DEFAULT_MAX_TOKENS);
+    // The same budget the assembly uses: the flag over the policy file.
+    let budget = settings
+        .effective()
+        .budget
+        .unwrap_or(mcp_preamble::lint::DEFAULT_MAX_TOKENS);
     let encoding = settings.encoding()?;
     let linter = Linter::new()
         .encoding(encoding)
