@@ -342,7 +342,7 @@
 //! | `[defaults]` `order` | `"name"` or `"insertion"` ([`Order`]) |
 //! | `[defaults]` `list_tool_only_servers`, `tool_descriptions` | the builder calls of those names |
 //! | `[servers.<alias>]` `budget` | [`Assembler::server_budget`] |
-//! | `[servers.<alias>]` `weight`, `exclude = true`, `instructions = "…"` | [`Policy::weight`], [`Policy::exclude`], [`Policy::replace_instructions`] |
+//! | `[servers.<alias>]` `weight` (0.001 to 1000), `exclude = true`, `instructions = "…"` | [`Policy::weight`] ([`Weight`](settings::Weight)), [`Policy::exclude`], [`Policy::replace_instructions`] |
 //! | `[servers.<alias>]` `label = "…"` | [`Policy::label`]: shown with the block, so operator text is not presented as the server's; needs `instructions` |
 //! | `[defaults]` `on_change` | [`Assembler::on_change`]: for servers without their own |
 //! | `[servers.<alias>]` `on_change` | `"accept"`, `"hold"`, `"drop"` or `"fail"` ([`Policy::on_change`]; see "Pins and drift") |
