@@ -491,3 +491,57 @@ fn a_policy_file_applies_and_flags_override_it() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A misspelt alias in `--deferred`, `--server-budget` or the policy file
+/// is warned about with the closest alias, and fails `--check`.
+#[test]
+fn misspelt_aliases_warn_with_a_suggestion_and_fail_check() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+    let a = corpus
+        .join("seed-invoice-server.json")
+        .display()
+        .to_string();
+    let b = corpus.join("basic-memory.json").display().to_string();
+    let warning = |flag: &str, alias: &str| {
+        format!(
+            "mcp-preamble: warning: {flag} \"{alias}\": no server has that alias (did you mean \"basic-memory\"?) (known: \"basic-memory\", \"seed-invoice-server\")\n"
+        )
+    };
+    let out = run(&["preview", &a, &b, "--deferred", "basic-memry"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stderr(&out), warning("--deferred", "basic-memry"));
+    let out = run(&["preview", &a, &b, "--server-budget", "basic-memroy=10"]);
+    assert_eq!(stderr(&out), warning("--server-budget", "basic-memroy"));
+    // The misspelt deferral applies to nothing: no tool index appears.
+    assert!(!stdout(&out).contains("Deferred tools"), "{}", stdout(&out));
+    for args in [
+        &["--deferred", "basic-memry"][..],
+        &["--server-budget", "basic-memroy=10000"],
+    ] {
+        let mut all = vec!["preview", a.as_str(), b.as_str(), "--check"];
+        all.extend_from_slice(args);
+        assert_eq!(run(&all).status.code(), Some(1), "{args:?}");
+    }
+    assert_eq!(
+        run(&["preview", &a, &b, "--check", "--deferred", "basic-memory"])
+            .status
+            .code(),
+        Some(0)
+    );
+    // A policy table for a misspelt alias: the suggestion, and --check fails.
+    let dir = scratch("misspelt");
+    let policy = dir.join("mcp-preamble.toml");
+    std::fs::write(&policy, "version = 1\n[servers.basic-memroy]\nexclude = true\n").unwrap();
+    let p = policy.display().to_string();
+    let out = run(&["preview", &a, &b, "--policy", &p]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        stderr(&out),
+        "mcp-preamble: warning: policy for \"basic-memroy\": no server has this alias (did you mean \"basic-memory\"?)\n"
+    );
+    assert_eq!(
+        run(&["preview", &a, &b, "--policy", &p, "--check"]).status.code(),
+        Some(1)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -112,8 +112,10 @@ pub struct Preview {
     /// Print the report as JSON instead of text.
     #[arg(long)]
     pub json: bool,
-    /// Exit 1 when any server failed or needed budget trimming, or (with
-    /// `--lock`) is new or changed and its policy's `on_change` is not `accept`.
+    /// Exit 1 when any server failed or needed budget trimming, when a
+    /// setting (`--server-budget`, `--deferred`, a `[servers.<alias>]` of
+    /// `--policy`) names an alias no server has, or (with `--lock`) when a
+    /// server is new or changed and its policy's `on_change` is not `accept`.
     #[arg(long)]
     pub check: bool,
 }

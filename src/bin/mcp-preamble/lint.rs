@@ -194,15 +194,16 @@ async fn connect_again(
     }
 }
 
-/// Warns about each `[servers.<alias>]` no server has.
+/// Warns about each `[servers.<alias>]` no server has, with the closest
+/// known alias.
 pub fn warn_unknown_aliases(policy: &PolicyFile, known: &[String]) {
     for alias in policy.servers.keys() {
         if !known.contains(alias) {
-            let unknown = ConfigDiagnostic::UnknownAlias {
-                setting: AliasSetting::Policy,
-                alias: alias.clone(),
-                closest: None,
-            };
+            let unknown = ConfigDiagnostic::unknown_alias(
+                AliasSetting::Policy,
+                alias.clone(),
+                known.iter().map(String::as_str),
+            );
             emit_err(&format!("mcp-preamble: warning: {unknown}"));
         }
     }
