@@ -346,6 +346,7 @@
 //! | `[servers.<alias>]` `label = "…"` | [`Policy::label`]: shown with the block, so operator text is not presented as the server's; needs `instructions` |
 //! | `[defaults]` `on_change` | [`Assembler::on_change`]: for servers without their own |
 //! | `[servers.<alias>]` `on_change` | `"accept"`, `"hold"`, `"drop"` or `"fail"` ([`Policy::on_change`]; see "Pins and drift") |
+//! | `[client]` `name`, `version`, `capabilities`, `roots` | who the CLI says it is when it connects ([`ClientSettings`](settings::ClientSettings)); a host that shares the file connects as the same client with [`ClientSettings::client_config`](settings::ClientSettings::client_config) and [`ClientSettings::handler`](settings::ClientSettings::handler) (feature `rmcp`) |
 //!
 //! ```toml
 //! version = 1

@@ -12,7 +12,7 @@ use toml::de::{DeTable, DeValue};
 
 use crate::assemble::Assembler;
 use crate::error::{Error, ErrorKind, Result};
-use crate::settings::{Defaults, POLICY_VERSION, ServerSettings, Settings};
+use crate::settings::{ClientSettings, Defaults, POLICY_VERSION, ServerSettings, Settings};
 use crate::support::distance;
 
 /// A parsed policy file (see the crate docs, "Policy file"): its
@@ -237,6 +237,11 @@ fn first_unknown<'a, 'i>(
             ("defaults", Some(defaults)) => {
                 if let Some(k) = defaults.keys().find(|k| is_unknown(k, Defaults::keys())) {
                     return Some((k, Defaults::keys(), Some("[defaults]")));
+                }
+            }
+            ("client", Some(client)) => {
+                if let Some(k) = client.keys().find(|k| is_unknown(k, ClientSettings::keys())) {
+                    return Some((k, ClientSettings::keys(), Some("[client]")));
                 }
             }
             ("servers", Some(servers)) => {

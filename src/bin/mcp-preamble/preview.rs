@@ -105,8 +105,9 @@ fn host_survival(
         .collect())
 }
 
-pub async fn preview(p: Preview) -> Result<ExitCode, CliError> {
+pub async fn preview(mut p: Preview) -> Result<ExitCode, CliError> {
     let settings = settings(&p)?;
+    p.connect.client = settings.client.clone();
     let assembler = assembler(&p, &settings)?;
     let mut gathered = load_inputs(&p.files, &p.connect).await?;
     let snapshots = std::mem::take(&mut gathered.snapshots);
