@@ -240,7 +240,10 @@ fn first_unknown<'a, 'i>(
                 }
             }
             ("client", Some(client)) => {
-                if let Some(k) = client.keys().find(|k| is_unknown(k, ClientSettings::keys())) {
+                if let Some(k) = client
+                    .keys()
+                    .find(|k| is_unknown(k, ClientSettings::keys()))
+                {
                     return Some((k, ClientSettings::keys(), Some("[client]")));
                 }
             }

@@ -259,18 +259,22 @@ impl std::str::FromStr for Capability {
 
     /// `roots`, `sampling` or `elicitation`; else [`ErrorKind::InvalidConfig`].
     fn from_str(s: &str) -> Result<Capability> {
-        [Capability::Roots, Capability::Sampling, Capability::Elicitation]
-            .into_iter()
-            .find(|c| c.as_str() == s)
-            .ok_or_else(|| {
-                Error::new(
-                    ErrorKind::InvalidConfig,
-                    format!(
-                        "unknown capability {:?} (use roots, sampling or elicitation)",
-                        s.chars().take(64).collect::<String>()
-                    ),
-                )
-            })
+        [
+            Capability::Roots,
+            Capability::Sampling,
+            Capability::Elicitation,
+        ]
+        .into_iter()
+        .find(|c| c.as_str() == s)
+        .ok_or_else(|| {
+            Error::new(
+                ErrorKind::InvalidConfig,
+                format!(
+                    "unknown capability {:?} (use roots, sampling or elicitation)",
+                    s.chars().take(64).collect::<String>()
+                ),
+            )
+        })
     }
 }
 
@@ -389,7 +393,10 @@ impl Weight {
         if (Weight::MIN..=Weight::MAX).contains(&weight) {
             Ok(Weight(weight))
         } else {
-            Err(Error::new(ErrorKind::InvalidConfig, Weight::outside(weight)))
+            Err(Error::new(
+                ErrorKind::InvalidConfig,
+                Weight::outside(weight),
+            ))
         }
     }
 

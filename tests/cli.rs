@@ -531,7 +531,11 @@ fn misspelt_aliases_warn_with_a_suggestion_and_fail_check() {
     // A policy table for a misspelt alias: the suggestion, and --check fails.
     let dir = scratch("misspelt");
     let policy = dir.join("mcp-preamble.toml");
-    std::fs::write(&policy, "version = 1\n[servers.basic-memroy]\nexclude = true\n").unwrap();
+    std::fs::write(
+        &policy,
+        "version = 1\n[servers.basic-memroy]\nexclude = true\n",
+    )
+    .unwrap();
     let p = policy.display().to_string();
     let out = run(&["preview", &a, &b, "--policy", &p]);
     assert_eq!(out.status.code(), Some(0));
@@ -540,7 +544,9 @@ fn misspelt_aliases_warn_with_a_suggestion_and_fail_check() {
         "mcp-preamble: warning: policy for \"basic-memroy\": no server has this alias (did you mean \"basic-memory\"?)\n"
     );
     assert_eq!(
-        run(&["preview", &a, &b, "--policy", &p, "--check"]).status.code(),
+        run(&["preview", &a, &b, "--policy", &p, "--check"])
+            .status
+            .code(),
         Some(1)
     );
     let _ = std::fs::remove_dir_all(&dir);
@@ -604,13 +610,36 @@ fn the_cli_speaks_as_the_host() {
     // pin as the host: the lock holds the host's tools.
     let lock = dir.join("lock.json");
     let l = lock.display().to_string();
-    let out = run(&["pin", "--config", &config, "--handshake", "legacy", "--lock", &l, "--policy", &p]);
+    let out = run(&[
+        "pin",
+        "--config",
+        &config,
+        "--handshake",
+        "legacy",
+        "--lock",
+        &l,
+        "--policy",
+        &p,
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let pinned = std::fs::read_to_string(&lock).unwrap();
-    assert!(pinned.contains("\"has-roots\"") && pinned.contains("\"root-project\""), "{pinned}");
+    assert!(
+        pinned.contains("\"has-roots\"") && pinned.contains("\"root-project\""),
+        "{pinned}"
+    );
     // A capability the CLI does not know is a usage error.
-    let out = run(&["preview", "--config", &config, "--capabilities", "roots,telepathy"]);
+    let out = run(&[
+        "preview",
+        "--config",
+        &config,
+        "--capabilities",
+        "roots,telepathy",
+    ]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("unknown capability \"telepathy\""), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("unknown capability \"telepathy\""),
+        "{}",
+        stderr(&out)
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -123,15 +123,31 @@ fn every_error() -> Vec<(&'static str, anyhow::Error)> {
         .on_change(mcp_preamble::pin::OnChange::Fail)
         .assemble(&[ServerSnapshot::new("x").with_instructions("Be brief.")]);
     let errors: Vec<(&str, mcp_preamble::Error)> = vec![
-        ("invalid json", ServerSnapshot::from_discover_json("{").unwrap_err()),
+        (
+            "invalid json",
+            ServerSnapshot::from_discover_json("{").unwrap_err(),
+        ),
         (
             "invalid message",
-            ServerSnapshot::from_discover_json(r#"{"jsonrpc":"2.0","id":1,"result":5}"#).unwrap_err(),
+            ServerSnapshot::from_discover_json(r#"{"jsonrpc":"2.0","id":1,"result":5}"#)
+                .unwrap_err(),
         ),
-        ("rpc error", ServerSnapshot::from_discover_json(NOT_FOUND).unwrap_err()),
-        ("io", PolicyFile::from_path(dir.join("missing.toml")).unwrap_err()),
-        ("template", Template::from_source("t.j2", "{% for %}").unwrap_err()),
-        ("template file", Template::from_path(&bad_template).unwrap_err()),
+        (
+            "rpc error",
+            ServerSnapshot::from_discover_json(NOT_FOUND).unwrap_err(),
+        ),
+        (
+            "io",
+            PolicyFile::from_path(dir.join("missing.toml")).unwrap_err(),
+        ),
+        (
+            "template",
+            Template::from_source("t.j2", "{% for %}").unwrap_err(),
+        ),
+        (
+            "template file",
+            Template::from_path(&bad_template).unwrap_err(),
+        ),
         ("unknown template", Template::builtin("html").unwrap_err()),
         ("unknown encoding", Encoding::from_name("nope").unwrap_err()),
         (
@@ -167,8 +183,10 @@ fn every_error() -> Vec<(&'static str, anyhow::Error)> {
         ("drift", drift.unwrap_err()),
     ];
     std::fs::remove_dir_all(&dir).unwrap();
-    let mut all: Vec<(&str, anyhow::Error)> =
-        errors.into_iter().map(|(k, e)| (k, anyhow::Error::new(e))).collect();
+    let mut all: Vec<(&str, anyhow::Error)> = errors
+        .into_iter()
+        .map(|(k, e)| (k, anyhow::Error::new(e)))
+        .collect();
     let rpc = ServerSnapshot::from_discover_json(NOT_FOUND).unwrap_err();
     all.push(("rpc error type", rpc.rpc_error().cloned().unwrap().into()));
     all
@@ -226,7 +244,10 @@ async fn connect_and_timeout_say_each_thing_once() {
     };
     let options = ConnectOptions::new().timeout(std::time::Duration::from_millis(300));
     let mut kinds = Vec::new();
-    for e in [entry("/nonexistent/mcp-server", &[]), entry("sleep", &["5"])] {
+    for e in [
+        entry("/nonexistent/mcp-server", &[]),
+        entry("sleep", &["5"]),
+    ] {
         let failure = connect(&e, &options).await.unwrap_err();
         kinds.push(failure.error.kind());
         let inner = anyhow::Error::new(failure.error);
@@ -235,7 +256,11 @@ async fn connect_and_timeout_say_each_thing_once() {
         }
     }
     assert_eq!(kinds, [ErrorKind::Connect, ErrorKind::Timeout]);
-    let failure = anyhow::Error::new(connect(&entry("/nonexistent/x", &[]), &options).await.unwrap_err());
+    let failure = anyhow::Error::new(
+        connect(&entry("/nonexistent/x", &[]), &options)
+            .await
+            .unwrap_err(),
+    );
     for shown in [format!("{failure:#}"), format!("{failure:?}")] {
         assert_eq!(repeated_phrase(&shown), None, "{shown}");
     }

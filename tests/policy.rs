@@ -294,7 +294,12 @@ fn a_huge_unknown_key_is_echoed_cut() {
     ] {
         let e = PolicyFile::from_str(&text, "p.toml").unwrap_err();
         let shown = e.to_string();
-        assert!(shown.len() < 600, "{} bytes: {}", shown.len(), &shown[..600]);
+        assert!(
+            shown.len() < 600,
+            "{} bytes: {}",
+            shown.len(),
+            &shown[..600]
+        );
         assert!(shown.contains(&format!("{}…", "k".repeat(60))), "{shown}");
     }
 }
@@ -325,7 +330,10 @@ fn hostile_weights_are_errors_with_the_place() {
     for ok in ["0.001", "1.0", "1000.0"] {
         let text = format!("version = 1\n[servers.a]\nweight = {ok}\n");
         let file = PolicyFile::from_str(&text, "p.toml").unwrap();
-        assert_eq!(file.servers["a"].weight.unwrap().get(), ok.parse::<f64>().unwrap());
+        assert_eq!(
+            file.servers["a"].weight.unwrap().get(),
+            ok.parse::<f64>().unwrap()
+        );
     }
 }
 

@@ -245,7 +245,11 @@ async fn the_client_table_is_the_identity_sent() {
             .unwrap();
         let seen: serde_json::Value =
             serde_json::from_str(&seen.content[0].as_text().unwrap().text).unwrap();
-        assert_eq!(seen["names"], serde_json::json!(["acme-agent"]), "{handshake:?}");
+        assert_eq!(
+            seen["names"],
+            serde_json::json!(["acme-agent"]),
+            "{handshake:?}"
+        );
         assert!(seen["capabilities"].get("roots").is_some(), "{seen}");
         assert!(seen["capabilities"].get("elicitation").is_some(), "{seen}");
         assert!(seen["capabilities"].get("sampling").is_none(), "{seen}");
@@ -257,7 +261,14 @@ async fn the_client_table_is_the_identity_sent() {
         e.to_string(),
         "invalid configuration: p.toml:3:1: unknown key \"nmae\" in [client] (did you mean \"name\"?)"
     );
-    let e = Settings::from_str("version = 1\n[client]\ncapabilities = [\"telepathy\"]\n", "p.toml")
-        .unwrap_err();
-    assert!(e.to_string().starts_with("invalid configuration: p.toml:3:17: unknown variant"), "{e}");
+    let e = Settings::from_str(
+        "version = 1\n[client]\ncapabilities = [\"telepathy\"]\n",
+        "p.toml",
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("invalid configuration: p.toml:3:17: unknown variant"),
+        "{e}"
+    );
 }

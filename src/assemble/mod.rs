@@ -41,10 +41,19 @@ impl Assembler {
             .map(String::as_str)
             .collect();
         let settings = [
-            (AliasSetting::Policy, self.policies.keys().collect::<Vec<_>>()),
+            (
+                AliasSetting::Policy,
+                self.policies.keys().collect::<Vec<_>>(),
+            ),
             (AliasSetting::Budget, self.server_budgets.keys().collect()),
-            (AliasSetting::Visibility, self.visibility.servers.keys().collect()),
-            (AliasSetting::ToolVisibility, self.visibility.tools.keys().collect()),
+            (
+                AliasSetting::Visibility,
+                self.visibility.servers.keys().collect(),
+            ),
+            (
+                AliasSetting::ToolVisibility,
+                self.visibility.tools.keys().collect(),
+            ),
         ];
         let mut out = Vec::new();
         let mut seen = std::collections::BTreeSet::new();

@@ -6,8 +6,8 @@ use mcp_preamble::ServerSnapshot;
 use mcp_preamble::connect::{
     ConnectOptions, Connection, DiscoverCache, Handshake, connect_all_with, now_ms,
 };
-use mcp_preamble::settings::ClientIdentity;
 use mcp_preamble::files::{Capture, McpConfig, load_server_file};
+use mcp_preamble::settings::ClientIdentity;
 
 use crate::CliError;
 use crate::args::Connect;

@@ -49,13 +49,20 @@ fn assembler(p: &Preview, settings: &Settings) -> Result<Assembler, mcp_preamble
 /// A `--server-budget` or `--deferred` alias that no server has would be
 /// ignored silently: warned about with the closest alias and the known
 /// ones. Returns whether there was one.
-fn warn_unknown_flag_aliases(p: &Preview, snapshots: &[ServerSnapshot], sources: &[Source]) -> bool {
+fn warn_unknown_flag_aliases(
+    p: &Preview,
+    snapshots: &[ServerSnapshot],
+    sources: &[Source],
+) -> bool {
     // Settings are looked up by the shown name; a failed server keeps its alias.
     let mut known: Vec<String> = snapshots.iter().map(|s| s.display_name()).collect();
     known.extend(sources.iter().map(|s| s.alias.clone()));
     known.sort();
     known.dedup();
-    let budgets = p.server_budget.iter().map(|(alias, _)| ("--server-budget", alias));
+    let budgets = p
+        .server_budget
+        .iter()
+        .map(|(alias, _)| ("--server-budget", alias));
     let deferred = p.deferred.iter().map(|alias| ("--deferred", alias));
     let mut any = false;
     for (flag, alias) in budgets.chain(deferred) {
@@ -63,8 +70,11 @@ fn warn_unknown_flag_aliases(p: &Preview, snapshots: &[ServerSnapshot], sources:
             continue;
         }
         any = true;
-        let unknown =
-            ConfigDiagnostic::unknown_alias(AliasSetting::Budget, alias.clone(), known.iter().map(String::as_str));
+        let unknown = ConfigDiagnostic::unknown_alias(
+            AliasSetting::Budget,
+            alias.clone(),
+            known.iter().map(String::as_str),
+        );
         let hint = match &unknown {
             ConfigDiagnostic::UnknownAlias {
                 closest: Some(k), ..
@@ -122,7 +132,8 @@ pub async fn preview(mut p: Preview) -> Result<ExitCode, CliError> {
     for d in assembly.notes() {
         let quiet = match d {
             ConfigDiagnostic::UnknownAlias {
-                setting: AliasSetting::Budget | AliasSetting::Visibility | AliasSetting::ToolVisibility,
+                setting:
+                    AliasSetting::Budget | AliasSetting::Visibility | AliasSetting::ToolVisibility,
                 ..
             } => true,
             ConfigDiagnostic::UnknownAlias {
