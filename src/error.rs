@@ -83,6 +83,11 @@ impl std::error::Error for RpcError {}
 /// It is opaque: ask [`Error::kind`] for the category, and the accessors for
 /// details. Its `Display` is `"<kind>: <detail>"`, all lowercase except for
 /// text quoted from the input.
+///
+/// The detail already says what caused the error (`cannot read file:
+/// p.toml: No such file or directory (os error 2)`), so
+/// [`source`](std::error::Error::source) is `None`: with anyhow's `{:#}`,
+/// `Caused by:` or eyre, each thing is said once.
 #[derive(Debug, thiserror::Error)]
 #[error(transparent)]
 pub struct Error(Box<Repr>);
@@ -94,8 +99,9 @@ struct Repr {
     detail: String,
     rpc: Option<RpcError>,
     template: Option<(String, Option<usize>)>,
-    #[source]
-    source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
+    /// The error the detail quotes, for `Debug` only: not a `source()`,
+    /// which would print its text a second time.
+    cause: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
 }
 
 impl Error {
@@ -105,15 +111,17 @@ impl Error {
             detail: detail.into(),
             rpc: None,
             template: None,
-            source: None,
+            cause: None,
         }))
     }
 
+    /// Keeps the error the detail quotes (shown by `Debug`, never as a
+    /// `source()`: the detail already says it).
     pub(crate) fn with_source(
         mut self,
         source: impl std::error::Error + Send + Sync + 'static,
     ) -> Error {
-        self.0.source = Some(Box::new(source));
+        self.0.cause = Some(Box::new(source));
         self
     }
 

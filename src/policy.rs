@@ -12,7 +12,7 @@ use toml::de::{DeTable, DeValue};
 
 use crate::assemble::Assembler;
 use crate::error::{Error, ErrorKind, Result};
-use crate::settings::{Defaults, POLICY_VERSION, ServerSettings, Settings};
+use crate::settings::{ClientSettings, Defaults, POLICY_VERSION, ServerSettings, Settings};
 use crate::support::distance;
 
 /// A parsed policy file (see the crate docs, "Policy file"): its
@@ -96,6 +96,8 @@ impl PolicyFile {
     /// "budgett" in [defaults] (did you mean "budget"?)`.
     #[allow(clippy::should_implement_trait)]
     pub fn from_str(text: &str, origin: &str) -> Result<PolicyFile> {
+        // The parser's own error is the message: it is not kept as a
+        // source, whose text (with a snippet of the file) would repeat it.
         let at = |span: Option<Range<usize>>, detail: String| {
             let place = match span {
                 Some(span) => {
@@ -107,7 +109,7 @@ impl PolicyFile {
             Error::new(ErrorKind::InvalidConfig, format!("{place}: {detail}"))
         };
         let version: Version =
-            toml::from_str(text).map_err(|e| at(e.span(), one_line(e.message())).with_source(e))?;
+            toml::from_str(text).map_err(|e| at(e.span(), one_line(e.message())))?;
         match version.version {
             None => {
                 return Err(at(
@@ -126,31 +128,30 @@ impl PolicyFile {
                 ));
             }
         }
-        let table =
-            DeTable::parse(text).map_err(|e| at(e.span(), one_line(e.message())).with_source(e))?;
+        let table = DeTable::parse(text).map_err(|e| at(e.span(), one_line(e.message())))?;
         if let Some((span, detail)) = unknown_key(text, table.get_ref()) {
             return Err(at(Some(span), detail));
         }
         let mut settings: Settings =
-            toml::from_str(text).map_err(|e| at(e.span(), one_line(e.message())).with_source(e))?;
-        let places = server_spans(table.get_ref());
+            toml::from_str(text).map_err(|e| at(e.span(), one_line(e.message())))?;
+        let spans = server_spans(table.get_ref());
         for (alias, policy) in &settings.servers {
             if policy.label.is_some() && policy.instructions.is_none() {
                 return Err(at(
-                    places.get(alias).cloned(),
+                    spans.get(alias).cloned(),
                     format!(
-                        "[servers.{alias}]: \"label\" needs \"instructions\" (it marks the operator's text)"
+                        "[servers.{}]: \"label\" needs \"instructions\" (it marks the operator's text)",
+                        cut(alias)
                     ),
                 ));
             }
         }
         settings.origin = origin.to_string();
+        // All places in one pass over the text.
+        let places = line_cols(text, spans.values().map(|span| span.start));
         Ok(PolicyFile {
             settings,
-            places: places
-                .into_iter()
-                .map(|(alias, span)| (alias, line_col(text, span.start)))
-                .collect(),
+            places: spans.into_keys().zip(places).collect(),
         })
     }
 }
@@ -196,40 +197,63 @@ fn table_of<'a, 'i>(value: &'a Spanned<DeValue<'i>>) -> Option<&'a DeTable<'i>> 
 /// The first key the schema does not have, checked against each table's
 /// own field list ([`Settings`], [`Defaults`], [`ServerSettings`]) in the
 /// order serde reads them: its span and `unknown key "x" in [table] (did
-/// you mean "y"?)`.
+/// you mean "y"?)`. Linear in the file: the header is looked up only for
+/// the key reported.
 fn unknown_key(text: &str, top: &DeTable<'_>) -> Option<(Range<usize>, String)> {
-    let unknown = |key: &Spanned<std::borrow::Cow<'_, str>>, known: &[&str], table: String| {
-        let name = key.get_ref();
-        (!known.contains(&name.as_ref())).then(|| {
-            (
-                key.span(),
-                format!("unknown key {name:?} in {table}{}", suggest(name, known)),
-            )
-        })
+    let (key, known, table) = first_unknown(top)?;
+    let name = key.get_ref();
+    let table = match table {
+        Some(table) => table.to_string(),
+        None => {
+            let header = header_before(text, key.span().start)
+                .filter(|h| h.starts_with("servers."))
+                .unwrap_or_else(|| "servers.<alias>".to_string());
+            format!("[{}]", cut(&header))
+        }
     };
+    Some((
+        key.span(),
+        format!(
+            "unknown key {:?} in {table}{}",
+            cut(name),
+            suggest(name, known)
+        ),
+    ))
+}
+
+type Key<'a, 'i> = &'a Spanned<std::borrow::Cow<'i, str>>;
+
+/// The first key not in its table's field list, the list, and the table's
+/// name (`None` for a `[servers.<alias>]` table, named from its header).
+fn first_unknown<'a, 'i>(
+    top: &'a DeTable<'i>,
+) -> Option<(Key<'a, 'i>, &'static [&'static str], Option<&'static str>)> {
+    let is_unknown = |key: Key<'_, '_>, known: &[&str]| !known.contains(&key.get_ref().as_ref());
     for (key, value) in top {
-        if let Some(found) = unknown(key, Settings::keys(), "the top level".to_string()) {
-            return Some(found);
+        if is_unknown(key, Settings::keys()) {
+            return Some((key, Settings::keys(), Some("the top level")));
         }
         match (key.get_ref().as_ref(), table_of(value)) {
             ("defaults", Some(defaults)) => {
-                for k in defaults.keys() {
-                    if let Some(found) = unknown(k, Defaults::keys(), "[defaults]".to_string()) {
-                        return Some(found);
-                    }
+                if let Some(k) = defaults.keys().find(|k| is_unknown(k, Defaults::keys())) {
+                    return Some((k, Defaults::keys(), Some("[defaults]")));
+                }
+            }
+            ("client", Some(client)) => {
+                if let Some(k) = client
+                    .keys()
+                    .find(|k| is_unknown(k, ClientSettings::keys()))
+                {
+                    return Some((k, ClientSettings::keys(), Some("[client]")));
                 }
             }
             ("servers", Some(servers)) => {
                 for server in servers.values().filter_map(table_of) {
-                    for k in server.keys() {
-                        let header = header_before(text, k.span().start)
-                            .filter(|h| h.starts_with("servers."))
-                            .unwrap_or_else(|| "servers.<alias>".to_string());
-                        if let Some(found) =
-                            unknown(k, ServerSettings::keys(), format!("[{header}]"))
-                        {
-                            return Some(found);
-                        }
+                    if let Some(k) = server
+                        .keys()
+                        .find(|k| is_unknown(k, ServerSettings::keys()))
+                    {
+                        return Some((k, ServerSettings::keys(), None));
                     }
                 }
             }
@@ -241,23 +265,61 @@ fn unknown_key(text: &str, top: &DeTable<'_>) -> Option<(Range<usize>, String)> 
 
 /// 1-based line and column (in characters) of byte `offset`.
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let offset = offset.min(text.len());
-    let before = text.get(..offset).unwrap_or(text);
-    let line = before.matches('\n').count() + 1;
-    let start = before.rfind('\n').map_or(0, |i| i + 1);
-    (line, before[start..].chars().count() + 1)
+    line_cols(text, std::iter::once(offset))[0]
 }
+
+/// [`line_col`] of each offset, in their order, in one pass over the text.
+fn line_cols(text: &str, offsets: impl Iterator<Item = usize>) -> Vec<(usize, usize)> {
+    let mut order: Vec<(usize, usize)> = offsets
+        .enumerate()
+        .map(|(i, offset)| (offset.min(text.len()), i))
+        .collect();
+    order.sort_unstable();
+    let mut out = vec![(1, 1); order.len()];
+    let (mut line, mut col) = (1, 1);
+    let mut chars = text.char_indices().peekable();
+    for (offset, i) in order {
+        while let Some((_, c)) = chars.next_if(|&(at, _)| at < offset) {
+            if c == '\n' {
+                (line, col) = (line + 1, 1);
+            } else {
+                col += 1;
+            }
+        }
+        out[i] = (line, col);
+    }
+    out
+}
+
+/// Text from the file as a message quotes it: at most [`QUOTED_CHARS`]
+/// characters, a longer one cut with `…` (a 4 MiB key is not echoed).
+fn cut(text: &str) -> std::borrow::Cow<'_, str> {
+    let mut ends = text.char_indices().map(|(i, _)| i);
+    match (ends.nth(QUOTED_CHARS - 1), ends.next()) {
+        (Some(end), Some(_)) => format!("{}…", &text[..end]).into(),
+        _ => text.into(),
+    }
+}
+
+/// The most characters of the file's text a message quotes at once.
+const QUOTED_CHARS: usize = 64;
 
 fn shown(value: &toml::Value) -> String {
     match value {
         toml::Value::Integer(n) => n.to_string(),
-        toml::Value::String(s) => format!("{s:?}"),
+        toml::Value::String(s) => format!("{:?}", cut(s)),
         other => format!("of type {}", other.type_str()),
     }
 }
 
+/// The parser's message on one line, each word [`cut`] (it can quote a
+/// value from the file).
 fn one_line(message: &str) -> String {
-    message.split_whitespace().collect::<Vec<_>>().join(" ")
+    message
+        .split_whitespace()
+        .map(cut)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The last `[table]` header before `offset`.
@@ -272,7 +334,14 @@ fn header_before(text: &str, offset: usize) -> Option<String> {
 
 /// ` (did you mean "k"?)` for the closest key within a few edits, else the valid keys.
 pub(crate) fn suggest(word: &str, known: &[&str]) -> String {
-    match closest(word, known.iter().copied()) {
+    // A word far longer than any key is no typo of one.
+    let near = word.chars().nth(QUOTED_CHARS).is_none();
+    let closest = if near {
+        closest(word, known.iter().copied())
+    } else {
+        None
+    };
+    match closest {
         Some(k) => format!(" (did you mean {k:?}?)"),
         None => format!(" (valid keys: {})", known.join(", ")),
     }

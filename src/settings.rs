@@ -29,10 +29,11 @@
 //! | `[defaults]` `order` | `"name"` or `"insertion"` ([`Order`]) |
 //! | `[defaults]` `list_tool_only_servers`, `tool_descriptions` | the builder calls of those names |
 //! | `[servers.<alias>]` `budget` | [`Assembler::server_budget`](crate::Assembler::server_budget) |
-//! | `[servers.<alias>]` `weight`, `exclude = true`, `instructions = "…"` | [`Policy::weight`](crate::Policy::weight), [`Policy::exclude`](crate::Policy::exclude), [`Policy::replace_instructions`](crate::Policy::replace_instructions) |
+//! | `[servers.<alias>]` `weight` (0.001 to 1000), `exclude = true`, `instructions = "…"` | [`Policy::weight`](crate::Policy::weight) ([`Weight`]), [`Policy::exclude`](crate::Policy::exclude), [`Policy::replace_instructions`](crate::Policy::replace_instructions) |
 //! | `[servers.<alias>]` `label = "…"` | [`Policy::label`](crate::Policy::label): shown with the block, so operator text is not presented as the server's; needs `instructions` |
 //! | `[defaults]` `on_change` | [`Assembler::on_change`](crate::Assembler::on_change): for servers without their own |
 //! | `[servers.<alias>]` `on_change` | `"accept"`, `"hold"`, `"drop"` or `"fail"` ([`Policy::on_change`](crate::Policy::on_change); see "Pins and drift") |
+//! | `[client]` `name`, `version`, `capabilities`, `roots` | who the CLI says it is when it connects ([`ClientSettings`]); a host that shares the file connects as the same client with [`ClientSettings::client_config`] and [`ClientSettings::handler`] (feature `rmcp`) |
 //!
 //! ```toml
 //! version = 1
@@ -107,6 +108,10 @@ pub struct Settings {
     /// `[servers.<alias>]`, by the alias (a [`ServerKey`]) they apply to.
     #[serde(default)]
     pub servers: BTreeMap<String, ServerSettings>,
+    /// `[client]`: who the CLI says it is when it connects, so it sees the
+    /// servers as the host that shares the file does.
+    #[serde(default)]
+    pub client: ClientSettings,
     /// The layer over `defaults`: what the command line (or code) sets.
     /// Its values win; a relative `template` path in it is resolved
     /// against the working directory, and its errors name no file.
@@ -172,8 +177,9 @@ pub struct Defaults {
 pub struct ServerSettings {
     /// Token budget of this server's block.
     pub budget: Option<usize>,
-    /// Weight in the fair shares of `total_budget`.
-    pub weight: Option<f64>,
+    /// Weight in the fair shares of `total_budget`, checked where it is
+    /// read ([`Weight`]).
+    pub weight: Option<Weight>,
     /// Leave the server out.
     #[serde(default)]
     pub exclude: bool,
@@ -222,6 +228,281 @@ impl ServerSettings {
     }
 }
 
+impl ClientSettings {
+    /// The keys of `[client]`, in the schema's order.
+    pub(crate) fn keys() -> &'static [&'static str] {
+        serde_fields::<ClientSettings>()
+    }
+}
+
+/// `[client]`: the identity sent in the handshake (`clientInfo` and
+/// capabilities) and the roots answered to `roots/list`.
+///
+/// Servers show different tools to different clients (server-everything
+/// registers `get-roots-list` only for a client with roots), so a lock made
+/// by the CLI matches a host only when both say the same: give the host's
+/// name and capabilities here, and let the host read them too
+/// ([`ClientSettings::client_config`], [`ClientSettings::handler`]).
+///
+/// ```
+/// use mcp_preamble::settings::{Capability, Settings};
+/// let settings = Settings::from_str(
+///     "version = 1\n[client]\nname = \"acme-agent\"\nversion = \"1.2.0\"\n\
+///      capabilities = [\"roots\"]\nroots = [\"file:///work/project\"]\n",
+///     "mcp-preamble.toml",
+/// )?;
+/// assert_eq!(settings.client.name.as_deref(), Some("acme-agent"));
+/// assert_eq!(settings.client.capabilities, [Capability::Roots]);
+/// # Ok::<(), mcp_preamble::Error>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct ClientSettings {
+    /// `clientInfo.name` (default `mcp-preamble`).
+    pub name: Option<String>,
+    /// `clientInfo.version` (default: this crate's version with the default
+    /// name, else empty).
+    pub version: Option<String>,
+    /// The capabilities advertised (default: none).
+    #[serde(default)]
+    pub capabilities: Vec<Capability>,
+    /// The roots answered to `roots/list`, as URIs (`file:///work/project`).
+    #[serde(default)]
+    pub roots: Vec<String>,
+}
+
+/// A client capability the CLI can advertise: `"roots"`, `"sampling"`,
+/// `"elicitation"`. Only `roots/list` is answered (with
+/// [`ClientSettings::roots`]); sampling and elicitation requests are
+/// declined, the capability is only there so that servers show what they
+/// show such a host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Capability {
+    /// `roots`.
+    Roots,
+    /// `sampling`.
+    Sampling,
+    /// `elicitation`.
+    Elicitation,
+}
+
+impl Capability {
+    /// The name in the file and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Capability::Roots => "roots",
+            Capability::Sampling => "sampling",
+            Capability::Elicitation => "elicitation",
+        }
+    }
+}
+
+impl std::fmt::Display for Capability {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Capability {
+    type Err = Error;
+
+    /// `roots`, `sampling` or `elicitation`; else [`ErrorKind::InvalidConfig`].
+    fn from_str(s: &str) -> Result<Capability> {
+        [
+            Capability::Roots,
+            Capability::Sampling,
+            Capability::Elicitation,
+        ]
+        .into_iter()
+        .find(|c| c.as_str() == s)
+        .ok_or_else(|| {
+            Error::new(
+                ErrorKind::InvalidConfig,
+                format!(
+                    "unknown capability {:?} (use roots, sampling or elicitation)",
+                    s.chars().take(64).collect::<String>()
+                ),
+            )
+        })
+    }
+}
+
+impl ClientSettings {
+    /// `self` with every value set in `over` replaced by it (a non-empty
+    /// list counts as set).
+    pub fn overlay(mut self, over: &ClientSettings) -> ClientSettings {
+        if over.name.is_some() {
+            self.name.clone_from(&over.name);
+            self.version.clone_from(&over.version);
+        }
+        if !over.capabilities.is_empty() {
+            self.capabilities.clone_from(&over.capabilities);
+        }
+        if !over.roots.is_empty() {
+            self.roots.clone_from(&over.roots);
+        }
+        self
+    }
+
+    /// The identity for rmcp: `clientInfo` and capabilities, for
+    /// [`ConnectOptions::client`](crate::connect::ConnectOptions::client)
+    /// or your own handler's `get_info`.
+    #[cfg(feature = "rmcp")]
+    pub fn client_config(&self) -> rmcp::model::ClientConfig {
+        use rmcp::model::{ClientCapabilities, Implementation};
+        let (name, version) = match (&self.name, &self.version) {
+            (None, _) => ("mcp-preamble", env!("CARGO_PKG_VERSION")),
+            (Some(name), version) => (name.as_str(), version.as_deref().unwrap_or("")),
+        };
+        let mut capabilities = ClientCapabilities::default();
+        for c in &self.capabilities {
+            match c {
+                Capability::Roots => capabilities.roots = Some(Default::default()),
+                Capability::Sampling => capabilities.sampling = Some(Default::default()),
+                Capability::Elicitation => capabilities.elicitation = Some(Default::default()),
+            }
+        }
+        rmcp::model::ClientConfig::new(capabilities, Implementation::new(name, version))
+    }
+
+    /// A client handler that says [`ClientSettings::client_config`] and
+    /// answers `roots/list` with [`ClientSettings::roots`], for
+    /// [`connect_with`](crate::connect::connect_with) and
+    /// [`connect_all_with`](crate::connect::connect_all_with).
+    #[cfg(feature = "rmcp")]
+    pub fn handler(&self) -> ClientIdentity {
+        ClientIdentity {
+            config: self.client_config(),
+            roots: self.roots.clone(),
+        }
+    }
+}
+
+/// The rmcp client handler of [`ClientSettings::handler`].
+#[cfg(feature = "rmcp")]
+#[derive(Debug, Clone)]
+pub struct ClientIdentity {
+    config: rmcp::model::ClientConfig,
+    roots: Vec<String>,
+}
+
+#[cfg(feature = "rmcp")]
+#[allow(deprecated)] // rmcp marks roots deprecated (SEP-2577); servers still ask.
+impl rmcp::ClientHandler for ClientIdentity {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        self.config.clone()
+    }
+
+    fn list_roots(
+        &self,
+        _context: rmcp::service::RequestContext<rmcp::service::RoleClient>,
+    ) -> impl Future<Output = std::result::Result<rmcp::model::ListRootsResult, rmcp::ErrorData>>
+    + rmcp::service::MaybeSendFuture
+    + '_ {
+        let roots = self
+            .roots
+            .iter()
+            .map(|uri| rmcp::model::Root::new(uri.clone()))
+            .collect();
+        std::future::ready(Ok(rmcp::model::ListRootsResult::new(roots)))
+    }
+}
+
+/// A server's weight in the fair shares of a total budget: a finite
+/// number in `0.001..=1000` ([`Weight::MIN`], [`Weight::MAX`]), checked
+/// where it is read, so [`Policy::weight`] never has to clamp it.
+///
+/// ```
+/// use mcp_preamble::settings::{PolicyFile, Weight};
+/// assert_eq!(Weight::new(2.5)?.get(), 2.5);
+/// assert_eq!(
+///     Weight::new(f64::INFINITY).unwrap_err().to_string(),
+///     "invalid configuration: weight inf is outside 0.001..=1000"
+/// );
+/// let e = PolicyFile::from_str("version = 1\n[servers.a]\nweight = 1e308\n", "p.toml").unwrap_err();
+/// assert_eq!(
+///     e.to_string(),
+///     "invalid configuration: p.toml:3:10: weight 1e308 is outside 0.001..=1000"
+/// );
+/// # Ok::<(), mcp_preamble::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
+pub struct Weight(f64);
+
+impl Weight {
+    /// The smallest weight: fair shares are computed in thousandths.
+    pub const MIN: f64 = 0.001;
+    /// The largest weight: a thousand times an ordinary server's share is
+    /// already all of it, and a larger one would starve every other server.
+    pub const MAX: f64 = 1000.0;
+
+    /// The weight `weight`; fails with [`ErrorKind::InvalidConfig`]
+    /// outside `0.001..=1000` (infinities and NaN included).
+    pub fn new(weight: f64) -> Result<Weight> {
+        if (Weight::MIN..=Weight::MAX).contains(&weight) {
+            Ok(Weight(weight))
+        } else {
+            Err(Error::new(
+                ErrorKind::InvalidConfig,
+                Weight::outside(weight),
+            ))
+        }
+    }
+
+    /// The weight as a number.
+    pub fn get(self) -> f64 {
+        self.0
+    }
+
+    /// The error's text; a number far outside is shown with an exponent
+    /// (`1e308`, not 309 digits).
+    fn outside(weight: f64) -> String {
+        let shown = if weight.abs() >= 1e6 {
+            format!("{weight:e}")
+        } else {
+            weight.to_string()
+        };
+        format!(
+            "weight {shown} is outside {}..={}",
+            Weight::MIN,
+            Weight::MAX
+        )
+    }
+}
+
+impl Default for Weight {
+    /// 1.
+    fn default() -> Weight {
+        Weight(1.0)
+    }
+}
+
+impl TryFrom<f64> for Weight {
+    type Error = Error;
+
+    fn try_from(weight: f64) -> Result<Weight> {
+        Weight::new(weight)
+    }
+}
+
+impl From<Weight> for f64 {
+    fn from(w: Weight) -> f64 {
+        w.0
+    }
+}
+
+impl<'de> Deserialize<'de> for Weight {
+    /// A number in `0.001..=1000`; the error is the check's, without its
+    /// kind (the file's position is added where it is read).
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Weight, D::Error> {
+        let weight = f64::deserialize(d)?;
+        Weight::new(weight).map_err(|_| serde::de::Error::custom(Weight::outside(weight)))
+    }
+}
+
 /// Which layer a value came from: errors and relative paths differ.
 #[derive(Clone, Copy)]
 enum Layer {
@@ -236,6 +517,7 @@ impl Settings {
             version: POLICY_VERSION,
             defaults: Defaults::default(),
             servers: BTreeMap::new(),
+            client: ClientSettings::default(),
             overrides: Defaults::default(),
             origin: String::new(),
             base_dir: None,
@@ -278,7 +560,7 @@ impl Settings {
         };
         Encoding::from_name(name)
             .map(Some)
-            .map_err(|e| self.named(layer, "encoding", e, false))
+            .map_err(|e| self.named(layer, "encoding", e))
     }
 
     /// The template set in a layer, if any, loaded: a built-in name, else
@@ -301,7 +583,7 @@ impl Settings {
         };
         template
             .map(Some)
-            .map_err(|e| self.named(layer, "template", e, true))
+            .map_err(|e| self.named(layer, "template", e))
     }
 
     /// A value from the top layer that sets it.
@@ -316,7 +598,7 @@ impl Settings {
 
     /// An error about a file's key names the file and the key; one about
     /// an override is the error itself.
-    fn named(&self, layer: Layer, key: &str, e: Error, source: bool) -> Error {
+    fn named(&self, layer: Layer, key: &str, e: Error) -> Error {
         match layer {
             Layer::Overrides => e,
             Layer::File => {
@@ -326,12 +608,8 @@ impl Settings {
                 } else {
                     format!("{}: {detail}", self.origin)
                 };
-                let wrapped = Error::new(ErrorKind::InvalidConfig, message);
-                if source {
-                    wrapped.with_source(e)
-                } else {
-                    wrapped
-                }
+                // The message quotes `e`: not kept as a source as well.
+                Error::new(ErrorKind::InvalidConfig, message)
             }
         }
     }
@@ -397,7 +675,7 @@ impl Assembler {
                 p = p.label(label.clone());
             }
             if let Some(w) = s.weight {
-                p = p.weight(w);
+                p = p.weight(w.get());
             }
             if let Some(change) = s.on_change {
                 p = p.on_change(change);
@@ -465,7 +743,14 @@ mod tests {
 
     #[test]
     fn the_key_lists_are_the_schemas_fields() {
-        assert_eq!(Settings::keys(), ["version", "defaults", "servers"]);
+        assert_eq!(
+            Settings::keys(),
+            ["version", "defaults", "servers", "client"]
+        );
+        assert_eq!(
+            ClientSettings::keys(),
+            ["name", "version", "capabilities", "roots"]
+        );
         assert_eq!(
             Defaults::keys(),
             [
@@ -505,6 +790,7 @@ mod tests {
             debug_fields(
                 format!("{:?}", Settings::new())
                     .replace(&format!("{:?}", Defaults::default()), "D")
+                    .replace(&format!("{:?}", ClientSettings::default()), "C")
             ),
             Settings::keys().len() + 3
         );

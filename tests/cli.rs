@@ -491,3 +491,155 @@ fn a_policy_file_applies_and_flags_override_it() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A misspelt alias in `--deferred`, `--server-budget` or the policy file
+/// is warned about with the closest alias, and fails `--check`.
+#[test]
+fn misspelt_aliases_warn_with_a_suggestion_and_fail_check() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+    let a = corpus
+        .join("seed-invoice-server.json")
+        .display()
+        .to_string();
+    let b = corpus.join("basic-memory.json").display().to_string();
+    let warning = |flag: &str, alias: &str| {
+        format!(
+            "mcp-preamble: warning: {flag} \"{alias}\": no server has that alias (did you mean \"basic-memory\"?) (known: \"basic-memory\", \"seed-invoice-server\")\n"
+        )
+    };
+    let out = run(&["preview", &a, &b, "--deferred", "basic-memry"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stderr(&out), warning("--deferred", "basic-memry"));
+    let out = run(&["preview", &a, &b, "--server-budget", "basic-memroy=10"]);
+    assert_eq!(stderr(&out), warning("--server-budget", "basic-memroy"));
+    // The misspelt deferral applies to nothing: no tool index appears.
+    assert!(!stdout(&out).contains("Deferred tools"), "{}", stdout(&out));
+    for args in [
+        &["--deferred", "basic-memry"][..],
+        &["--server-budget", "basic-memroy=10000"],
+    ] {
+        let mut all = vec!["preview", a.as_str(), b.as_str(), "--check"];
+        all.extend_from_slice(args);
+        assert_eq!(run(&all).status.code(), Some(1), "{args:?}");
+    }
+    assert_eq!(
+        run(&["preview", &a, &b, "--check", "--deferred", "basic-memory"])
+            .status
+            .code(),
+        Some(0)
+    );
+    // A policy table for a misspelt alias: the suggestion, and --check fails.
+    let dir = scratch("misspelt");
+    let policy = dir.join("mcp-preamble.toml");
+    std::fs::write(
+        &policy,
+        "version = 1\n[servers.basic-memroy]\nexclude = true\n",
+    )
+    .unwrap();
+    let p = policy.display().to_string();
+    let out = run(&["preview", &a, &b, "--policy", &p]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        stderr(&out),
+        "mcp-preamble: warning: policy for \"basic-memroy\": no server has this alias (did you mean \"basic-memory\"?)\n"
+    );
+    assert_eq!(
+        run(&["preview", &a, &b, "--policy", &p, "--check"])
+            .status
+            .code(),
+        Some(1)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The CLI speaks as the host: `--client-name`, `--capabilities` and the
+/// policy file's `[client]` reach the server (tests/servers/client-tools.mjs
+/// names its tools after them), on every subcommand that connects.
+#[test]
+fn the_cli_speaks_as_the_host() {
+    ensure_npm();
+    let dir = scratch("client");
+    let config = dir.join("mcp.json");
+    std::fs::write(
+        &config,
+        serde_json::json!({"mcpServers": {"tools": {
+            "command": "node", "args": ["client-tools.mjs"], "cwd": servers_dir()
+        }}})
+        .to_string(),
+    )
+    .unwrap();
+    let config = config.display().to_string();
+    let preview = |extra: &[&str]| {
+        let mut args = vec!["preview", "--config", &config, "--handshake", "legacy"];
+        args.extend_from_slice(extra);
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        stdout(&out)
+    };
+    let plain = preview(&[]);
+    let me = format!("client-mcp-preamble-{}", env!("CARGO_PKG_VERSION"));
+    assert!(plain.contains(&me), "{plain}");
+    assert!(!plain.contains("has-"), "{plain}");
+    let host = preview(&[
+        "--client-name",
+        "acme-agent@1.2.0",
+        "--capabilities",
+        "roots,sampling",
+    ]);
+    for tool in ["client-acme-agent-1.2.0", "has-roots", "has-sampling"] {
+        assert!(host.contains(tool), "{tool}: {host}");
+    }
+    // roots/list was answered: with no roots.
+    assert!(!host.contains("root-") && !host.contains("roots-failed") && !host.contains(&me));
+    // The policy file's [client], roots answered; a flag wins over it.
+    let policy = dir.join("mcp-preamble.toml");
+    std::fs::write(
+        &policy,
+        "version = 1\n[client]\nname = \"acme-agent\"\nversion = \"2.0\"\n\
+         capabilities = [\"roots\"]\nroots = [\"file:///work/project\"]\n",
+    )
+    .unwrap();
+    let p = policy.display().to_string();
+    let shared = preview(&["--policy", &p]);
+    for tool in ["client-acme-agent-2.0", "has-roots", "root-project"] {
+        assert!(shared.contains(tool), "{tool}: {shared}");
+    }
+    let renamed = preview(&["--policy", &p, "--client-name", "other"]);
+    assert!(renamed.contains("client-other-"), "{renamed}");
+    assert!(renamed.contains("root-project"), "{renamed}");
+    // pin as the host: the lock holds the host's tools.
+    let lock = dir.join("lock.json");
+    let l = lock.display().to_string();
+    let out = run(&[
+        "pin",
+        "--config",
+        &config,
+        "--handshake",
+        "legacy",
+        "--lock",
+        &l,
+        "--policy",
+        &p,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let pinned = std::fs::read_to_string(&lock).unwrap();
+    assert!(
+        pinned.contains("\"has-roots\"") && pinned.contains("\"root-project\""),
+        "{pinned}"
+    );
+    // A capability the CLI does not know is a usage error.
+    let out = run(&[
+        "preview",
+        "--config",
+        &config,
+        "--capabilities",
+        "roots,telepathy",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("unknown capability \"telepathy\""),
+        "{}",
+        stderr(&out)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

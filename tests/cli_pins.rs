@@ -82,8 +82,7 @@ fn policy(s: &Setup, billing_on_change: &str) -> String {
             "version = 1\n\
              [servers.billing]\non_change = \"{billing_on_change}\"\n\
              [servers.docs]\ninstructions = \"Use only for internal docs.\"\nlabel = \"platform team\"\n\
-             [servers.scratch]\nexclude = true\n\
-             [servers.biling]\nbudget = 100\n"
+             [servers.scratch]\nexclude = true\n"
         ),
     )
 }
@@ -136,7 +135,14 @@ fn an_operator_pins_reviews_holds_and_pins_again() {
     let (out, before) = preview_json(&s, &hold, &["--check"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(server(&before, "billing")["pin"]["state"], "same");
-    // The misspelt alias is reported, not ignored.
+    // A misspelt alias is reported, not ignored, and fails --check.
+    let typo = write(
+        &s.dir,
+        "policy-typo.toml",
+        &(std::fs::read_to_string(&hold).unwrap() + "[servers.biling]\nbudget = 100\n"),
+    );
+    let (out, _) = preview_json(&s, &typo, &["--check"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(
         stderr(&out).contains(
             "policy for \"biling\": no server has this alias (did you mean \"billing\"?)"

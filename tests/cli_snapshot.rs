@@ -145,7 +145,7 @@ fn a_policy_file_leaves_out_excluded_servers_and_warns_about_unknown_aliases() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(
         stderr(&o),
-        "mcp-preamble: warning: policy for \"invoic\": no server has this alias\n"
+        "mcp-preamble: warning: policy for \"invoic\": no server has this alias (did you mean \"invoice\"?)\n"
     );
     assert_eq!(
         String::from_utf8_lossy(&o.stdout),

@@ -301,3 +301,57 @@ fn lines_and_notes_stay_in_step_through_refits() {
         }
     }
 }
+
+/// Every per-alias setting is checked the same way: a deferral, a tool
+/// pattern or a visibility for an alias no server has is a typed
+/// diagnostic with the closest alias, not silently ignored.
+#[test]
+fn misspelt_visibility_aliases_are_matched_by_type() {
+    use mcp_preamble::Visibility;
+    let assembly = Assembler::new()
+        .defer("biling")
+        .defer_tools("bilihg", "get_*")
+        .visibility("nobody-at-all", Visibility::Loaded)
+        .tool_visibility("billing", "x*", Visibility::Deferred)
+        .assemble(&[billing()])
+        .unwrap();
+    lines_match_notes(&assembly);
+    assert_eq!(
+        assembly.notes(),
+        [
+            ConfigDiagnostic::UnknownAlias {
+                setting: AliasSetting::Visibility,
+                alias: "biling".to_string(),
+                closest: Some("billing".to_string()),
+            },
+            ConfigDiagnostic::UnknownAlias {
+                setting: AliasSetting::Visibility,
+                alias: "nobody-at-all".to_string(),
+                closest: None,
+            },
+            ConfigDiagnostic::UnknownAlias {
+                setting: AliasSetting::ToolVisibility,
+                alias: "bilihg".to_string(),
+                closest: Some("billing".to_string()),
+            },
+        ]
+    );
+    assert_eq!(
+        assembly.diagnostics(),
+        [
+            "visibility for \"biling\": no server has this alias (did you mean \"billing\"?)",
+            "visibility for \"nobody-at-all\": no server has this alias",
+            "tool visibility for \"bilihg\": no server has this alias (did you mean \"billing\"?)",
+        ]
+    );
+    // One diagnostic per alias: the first setting that names it.
+    let assembly = Assembler::new()
+        .server_budget("biling", 10)
+        .defer("biling")
+        .assemble(&[billing()])
+        .unwrap();
+    assert_eq!(
+        assembly.diagnostics(),
+        ["budget for \"biling\": no server has this alias (did you mean \"billing\"?)"]
+    );
+}

@@ -254,3 +254,104 @@ fn a_live_hub_takes_a_new_policy_without_reconnecting() {
             .contains("Text from the operator: billing team, 2026-11")
     );
 }
+
+/// Many `[servers.*]` tables parse in time linear in the file (20,000
+/// took 22 s when every key looked back for its header); each table's
+/// place is still its header's line.
+#[test]
+fn twenty_thousand_server_tables_parse() {
+    let mut text = String::from("version = 1\n");
+    for i in 0..20_000 {
+        text.push_str(&format!("[servers.s{i}]\nbudget = 10\nweight = 2.0\n"));
+    }
+    let started = std::time::Instant::now();
+    let file = PolicyFile::from_str(&text, "big.toml").unwrap();
+    eprintln!("20,000 tables parsed in {:?}", started.elapsed());
+    assert_eq!(file.servers.len(), 20_000);
+    assert_eq!(file.place_of("s0"), Some((2, 1)));
+    assert_eq!(file.place_of("s19999"), Some((2 + 3 * 19_999, 1)));
+    // A typo in the last table is found, named and placed.
+    text.push_str("[servers.last]\nexlude = true\n");
+    let e = PolicyFile::from_str(&text, "big.toml").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "invalid configuration: big.toml:60003:1: unknown key \"exlude\" in [servers.last] (did you mean \"exclude\"?)"
+    );
+}
+
+/// A hostile key is echoed cut, not whole.
+#[test]
+fn a_huge_unknown_key_is_echoed_cut() {
+    let huge = "k".repeat(4 << 20);
+    let key = "k".repeat(64 << 10);
+    for text in [
+        format!("version = 1\n[defaults]\n{huge} = 1\n"),
+        format!("version = 1\n[servers.x]\n{key} = 1\n"),
+        format!("version = 1\n{key} = 1\n"),
+        format!("version = 1\n[defaults]\norder = \"{key}\"\n"),
+        format!("version = 1\n[servers.{key}]\nlabel = \"x\"\n"),
+        format!("version = \"{key}\"\n"),
+    ] {
+        let e = PolicyFile::from_str(&text, "p.toml").unwrap_err();
+        let shown = e.to_string();
+        assert!(
+            shown.len() < 600,
+            "{} bytes: {}",
+            shown.len(),
+            &shown[..600]
+        );
+        assert!(shown.contains(&format!("{}…", "k".repeat(60))), "{shown}");
+    }
+}
+
+/// Weights are checked where they are read, with the file's position:
+/// `inf`, `nan`, zero, negative and huge weights are errors, not clamped.
+#[test]
+fn hostile_weights_are_errors_with_the_place() {
+    for (value, shown) in [
+        ("inf", "inf"),
+        ("-inf", "-inf"),
+        ("nan", "NaN"),
+        ("-1.0", "-1"),
+        ("0.0", "0"),
+        ("0.0001", "0.0001"),
+        ("1e308", "1e308"),
+        ("1000.5", "1000.5"),
+    ] {
+        let text = format!("version = 1\n[servers.a]\nweight = {value}\n");
+        let e = PolicyFile::from_str(&text, "p.toml").unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidConfig);
+        assert_eq!(
+            e.to_string(),
+            format!("invalid configuration: p.toml:3:10: weight {shown} is outside 0.001..=1000"),
+            "{value}"
+        );
+    }
+    for ok in ["0.001", "1.0", "1000.0"] {
+        let text = format!("version = 1\n[servers.a]\nweight = {ok}\n");
+        let file = PolicyFile::from_str(&text, "p.toml").unwrap();
+        assert_eq!(
+            file.servers["a"].weight.unwrap().get(),
+            ok.parse::<f64>().unwrap()
+        );
+    }
+}
+
+/// `Policy::weight` cannot fail: it clamps, and the report shows the
+/// weight in effect.
+#[test]
+fn policy_weight_clamps_to_the_documented_range() {
+    let shown = |w: f64| {
+        let a = Assembler::new()
+            .policy("seed-invoice-server", mcp_preamble::Policy::new().weight(w))
+            .assemble(&[snapshot("seed-invoice-server")])
+            .unwrap();
+        a.servers()[0].policy.as_ref().and_then(|p| p.weight())
+    };
+    assert_eq!(shown(f64::INFINITY), Some(1000.0));
+    assert_eq!(shown(1e308), Some(1000.0));
+    assert_eq!(shown(-1.0), Some(0.001));
+    assert_eq!(shown(0.0), Some(0.001));
+    assert_eq!(shown(f64::NAN), None);
+    assert_eq!(shown(2.5), Some(2.5));
+}

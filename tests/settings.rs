@@ -202,3 +202,73 @@ fn unknown_keys_in_every_table_name_the_closest_key() {
         "invalid configuration: p.toml:3:1: unknown key \"zzzzzzzz\" in [servers.a] (valid keys: budget, weight, exclude, instructions, label, on_change)"
     );
 }
+
+/// `[client]` gives the library the identity the CLI uses: a host that
+/// shares the policy file connects as the same client (live, against
+/// tests/servers/client-echo.mjs, in both handshakes).
+#[cfg(feature = "rmcp")]
+#[tokio::test]
+async fn the_client_table_is_the_identity_sent() {
+    use mcp_preamble::connect::{ConnectOptions, Handshake, connect_with};
+    use mcp_preamble::rmcp::model::CallToolRequestParams;
+    use mcp_preamble::settings::Capability;
+    let settings = Settings::from_str(
+        "version = 1\n[client]\nname = \"acme-agent\"\nversion = \"1.2.0\"\n\
+         capabilities = [\"roots\", \"elicitation\"]\nroots = [\"file:///work/project\"]\n",
+        "mcp-preamble.toml",
+    )
+    .unwrap();
+    assert_eq!(
+        settings.client.capabilities,
+        [Capability::Roots, Capability::Elicitation]
+    );
+    let config = settings.client.client_config();
+    assert_eq!(config.client_info.name, "acme-agent");
+    assert_eq!(config.client_info.version, "1.2.0");
+    assert!(config.capabilities.roots.is_some() && config.capabilities.sampling.is_none());
+    // Without a [client]: the crate's own identity.
+    let plain = Settings::new().client.client_config();
+    assert_eq!(plain.client_info.name, "mcp-preamble");
+    assert_eq!(plain.client_info.version, env!("CARGO_PKG_VERSION"));
+    for handshake in [Handshake::Legacy, Handshake::Auto] {
+        let entry = common::node_entry("echo", "client-echo.mjs", &[]);
+        let options = ConnectOptions::new()
+            .handshake(handshake.clone())
+            .client(config.clone());
+        let connection = connect_with(&entry, &options, settings.client.handler())
+            .await
+            .unwrap_or_else(|e| panic!("{handshake:?}: {e}"));
+        let seen = connection
+            .client
+            .call_tool(CallToolRequestParams::new("whoami"))
+            .await
+            .unwrap();
+        let seen: serde_json::Value =
+            serde_json::from_str(&seen.content[0].as_text().unwrap().text).unwrap();
+        assert_eq!(
+            seen["names"],
+            serde_json::json!(["acme-agent"]),
+            "{handshake:?}"
+        );
+        assert!(seen["capabilities"].get("roots").is_some(), "{seen}");
+        assert!(seen["capabilities"].get("elicitation").is_some(), "{seen}");
+        assert!(seen["capabilities"].get("sampling").is_none(), "{seen}");
+        connection.close().await;
+    }
+    // A typo in [client] is found like any other.
+    let e = Settings::from_str("version = 1\n[client]\nnmae = \"x\"\n", "p.toml").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "invalid configuration: p.toml:3:1: unknown key \"nmae\" in [client] (did you mean \"name\"?)"
+    );
+    let e = Settings::from_str(
+        "version = 1\n[client]\ncapabilities = [\"telepathy\"]\n",
+        "p.toml",
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("invalid configuration: p.toml:3:17: unknown variant"),
+        "{e}"
+    );
+}

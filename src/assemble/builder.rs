@@ -120,10 +120,18 @@ impl Policy {
         self
     }
 
-    /// The server's weight when a total budget is shared (default 1; values
-    /// are used to a thousandth, and anything at or below zero counts as 0.001).
+    /// The server's weight when a total budget is shared (default 1).
+    ///
+    /// It cannot fail: the value is clamped to `0.001..=1000` (the range of
+    /// [`Weight`](crate::settings::Weight), which the policy file's
+    /// `weight` is checked against) and used to a thousandth; NaN counts as
+    /// the default 1. The report shows the weight in effect.
     pub fn weight(mut self, weight: f64) -> Policy {
-        self.weight = weight;
+        self.weight = if weight.is_nan() {
+            1.0
+        } else {
+            weight.clamp(0.001, 1000.0)
+        };
         self
     }
 
@@ -135,11 +143,8 @@ impl Policy {
     }
 
     pub(super) fn weight_millis(&self) -> u64 {
-        if self.weight.is_finite() && self.weight > 0.0 {
-            ((self.weight * 1000.0).round() as u64).clamp(1, 1_000_000_000)
-        } else {
-            1
-        }
+        // The setter clamped it to 0.001..=1000.
+        ((self.weight * 1000.0).round() as u64).clamp(1, 1_000_000)
     }
 }
 

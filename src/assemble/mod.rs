@@ -30,7 +30,9 @@ use names::Placement;
 use prepare::Prepared;
 
 impl Assembler {
-    /// Budgets and policies whose alias no server has.
+    /// Per-alias settings whose alias no server has, one diagnostic per
+    /// alias: policies, budgets, visibilities, then tool patterns (an
+    /// alias under several is reported under the first).
     fn config_diagnostics(&self, placement: &Placement) -> Vec<ConfigDiagnostic> {
         let keys: std::collections::BTreeSet<&str> = placement
             .config_keys
@@ -38,24 +40,34 @@ impl Assembler {
             .flatten()
             .map(String::as_str)
             .collect();
+        let settings = [
+            (
+                AliasSetting::Policy,
+                self.policies.keys().collect::<Vec<_>>(),
+            ),
+            (AliasSetting::Budget, self.server_budgets.keys().collect()),
+            (
+                AliasSetting::Visibility,
+                self.visibility.servers.keys().collect(),
+            ),
+            (
+                AliasSetting::ToolVisibility,
+                self.visibility.tools.keys().collect(),
+            ),
+        ];
         let mut out = Vec::new();
-        let aliases = self.policies.keys().chain(self.server_budgets.keys());
         let mut seen = std::collections::BTreeSet::new();
-        for alias in aliases {
-            if keys.contains(alias.as_str()) || !seen.insert(alias.as_str()) {
-                continue;
+        for (setting, aliases) in settings {
+            for alias in aliases {
+                if keys.contains(alias.as_str()) || !seen.insert(alias.as_str()) {
+                    continue;
+                }
+                out.push(ConfigDiagnostic::unknown_alias(
+                    setting,
+                    alias.clone(),
+                    keys.iter().copied(),
+                ));
             }
-            let setting = if self.policies.contains_key(alias) {
-                AliasSetting::Policy
-            } else {
-                AliasSetting::Budget
-            };
-            out.push(ConfigDiagnostic::UnknownAlias {
-                setting,
-                alias: alias.clone(),
-                closest: crate::support::distance::did_you_mean(alias, keys.iter().copied())
-                    .map(str::to_string),
-            });
         }
         out
     }

@@ -212,6 +212,31 @@ pub enum ConfigDiagnostic {
     },
 }
 
+impl ConfigDiagnostic {
+    /// [`ConfigDiagnostic::UnknownAlias`] for `alias`, with the alias of
+    /// `known` closest to it (within a few edits), as the assembler and
+    /// the CLI report a misspelt alias.
+    ///
+    /// ```
+    /// use mcp_preamble::report::{AliasSetting, ConfigDiagnostic};
+    /// let d = ConfigDiagnostic::unknown_alias(AliasSetting::Visibility, "note", ["notes", "time"]);
+    /// assert_eq!(d.to_string(), "visibility for \"note\": no server has this alias (did you mean \"notes\"?)");
+    /// ```
+    pub fn unknown_alias<'a>(
+        setting: AliasSetting,
+        alias: impl Into<String>,
+        known: impl IntoIterator<Item = &'a str>,
+    ) -> ConfigDiagnostic {
+        let alias = alias.into();
+        let closest = crate::support::distance::did_you_mean(&alias, known).map(str::to_string);
+        ConfigDiagnostic::UnknownAlias {
+            setting,
+            alias,
+            closest,
+        }
+    }
+}
+
 impl fmt::Display for ConfigDiagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -240,6 +265,13 @@ pub enum AliasSetting {
     Policy,
     /// A budget from [`Assembler::server_budget`](crate::Assembler::server_budget).
     Budget,
+    /// A server's tool visibility: [`Assembler::defer`](crate::Assembler::defer)
+    /// or [`Assembler::visibility`](crate::Assembler::visibility).
+    Visibility,
+    /// A tool pattern's visibility:
+    /// [`Assembler::defer_tools`](crate::Assembler::defer_tools) or
+    /// [`Assembler::tool_visibility`](crate::Assembler::tool_visibility).
+    ToolVisibility,
 }
 
 impl fmt::Display for AliasSetting {
@@ -247,6 +279,8 @@ impl fmt::Display for AliasSetting {
         f.pad(match self {
             AliasSetting::Policy => "policy",
             AliasSetting::Budget => "budget",
+            AliasSetting::Visibility => "visibility",
+            AliasSetting::ToolVisibility => "tool visibility",
         })
     }
 }

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use mcp_preamble::connect::Handshake;
+use mcp_preamble::settings::{Capability, ClientSettings};
 
 /// Preview the system-prompt section your MCP servers' instructions make.
 #[derive(Parser)]
@@ -49,6 +50,10 @@ pub struct PinArgs {
     /// Pin only these aliases again (repeatable, or several after one flag).
     #[arg(long, value_name = "ALIAS", num_args = 1..)]
     pub update: Vec<String>,
+    /// A policy file (`mcp-preamble.toml`): its `[client]` is who `pin`
+    /// says it is, so the lock matches the host that shares the file.
+    #[arg(long, value_name = "PATH")]
+    pub policy: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -65,6 +70,37 @@ pub struct Connect {
     /// Reuse stored server/discover results while their ttlMs says they are fresh.
     #[arg(long, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
+    /// The client name (and version) sent in the handshake, as your host
+    /// says it: servers can show other tools to other clients. Default: the
+    /// policy file's `[client]`, else `mcp-preamble`.
+    #[arg(long, value_name = "NAME[@VERSION]")]
+    pub client_name: Option<String>,
+    /// Client capabilities to advertise, comma-separated: `roots`,
+    /// `sampling`, `elicitation`. Default: the policy file's `[client]`,
+    /// else none. Only roots/list is answered (the `[client]` roots).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_capability)]
+    pub capabilities: Vec<Capability>,
+    /// The policy file's `[client]`, set by the subcommand before it connects.
+    #[arg(skip)]
+    pub client: ClientSettings,
+}
+
+impl Connect {
+    /// The identity to connect with: the policy file's `[client]` with
+    /// the flags over it.
+    pub fn client_settings(&self) -> ClientSettings {
+        let mut flags = ClientSettings::default();
+        if let Some(given) = &self.client_name {
+            let (name, version) = match given.rsplit_once('@') {
+                Some((name, version)) if !name.is_empty() => (name, Some(version.to_string())),
+                _ => (given.as_str(), None),
+            };
+            flags.name = Some(name.to_string());
+            flags.version = version;
+        }
+        flags.capabilities.clone_from(&self.capabilities);
+        self.client.clone().overlay(&flags)
+    }
 }
 
 #[derive(Args)]
@@ -112,8 +148,10 @@ pub struct Preview {
     /// Print the report as JSON instead of text.
     #[arg(long)]
     pub json: bool,
-    /// Exit 1 when any server failed or needed budget trimming, or (with
-    /// `--lock`) is new or changed and its policy's `on_change` is not `accept`.
+    /// Exit 1 when any server failed or needed budget trimming, when a
+    /// setting (`--server-budget`, `--deferred`, a `[servers.<alias>]` of
+    /// `--policy`) names an alias no server has, or (with `--lock`) when a
+    /// server is new or changed and its policy's `on_change` is not `accept`.
     #[arg(long)]
     pub check: bool,
 }
@@ -214,6 +252,10 @@ fn parse_timeout(s: &str) -> Result<Duration, String> {
         return Err(format!("{s} is outside 0 to 86400 seconds"));
     }
     Duration::try_from_secs_f64(secs).map_err(|e| e.to_string())
+}
+
+fn parse_capability(s: &str) -> Result<Capability, String> {
+    s.parse().map_err(|e: mcp_preamble::Error| e.to_string())
 }
 
 fn parse_handshake(s: &str) -> Result<Handshake, String> {

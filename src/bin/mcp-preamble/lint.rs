@@ -19,8 +19,11 @@ use mcp_preamble::text::json_safe;
 /// Lints files and a config's servers. Exit 2 when a server could not be
 /// linted (so an incomplete lint never passes), else 1 when a finding is at
 /// or above `--deny`, else 0.
-pub async fn lint(a: LintArgs) -> Result<ExitCode, CliError> {
+pub async fn lint(mut a: LintArgs) -> Result<ExitCode, CliError> {
     let policy = a.policy.as_deref().map(PolicyFile::from_path).transpose()?;
+    if let Some(policy) = &policy {
+        a.connect.client = policy.client.clone();
+    }
     // The file's settings with the flags over them.
     let mut settings = policy
         .as_ref()
@@ -194,15 +197,16 @@ async fn connect_again(
     }
 }
 
-/// Warns about each `[servers.<alias>]` no server has.
+/// Warns about each `[servers.<alias>]` no server has, with the closest
+/// known alias.
 pub fn warn_unknown_aliases(policy: &PolicyFile, known: &[String]) {
     for alias in policy.servers.keys() {
         if !known.contains(alias) {
-            let unknown = ConfigDiagnostic::UnknownAlias {
-                setting: AliasSetting::Policy,
-                alias: alias.clone(),
-                closest: None,
-            };
+            let unknown = ConfigDiagnostic::unknown_alias(
+                AliasSetting::Policy,
+                alias.clone(),
+                known.iter().map(String::as_str),
+            );
             emit_err(&format!("mcp-preamble: warning: {unknown}"));
         }
     }

@@ -4,9 +4,10 @@ use std::path::{Path, PathBuf};
 
 use mcp_preamble::ServerSnapshot;
 use mcp_preamble::connect::{
-    ConnectOptions, Connection, DiscoverCache, Handshake, connect_all, now_ms,
+    ConnectOptions, Connection, DiscoverCache, Handshake, connect_all_with, now_ms,
 };
 use mcp_preamble::files::{Capture, McpConfig, load_server_file};
+use mcp_preamble::settings::ClientIdentity;
 
 use crate::CliError;
 use crate::args::Connect;
@@ -124,7 +125,7 @@ pub struct Gathered {
     /// One per server, failed ones included.
     pub sources: Vec<Source>,
     /// Still open: close them once done.
-    pub live: Vec<Connection>,
+    pub live: Vec<Connection<ClientIdentity>>,
 }
 
 impl Gathered {
@@ -170,10 +171,13 @@ pub async fn gather_with(
         index.push(i);
         todo.servers.push(entry);
     }
+    // Who we say we are: the policy file's `[client]`, the flags over it.
+    let client = opts.client_settings();
     let options = ConnectOptions::new()
         .handshake(handshake.clone())
-        .timeout(opts.timeout);
-    let mut each = connect_all(&todo, &options);
+        .timeout(opts.timeout)
+        .client(client.client_config());
+    let mut each = connect_all_with(&todo, &options, |_| client.handler());
     while let Some((j, r)) = each.next().await {
         let i = index[j];
         match &r {

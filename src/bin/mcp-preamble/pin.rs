@@ -14,7 +14,11 @@ use crate::emit::{emit_err, emit_line};
 use crate::load::load_inputs;
 use crate::snapshot::write_file;
 
-pub async fn pin(a: PinArgs) -> Result<ExitCode, CliError> {
+pub async fn pin(mut a: PinArgs) -> Result<ExitCode, CliError> {
+    // The policy file's `[client]`: pin as the host that shares it.
+    if let Some(path) = &a.policy {
+        a.connect.client = mcp_preamble::settings::Settings::from_path(path)?.client;
+    }
     let old = match std::fs::symlink_metadata(&a.lock) {
         Ok(_) => Lock::from_path(&a.lock)?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Lock::new(),

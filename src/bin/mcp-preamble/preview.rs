@@ -46,26 +46,52 @@ fn assembler(p: &Preview, settings: &Settings) -> Result<Assembler, mcp_preamble
     Ok(a)
 }
 
-/// A `--server-budget` alias that no server has would be ignored silently.
-fn warn_unknown_budget_aliases(p: &Preview, snapshots: &[ServerSnapshot], sources: &[Source]) {
-    // Budgets are looked up by the shown name; a failed server keeps its alias.
+/// A `--server-budget` or `--deferred` alias that no server has would be
+/// ignored silently: warned about with the closest alias and the known
+/// ones. Returns whether there was one.
+fn warn_unknown_flag_aliases(
+    p: &Preview,
+    snapshots: &[ServerSnapshot],
+    sources: &[Source],
+) -> bool {
+    // Settings are looked up by the shown name; a failed server keeps its alias.
     let mut known: Vec<String> = snapshots.iter().map(|s| s.display_name()).collect();
     known.extend(sources.iter().map(|s| s.alias.clone()));
     known.sort();
     known.dedup();
-    for (alias, _) in &p.server_budget {
-        if !known.contains(alias) {
-            let list: Vec<String> = known.iter().map(|a| format!("{a:?}")).collect();
-            emit_err(&format!(
-                "mcp-preamble: warning: --server-budget {alias:?}: no server has that alias (known: {})",
-                if list.is_empty() {
-                    "none".to_string()
-                } else {
-                    list.join(", ")
-                }
-            ));
+    let budgets = p
+        .server_budget
+        .iter()
+        .map(|(alias, _)| ("--server-budget", alias));
+    let deferred = p.deferred.iter().map(|alias| ("--deferred", alias));
+    let mut any = false;
+    for (flag, alias) in budgets.chain(deferred) {
+        if known.contains(alias) {
+            continue;
         }
+        any = true;
+        let unknown = ConfigDiagnostic::unknown_alias(
+            AliasSetting::Budget,
+            alias.clone(),
+            known.iter().map(String::as_str),
+        );
+        let hint = match &unknown {
+            ConfigDiagnostic::UnknownAlias {
+                closest: Some(k), ..
+            } => format!(" (did you mean {k:?}?)"),
+            _ => String::new(),
+        };
+        let list: Vec<String> = known.iter().map(|a| format!("{a:?}")).collect();
+        emit_err(&format!(
+            "mcp-preamble: warning: {flag} {alias:?}: no server has that alias{hint} (known: {})",
+            if list.is_empty() {
+                "none".to_string()
+            } else {
+                list.join(", ")
+            }
+        ));
     }
+    any
 }
 
 /// `--as HOSTS`: what of each server's instructions survives each host,
@@ -93,22 +119,25 @@ fn host_survival(
         .collect())
 }
 
-pub async fn preview(p: Preview) -> Result<ExitCode, CliError> {
+pub async fn preview(mut p: Preview) -> Result<ExitCode, CliError> {
     let settings = settings(&p)?;
+    p.connect.client = settings.client.clone();
     let assembler = assembler(&p, &settings)?;
     let mut gathered = load_inputs(&p.files, &p.connect).await?;
     let snapshots = std::mem::take(&mut gathered.snapshots);
     let sources = std::mem::take(&mut gathered.sources);
-    warn_unknown_budget_aliases(&p, &snapshots, &sources);
+    let unknown_flag_alias = warn_unknown_flag_aliases(&p, &snapshots, &sources);
     let failed = sources.iter().any(|s| !s.ok);
     let assembly = assembler.assemble(&snapshots)?;
     gathered.close().await;
-    // `--server-budget` aliases are warned about above, with the known ones;
-    // a server that failed has its own row.
+    // `--server-budget` and `--deferred` aliases are warned about above,
+    // with the known ones; a server that failed has its own row.
+    let mut unknown_alias = unknown_flag_alias;
     for d in assembly.notes() {
         let quiet = match d {
             ConfigDiagnostic::UnknownAlias {
-                setting: AliasSetting::Budget,
+                setting:
+                    AliasSetting::Budget | AliasSetting::Visibility | AliasSetting::ToolVisibility,
                 ..
             } => true,
             ConfigDiagnostic::UnknownAlias {
@@ -119,13 +148,17 @@ pub async fn preview(p: Preview) -> Result<ExitCode, CliError> {
             _ => false,
         };
         if !quiet {
+            unknown_alias = true;
             emit_err(&format!("mcp-preamble: warning: {d}"));
         }
     }
     let hosts = host_survival(&p, &settings, &snapshots)?;
     emit_preview(&assembly, &sources, &hosts, p.json);
     Ok(
-        if failed || (p.check && (needed_trimming(&assembly) || pending_review(&assembly))) {
+        if failed
+            || (p.check
+                && (needed_trimming(&assembly) || pending_review(&assembly) || unknown_alias))
+        {
             ExitCode::from(1)
         } else {
             ExitCode::SUCCESS

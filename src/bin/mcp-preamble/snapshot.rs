@@ -15,12 +15,15 @@ use crate::emit::{emit_err, emit_line};
 use crate::load::gather;
 
 /// Exit 1 when a server failed or a file was skipped or not written.
-pub async fn snapshot(a: SnapshotArgs) -> Result<ExitCode, CliError> {
+pub async fn snapshot(mut a: SnapshotArgs) -> Result<ExitCode, CliError> {
     let Some(path) = &a.connect.config else {
         return Err(CliError::NoConfig);
     };
     let config = McpConfig::from_path(path)?;
     let policy = a.policy.as_deref().map(PolicyFile::from_path).transpose()?;
+    if let Some(policy) = &policy {
+        a.connect.client = policy.client.clone();
+    }
     std::fs::create_dir_all(&a.out).map_err(|e| CliError::OutDir(a.out.clone(), e))?;
     let mut gathered = gather(&config, &a.connect).await;
     gathered.close().await;
