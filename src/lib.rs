@@ -579,6 +579,18 @@
 //! - `testing`: the `testing` module, a test kit for prompt budgets (insta).
 //!
 //! Without features the crate is synchronous and needs no runtime.
+//!
+//! `tracing` events are always compiled in (no feature): with no subscriber
+//! installed each is one cached check. All are at `DEBUG` level, so they are
+//! off unless the host asks for them (e.g. `RUST_LOG=mcp_preamble=debug`
+//! with `tracing-subscriber`'s `EnvFilter`): an `assemble` span (`servers`,
+//! `tokens`) with a `trimmed` event for each server cut or left out
+//! (`server`, `tokens_before`, `tokens_after`, `budget`, `removed`,
+//! `included`); a `published` event for each new hub revision (`revision`,
+//! `tokens`, `servers`); a `connect` span per server (`alias`, `state`:
+//! `connected` or the [`ErrorKind`] of the failure) ending in a
+//! `connect finished` event (`elapsed_ms`). Error texts are not recorded:
+//! they can quote a server's URL or stderr.
 
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
