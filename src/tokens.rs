@@ -81,6 +81,13 @@ impl std::fmt::Debug for Tiktoken {
 
 impl Tiktoken {
     /// Loads an encoding (once per process; later calls are free).
+    ///
+    /// The loaded encoding is tiktoken-rs's own process-wide one
+    /// (`o200k_base_singleton`, `cl100k_base_singleton`): every assembler,
+    /// linter and `Tiktoken` shares it, and so does a host that uses those
+    /// tiktoken-rs functions itself. The first load is tiktoken-rs's work,
+    /// built with the host's profile: see "Token counting" in the crate docs
+    /// for the debug-build override.
     pub fn new(encoding: Encoding) -> Tiktoken {
         let bpe = match encoding {
             Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),
@@ -175,6 +182,28 @@ mod tests {
             err.to_string(),
             "unknown encoding: \"nope\" (use o200k_base, cl100k_base, or a model such as gpt-4o)"
         );
+    }
+
+    /// One load per encoding per process: a second `Tiktoken` (and so a
+    /// second `Assembler::new()` or `Linter::new()`) reuses the first's
+    /// tokenizer, which is tiktoken-rs's own singleton.
+    #[test]
+    fn every_tiktoken_of_an_encoding_shares_one_tokenizer() {
+        for (encoding, singleton) in [
+            (
+                Encoding::O200kBase,
+                tiktoken_rs::o200k_base_singleton as fn() -> &'static CoreBPE,
+            ),
+            (Encoding::Cl100kBase, tiktoken_rs::cl100k_base_singleton),
+        ] {
+            let (a, b) = (Tiktoken::new(encoding), Tiktoken::new(encoding));
+            assert!(std::ptr::eq(a.bpe, b.bpe));
+            assert!(std::ptr::eq(a.bpe, singleton()));
+        }
+        assert!(!std::ptr::eq(
+            Tiktoken::new(Encoding::O200kBase).bpe,
+            Tiktoken::new(Encoding::Cl100kBase).bpe
+        ));
     }
 
     #[test]

@@ -102,6 +102,12 @@ impl Assembler {
         servers: &[&ServerSnapshot],
         mut memo: Option<(&[u64], &mut Memo)>,
     ) -> Result<Assembly> {
+        let span = tracing::debug_span!(
+            "assemble",
+            servers = servers.len(),
+            tokens = tracing::field::Empty
+        );
+        let _entered = span.enter();
         let placement = names::place(servers, self.order);
         let mut session = self.template.session(0)?;
         // A block that runs out of template fuel, or grows past
@@ -138,6 +144,7 @@ impl Assembler {
         }
 
         let total_tokens = self.count_section(&layout);
+        span.record("tokens", total_tokens);
         let mut reports = Vec::with_capacity(prepared.len());
         for (k, p) in prepared.into_iter().enumerate() {
             let mut report = p.report.clone();
@@ -148,6 +155,9 @@ impl Assembler {
                 report.text = block.text;
                 report.tokens = block.tokens;
                 report.span = Some(span);
+            }
+            if report.trimmed() || !report.included {
+                tracing::debug!(server = %report.name, tokens_before = report.tokens_before, tokens_after = report.tokens, budget = report.budget, removed = report.removed.len(), included = report.included, "trimmed");
             }
             reports.push(report);
         }

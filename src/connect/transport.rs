@@ -148,7 +148,18 @@ pub async fn connect_with<H: rmcp::ClientHandler>(
         snapshot.alias = Some(entry.alias.clone());
         Ok::<_, Error>((snapshot, client))
     };
-    match tokio::time::timeout(timeout, work).await {
+    let span = tracing::debug_span!("connect", alias = %entry.alias, state = tracing::field::Empty);
+    let result =
+        tracing::Instrument::instrument(tokio::time::timeout(timeout, work), span.clone()).await;
+    // `state`: connected, or the kind of failure (error texts may quote secrets).
+    let state = match &result {
+        Ok(Ok(_)) => "connected".to_owned(),
+        Ok(Err(e)) => format!("{:?}", e.kind()),
+        Err(_) => format!("{:?}", ErrorKind::Timeout),
+    };
+    span.record("state", state.as_str());
+    tracing::debug!(parent: &span, alias = %entry.alias, state, elapsed_ms = started.elapsed().as_millis() as u64, "connect finished");
+    match result {
         Ok(Ok((snapshot, client))) => Ok(Connection {
             snapshot,
             elapsed: started.elapsed(),

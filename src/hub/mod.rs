@@ -531,6 +531,12 @@ impl Hub {
         while state.history.len() > HISTORY {
             state.history.pop_front();
         }
+        tracing::debug!(
+            revision,
+            tokens = assembly.total_tokens(),
+            servers = assembly.servers().len(),
+            "published"
+        );
         self.inner.tx.send_replace(Arc::new(Section {
             revision,
             digest: section::digest(assembly.text()),

@@ -128,7 +128,11 @@ pub async fn preview(mut p: Preview) -> Result<ExitCode, CliError> {
     let sources = std::mem::take(&mut gathered.sources);
     let unknown_flag_alias = warn_unknown_flag_aliases(&p, &snapshots, &sources);
     let failed = sources.iter().any(|s| !s.ok);
-    let assembly = assembler.assemble(&snapshots)?;
+    // User templates run here: the time ceiling bounds this, not connecting.
+    let assembly = {
+        let _clock = crate::memory::timed();
+        assembler.assemble(&snapshots)?
+    };
     gathered.close().await;
     // `--server-budget` and `--deferred` aliases are warned about above,
     // with the known ones; a server that failed has its own row.
