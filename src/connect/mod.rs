@@ -18,6 +18,7 @@
 
 mod all;
 mod cache;
+mod child;
 mod follow;
 mod handler;
 mod handshake;
@@ -31,9 +32,9 @@ pub use cache::{DiscoverCache, now_ms};
 pub use follow::{Attachment, LiveServer};
 pub use handler::HubHandler;
 pub use handshake::{Handshake, client_config};
-pub use options::ConnectOptions;
+pub use options::{ConnectOptions, Restart};
 pub use snapshot::snapshot_of;
-pub use transport::{ConnectFailure, Connection, StderrTail, connect, connect_with};
+pub use transport::{ConnectFailure, Connection, INHERITED_ENV, StderrTail, connect, connect_with};
 
 use crate::error::{Error, ErrorKind};
 
