@@ -242,10 +242,10 @@ fn expand(
     let mut out = String::with_capacity(value.len());
     let mut rest = value;
     while let Some(start) = rest.find("${") {
-        out.push_str(&rest[..start]);
         let Some(len) = rest[start..].find('}') else {
             break;
         };
+        out.push_str(&rest[..start]);
         let whole = &rest[start..start + len + 1];
         let name = &whole[2..whole.len() - 1];
         let cut = |s: &str| s.chars().take(60).collect::<String>();
@@ -455,6 +455,88 @@ mod tests {
         assert!(
             err.to_string()
                 .starts_with("invalid configuration: c.json: not valid json: ")
+        );
+    }
+
+    #[test]
+    fn vscode_variables_are_expanded_or_rejected() {
+        let env = |n: &str| {
+            (n == "TOKEN")
+                .then(|| "t0k".to_string())
+                .or_else(|| (n == "HOME").then(|| "/home/u".into()))
+        };
+        let ws = Some(Path::new("/work/proj"));
+        let x = |v: &str| expand("args", v, ws, &env);
+        assert_eq!(x("--token=${env:TOKEN}").unwrap(), "--token=t0k");
+        assert_eq!(x("${workspaceFolder}/src").unwrap(), "/work/proj/src");
+        assert_eq!(x("${userHome}/x").unwrap(), "/home/u/x");
+        assert_eq!(x("${HOME} and ${").unwrap(), "${HOME} and ${");
+        assert_eq!(
+            x("${env:NOPE}").unwrap_err(),
+            "\"args\" uses ${env:NOPE}, but that variable is not set"
+        );
+        assert_eq!(
+            x("${input:apiKey}").unwrap_err(),
+            "\"args\" uses \"${input:apiKey}\", a VS Code variable mcp-preamble cannot expand"
+        );
+        assert_eq!(
+            expand("cwd", "${workspaceFolder}", None, &env).unwrap_err(),
+            "\"cwd\" uses ${workspaceFolder}, which is only known for a config read from a file"
+        );
+        // Through the parser: the error names the file, the server and the field.
+        let err = McpConfig::from_json(
+            r#"{"servers": {"x": {"command": "node", "cwd": "${workspaceFolder}"}}}"#,
+            "mcp.json",
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid configuration: mcp.json: server \"x\": \"cwd\" uses ${workspaceFolder}, which is only known for a config read from a file"
+        );
+    }
+
+    #[test]
+    fn workspace_folder_is_the_folder_above_vscode() {
+        let dir = std::env::temp_dir().join(format!("mcp-preamble-ws-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join(".vscode")).unwrap();
+        let file = dir.join(".vscode/mcp.json");
+        std::fs::write(
+            &file,
+            r#"{"servers": {"x": {"command": "node", "args": ["${workspaceFolder}/s.mjs"]}}}"#,
+        )
+        .unwrap();
+        let config = McpConfig::from_path(&file).unwrap();
+        let ServerTransport::Stdio { args, .. } = &config.servers[0].transport else {
+            panic!()
+        };
+        assert_eq!(args[0], format!("{}/s.mjs", dir.display()));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn entry_builders() {
+        let e = ServerEntry::stdio("a", "node", ["s.mjs"])
+            .env("K", "v")
+            .cwd("/srv")
+            .header("H", "x");
+        assert_eq!(
+            e.transport,
+            ServerTransport::Stdio {
+                command: "node".into(),
+                args: vec!["s.mjs".into()],
+                env: BTreeMap::from([("K".into(), "v".into())]),
+                cwd: Some(PathBuf::from("/srv")),
+            }
+        );
+        let h = ServerEntry::http("b", "http://h/mcp")
+            .header("A", "1")
+            .env("K", "v");
+        assert_eq!(
+            h.transport,
+            ServerTransport::Http {
+                url: "http://h/mcp".into(),
+                headers: BTreeMap::from([("A".into(), "1".into())]),
+            }
         );
     }
 }

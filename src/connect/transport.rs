@@ -356,3 +356,32 @@ fn http_config(
     }
     Ok(config)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stderr_tail_debug_shows_the_length_not_the_bytes() {
+        let tail = StderrTail::default();
+        tail.push(b"secret=hunter2\n");
+        assert_eq!(format!("{tail:?}"), "StderrTail { bytes: 15 }");
+        assert_eq!(tail.text(), "secret=hunter2");
+    }
+
+    #[test]
+    fn servers_inherit_only_the_short_list() {
+        let host = |name: &str| match name {
+            "PATH" => Some("/bin".into()),
+            "HOME" => Some("/home/u".into()),
+            _ => Some("leak".into()),
+        };
+        let env = server_env(host, &BTreeMap::from([("PATH".into(), "/mine".into())]));
+        assert_eq!(env.len(), INHERITED_ENV.len());
+        // The entry's own value wins.
+        assert_eq!(env[std::ffi::OsStr::new("PATH")], "/mine");
+        assert!(!env.contains_key(std::ffi::OsStr::new("GITHUB_TOKEN")));
+        let none = server_env(|_| None, &BTreeMap::new());
+        assert!(none.is_empty());
+    }
+}
