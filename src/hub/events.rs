@@ -8,10 +8,6 @@ use super::Hub;
 use super::grace::ServerState;
 use crate::support::string_enum;
 
-/// How many state changes a slow [`Hub::subscribe_states`] receiver may
-/// fall behind before it misses the oldest (it then gets `Lagged`).
-pub(super) const EVENTS: usize = 1024;
-
 string_enum! {
     /// Why a server's state changed ([`StateChange::reason`]).
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]

@@ -4,7 +4,7 @@
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use super::{Hub, Inner, State, StateReason, Why, unknown};
+use super::{Hub, Inner, StateReason, Why, unknown};
 use crate::error::Result;
 use crate::support::string_enum;
 
@@ -41,7 +41,7 @@ impl Hub {
 
     /// Where the server of `alias` stands.
     pub fn state(&self, alias: &str) -> ServerState {
-        state_in(&self.guard(), alias)
+        self.guard().state_of(alias)
     }
 
     #[cfg(feature = "rmcp")]
@@ -109,14 +109,5 @@ async fn expire_after(hub: Weak<Inner>, alias: String, id: u64, grace: Duration)
     tokio::time::sleep(grace).await;
     if let Some(inner) = hub.upgrade() {
         let _ = Hub { inner }.expire(&alias, id);
-    }
-}
-
-/// Where `alias` stands in `state`.
-pub(super) fn state_in(state: &State, alias: &str) -> ServerState {
-    match state.servers.get(alias) {
-        None => ServerState::Gone,
-        Some(e) if e.grace.is_some() => ServerState::Reconnecting,
-        Some(_) => ServerState::Connected,
     }
 }

@@ -37,8 +37,10 @@
 //! ([`DEFAULT_GRACE`], set with [`Hub::grace`]); a reconnect within it that
 //! brings the same snapshot changes nothing in the section. After it, the
 //! block goes with one new revision. [`Hub::state`] tells which of
-//! [`ServerState`] a server is in. [`Hub::remove`] (and, for now, the end
-//! of a `Hub::connect` connection) removes a server at once.
+//! [`ServerState`] a server is in, and [`Hub::subscribe_states`] tells of
+//! every change with its [`StateReason`]. [`Hub::remove`], and a live
+//! connection the host closes, drops or detaches, remove a server at once;
+//! a live connection that ends on its own gets the grace period.
 
 mod events;
 mod grace;
@@ -62,6 +64,10 @@ pub use section::{Delta, Section};
 
 /// How many past revisions [`Hub::changes_since`] can answer from.
 const HISTORY: usize = 256;
+
+/// How many state changes a slow [`Hub::subscribe_states`] receiver may
+/// fall behind before it misses the oldest (it then gets `Lagged`).
+const STATE_EVENTS: usize = 1024;
 
 /// One server as the hub holds it.
 #[derive(Clone)]
@@ -89,6 +95,17 @@ struct State {
     memo: Memo,
     history: VecDeque<Past>,
     grace: Duration,
+}
+
+impl State {
+    /// Where `alias` stands.
+    fn state_of(&self, alias: &str) -> ServerState {
+        match self.servers.get(alias) {
+            None => ServerState::Gone,
+            Some(e) if e.grace.is_some() => ServerState::Reconnecting,
+            Some(_) => ServerState::Connected,
+        }
+    }
 }
 
 struct Inner {
@@ -166,7 +183,7 @@ impl Hub {
                 }),
                 tx,
                 pins,
-                states: tokio::sync::broadcast::Sender::new(events::EVENTS),
+                states: tokio::sync::broadcast::Sender::new(STATE_EVENTS),
             }),
         }
     }
@@ -275,10 +292,7 @@ impl Hub {
     ) -> Result<u64> {
         let mut state = self.guard();
         let before = state.servers.clone();
-        let was: Vec<ServerState> = servers
-            .iter()
-            .map(|(_, a, _)| grace::state_in(&state, a))
-            .collect();
+        let was: Vec<ServerState> = servers.iter().map(|(_, a, _)| state.state_of(a)).collect();
         for (owner, alias, mut snapshot) in servers.iter().cloned() {
             snapshot.alias = Some(alias.clone());
             match state.servers.get_mut(&alias) {
@@ -305,7 +319,7 @@ impl Hub {
         match published {
             Ok(revision) => {
                 for ((_, alias, _), was) in servers.iter().zip(was) {
-                    let now = grace::state_in(&state, alias);
+                    let now = state.state_of(alias);
                     self.emit(alias, was, now, why, revision);
                 }
             }
@@ -565,16 +579,16 @@ impl Hub {
     ) -> Result<u64> {
         let mut state = self.guard();
         let before = state.servers.get(alias).cloned();
-        let was = grace::state_in(&state, alias);
+        let was = state.state_of(alias);
         if !edit(&mut state)? {
             // A grace period started or ended: the state may have changed, the text not.
             let revision = self.revision();
-            self.emit(alias, was, grace::state_in(&state, alias), why, revision);
+            self.emit(alias, was, state.state_of(alias), why, revision);
             return Ok(revision);
         }
         let published = self.publish(&mut state);
         match &published {
-            Ok(revision) => self.emit(alias, was, grace::state_in(&state, alias), why, *revision),
+            Ok(revision) => self.emit(alias, was, state.state_of(alias), why, *revision),
             Err(_) => {
                 match before {
                     Some(entry) => state.servers.insert(alias.to_string(), entry),
