@@ -141,3 +141,29 @@ impl Hub {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reasons_serialize_as_their_names() {
+        let names: Vec<&str> = StateReason::ALL.iter().map(|r| r.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "added",
+                "connected",
+                "restarted",
+                "connection_lost",
+                "closed",
+                "removed",
+                "grace_expired"
+            ]
+        );
+        for r in StateReason::ALL {
+            assert_eq!(serde_json::to_value(r).unwrap(), r.as_str());
+            assert_eq!(r.to_string(), r.as_str());
+        }
+    }
+}
