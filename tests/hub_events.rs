@@ -190,7 +190,7 @@ async fn a_supervised_server_is_restarted_with_the_same_bytes() {
 
 #[tokio::test]
 async fn restarts_stop_after_the_attempts_and_the_grace_removes_it() {
-    let hub = Hub::new(Assembler::new()).grace(Duration::from_secs(3));
+    let hub = Hub::new(Assembler::new()).grace(Duration::from_secs(8));
     let mut states = hub.subscribe_states();
     let dir = std::env::temp_dir().join(format!("mcp-preamble-restarts-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
