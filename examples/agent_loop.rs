@@ -15,12 +15,11 @@
 //! hub follows `notifications/tools/list_changed` on the host's connection,
 //! and the next turn's prompt shows it.
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use mcp_preamble::Assembler;
 use mcp_preamble::connect::{ConnectOptions, HubHandler, connect_with};
-use mcp_preamble::files::{ServerEntry, ServerTransport};
+use mcp_preamble::files::ServerEntry;
 use mcp_preamble::hub::Hub;
 use mcp_preamble::rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation,
@@ -51,15 +50,9 @@ async fn main() -> anyhow::Result<()> {
             .status()?;
         anyhow::ensure!(status.success(), "npm ci failed in tests/servers");
     }
-    let entry = ServerEntry {
-        alias: "billing".into(),
-        transport: ServerTransport::Stdio {
-            command: "node".into(),
-            args: vec!["invoice-growing.mjs".into()],
-            env: BTreeMap::from([("GROW_AFTER_MS".into(), "1200".into())]),
-            cwd: Some(dir),
-        },
-    };
+    let entry = ServerEntry::stdio("billing", "node", ["invoice-growing.mjs"])
+        .env("GROW_AFTER_MS", "1200")
+        .cwd(dir);
 
     // The host's own client: its name, its capabilities, its handler (a
     // ClientConfig answers nothing; a real host brings a ClientHandler that
@@ -134,11 +127,15 @@ async fn main() -> anyhow::Result<()> {
         tokio::time::sleep(Duration::from_millis(900)).await;
     }
 
-    // Closing the host's connection takes the server out of the section.
+    // Closing the host's connection takes the server out of the section
+    // at once, with one new revision (a server that exits on its own would
+    // keep its block for the hub's grace period instead).
     let mut changes = hub.subscribe();
     changes.borrow_and_update();
+    let before = hub.revision();
     connection.close().await;
     tokio::time::timeout(Duration::from_secs(2), changes.changed()).await??;
+    anyhow::ensure!(hub.revision() == before + 1, "one revision for the close");
     println!("closed: the section is now {:?}", hub.section().text());
     Ok(())
 }

@@ -2,6 +2,16 @@
 //! (`{"mcpServers": {alias: {command, args, env, cwd}}}`), VS Code style
 //! (`{"servers": {alias: {"type": "stdio" | "http", …}}}`), and entries with a
 //! `url` (Streamable HTTP).
+//!
+//! VS Code variables in string values are expanded where they are known
+//! and rejected with a clear error where not, so a server never starts
+//! with a literal `${…}` in its arguments: `${env:NAME}` (an error when
+//! `NAME` is not set), `${userHome}`, `${workspaceFolder}` (only for a file
+//! read with [`McpConfig::from_path`]: the folder holding `.vscode/`, or the
+//! file's own folder) and `${pathSeparator}` / `${/}`. Any other
+//! `${kind:…}` (`${input:…}`, `${command:…}`, `${config:…}`) or VS Code
+//! name is an error. A plain `${NAME}` that is no VS Code variable is left
+//! as written.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -35,12 +45,78 @@ pub enum ServerTransport {
 }
 
 /// One server of a config file, under the alias the host knows it by.
+///
+/// ```
+/// use mcp_preamble::files::{ServerEntry, ServerTransport};
+///
+/// let entry = ServerEntry::stdio("billing", "node", ["invoice.mjs"])
+///     .env("GROW_AFTER_MS", "1200")
+///     .cwd("tests/servers");
+/// assert!(matches!(&entry.transport, ServerTransport::Stdio { command, .. } if command == "node"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerEntry {
     /// The key of the entry: the server's name in the section.
     pub alias: String,
     /// How to reach it.
     pub transport: ServerTransport,
+}
+
+impl ServerEntry {
+    /// A stdio server: `command` with `args`, no extra environment, the
+    /// host's working directory (see [`ServerEntry::env`], [`ServerEntry::cwd`]).
+    pub fn stdio<I, S>(alias: impl Into<String>, command: impl Into<String>, args: I) -> ServerEntry
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        ServerEntry {
+            alias: alias.into(),
+            transport: ServerTransport::Stdio {
+                command: command.into(),
+                args: args.into_iter().map(Into::into).collect(),
+                env: BTreeMap::new(),
+                cwd: None,
+            },
+        }
+    }
+
+    /// A Streamable HTTP server at `url`, with no extra headers (see
+    /// [`ServerEntry::header`]).
+    pub fn http(alias: impl Into<String>, url: impl Into<String>) -> ServerEntry {
+        ServerEntry {
+            alias: alias.into(),
+            transport: ServerTransport::Http {
+                url: url.into(),
+                headers: BTreeMap::new(),
+            },
+        }
+    }
+
+    /// Sets an environment variable of a stdio server (on top of the few
+    /// it inherits from the host); no effect on an HTTP server.
+    pub fn env(mut self, name: impl Into<String>, value: impl Into<String>) -> ServerEntry {
+        if let ServerTransport::Stdio { env, .. } = &mut self.transport {
+            env.insert(name.into(), value.into());
+        }
+        self
+    }
+
+    /// Sets the working directory of a stdio server; no effect on an HTTP server.
+    pub fn cwd(mut self, dir: impl Into<PathBuf>) -> ServerEntry {
+        if let ServerTransport::Stdio { cwd, .. } = &mut self.transport {
+            *cwd = Some(dir.into());
+        }
+        self
+    }
+
+    /// Sets a request header of an HTTP server; no effect on a stdio server.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> ServerEntry {
+        if let ServerTransport::Http { headers, .. } = &mut self.transport {
+            headers.insert(name.into(), value.into());
+        }
+        self
+    }
 }
 
 /// A parsed MCP config file: its servers, sorted by alias.
@@ -57,7 +133,14 @@ impl McpConfig {
     pub fn from_path(path: impl AsRef<Path>) -> Result<McpConfig> {
         let path = path.as_ref();
         let text = crate::error::read_file(path)?;
-        McpConfig::from_json(&text, &path.display().to_string())
+        let dir = path.parent().unwrap_or(Path::new(""));
+        // `.vscode/mcp.json` belongs to the folder above `.vscode`.
+        let workspace = match dir.file_name() {
+            Some(name) if name == ".vscode" => dir.parent().unwrap_or(dir),
+            _ => dir,
+        };
+        let workspace = std::path::absolute(workspace).unwrap_or_else(|_| workspace.to_path_buf());
+        parse(&text, &path.display().to_string(), Some(&workspace))
     }
 
     /// Parses config JSON; `origin` names it in error messages.
@@ -66,6 +149,13 @@ impl McpConfig {
     /// alias and the field: `invalid configuration: mcp.json: server "x":
     /// "args" must be an array of strings`.
     pub fn from_json(text: &str, origin: &str) -> Result<McpConfig> {
+        parse(text, origin, None)
+    }
+}
+
+/// Parses config JSON; `workspace` is what `${workspaceFolder}` stands for.
+fn parse(text: &str, origin: &str, workspace: Option<&Path>) -> Result<McpConfig> {
+    {
         let bad =
             |detail: String| Error::new(ErrorKind::InvalidConfig, format!("{origin}: {detail}"));
         let value: Value = serde_json::from_str(text)
@@ -87,9 +177,12 @@ impl McpConfig {
             let entry = entry
                 .as_object()
                 .ok_or_else(|| field_err("the entry is not a json object".into()))?;
+            let transport = transport(entry)
+                .and_then(|t| expand_transport(t, workspace))
+                .map_err(field_err)?;
             out.push(ServerEntry {
                 alias: alias.clone(),
-                transport: transport(entry).map_err(field_err)?,
+                transport,
             });
         }
         out.sort_by(|a, b| a.alias.cmp(&b.alias));
@@ -98,6 +191,114 @@ impl McpConfig {
             servers: out,
         })
     }
+}
+
+/// Expands the VS Code variables of every string of `t` (see the module docs).
+fn expand_transport(
+    t: ServerTransport,
+    workspace: Option<&Path>,
+) -> std::result::Result<ServerTransport, String> {
+    let x = |field: &str, value: &str| expand(field, value, workspace, &|n| std::env::var(n).ok());
+    let map = |field: &str, m: BTreeMap<String, String>| {
+        m.into_iter()
+            .map(|(k, v)| Ok((k, x(field, &v)?)))
+            .collect::<std::result::Result<BTreeMap<_, _>, String>>()
+    };
+    Ok(match t {
+        ServerTransport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => ServerTransport::Stdio {
+            command: x("command", &command)?,
+            args: args
+                .iter()
+                .map(|a| x("args", a))
+                .collect::<std::result::Result<_, _>>()?,
+            env: map("env", env)?,
+            cwd: match cwd {
+                Some(dir) => match dir.to_str() {
+                    Some(text) => Some(PathBuf::from(x("cwd", text)?)),
+                    None => Some(dir),
+                },
+                None => None,
+            },
+        },
+        ServerTransport::Http { url, headers } => ServerTransport::Http {
+            url: x("url", &url)?,
+            headers: map("headers", headers)?,
+        },
+    })
+}
+
+/// `value` with its VS Code variables expanded; `var` reads the environment.
+fn expand(
+    field: &str,
+    value: &str,
+    workspace: Option<&Path>,
+    var: &dyn Fn(&str) -> Option<String>,
+) -> std::result::Result<String, String> {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(start) = rest.find("${") {
+        let Some(len) = rest[start..].find('}') else {
+            break;
+        };
+        out.push_str(&rest[..start]);
+        let whole = &rest[start..start + len + 1];
+        let name = &whole[2..whole.len() - 1];
+        let cut = |s: &str| s.chars().take(60).collect::<String>();
+        let unknown = || {
+            format!(
+                "\"{field}\" uses {:?}, a VS Code variable mcp-preamble cannot expand",
+                cut(whole)
+            )
+        };
+        let expanded = match name.split_once(':') {
+            Some(("env", var_name)) => var(var_name).ok_or_else(|| {
+                format!(
+                    "\"{field}\" uses ${{env:{}}}, but that variable is not set",
+                    cut(var_name)
+                )
+            })?,
+            Some(_) => return Err(unknown()),
+            None => match name {
+                "workspaceFolder" => match workspace {
+                    Some(dir) => dir.display().to_string(),
+                    None => {
+                        return Err(format!(
+                            "\"{field}\" uses ${{workspaceFolder}}, which is only known for a config read from a file"
+                        ));
+                    }
+                },
+                "userHome" => var("HOME").or_else(|| var("USERPROFILE")).ok_or_else(|| {
+                    format!("\"{field}\" uses ${{userHome}}, but HOME is not set")
+                })?,
+                "pathSeparator" | "/" => std::path::MAIN_SEPARATOR.to_string(),
+                "workspaceFolderBasename"
+                | "file"
+                | "fileBasename"
+                | "fileDirname"
+                | "relativeFile"
+                | "cwd"
+                | "execPath"
+                | "lineNumber"
+                | "selectedText"
+                | "fileExtname"
+                | "fileBasenameNoExtension"
+                | "fileWorkspaceFolder"
+                | "relativeFileDirname"
+                | "defaultBuildTask" => return Err(unknown()),
+                // Not a VS Code variable: left as written.
+                _ => whole.to_string(),
+            },
+        };
+        out.push_str(&expanded);
+        rest = &rest[start + len + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
 }
 
 fn string(entry: &Map<String, Value>, field: &str) -> std::result::Result<Option<String>, String> {
@@ -254,6 +455,88 @@ mod tests {
         assert!(
             err.to_string()
                 .starts_with("invalid configuration: c.json: not valid json: ")
+        );
+    }
+
+    #[test]
+    fn vscode_variables_are_expanded_or_rejected() {
+        let env = |n: &str| {
+            (n == "TOKEN")
+                .then(|| "t0k".to_string())
+                .or_else(|| (n == "HOME").then(|| "/home/u".into()))
+        };
+        let ws = Some(Path::new("/work/proj"));
+        let x = |v: &str| expand("args", v, ws, &env);
+        assert_eq!(x("--token=${env:TOKEN}").unwrap(), "--token=t0k");
+        assert_eq!(x("${workspaceFolder}/src").unwrap(), "/work/proj/src");
+        assert_eq!(x("${userHome}/x").unwrap(), "/home/u/x");
+        assert_eq!(x("${HOME} and ${").unwrap(), "${HOME} and ${");
+        assert_eq!(
+            x("${env:NOPE}").unwrap_err(),
+            "\"args\" uses ${env:NOPE}, but that variable is not set"
+        );
+        assert_eq!(
+            x("${input:apiKey}").unwrap_err(),
+            "\"args\" uses \"${input:apiKey}\", a VS Code variable mcp-preamble cannot expand"
+        );
+        assert_eq!(
+            expand("cwd", "${workspaceFolder}", None, &env).unwrap_err(),
+            "\"cwd\" uses ${workspaceFolder}, which is only known for a config read from a file"
+        );
+        // Through the parser: the error names the file, the server and the field.
+        let err = McpConfig::from_json(
+            r#"{"servers": {"x": {"command": "node", "cwd": "${workspaceFolder}"}}}"#,
+            "mcp.json",
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid configuration: mcp.json: server \"x\": \"cwd\" uses ${workspaceFolder}, which is only known for a config read from a file"
+        );
+    }
+
+    #[test]
+    fn workspace_folder_is_the_folder_above_vscode() {
+        let dir = std::env::temp_dir().join(format!("mcp-preamble-ws-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join(".vscode")).unwrap();
+        let file = dir.join(".vscode/mcp.json");
+        std::fs::write(
+            &file,
+            r#"{"servers": {"x": {"command": "node", "args": ["${workspaceFolder}/s.mjs"]}}}"#,
+        )
+        .unwrap();
+        let config = McpConfig::from_path(&file).unwrap();
+        let ServerTransport::Stdio { args, .. } = &config.servers[0].transport else {
+            panic!()
+        };
+        assert_eq!(args[0], format!("{}/s.mjs", dir.display()));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn entry_builders() {
+        let e = ServerEntry::stdio("a", "node", ["s.mjs"])
+            .env("K", "v")
+            .cwd("/srv")
+            .header("H", "x");
+        assert_eq!(
+            e.transport,
+            ServerTransport::Stdio {
+                command: "node".into(),
+                args: vec!["s.mjs".into()],
+                env: BTreeMap::from([("K".into(), "v".into())]),
+                cwd: Some(PathBuf::from("/srv")),
+            }
+        );
+        let h = ServerEntry::http("b", "http://h/mcp")
+            .header("A", "1")
+            .env("K", "v");
+        assert_eq!(
+            h.transport,
+            ServerTransport::Http {
+                url: "http://h/mcp".into(),
+                headers: BTreeMap::from([("A".into(), "1".into())]),
+            }
         );
     }
 }

@@ -135,9 +135,9 @@ async fn connect_with_a_host_identity_in_both_eras() {
             .await
             .unwrap_or_else(|f| panic!("{f}"));
         assert_eq!(live.snapshot().era, era);
-        assert_eq!(whoami(live.peer()).await, (vec!["test-host".into()], true));
+        assert_eq!(whoami(&live.peer()).await, (vec!["test-host".into()], true));
         until(&hub, "a tool added later", |t| t.contains("`later`")).await;
-        assert_eq!(call(live.peer(), "later").await, "later");
+        assert_eq!(call(&live.peer(), "later").await, "later");
         live.close().await;
         assert!(hub.aliases().is_empty(), "{era:?}: closed servers leave");
     }
@@ -170,7 +170,7 @@ async fn dropping_a_live_server_closes_it_and_removes_its_block() {
         .connect(&node_entry("billing", "invoice.mjs", &[]), &options)
         .await
         .unwrap_or_else(|f| panic!("{f}"));
-    let peer = live.peer().clone();
+    let peer = live.peer();
     assert_eq!(hub.aliases(), ["billing"]);
     drop(live);
     assert!(hub.aliases().is_empty(), "removed at once");
@@ -216,7 +216,7 @@ async fn hub_connect_all_keeps_the_good_servers() {
     );
     assert_eq!(hub.aliases(), ["billing", "echo"]);
     let echo = results[2].as_ref().unwrap();
-    assert_eq!(whoami(echo.peer()).await.0, ["mcp-preamble"]);
+    assert_eq!(whoami(&echo.peer()).await.0, ["mcp-preamble"]);
     assert!(echo.stderr().text().is_empty());
     for live in results.into_iter().flatten() {
         live.close().await;

@@ -384,6 +384,11 @@ impl Assembler {
         self
     }
 
+    /// The template blocks render with (for the hub's change messages).
+    pub(crate) fn template_ref(&self) -> &Template {
+        &self.template
+    }
+
     /// The lock servers are compared with, if any.
     pub(crate) fn lock_ref(&self) -> Option<&Lock> {
         self.lock.as_ref()

@@ -2,9 +2,11 @@
 
 use std::future::{Future, IntoFuture};
 use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::ClientConfig;
+use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use super::options::ConnectOptions;
@@ -35,9 +37,11 @@ impl<H: rmcp::ClientHandler> std::fmt::Debug for ConnectAll<H> {
     }
 }
 
-/// Connects to every server of `config` at once, each within the options'
-/// timeout, with [`ConnectOptions::client_config`] as the identity. A server
-/// that fails does not hold up or fail the others.
+/// Connects to every server of `config`, at most
+/// [`ConnectOptions::concurrency`] (default 8) starting at a time, each
+/// within the options' timeout (counted from its own start), with
+/// [`ConnectOptions::client_config`] as the identity. A server that fails
+/// does not hold up or fail the others.
 ///
 /// ```no_run
 /// # async fn run() -> anyhow::Result<()> {
@@ -69,9 +73,16 @@ where
     F: FnMut(&ServerEntry) -> H,
 {
     let mut tasks = JoinSet::new();
+    // At most `concurrency` servers starting at once: thousands at a time
+    // would run out of processes and file handles.
+    let slots = Arc::new(Semaphore::new(options.concurrency));
     for (i, entry) in config.servers.iter().enumerate() {
         let (entry, options, handler) = (entry.clone(), options.clone(), handler(entry));
-        tasks.spawn(async move { (i, connect_with(&entry, &options, handler).await) });
+        let slots = slots.clone();
+        tasks.spawn(async move {
+            let _slot = slots.acquire_owned().await;
+            (i, connect_with(&entry, &options, handler).await)
+        });
     }
     ConnectAll {
         aliases: config.servers.iter().map(|e| e.alias.clone()).collect(),

@@ -3,12 +3,14 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::process::ExitStatus;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use rmcp::model::ClientConfig;
 use rmcp::model::{ProtocolVersion, ServerNotification, SubscriptionFilter};
 use rmcp::service::{
-    Peer, RoleClient, RunningService, RunningServiceCancellationToken, Subscription,
+    Peer, QuitReason, RoleClient, RunningService, RunningServiceCancellationToken, Subscription,
 };
 use tokio::sync::{Notify, watch};
 use tokio::time::Instant;
@@ -16,12 +18,12 @@ use tokio::time::Instant;
 use super::all::connect_all_with;
 use super::cache::DiscoverCache;
 use super::handler::HubHandler;
-use super::options::ConnectOptions;
+use super::options::{ConnectOptions, Restart};
 use super::snapshot::{discover_hints, discover_meta, list_tools, snapshot_of, tools_from_rmcp};
-use super::transport::{ConnectFailure, Connection, StderrTail, connect_with};
+use super::transport::{ConnectFailure, Connection, StderrTail, connect_keeping, connect_with};
 use crate::config::{McpConfig, ServerEntry};
 use crate::error::Result;
-use crate::hub::Hub;
+use crate::hub::{Hub, StateReason, Why};
 use crate::limits::Limits;
 use crate::model::{Era, Instructions, ServerSnapshot};
 
@@ -33,24 +35,49 @@ const MAX_PAUSE: Duration = Duration::from_secs(60);
 /// gives a borrower no signal for it).
 const CLOSE_POLL: Duration = Duration::from_millis(250);
 
-/// Resolves when the connection is gone.
-type Closed = Pin<Box<dyn Future<Output = ()> + Send>>;
+/// How a followed connection ended.
+enum Ending {
+    /// The host closed, dropped or detached it.
+    ByHost,
+    /// It ended without the host (the server exited, the network dropped);
+    /// with the exit status of a process the hub started.
+    OnItsOwn(Option<ExitStatus>),
+}
+
+/// Resolves when the connection is gone, telling how.
+type Closed = Pin<Box<dyn Future<Output = Ending> + Send>>;
+
+/// How long after an attached client's transport closed the host has to
+/// let go of the client for it to count as closed by the host (rmcp drops
+/// it right after closing it).
+const HOST_LET_GO: Duration = Duration::from_millis(500);
+
+/// The connection a [`LiveServer`] is on now (a supervised server gets a
+/// new one when it is restarted).
+struct Link {
+    peer: Peer<RoleClient>,
+    owner: u64,
+    process_id: Option<u32>,
+    cancel: Option<RunningServiceCancellationToken>,
+    /// The host closed or dropped the [`LiveServer`]: no more restarts.
+    closed: bool,
+}
 
 /// A server [`Hub::connect`] started and keeps current. It owns the
 /// connection: call the server's tools through [`LiveServer::peer`].
 ///
 /// Dropping it closes the connection (stopping a stdio server) and removes
 /// the server's block at once; [`LiveServer::close`] also waits until the
-/// connection is closed.
+/// connection is closed. A connection that ends without the host (the
+/// server exits) keeps the block for the hub's grace period, and is
+/// restarted within it when the options ask ([`ConnectOptions::restart`]).
 #[must_use = "dropping a LiveServer closes its connection and removes its block"]
 pub struct LiveServer {
     alias: String,
     snapshot: ServerSnapshot,
-    peer: Peer<RoleClient>,
+    link: Arc<Mutex<Link>>,
     stderr: StderrTail,
     hub: Hub,
-    owner: u64,
-    cancel: Option<RunningServiceCancellationToken>,
     task: Option<tokio::task::JoinHandle<()>>,
 }
 
@@ -58,6 +85,7 @@ impl std::fmt::Debug for LiveServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LiveServer")
             .field("alias", &self.alias)
+            .field("process_id", &self.process_id())
             .finish_non_exhaustive()
     }
 }
@@ -73,39 +101,56 @@ impl LiveServer {
         &self.snapshot
     }
 
-    /// The rmcp peer of the connection the hub follows: call tools with it
-    /// (`live.peer().call_tool(…)`).
-    pub fn peer(&self) -> &Peer<RoleClient> {
-        &self.peer
+    /// The rmcp peer of the connection the hub follows now: call tools with
+    /// it (`live.peer().call_tool(…)`). After a restart it is the new
+    /// connection's, so take it again rather than keeping an old one.
+    pub fn peer(&self) -> Peer<RoleClient> {
+        lock(&self.link).peer.clone()
     }
 
-    /// What a stdio server wrote to stderr lately (bounded, kept current).
+    /// The id of the server's process now (stdio servers; `None` over HTTP).
+    pub fn process_id(&self) -> Option<u32> {
+        lock(&self.link).process_id
+    }
+
+    /// What a stdio server wrote to stderr lately (bounded, kept current,
+    /// across restarts).
     pub fn stderr(&self) -> &StderrTail {
         &self.stderr
     }
 
     /// Closes the connection, waits until it is closed, and removes the
-    /// server's block.
+    /// server's block (one revision).
     pub async fn close(mut self) {
-        if let Some(c) = self.cancel.take() {
-            c.cancel();
-        }
+        self.let_go();
         if let Some(task) = self.task.take() {
             let _ = task.await;
         }
-        // The follower saw the connection end and started a grace period:
-        // the host closed it on purpose, so the block goes now.
-        let _ = self.hub.remove_as(Some(self.owner), &self.alias);
+    }
+
+    /// Stops restarts, closes the connection and removes the block at once.
+    fn let_go(&mut self) {
+        let mut link = lock(&self.link);
+        if link.closed {
+            return;
+        }
+        link.closed = true;
+        if let Some(c) = link.cancel.take() {
+            c.cancel();
+        }
+        let why = Why::new(StateReason::Closed);
+        let _ = self.hub.remove_as(Some(link.owner), &self.alias, why);
     }
 }
 
 impl Drop for LiveServer {
     fn drop(&mut self) {
-        if let Some(c) = self.cancel.take() {
-            c.cancel();
-            let _ = self.hub.remove_as(Some(self.owner), &self.alias);
-        }
+        self.let_go();
     }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// A client of yours that a [`Hub`] follows; see [`Hub::attach`].
@@ -138,8 +183,8 @@ impl Attachment {
         &self.snapshot
     }
 
-    /// Stops following and removes the server's block; the client stays
-    /// connected.
+    /// Stops following and removes the server's block at once (one
+    /// revision); the client stays connected.
     pub async fn detach(self) {
         self.stop.notify_one();
         let _ = self.task.await;
@@ -160,8 +205,12 @@ impl Hub {
     /// - when the discover result has a positive `ttlMs`, `server/discover`
     ///   is asked again after it expires (instructions have no change
     ///   notification: that is the only way to see new ones);
-    /// - when the connection closes, the server leaves the section (seen
-    ///   within a quarter of a second).
+    /// - when you close or drop the client ([`Connection::close`], rmcp's
+    ///   `cancel`), the server leaves the section at once, with one revision;
+    /// - when the connection ends without you (the server exits), the block
+    ///   stays for the hub's grace period ([`Hub::grace`]; seen within a
+    ///   quarter of a second plus half a second), and leaves at once if you
+    ///   then drop the client. [`Hub::subscribe_states`] tells of both.
     ///
     /// The client must run on a [`HubHandler`] wrapping your handler, so
     /// the hub hears the tools list change. Another client attached later
@@ -191,11 +240,11 @@ impl Hub {
         client: &RunningService<RoleClient, HubHandler<H>>,
     ) -> Result<Attachment> {
         let alias = alias.into();
-        let changed = client.service().tools_changed();
         let snapshot = snapshot_of(client).await?;
-        let peer = client.peer().clone();
-        let closed = Box::pin(transport_closed(peer.clone()));
-        let (_, stop, task) = self.follow(&alias, &snapshot, peer, changed, closed)?;
+        let owner = self.new_owner();
+        let why = Why::new(StateReason::Connected);
+        self.upsert_as(Some(owner), alias.clone(), snapshot.clone(), why)?;
+        let (stop, task) = self.start_follower(&alias, &snapshot, owner, client);
         Ok(Attachment {
             alias,
             snapshot,
@@ -204,22 +253,87 @@ impl Hub {
         })
     }
 
+    /// [`Hub::attach`] for many clients at once, publishing one revision
+    /// for all of them (six servers attached at start-up give one new
+    /// section, not six). Snapshots are read one after another; when one
+    /// fails, nothing is attached and its error is returned.
+    pub async fn attach_all<'a, H: rmcp::ClientHandler>(
+        &self,
+        clients: impl IntoIterator<Item = (String, &'a RunningService<RoleClient, HubHandler<H>>)>,
+    ) -> Result<Vec<Attachment>> {
+        let clients: Vec<_> = clients.into_iter().collect();
+        let mut read = Vec::with_capacity(clients.len());
+        for (_, client) in &clients {
+            read.push(snapshot_of(*client).await?);
+        }
+        let owners = self.upsert_owned(
+            clients
+                .iter()
+                .zip(&read)
+                .map(|((alias, _), snapshot)| (alias.clone(), snapshot.clone()))
+                .collect(),
+            Why::new(StateReason::Connected),
+        )?;
+        let mut out = Vec::with_capacity(clients.len());
+        for (((alias, client), snapshot), owner) in clients.into_iter().zip(read).zip(owners) {
+            let (stop, task) = self.start_follower(&alias, &snapshot, owner, client);
+            out.push(Attachment {
+                alias,
+                snapshot,
+                stop,
+                task,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Starts the follower of an attached client.
+    fn start_follower<H: rmcp::ClientHandler>(
+        &self,
+        alias: &str,
+        snapshot: &ServerSnapshot,
+        owner: u64,
+        client: &RunningService<RoleClient, HubHandler<H>>,
+    ) -> (Arc<Notify>, tokio::task::JoinHandle<()>) {
+        let changed = client.service().tools_changed();
+        let peer = client.peer().clone();
+        let closed = Box::pin(attachment_closed(peer.clone(), changed.clone()));
+        let follower = Follower::new(self, alias, snapshot, owner, peer, changed);
+        let stop = follower.stop.clone();
+        let modern = snapshot.era == Era::Modern;
+        let task = tokio::spawn(async move {
+            let (mut follower, ending) = follower.run(closed, modern).await;
+            follower.finish(ending).await;
+        });
+        (stop, task)
+    }
+
     /// Starts a configured server (see [`connect_with`]) and follows it as
     /// [`Hub::attach`] does; the returned [`LiveServer`] owns the
     /// connection. The client identifies itself with
-    /// [`ConnectOptions::client_config`].
+    /// [`ConnectOptions::client_config`]. With [`ConnectOptions::restart`],
+    /// a server that ends on its own is started again within the grace
+    /// period.
     pub async fn connect(
         &self,
         entry: &ServerEntry,
         options: &ConnectOptions,
     ) -> std::result::Result<LiveServer, ConnectFailure> {
-        self.connect_with(entry, options, options.client_config().clone())
-            .await
+        let client = options.client_config().clone();
+        let connection = connect_with(entry, options, HubHandler::new(client.clone())).await?;
+        self.follow_connection(
+            entry,
+            options,
+            connection,
+            Some(Arc::new(move || client.clone())),
+        )
     }
 
     /// [`Hub::connect`] with your own rmcp client handler (wrapped in a
     /// [`HubHandler`]): it answers the server's requests, and its
     /// [`get_info`](rmcp::ClientHandler::get_info) is the identity sent.
+    /// The server is not restarted (the hub cannot make another of your
+    /// handler); [`Hub::subscribe_states`] tells when it ends.
     pub async fn connect_with<H: rmcp::ClientHandler>(
         &self,
         entry: &ServerEntry,
@@ -227,11 +341,12 @@ impl Hub {
         handler: H,
     ) -> std::result::Result<LiveServer, ConnectFailure> {
         let connection = connect_with(entry, options, HubHandler::new(handler)).await?;
-        self.follow_connection(&entry.alias, connection)
+        self.follow_connection(entry, options, connection, None)
     }
 
-    /// [`Hub::connect`] for every server of `config` at once; results in
-    /// config order. A server that fails does not hold up the others.
+    /// [`Hub::connect`] for every server of `config`, at most
+    /// [`ConnectOptions::concurrency`] at a time; results in config order.
+    /// A server that fails does not hold up the others.
     pub async fn connect_all(
         &self,
         config: &McpConfig,
@@ -239,85 +354,211 @@ impl Hub {
     ) -> Vec<std::result::Result<LiveServer, ConnectFailure>> {
         let client = options.client_config().clone();
         let results = connect_all_with(config, options, |_| HubHandler::new(client.clone())).await;
+        let make: MakeHandler<ClientConfig> = Arc::new(move || client.clone());
         config
             .servers
             .iter()
             .zip(results)
-            .map(|(entry, r)| r.and_then(|c| self.follow_connection(&entry.alias, c)))
+            .map(|(entry, r)| {
+                r.and_then(|c| self.follow_connection(entry, options, c, Some(make.clone())))
+            })
             .collect()
     }
 
     fn follow_connection<H: rmcp::ClientHandler>(
         &self,
-        alias: &str,
+        entry: &ServerEntry,
+        options: &ConnectOptions,
         connection: Connection<HubHandler<H>>,
+        make: Option<MakeHandler<H>>,
     ) -> std::result::Result<LiveServer, ConnectFailure> {
-        let Connection {
-            snapshot,
-            elapsed,
-            stderr,
-            client,
-            ..
-        } = connection;
-        let changed = client.service().tools_changed();
-        let peer = client.peer().clone();
-        let cancel = client.cancellation_token();
-        let closed = Box::pin(async move {
-            let _ = client.waiting().await;
-        });
-        match self.follow(alias, &snapshot, peer.clone(), changed, closed) {
-            Ok((owner, _, task)) => Ok(LiveServer {
-                alias: alias.to_string(),
-                snapshot,
-                peer,
-                stderr,
-                hub: self.clone(),
-                owner,
-                cancel: Some(cancel),
-                task: Some(task),
-            }),
-            Err(error) => Err(ConnectFailure {
-                alias: alias.to_string(),
+        let alias = entry.alias.clone();
+        let stderr = connection.stderr.clone();
+        let snapshot = connection.snapshot.clone();
+        let owner = self.new_owner();
+        let why = Why::new(StateReason::Connected);
+        if let Err(error) = self.upsert_as(Some(owner), alias.clone(), snapshot.clone(), why) {
+            return Err(ConnectFailure {
+                alias,
                 error,
                 stderr: stderr.text(),
-                elapsed,
-            }),
+                elapsed: connection.elapsed,
+            });
+        }
+        let (follower, closed, link) = owned_follower(self, &alias, owner, connection);
+        let link = Arc::new(Mutex::new(link));
+        let supervisor = Supervisor {
+            entry: entry.clone(),
+            options: options.clone(),
+            restart: options.restart.filter(|_| make.is_some()),
+            make,
+            link: link.clone(),
+            stderr: stderr.clone(),
+        };
+        let task = tokio::spawn(supervisor.run(follower, closed));
+        Ok(LiveServer {
+            alias,
+            snapshot,
+            link,
+            stderr,
+            hub: self.clone(),
+            task: Some(task),
+        })
+    }
+}
+
+/// Makes the handler of a restarted connection.
+type MakeHandler<H> = Arc<dyn Fn() -> H + Send + Sync>;
+
+/// The follower of a connection the hub owns, the future telling how it
+/// ended, and the [`Link`] to it.
+fn owned_follower<H: rmcp::ClientHandler>(
+    hub: &Hub,
+    alias: &str,
+    owner: u64,
+    connection: Connection<HubHandler<H>>,
+) -> (Follower, Closed, Link) {
+    let Connection {
+        snapshot,
+        client,
+        process_id,
+        process,
+        ..
+    } = connection;
+    let changed = client.service().tools_changed();
+    let peer = client.peer().clone();
+    let cancel = client.cancellation_token();
+    let closed: Closed = Box::pin(async move {
+        match client.waiting().await {
+            Ok(QuitReason::Cancelled) => Ending::ByHost,
+            _ => {
+                let status = match &process {
+                    Some(p) => p.ended(Duration::from_secs(1)).await,
+                    None => None,
+                };
+                Ending::OnItsOwn(status)
+            }
+        }
+    });
+    let follower = Follower::new(hub, alias, &snapshot, owner, peer.clone(), changed);
+    let link = Link {
+        peer,
+        owner,
+        process_id,
+        cancel: Some(cancel),
+        closed: false,
+    };
+    (follower, closed, link)
+}
+
+/// The task behind a [`LiveServer`]: follows the connection and, when it
+/// ends on its own, restarts the server if asked.
+struct Supervisor<H: rmcp::ClientHandler> {
+    entry: ServerEntry,
+    options: ConnectOptions,
+    restart: Option<Restart>,
+    make: Option<MakeHandler<H>>,
+    link: Arc<Mutex<Link>>,
+    stderr: StderrTail,
+}
+
+impl<H: rmcp::ClientHandler> Supervisor<H> {
+    async fn run(self, mut follower: Follower, mut closed: Closed) {
+        loop {
+            let modern = follower.modern;
+            let (done, ending) = follower.run(closed, modern).await;
+            let status = match ending {
+                Some(Ending::OnItsOwn(status)) => status,
+                // The host let go: LiveServer removed the block already.
+                _ => return,
+            };
+            let hub = done.hub.clone();
+            let why = Why::new(StateReason::ConnectionLost).exit(status);
+            let _ = hub.disconnected_as(Some(done.owner), &done.alias, why);
+            let Some(next) = self.restart_within_grace(&hub).await else {
+                return;
+            };
+            let alias = done.alias.clone();
+            let owner = hub.new_owner();
+            let snapshot = next.snapshot.clone();
+            let (next_follower, next_closed, new_link) = owned_follower(&hub, &alias, owner, next);
+            {
+                let mut link = lock(&self.link);
+                if link.closed {
+                    // Closed by the host while restarting: this connection goes too.
+                    if let Some(c) = new_link.cancel {
+                        c.cancel();
+                    }
+                    return;
+                }
+                // The same snapshot gives the same bytes: no new revision.
+                let why = Why::new(StateReason::Restarted);
+                if hub.upsert_as(Some(owner), alias, snapshot, why).is_err() {
+                    return;
+                }
+                *link = new_link;
+            }
+            follower = next_follower;
+            closed = next_closed;
         }
     }
 
-    /// Puts `snapshot` in the hub under a new owner and starts its follower.
-    fn follow(
-        &self,
-        alias: &str,
-        snapshot: &ServerSnapshot,
-        peer: Peer<RoleClient>,
-        changed: watch::Receiver<()>,
-        closed: Closed,
-    ) -> Result<(u64, Arc<Notify>, tokio::task::JoinHandle<()>)> {
-        let owner = self.new_owner();
-        self.upsert_as(Some(owner), alias.to_string(), snapshot.clone())?;
-        let stop = Arc::new(Notify::new());
-        let follower = Follower {
-            hub: self.clone(),
-            owner,
-            alias: alias.to_string(),
-            peer,
-            changed,
-            stop: stop.clone(),
-            filter: SubscriptionFilter::builder().tools_list_changed().build(),
-            subscription: None,
-            relisten: None,
-            pause: FIRST_PAUSE,
-            ttl: snapshot
-                .cache
-                .as_ref()
-                .and_then(|c| c.ttl_ms)
-                .filter(|t| *t > 0),
-            next_handshake: None,
-        };
-        let modern = snapshot.era == Era::Modern;
-        Ok((owner, stop, tokio::spawn(follower.run(closed, modern))))
+    /// Starts the server again with growing, jittered pauses, until it
+    /// connects, the attempts run out, the grace period would end, or the
+    /// host closed it.
+    async fn restart_within_grace(&self, hub: &Hub) -> Option<Connection<HubHandler<H>>> {
+        let (restart, make) = (self.restart?, self.make.as_ref()?);
+        let deadline = Instant::now() + hub.grace_period();
+        for attempt in 0..restart.max_attempts {
+            let pause = restart.pause(attempt, jitter());
+            if Instant::now() + pause >= deadline || lock(&self.link).closed {
+                return None;
+            }
+            tokio::time::sleep(pause).await;
+            if lock(&self.link).closed {
+                return None;
+            }
+            let handler = HubHandler::new(make());
+            let tail = self.stderr.clone();
+            if let Ok(c) = connect_keeping(&self.entry, &self.options, handler, tail).await {
+                return Some(c);
+            }
+        }
+        None
     }
+}
+
+/// A number in [0, 1) that differs between calls and processes (the
+/// standard library's random hasher keys), for spreading restarts.
+fn jitter() -> f64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    (h.finish() >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// Resolves when an attached client's connection is gone: at once when the
+/// host drops its client (closing it), or when the transport closes; then
+/// whether the host let go of the client right after tells who ended it.
+async fn attachment_closed(peer: Peer<RoleClient>, mut alive: watch::Receiver<()>) -> Ending {
+    tokio::select! {
+        _ = handler_gone(&mut alive) => return Ending::ByHost,
+        _ = transport_closed(peer) => {}
+    }
+    match tokio::time::timeout(HOST_LET_GO, handler_gone(&mut alive)).await {
+        Ok(()) => Ending::ByHost,
+        Err(_) => Ending::OnItsOwn(None),
+    }
+}
+
+/// Resolves once the [`HubHandler`] behind `alive` is dropped: the rmcp
+/// client is gone (closed, cancelled or dropped by its owner).
+async fn handler_gone(alive: &mut watch::Receiver<()>) {
+    while alive.changed().await.is_ok() {}
 }
 
 /// Resolves once `peer`'s connection has ended.
@@ -331,7 +572,9 @@ async fn transport_closed(peer: Peer<RoleClient>) {
 /// What woke the follower.
 enum Event {
     /// The connection ended.
-    Closed,
+    Closed(Ending),
+    /// The [`HubHandler`] was dropped (the connection is ending).
+    HandlerGone,
     /// [`Attachment::detach`].
     Detached,
     /// `notifications/tools/list_changed`, from the handler or the subscription.
@@ -346,16 +589,19 @@ enum Event {
     TtlExpired,
 }
 
-/// The task behind a [`LiveServer`] or an [`Attachment`]: it applies the server's changes to its
-/// hub entry, as long as it still owns that entry.
+/// Follows one connection: applies the server's changes to its hub entry,
+/// as long as it still owns that entry.
 struct Follower {
     hub: Hub,
     owner: u64,
     alias: String,
     peer: Peer<RoleClient>,
+    modern: bool,
     /// Tools list changes seen by [`HubHandler`] (2025 era); an error once
     /// the handler is gone.
     changed: watch::Receiver<()>,
+    /// Whether the handler is still there to tell of changes.
+    handler_alive: bool,
     stop: Arc<Notify>,
     filter: SubscriptionFilter,
     /// The `subscriptions/listen` stream (2026-07-28 era), while open.
@@ -369,17 +615,49 @@ struct Follower {
 }
 
 impl Follower {
-    async fn run(mut self, mut closed: Closed, modern: bool) {
+    fn new(
+        hub: &Hub,
+        alias: &str,
+        snapshot: &ServerSnapshot,
+        owner: u64,
+        peer: Peer<RoleClient>,
+        changed: watch::Receiver<()>,
+    ) -> Follower {
+        Follower {
+            hub: hub.clone(),
+            owner,
+            alias: alias.to_string(),
+            peer,
+            modern: snapshot.era == Era::Modern,
+            changed,
+            handler_alive: true,
+            stop: Arc::new(Notify::new()),
+            filter: SubscriptionFilter::builder().tools_list_changed().build(),
+            subscription: None,
+            relisten: None,
+            pause: FIRST_PAUSE,
+            ttl: snapshot
+                .cache
+                .as_ref()
+                .and_then(|c| c.ttl_ms)
+                .filter(|t| *t > 0),
+            next_handshake: None,
+        }
+    }
+
+    /// Follows until the connection ends (how) or the host detaches (`None`).
+    async fn run(mut self, mut closed: Closed, modern: bool) -> (Follower, Option<Ending>) {
         if modern {
             self.subscription = self.peer.listen(self.filter.clone()).await.ok();
             // Catch a change made between the first tools/list and the subscription.
             self.refresh_tools().await;
         }
         self.next_handshake = after_ms(self.ttl);
-        let ended_on_its_own = loop {
+        let ending = loop {
             match self.next_event(&mut closed).await {
-                Event::Closed => break true,
-                Event::Detached => break false,
+                Event::Closed(ending) => break Some(ending),
+                Event::Detached => break None,
+                Event::HandlerGone => self.handler_alive = false,
                 Event::ToolsChanged => self.refresh_tools().await,
                 Event::Ignored => {}
                 Event::StreamEnded => self.on_stream_end(),
@@ -387,24 +665,43 @@ impl Follower {
                 Event::TtlExpired => self.on_ttl_expired().await,
             }
         };
-        // A server that went away keeps its block for the hub's grace period
-        // (a quick reconnect with the same snapshot changes nothing); one the
-        // host let go of leaves at once.
-        let _ = if ended_on_its_own {
-            self.hub.disconnected_as(Some(self.owner), &self.alias)
-        } else {
-            self.hub.remove_as(Some(self.owner), &self.alias)
+        self.subscription = None;
+        (self, ending)
+    }
+
+    /// After an attached client's connection ended: a server that went away
+    /// keeps its block for the hub's grace period (a quick reconnect with
+    /// the same snapshot changes nothing), and leaves at once if the host
+    /// then lets go of its client; one the host let go of leaves at once.
+    async fn finish(&mut self, ending: Option<Ending>) {
+        let status = match ending {
+            Some(Ending::OnItsOwn(status)) => status,
+            _ => {
+                let why = Why::new(StateReason::Closed);
+                let _ = self.hub.remove_as(Some(self.owner), &self.alias, why);
+                return;
+            }
         };
+        let why = Why::new(StateReason::ConnectionLost).exit(status);
+        let _ = self.hub.disconnected_as(Some(self.owner), &self.alias, why);
+        let grace = self.hub.grace_period();
+        if tokio::time::timeout(grace, handler_gone(&mut self.changed))
+            .await
+            .is_ok()
+        {
+            let why = Why::new(StateReason::Closed);
+            let _ = self.hub.remove_as(Some(self.owner), &self.alias, why);
+        }
     }
 
     /// Waits for the next thing to act on.
     async fn next_event(&mut self, closed: &mut Closed) -> Event {
         tokio::select! {
-            _ = closed => Event::Closed,
+            ending = closed => Event::Closed(ending),
             _ = self.stop.notified() => Event::Detached,
-            changed = self.changed.changed() => match changed {
+            changed = self.changed.changed(), if self.handler_alive => match changed {
                 Ok(()) => Event::ToolsChanged,
-                Err(_) => Event::Closed,
+                Err(_) => Event::HandlerGone,
             },
             n = next_notification(&mut self.subscription) => match n {
                 Some(ServerNotification::ToolListChangedNotification(_)) => Event::ToolsChanged,

@@ -3,8 +3,10 @@
 //! - [`connect`] starts one configured server (stdio; Streamable HTTP with
 //!   the `http` feature) with a chosen handshake and a timeout, and reports
 //!   a failure with the tail of the server's stderr; [`connect_all`] starts
-//!   every server of a config at once. Both take [`ConnectOptions`]: the
-//!   handshake, the timeout, and the client identity and capabilities sent.
+//!   every server of a config, a few at a time. Both take [`ConnectOptions`]:
+//!   the handshake, the timeout, the client identity and capabilities
+//!   sent, and (for `Hub::connect`) a [`Restart`] policy. A stdio server
+//!   starts with only [`INHERITED_ENV`] from the host plus its entry's `env`.
 //! - [`snapshot_of`] turns any connected rmcp client into a [`ServerSnapshot`].
 //! - [`HubHandler`] wraps your rmcp client handler so that a
 //!   [`Hub`](crate::hub::Hub) can follow a client you own
@@ -18,6 +20,7 @@
 
 mod all;
 mod cache;
+mod child;
 mod follow;
 mod handler;
 mod handshake;
@@ -31,9 +34,9 @@ pub use cache::{DiscoverCache, now_ms};
 pub use follow::{Attachment, LiveServer};
 pub use handler::HubHandler;
 pub use handshake::{Handshake, client_config};
-pub use options::ConnectOptions;
+pub use options::{ConnectOptions, Restart};
 pub use snapshot::snapshot_of;
-pub use transport::{ConnectFailure, Connection, StderrTail, connect, connect_with};
+pub use transport::{ConnectFailure, Connection, INHERITED_ENV, StderrTail, connect, connect_with};
 
 use crate::error::{Error, ErrorKind};
 

@@ -29,6 +29,8 @@ pub struct ConnectOptions {
     pub(super) timeout: Duration,
     probe: Option<Duration>,
     client: ClientConfig,
+    pub(super) restart: Option<Restart>,
+    pub(super) concurrency: usize,
 }
 
 impl Default for ConnectOptions {
@@ -38,6 +40,11 @@ impl Default for ConnectOptions {
 }
 
 impl ConnectOptions {
+    /// How many servers [`connect_all`](super::connect_all) and
+    /// `Hub::connect_all` start at a time by default: 8, so that a config of
+    /// thousands of servers does not run out of processes or file handles.
+    pub const DEFAULT_CONCURRENCY: usize = 8;
+
     /// The longest default wait for `server/discover` under [`Handshake::Auto`].
     pub const MAX_DEFAULT_PROBE: Duration = Duration::from_secs(20);
 
@@ -49,6 +56,8 @@ impl ConnectOptions {
             timeout: Duration::from_secs(30),
             probe: None,
             client: client_config(),
+            restart: None,
+            concurrency: Self::DEFAULT_CONCURRENCY,
         }
     }
 
@@ -105,6 +114,24 @@ impl ConnectOptions {
         self
     }
 
+    /// How many servers [`connect_all`](super::connect_all) and
+    /// `Hub::connect_all` start and read at a time (default
+    /// [`ConnectOptions::DEFAULT_CONCURRENCY`]; 0 counts as 1). The next
+    /// starts as soon as one is connected or has failed.
+    pub fn concurrency(mut self, limit: usize) -> ConnectOptions {
+        self.concurrency = limit.max(1);
+        self
+    }
+
+    /// Restarts a server that `Hub::connect` or `Hub::connect_all` started
+    /// when it ends on its own (not when the host closes it), within the
+    /// hub's grace period: see [`Restart`]. Off by default; the other
+    /// functions do not restart.
+    pub fn restart(mut self, restart: Restart) -> ConnectOptions {
+        self.restart = Some(restart);
+        self
+    }
+
     /// The identity the functions without a handler send.
     pub fn client_config(&self) -> &ClientConfig {
         &self.client
@@ -114,5 +141,79 @@ impl ConnectOptions {
     pub fn probe(&self) -> Duration {
         self.probe
             .unwrap_or_else(|| (self.timeout * 2 / 3).min(Self::MAX_DEFAULT_PROBE))
+    }
+}
+
+/// How a hub restarts a server it started that ended on its own
+/// ([`ConnectOptions::restart`]).
+///
+/// The `n`-th attempt (from 0) waits `first_pause · 2ⁿ`, at most
+/// `max_pause`, of which a random half is left out (so servers that failed
+/// together do not restart together); an attempt that would start after
+/// the hub's grace period is not made, and after `max_attempts` failed
+/// ones the server is left to the grace period (its block goes when it
+/// ends). A server that connects again with the same snapshot keeps its
+/// block byte for byte: no new revision. [`Hub::subscribe_states`] tells
+/// of each step.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_preamble::connect::{ConnectOptions, Restart};
+///
+/// let restart = Restart::new().max_attempts(3).first_pause(Duration::from_millis(100));
+/// let options = ConnectOptions::new().restart(restart);
+/// assert!(restart.pause(0, 0.0) >= Duration::from_millis(50));
+/// assert!(restart.pause(2, 0.99) <= Duration::from_millis(400));
+/// ```
+///
+/// [`Hub::subscribe_states`]: crate::hub::Hub::subscribe_states
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Restart {
+    pub(super) max_attempts: u32,
+    first_pause: Duration,
+    max_pause: Duration,
+}
+
+impl Default for Restart {
+    fn default() -> Restart {
+        Restart::new()
+    }
+}
+
+impl Restart {
+    /// Five attempts, pausing 250 ms before the first, at most 8 s.
+    pub fn new() -> Restart {
+        Restart {
+            max_attempts: 5,
+            first_pause: Duration::from_millis(250),
+            max_pause: Duration::from_secs(8),
+        }
+    }
+
+    /// How many restarts to try, in a row, before giving up (default 5).
+    pub fn max_attempts(mut self, attempts: u32) -> Restart {
+        self.max_attempts = attempts;
+        self
+    }
+
+    /// The pause before the first attempt, before jitter (default 250 ms).
+    pub fn first_pause(mut self, pause: Duration) -> Restart {
+        self.first_pause = pause;
+        self
+    }
+
+    /// The longest pause, before jitter (default 8 s).
+    pub fn max_pause(mut self, pause: Duration) -> Restart {
+        self.max_pause = pause;
+        self
+    }
+
+    /// The pause before attempt `attempt` (from 0) for a `jitter` in
+    /// [0, 1): half the backed-off pause, plus `jitter` times the other half.
+    pub fn pause(&self, attempt: u32, jitter: f64) -> Duration {
+        let factor = 2u32.saturating_pow(attempt.min(31));
+        let full = self.first_pause.saturating_mul(factor).min(self.max_pause);
+        let half = full / 2;
+        half + half.mul_f64(jitter.clamp(0.0, 1.0))
     }
 }

@@ -18,9 +18,10 @@ use rmcp::model::{
     ServerPeerInfo, ServerRequest, ServerResult,
 };
 use rmcp::service::{RoleClient, RunningService, serve_directly};
-use rmcp::transport::{TokioChildProcess, Transport};
+use rmcp::transport::Transport;
 use tokio::time::Instant;
 
+use super::child::ChildTransport;
 use super::connect_error;
 use crate::error::Result;
 
@@ -139,7 +140,7 @@ fn discover_answer(result: ServerResult) -> Answer {
 /// connection to rmcp.
 pub(super) async fn auto<H: rmcp::ClientHandler>(
     handler: H,
-    mut transport: TokioChildProcess,
+    mut transport: ChildTransport,
     probe: Duration,
 ) -> Result<RunningService<RoleClient, H>> {
     let info = handler.get_info();
@@ -230,7 +231,7 @@ fn initialize_request(info: &ClientConfig) -> ClientJsonRpcMessage {
 }
 
 async fn send(
-    transport: &mut TokioChildProcess,
+    transport: &mut ChildTransport,
     message: ClientJsonRpcMessage,
     what: &str,
 ) -> Result<()> {

@@ -11,9 +11,9 @@ use rmcp::service::{ClientServiceExt, RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 #[cfg(feature = "http")]
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use tokio::io::AsyncReadExt;
 
+use super::child::{ChildTransport, Process};
 use super::connect_error;
 use super::handshake::Handshake;
 use super::options::ConnectOptions;
@@ -23,9 +23,17 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::model::ServerSnapshot;
 
 /// The last bytes a stdio server wrote to stderr ([`StderrTail::KEEP`] at
-/// most), kept up to date while the server runs.
-#[derive(Debug, Clone, Default)]
+/// most), kept up to date while the server runs. Its `Debug` shows the
+/// length, not the bytes (see [`StderrTail::text`]).
+#[derive(Clone, Default)]
 pub struct StderrTail(Arc<Mutex<VecDeque<u8>>>);
+
+impl std::fmt::Debug for StderrTail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let len = self.0.lock().unwrap_or_else(|p| p.into_inner()).len();
+        f.debug_struct("StderrTail").field("bytes", &len).finish()
+    }
+}
 
 impl StderrTail {
     /// How many bytes are kept: the newest.
@@ -62,6 +70,9 @@ pub struct Connection<H: rmcp::ClientHandler = ClientConfig> {
     /// The rmcp client: call the server's tools with it (it dereferences to
     /// its [`Peer`](rmcp::Peer)).
     pub client: RunningService<RoleClient, H>,
+    /// The id of the server's process (stdio servers; `None` over HTTP).
+    pub process_id: Option<u32>,
+    pub(super) process: Option<Process>,
 }
 
 impl<H: rmcp::ClientHandler> std::fmt::Debug for Connection<H> {
@@ -69,14 +80,24 @@ impl<H: rmcp::ClientHandler> std::fmt::Debug for Connection<H> {
         f.debug_struct("Connection")
             .field("snapshot", &self.snapshot)
             .field("elapsed", &self.elapsed)
+            .field("process_id", &self.process_id)
             .finish_non_exhaustive()
     }
 }
 
 impl<H: rmcp::ClientHandler> Connection<H> {
-    /// Closes the connection (and stops a stdio server), and waits until it is closed.
+    /// Closes the connection (and stops a stdio server: its stdin is
+    /// closed, and it is killed if it has not exited 2 s later), and waits
+    /// until it is closed. A hub following the client
+    /// ([`Hub::attach`](crate::hub::Hub::attach)) removes its block at once,
+    /// as it does when the connection is dropped.
     pub async fn close(self) {
         let _ = self.client.cancel().await;
+    }
+
+    /// How the server's process ended, once it has (stdio servers).
+    pub fn exit_status(&self) -> Option<std::process::ExitStatus> {
+        self.process.as_ref().and_then(Process::exit_status)
     }
 }
 
@@ -133,8 +154,18 @@ pub async fn connect_with<H: rmcp::ClientHandler>(
     options: &ConnectOptions,
     handler: H,
 ) -> std::result::Result<Connection<H>, ConnectFailure> {
+    connect_keeping(entry, options, handler, StderrTail::default()).await
+}
+
+/// [`connect_with`], adding the server's stderr to `stderr` (a restarted
+/// server keeps its tail).
+pub(super) async fn connect_keeping<H: rmcp::ClientHandler>(
+    entry: &ServerEntry,
+    options: &ConnectOptions,
+    handler: H,
+    stderr: StderrTail,
+) -> std::result::Result<Connection<H>, ConnectFailure> {
     let started = Instant::now();
-    let stderr = StderrTail::default();
     let timeout = options.timeout;
     let fail = |error: Error, stderr: &StderrTail| ConnectFailure {
         alias: entry.alias.clone(),
@@ -143,10 +174,10 @@ pub async fn connect_with<H: rmcp::ClientHandler>(
         elapsed: started.elapsed(),
     };
     let work = async {
-        let client = start(entry, options, handler, &stderr).await?;
+        let (client, process) = start(entry, options, handler, &stderr).await?;
         let mut snapshot = snapshot_of(&client).await?;
         snapshot.alias = Some(entry.alias.clone());
-        Ok::<_, Error>((snapshot, client))
+        Ok::<_, Error>((snapshot, client, process))
     };
     let span = tracing::debug_span!("connect", alias = %entry.alias, state = tracing::field::Empty);
     let result =
@@ -160,11 +191,13 @@ pub async fn connect_with<H: rmcp::ClientHandler>(
     span.record("state", state.as_str());
     tracing::debug!(parent: &span, alias = %entry.alias, state, elapsed_ms = started.elapsed().as_millis() as u64, "connect finished");
     match result {
-        Ok(Ok((snapshot, client))) => Ok(Connection {
+        Ok(Ok((snapshot, client, process))) => Ok(Connection {
             snapshot,
             elapsed: started.elapsed(),
             stderr,
             client,
+            process_id: process.as_ref().and_then(|p| p.id),
+            process,
         }),
         Ok(Err(e)) => {
             // Give the stderr reader a moment to catch the server's last words.
@@ -187,9 +220,11 @@ async fn start<H: rmcp::ClientHandler>(
     options: &ConnectOptions,
     handler: H,
     stderr: &StderrTail,
-) -> Result<RunningService<RoleClient, H>> {
+) -> Result<(RunningService<RoleClient, H>, Option<Process>)> {
     let handshake = &options.handshake;
-    let served = match &entry.transport {
+    let failed =
+        |e: rmcp::service::ClientInitializeError| connect_error(format!("handshake failed: {e}"));
+    match &entry.transport {
         ServerTransport::Stdio {
             command,
             args,
@@ -197,29 +232,73 @@ async fn start<H: rmcp::ClientHandler>(
             cwd,
         } => {
             let transport = spawn_stdio(command, args, env, cwd.as_deref(), stderr)?;
-            if *handshake == Handshake::Auto {
-                return super::probe::auto(handler, transport, options.probe()).await;
-            }
-            handler
-                .serve_with_lifecycle(transport, handshake.lifecycle())
-                .await
+            let process = Some(transport.process());
+            let client = if *handshake == Handshake::Auto {
+                super::probe::auto(handler, transport, options.probe()).await?
+            } else {
+                handler
+                    .serve_with_lifecycle(transport, handshake.lifecycle())
+                    .await
+                    .map_err(failed)?
+            };
+            Ok((client, process))
         }
         #[cfg(feature = "http")]
         ServerTransport::Http { url, headers } => {
             // Over HTTP, auto is rmcp's: a server that takes the request is up.
             let transport = StreamableHttpClientTransport::from_config(http_config(url, headers)?);
-            handler
+            let client = handler
                 .serve_with_lifecycle(transport, handshake.lifecycle())
                 .await
+                .map_err(failed)?;
+            Ok((client, None))
         }
         #[cfg(not(feature = "http"))]
-        ServerTransport::Http { .. } => {
-            return Err(connect_error(
-                "streamable http needs mcp-preamble's \"http\" feature",
-            ));
-        }
-    };
-    served.map_err(|e| connect_error(format!("handshake failed: {e}")))
+        ServerTransport::Http { .. } => Err(connect_error(
+            "streamable http needs mcp-preamble's \"http\" feature",
+        )),
+    }
+}
+
+/// The variables a spawned server inherits from the host, when set, as
+/// the official MCP SDKs pass them (TypeScript's
+/// `getDefaultEnvironment`, Python's `get_default_environment`): enough to
+/// find programs and a home directory, and no secrets of the host's. The
+/// entry's own `env` comes on top.
+#[cfg(not(windows))]
+pub const INHERITED_ENV: &[&str] = &["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
+
+/// The variables a spawned server inherits from the host, when set, as
+/// the official MCP SDKs pass them on Windows; the entry's own `env` comes on top.
+#[cfg(windows)]
+pub const INHERITED_ENV: &[&str] = &[
+    "APPDATA",
+    "HOMEDRIVE",
+    "HOMEPATH",
+    "LOCALAPPDATA",
+    "PATH",
+    "PATHEXT",
+    "PROCESSOR_ARCHITECTURE",
+    "SYSTEMDRIVE",
+    "SYSTEMROOT",
+    "TEMP",
+    "USERNAME",
+    "USERPROFILE",
+    "PROGRAMFILES",
+];
+
+/// The environment a stdio server starts with: [`INHERITED_ENV`] from
+/// `host` (the host's variables), then the entry's `env`.
+pub(super) fn server_env(
+    host: impl Fn(&str) -> Option<std::ffi::OsString>,
+    env: &BTreeMap<String, String>,
+) -> BTreeMap<std::ffi::OsString, std::ffi::OsString> {
+    let mut out: BTreeMap<std::ffi::OsString, std::ffi::OsString> = INHERITED_ENV
+        .iter()
+        .filter_map(|name| Some(((*name).into(), host(name)?)))
+        .collect();
+    out.extend(env.iter().map(|(k, v)| (k.into(), v.into())));
+    out
 }
 
 /// Spawns a stdio server; its stderr is kept in `stderr` as it arrives.
@@ -229,16 +308,31 @@ fn spawn_stdio(
     env: &BTreeMap<String, String>,
     cwd: Option<&Path>,
     stderr: &StderrTail,
-) -> Result<TokioChildProcess> {
-    let cmd = tokio::process::Command::new(command).configure(|c| {
-        c.args(args).envs(env).kill_on_drop(true);
-        if let Some(dir) = cwd {
-            c.current_dir(dir);
-        }
-    });
-    let (transport, child_stderr) = TokioChildProcess::builder(cmd)
-        .stderr(std::process::Stdio::piped())
+) -> Result<ChildTransport> {
+    if let Some(dir) = cwd
+        && !dir.is_dir()
+    {
+        return Err(connect_error(format!(
+            "cannot start {command:?}: the working directory {:?} does not exist",
+            dir.display().to_string()
+        )));
+    }
+    let mut cmd = tokio::process::Command::new(command);
+    cmd.args(args)
+        .env_clear()
+        .envs(server_env(|name| std::env::var_os(name), env))
+        .kill_on_drop(true)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    if let Some(dir) = cwd {
+        cmd.current_dir(dir);
+    }
+    let mut child = cmd
         .spawn()
+        .map_err(|e| connect_error(format!("cannot start {command:?}: {e}")))?;
+    let child_stderr = child.stderr.take();
+    let transport = ChildTransport::new(child)
         .map_err(|e| connect_error(format!("cannot start {command:?}: {e}")))?;
     if let Some(mut pipe) = child_stderr {
         let tail = stderr.clone();
@@ -272,4 +366,33 @@ fn http_config(
         config.custom_headers.insert(n, v);
     }
     Ok(config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stderr_tail_debug_shows_the_length_not_the_bytes() {
+        let tail = StderrTail::default();
+        tail.push(b"secret=hunter2\n");
+        assert_eq!(format!("{tail:?}"), "StderrTail { bytes: 15 }");
+        assert_eq!(tail.text(), "secret=hunter2");
+    }
+
+    #[test]
+    fn servers_inherit_only_the_short_list() {
+        let host = |name: &str| match name {
+            "PATH" => Some("/bin".into()),
+            "HOME" => Some("/home/u".into()),
+            _ => Some("leak".into()),
+        };
+        let env = server_env(host, &BTreeMap::from([("PATH".into(), "/mine".into())]));
+        assert_eq!(env.len(), INHERITED_ENV.len());
+        // The entry's own value wins.
+        assert_eq!(env[std::ffi::OsStr::new("PATH")], "/mine");
+        assert!(!env.contains_key(std::ffi::OsStr::new("GITHUB_TOKEN")));
+        let none = server_env(|_| None, &BTreeMap::new());
+        assert!(none.is_empty());
+    }
 }

@@ -4,7 +4,7 @@
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use super::{Hub, Inner, unknown};
+use super::{Hub, Inner, StateReason, Why, unknown};
 use crate::error::Result;
 use crate::support::string_enum;
 
@@ -41,11 +41,13 @@ impl Hub {
 
     /// Where the server of `alias` stands.
     pub fn state(&self, alias: &str) -> ServerState {
-        match self.guard().servers.get(alias) {
-            None => ServerState::Gone,
-            Some(e) if e.grace.is_some() => ServerState::Reconnecting,
-            Some(_) => ServerState::Connected,
-        }
+        self.guard().state_of(alias)
+    }
+
+    #[cfg(feature = "rmcp")]
+    /// The grace period in effect.
+    pub(crate) fn grace_period(&self) -> Duration {
+        self.guard().grace
     }
 
     /// The server of `alias` lost its connection: its block stays for the
@@ -59,14 +61,14 @@ impl Hub {
     /// or with a zero grace period, the server is removed at once. Returns
     /// the revision.
     pub fn disconnected(&self, alias: &str) -> Result<u64> {
-        self.disconnected_as(None, alias)
+        self.disconnected_as(None, alias, Why::new(StateReason::ConnectionLost))
     }
 
     /// [`Hub::disconnected`] that acts only while `owner` (when given) owns the entry.
-    pub(crate) fn disconnected_as(&self, owner: Option<u64>, alias: &str) -> Result<u64> {
+    pub(crate) fn disconnected_as(&self, owner: Option<u64>, alias: &str, why: Why) -> Result<u64> {
         let runtime = tokio::runtime::Handle::try_current().ok();
         let hub = Arc::downgrade(&self.inner);
-        self.change(alias, |state| {
+        self.change(alias, why, |state| {
             let (grace, id) = (state.grace, state.next_key + 1);
             let Some(entry) = state.servers.get_mut(alias) else {
                 return Err(unknown(alias));
@@ -91,7 +93,7 @@ impl Hub {
 
     /// Removes `alias` if grace `id` is still running for it.
     fn expire(&self, alias: &str, id: u64) -> Result<u64> {
-        self.change(alias, |state| {
+        self.change(alias, Why::new(StateReason::GraceExpired), |state| {
             if state.servers.get(alias).is_none_or(|e| e.grace != Some(id)) {
                 return Ok(false);
             }

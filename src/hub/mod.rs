@@ -37,9 +37,12 @@
 //! ([`DEFAULT_GRACE`], set with [`Hub::grace`]); a reconnect within it that
 //! brings the same snapshot changes nothing in the section. After it, the
 //! block goes with one new revision. [`Hub::state`] tells which of
-//! [`ServerState`] a server is in. [`Hub::remove`] (and, for now, the end
-//! of a `Hub::connect` connection) removes a server at once.
+//! [`ServerState`] a server is in, and [`Hub::subscribe_states`] tells of
+//! every change with its [`StateReason`]. [`Hub::remove`], and a live
+//! connection the host closes, drops or detaches, remove a server at once;
+//! a live connection that ends on its own gets the grace period.
 
+mod events;
 mod grace;
 mod section;
 
@@ -54,11 +57,17 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::model::{ServerSnapshot, Tool};
 use crate::pin::{Lock, Pin};
 
+pub(crate) use events::Why;
+pub use events::{StateChange, StateReason};
 pub use grace::{DEFAULT_GRACE, ServerState};
 pub use section::{Delta, Section};
 
 /// How many past revisions [`Hub::changes_since`] can answer from.
 const HISTORY: usize = 256;
+
+/// How many state changes a slow [`Hub::subscribe_states`] receiver may
+/// fall behind before it misses the oldest (it then gets `Lagged`).
+const STATE_EVENTS: usize = 1024;
 
 /// One server as the hub holds it.
 #[derive(Clone)]
@@ -88,11 +97,24 @@ struct State {
     grace: Duration,
 }
 
+impl State {
+    /// Where `alias` stands.
+    fn state_of(&self, alias: &str) -> ServerState {
+        match self.servers.get(alias) {
+            None => ServerState::Gone,
+            Some(e) if e.grace.is_some() => ServerState::Reconnecting,
+            Some(_) => ServerState::Connected,
+        }
+    }
+}
+
 struct Inner {
     state: Mutex<State>,
     tx: watch::Sender<Arc<Section>>,
     /// Servers pending review against the lock, by alias.
     pins: watch::Sender<Arc<BTreeMap<String, Pin>>>,
+    /// State changes, for [`Hub::subscribe_states`].
+    states: tokio::sync::broadcast::Sender<StateChange>,
 }
 
 /// The live section of an agent loop: cheap to clone, safe to share.
@@ -161,6 +183,7 @@ impl Hub {
                 }),
                 tx,
                 pins,
+                states: tokio::sync::broadcast::Sender::new(STATE_EVENTS),
             }),
         }
     }
@@ -198,7 +221,7 @@ impl Hub {
     /// kept while reconnecting is connected again. Returns the revision,
     /// unchanged when the section's text is.
     pub fn upsert(&self, alias: impl Into<String>, snapshot: ServerSnapshot) -> Result<u64> {
-        self.upsert_as(None, alias.into(), snapshot)
+        self.upsert_as(None, alias.into(), snapshot, Why::new(StateReason::Added))
     }
 
     /// [`Hub::upsert`] for a live connection: it owns the entry until
@@ -208,8 +231,9 @@ impl Hub {
         owner: Option<u64>,
         alias: String,
         snapshot: ServerSnapshot,
+        why: Why,
     ) -> Result<u64> {
-        self.change(&alias.clone(), |state| {
+        self.change(&alias.clone(), why, |state| {
             let mut snapshot = snapshot;
             snapshot.alias = Some(alias.clone());
             if let Some(entry) = state.servers.get_mut(&alias)
@@ -233,6 +257,77 @@ impl Hub {
         })
     }
 
+    /// [`Hub::upsert`] for many servers, with one new revision for all
+    /// of them (start-up with many servers wakes subscribers once). On an
+    /// error nothing changes.
+    pub fn upsert_all(
+        &self,
+        servers: impl IntoIterator<Item = (String, ServerSnapshot)>,
+    ) -> Result<u64> {
+        let servers = servers.into_iter().map(|(a, s)| (None, a, s)).collect();
+        self.upsert_many(servers, Why::new(StateReason::Added))
+    }
+
+    /// A new owner for each of `servers` (for [`Hub::attach_all`]), put in
+    /// the hub at once.
+    #[cfg(feature = "rmcp")]
+    pub(crate) fn upsert_owned(
+        &self,
+        servers: Vec<(String, ServerSnapshot)>,
+        why: Why,
+    ) -> Result<Vec<u64>> {
+        let owned: Vec<_> = servers
+            .into_iter()
+            .map(|(a, s)| (Some(self.new_owner()), a, s))
+            .collect();
+        let owners = owned.iter().map(|(o, _, _)| o.unwrap_or(0)).collect();
+        self.upsert_many(owned, why)?;
+        Ok(owners)
+    }
+
+    fn upsert_many(
+        &self,
+        servers: Vec<(Option<u64>, String, ServerSnapshot)>,
+        why: Why,
+    ) -> Result<u64> {
+        let mut state = self.guard();
+        let before = state.servers.clone();
+        let was: Vec<ServerState> = servers.iter().map(|(_, a, _)| state.state_of(a)).collect();
+        for (owner, alias, mut snapshot) in servers.iter().cloned() {
+            snapshot.alias = Some(alias.clone());
+            match state.servers.get_mut(&alias) {
+                Some(entry) if entry.snapshot == snapshot => {
+                    entry.owner = owner;
+                    entry.grace = None;
+                }
+                _ => {
+                    state.next_key += 1;
+                    let key = state.next_key;
+                    state.servers.insert(
+                        alias,
+                        Entry {
+                            key,
+                            owner,
+                            snapshot,
+                            grace: None,
+                        },
+                    );
+                }
+            }
+        }
+        let published = self.publish(&mut state);
+        match published {
+            Ok(revision) => {
+                for ((_, alias, _), was) in servers.iter().zip(was) {
+                    let now = state.state_of(alias);
+                    self.emit(alias, was, now, why, revision);
+                }
+            }
+            Err(_) => state.servers = before,
+        }
+        published
+    }
+
     /// Replaces one server's tools (after `notifications/tools/list_changed`).
     pub fn update_tools(&self, alias: &str, tools: Vec<Tool>) -> Result<u64> {
         self.update_tools_as(None, alias, tools)
@@ -246,7 +341,7 @@ impl Hub {
         alias: &str,
         tools: Vec<Tool>,
     ) -> Result<u64> {
-        self.change(alias, |state| {
+        self.change(alias, Why::new(StateReason::Connected), |state| {
             let next = state.next_key + 1;
             let Some(entry) = state.servers.get_mut(alias) else {
                 return Err(unknown(alias));
@@ -265,6 +360,7 @@ impl Hub {
         })
     }
 
+    #[cfg(feature = "rmcp")]
     /// Replaces one server's instructions and cache hints (after a new
     /// handshake), only while `owner` still owns the entry.
     pub(crate) fn update_handshake_as(
@@ -274,7 +370,7 @@ impl Hub {
         instructions: crate::model::Instructions,
         cache: Option<crate::model::CacheHints>,
     ) -> Result<u64> {
-        self.change(alias, |state| {
+        self.change(alias, Why::new(StateReason::Connected), |state| {
             let next = state.next_key + 1;
             let Some(entry) = state.servers.get_mut(alias) else {
                 return Err(unknown(alias));
@@ -295,12 +391,12 @@ impl Hub {
 
     /// Removes a server now, with no grace period (see [`Hub::disconnected`]).
     pub fn remove(&self, alias: &str) -> Result<u64> {
-        self.remove_as(None, alias)
+        self.remove_as(None, alias, Why::new(StateReason::Removed))
     }
 
     /// [`Hub::remove`] that acts only while `owner` (when given) owns the entry.
-    pub(crate) fn remove_as(&self, owner: Option<u64>, alias: &str) -> Result<u64> {
-        self.change(alias, |state| match state.servers.get(alias) {
+    pub(crate) fn remove_as(&self, owner: Option<u64>, alias: &str, why: Why) -> Result<u64> {
+        self.change(alias, why, |state| match state.servers.get(alias) {
             None => Err(unknown(alias)),
             Some(e) if owner.is_some() && e.owner != owner => Ok(false),
             Some(_) => {
@@ -402,11 +498,30 @@ impl Hub {
         self.guard().assembler.lock_ref().cloned()
     }
 
+    #[cfg(feature = "rmcp")]
     /// A new owner id for a live connection.
     pub(crate) fn new_owner(&self) -> u64 {
         let mut state = self.guard();
         state.next_key += 1;
         state.next_key
+    }
+
+    /// The template the hub's assembler renders the section with: render
+    /// a [`Delta`] with it ([`Delta::render`]), so that the change message
+    /// matches the section (an XML section gets an XML message).
+    ///
+    /// ```
+    /// use mcp_preamble::{Assembler, ServerSnapshot, Template};
+    /// use mcp_preamble::hub::Hub;
+    /// let hub = Hub::new(Assembler::new().template(Template::xml()));
+    /// let sent = hub.revision();
+    /// hub.upsert("billing", ServerSnapshot::new("invoice").with_instructions("Call list_periods first."))?;
+    /// let message = hub.changes_since(sent).render(&hub.template())?.unwrap();
+    /// assert!(message.starts_with('<'), "{message}");
+    /// # Ok::<(), mcp_preamble::Error>(())
+    /// ```
+    pub fn template(&self) -> crate::template::Template {
+        self.guard().assembler.template_ref().clone()
     }
 
     /// What changed since `revision`: blocks added, removed and changed.
@@ -454,19 +569,32 @@ impl Hub {
     /// Applies `edit` to the entry of `alias` and, when it changed
     /// something, re-assembles; a new revision is published only when the
     /// text changed. If assembling fails, the entry is put back as it was.
-    /// Writers are serialized; readers never wait.
-    fn change(&self, alias: &str, edit: impl FnOnce(&mut State) -> Result<bool>) -> Result<u64> {
+    /// Writers are serialized; readers never wait. A change of the
+    /// server's [`ServerState`] is told to [`Hub::subscribe_states`] with `why`.
+    fn change(
+        &self,
+        alias: &str,
+        why: Why,
+        edit: impl FnOnce(&mut State) -> Result<bool>,
+    ) -> Result<u64> {
         let mut state = self.guard();
         let before = state.servers.get(alias).cloned();
+        let was = state.state_of(alias);
         if !edit(&mut state)? {
-            return Ok(self.revision());
+            // A grace period started or ended: the state may have changed, the text not.
+            let revision = self.revision();
+            self.emit(alias, was, state.state_of(alias), why, revision);
+            return Ok(revision);
         }
         let published = self.publish(&mut state);
-        if published.is_err() {
-            match before {
-                Some(entry) => state.servers.insert(alias.to_string(), entry),
-                None => state.servers.remove(alias),
-            };
+        match &published {
+            Ok(revision) => self.emit(alias, was, state.state_of(alias), why, *revision),
+            Err(_) => {
+                match before {
+                    Some(entry) => state.servers.insert(alias.to_string(), entry),
+                    None => state.servers.remove(alias),
+                };
+            }
         }
         published
     }

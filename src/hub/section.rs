@@ -102,7 +102,8 @@ impl Delta {
     /// keeps the system prompt as it was: servers added, changed (the new
     /// block replaces the old) and removed. `None` when nothing changed.
     ///
-    /// `template` is the one the hub's assembler uses. The built-ins render
+    /// `template` is the one the hub's assembler uses: pass
+    /// [`Hub::template`](super::Hub::template), so the message matches the section. The built-ins render
     /// with their companions in `templates/` (`markdown-changes.jinja`,
     /// `xml-changes.jinja`); your own template must define a macro
     /// `changes(c)`, where `c` has `full`, `from`, `to`, and the lists

@@ -1,0 +1,104 @@
+//! [`ChildTransport`]: a stdio server's pipes, with its process id and exit
+//! status (rmcp's `TokioChildProcess` keeps both to itself).
+
+use std::future::Future;
+use std::process::ExitStatus;
+use std::time::Duration;
+
+use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use rmcp::transport::async_rw::AsyncRwTransport;
+use tokio::process::{Child, ChildStdin, ChildStdout};
+use tokio::sync::{oneshot, watch};
+
+/// How long a closed server may take to exit after its stdin closed, as
+/// the MCP stdio shutdown asks, before it is killed.
+const EXIT_WAIT: Duration = Duration::from_secs(2);
+
+/// The process behind a stdio connection: its id, and how it ended.
+#[derive(Debug, Clone)]
+pub(crate) struct Process {
+    pub id: Option<u32>,
+    exit: watch::Receiver<Option<ExitStatus>>,
+}
+
+impl Process {
+    /// How it ended, once it has.
+    pub fn exit_status(&self) -> Option<ExitStatus> {
+        *self.exit.borrow()
+    }
+
+    /// Waits (at most `wait`) for the process to end; its status if it did.
+    pub async fn ended(&self, wait: Duration) -> Option<ExitStatus> {
+        let mut exit = self.exit.clone();
+        let ended = tokio::time::timeout(wait, exit.wait_for(Option::is_some)).await;
+        ended.ok().and_then(|r| r.ok().and_then(|s| *s))
+    }
+}
+
+/// A spawned server's stdin and stdout as an rmcp transport. A task waits
+/// on the process and records its exit status; dropping the transport
+/// kills the process, and closing it closes stdin, waits a moment, then kills.
+pub(crate) struct ChildTransport {
+    io: AsyncRwTransport<RoleClient, ChildStdout, ChildStdin>,
+    /// Dropped (or sent) to kill the process.
+    kill: Option<oneshot::Sender<()>>,
+    process: Process,
+}
+
+impl ChildTransport {
+    /// Takes over `child`, spawned with piped stdin and stdout.
+    pub fn new(mut child: Child) -> std::io::Result<ChildTransport> {
+        let missing = |what| std::io::Error::other(format!("the server's {what} is not piped"));
+        let stdin = child.stdin.take().ok_or_else(|| missing("stdin"))?;
+        let stdout = child.stdout.take().ok_or_else(|| missing("stdout"))?;
+        let id = child.id();
+        let (exit_tx, exit) = watch::channel(None);
+        let (kill, killed) = oneshot::channel::<()>();
+        tokio::spawn(async move {
+            let status = tokio::select! {
+                status = child.wait() => status,
+                // Sent or dropped: the connection is over.
+                _ = killed => {
+                    let _ = child.start_kill();
+                    child.wait().await
+                }
+            };
+            if let Ok(status) = status {
+                exit_tx.send_replace(Some(status));
+            }
+        });
+        Ok(ChildTransport {
+            io: AsyncRwTransport::new_client(stdout, stdin),
+            kill: Some(kill),
+            process: Process { id, exit },
+        })
+    }
+
+    pub fn process(&self) -> Process {
+        self.process.clone()
+    }
+}
+
+impl Transport<RoleClient> for ChildTransport {
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.io.send(item)
+    }
+
+    fn receive(&mut self) -> impl Future<Output = Option<RxJsonRpcMessage<RoleClient>>> + Send {
+        self.io.receive()
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        // Closing stdin asks the server to exit; one that does not is killed.
+        let closed = self.io.close().await;
+        self.process.ended(EXIT_WAIT).await;
+        self.kill.take();
+        closed
+    }
+}
