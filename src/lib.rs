@@ -602,6 +602,7 @@ mod model;
 mod moved;
 pub mod pin;
 mod policy;
+pub mod redact;
 pub mod report;
 mod sanitize;
 mod segment;

@@ -22,7 +22,6 @@ mod pass;
 mod redact;
 mod render;
 mod rules;
-mod scan;
 
 pub use codes::{LintCode, Severity};
 pub use finding::{Finding, LintReport, ServerLint};

@@ -13,7 +13,7 @@ use regex::Regex;
 use super::hidden::count_hidden;
 use super::host::{HostPattern, worst_match};
 use crate::lint::pass::Pass;
-use crate::lint::scan::find_secrets;
+use crate::redact::scan::find_secrets;
 use crate::lint::{LintCode, Severity};
 use crate::sanitize;
 use crate::segment;
