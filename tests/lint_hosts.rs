@@ -302,7 +302,11 @@ fn mcp_preamble_counts_kept_characters_of_the_instructions_not_the_block() {
         .check(&s, None);
     let h = &big.hosts[0];
     assert_eq!((h.chars_kept, h.chars), (31, 31));
-    assert!(h.describe("").contains(": 31 of 31 characters, "), "{}", h.describe(""));
+    assert!(
+        h.describe("").contains(": 31 of 31 characters, "),
+        "{}",
+        h.describe("")
+    );
 }
 
 #[test]

@@ -163,10 +163,7 @@ fn no_command_prints_a_planted_secret() {
         );
     }
     if let Ok(text) = std::fs::read_to_string(&lock) {
-        assert!(
-            !text.contains(SESSION) && !text.contains(&key()),
-            "{text}"
-        );
+        assert!(!text.contains(SESSION) && !text.contains(&key()), "{text}");
     }
 }
 
