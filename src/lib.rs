@@ -526,7 +526,9 @@
 //! `server/discover` give different instructions or tools ([`Capture::era_snapshots`](files::Capture::era_snapshots) gives both
 //! eras of a capture) and `MCP016` when a later connect differs from the first (text that defeats
 //! prompt caches), naming what differs. [`Linter::check_policy`](lint::Linter::check_policy) gives `MCP017` for a
-//! `[servers.<alias>]` of a policy file that no linted server has ([`LintReport::add_policy`](lint::LintReport::add_policy)).
+//! `[servers.<alias>]` of a policy file that no linted server has ([`LintReport::add_policy`](lint::LintReport::add_policy)),
+//! and `MCP018` flags a name in the instructions or the tools that looks like a tool's name in
+//! letters of another script. [`redact`] is the redaction the CLI applies to everything it prints.
 //! Each [`Finding`](lint::Finding) has
 //! a [`Severity`](lint::Severity), a message, an explanation and a fix; a [`LintReport`](lint::LintReport)
 //! renders as text, JSON or SARIF 2.1.0, as `mcp-preamble lint` prints it.
