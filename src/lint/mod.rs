@@ -133,6 +133,7 @@ impl Linter {
             name: name.clone(),
             redactor,
             excerpts: Default::default(),
+            lines: None,
             findings: Vec::new(),
             hosts: Vec::new(),
         };

@@ -15,10 +15,20 @@ use crate::support::distance::levenshtein_bounded as levenshtein;
 /// Most distinct unknown names compared with the tool list per server: each
 /// comparison visits every tool, so a server naming thousands of tool-like
 /// words would cost names × tools. Later names count as not like a tool.
-/// The cap holds for both comparisons ([`ServerFacts::closest`] and
-/// [`ServerFacts::near`]), so the lint's work on names is at most
-/// `2 × MAX_RANKED_NAMES × tools` comparisons whatever the text.
 pub(super) const MAX_RANKED_NAMES: usize = 256;
+
+/// Most name-to-tool comparisons of each kind per server: with many tools,
+/// fewer names are compared (at least [`MIN_RANKED_NAMES`]), so the work is
+/// bounded whatever the names and the tools. Servers with up to 256
+/// tools keep [`MAX_RANKED_NAMES`].
+const MAX_COMPARISONS: usize = MAX_RANKED_NAMES * 256;
+const MIN_RANKED_NAMES: usize = 8;
+
+/// How many distinct names are compared with `tools` tools: both
+/// comparisons ([`ServerFacts::closest`], [`ServerFacts::near`]) stop there.
+fn ranked_names(tools: usize) -> usize {
+    (MAX_COMPARISONS / tools.max(1)).clamp(MIN_RANKED_NAMES, MAX_RANKED_NAMES)
+}
 
 /// The server's tool names, folded and split into words once.
 pub(super) struct ToolIndex {
@@ -58,10 +68,12 @@ fn words(folded: &str) -> BTreeSet<String> {
 pub(super) struct ServerFacts {
     tool_set: HashSet<String>,
     index: ToolIndex,
-    /// [`ranked_closest`] by name, for at most [`MAX_RANKED_NAMES`] names.
+    /// [`ranked_closest`] by name, for at most `cap` names.
     ranked: RefCell<HashMap<String, Option<(String, u8)>>>,
-    /// [`near`] at distance 1 by name, for at most [`MAX_RANKED_NAMES`] names.
+    /// [`near_any`] at distance 1 by name, for at most `cap` names.
     near: RefCell<HashMap<String, bool>>,
+    /// [`ranked_names`] of the server's tool count.
+    cap: usize,
     /// Input-schema property names of every tool: parameters, not tools.
     params: BTreeSet<String>,
     /// Server name and alias, lowercased.
@@ -91,6 +103,7 @@ impl ServerFacts {
             index: ToolIndex::new(&tools),
             ranked: RefCell::new(HashMap::new()),
             near: RefCell::new(HashMap::new()),
+            cap: ranked_names(tools.len()),
             params,
             own_names,
         }
@@ -99,13 +112,13 @@ impl ServerFacts {
 
 impl ServerFacts {
     /// The real tool `name` most likely means, with its rank; memoized, and
-    /// `None` past [`MAX_RANKED_NAMES`] distinct names.
+    /// `None` past [`ranked_names`] distinct names.
     pub(super) fn closest(&self, name: &str) -> Option<(String, u8)> {
         let mut ranked = self.ranked.borrow_mut();
         if let Some(hit) = ranked.get(name) {
             return hit.clone();
         }
-        if ranked.len() >= MAX_RANKED_NAMES {
+        if ranked.len() >= self.cap {
             return None;
         }
         let found = ranked_closest(name, &self.index);
@@ -114,13 +127,13 @@ impl ServerFacts {
     }
 
     /// Whether `name` is one edit from a tool's folded name; memoized, and
-    /// `false` past [`MAX_RANKED_NAMES`] distinct names (it visits every tool).
+    /// `false` past [`ranked_names`] distinct names (it visits every tool).
     fn near(&self, name: &str) -> bool {
         let mut near = self.near.borrow_mut();
         if let Some(hit) = near.get(name) {
             return *hit;
         }
-        if near.len() >= MAX_RANKED_NAMES {
+        if near.len() >= self.cap {
             return false;
         }
         let found = near_any(name, &self.index, 1);
@@ -514,10 +527,18 @@ mod tests {
         let found = unknown_mentions(&text, &facts);
         assert_eq!(found.len(), 600, "{:?}", &found[..4]);
         assert!(
-            facts.comparisons() <= 2 * MAX_RANKED_NAMES,
+            facts.comparisons() <= 2 * ranked_names(300),
             "{}",
             facts.comparisons()
         );
+        // With many tools fewer names are compared: names × tools stays bounded.
+        assert_eq!(ranked_names(256), MAX_RANKED_NAMES);
+        assert_eq!(ranked_names(300), 218);
+        assert_eq!(ranked_names(10_000), MIN_RANKED_NAMES);
+        assert_eq!(ranked_names(1_000_000), MIN_RANKED_NAMES);
+        for tools in [1, 1000, 5000, 10_000, 100_000] {
+            assert!(ranked_names(tools) * tools <= MAX_COMPARISONS.max(MIN_RANKED_NAMES * tools));
+        }
         // URLs among many words are skipped in one pass.
         let urls: String = (0..2000)
             .map(|i| format!("https://x.example/{i} call_it{i} "))
