@@ -415,7 +415,7 @@ lint_codes! {
         about_tool_description: true,
         summary: "a name in the instructions or the tools looks like a tool's name but is spelt with letters of another script",
         explanation:
-            "`dеlete_invoice` with a Cyrillic `е` reads exactly like `delete_invoice` to a \
+            "A name such as `dеlete_invoice` with a Cyrillic `е` reads exactly like `delete_invoice` to a \
              reviewer, in a diff and in a terminal, but it is another name: a model told to \
              call it calls a tool that does not exist or, worse, a look-alike tool that another \
              server registered to catch those calls. Mixing scripts inside one identifier is \
