@@ -435,6 +435,9 @@
 //! survives each known host's cut; reports render as text, JSON or SARIF, as
 //! `mcp-preamble lint` prints them. See its docs for the codes and hosts.
 //!
+//! The [`redact`] module is the redaction the CLI applies to everything it
+//! prints (secret-shaped values, URL query strings); hosts can use it too.
+//!
 //! ## Test kit
 //!
 //! With the `testing` feature, the `testing` module builds servers
@@ -491,6 +494,7 @@ mod model;
 mod moved;
 pub mod pin;
 mod policy;
+pub mod redact;
 pub mod report;
 mod sanitize;
 mod segment;

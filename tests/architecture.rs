@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 /// may not import each other.
 const LAYERS: &[&[&str]] = &[
     &["support"],
+    // Secret and URL redaction: regex and serde_json only.
+    &["redact"],
     &["error", "text"],
     &["sanitize", "tokens"],
     &["markdown", "limits"],

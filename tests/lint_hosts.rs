@@ -282,6 +282,34 @@ fn mcp_preamble_at_a_budget_loses_exactly_what_the_assembler_removes() {
 }
 
 #[test]
+fn mcp_preamble_counts_kept_characters_of_the_instructions_not_the_block() {
+    // Was "N of M characters" with N the rendered block (heading and tool
+    // list included) and M the instructions: N > M for a short text.
+    let s = server("Always call list_periods first.")
+        .with_tool(Tool::new("list_periods", "List billing periods."))
+        .with_tool(Tool::new("get_invoice", "Get one invoice."));
+    for budget in [5, 80, 5000] {
+        let result = Linter::new()
+            .hosts([HostProfile::mcp_preamble(budget)])
+            .check(&s, None);
+        let h = &result.hosts[0];
+        assert!(h.chars_kept <= h.chars, "{budget}: {h:?}");
+        let lost: usize = h.lost.iter().map(|u| u.text.chars().count()).sum();
+        assert_eq!(h.chars_kept, h.chars - lost, "{budget}: {h:?}");
+    }
+    let big = Linter::new()
+        .hosts([HostProfile::mcp_preamble(5000)])
+        .check(&s, None);
+    let h = &big.hosts[0];
+    assert_eq!((h.chars_kept, h.chars), (31, 31));
+    assert!(
+        h.describe("").contains(": 31 of 31 characters, "),
+        "{}",
+        h.describe("")
+    );
+}
+
+#[test]
 fn host_tables_render_in_text_and_json() {
     let linter = Linter::new().hosts(HostProfile::parse_list("claude-code,none", 400).unwrap());
     let report = LintReport::new(vec![linter.check(&server(&pricing()), None)]);

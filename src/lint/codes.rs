@@ -405,6 +405,25 @@ lint_codes! {
              holds nothing, so the operator believes a control is in place that is not.",
         fix: "Rename the table to the alias the server has in the MCP config, or remove it.",
     },
+    /// Compared by a confusable skeleton: Cyrillic, Greek and Armenian
+    /// letters that look Latin, dotless `ı` and fullwidth forms count as the
+    /// Latin letter. A finding in a tool name or description names that tool.
+    ConfusableToolName {
+        code: "MCP018",
+        name: "confusable-tool-name",
+        severity: Error,
+        about_tool_description: true,
+        summary: "a name in the instructions or the tools looks like a tool's name but is spelt with letters of another script",
+        explanation:
+            "A name such as `dеlete_invoice` with a Cyrillic `е` reads exactly like `delete_invoice` to a \
+             reviewer, in a diff and in a terminal, but it is another name: a model told to \
+             call it calls a tool that does not exist or, worse, a look-alike tool that another \
+             server registered to catch those calls. Mixing scripts inside one identifier is \
+             almost never an accident.",
+        fix:
+            "Spell tool names, and the names that mention them, in one script: replace the \
+             look-alike letters with the Latin ones.",
+    },
 }
 
 impl LintCode {
@@ -577,7 +596,9 @@ mod tests {
             .collect();
         assert_eq!(
             at_tool,
-            ["MCP011", "MCP012", "MCP013", "MCP014", "MCP015", "MCP016"]
+            [
+                "MCP011", "MCP012", "MCP013", "MCP014", "MCP015", "MCP016", "MCP018"
+            ]
         );
     }
 }

@@ -5,7 +5,6 @@ use serde::Serialize;
 
 use super::codes::{LintCode, Severity};
 use super::hosts::HostSurvival;
-use super::redact::redact;
 use crate::model::InstructionsState;
 
 /// One problem in one server's instructions. Every string in it that
@@ -91,8 +90,9 @@ impl LintReport {
     /// Records a server that could not be linted (a file that does not load,
     /// a server that does not answer): where, and why.
     pub fn add_failure(&mut self, source: impl Into<String>, error: impl Into<String>) {
-        // An error may quote what a server sent.
-        let (source, error) = (redact(&source.into()), redact(&error.into()));
+        // An error may quote what a server sent, a config's URL, its stderr.
+        let printed = |s: String| crate::redact::printed(&s).into_owned();
+        let (source, error) = (printed(source.into()), printed(error.into()));
         self.failures.push((source, error));
         self.failures.sort();
     }

@@ -227,10 +227,13 @@ pub struct HostSurvival {
     pub reported: bool,
     /// Characters (Unicode scalar values) of the sanitized instructions.
     pub chars: usize,
-    /// Characters that reach the model (for `mcp-preamble`: of the
-    /// server's block as rendered, heading and tool list included).
+    /// Characters of the sanitized instructions that reach the model, in
+    /// the same unit as `chars` and never more (for `mcp-preamble`: those of
+    /// the units its assembly keeps whole).
     pub chars_kept: usize,
-    /// Tokens that reach the model, in the linter's encoding.
+    /// Tokens that reach the model, in the linter's encoding (for
+    /// `mcp-preamble`: of the server's block as rendered, heading and tool
+    /// list included).
     pub tokens_kept: usize,
     /// The units (sentences, list items, headings) that do not reach the
     /// model whole, in order.

@@ -21,7 +21,9 @@
 //! `server/discover` give different instructions or tools ([`Capture::era_snapshots`](crate::files::Capture::era_snapshots) gives both
 //! eras of a capture) and `MCP016` when a later connect differs from the first (text that defeats
 //! prompt caches), naming what differs. [`Linter::check_policy`] gives `MCP017` for a
-//! `[servers.<alias>]` of a policy file that no linted server has ([`LintReport::add_policy`]).
+//! `[servers.<alias>]` of a policy file that no linted server has ([`LintReport::add_policy`]),
+//! and `MCP018` flags a name in the instructions or the tools that looks like a tool's name in
+//! letters of another script.
 //! Each [`Finding`] has
 //! a [`Severity`], a message, an explanation and a fix; a [`LintReport`]
 //! renders as text, JSON or SARIF 2.1.0, as `mcp-preamble lint` prints it.
@@ -69,7 +71,6 @@ mod pass;
 mod redact;
 mod render;
 mod rules;
-mod scan;
 
 pub use codes::{LintCode, Severity};
 pub use finding::{Finding, LintReport, ServerLint};
@@ -181,6 +182,7 @@ impl Linter {
             name: name.clone(),
             redactor,
             excerpts: Default::default(),
+            lines: None,
             findings: Vec::new(),
             hosts: Vec::new(),
         };

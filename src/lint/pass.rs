@@ -23,6 +23,10 @@ pub(super) struct Pass<'a> {
     /// Excerpts by unit (start, length): a long unit with many findings is
     /// scrubbed once.
     pub(super) excerpts: HashMap<(usize, usize), String>,
+    /// The line index of the text findings were last located in (by its
+    /// address and length): many findings in one long text count its
+    /// newlines once.
+    pub(super) lines: Option<((usize, usize), text::Lines)>,
     pub(super) findings: Vec<Finding>,
     /// What survives each host of [`Linter::hosts`].
     pub(super) hosts: Vec<HostSurvival>,
@@ -65,10 +69,13 @@ impl Pass<'_> {
                         let clean = self.redactor.scrub(unit_text);
                         text::cut_chars(&text::one_line(&clean), EXCERPT_CHARS)
                     });
-                (
-                    Some(excerpt.clone()),
-                    Some(text[..unit.start].matches('\n').count() + 1),
-                )
+                let excerpt = excerpt.clone();
+                let key = (text.as_ptr() as usize, text.len());
+                if self.lines.as_ref().is_none_or(|(k, _)| *k != key) {
+                    self.lines = Some((key, text::Lines::new(text)));
+                }
+                let line = self.lines.as_ref().map_or(1, |(_, l)| l.line(unit.start));
+                (Some(excerpt), Some(line))
             }
             None => (None, None),
         };

@@ -8,7 +8,7 @@ use std::collections::{BTreeSet, HashSet};
 use crate::model::{Instructions, ServerSnapshot};
 use crate::sanitize;
 
-use super::scan::find_secrets;
+use crate::redact::scan::find_secrets;
 
 /// Slices of a secret this long are masked wherever they turn up: a rule
 /// may quote a secret cut short (a phrase, a name), which no pattern knows.
@@ -106,22 +106,7 @@ impl Redactor {
 /// `text` with every secret-shaped value replaced by its redacted form, in
 /// brackets; for strings with no server to learn from (a source, an error).
 pub(super) fn redact(text: &str) -> String {
-    let secrets = find_secrets(text);
-    if secrets.is_empty() {
-        return text.to_string();
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut at = 0;
-    for s in secrets {
-        if s.start < at {
-            continue;
-        }
-        out.push_str(&text[at..s.start]);
-        out.push_str(&format!("[redacted: {}]", s.redacted));
-        at = s.end;
-    }
-    out.push_str(&text[at..]);
-    out
+    crate::redact::secrets(text).into_owned()
 }
 
 #[cfg(test)]

@@ -2,7 +2,10 @@
 //!
 //! Server text reaches stdout and stderr only through [`terminal_safe`]
 //! (text) or [`json_safe`] (JSON), so a hostile server cannot drive the
-//! terminal.
+//! terminal, and only through `mcp_preamble::redact`, so no command prints
+//! a secret: [`emit`] redacts secret-shaped values in everything (server
+//! text under review keeps its URLs), [`emit_line`], [`emit_err`] and the
+//! connection rows redact query strings of URLs too.
 
 use std::fmt;
 use std::io::{IsTerminal, Write as _};
@@ -10,6 +13,7 @@ use std::io::{IsTerminal, Write as _};
 use mcp_preamble::Assembly;
 use mcp_preamble::lint::HostSurvival;
 use mcp_preamble::pin::PinState;
+use mcp_preamble::redact;
 use mcp_preamble::report::Omission;
 use mcp_preamble::text::{json_safe, terminal_safe};
 
@@ -49,7 +53,10 @@ pub fn emit_preview(
     json: bool,
 ) {
     if json {
-        let mut report = serde_json::json!({ "assembly": assembly, "connections": sources });
+        // Connection rows (errors, stderr tails) are not server text under review.
+        let mut connections = serde_json::json!(sources);
+        redact_strings(&mut connections, &|s| redact::printed(s).into_owned());
+        let mut report = serde_json::json!({ "assembly": assembly, "connections": connections });
         if !hosts.is_empty() {
             let by_server: serde_json::Map<String, serde_json::Value> = hosts
                 .iter()
@@ -57,6 +64,7 @@ pub fn emit_preview(
                 .collect();
             report["as"] = serde_json::Value::Object(by_server);
         }
+        redact_strings(&mut report, &|s| redact::secrets(s).into_owned());
         emit(&json_safe(
             &(serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"),
         ));
@@ -154,12 +162,12 @@ fn text_report(assembly: &Assembly, sources: &[Source]) -> String {
     for f in sources.iter().filter(|c| !c.ok) {
         let row = format!(
             "{:<24} {}",
-            truncate(&terminal_safe(&f.alias), 24),
-            terminal_safe(f.error.as_deref().unwrap_or("failed"))
+            truncate(&terminal_safe(&redact::printed(&f.alias)), 24),
+            terminal_safe(&redact::printed(f.error.as_deref().unwrap_or("failed")))
         );
         let _ = writeln!(out, "{}", paint.on("31", &row));
         for line in f.stderr.lines() {
-            let _ = writeln!(out, "    stderr: {}", terminal_safe(line));
+            let _ = writeln!(out, "    stderr: {}", terminal_safe(&redact::printed(line)));
         }
     }
     for s in assembly.servers() {
@@ -208,20 +216,46 @@ fn table_row(cells: [&dyn fmt::Display; 9]) -> String {
     )
 }
 
-/// Writes to stdout; a closed pipe (`| head`) is not an error.
+/// Every string in a JSON value, keys included, through `f`.
+fn redact_strings(v: &mut serde_json::Value, f: &dyn Fn(&str) -> String) {
+    use serde_json::Value;
+    match v {
+        Value::String(s) => *s = f(s),
+        Value::Array(items) => items.iter_mut().for_each(|i| redact_strings(i, f)),
+        Value::Object(map) => {
+            *map = std::mem::take(map)
+                .into_iter()
+                .map(|(k, mut v)| {
+                    redact_strings(&mut v, f);
+                    (f(&k), v)
+                })
+                .collect();
+        }
+        _ => {}
+    }
+}
+
+/// Writes to stdout, secret-shaped values redacted; a closed pipe (`| head`)
+/// is not an error.
 pub fn emit(text: &str) {
+    let text = redact::secrets(text);
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
-/// One line on stdout, made terminal-safe.
+/// One line on stdout, made terminal-safe, query strings and secrets redacted.
 pub fn emit_line(line: &str) {
-    emit(&format!("{}\n", terminal_safe(line)));
+    emit(&format!("{}\n", terminal_safe(&redact::printed(line))));
 }
 
-/// One line on stderr, made terminal-safe: every message that may quote a
-/// server (errors, aliases, stderr tails) goes out this way.
+/// One line on stderr, made terminal-safe, query strings and secrets
+/// redacted: every message that may quote a server or a config (errors,
+/// aliases, URLs, stderr tails) goes out this way.
 pub fn emit_err(line: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "{}", terminal_safe(line));
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "{}",
+        terminal_safe(&redact::printed(line))
+    );
 }
 
 pub fn truncate(s: &str, n: usize) -> String {

@@ -57,6 +57,7 @@ impl Progress {
             // One screen line each, or the redraw would climb too few lines;
             // escaped, so a server's text cannot move the cursor itself.
             let line = format!("  {alias}: {status}").replace(['\n', '\t'], " ");
+            let line = mcp_preamble::redact::printed(&line);
             let line = truncate(&terminal_safe(&line), 78);
             let _ = writeln!(err, "\x1b[2K{line}");
         }

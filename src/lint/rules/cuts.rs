@@ -60,7 +60,18 @@ impl Pass<'_> {
                 let flags = units.iter().map(|u| u.end > cut).collect();
                 (flags, kept.chars().count(), counter.count(kept))
             }
-            HostCut::Budget(n) => self.budget_cut(n, units),
+            HostCut::Budget(n) => {
+                let (flags, tokens) = self.budget_cut(n, units);
+                // Characters of the instructions, like `chars`: the block's
+                // heading and tool list are no part of them.
+                let lost: usize = units
+                    .iter()
+                    .zip(&flags)
+                    .filter(|(_, lost)| **lost)
+                    .map(|(u, _)| u.text(text).chars().count())
+                    .sum();
+                (flags, chars.saturating_sub(lost), tokens)
+            }
         };
         let mut lost = Vec::new();
         let mut lost_constraint = Vec::new();
@@ -97,16 +108,16 @@ impl Pass<'_> {
     }
 
     /// Which units `mcp-preamble` removes at a budget of `n` tokens, and the
-    /// characters and tokens of the server's block as rendered.
-    fn budget_cut(&self, n: usize, units: &[Unit]) -> (Vec<bool>, usize, usize) {
+    /// tokens of the server's block as rendered.
+    fn budget_cut(&self, n: usize, units: &[Unit]) -> (Vec<bool>, usize) {
         let assembly = Assembler::new()
             .budget(n)
             .assemble(std::slice::from_ref(self.server));
         let Some(report) = assembly.as_ref().ok().and_then(|a| a.servers().first()) else {
-            return (vec![true; units.len()], 0, 0);
+            return (vec![true; units.len()], 0);
         };
         if !report.included || report.omitted.is_some() {
-            return (vec![true; units.len()], 0, 0);
+            return (vec![true; units.len()], 0);
         }
         // A cut block shows only the head of its last unit: every unit is lost.
         let mut flags = vec![report.truncated; units.len()];
@@ -120,7 +131,7 @@ impl Pass<'_> {
                 *lost = true;
             }
         }
-        (flags, report.text.chars().count(), report.tokens)
+        (flags, report.tokens)
     }
 }
 

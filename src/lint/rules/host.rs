@@ -87,6 +87,12 @@ static HOST_PATTERNS: LazyLock<Vec<HostPattern>> = LazyLock::new(|| {
     };
     let e = Severity::Error;
     let w = Severity::Warning;
+    // Sending something somewhere: what, to where (a URL, an e-mail
+    // address, an IP address, a host name).
+    const SEND: &str = r"(?:send|forward|upload|post|transmit|exfiltrate|copy|e-?mail|mail|submit|leak|relay|sync|beacon|pipe|share|report)s?";
+    const DATA: &str = r"(?:files?|data|documents?|messages?|e-?mails?|conversations?|contents?|history|results?|outputs?|responses?|records?|notes?)\b";
+    const SECRETS: &str = r"(?:secrets?|credentials?|api[\s_-]?keys?|keys?|tokens?|passwords?|env(?:ironment)?(?:\s+variables?)?|\.env|cookies?)\b";
+    const ADDRESS: &str = r"(?:(?:https?|wss?|ftp)://\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?:\d{1,3}\.){3}\d{1,3}\b|[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|app|xyz|example|site|info|co|me|ru|cn|tk|top)\b)";
     const NOUNS: &str = r"(?:instructions?|rules|prompts?|messages|directions|guidelines|guidance|directives|policies|constraints|context)";
     vec![
         p(
@@ -122,6 +128,20 @@ static HOST_PATTERNS: LazyLock<Vec<HostPattern>> = LazyLock::new(|| {
             e,
             "reach for the host's credentials",
             r"(?:~|\$home|%userprofile%)[/\\]\.(?:ssh|aws|gnupg|netrc|kube|docker|cursor|claude|codex|config)\b|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|/etc/(?:passwd|shadow)\b|\.aws/credentials\b",
+        ),
+        p(
+            e,
+            "tell the model to send files, data or secrets to an outside address",
+            &format!(
+                r"\b{SEND}\s+(?:(?:every|all|each|any)\s+(?:of\s+)?(?:the\s+|your\s+|their\s+|my\s+|its\s+)?(?:[\w'’-]+\s+){{0,2}}?{DATA}|(?:the\s+|your\s+|their\s+|its\s+|any\s+|all\s+)?(?:[\w'’-]+\s+){{0,2}}?{SECRETS}|the\s+(?:user'?s?|conversation|chat|session)\b)[^.;]{{0,60}}?\b(?:to|into|at)\s+{ADDRESS}"
+            ),
+        ),
+        p(
+            w,
+            "tell the model to send data to an outside address",
+            &format!(
+                r"\b{SEND}\s+(?:the\s+|this\s+|these\s+|those\s+|your\s+|a\s+|any\s+)?(?:[\w'’-]+\s+){{0,3}}?{DATA}[^.;]{{0,60}}?\b(?:to|into|at)\s+{ADDRESS}"
+            ),
         ),
         HostPattern {
             // "You are a helpful assistant…" is the host's system prompt speaking.

@@ -2,9 +2,11 @@
 //! findings: `structure` (MCP001, MCP004, MCP008), `tools` (MCP002, MCP003,
 //! MCP007, with `names` telling tool names in prose), `secrets` (MCP005), `host`
 //! (MCP006), `hidden` (MCP009), `cuts` (MCP010 and what survives each
-//! host), `descriptions` (MCP011 to MCP014, on tool descriptions) and
-//! `drift` (MCP015 and MCP016, between snapshots of one server).
+//! host), `descriptions` (MCP011 to MCP014, on tool descriptions),
+//! `drift` (MCP015 and MCP016, between snapshots of one server) and
+//! `confusables` (MCP018, look-alike tool names).
 
+mod confusables;
 mod cuts;
 mod descriptions;
 mod drift;
@@ -27,6 +29,11 @@ impl Pass<'_> {
     pub(super) fn run(&mut self) -> usize {
         let server = self.server;
         self.tool_descriptions();
+        if let Instructions::Present(raw) = &server.instructions {
+            self.confusable_names(Some(&sanitize::text(raw)));
+        } else {
+            self.confusable_names(None);
+        }
         match &server.instructions {
             Instructions::Absent => 0,
             Instructions::Blank(raw) => {

@@ -15,7 +15,20 @@ use crate::support::distance::levenshtein_bounded as levenshtein;
 /// Most distinct unknown names compared with the tool list per server: each
 /// comparison visits every tool, so a server naming thousands of tool-like
 /// words would cost names × tools. Later names count as not like a tool.
-const MAX_RANKED_NAMES: usize = 256;
+pub(super) const MAX_RANKED_NAMES: usize = 256;
+
+/// Most name-to-tool comparisons of each kind per server: with many tools,
+/// fewer names are compared (at least [`MIN_RANKED_NAMES`]), so the work is
+/// bounded whatever the names and the tools. Servers with up to 256
+/// tools keep [`MAX_RANKED_NAMES`].
+const MAX_COMPARISONS: usize = MAX_RANKED_NAMES * 256;
+const MIN_RANKED_NAMES: usize = 8;
+
+/// How many distinct names are compared with `tools` tools: both
+/// comparisons ([`ServerFacts::closest`], [`ServerFacts::near`]) stop there.
+fn ranked_names(tools: usize) -> usize {
+    (MAX_COMPARISONS / tools.max(1)).clamp(MIN_RANKED_NAMES, MAX_RANKED_NAMES)
+}
 
 /// The server's tool names, folded and split into words once.
 pub(super) struct ToolIndex {
@@ -55,8 +68,12 @@ fn words(folded: &str) -> BTreeSet<String> {
 pub(super) struct ServerFacts {
     tool_set: HashSet<String>,
     index: ToolIndex,
-    /// [`ranked_closest`] by name, for at most [`MAX_RANKED_NAMES`] names.
+    /// [`ranked_closest`] by name, for at most `cap` names.
     ranked: RefCell<HashMap<String, Option<(String, u8)>>>,
+    /// [`near_any`] at distance 1 by name, for at most `cap` names.
+    near: RefCell<HashMap<String, bool>>,
+    /// [`ranked_names`] of the server's tool count.
+    cap: usize,
     /// Input-schema property names of every tool: parameters, not tools.
     params: BTreeSet<String>,
     /// Server name and alias, lowercased.
@@ -85,6 +102,8 @@ impl ServerFacts {
             tool_set: tools.iter().cloned().collect(),
             index: ToolIndex::new(&tools),
             ranked: RefCell::new(HashMap::new()),
+            near: RefCell::new(HashMap::new()),
+            cap: ranked_names(tools.len()),
             params,
             own_names,
         }
@@ -93,18 +112,40 @@ impl ServerFacts {
 
 impl ServerFacts {
     /// The real tool `name` most likely means, with its rank; memoized, and
-    /// `None` past [`MAX_RANKED_NAMES`] distinct names.
+    /// `None` past [`ranked_names`] distinct names.
     pub(super) fn closest(&self, name: &str) -> Option<(String, u8)> {
         let mut ranked = self.ranked.borrow_mut();
         if let Some(hit) = ranked.get(name) {
             return hit.clone();
         }
-        if ranked.len() >= MAX_RANKED_NAMES {
+        if ranked.len() >= self.cap {
             return None;
         }
         let found = ranked_closest(name, &self.index);
         ranked.insert(name.to_string(), found.clone());
         found
+    }
+
+    /// Whether `name` is one edit from a tool's folded name; memoized, and
+    /// `false` past [`ranked_names`] distinct names (it visits every tool).
+    fn near(&self, name: &str) -> bool {
+        let mut near = self.near.borrow_mut();
+        if let Some(hit) = near.get(name) {
+            return *hit;
+        }
+        if near.len() >= self.cap {
+            return false;
+        }
+        let found = near_any(name, &self.index, 1);
+        near.insert(name.to_string(), found);
+        found
+    }
+
+    /// How many distinct names were compared with the whole tool list (each
+    /// comparison visits every tool): the lint's work on names.
+    #[cfg(test)]
+    fn comparisons(&self) -> usize {
+        self.ranked.borrow().len() + self.near.borrow().len()
     }
 }
 
@@ -222,11 +263,15 @@ static URL: LazyLock<Regex> =
 
 /// Words, inline code spans and breaks of a unit, with URLs left out.
 fn tokens(unit: &str) -> Vec<Token<'_>> {
-    let urls: Vec<(usize, usize)> = URL.find_iter(unit).map(|m| (m.start(), m.end())).collect();
+    // In order and disjoint: the next URL is the only one to check.
+    let mut urls = URL.find_iter(unit).map(|m| (m.start(), m.end())).peekable();
     let mut out = Vec::new();
     let mut i = 0;
     while i < unit.len() {
-        if let Some(&(_, end)) = urls.iter().find(|(s, e)| *s <= i && i < *e) {
+        while urls.next_if(|&(_, e)| e <= i).is_some() {}
+        if let Some(&(s, end)) = urls.peek()
+            && s <= i
+        {
             out.push(Token::Break);
             i = end;
             continue;
@@ -292,6 +337,7 @@ pub(super) fn unknown_mentions(unit: &str, facts: &ServerFacts) -> Vec<String> {
         LazyLock::new(|| Regex::new(r"^[A-Za-z][A-Za-z0-9_\-.]*$").expect("static regex"));
     let toks = tokens(unit);
     let mut out = Vec::new();
+    let mut seen = HashSet::new();
     for (i, tok) in toks.iter().enumerate() {
         let (name, quoted, call) = match tok {
             Token::Code(content) => {
@@ -354,9 +400,9 @@ pub(super) fn unknown_mentions(unit: &str, facts: &ServerFacts) -> Vec<String> {
                     && !NOT_CAMEL_TOOLS.contains(&name.to_lowercase().as_str())
             }
             Shape::Dotted => quoted && facts.dotted_tools && (strong || uses || close),
-            Shape::Single => strong || (name.len() >= 5 && near(name, &facts.index, 1)),
+            Shape::Single => strong || (name.len() >= 5 && facts.near(name)),
         };
-        if counts && !out.iter().any(|o| o == name) {
+        if counts && seen.insert(name) {
             out.push(name.to_string());
         }
     }
@@ -394,7 +440,7 @@ fn fold(name: &str) -> String {
     out
 }
 
-fn near(name: &str, index: &ToolIndex, distance: usize) -> bool {
+fn near_any(name: &str, index: &ToolIndex, distance: usize) -> bool {
     let n = fold(name);
     index.folded.iter().any(|t| levenshtein(&n, t) <= distance)
 }
@@ -462,6 +508,43 @@ fn same_word(a: &str, b: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Tool;
+
+    /// 300 tools and 1,200 distinct unknown tool-like names (snake_case
+    /// verbs and quoted single words, the shapes compared with every tool):
+    /// the names compared with the whole tool list stay within the cap,
+    /// so the work is tools × cap, not tools × names.
+    #[test]
+    fn work_on_hostile_names_is_capped() {
+        let mut server = ServerSnapshot::new("s");
+        for i in 0..300 {
+            server = server.with_tool(Tool::new(format!("get_item_{i:05}"), "Get an item."));
+        }
+        let facts = ServerFacts::new(&server);
+        let text: String = (0..600)
+            .map(|i| format!("Call `fetch_thing{i}` then `zzqword{i}`, "))
+            .collect();
+        let found = unknown_mentions(&text, &facts);
+        assert_eq!(found.len(), 600, "{:?}", &found[..4]);
+        assert!(
+            facts.comparisons() <= 2 * ranked_names(300),
+            "{}",
+            facts.comparisons()
+        );
+        // With many tools fewer names are compared: names × tools stays bounded.
+        assert_eq!(ranked_names(256), MAX_RANKED_NAMES);
+        assert_eq!(ranked_names(300), 218);
+        assert_eq!(ranked_names(10_000), MIN_RANKED_NAMES);
+        assert_eq!(ranked_names(1_000_000), MIN_RANKED_NAMES);
+        for tools in [1, 1000, 5000, 10_000, 100_000] {
+            assert!(ranked_names(tools) * tools <= MAX_COMPARISONS.max(MIN_RANKED_NAMES * tools));
+        }
+        // URLs among many words are skipped in one pass.
+        let urls: String = (0..2000)
+            .map(|i| format!("https://x.example/{i} call_it{i} "))
+            .collect();
+        assert_eq!(tokens(&urls).len(), 4000);
+    }
 
     #[test]
     fn closest_tools() {

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use crate::lint::codes::LintCode;
 use crate::lint::pass::Pass;
-use crate::lint::scan::find_secrets;
+use crate::redact::scan::find_secrets;
 
 impl Pass<'_> {
     pub(super) fn secrets(&mut self, text: &str) {

@@ -1,6 +1,6 @@
 //! Finding credential-shaped values in text: private keys, cloud keys,
-//! tokens, passwords in URLs. The lint reports them (MCP005, MCP013) and
-//! redacts them from everything a finding prints.
+//! tokens, passwords in URLs. The lint reports them (MCP005, MCP013), and
+//! [`secrets`](super::secrets) redacts them from everything printed.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -8,15 +8,15 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-pub(in crate::lint) struct Secret {
-    pub(in crate::lint) kind: &'static str,
+pub(crate) struct Secret {
+    pub(crate) kind: &'static str,
     /// The span a redaction replaces.
-    pub(in crate::lint) start: usize,
-    pub(in crate::lint) end: usize,
+    pub(crate) start: usize,
+    pub(crate) end: usize,
     /// The secret itself, where no slice of it may be printed: a url's
     /// password, a key's base64 lines, a whole token.
-    pub(in crate::lint) parts: Vec<Range<usize>>,
-    pub(in crate::lint) redacted: String,
+    pub(crate) parts: Vec<Range<usize>>,
+    pub(crate) redacted: String,
 }
 
 /// How a pattern's match is told from a placeholder or prose.
@@ -454,7 +454,7 @@ fn shown(value: &str) -> String {
     format!("{head}…, {} characters", value.chars().count())
 }
 
-pub(in crate::lint) fn find_secrets(text: &str) -> Vec<Secret> {
+pub(crate) fn find_secrets(text: &str) -> Vec<Secret> {
     let mut out: Vec<Secret> = Vec::new();
     let overlaps = |out: &[Secret], start: usize, end: usize| {
         out.iter().any(|s| s.start < end && start < s.end)
@@ -589,7 +589,7 @@ fn aws_secrets_near_ids(text: &str, found: &[Secret]) -> Vec<Secret> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lint::redact::redact;
+    use crate::redact::secrets as redact;
 
     #[test]
     fn redaction_hides_secrets() {
