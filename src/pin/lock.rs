@@ -403,7 +403,9 @@ impl Lock {
         let value: Value = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
         match value.get("version") {
             None => return Err(bad("missing key \"version\"".to_string())),
-            Some(v) if v.as_u64().is_some_and(|v| (OLDEST_LOCK_VERSION..=LOCK_VERSION.into()).contains(&v)) => {}
+            Some(v)
+                if v.as_u64()
+                    .is_some_and(|v| (OLDEST_LOCK_VERSION..=LOCK_VERSION.into()).contains(&v)) => {}
             Some(v) => {
                 return Err(Error::new(
                     ErrorKind::InvalidConfig,
@@ -445,7 +447,9 @@ impl Lock {
 /// parse. `None` when the file cannot be read or holds no servers.
 fn largest_entry(path: &Path) -> Option<(String, u64)> {
     use std::io::Read;
-    let file = std::fs::File::open(path).ok()?;
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut offset = 0u64;
     let (mut depth, mut in_str, mut escaped) = (0u32, false, false);
     let (mut in_servers, mut expect_key) = (false, false);
     // The string being read, when it is a key we need (first 1 KiB).
@@ -460,57 +464,64 @@ fn largest_entry(path: &Path) -> Option<(String, u64)> {
             best = Some((key, pos - start));
         }
     };
-    for (pos, b) in std::io::BufReader::new(file).bytes().enumerate() {
-        let (b, pos) = (b.ok()?, pos as u64);
-        if in_str {
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                in_str = false;
-                if let Some(key) = reading.take() {
-                    if depth == 1 {
-                        top_key = key;
-                    } else {
-                        close(&mut current, pos);
-                        current = Some((key, pos));
-                        expect_key = false;
+    loop {
+        let n = file.read(&mut buf).ok()?;
+        if n == 0 {
+            break;
+        }
+        for (i, &b) in buf[..n].iter().enumerate() {
+            let pos = offset + i as u64;
+            if in_str {
+                if escaped {
+                    escaped = false;
+                } else if b == b'\\' {
+                    escaped = true;
+                } else if b == b'"' {
+                    in_str = false;
+                    if let Some(key) = reading.take() {
+                        if depth == 1 {
+                            top_key = key;
+                        } else {
+                            close(&mut current, pos);
+                            current = Some((key, pos));
+                            expect_key = false;
+                        }
                     }
+                    continue;
+                }
+                if let Some(r) = reading.as_mut().filter(|r| r.len() < 1024) {
+                    r.push(b);
                 }
                 continue;
             }
-            if let Some(r) = reading.as_mut().filter(|r| r.len() < 1024) {
-                r.push(b);
-            }
-            continue;
-        }
-        match b {
-            b'"' => {
-                in_str = true;
-                if depth == 1 || (depth == 2 && in_servers && expect_key) {
-                    reading = Some(Vec::new());
+            match b {
+                b'"' => {
+                    in_str = true;
+                    if depth == 1 || (depth == 2 && in_servers && expect_key) {
+                        reading = Some(Vec::new());
+                    }
                 }
-            }
-            b'{' | b'[' => {
-                depth += 1;
-                if depth == 2 && b == b'{' && top_key == b"servers" {
-                    (in_servers, expect_key) = (true, true);
+                b'{' | b'[' => {
+                    depth += 1;
+                    if depth == 2 && b == b'{' && top_key == b"servers" {
+                        (in_servers, expect_key) = (true, true);
+                    }
                 }
-            }
-            b'}' | b']' => {
-                if depth == 2 && in_servers {
+                b'}' | b']' => {
+                    if depth == 2 && in_servers {
+                        close(&mut current, pos);
+                        in_servers = false;
+                    }
+                    depth = depth.saturating_sub(1);
+                }
+                b',' if depth == 2 && in_servers => {
                     close(&mut current, pos);
-                    in_servers = false;
+                    expect_key = true;
                 }
-                depth = depth.saturating_sub(1);
+                _ => {}
             }
-            b',' if depth == 2 && in_servers => {
-                close(&mut current, pos);
-                expect_key = true;
-            }
-            _ => {}
         }
+        offset += n as u64;
     }
     let (key, bytes) = best?;
     let mut quoted = vec![b'"'];
@@ -686,10 +697,30 @@ mod tests {
         let sha = sha256_hex(format!("{evil}\nThen get_invoice.").as_bytes());
         let json = lock
             .to_json()
-            .replace("Call list_periods first.", &evil.replace('\u{1b}', "\\u001b").replace('\u{7}', "\\u0007"))
-            .replace(&lock.get("billing").unwrap().instructions.as_ref().unwrap().sha256, &sha);
+            .replace(
+                "Call list_periods first.",
+                &evil
+                    .replace('\u{1b}', "\\u001b")
+                    .replace('\u{7}', "\\u0007"),
+            )
+            .replace(
+                &lock
+                    .get("billing")
+                    .unwrap()
+                    .instructions
+                    .as_ref()
+                    .unwrap()
+                    .sha256,
+                &sha,
+            );
         let edited = Lock::from_str(&json, "x").unwrap();
-        let text = edited.get("billing").unwrap().instructions.as_ref().unwrap().text();
+        let text = edited
+            .get("billing")
+            .unwrap()
+            .instructions
+            .as_ref()
+            .unwrap()
+            .text();
         assert_eq!(text, "Call list_periods first.]8;;x\nThen get_invoice.");
     }
 
