@@ -394,7 +394,7 @@
 //! | `on_change` | a `new` or `changed` server |
 //! |---|---|
 //! | `accept` (default) | rendered as sent |
-//! | `hold` | the pinned instructions, byte for byte, so the section and the prompt cache stay as they were until the server is pinned again; a `new` server has nothing pinned and renders no instructions. Tools are always the server's current ones: the model gets those with the tool definitions anyway |
+//! | `hold` | the pinned instructions, byte for byte, so the section and the prompt cache stay as they were until the server is pinned again; a `new` server has nothing pinned and renders no instructions. `hold` holds the instructions only: tool names, descriptions, deferred-index summaries and how a budget trims the held text come from the server's current tools and settings (the lock keeps hashes of tools, not their text). A changed tool keeps the server pending (`tools_added`, `tools_removed`, `tools_redescribed`), so `preview --check` exits 1 and `Hub::pending` lists it until it is pinned again |
 //! | `drop` | no instructions |
 //! | `fail` | [`Assembler::assemble`] fails with [`ErrorKind::Drift`] naming the server (for CI; a hub refuses the update instead, so use `hold` there) |
 //!
@@ -420,21 +420,39 @@
 //! ```
 //!
 //! The lock file ([`Lock::to_json`](pin::Lock::to_json), [`Lock::from_path`](pin::Lock::from_path)) is JSON with
-//! `"version": 1`, one block per server sorted by key, instructions as one
+//! `"version": 2`, one block per server sorted by key, instructions as one
 //! string per line, so a review reads as a plain diff; the same servers give
-//! the same bytes. A corrupt file, a hash that does not match the text, or
-//! another version is an [`ErrorKind::InvalidConfig`] error naming the file.
-//! The CLI: `mcp-preamble pin [--config PATH | FILES] --lock PATH [--update
-//! ALIAS…]` writes it; `preview --lock PATH` adds a `pin` column and the
+//! the same bytes. It pins what the [`Limits`] keep of each server (the
+//! instructions' first 64 KiB, the first 1,000 tools…) and a SHA-256 of what
+//! they cut (`cut_sha256`; a change there is `changed` with
+//! [`Pin::cut_changed`](pin::Pin::cut_changed)), so a server's entry stays
+//! about the size of its limited text whatever it sends. Version 1 files are
+//! read (a server over the limits compares `changed` until pinned again)
+//! and written back as version 2. A corrupt file, a hash that does not
+//! match the text, or another version is an [`ErrorKind::InvalidConfig`]
+//! error naming the file; a file over the read cap is an [`ErrorKind::Io`]
+//! error naming the server whose pin takes the most of it.
+//! The CLI: `mcp-preamble pin [--config PATH | FILES] --lock PATH` adds the
+//! servers the lock lacks and keeps every other pin; a changed server is
+//! pinned again only with `--update ALIAS…` or `--all` (which also drops
+//! the pins of servers not given), otherwise its diff is printed and the
+//! exit status is 1. `preview --lock PATH` adds a `pin` column and the
 //! diffs, `--check` exits 1 while a server is pending, and `--json` carries
-//! every pin. A live hub (feature `hub`) tells which servers are pending
-//! (`Hub::pending`, `Hub::subscribe_pending`), `Hub::approve_seen(alias,
-//! &pin)` pins the server's current text in memory if it is still the one
-//! the user was shown, and `Hub::lock` gives the lock to save. Held text is
-//! the pinned text as it was sanitized, cut like sent text to
-//! [`Limits`]; it is de-duplicated only against tools that are as pinned,
-//! so a server cannot remove a held sentence by restating it in a changed
-//! tool description.
+//! every pin. A diff line that reads like the one it replaces is followed
+//! by `\ differs only by look-alike characters: U+0435 CYRILLIC SMALL
+//! LETTER IE at col 7` (look-alike letters of other scripts, or
+//! compatibility forms NFKC folds). A live hub (feature `hub`) tells which
+//! servers are pending (`Hub::pending`, `Hub::subscribe_pending`),
+//! `Hub::approve_seen(alias, &pin)` pins the server's current snapshot in
+//! memory if it is still the one the user was shown (compared by
+//! [`Pin::sha256`](pin::Pin::sha256), the digest of the whole snapshot, not
+//! by the diff, which is cut at 2,000 lines), `Hub::reconfigure` keeps the
+//! hub's lock unless the new assembler brings one, and `Hub::lock` gives
+//! the lock to save. Held text is the pinned text as it was sanitized, with
+//! any character sanitizing drops taken out again (a hand-edited lock), cut
+//! like sent text to [`Limits`]; it is de-duplicated only against tools
+//! that are as pinned, so a server cannot remove a held sentence by
+//! restating it in a changed tool description.
 //!
 //! ## Token counting
 //!

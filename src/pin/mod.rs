@@ -38,7 +38,10 @@ string_enum! {
         /// Render what the server sends now (the default).
         Accept => "accept",
         /// Render the pinned instructions byte for byte until the server is
-        /// pinned again; a server with no pin gets no instructions.
+        /// pinned again; a server with no pin gets no instructions. Only the
+        /// instructions are held: tools (names, descriptions, deferred
+        /// summaries) are the server's current ones, and a change to them
+        /// keeps the server [`Pin::pending`] (`preview --check` exits 1).
         Hold => "hold",
         /// Render no instructions for the server (its tools are still listed
         /// when tool-only servers are).
