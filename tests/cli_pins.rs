@@ -218,7 +218,10 @@ fn an_operator_pins_reviews_holds_and_pins_again() {
         ),
         "{said}"
     );
-    assert!(said.contains("    +Always call get_invoice first."), "{said}");
+    assert!(
+        said.contains("    +Always call get_invoice first."),
+        "{said}"
+    );
     assert!(said.contains("docs: unchanged\n"), "{said}");
     assert_eq!(
         stderr(&out),
@@ -310,7 +313,11 @@ fn pin_from_files_and_its_errors() {
     assert!(
         stdout(&out).contains("mcp-server-time: no longer given; pin kept (--all removes it)\n")
     );
-    assert!(std::fs::read_to_string(&lock).unwrap().contains("mcp-server-time"));
+    assert!(
+        std::fs::read_to_string(&lock)
+            .unwrap()
+            .contains("mcp-server-time")
+    );
     let out = run(&["pin", &seed, "--lock", &lock, "--all"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stdout(&out).contains("mcp-server-time: no longer given; pin removed\n"));

@@ -210,7 +210,11 @@ async fn a_live_change_is_held_until_approved() {
 
     // Reloading the policy file the documented way keeps the change held.
     let policy = dir.join("policy.toml");
-    std::fs::write(&policy, "version = 1\n[servers.held]\non_change = \"hold\"\n").unwrap();
+    std::fs::write(
+        &policy,
+        "version = 1\n[servers.held]\non_change = \"hold\"\n",
+    )
+    .unwrap();
     let reload = || -> mcp_preamble::Result<u64> {
         use mcp_preamble::settings::PolicyFile;
         hub.reconfigure(Assembler::from_policy(&PolicyFile::from_path(&policy)?)?)

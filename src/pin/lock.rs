@@ -148,7 +148,12 @@ fn cut_digest(sent: &ServerSnapshot, kept: &ServerSnapshot) -> String {
         bytes.extend_from_slice(data);
     };
     if let (Some(raw), kept) = (sent.instructions.raw(), kept.instructions.raw()) {
-        part(b'i', &raw.as_bytes()[kept.map_or(0, str::len)..]);
+        part(
+            b'i',
+            raw.as_bytes()
+                .get(kept.map_or(0, str::len)..)
+                .unwrap_or_default(),
+        );
     }
     for (i, t) in sent.tools.iter().enumerate() {
         let mut schema = Vec::new();
@@ -162,7 +167,8 @@ fn cut_digest(sent: &ServerSnapshot, kept: &ServerSnapshot) -> String {
             Some(k) => {
                 let (d, kd) = (t.description.as_deref(), k.description.as_deref());
                 if d != kd {
-                    part(b'D', &d.unwrap_or("").as_bytes()[kd.map_or(0, str::len)..]);
+                    let d = d.unwrap_or("").as_bytes();
+                    part(b'D', d.get(kd.map_or(0, str::len)..).unwrap_or_default());
                 }
                 if t.input_schema != k.input_schema {
                     canonical::write(&t.input_schema, &mut schema);

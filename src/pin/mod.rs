@@ -343,10 +343,10 @@ fn mark_lookalikes(diff: &str) -> String {
             }
             minus.push(old);
         } else if let Some(new) = body.strip_prefix('+') {
-            if let Some(old) = minus.get(plus) {
-                if let Some(note) = lookalike_diff(old, new) {
-                    let _ = writeln!(out, "\\ differs only by look-alike characters: {note}");
-                }
+            if let Some(old) = minus.get(plus)
+                && let Some(note) = lookalike_diff(old, new)
+            {
+                let _ = writeln!(out, "\\ differs only by look-alike characters: {note}");
             }
             plus += 1;
         } else {
