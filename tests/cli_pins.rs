@@ -362,3 +362,37 @@ fn pin_from_files_and_its_errors() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_homoglyph_edit_is_marked_and_not_pinned_without_update() {
+    let dir = scratch("homoglyph");
+    let seed = common::corpus_dir().join("seed-invoice-server.json");
+    let lock = dir.join("a.lock").display().to_string();
+    let out = run(&["pin", &seed.display().to_string(), "--lock", &lock]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // The same file name (so the same key), one Cyrillic letter changed.
+    let text = std::fs::read_to_string(&seed).unwrap();
+    let edited = write(
+        &dir,
+        "seed-invoice-server.json",
+        &text.replace("before get_invoice", "before g\u{0435}t_invoice"),
+    );
+    let out = run(&["preview", &edited, "--lock", &lock]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let note =
+        "    \\ differs only by look-alike characters: U+0435 CYRILLIC SMALL LETTER IE at col 34\n";
+    assert!(stdout(&out).contains(note), "{}", stdout(&out));
+    let out = run(&["pin", &edited, "--lock", &lock]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stdout(&out).contains(note), "{}", stdout(&out));
+    let out = run(&[
+        "pin",
+        &edited,
+        "--lock",
+        &lock,
+        "--update",
+        "seed-invoice-server",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
