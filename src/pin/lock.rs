@@ -180,11 +180,28 @@ fn cut_digest(sent: &ServerSnapshot, kept: &ServerSnapshot) -> String {
     sha256_hex(&bytes)
 }
 
+/// Bytes of a tool name the lock stores as it is; see [`pinned_name`].
+const MAX_PINNED_NAME: usize = 256;
+
+/// The key a tool is pinned under: its name, or for a name over
+/// [`MAX_PINNED_NAME`] bytes its first 128 bytes, `…sha256:` and the
+/// name's SHA-256, so that no tool name can make the lock large.
+fn pinned_name(name: &str) -> String {
+    if name.len() <= MAX_PINNED_NAME {
+        return name.to_string();
+    }
+    format!(
+        "{}…sha256:{}",
+        crate::limits::prefix(name, 128),
+        sha256_hex(name.as_bytes())
+    )
+}
+
 /// A tool's pins by name; a name sent twice pins every occurrence, in order.
 fn tool_pins(server: &ServerSnapshot) -> BTreeMap<String, PinnedTool> {
-    let mut parts: BTreeMap<&str, (Vec<u8>, Vec<u8>)> = BTreeMap::new();
+    let mut parts: BTreeMap<String, (Vec<u8>, Vec<u8>)> = BTreeMap::new();
     for t in &server.tools {
-        let (desc, schema) = parts.entry(&t.name).or_default();
+        let (desc, schema) = parts.entry(pinned_name(&t.name)).or_default();
         if !desc.is_empty() || !schema.is_empty() {
             // Separators no UTF-8 text or JSON contains.
             desc.push(0xff);
@@ -197,7 +214,7 @@ fn tool_pins(server: &ServerSnapshot) -> BTreeMap<String, PinnedTool> {
         .into_iter()
         .map(|(name, (desc, schema))| {
             (
-                name.to_string(),
+                name,
                 PinnedTool {
                     description_sha256: sha256_hex(&desc),
                     schema_sha256: sha256_hex(&schema),
@@ -693,6 +710,29 @@ mod tests {
         let pin = lock.compare(Some("billing"), &now, &LockEntry::within(&now, &limits));
         assert!(pin.cut_changed, "{pin:?}");
         assert!(pin.tools_redescribed.is_empty());
+    }
+
+    #[test]
+    fn long_tool_names_are_pinned_by_digest() {
+        let mut server = ServerSnapshot::new("x");
+        // 200 names of 60 KB: 12 MB as sent, 72 MB escaped in the file.
+        for i in 0..200 {
+            server = server.with_tool(Tool::new(format!("{i}{}", "\u{202e}".repeat(20_000)), "d"));
+        }
+        let mut lock = Lock::new();
+        lock.pin(&server);
+        let text = lock.to_json();
+        assert!(text.len() < 200 * 1024, "{}", text.len());
+        assert_eq!(lock.check(&server).state, PinState::Same);
+        let key = lock.get("x").unwrap().tools.keys().next().unwrap().clone();
+        assert!(
+            key.starts_with("0\u{202e}") && key.contains("…sha256:"),
+            "{key}"
+        );
+        server.tools[5].name.push('!');
+        let pin = lock.check(&server);
+        assert_eq!((pin.tools_added.len(), pin.tools_removed.len()), (1, 1));
+        assert_eq!(Lock::from_str(&text, "x").unwrap(), lock);
     }
 
     #[test]
