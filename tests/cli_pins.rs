@@ -211,6 +211,34 @@ fn an_operator_pins_reviews_holds_and_pins_again() {
         stderr(&out)
     );
 
+    // `pin` alone adds new servers only: the changed one keeps its pin,
+    // its change is summed up, and the exit status is 1 (the old behaviour,
+    // re-pinning every changed server, is gone on purpose: issue 20).
+    let lock_before = std::fs::read(&s.lock).unwrap();
+    let out = pin(&s, &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let said = stdout(&out);
+    assert!(
+        said.starts_with(
+            "billing: changed, not pinned again (instructions changed); to accept: --update billing\n"
+        ),
+        "{said}"
+    );
+    assert!(
+        said.contains("    +Always call get_invoice first."),
+        "{said}"
+    );
+    assert!(said.contains("docs: unchanged\n"), "{said}");
+    assert_eq!(
+        stderr(&out),
+        "changed since pinned and not pinned again: billing (review the diff, then pin with --update ALIAS or --all)\n"
+    );
+    assert_eq!(std::fs::read(&s.lock).unwrap(), lock_before);
+    let (out, _) = preview_json(&s, &hold, &["--check"]);
+    assert_eq!(out.status.code(), Some(1), "still pending review");
+    let out = pin(&s, &["--all", "--update", "billing"]);
+    assert_eq!(out.status.code(), Some(2), "--all and --update conflict");
+
     // Pinning billing again accepts the change; the others' pins are kept.
     let out = pin(&s, &["--update", "billing"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -267,7 +295,7 @@ fn pin_from_files_and_its_errors() {
     let out = run(&["pin", &seed, &time, "--lock", &lock]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = std::fs::read_to_string(&lock).unwrap();
-    assert!(text.starts_with("{\n  \"version\": 1,\n  \"servers\": {\n    \"mcp-server-time\": {"));
+    assert!(text.starts_with("{\n  \"version\": 2,\n  \"servers\": {\n    \"mcp-server-time\": {"));
 
     // A server whose tools/list failed is not pinned (its tools are unknown).
     let supabase = corpus
@@ -284,8 +312,20 @@ fn pin_from_files_and_its_errors() {
     assert!(stderr(&out).contains("; not pinned\n"), "{}", stderr(&out));
     assert!(!std::fs::read_to_string(&lock).unwrap().contains("supabase"));
 
-    // Without --update, a server no longer given loses its pin.
+    // A server no longer given keeps its pin; with --all it loses it
+    // (deliberately changed: `pin` alone no longer rewrites the lock).
     let out = run(&["pin", &seed, "--lock", &lock]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("mcp-server-time: no longer given; pin kept (--all removes it)\n")
+    );
+    assert!(
+        std::fs::read_to_string(&lock)
+            .unwrap()
+            .contains("mcp-server-time")
+    );
+    let out = run(&["pin", &seed, "--lock", &lock, "--all"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stdout(&out).contains("mcp-server-time: no longer given; pin removed\n"));
     assert!(
         !std::fs::read_to_string(&lock)
@@ -307,13 +347,13 @@ fn pin_from_files_and_its_errors() {
         "mcp-preamble: --update \"seed-invoce-server\": no server has this alias (known: seed-invoice-server)\n"
     );
 
-    std::fs::write(&lock, "{\"version\": 2, \"servers\": {}}").unwrap();
+    std::fs::write(&lock, "{\"version\": 3, \"servers\": {}}").unwrap();
     let out = run(&["preview", &seed, "--lock", &lock]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         stderr(&out),
         format!(
-            "mcp-preamble: invalid configuration: {lock}: lock file version 2 is not supported (this mcp-preamble reads version 1)\n"
+            "mcp-preamble: invalid configuration: {lock}: lock file version 3 is not supported (this mcp-preamble reads versions 1 to 2)\n"
         )
     );
     let out = run(&["pin", &seed, "--lock", &lock]);
@@ -324,7 +364,41 @@ fn pin_from_files_and_its_errors() {
     );
     assert_eq!(
         std::fs::read_to_string(&lock).unwrap(),
-        "{\"version\": 2, \"servers\": {}}"
+        "{\"version\": 3, \"servers\": {}}"
     );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_homoglyph_edit_is_marked_and_not_pinned_without_update() {
+    let dir = scratch("homoglyph");
+    let seed = common::corpus_dir().join("seed-invoice-server.json");
+    let lock = dir.join("a.lock").display().to_string();
+    let out = run(&["pin", &seed.display().to_string(), "--lock", &lock]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // The same file name (so the same key), one Cyrillic letter changed.
+    let text = std::fs::read_to_string(&seed).unwrap();
+    let edited = write(
+        &dir,
+        "seed-invoice-server.json",
+        &text.replace("before get_invoice", "before g\u{0435}t_invoice"),
+    );
+    let out = run(&["preview", &edited, "--lock", &lock]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let note =
+        "    \\ differs only by look-alike characters: U+0435 CYRILLIC SMALL LETTER IE at col 34\n";
+    assert!(stdout(&out).contains(note), "{}", stdout(&out));
+    let out = run(&["pin", &edited, "--lock", &lock]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stdout(&out).contains(note), "{}", stdout(&out));
+    let out = run(&[
+        "pin",
+        &edited,
+        "--lock",
+        &lock,
+        "--update",
+        "seed-invoice-server",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -208,6 +208,22 @@ async fn a_live_change_is_held_until_approved() {
     assert!(hub.section().text().contains("Version one."));
     assert!(!hub.section().text().contains("audit.example"));
 
+    // Reloading the policy file the documented way keeps the change held.
+    let policy = dir.join("policy.toml");
+    std::fs::write(
+        &policy,
+        "version = 1\n[servers.held]\non_change = \"hold\"\n",
+    )
+    .unwrap();
+    let reload = || -> mcp_preamble::Result<u64> {
+        use mcp_preamble::settings::PolicyFile;
+        hub.reconfigure(Assembler::from_policy(&PolicyFile::from_path(&policy)?)?)
+    };
+    reload().unwrap();
+    assert!(hub.section().text().contains("Version one."));
+    assert!(!hub.section().text().contains("audit.example"));
+    assert!(hub.pending()["held"].instructions_changed);
+
     hub.approve("held").unwrap();
     assert!(hub.section().text().contains("Version two."));
     assert!(hub.pending().is_empty());

@@ -237,13 +237,28 @@ fn the_example_file_parses() {
 #[test]
 fn a_live_hub_takes_a_new_policy_without_reconnecting() {
     use mcp_preamble::hub::Hub;
-    let hub = Hub::new(Assembler::new());
+    use mcp_preamble::pin::Lock;
+    let policy = PolicyFile::from_str(POLICY, "mcp-preamble.toml").unwrap();
+    // The policy holds changes: without a lock anywhere that is an error
+    // (issue 20: it used to be accepted silently), and nothing changes.
+    let unlocked = Hub::new(Assembler::new());
+    unlocked.upsert(SERVERS[0], servers().remove(0)).unwrap();
+    let e = unlocked
+        .reconfigure(Assembler::from_policy(&policy).unwrap())
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidConfig);
+    assert_eq!(unlocked.revision(), 1);
+
+    let mut lock = Lock::new();
+    for (name, s) in SERVERS.iter().zip(servers()) {
+        lock.pin(&s.with_alias(*name));
+    }
+    let hub = Hub::new(Assembler::new().lock(lock));
     for (name, s) in SERVERS.iter().zip(servers()) {
         hub.upsert(*name, s).unwrap();
     }
     let before = hub.section();
     assert!(before.text().contains("### server-everything"));
-    let policy = PolicyFile::from_str(POLICY, "mcp-preamble.toml").unwrap();
     hub.reconfigure(Assembler::from_policy(&policy).unwrap())
         .unwrap();
     let after = hub.section();

@@ -400,6 +400,22 @@ impl Assembler {
         self.lock.get_or_insert_with(Lock::new)
     }
 
+    /// The limits servers are cut to (and pinned within).
+    #[cfg(feature = "hub")]
+    pub(crate) fn limits_ref(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// An `on_change` other than `accept` that this assembler sets (by
+    /// default or for some server), if any: it means nothing without a lock.
+    #[cfg(feature = "hub")]
+    pub(crate) fn reviewing_on_change(&self) -> Option<OnChange> {
+        self.on_change
+            .into_iter()
+            .chain(self.policies.values().filter_map(|p| p.on_change))
+            .find(|c| *c != OnChange::Accept)
+    }
+
     /// A server's `on_change`: its policy's, else the default.
     pub(super) fn on_change_for(&self, config_key: Option<&str>) -> Option<OnChange> {
         config_key

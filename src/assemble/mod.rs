@@ -263,7 +263,13 @@ impl Assembler {
         if let Some(hit) = run.lookup(&key, |m, k, g| m.pins.get(k, g)) {
             return Ok((hit, fp));
         }
-        let decided = Arc::new(pin::decide(lock, run.servers[i], config_key, on_change)?);
+        let decided = Arc::new(pin::decide(
+            lock,
+            run.servers[i],
+            config_key,
+            on_change,
+            &self.limits,
+        )?);
         run.store(key, |m, k, g| m.pins.insert(k, g, decided.clone()));
         Ok((decided, fp))
     }

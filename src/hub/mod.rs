@@ -407,15 +407,40 @@ impl Hub {
     }
 
     /// Assembles with `assembler` from now on (say, the host turned tool
-    /// search on: [`Assembler::defer`]), as an ordinary change: a new
-    /// revision when the section's bytes change, and [`Hub::changes_since`]
-    /// lists the blocks that differ.
+    /// search on: [`Assembler::defer`], or the policy file was edited:
+    /// `hub.reconfigure(Assembler::from_policy(&file)?)`), as an ordinary
+    /// change: a new revision when the section's bytes change, and
+    /// [`Hub::changes_since`] lists the blocks that differ.
+    ///
+    /// Review survives the reload: when `assembler` has no
+    /// [`Assembler::lock`] of its own, the hub's lock, with every approval
+    /// made with [`Hub::approve`], is kept, so a held change stays held and
+    /// [`Hub::pending`] stays as it was. An `assembler` with its own lock
+    /// replaces the hub's. When neither has a lock and `assembler` sets an
+    /// `on_change` of `hold`, `drop` or `fail`, this fails with
+    /// [`ErrorKind::InvalidConfig`] and nothing changes: those settings
+    /// mean nothing without a lock, and the change would go live unreviewed.
+    ///
     /// The per-server memo starts over, as it holds work done with the old
-    /// settings. On a template error nothing changes. The lock is part of
-    /// the assembler: to keep approvals made with [`Hub::approve`], give
-    /// the new one [`Hub::lock`] (`assembler.lock(hub.lock().unwrap_or_default())`).
+    /// settings. On any error nothing changes.
     pub fn reconfigure(&self, assembler: Assembler) -> Result<u64> {
         let mut state = self.guard();
+        let mut assembler = assembler;
+        if assembler.lock_ref().is_none() {
+            match state.assembler.lock_ref() {
+                Some(lock) => assembler = assembler.lock(lock.clone()),
+                None => {
+                    if let Some(on_change) = assembler.reviewing_on_change() {
+                        return Err(Error::new(
+                            ErrorKind::InvalidConfig,
+                            format!(
+                                "on_change = \"{on_change}\" needs a lock, and neither the hub nor the new assembler has one (give it one with Assembler::lock)"
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
         let old = std::mem::replace(&mut state.assembler, assembler);
         let memo = std::mem::take(&mut state.memo);
         let published = self.publish(&mut state);
@@ -458,8 +483,11 @@ impl Hub {
     }
 
     /// [`Hub::approve`], only when the server's pending pin is still `seen`
-    /// (the one from [`Hub::pending`] that the user was shown); otherwise
-    /// an [`ErrorKind::Drift`] error, and nothing is pinned.
+    /// (the one from [`Hub::pending`] that the user was shown) and the
+    /// server's whole snapshot is the one `seen` describes (its
+    /// [`Pin::sha256`]: every tool and all the text, not only what the diff
+    /// shows); otherwise an [`ErrorKind::Drift`] error, and nothing is
+    /// pinned.
     pub fn approve_seen(&self, alias: &str, seen: &Pin) -> Result<u64> {
         self.approve_if(alias, Some(seen))
     }
@@ -484,8 +512,17 @@ impl Hub {
             ));
         }
         let snapshot = entry.snapshot.clone();
+        let limits = *state.assembler.limits_ref();
+        if let Some(seen) = seen
+            && seen.sha256 != Some(crate::pin::digest_of(&snapshot, &limits))
+        {
+            return Err(Error::new(
+                ErrorKind::Drift,
+                format!("{alias:?} is not the snapshot that was shown for approval"),
+            ));
+        }
         let before = state.assembler.clone();
-        state.assembler.lock_mut().pin(&snapshot);
+        state.assembler.lock_mut().pin_within(&snapshot, &limits);
         let published = self.publish(&mut state);
         if published.is_err() {
             state.assembler = before;

@@ -30,11 +30,14 @@ pub enum Command {
     Lint(LintArgs),
     /// Pin what servers say now (instructions and tools) in a lock file, for `preview --lock`.
     ///
-    /// Without `--update` the lock is rewritten from the servers given;
-    /// with it, only those aliases are pinned again and every other pin is
-    /// kept. Unchanged servers give a byte-identical file. Exit status: 0
-    /// when the lock was written; 1 when a server failed (its old pin is
-    /// kept); 2 when nothing could start (bad lock, config or alias).
+    /// Servers not in the lock are added; a server that changed since it
+    /// was pinned keeps its old pin unless named with `--update ALIAS`, and
+    /// its change is summed up (exit 1). `--all` rewrites the lock from the
+    /// servers given (a server no longer given loses its pin). Unchanged
+    /// servers give a byte-identical file. Exit status: 0 when every server
+    /// given is pinned as it is now; 1 when a changed server was not pinned
+    /// again or a server failed (its old pin is kept; the lock is still
+    /// written); 2 when nothing could start (bad lock, config or alias).
     Pin(PinArgs),
 }
 
@@ -47,13 +50,16 @@ pub struct PinArgs {
     /// The lock file to write (read first when it exists).
     #[arg(long, value_name = "PATH")]
     pub lock: PathBuf,
-    /// Pin only these aliases again (repeatable, or several after one flag).
-    #[arg(long, value_name = "ALIAS", num_args = 1..)]
+    /// Pin these changed aliases again (repeatable, or several after one flag).
+    #[arg(long, value_name = "ALIAS", num_args = 1.., conflicts_with = "all")]
     pub update: Vec<String>,
     /// A policy file (`mcp-preamble.toml`): its `[client]` is who `pin`
     /// says it is, so the lock matches the host that shares the file.
     #[arg(long, value_name = "PATH")]
     pub policy: Option<PathBuf>,
+    /// Pin every server given again and drop the pins of servers not given.
+    #[arg(long)]
+    pub all: bool,
 }
 
 #[derive(Args)]

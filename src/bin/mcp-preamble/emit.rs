@@ -183,6 +183,7 @@ fn text_report(assembly: &Assembly, sources: &[Source]) -> String {
                 Some(b'-') => "31",
                 Some(b'+') => "32",
                 Some(b'@') => "36",
+                Some(b'\\') => "33",
                 _ => "0",
             };
             let _ = writeln!(out, "    {}", paint.on(code, &line));

@@ -71,9 +71,10 @@ pub async fn pin(mut a: PinArgs) -> Result<ExitCode, CliError> {
         }
     }
 
-    // Without --update the lock is made afresh: a failed server keeps its
-    // old pin, a server no longer given loses it.
-    let mut lock = if a.update.is_empty() {
+    // With --all the lock is made afresh: a failed server keeps its old
+    // pin, a server no longer given loses it. Otherwise every pin is kept
+    // and only new servers and the --update aliases are pinned.
+    let mut lock = if a.all {
         let mut fresh = Lock::new();
         for key in &failed {
             if let Some(entry) = old.get(key) {
@@ -84,11 +85,20 @@ pub async fn pin(mut a: PinArgs) -> Result<ExitCode, CliError> {
     } else {
         old.clone()
     };
+    let mut held_back = Vec::new();
     for (key, s) in &servers {
-        if !a.update.is_empty() && !a.update.contains(key) {
+        let before = old.check(s);
+        if before.state == PinState::Changed && !a.all && !a.update.contains(key) {
+            emit_line(&format!(
+                "{key}: changed, not pinned again ({}); to accept: --update {key}",
+                before.summary()
+            ));
+            for line in before.diff.as_deref().unwrap_or("").lines() {
+                emit_line(&format!("    {line}"));
+            }
+            held_back.push(key.clone());
             continue;
         }
-        let before = old.check(s);
         lock.pin(s);
         // Name and version are recorded but not compared: say when they moved.
         let moved = match (old.get(key), lock.get(key)) {
@@ -106,13 +116,18 @@ pub async fn pin(mut a: PinArgs) -> Result<ExitCode, CliError> {
         };
         emit_line(&format!("{key}: {what}"));
     }
-    if a.update.is_empty() {
-        for key in old
-            .keys()
-            .filter(|k| !servers.contains_key(*k) && !failed.iter().any(|f| f == k))
-        {
-            emit_line(&format!("{key}: no longer given; pin removed"));
-        }
+    for key in old
+        .keys()
+        .filter(|k| !servers.contains_key(*k) && !failed.iter().any(|f| f == k))
+    {
+        emit_line(&format!(
+            "{key}: no longer given; {}",
+            if a.all {
+                "pin removed"
+            } else {
+                "pin kept (--all removes it)"
+            }
+        ));
     }
     for f in gathered.sources.iter().filter(|c| !c.ok) {
         let kept = if old.get(&key_of(&f.alias)).is_some() {
@@ -132,7 +147,13 @@ pub async fn pin(mut a: PinArgs) -> Result<ExitCode, CliError> {
 
     write_lock(&a.lock, &lock)?;
     emit_line(&format!("wrote {}", a.lock.display()));
-    Ok(if failed.is_empty() {
+    if !held_back.is_empty() {
+        emit_err(&format!(
+            "changed since pinned and not pinned again: {} (review the diff, then pin with --update ALIAS or --all)",
+            held_back.join(", ")
+        ));
+    }
+    Ok(if failed.is_empty() && held_back.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
