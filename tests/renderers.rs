@@ -23,7 +23,8 @@ const MIDDLE: &str = "Middle server text.";
 const VICTIM: &str = "The real victim server.";
 /// What a host appends right after the section, as the README does: a
 /// paragraph and a reference link to its own definition.
-const HOST: &str = "Host text after the section, see the [guide].\n\n[guide]: https://host.example/guide\n";
+const HOST: &str =
+    "Host text after the section, see the [guide].\n\n[guide]: https://host.example/guide\n";
 const HOST_PARAGRAPH: &str = "Host text after the section, see the guide.";
 
 fn dir() -> PathBuf {
@@ -144,20 +145,32 @@ fn check(name: &str, doc: &str, reading: &Value) -> Vec<String> {
         for link in links {
             let (text, href) = (link[0].as_str().unwrap(), link[1].as_str().unwrap());
             if href.contains("evil.example") && !text.contains("evil.example") {
-                problems.push(format!("{name} [{engine}]: retargeted link {text:?} -> {href}"));
+                problems.push(format!(
+                    "{name} [{engine}]: retargeted link {text:?} -> {href}"
+                ));
             }
         }
-        let guide = ["guide".to_string(), "https://host.example/guide".to_string()];
+        let guide = [
+            "guide".to_string(),
+            "https://host.example/guide".to_string(),
+        ];
         if !links.iter().any(|l| l[0] == guide[0] && l[1] == guide[1]) {
-            problems.push(format!("{name} [{engine}]: the host's link is lost {links:?}"));
+            problems.push(format!(
+                "{name} [{engine}]: the host's link is lost {links:?}"
+            ));
         }
         let top = r["top"].as_array().unwrap();
         if top.last().and_then(Value::as_str) != Some(HOST_PARAGRAPH) {
-            problems.push(format!("{name} [{engine}]: host text absorbed, last paragraph {:?}", top.last()));
+            problems.push(format!(
+                "{name} [{engine}]: host text absorbed, last paragraph {:?}",
+                top.last()
+            ));
         }
         for text in [MIDDLE, VICTIM] {
             if !top.iter().any(|p| p == text) {
-                problems.push(format!("{name} [{engine}]: {text:?} is not a paragraph of its own"));
+                problems.push(format!(
+                    "{name} [{engine}]: {text:?} is not a paragraph of its own"
+                ));
             }
         }
     }
@@ -210,7 +223,10 @@ fn the_harness_sees_attacks() {
     for engine in ENGINES {
         assert_eq!(r[1][engine]["headings"][0][1], "zz-victim", "{engine}");
         assert_eq!(r[1][engine]["links"][0][0], "guide", "{engine}");
-        assert_eq!(r[1][engine]["links"][0][1], "https://evil.example/x", "{engine}");
+        assert_eq!(
+            r[1][engine]["links"][0][1], "https://evil.example/x",
+            "{engine}"
+        );
         assert_eq!(r[2][engine]["top"].as_array().unwrap().len(), 0, "{engine}");
     }
 }

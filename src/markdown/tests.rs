@@ -264,16 +264,25 @@ fn only_top_level_fences_are_code_to_every_renderer() {
     // (mistune on tabs and empty items), so their tags are escaped.
     assert_eq!(md_block("x\n\n    <div>", 3), "x\n\n    &lt;div>");
     assert_eq!(md_block("* * \t<template>", 3), "* * \t&lt;template>");
-    assert_eq!(md_block("- a\n\n  ```\n  <b>\n  ```", 3), "- a\n\n  ```\n  &lt;b>\n  ```");
+    assert_eq!(
+        md_block("- a\n\n  ```\n  <b>\n  ```", 3),
+        "- a\n\n  ```\n  &lt;b>\n  ```"
+    );
     assert_eq!(md_block("```\n<b>\n```", 3), "```\n<b>\n```");
 }
 
 #[test]
 fn www_and_url_autolinks_cannot_swallow_an_escape() {
     // cmark-gfm takes a backslash into a `www.` or `http://` autolink.
-    assert_eq!(md_block("See www.example.com<template> x", 3), "See www.example.com&lt;template> x");
+    assert_eq!(
+        md_block("See www.example.com<template> x", 3),
+        "See www.example.com&lt;template> x"
+    );
     assert_eq!(md_block("www.e.com\\<b>", 3), "www.e.com&lt;b>");
-    assert_eq!(md_line("www.e.com<b> http://e.com\u{a0}<i>"), "www.e.com&lt;b> http://e.com &lt;i>");
+    assert_eq!(
+        md_line("www.e.com<b> http://e.com\u{a0}<i>"),
+        "www.e.com&lt;b> http://e.com &lt;i>"
+    );
     // A backtick glued to a `www.` link goes into it, so the spans after it
     // are escaped like text.
     assert_eq!(md_block("www.e.com`x` `<b>`", 3), "www.e.com`x` `&lt;b>`");
@@ -282,7 +291,10 @@ fn www_and_url_autolinks_cannot_swallow_an_escape() {
 #[test]
 fn code_spans_among_backtick_runs_of_different_lengths_are_escaped() {
     // C cmark pairs ``a`b` `<t>` `` differently from CommonMark.
-    assert_eq!(md_block("Notes: ``a`b` `<t>` ``", 3), "Notes: ``a`b` `&lt;t>` ``");
+    assert_eq!(
+        md_block("Notes: ``a`b` `<t>` ``", 3),
+        "Notes: ``a`b` `&lt;t>` ``"
+    );
     // Runs of one length: the span is kept.
     assert_eq!(md_block("`a` and `<b>`", 3), "`a` and `<b>`");
     // Another paragraph's runs do not count.
@@ -291,11 +303,19 @@ fn code_spans_among_backtick_runs_of_different_lengths_are_escaped() {
 
 #[test]
 fn link_reference_definitions_are_neutralized() {
-    assert_eq!(md_block("[guide]: https://evil.example", 3), "\\[guide]: https://evil.example");
+    assert_eq!(
+        md_block("[guide]: https://evil.example", 3),
+        "\\[guide]: https://evil.example"
+    );
     assert_eq!(md_block("> - [g]: /x \"t\"", 3), "> - \\[g]: /x \"t\"");
     assert_eq!(md_block("[a\nb]: /x", 3), "\\[a\nb]: /x");
     // Links, and brackets that are no definition, stay.
-    for text in ["[a](https://e.com) and [b][c]", "[x] y", "a [b]: c", "[]: x"] {
+    for text in [
+        "[a](https://e.com) and [b][c]",
+        "[x] y",
+        "a [b]: c",
+        "[]: x",
+    ] {
         assert_eq!(md_block(text, 3), text);
     }
     assert_eq!(md_line("[g]: /x"), "\\[g]: /x");
@@ -333,7 +353,10 @@ fn ordinary_markdown_is_left_alone() {
 fn md_line_neutralizes_spans_and_comments() {
     assert_eq!(md_line("a `b` <!-- c"), "a \\`b\\` &lt;!-- c");
     assert_eq!(md_line("# x"), "\\# x");
-    assert_eq!(md_line("https://e.com<b> <i>"), "https://e.com&lt;b> &lt;i>");
+    assert_eq!(
+        md_line("https://e.com<b> <i>"),
+        "https://e.com&lt;b> &lt;i>"
+    );
 }
 
 #[test]
