@@ -43,6 +43,7 @@
 //!     "Always call list_periods before get_invoice.\n",
 //!     "\n",
 //!     "Tools: `list_periods`, `get_invoice`\n",
+//!     "\n", // a blank line ends the section: host text after it is a new paragraph
 //! ));
 //! let report = &assembly.servers()[0];
 //! assert_eq!(report.instructions, InstructionsState::Present);
@@ -151,7 +152,8 @@
 //! deferred, `deferred` is empty and `tools` holds every tool. Undefined
 //! variables are errors. Your templates get the built-ins' escaping as
 //! filters: `md_block(depth)`, `md_line`, `md_code`, `xml_text`, `xml_attr`,
-//! `one_line`. A template error names the template and line.
+//! `one_line`, and the test `list_name` (a name that cannot read as two in a
+//! comma-separated list). A template error names the template and line.
 //!
 //! ## Budgets
 //!

@@ -136,6 +136,16 @@ pub(crate) fn hidden(c: char) -> Option<Hidden> {
         .then_some(Hidden::Invisible)
 }
 
+/// A space separator (`Zs`) other than U+0020: U+00A0, U+1680,
+/// U+2000–U+200A, U+202F, U+205F, U+3000. They look like a space but are
+/// not one to every renderer (cmark-gfm ends a URL only at an ASCII space)
+/// nor to every reader, so they become a plain space. U+00A0 too: a
+/// no-break space keeps a line together, which matters in typography, not
+/// in a model's context.
+fn is_unicode_space(c: char) -> bool {
+    c != ' ' && CodePointMapData::<GeneralCategory>::new().get(c) == GeneralCategory::SpaceSeparator
+}
+
 fn is_dropped(c: char) -> bool {
     hidden(c).is_some()
 }
@@ -165,6 +175,7 @@ pub(crate) fn text_counting(raw: &str, removed: &mut HiddenChars) -> String {
                 cleaned.push('\n');
             }
             '\u{2028}' | '\u{2029}' => cleaned.push('\n'),
+            c if is_unicode_space(c) => cleaned.push(' '),
             c => match hidden(c) {
                 Some(kind) => removed.tally(kind),
                 None => cleaned.push(c),
@@ -291,6 +302,17 @@ mod tests {
         for raw in [" ", "\n\t \u{3000}\u{a0}", "\u{200b}\u{feff}", "\r\n"] {
             assert_eq!(text(raw), "", "{raw:?}");
         }
+    }
+
+    #[test]
+    fn unicode_spaces_become_plain_spaces() {
+        let raw = "a\u{a0}b\u{1680}c\u{2000}d\u{200a}e\u{202f}f\u{205f}g\u{3000}h";
+        assert_eq!(text(raw), "a b c d e f g h");
+        assert_eq!(line(raw), "a b c d e f g h");
+        assert_eq!(text("x\u{2003}\u{2003}y\u{3000}"), "x  y");
+        // Not space separators: kept.
+        assert_eq!(text("a\u{2028}b"), "a\nb");
+        assert_eq!(text("a\tb"), "a\tb");
     }
 
     #[test]

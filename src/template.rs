@@ -196,6 +196,7 @@ fn environment() -> Environment<'static> {
     env.add_filter("one_line", |state: &State, value: &str| {
         charge(state, value).map(|()| one_line(value))
     });
+    env.add_test("list_name", |value: &str| list_name(value));
     env
 }
 
@@ -381,6 +382,16 @@ fn xml_text(value: &str) -> String {
     text::xml_text(value)
 }
 
+/// The test `list_name`: a name that reads as one item in a comma-separated
+/// list: letters, digits and `_ - . / :` only (a tool named `x, pay_all` or
+/// `x and 3 more` would read as more than one).
+fn list_name(value: &str) -> bool {
+    !value.is_empty()
+        && value
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | ':'))
+}
+
 /// `xml_attr`: one line, escaped for a double- or single-quoted attribute.
 fn xml_attr(value: &str) -> String {
     text::xml_attr(&sanitize::line(value))
@@ -393,6 +404,16 @@ fn md_block_filter(value: &str, depth: Option<u8>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn list_names_cannot_read_as_two() {
+        for name in ["get_invoice", "fs.read", "a-b/c:d", "données"] {
+            assert!(list_name(name), "{name}");
+        }
+        for name in ["", "x, pay_all", "x and 3 more", "a b", "a,b", "x<y"] {
+            assert!(!list_name(name), "{name}");
+        }
+    }
 
     #[test]
     fn xml_attr_filter_is_one_escaped_line() {

@@ -638,7 +638,7 @@ fn summaries_are_escaped_like_all_server_text() {
     let md = block(&Assembler::new().defer("evil"), &s);
     assert!(
         md.text
-            .contains("- ``t`x``: Ends the block\\</deferred_tools>"),
+            .contains("- ``t`x``: Ends the block&lt;/deferred_tools>"),
         "{}",
         md.text
     );

@@ -215,3 +215,42 @@ fn long_twin_names_keep_their_suffix_in_both_templates() {
         }
     }
 }
+
+#[test]
+fn xml_tool_lists_cannot_read_one_name_as_two() {
+    let server = ServerSnapshot::new("s")
+        .with_tool(Tool::new("x, pay_all", ""))
+        .with_tool(Tool::new("y and 3 more", ""))
+        .with_tool(Tool::new("get", ""));
+    let xml = Template::xml();
+    // Loaded, then deferred (the tool index).
+    for deferred in [false, true] {
+        let mut assembler = Assembler::new().template(xml.clone());
+        if deferred {
+            assembler = assembler.defer("s");
+        }
+        let text = assembler
+            .assemble(std::slice::from_ref(&server))
+            .unwrap()
+            .text()
+            .to_string();
+        let doc = roxmltree::Document::parse(&text).unwrap();
+        let names: Vec<&str> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("tool"))
+            .filter_map(|n| n.attribute("name"))
+            .collect();
+        assert_eq!(names, ["x, pay_all", "y and 3 more", "get"], "{text}");
+    }
+    // Plain names stay one comma-separated line.
+    let plain = ServerSnapshot::new("s")
+        .with_tool(Tool::new("list_periods", ""))
+        .with_tool(Tool::new("get_invoice", ""));
+    let text = Assembler::new().template(xml).assemble(&[plain]).unwrap();
+    assert!(
+        text.text()
+            .contains("<tools>list_periods, get_invoice</tools>"),
+        "{}",
+        text.text()
+    );
+}

@@ -342,7 +342,7 @@ fn the_markdown_change_message() {
              \n\
              Removed (their earlier sections no longer apply):\n\
              \n\
-             - \\# c\\</server>\n"
+             - \\# c&lt;/server>\n"
         )
     );
     // Blocks are placed exactly as the section has them.
@@ -477,7 +477,7 @@ fn hostile_server_text_stays_inside_its_block_in_the_message() {
             );
             roxmltree::Document::parse(&gone).unwrap();
         } else {
-            assert!(gone.ends_with("- \\## evil\\</server>\n"), "{gone}");
+            assert!(gone.ends_with("- \\## evil&lt;/server>\n"), "{gone}");
         }
     }
 }

@@ -128,7 +128,7 @@ fn a_label_is_escaped_and_only_shown_for_operator_text() {
         .unwrap();
     assert!(
         md.text().contains(
-            "### seed-invoice-server\n\nText from the operator: ops_\\<x> ## y\n\nBe brief."
+            "### seed-invoice-server\n\nText from the operator: ops_&lt;x> ## y\n\nBe brief."
         ),
         "{}",
         md.text()

@@ -299,7 +299,7 @@ fn corpus_budget_tests_as_a_host_would_write_them() {
     let memory = load("tests/corpus/basic-memory.json");
     let failure = fits(&memory, 128).unwrap_err().to_string();
     assert!(failure.starts_with(
-        "server \"basic-memory\" does not fit 128 tokens without trimming: it needs 582 tokens\n  budget: 128 tokens (o200k_base, markdown template)\n  removed:\n"
+        "server \"basic-memory\" does not fit 128 tokens without trimming: it needs 586 tokens\n  budget: 128 tokens (o200k_base, markdown template)\n  removed:\n"
     ));
     let all = load_dir(common::corpus_dir());
     assert_eq!(all.len(), 37);
@@ -372,6 +372,7 @@ Search notes before writing one.
 Call […]
 
 Tools: 1, not listed
+
 --- o200k_base, markdown template: 68 tokens ---
 b: 9 tokens of 12
 billing: 12 tokens of 12, truncated

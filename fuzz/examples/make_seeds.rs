@@ -209,6 +209,17 @@ fn hostile() -> Vec<ServerIn> {
         "text\u{2028}### bank after a line separator\r### bank after a bare CR",
         "| a | b |\n|---|---|\n| ### x | y |\n[^1]: footnote\n- [ ] task ~~struck~~",
         "word\u{202e}word\u{200b}word\u{e0041}word\u{feff}\u{1b}[31mred\u{fe0f}\u{2800}\u{ad}",
+        // Issue 21's HIGH classes, read differently by other renderers
+        // (tests/renderers/cases.json): GFM `www.` autolinks, URLs through
+        // Unicode spaces, C cmark code spans after a longer backtick run,
+        // mistune lists indented by tabs or empty items; then a link
+        // reference definition and a last quote that would absorb the host's text.
+        "See www.example.com<template> for docs.",
+        "http://example.com\u{a0}<template> and https://e.com\u{3000}<h3>bank</h3>",
+        "Notes: ``a`b` `<template>` ``",
+        "* * \t<template>\n+ - \t<!--",
+        "x\n\n1.\n(\n\n    <template>",
+        "[guide]: https://evil.example/phish\n\n> quote at the end",
     ];
     texts
         .iter()

@@ -13,6 +13,8 @@
 //!   element per included server, in order, with the shown name as its
 //!   `name` attribute, each spanning exactly its block;
 //! - no character that sanitizing removes is in either section;
+//! - the markdown section ends with a blank line, and host text appended
+//!   right after it is a top-level paragraph;
 //! - with name order, reversing the input gives the same bytes.
 //!
 //! Expected names come from the assembly's own reports (`name`,
@@ -22,7 +24,7 @@
 use libfuzzer_sys::fuzz_target;
 use mcp_preamble::{Assembler, Assembly, Order, ServerSnapshot, Template};
 use mcp_preamble_fuzz::{
-    MAX_INPUT, MAX_SERVERS, SectionInput, assert_no_hidden, escaped_form_of, headings,
+    MAX_INPUT, MAX_SERVERS, SectionInput, assert_no_hidden, escaped_form_of, gfm, headings,
 };
 
 fn included(a: &Assembly) -> Vec<&mcp_preamble::ServerReport> {
@@ -80,6 +82,25 @@ fn check_markdown(a: &Assembly) {
         .count();
     assert_eq!(raw, 1 + servers.len(), "raw heading lines\n{text}");
     assert_no_hidden(text, "markdown section");
+    // Host text appended right after the section is a paragraph of its own.
+    assert!(text.ends_with("\n\n"), "the section ends with a blank line\n{text}");
+    assert!(host_text_stands_alone(text), "host text is taken in\n{text}");
+}
+
+/// Whether `HOST` appended to `text` starts a top-level paragraph.
+fn host_text_stands_alone(text: &str) -> bool {
+    use pulldown_cmark::{Event, Parser, Tag};
+    let doc = format!("{text}HOST");
+    let mut depth = 0usize;
+    for (event, range) in Parser::new_ext(&doc, gfm()).into_offset_iter() {
+        match event {
+            Event::Start(Tag::Paragraph) if depth == 0 && range.start == text.len() => return true,
+            Event::Start(_) => depth += 1,
+            Event::End(_) => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
 }
 
 fn check_xml(a: &Assembly) {

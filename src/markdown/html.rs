@@ -1,10 +1,16 @@
 //! Raw HTML in server text: every `<` that could start a tag, comment,
-//! declaration, processing instruction or CDATA is backslash-escaped, outside
-//! code and autolinks.
+//! declaration, processing instruction or CDATA becomes `&lt;`, outside code
+//! every renderer keeps whole and autolinks.
+//!
+//! Why `&lt;` and not a backslash: cmark-gfm's extended autolinks (`www.`,
+//! `http://`, running to the next ASCII space) take a backslash into the
+//! link and leave the `<` after it live; an entity is never syntax in any
+//! engine. `[` that could start a footnote or a link reference definition
+//! gets a backslash: those only start a line, where no autolink comes first.
 
 use std::ops::Range;
 
-use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{CodeBlockKind, Event, LinkType, Options, Parser, Tag, TagEnd};
 
 /// The parses server text must be safe under: plain CommonMark, and with the
 /// GFM extensions hosts' renderers turn on (footnotes and definition lists
@@ -23,12 +29,14 @@ pub(super) const PARSES: [Options; 2] = [
 /// that needs more is fenced by `md_block`.
 const ESCAPE_PASSES: usize = 8;
 
-/// Backslash-escapes, outside code blocks, autolinks and code spans every
-/// renderer keeps whole, every `<` that could start raw HTML and every `[`
-/// that could start a footnote under any parse in [`PARSES`] (a `<` right
-/// after a bare URL becomes `&lt;`). Footnotes go because renderers move
-/// their text to the end of the page, past later servers' blocks, behind a
-/// rule.
+/// Escapes, outside top-level fenced code, autolinks and code spans every
+/// renderer keeps whole, every `<` that could start raw HTML (as `&lt;`,
+/// dropping a backslash the server put before it) and every `[` that could
+/// start a footnote or a link reference definition (with a backslash) under
+/// any parse in [`PARSES`]. Footnotes go because renderers move their text to
+/// the end of the page, past later servers' blocks, behind a rule; link
+/// reference definitions because they retarget links anywhere on the page,
+/// in other servers' blocks and in the host's text.
 pub(super) fn escape_inline(text: &str) -> String {
     let mut text = text.to_string();
     for _ in 0..ESCAPE_PASSES {
@@ -36,13 +44,13 @@ pub(super) fn escape_inline(text: &str) -> String {
         if at.is_empty() {
             break;
         }
-        let url = bare_url_bytes(&text);
-        let mut out = String::with_capacity(text.len() + at.len());
+        let mut out = String::with_capacity(text.len() + 3 * at.len());
         let mut from = 0;
         for i in at {
             out.push_str(&text[from..i]);
-            // mistune's url plugin would take a backslash into the link.
-            if text.as_bytes()[i] == b'<' && i > 0 && url[i - 1] {
+            // An autolink (cmark-gfm's, mistune's) may take a backslash
+            // into the link; an entity stays text in every engine.
+            if text.as_bytes()[i] == b'<' {
                 if backslashed(text.as_bytes(), i) {
                     out.pop();
                 }
@@ -71,7 +79,7 @@ fn escape_points(text: &str) -> Vec<usize> {
     let bytes = text.as_bytes();
     let could_start = |i: usize| match bytes[i] {
         b'<' => could_start_html(bytes, i),
-        b'[' => could_start_footnote(bytes, i),
+        b'[' => could_start_footnote(bytes, i) || could_start_definition(bytes, i),
         _ => false,
     };
     let url = bare_url_bytes(text);
@@ -81,6 +89,10 @@ fn escape_points(text: &str) -> Vec<usize> {
         // `<` and `[` that an event of this parse accounts for.
         let mut seen = vec![false; text.len()];
         let mut in_code = 0usize;
+        // Containers open around the current event: renderers disagree on
+        // where a list item or quote ends (mistune on tabs and empty items),
+        // so code inside one is escaped like text.
+        let mut containers = 0usize;
         // The blocks holding inline text, innermost last.
         let mut blocks = Vec::new();
         blocks.push(0..text.len());
@@ -127,8 +139,27 @@ fn escape_points(text: &str) -> Vec<usize> {
                 ) if blocks.len() > 1 => {
                     blocks.pop();
                 }
-                Event::Start(Tag::CodeBlock(_)) => in_code += 1,
+                // Only a fence at the top level is code to every renderer:
+                // indented code depends on where a paragraph or list ends.
+                Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(_))) if containers == 0 => {
+                    in_code += 1
+                }
                 Event::End(TagEnd::CodeBlock) => in_code = in_code.saturating_sub(1),
+                _ => {}
+            }
+            match &event {
+                Event::Start(
+                    Tag::Item
+                    | Tag::BlockQuote(_)
+                    | Tag::FootnoteDefinition(_)
+                    | Tag::DefinitionListDefinition,
+                ) => containers += 1,
+                Event::End(
+                    TagEnd::Item
+                    | TagEnd::BlockQuote(_)
+                    | TagEnd::FootnoteDefinition
+                    | TagEnd::DefinitionListDefinition,
+                ) => containers = containers.saturating_sub(1),
                 _ => {}
             }
             let accounts = matches!(
@@ -155,7 +186,8 @@ fn escape_points(text: &str) -> Vec<usize> {
     }
     at.sort_unstable();
     at.dedup();
-    at.retain(|&i| !backslashed(bytes, i) || (bytes[i] == b'<' && url[i - 1]));
+    // A `\<` the server wrote is no escape after an autolink.
+    at.retain(|&i| bytes[i] == b'<' || !backslashed(bytes, i));
     at
 }
 
@@ -166,8 +198,15 @@ struct SpanCuts {
     /// up anew.
     tildes: Vec<u32>,
     /// Backticks glued to a bare URL before each byte: mistune's url plugin
-    /// takes them into the link, and the spans after it pair up anew.
+    /// and cmark-gfm's extended autolinks take them into the link, and the
+    /// spans after it pair up anew.
     glued: Vec<u32>,
+    /// Backtick runs whose length differs from the run before them, counted
+    /// at their first byte: after an unmatched longer run, C cmark and
+    /// cmark-gfm pair the shorter runs differently from CommonMark.
+    mixed: Vec<u32>,
+    /// The first byte of the first backtick run at or after each byte.
+    next_run: Vec<usize>,
 }
 
 impl SpanCuts {
@@ -182,35 +221,71 @@ impl SpanCuts {
             }
             out
         };
+        // Run lengths, at each run's first byte.
+        let mut run = vec![0u32; b.len()];
+        let mut i = 0;
+        while i < b.len() {
+            let n = b[i..].iter().take_while(|c| **c == b'`').count();
+            if n > 0 {
+                run[i] = n as u32;
+                i += n;
+            } else {
+                i += 1;
+            }
+        }
+        let mixed = {
+            let mut last = 0;
+            let mut n = 0;
+            let mut out = Vec::with_capacity(b.len() + 1);
+            out.push(0);
+            for &len in &run {
+                if len > 0 {
+                    n += u32::from(last > 0 && len != last);
+                    last = len;
+                }
+                out.push(n);
+            }
+            out
+        };
+        let mut next_run = vec![b.len(); b.len() + 1];
+        for i in (0..b.len()).rev() {
+            next_run[i] = if run[i] > 0 { i } else { next_run[i + 1] };
+        }
         SpanCuts {
             tildes: count(&|i| b[i..].starts_with(b"~~")),
             glued: count(&|i| b[i] == b'`' && i > 0 && url[i - 1]),
+            mixed,
+            next_run,
         }
     }
 
     /// Whether the code span at `span`, inside the inline block `block`,
     /// may be cut: over several lines or holding a `|` (another renderer sees
-    /// a block start or a table cell there), after a glued backtick, or after
-    /// a `~~` in a block with a pair of them.
+    /// a block start or a table cell there), after a glued backtick, in a
+    /// block with backtick runs of different lengths, or after a `~~` in a
+    /// block with a pair of them.
     fn cut(&self, b: &[u8], span: &Range<usize>, block: &Range<usize>) -> bool {
         let s = span.start;
         let (start, end) = (block.start.min(s), block.end.max(s + 1));
+        let first = self.next_run[start].min(end);
         b[span.clone()].iter().any(|c| matches!(c, b'\n' | b'|'))
             || self.glued[s + 1] > self.glued[start]
+            || self.mixed[end] > self.mixed[first + 1]
             || (self.tildes[s] > self.tildes[start] && self.tildes[end] - self.tildes[start] >= 2)
     }
 }
 
-/// Bytes inside a bare `http://` or `https://` link as mistune's url plugin
-/// reads one: up to a blank or `<`, whatever else comes.
-pub(super) fn bare_url_bytes(text: &str) -> Vec<bool> {
+/// Bytes inside a bare `http://`, `https://` or `www.` link as the longest
+/// reading takes one (cmark-gfm's extended autolinks, mistune's url plugin):
+/// up to an ASCII blank or `<`, whatever else comes.
+fn bare_url_bytes(text: &str) -> Vec<bool> {
     let b = text.as_bytes();
     let mut on = false;
     (0..b.len())
         .map(|i| {
-            if b[i] == b'<' || space_at(b, i) > 0 {
+            if b[i] == b'<' || b[i].is_ascii_whitespace() {
                 on = false;
-            } else if [&b"http://"[..], b"https://"]
+            } else if [&b"http://"[..], b"https://", b"www."]
                 .iter()
                 .any(|p| b[i..].len() >= p.len() && b[i..i + p.len()].eq_ignore_ascii_case(p))
             {
@@ -230,6 +305,25 @@ fn could_start_footnote(b: &[u8], i: usize) -> bool {
             .take(TAG_SCAN)
             .position(|c| matches!(c, b']' | b'[' | b'\n'))
             .is_some_and(|n| n > 0 && b[i + 2 + n] == b']')
+}
+
+/// Whether the `[` at `i` could start a link reference definition: first
+/// on its line (after container markers), then a label (no unescaped `[`,
+/// possibly over lines) and `]:`.
+fn could_start_definition(b: &[u8], i: usize) -> bool {
+    if !first_on_line(b, i) {
+        return false;
+    }
+    let mut j = i + 1;
+    while j < b.len().min(i + 1 + TAG_SCAN) {
+        match b[j] {
+            b'\\' => j += 2,
+            b'[' => return false,
+            b']' => return j > i + 1 && b.get(j + 1) == Some(&b':'),
+            _ => j += 1,
+        }
+    }
+    false
 }
 
 /// Spaces and tabs at the start of `b`.

@@ -5,7 +5,7 @@
 
 mod html;
 
-use html::{PARSES, bare_url_bytes, container_prefix, escape_inline};
+use html::{PARSES, container_prefix, escape_inline};
 
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag};
 
@@ -113,23 +113,21 @@ fn is_break_like(rest: &str) -> bool {
 
 /// `md_line`: one line that cannot start a markdown block of its own, nor
 /// open a code span or an HTML comment that would run into what follows.
+/// Every `<` becomes `&lt;`: an autolink (cmark-gfm's `www.` and `http://`,
+/// mistune's url plugin) takes a backslash into the link and would leave the
+/// `<` after it live. A backslashed backtick it takes is link text.
 pub(crate) fn md_line(value: &str) -> String {
     let line = sanitize::line(value);
-    let url = bare_url_bytes(&line);
     let mut out = String::with_capacity(line.len() + 1);
-    if line.starts_with(['#', '>', '=', '-', '*', '+', '_', '|', '~']) {
+    if line.starts_with(['#', '>', '=', '-', '*', '+', '_', '|', '~', '[']) {
         out.push('\\');
     }
-    for (i, c) in line.char_indices() {
-        if c == '<' && i > 0 && url[i - 1] {
-            // mistune's url plugin would take a backslash into the link.
-            out.push_str("&lt;");
-            continue;
+    for c in line.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '`' => out.push_str("\\`"),
+            c => out.push(c),
         }
-        if matches!(c, '`' | '<') {
-            out.push('\\');
-        }
-        out.push(c);
     }
     out
 }

@@ -105,7 +105,7 @@ fn breaks_and_setext_underlines_are_escaped() {
 
 #[test]
 fn block_tag_autolinks_first_on_a_line_are_escaped() {
-    assert_eq!(md_block("<hr:x>\n<p@e.com>", 3), "\\<hr:x>\n\\<p@e.com>");
+    assert_eq!(md_block("<hr:x>\n<p@e.com>", 3), "&lt;hr:x>\n&lt;p@e.com>");
     let kept = "<https://e.com>\n<help@e.com>\nsee <hr:x>";
     assert_eq!(md_block(kept, 3), kept);
 }
@@ -115,29 +115,29 @@ fn a_tag_glued_to_a_bare_url_becomes_an_entity() {
     assert_eq!(md_block("https://e.com<b>x", 3), "https://e.com&lt;b>x");
     assert_eq!(md_block("https://e.com`<b>`", 3), "https://e.com`&lt;b>`");
     assert_eq!(md_block("https://e.com\\<b>", 3), "https://e.com&lt;b>");
-    assert_eq!(md_block("https://e.com <b>", 3), "https://e.com \\<b>");
+    assert_eq!(md_block("https://e.com <b>", 3), "https://e.com &lt;b>");
     assert_eq!(md_block("<https://e.com>", 3), "<https://e.com>");
 }
 
 #[test]
 fn code_spans_a_strikethrough_may_cut_are_escaped() {
     // mistune pairs `~~` across the backtick, freeing the span's text.
-    assert_eq!(md_block("~~a `<b>`~~", 3), "~~a `\\<b>`~~");
-    assert_eq!(md_block("~~`~~` x `<b>`", 3), "~~`~~` x `\\<b>`");
+    assert_eq!(md_block("~~a `<b>`~~", 3), "~~a `&lt;b>`~~");
+    assert_eq!(md_block("~~`~~` x `<b>`", 3), "~~`~~` x `&lt;b>`");
     assert_eq!(md_block("~~a `<b>`", 3), "~~a `<b>`");
     assert_eq!(md_block("`<b>` ~~a~~", 3), "`<b>` ~~a~~");
     // After a backtick glued to a URL every span pairs anew.
     assert_eq!(
         md_block("https://e.com` x `a` `<b>`", 3),
-        "https://e.com` x `a` `\\<b>`"
+        "https://e.com` x `a` `&lt;b>`"
     );
 }
 
 #[test]
 fn tags_with_unicode_blanks_are_escaped() {
     // markdown-it and mistune take `\s` for the blank in a tag.
-    assert_eq!(md_block("x <b\u{a0}>", 3), "x \\<b\u{a0}>");
-    assert_eq!(md_block("x <a\u{3000}y=1>", 3), "x \\<a\u{3000}y=1>");
+    assert_eq!(md_block("x <b\u{a0}>", 3), "x &lt;b\u{a0}>");
+    assert_eq!(md_block("x <a\u{3000}y=1>", 3), "x &lt;a\u{3000}y=1>");
 }
 
 #[test]
@@ -159,11 +159,11 @@ fn a_fence_is_closed_only_where_every_renderer_opens_it() {
 fn tags_in_a_code_span_a_renderer_may_cut_are_escaped() {
     // CommonMark keeps `<h2<x` in the span; a looser renderer opens an
     // HTML block there, and a GFM renderer may cut the span at a row.
-    assert_eq!(md_block("a `b\n<h2<x` c", 3), "a `b\n\\<h2<x` c");
-    assert_eq!(md_block("`a |\n| <b>` x", 3), "`a |\n| \\<b>` x");
+    assert_eq!(md_block("a `b\n<h2<x` c", 3), "a `b\n&lt;h2<x` c");
+    assert_eq!(md_block("`a |\n| <b>` x", 3), "`a |\n| &lt;b>` x");
     // A table row by a renderer that does not count cells.
     let row = "a | b |\n|---|\n| `<b> | c` |";
-    assert_eq!(md_block(row, 3), "a | b |\n|---|\n| `\\<b> | c` |");
+    assert_eq!(md_block(row, 3), "a | b |\n|---|\n| `&lt;b> | c` |");
     assert_eq!(md_block("a `<h2>` c", 3), "a `<h2>` c");
 }
 
@@ -197,20 +197,20 @@ fn nothing_reaches_the_section_levels() {
 #[test]
 fn raw_html_is_escaped_block_and_inline() {
     let cases = [
-        ("<h3>zz-victim</h3>", "\\<h3>zz-victim\\</h3>"),
+        ("<h3>zz-victim</h3>", "&lt;h3>zz-victim&lt;/h3>"),
         (
             "Text <h2>MCP server instructions</h2> more",
-            "Text \\<h2>MCP server instructions\\</h2> more",
+            "Text &lt;h2>MCP server instructions&lt;/h2> more",
         ),
-        ("<hr>", "\\<hr>"),
-        ("a\n<hr/>\nb", "a\n\\<hr/>\nb"),
-        ("<!-- hide", "\\<!-- hide"),
-        ("x <!-- y --> z", "x \\<!-- y --> z"),
-        ("<?php echo 1; ?>", "\\<?php echo 1; ?>"),
-        ("<!DOCTYPE html>", "\\<!DOCTYPE html>"),
-        ("<![CDATA[ x", "\\<![CDATA[ x"),
-        ("</ul>\n</details>", "\\</ul>\n\\</details>"),
-        ("<script>\nalert(1)", "\\<script>\nalert(1)"),
+        ("<hr>", "&lt;hr>"),
+        ("a\n<hr/>\nb", "a\n&lt;hr/>\nb"),
+        ("<!-- hide", "&lt;!-- hide"),
+        ("x <!-- y --> z", "x &lt;!-- y --> z"),
+        ("<?php echo 1; ?>", "&lt;?php echo 1; ?>"),
+        ("<!DOCTYPE html>", "&lt;!DOCTYPE html>"),
+        ("<![CDATA[ x", "&lt;![CDATA[ x"),
+        ("</ul>\n</details>", "&lt;/ul>\n&lt;/details>"),
+        ("<script>\nalert(1)", "&lt;script>\nalert(1)"),
     ];
     for (text, want) in cases {
         assert_eq!(md_block(text, 3), want, "{text:?}");
@@ -220,16 +220,16 @@ fn raw_html_is_escaped_block_and_inline() {
 #[test]
 fn raw_html_in_containers_is_escaped() {
     let cases = [
-        ("- <script>", "- \\<script>"),
-        ("> <style>\n> x", "> \\<style>\n> x"),
-        ("> - <textarea>", "> - \\<textarea>"),
-        ("1. > <pre>", "1. > \\<pre>"),
+        ("- <script>", "- &lt;script>"),
+        ("> <style>\n> x", "> &lt;style>\n> x"),
+        ("> - <textarea>", "> - &lt;textarea>"),
+        ("1. > <pre>", "1. > &lt;pre>"),
         (
             "| a |\n|---|\n| <h1>x</h1> |",
-            "| a |\n|---|\n| \\<h1>x\\</h1> |",
+            "| a |\n|---|\n| &lt;h1>x&lt;/h1> |",
         ),
-        ("[^1]: <!-- x", "\\[^1]: \\<!-- x"),
-        ("Term\n: <h2>x</h2>", "Term\n: \\<h2>x\\</h2>"),
+        ("[^1]: <!-- x", "\\[^1]: &lt;!-- x"),
+        ("Term\n: <h2>x</h2>", "Term\n: &lt;h2>x&lt;/h2>"),
     ];
     for (text, want) in cases {
         assert_eq!(md_block(text, 3), want, "{text:?}");
@@ -240,21 +240,85 @@ fn raw_html_in_containers_is_escaped() {
 fn html_revealed_by_an_escape_is_escaped_too() {
     // Escaping the first tag turns its backtick into a code span opener,
     // which frees the `<b>` that was code before.
-    assert_eq!(md_block("<a x=\"`\">`<b>`", 3), "\\<a x=\"`\">`\\<b>`");
+    assert_eq!(md_block("<a x=\"`\">`<b>`", 3), "&lt;a x=\"`\">`&lt;b>`");
     // A dissolved HTML block leaves its code span alone.
     assert_eq!(
         md_block("<important>\nUse `<tool>` first.\n</important>", 3),
-        "\\<important>\nUse `<tool>` first.\n\\</important>"
+        "&lt;important>\nUse `<tool>` first.\n&lt;/important>"
     );
     // An escaped backslash does not escape the `<` after it.
-    assert_eq!(md_block("\\\\<b>x", 3), "\\\\\\<b>x");
-    assert_eq!(md_block("\\<b>x", 3), "\\<b>x");
+    assert_eq!(md_block("\\\\<b>x", 3), "\\\\&lt;b>x");
+    // A backslash the server wrote is no escape after an autolink.
+    assert_eq!(md_block("\\<b>x", 3), "&lt;b>x");
 }
 
 #[test]
 fn code_and_autolinks_keep_their_angle_brackets() {
-    let text = "Use `<b>` and `Vec<String>`.\n\n```html\n<h1>x</h1>\n```\n\n    <div>\n\nSee <https://example.com/a> or <me@example.com>.";
+    let text = "Use `<b>` and `Vec<String>`.\n\n```html\n<h1>x</h1>\n```\n\nSee <https://example.com/a> or <me@example.com>.";
     assert_eq!(md_block(text, 3), text);
+}
+
+#[test]
+fn only_top_level_fences_are_code_to_every_renderer() {
+    // Indented code and code in a container end where renderers disagree
+    // (mistune on tabs and empty items), so their tags are escaped.
+    assert_eq!(md_block("x\n\n    <div>", 3), "x\n\n    &lt;div>");
+    assert_eq!(md_block("* * \t<template>", 3), "* * \t&lt;template>");
+    assert_eq!(
+        md_block("- a\n\n  ```\n  <b>\n  ```", 3),
+        "- a\n\n  ```\n  &lt;b>\n  ```"
+    );
+    assert_eq!(md_block("```\n<b>\n```", 3), "```\n<b>\n```");
+}
+
+#[test]
+fn www_and_url_autolinks_cannot_swallow_an_escape() {
+    // cmark-gfm takes a backslash into a `www.` or `http://` autolink.
+    assert_eq!(
+        md_block("See www.example.com<template> x", 3),
+        "See www.example.com&lt;template> x"
+    );
+    assert_eq!(md_block("www.e.com\\<b>", 3), "www.e.com&lt;b>");
+    assert_eq!(
+        md_line("www.e.com<b> http://e.com\u{a0}<i>"),
+        "www.e.com&lt;b> http://e.com &lt;i>"
+    );
+    // A backtick glued to a `www.` link goes into it, so the spans after it
+    // are escaped like text.
+    assert_eq!(md_block("www.e.com`x` `<b>`", 3), "www.e.com`x` `&lt;b>`");
+}
+
+#[test]
+fn code_spans_among_backtick_runs_of_different_lengths_are_escaped() {
+    // C cmark pairs ``a`b` `<t>` `` differently from CommonMark.
+    assert_eq!(
+        md_block("Notes: ``a`b` `<t>` ``", 3),
+        "Notes: ``a`b` `&lt;t>` ``"
+    );
+    // Runs of one length: the span is kept.
+    assert_eq!(md_block("`a` and `<b>`", 3), "`a` and `<b>`");
+    // Another paragraph's runs do not count.
+    assert_eq!(md_block("``a``\n\n`<b>`", 3), "``a``\n\n`<b>`");
+}
+
+#[test]
+fn link_reference_definitions_are_neutralized() {
+    assert_eq!(
+        md_block("[guide]: https://evil.example", 3),
+        "\\[guide]: https://evil.example"
+    );
+    assert_eq!(md_block("> - [g]: /x \"t\"", 3), "> - \\[g]: /x \"t\"");
+    assert_eq!(md_block("[a\nb]: /x", 3), "\\[a\nb]: /x");
+    // Links, and brackets that are no definition, stay.
+    for text in [
+        "[a](https://e.com) and [b][c]",
+        "[x] y",
+        "a [b]: c",
+        "[]: x",
+    ] {
+        assert_eq!(md_block(text, 3), text);
+    }
+    assert_eq!(md_line("[g]: /x"), "\\[g]: /x");
 }
 
 #[test]
@@ -270,12 +334,12 @@ fn ordinary_angle_brackets_are_left_alone() {
         assert_eq!(md_block(text, 3), text, "{text:?}");
     }
     // A block tag first on its line opens an HTML block even without `>`.
-    assert_eq!(md_block("a\n> <div\n", 3), "a\n> \\<div\n");
+    assert_eq!(md_block("a\n> <div\n", 3), "a\n> &lt;div\n");
     assert!(could_start_html(b"- </h3", 2) && !could_start_html(b"x </h3", 2));
     assert!(could_start_html(b"> <pre```", 2) && could_start_html(b"<hr: x", 0));
     // By the tag grammar these are tags, so they are escaped.
-    assert_eq!(md_block("a<b c=d>e", 3), "a\\<b c=d>e");
-    assert_eq!(md_block("x <y-z\n q='1'/> w", 3), "x \\<y-z\n q='1'/> w");
+    assert_eq!(md_block("a<b c=d>e", 3), "a&lt;b c=d>e");
+    assert_eq!(md_block("x <y-z\n q='1'/> w", 3), "x &lt;y-z\n q='1'/> w");
 }
 
 #[test]
@@ -287,9 +351,12 @@ fn ordinary_markdown_is_left_alone() {
 
 #[test]
 fn md_line_neutralizes_spans_and_comments() {
-    assert_eq!(md_line("a `b` <!-- c"), "a \\`b\\` \\<!-- c");
+    assert_eq!(md_line("a `b` <!-- c"), "a \\`b\\` &lt;!-- c");
     assert_eq!(md_line("# x"), "\\# x");
-    assert_eq!(md_line("https://e.com<b> <i>"), "https://e.com&lt;b> \\<i>");
+    assert_eq!(
+        md_line("https://e.com<b> <i>"),
+        "https://e.com&lt;b> &lt;i>"
+    );
 }
 
 #[test]
