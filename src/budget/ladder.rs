@@ -31,6 +31,9 @@ pub(super) struct Ladder<'t, 'm> {
     /// The loaded tools before names were cut, and where that cut is in
     /// `removed`.
     pub(super) tools_cut: Option<(Vec<ToolView>, usize)>,
+    /// The units kept, when they are not the drop order's first `dropped`
+    /// gone.
+    kept_units: Option<Vec<bool>>,
 }
 
 /// At most this many swaps are tried within the priority a budget splits.
@@ -114,6 +117,7 @@ impl<'t, 'm> Ladder<'t, 'm> {
             names_cut: Vec::new(),
             index_cut: None,
             tools_cut: None,
+            kept_units: None,
         }
     }
 
@@ -151,7 +155,33 @@ impl Ladder<'_, '_> {
             return self.fits();
         };
         let order = trim.drop_order();
-        self.drop_units(trim, &order, order.len().saturating_sub(1))
+        match self.drop_units(trim, &order, order.len().saturating_sub(1))? {
+            Some(block) => Ok(Some(block)),
+            None => self.another_last(trim, &order),
+        }
+    }
+
+    /// When the last unit of the drop order does not fit alone, the longest
+    /// other unit of its priority that does (then the earlier), rather than
+    /// a cut: a constraint that fits is not dropped for one that does not.
+    fn another_last(&mut self, trim: &Trim, order: &[usize]) -> Result<Option<Rendered>> {
+        let Some((&last, rest)) = order.split_last() else {
+            return Ok(None);
+        };
+        let top = trim.priority_of(last);
+        let none = trim.keep_after(order, order.len());
+        for &k in rest.iter().filter(|k| trim.priority_of(**k) == top).take(SWAP_TRIES) {
+            let mut keep = none.clone();
+            keep[k] = true;
+            if self.try_units(trim, &keep)? {
+                self.view.instructions = trim.render(&keep);
+                self.record_dropped(trim, &keep);
+                self.dropped = order.len() - 1;
+                self.kept_units = Some(keep);
+                return self.fits();
+            }
+        }
+        Ok(None)
     }
 
     /// Step 5, a cut: the last unit standing, cut at a word boundary.
@@ -270,9 +300,9 @@ impl Ladder<'_, '_> {
         } else {
             Priority::Example
         };
-        let mut keep = None;
+        let mut keep = self.kept_units.take();
         if let Some(trim) = trim {
-            keep = Some(self.refill_units(trim, None, major)?);
+            keep = Some(self.refill_units(trim, keep, major)?);
         }
         self.refill_index()?;
         if let (Some(trim), Some(keep)) = (trim, keep) {
