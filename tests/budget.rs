@@ -572,7 +572,10 @@ fn room_left_after_units_go_is_spent() {
         let r = &a.servers()[0];
         assert!(r.tokens >= at_least, "{} of {budget}\n{}", r.tokens, r.text);
         // Deterministic: the same block again.
-        let again = Assembler::new().budget(budget).assemble(&[s.clone()]).unwrap();
+        let again = Assembler::new()
+            .budget(budget)
+            .assemble(&[s.clone()])
+            .unwrap();
         assert_eq!(again.text(), a.text());
     }
     let a = Assembler::new().budget(200).assemble(&[s]).unwrap();

@@ -170,7 +170,11 @@ impl Ladder<'_, '_> {
         };
         let top = trim.priority_of(last);
         let none = trim.keep_after(order, order.len());
-        for &k in rest.iter().filter(|k| trim.priority_of(**k) == top).take(SWAP_TRIES) {
+        for &k in rest
+            .iter()
+            .filter(|k| trim.priority_of(**k) == top)
+            .take(SWAP_TRIES)
+        {
             let mut keep = none.clone();
             keep[k] = true;
             if self.try_units(trim, &keep)? {
