@@ -574,7 +574,7 @@ fn room_left_after_units_go_is_spent() {
         // Deterministic: the same block again.
         let again = Assembler::new()
             .budget(budget)
-            .assemble(&[s.clone()])
+            .assemble(std::slice::from_ref(&s))
             .unwrap();
         assert_eq!(again.text(), a.text());
     }
