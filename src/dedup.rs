@@ -561,6 +561,13 @@ pub(crate) enum Priority {
     Constraint = 5,
 }
 
+/// Whether `text` carries a constraint word (an order, obligation,
+/// identifier scope or safety word): what ranks a unit
+/// [`Priority::Constraint`].
+pub(crate) fn carries_constraint(text: &str) -> bool {
+    scan(text, 0).mask != 0
+}
+
 /// The priority of a unit.
 pub(crate) fn priority(unit: &Unit, text: &str, tool_names: &HashSet<String>) -> Priority {
     match unit.kind {
@@ -569,7 +576,7 @@ pub(crate) fn priority(unit: &Unit, text: &str, tool_names: &HashSet<String>) ->
         UnitKind::ListItem | UnitKind::Sentence => {}
     }
     let norm = normalize(text);
-    if scan(text, 0).mask != 0 {
+    if carries_constraint(text) {
         return Priority::Constraint;
     }
     let names_server = norm.contains("this server") || norm.contains("this mcp server");

@@ -223,9 +223,27 @@
 //!    prose, then sentences naming the server or its tools, then sentences
 //!    restating a deferred tool's description, and constraint sentences
 //!    last; within a priority the longest go first, then the later.
-//!    A heading stays while anything under it does.
-//! 5. **A cut**: when not even the last unit fits, it is cut at a word
-//!    boundary, token-exact, and ends with ` […]`; `truncated` is set.
+//!    A heading stays while anything under it does. When not even the last
+//!    unit fits alone, another unit of its priority that does is kept
+//!    instead (the longest, then the earlier).
+//! 5. **A cut**: when not even that fits, the last unit is cut at a word
+//!    boundary, token-exact, and ends with ` […]`; `truncated` is set. A
+//!    cut never cuts off a word that narrows what the unit allows (a
+//!    constraint word, or *unless*, *except*, *without*, *if*, *when*,
+//!    *but*, *not*, *no*…), so "You may delete any invoice only after the
+//!    user confirms." never becomes "You may delete any invoice […]"; a
+//!    unit with no such cut goes whole.
+//!
+//! Room a budget leaves once units go is spent again, the ladder run
+//! backwards, deterministically: dropped units by priority, highest first
+//! (within one, the shortest first), each that fits; then, within the
+//! priority the budget split, a longer, earlier unit in place of a shorter,
+//! later one when it fits (never taking a heading with it); then index
+//! names; then the units step 3 drops before them; then loaded tool names,
+//! as many as fit. So a constraint that fits is not left out of a block
+//! that ends under its budget, and "Tools: 14, not listed" lists names
+//! again when instructions made room. What comes back is not reported as
+//! removed.
 //!
 //! Then the tool line and the index go, then a `same_as_server` reference;
 //! and if not even the server's heading fits, the server is omitted (and says

@@ -555,3 +555,98 @@ fn headings_only_instructions_are_content_and_cut_headings_are_reported() {
         );
     }
 }
+
+// ---- spending the budget (issue 20) ------------------------------------------
+
+/// Once units go, the room left comes back: server-everything used to end at
+/// 184 of 200 and 292 of 300 tokens with "Tools: 14, not listed".
+#[test]
+fn room_left_after_units_go_is_spent() {
+    let s = snapshot("server-everything");
+    for (budget, at_least) in [(200, 195), (300, 295)] {
+        let a = Assembler::new()
+            .budget(budget)
+            .assemble(std::slice::from_ref(&s))
+            .unwrap();
+        check(&a, &|_| Some(budget), None);
+        let r = &a.servers()[0];
+        assert!(r.tokens >= at_least, "{} of {budget}\n{}", r.tokens, r.text);
+        // Deterministic: the same block again.
+        let again = Assembler::new()
+            .budget(budget)
+            .assemble(std::slice::from_ref(&s))
+            .unwrap();
+        assert_eq!(again.text(), a.text());
+    }
+    let a = Assembler::new().budget(200).assemble(&[s]).unwrap();
+    let r = &a.servers()[0];
+    assert!(!r.text.contains("not listed"), "{}", r.text);
+    // The names cut are reported once, without the ones listed again.
+    let names = r
+        .removed
+        .iter()
+        .find(|x| x.reason == RemovalReason::Budget && x.unit.is_none())
+        .unwrap();
+    assert!(!names.text.contains("echo"), "{}", names.text);
+}
+
+/// The case from issue 20: at a budget of 24 the ordering rule stays when
+/// it fits, even though the other constraint is shorter (the ladder used to
+/// drop it and end at 16 tokens).
+#[test]
+fn a_constraint_that_fits_is_kept_over_a_shorter_one() {
+    let rule = "Always call list_periods before get_invoice.";
+    let instr = format!("{rule} Never pass IDs like `a/b#c?d`.");
+    let s = ServerSnapshot::new("invoice-server").with_instructions(&instr);
+    let alone = Assembler::new()
+        .assemble(&[ServerSnapshot::new("invoice-server").with_instructions(rule)])
+        .unwrap()
+        .servers()[0]
+        .tokens;
+    let full = Assembler::new()
+        .assemble(std::slice::from_ref(&s))
+        .unwrap()
+        .servers()[0]
+        .tokens;
+    assert!(alone <= 24 && 24 < full, "{alone} {full}");
+    for budget in alone..full {
+        let a = Assembler::new()
+            .budget(budget)
+            .assemble(std::slice::from_ref(&s))
+            .unwrap();
+        check(&a, &|_| Some(budget), None);
+        let r = &a.servers()[0];
+        assert!(r.text.contains(rule), "at {budget}:\n{}", r.text);
+    }
+    // The seed server too, tools and all.
+    let a = Assembler::new()
+        .budget(24)
+        .assemble(&[snapshot("seed-invoice-server")])
+        .unwrap();
+    check(&a, &|_| Some(24), None);
+    assert!(a.servers()[0].text.contains(rule), "{}", a.text());
+}
+
+/// No budget cuts a constraint into a permission (issue 21): the cut keeps
+/// every word that narrows the unit, or the unit goes whole.
+#[test]
+fn a_cut_never_turns_a_constraint_into_a_permission() {
+    let rule = "You may delete any invoice only after the user confirms.";
+    let s = ServerSnapshot::new("billing").with_instructions(rule);
+    let full = Assembler::new()
+        .assemble(std::slice::from_ref(&s))
+        .unwrap()
+        .servers()[0]
+        .tokens;
+    for budget in 1..=full {
+        let a = Assembler::new()
+            .budget(budget)
+            .assemble(std::slice::from_ref(&s))
+            .unwrap();
+        check(&a, &|_| Some(budget), None);
+        let text = &a.servers()[0].text;
+        if text.contains("You may delete") {
+            assert!(text.contains("only after"), "at {budget}:\n{text}");
+        }
+    }
+}

@@ -217,9 +217,15 @@ sentence \"Invoice IDs are period scoped.\" of server \"invoice\" does not survi
             "  removed:\n    - restates_tool (list_periods): \"List billing periods.\"\n"
         )
     );
-    // A cut sentence does not survive either.
+    // Nor does one a budget cannot cut without dropping a word that narrows
+    // it ("scoped"): it goes whole.
     let cut = keeps(&invoice(), 12, "Invoice IDs are period scoped.").unwrap_err();
-    assert!(cut.to_string().contains("    | Invoice […]\n"), "{cut}");
+    assert!(
+        cut.to_string()
+            .contains("    - budget: \"Invoice IDs are period scoped.\"\n"),
+        "{cut}"
+    );
+    assert!(!cut.to_string().contains("[…]"), "{cut}");
 }
 
 #[test]
@@ -279,7 +285,7 @@ section of 2 servers is 71 tokens, over 60
         .to_string();
     assert!(
         msg.contains(
-            "  servers:\n    - b: 9 tokens of 12\n    - billing: 12 tokens of 12, 2 removed, truncated\n  removed:\n    - billing: budget: \"list_periods\"\n    - billing: budget: \"list_periods first.\"\n"
+            "  servers:\n    - b: 9 tokens of 12\n    - billing: 10 tokens of 12, 1 removed\n  removed:\n    - billing: budget: \"Call list_periods first.\"\n"
         ),
         "{msg}"
     );
@@ -369,15 +375,12 @@ Search notes before writing one.
 
 ### billing
 
-Call […]
+Tools: `list_periods`
 
-Tools: 1, not listed
-
---- o200k_base, markdown template: 68 tokens ---
+--- o200k_base, markdown template: 65 tokens ---
 b: 9 tokens of 12
-billing: 12 tokens of 12, truncated
-  removed (budget): list_periods
-  removed (budget): list_periods first.
+billing: 10 tokens of 12
+  removed (budget): Call list_periods first.
 c: not included
   omitted: no instructions and no tools
 "

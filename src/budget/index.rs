@@ -89,28 +89,22 @@ impl Ladder<'_, '_> {
     }
 
     /// Room that dropping units left goes back to index names, as many as fit.
-    pub(super) fn refill_index(&mut self, block: Rendered) -> Result<Option<Rendered>> {
+    pub(super) fn refill_index(&mut self) -> Result<()> {
         let Some((all, at)) = self.index_cut.take() else {
-            return Ok(Some(block));
+            return Ok(());
         };
-        let (n, listed, total) = (all.len(), self.view.deferred.len(), self.total_index);
-        let cut = self
-            .gauge
-            .smallest(&self.view, 0, n - listed - 1, |probe, cut| {
-                probe.deferred = all[..n - cut].to_vec();
-                probe.more_deferred = total - (n - cut);
-            })?;
-        let Some(cut) = cut else {
-            return Ok(Some(block));
+        let listed = self.view.deferred.len();
+        let Some(cut) = self.refill_names(&all, listed, self.total_index, |v| {
+            (&mut v.deferred, &mut v.more_deferred)
+        })?
+        else {
+            return Ok(());
         };
-        self.view.deferred = all[..n - cut].to_vec();
-        self.view.more_deferred = total - (n - cut);
-        self.names_cut = all[n - cut..].iter().map(|t| t.name.clone()).collect();
-        if cut == 0 {
-            self.removed.remove(at);
-        } else {
-            self.removed[at].text = self.names_cut.join(", ");
-        }
-        self.fits()
+        self.names_cut = all[all.len() - cut..]
+            .iter()
+            .map(|t| t.name.clone())
+            .collect();
+        self.renamed(at, &self.names_cut.join(", "));
+        Ok(())
     }
 }

@@ -4,6 +4,7 @@
 
 use super::render::{Bound, Measure, Rendered};
 use super::units::Trim;
+use crate::dedup::Priority;
 use crate::error::Result;
 use crate::report::{Removal, RemovalReason};
 use crate::template::{ServerView, ToolView};
@@ -27,7 +28,18 @@ pub(super) struct Ladder<'t, 'm> {
     pub(super) names_cut: Vec<String>,
     /// The index before names were cut, and where that cut is in `removed`.
     pub(super) index_cut: Option<(Vec<ToolView>, usize)>,
+    /// The loaded tools before names were cut, and where that cut is in
+    /// `removed`.
+    pub(super) tools_cut: Option<(Vec<ToolView>, usize)>,
+    /// The units kept, when they are not the drop order's first `dropped`
+    /// gone.
+    kept_units: Option<Vec<bool>>,
 }
+
+/// At most this many swaps are tried within the priority a budget splits.
+const SWAP_TRIES: usize = 16;
+/// At most this many dropped units are tried again once a block fits.
+const REFILL_TRIES: usize = 32;
 
 /// Renders and counts candidate views against the block's bound.
 pub(super) struct Gauge<'t, 'm> {
@@ -104,6 +116,8 @@ impl<'t, 'm> Ladder<'t, 'm> {
             summaries_cut: Vec::new(),
             names_cut: Vec::new(),
             index_cut: None,
+            tools_cut: None,
+            kept_units: None,
         }
     }
 
@@ -142,9 +156,36 @@ impl Ladder<'_, '_> {
         };
         let order = trim.drop_order();
         match self.drop_units(trim, &order, order.len().saturating_sub(1))? {
-            Some(block) => self.refill_index(block),
-            None => Ok(None),
+            Some(block) => Ok(Some(block)),
+            None => self.another_last(trim, &order),
         }
+    }
+
+    /// When the last unit of the drop order does not fit alone, the longest
+    /// other unit of its priority that does (then the earlier), rather than
+    /// a cut: a constraint that fits is not dropped for one that does not.
+    fn another_last(&mut self, trim: &Trim, order: &[usize]) -> Result<Option<Rendered>> {
+        let Some((&last, rest)) = order.split_last() else {
+            return Ok(None);
+        };
+        let top = trim.priority_of(last);
+        let none = trim.keep_after(order, order.len());
+        for &k in rest
+            .iter()
+            .filter(|k| trim.priority_of(**k) == top)
+            .take(SWAP_TRIES)
+        {
+            let mut keep = none.clone();
+            keep[k] = true;
+            if self.try_units(trim, &keep)? {
+                self.view.instructions = trim.render(&keep);
+                self.record_dropped(trim, &keep);
+                self.dropped = order.len() - 1;
+                self.kept_units = Some(keep);
+                return self.fits();
+            }
+        }
+        Ok(None)
     }
 
     /// Step 5, a cut: the last unit standing, cut at a word boundary.
@@ -206,19 +247,206 @@ impl Ladder<'_, '_> {
         self.fits()
     }
 
-    /// Reports the units `keep` no longer shows, each once.
+    /// Reports the units `keep` no longer shows, each once; a unit shown
+    /// again (a refill) is no longer reported.
     pub(super) fn record_dropped(&mut self, trim: &Trim, keep: &[bool]) {
         let shown = trim.without_orphan_headings(keep);
         let reported = self.reported.get_or_insert_with(|| trim.keep.clone());
         let mut gone = Vec::new();
+        let mut back = Vec::new();
         for (k, u) in trim.units.iter().enumerate() {
             if reported[k] && !shown[k] {
                 reported[k] = false;
                 gone.push((k, u.text(&trim.text)));
+            } else if !reported[k] && shown[k] && trim.keep[k] {
+                reported[k] = true;
+                back.push(k);
             }
+        }
+        if !back.is_empty() {
+            self.unreport(&back);
         }
         for (k, text) in gone {
             self.remove_unit(k, text);
         }
     }
+
+    /// Takes the budget removals of units `back` out of `removed`, keeping
+    /// the positions of the name cuts in step.
+    fn unreport(&mut self, back: &[usize]) {
+        let old = std::mem::take(&mut self.removed);
+        let before = |at: usize| {
+            old[..at.min(old.len())]
+                .iter()
+                .filter(|r| is_unit_of(r, back))
+                .count()
+        };
+        if let Some((_, at)) = &mut self.index_cut {
+            *at -= before(*at);
+        }
+        if let Some((_, at)) = &mut self.tools_cut {
+            *at -= before(*at);
+        }
+        self.removed = old.into_iter().filter(|r| !is_unit_of(r, back)).collect();
+    }
+
+    /// Once a block fits after units were dropped, the room left is spent
+    /// again, the ladder run backwards (steps 4, 3, 2): dropped units by
+    /// priority, highest first, each that fits, then a swap within the
+    /// priority the budget split; then index names; then the units step 3
+    /// drops before index names; then loaded tool names, as many as fit.
+    pub(super) fn refill(&mut self, block: Rendered) -> Result<Rendered> {
+        // A cut unit fills the room itself: only names may follow it.
+        let trim = self.trim.filter(|_| self.dropped > 0 && !self.truncated);
+        // With an index, step 3 ranks its names above the minor units.
+        let major = if self.total_index > 0 {
+            Priority::RestatesDeferred
+        } else {
+            Priority::Example
+        };
+        let mut keep = self.kept_units.take();
+        if let Some(trim) = trim {
+            keep = Some(self.refill_units(trim, keep, major)?);
+        }
+        self.refill_index()?;
+        if let (Some(trim), Some(keep)) = (trim, keep) {
+            self.refill_units(trim, Some(keep), Priority::Example)?;
+        }
+        self.refill_tools()?;
+        // Every change above was measured to fit.
+        Ok(self.fits()?.unwrap_or(block))
+    }
+
+    /// The units of [`Ladder::refill`] from priority `from` up, starting
+    /// from `keep` (else from where the ladder left them); the units kept.
+    fn refill_units(
+        &mut self,
+        trim: &Trim,
+        keep: Option<Vec<bool>>,
+        from: Priority,
+    ) -> Result<Vec<bool>> {
+        let order = trim.drop_order();
+        let dropped = self.dropped.min(order.len());
+        let mut keep = keep.unwrap_or_else(|| trim.keep_after(&order, dropped));
+        let Some(&last) = order[..dropped].last() else {
+            return Ok(keep);
+        };
+        let mut changed = false;
+        // Every dropped unit, highest priority first (within one, the
+        // shortest first), each kept when it fits.
+        let again: Vec<usize> = order
+            .iter()
+            .rev()
+            .filter(|k| !keep[**k] && trim.priority_of(**k) >= from)
+            .copied()
+            .collect();
+        for k in again.into_iter().take(REFILL_TRIES) {
+            let mut probe = keep.clone();
+            probe[k] = true;
+            if self.try_units(trim, &probe)? {
+                keep = probe;
+                changed = true;
+            }
+        }
+        // Then room still left goes to a swap within the priority the
+        // budget split: the drop order kept its shortest units, and a
+        // longer, earlier one that fits in place of a shorter, later one
+        // keeps more of that priority and no fewer of its units (earlier:
+        // the drop order prefers it at equal length). A swap never takes a
+        // heading with it.
+        let split = trim.priority_of(last);
+        let at_split = |k: &&usize| trim.priority_of(**k) == split && split >= from;
+        let out: Vec<usize> = order
+            .iter()
+            .filter(at_split)
+            .filter(|k| !keep[**k])
+            .copied()
+            .collect();
+        let mut kept: Vec<usize> = order
+            .iter()
+            .filter(at_split)
+            .filter(|k| keep[**k])
+            .rev()
+            .copied()
+            .collect();
+        let mut tries = 0;
+        'swap: for d in out {
+            for slot in kept.iter_mut() {
+                if d > *slot || trim.len_of(d) <= trim.len_of(*slot) {
+                    continue;
+                }
+                if tries == SWAP_TRIES {
+                    break 'swap;
+                }
+                tries += 1;
+                let mut probe = keep.clone();
+                probe[*slot] = false;
+                probe[d] = true;
+                if trim.headings_shown(&probe) >= trim.headings_shown(&keep)
+                    && self.try_units(trim, &probe)?
+                {
+                    keep = probe;
+                    *slot = d;
+                    changed = true;
+                    break;
+                }
+            }
+        }
+        if changed {
+            self.view.instructions = trim.render(&keep);
+            self.record_dropped(trim, &keep);
+        }
+        Ok(keep)
+    }
+
+    /// Lists more of `all` (of which `listed` are listed, `total` in all)
+    /// in the list `field` picks, as many as fit: the number still cut, or
+    /// `None` when not one more fits.
+    pub(super) fn refill_names(
+        &mut self,
+        all: &[ToolView],
+        listed: usize,
+        total: usize,
+        field: fn(&mut ServerView) -> (&mut Vec<ToolView>, &mut usize),
+    ) -> Result<Option<usize>> {
+        let n = all.len();
+        if listed >= n {
+            return Ok(None);
+        }
+        let cut = self
+            .gauge
+            .smallest(&self.view, 0, n - listed - 1, |probe, cut| {
+                let (list, more) = field(probe);
+                *list = all[..n - cut].to_vec();
+                *more = total - (n - cut);
+            })?;
+        if let Some(cut) = cut {
+            let (list, more) = field(&mut self.view);
+            *list = all[..n - cut].to_vec();
+            *more = total - (n - cut);
+        }
+        Ok(cut)
+    }
+
+    /// The names cut reported at `at` in `removed` are now `names`; none
+    /// takes the report out.
+    pub(super) fn renamed(&mut self, at: usize, names: &str) {
+        if names.is_empty() {
+            self.removed.remove(at);
+        } else {
+            self.removed[at].text = names.to_string();
+        }
+    }
+
+    /// Whether the block fits with the units `keep`.
+    fn try_units(&mut self, trim: &Trim, keep: &[bool]) -> Result<bool> {
+        let mut probe = self.view.clone();
+        probe.instructions = trim.render(keep);
+        Ok(self.gauge.fit(&probe)?.is_some())
+    }
+}
+
+/// Whether `r` reports the budget's removal of one of the units `units`.
+fn is_unit_of(r: &Removal, units: &[usize]) -> bool {
+    r.reason == RemovalReason::Budget && r.unit.is_some_and(|u| units.contains(&u))
 }

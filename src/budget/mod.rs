@@ -12,7 +12,8 @@
 //!   that fits, and the rungs of step 4 and of the end.
 //! - `tools.rs`: step 2, the loaded tools.
 //! - `index.rs`: step 3, the tool index.
-//! - `trim.rs`: step 5, a cut of the last unit at a word boundary.
+//! - `trim.rs`: step 5, a cut of the last unit at a word boundary that
+//!   keeps every word narrowing it.
 //! - `fair.rs`: weighted max-min fair shares of a total budget.
 
 mod fair;
@@ -99,6 +100,16 @@ const _: () = {
 };
 
 impl Rung {
+    /// Whether a block that fits on this rung gets back what fits of what
+    /// was dropped or cut on the way ([`Ladder::refill`]): the rungs that
+    /// drop instruction units.
+    const fn refills(self) -> bool {
+        matches!(
+            self,
+            Rung::MinorUnits | Rung::IndexNames | Rung::InstructionUnits | Rung::Cut
+        )
+    }
+
     /// The step of the docs' ladder it belongs to.
     pub(crate) const fn step(self) -> Step {
         match self {
@@ -215,6 +226,11 @@ pub(crate) fn fit(
     let mut ladder = Ladder::new(view, trim, bound, measure);
     for rung in RUNGS {
         if let Some(block) = ladder.climb(rung)? {
+            let block = if rung.refills() {
+                ladder.refill(block)?
+            } else {
+                block
+            };
             return Ok(ladder.into_fitted(Some(block)));
         }
     }

@@ -192,3 +192,79 @@ fn out_of_fuel_even_on_the_heading_leaves_no_block() {
     assert!(fitted.block.is_none() && fitted.out_of_fuel);
     assert_eq!(fitted.removed.len(), 1);
 }
+
+fn bare(name: &str) -> ToolView {
+    ToolView {
+        name: name.to_string(),
+        title: None,
+        description: None,
+        summary: None,
+    }
+}
+
+#[test]
+fn a_longer_earlier_unit_of_the_split_priority_is_kept_when_it_fits() {
+    // Two constraints; the drop order drops the longer first, which alone
+    // fits: 1 + 5 words, where both make 9.
+    let v = view(
+        "Always call list_periods before get_invoice. Never guess IDs.",
+        Vec::new(),
+    );
+    let trim = trim_of(&v);
+    let fitted = fit(v, Some(&trim), Some(7), None, &mut words(1000)).unwrap();
+    let block = fitted.block.unwrap();
+    assert!(
+        block
+            .text
+            .contains("Always call list_periods before get_invoice."),
+        "{}",
+        block.text
+    );
+    assert!(!block.text.contains("Never guess IDs."));
+    assert_eq!(block.tokens, 6);
+    // The report names what is gone, not what came back.
+    let removed: Vec<_> = fitted.removed.iter().map(|r| (r.unit, &*r.text)).collect();
+    assert_eq!(removed, [(Some(1), "Never guess IDs.")]);
+}
+
+#[test]
+fn room_left_by_dropped_units_goes_back_to_tool_names() {
+    let tools = (0..5).map(|i| bare(&format!("t{i}"))).collect();
+    let v = view(
+        "Notes are kept as plain markdown files on disk. Always confirm before deleting.",
+        tools,
+    );
+    let trim = trim_of(&v);
+    // 24 words whole; no name list fits beside the prose, so the prose
+    // goes (7 words left) and two names come back: 1 + 4 + 2 * 2 + 2.
+    let fitted = fit(v, Some(&trim), Some(12), None, &mut words(1000)).unwrap();
+    let block = fitted.block.unwrap();
+    assert_eq!(block.tokens, 11, "{}", block.text);
+    assert!(block.text.contains("- t1 \n3 more"), "{}", block.text);
+    assert!(!block.text.contains("markdown"));
+    let removed: Vec<_> = fitted.removed.iter().map(|r| &*r.text).collect();
+    assert_eq!(
+        removed,
+        [
+            "t2, t3, t4",
+            "Notes are kept as plain markdown files on disk."
+        ]
+    );
+}
+
+#[test]
+fn a_unit_dropped_by_the_cut_leaves_room_for_a_shorter_one() {
+    // The constraint has no cut point but its end (its last words narrow
+    // it), so it goes whole and the prose comes back.
+    let v = view(
+        "Notes are plain. You may delete any invoice only after the user confirms it.",
+        Vec::new(),
+    );
+    let trim = trim_of(&v);
+    let fitted = fit(v, Some(&trim), Some(5), None, &mut words(1000)).unwrap();
+    let block = fitted.block.unwrap();
+    assert_eq!(block.text, "billing\nNotes are plain.");
+    assert!(!fitted.truncated);
+    let removed: Vec<_> = fitted.removed.iter().map(|r| r.unit).collect();
+    assert_eq!(removed, [Some(1)]);
+}

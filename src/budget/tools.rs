@@ -49,7 +49,31 @@ impl Ladder<'_, '_> {
         self.view.more_tools = total - listed;
         let names: Vec<&str> = all[listed..].iter().map(|t| t.name.as_str()).collect();
         self.remove(names.join(", "));
+        self.tools_cut = Some((all, self.removed.len() - 1));
         self.fits_if(cut.is_some())
+    }
+}
+
+impl Ladder<'_, '_> {
+    /// Room that dropping units left goes back to loaded tool names, as
+    /// many as fit.
+    pub(super) fn refill_tools(&mut self) -> Result<()> {
+        let Some((all, at)) = self.tools_cut.take() else {
+            return Ok(());
+        };
+        let listed = self.view.tools.len();
+        let Some(cut) = self.refill_names(&all, listed, self.total_tools, |v| {
+            (&mut v.tools, &mut v.more_tools)
+        })?
+        else {
+            return Ok(());
+        };
+        let names: Vec<&str> = all[all.len() - cut..]
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect();
+        self.renamed(at, &names.join(", "));
+        Ok(())
     }
 }
 

@@ -1,9 +1,10 @@
 //! Step 5 of the ladder: a cut of the last unit at a word boundary,
-//! token-exact.
+//! token-exact, that never drops a word narrowing what the unit allows.
 
 use super::ladder::Ladder;
 use super::render::Rendered;
 use super::units::Trim;
+use crate::dedup;
 use crate::error::Result;
 
 /// The marker that ends a cut unit.
@@ -11,10 +12,11 @@ pub(crate) const CUT_MARKER: &str = " […]";
 
 impl Ladder<'_, '_> {
     /// Only the highest-priority unit, `last`, is left and it does not fit
-    /// whole: cut it at the last word boundary that fits, or drop it.
+    /// whole: cut it at the last boundary that fits ([`cut_points`]), or
+    /// drop it.
     pub(super) fn cut_last(&mut self, trim: &Trim, last: usize) -> Result<Option<Rendered>> {
         let unit_text = trim.unit_text(last);
-        let cuts = word_cuts(unit_text);
+        let cuts = cut_points(unit_text);
         // `i` counts words removed from the end; the whole unit is known not
         // to fit.
         let at = |i: usize| cuts[cuts.len() - 1 - i];
@@ -33,10 +35,64 @@ impl Ladder<'_, '_> {
             self.truncated = true;
             return self.fits();
         }
-        self.remove_unit(last, unit_text);
+        // Dropped whole: reported as step 4 reports units, so a refill can
+        // bring a lower-priority unit back into the room.
+        let none = vec![false; trim.units.len()];
+        self.record_dropped(trim, &none);
+        self.dropped = trim.drop_order().len();
         self.view.instructions = None;
         self.fits()
     }
+}
+
+/// Words that narrow what a sentence allows without marking it a
+/// constraint: a cut must not drop them either.
+const QUALIFIERS: &[&str] = &[
+    "unless",
+    "except",
+    "excluding",
+    "without",
+    "if",
+    "when",
+    "whenever",
+    "while",
+    "where",
+    "provided",
+    "but",
+    "not",
+    "no",
+    "nor",
+    "otherwise",
+];
+
+/// Byte offsets where `text` (a unit) may be cut, ascending, the last its
+/// end. A cut must not turn a constraint into a permission ("You may delete
+/// any invoice […]" from "You may delete any invoice only after the user
+/// confirms."): it ends at a word, and what it cuts off carries no
+/// constraint word and no qualifier ([`QUALIFIERS`]), so every word that
+/// narrows the unit stays. A unit ending in one has no cut point but its
+/// end, and is dropped whole.
+fn cut_points(text: &str) -> Vec<usize> {
+    let words = word_cuts(text);
+    // The cut-off tail grows from the end: once it holds a restricting
+    // word, no earlier cut is allowed either.
+    let mut allowed = words.len().saturating_sub(1);
+    for (j, at) in words.iter().enumerate().rev().skip(1) {
+        if restricts(&text[*at..words[j + 1]]) {
+            break;
+        }
+        allowed = j;
+    }
+    words[allowed..].to_vec()
+}
+
+/// Whether `words` (a piece of a unit) holds a constraint word or a
+/// qualifier.
+fn restricts(words: &str) -> bool {
+    dedup::carries_constraint(words)
+        || words
+            .split(|c: char| !c.is_alphanumeric() && c != '\'')
+            .any(|w| QUALIFIERS.iter().any(|q| w.eq_ignore_ascii_case(q)))
 }
 
 /// Byte offsets where a word ends (the cut points of a unit), ascending.
@@ -77,6 +133,42 @@ mod tests {
         let cuts = word_cuts(s);
         assert!(cuts.iter().all(|c| s.is_char_boundary(*c)));
         assert_eq!(&s[..cuts[1]], "Ünïcode wörds");
+    }
+
+    /// What the cut at `at` keeps, for a unit `s`.
+    fn kept(s: &str, at: usize) -> &str {
+        &s[..at]
+    }
+
+    #[test]
+    fn a_cut_never_drops_a_word_that_narrows_the_unit() {
+        let s = "You may delete any invoice only after the user confirms.";
+        let cuts = cut_points(s);
+        assert!(cuts.iter().all(|at| kept(s, *at).contains("only after")));
+        assert_eq!(kept(s, cuts[0]), "You may delete any invoice only after");
+        let s = "You may delete drafts unless they are paid.";
+        assert!(
+            cut_points(s)
+                .iter()
+                .all(|at| kept(s, *at).ends_with("unless") || kept(s, *at).contains("unless they"))
+        );
+        let s = "Delete drafts freely; never delete a paid invoice.";
+        assert!(
+            cut_points(s)
+                .iter()
+                .all(|at| kept(s, *at).contains("never"))
+        );
+        // Ending in a narrowing word: no cut point but the end.
+        let s = "Delete the drafts first.";
+        assert_eq!(cut_points(s), [s.len()]);
+        let s = "Notes may be removed, but not archived, by the owner of the notebook.";
+        assert_eq!(kept(s, cut_points(s)[0]), "Notes may be removed, but not");
+    }
+
+    #[test]
+    fn prose_without_qualifiers_is_cut_at_any_word() {
+        let s = "Notes are plain markdown files.";
+        assert_eq!(cut_points(s), word_cuts(s));
     }
 
     #[test]

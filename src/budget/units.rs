@@ -112,6 +112,24 @@ impl Trim {
         order
     }
 
+    /// The priority of unit `k`.
+    pub(super) fn priority_of(&self, k: usize) -> Priority {
+        self.priority[k]
+    }
+
+    /// How many headings `keep` shows.
+    pub(super) fn headings_shown(&self, keep: &[bool]) -> usize {
+        let shown = self.without_orphan_headings(keep);
+        (0..self.units.len())
+            .filter(|k| shown[*k] && matches!(self.units[*k].kind, UnitKind::Heading(_)))
+            .count()
+    }
+
+    /// The length in bytes of unit `k`.
+    pub(super) fn len_of(&self, k: usize) -> usize {
+        self.units[k].end - self.units[k].start
+    }
+
     /// How many units lead `order` below `priority` (the minor ones).
     pub(super) fn count_below(&self, order: &[usize], priority: Priority) -> usize {
         order

@@ -70,11 +70,11 @@
 //!   budget: 20 tokens (o200k_base, markdown template)
 //!   removed:
 //!     - budget: \"list_periods, get_invoice\"
-//!     - budget: \"Always call list_periods before get_invoice.\"
-//!   block as rendered (16 tokens):
+//!     - budget: \"Invoice IDs are period scoped.\"
+//!   block as rendered (19 tokens):
 //!     | ### invoice
 //!     |
-//!     | Invoice IDs are period scoped.
+//!     | Always call list_periods before get_invoice.
 //!     |
 //!     | Tools: 2, not listed");
 //! ```
