@@ -385,6 +385,7 @@ impl Assembler {
     }
 
     /// The template blocks render with (for the hub's change messages).
+    #[cfg(feature = "hub")]
     pub(crate) fn template_ref(&self) -> &Template {
         &self.template
     }
