@@ -17,7 +17,7 @@ use mcp_preamble::redact;
 use mcp_preamble::report::Omission;
 use mcp_preamble::text::{json_safe, terminal_safe};
 
-use crate::load::Source;
+use crate::load::{Origin, Source};
 
 /// `--check`: a server is new or changed against the lock and its
 /// `on_change` is not `accept`.
@@ -124,8 +124,8 @@ fn text_report(assembly: &Assembly, sources: &[Source]) -> String {
         let alias = s.alias.clone().unwrap_or_else(|| s.name.clone());
         let source = sources.iter().find(|c| c.alias == alias);
         let connect = match source {
-            Some(c) if c.source == "cache" => "cache".to_string(),
-            Some(c) if c.source == "live" => format!("{} ms", c.elapsed_ms),
+            Some(c) if c.source == Origin::Cache => "cache".to_string(),
+            Some(c) if c.source == Origin::Live => format!("{} ms", c.elapsed_ms),
             _ => "file".to_string(),
         };
         let trimmed = s.trimmed();

@@ -14,12 +14,23 @@ use crate::args::Connect;
 use crate::emit::emit_err;
 use crate::progress::Progress;
 
+/// How a server's snapshot was read (`"source"` in `preview --json`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// Connected now.
+    Live,
+    /// A fresh `server/discover` result from the cache.
+    Cache,
+    /// A capture or snapshot file.
+    File,
+}
+
 /// Where a server's snapshot came from.
 #[derive(serde::Serialize)]
 pub struct Source {
     pub alias: String,
-    /// `live`, `cache` or `file`.
-    pub source: &'static str,
+    pub source: Origin,
     pub ok: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -29,7 +40,7 @@ pub struct Source {
 }
 
 impl Source {
-    fn ok(alias: &str, source: &'static str, elapsed_ms: u64) -> Source {
+    fn ok(alias: &str, source: Origin, elapsed_ms: u64) -> Source {
         Source {
             alias: alias.to_string(),
             source,
@@ -40,7 +51,7 @@ impl Source {
         }
     }
 
-    pub fn failed(alias: String, source: &'static str, error: String) -> Source {
+    pub fn failed(alias: String, source: Origin, error: String) -> Source {
         Source {
             alias,
             source,
@@ -82,7 +93,7 @@ pub async fn load_inputs(files: &[PathBuf], connect: &Connect) -> Result<Gathere
             Err(e) => {
                 emit_err(&format!("mcp-preamble: {}: {e}", file.display()));
                 let alias = file_alias(file).unwrap_or_default();
-                sources.push(Source::failed(alias, "file", e.to_string()));
+                sources.push(Source::failed(alias, Origin::File, e.to_string()));
             }
         }
     }
@@ -199,17 +210,17 @@ pub async fn gather_with(
                 }
                 snapshots.push(connection.snapshot.clone());
                 let elapsed_ms = connection.elapsed.as_millis() as u64;
-                sources.push(Source::ok(&entry.alias, "live", elapsed_ms));
+                sources.push(Source::ok(&entry.alias, Origin::Live, elapsed_ms));
                 live.push(connection);
             }
             Ok(Err(cached)) => {
                 snapshots.push(cached);
-                sources.push(Source::ok(&entry.alias, "cache", 0));
+                sources.push(Source::ok(&entry.alias, Origin::Cache, 0));
             }
             Err(failure) => sources.push(Source {
                 stderr: tail_lines(&failure.stderr, 5),
                 elapsed_ms: failure.elapsed.as_millis() as u64,
-                ..Source::failed(entry.alias.clone(), "live", failure.error.to_string())
+                ..Source::failed(entry.alias.clone(), Origin::Live, failure.error.to_string())
             }),
         }
     }
