@@ -149,6 +149,7 @@ fuzz_target!(init: mcp_preamble_fuzz::warm_up(), |input: SectionInput| {
     let flags = input.flags;
     let insertion = flags & 2 != 0;
     let assembler = Assembler::new()
+        .token_counter(mcp_preamble_fuzz::QuarterCounter)
         .tool_descriptions(flags & 1 != 0)
         .order(if insertion { Order::Insertion } else { Order::Name })
         .dedup(flags & 4 == 0)
