@@ -745,3 +745,44 @@ fn held_text_from_a_hand_edited_lock_is_cleaned() {
         "{diff:?}"
     );
 }
+
+#[test]
+fn review_without_a_lock_is_an_error_not_a_silent_accept() {
+    let server = ServerSnapshot::new("invoice")
+        .with_alias("billing")
+        .with_instructions("Call list_periods first.");
+    for (assembler, on_change) in [
+        (Assembler::new().on_change(OnChange::Hold), "hold"),
+        (
+            Assembler::new().policy("billing", Policy::new().on_change(OnChange::Drop)),
+            "drop",
+        ),
+        (Assembler::new().on_change(OnChange::Fail), "fail"),
+    ] {
+        let err = assembler
+            .assemble(std::slice::from_ref(&server))
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidConfig);
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "invalid configuration: on_change = \"{on_change}\" needs a lock to compare servers with (Assembler::lock, or --lock in the CLI); without one every server would go through unreviewed"
+            )
+        );
+        // With a lock the same settings apply: hold and drop assemble, and
+        // fail fails on the new server as drift, not as configuration.
+        match assembler
+            .lock(Lock::new())
+            .assemble(std::slice::from_ref(&server))
+        {
+            Ok(_) => assert_ne!(on_change, "fail"),
+            Err(e) => {
+                assert_eq!(on_change, "fail");
+                assert_eq!(e.kind(), ErrorKind::Drift);
+            }
+        }
+    }
+    // accept needs no lock.
+    let accept = Assembler::new().on_change(OnChange::Accept);
+    assert!(accept.assemble(&[server]).is_ok());
+}

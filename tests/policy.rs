@@ -52,9 +52,21 @@ fn policy_assembler(text: &str) -> Assembler {
     Assembler::from_policy(&PolicyFile::from_str(text, "mcp-preamble.toml").unwrap()).unwrap()
 }
 
+/// `POLICY` sets `on_change = "hold"`, which needs a lock: one with every
+/// server pinned as it is, so each compares `same` and renders as sent.
+fn reviewed(assembler: Assembler) -> Assembler {
+    let mut lock = mcp_preamble::pin::Lock::new();
+    for s in servers() {
+        lock.pin(&s);
+    }
+    assembler.lock(lock)
+}
+
 #[test]
 fn golden_every_key_applied() {
-    let assembly = policy_assembler(POLICY).assemble(&servers()).unwrap();
+    let assembly = reviewed(policy_assembler(POLICY))
+        .assemble(&servers())
+        .unwrap();
     assert_eq!(assembly.encoding(), "cl100k_base");
     assert_eq!(assembly.template(), "markdown");
     assert!(assembly.total_tokens() <= 900);
@@ -104,13 +116,17 @@ fn golden_every_key_applied() {
 #[test]
 fn golden_label_in_xml() {
     let text = POLICY.replace("\"markdown\"", "\"xml\"");
-    let assembly = policy_assembler(&text).assemble(&servers()).unwrap();
+    let assembly = reviewed(policy_assembler(&text))
+        .assemble(&servers())
+        .unwrap();
     insta::assert_snapshot!("xml", assembly.text());
 }
 
 #[test]
 fn flags_override_the_file() {
-    let a = policy_assembler(POLICY).budget(30).total_budget(10_000);
+    let a = reviewed(policy_assembler(POLICY))
+        .budget(30)
+        .total_budget(10_000);
     let assembly = a.assemble(&servers()).unwrap();
     let invoice = assembly
         .servers()

@@ -409,7 +409,6 @@ impl Assembler {
 
     /// An `on_change` other than `accept` that this assembler sets (by
     /// default or for some server), if any: it means nothing without a lock.
-    #[cfg(feature = "hub")]
     pub(crate) fn reviewing_on_change(&self) -> Option<OnChange> {
         self.on_change
             .into_iter()

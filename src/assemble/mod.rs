@@ -15,7 +15,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use crate::budget::{self, Measure, Render, Rendered};
-use crate::error::Result;
+use crate::error::{Error, ErrorKind, Result};
 use crate::limits::{Limit, LimitHit};
 use crate::model::ServerSnapshot;
 use crate::pin::{self, Effect, Pin};
@@ -86,8 +86,13 @@ impl Assembler {
 
     /// Assembles the section for these servers.
     ///
-    /// Fails only on a template error; every problem with a server's own data
-    /// is reported in its [`ServerReport::diagnostics`](crate::ServerReport::diagnostics). When no server has a
+    /// Fails on a template error, with [`ErrorKind::Drift`](crate::ErrorKind::Drift) for a server
+    /// under `on_change = "fail"`, and with
+    /// [`ErrorKind::InvalidConfig`](crate::ErrorKind::InvalidConfig) when an `on_change` other than
+    /// `accept` is set without a [`Assembler::lock`]: review without a lock
+    /// would let every server through unreviewed. Every problem with a
+    /// server's own data is reported in its
+    /// [`ServerReport::diagnostics`](crate::ServerReport::diagnostics). When no server has a
     /// block the section is empty (no heading either).
     pub fn assemble(&self, servers: &[ServerSnapshot]) -> Result<Assembly> {
         let refs: Vec<&ServerSnapshot> = servers.iter().collect();
@@ -108,6 +113,16 @@ impl Assembler {
             tokens = tracing::field::Empty
         );
         let _entered = span.enter();
+        if self.lock_ref().is_none()
+            && let Some(on_change) = self.reviewing_on_change()
+        {
+            return Err(Error::new(
+                ErrorKind::InvalidConfig,
+                format!(
+                    "on_change = \"{on_change}\" needs a lock to compare servers with (Assembler::lock, or --lock in the CLI); without one every server would go through unreviewed"
+                ),
+            ));
+        }
         let placement = names::place(servers, self.order);
         let mut session = self.template.session(0)?;
         // A block that runs out of template fuel, or grows past

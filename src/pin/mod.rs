@@ -36,6 +36,11 @@
 //! [`Pin::pending`] is true for a `new` or `changed` server whose
 //! `on_change` is not set to `accept` explicitly: it awaits review.
 //!
+//! `hold`, `drop` and `fail` need a lock: an assembler that sets one of them
+//! (by default or for a server) without [`Assembler::lock`](crate::Assembler::lock)
+//! fails with [`ErrorKind::InvalidConfig`] instead of letting every server
+//! through unreviewed, and `Hub::reconfigure` keeps the hub's lock.
+//!
 //! ```
 //! use mcp_preamble::{Assembler, Policy, ServerSnapshot};
 //! use mcp_preamble::pin::{Lock, OnChange, PinState};
