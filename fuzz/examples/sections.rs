@@ -14,35 +14,22 @@
 use std::path::Path;
 
 use arbitrary::{Arbitrary, Unstructured};
-use mcp_preamble::{Assembler, Order, ServerSnapshot, Template};
-use mcp_preamble_fuzz::{MAX_INPUT, MAX_SERVERS, SectionInput};
+use mcp_preamble::{Assembler, Order, Template};
+use mcp_preamble_fuzz::SectionInput;
 
 /// What a host appends right after the section (as tests/renderers.rs does).
 const HOST: &str = "Host text after the section.\n";
 
 fn section(input: &SectionInput) -> Option<(String, Vec<String>)> {
-    let size: usize = input
-        .servers
-        .iter()
-        .map(|s| {
-            s.name.len()
-                + s.alias.as_ref().map_or(0, String::len)
-                + s.instructions.as_ref().map_or(0, String::len)
-                + s.tools
-                    .iter()
-                    .map(|t| t.name.len() + t.description.as_ref().map_or(0, String::len))
-                    .sum::<usize>()
-        })
-        .sum();
-    if input.servers.is_empty() || size > MAX_INPUT {
-        return None;
-    }
-    let servers: Vec<ServerSnapshot> =
-        input.servers.iter().take(MAX_SERVERS).map(|s| s.snapshot()).collect();
+    let servers = input.servers_within_bounds()?;
     let flags = input.flags;
     let assembly = Assembler::new()
         .tool_descriptions(flags & 1 != 0)
-        .order(if flags & 2 != 0 { Order::Insertion } else { Order::Name })
+        .order(if flags & 2 != 0 {
+            Order::Insertion
+        } else {
+            Order::Name
+        })
         .dedup(flags & 4 == 0)
         .dedup_across_servers(flags & 8 != 0)
         .list_tool_only_servers(flags & 16 == 0)
@@ -71,7 +58,9 @@ fn main() {
         let mut files: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
         files.sort();
         for path in files {
-            let Ok(bytes) = std::fs::read(&path) else { continue };
+            let Ok(bytes) = std::fs::read(&path) else {
+                continue;
+            };
             let Ok(input) = SectionInput::arbitrary_take_rest(Unstructured::new(&bytes)) else {
                 continue;
             };

@@ -23,9 +23,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use mcp_preamble::{Assembler, Assembly, Order, ServerSnapshot, Template};
-use mcp_preamble_fuzz::{
-    MAX_INPUT, MAX_SERVERS, SectionInput, assert_no_hidden, escaped_form_of, gfm, headings,
-};
+use mcp_preamble_fuzz::{SectionInput, assert_no_hidden, escaped_form_of, gfm, headings};
 
 fn included(a: &Assembly) -> Vec<&mcp_preamble::ServerReport> {
     a.servers().iter().filter(|s| s.included).collect()
@@ -64,7 +62,11 @@ fn check_markdown(a: &Assembly) {
     );
     for (h, s) in h3.iter().zip(&servers) {
         let (start, _) = s.span.expect("included server has a span");
-        assert_eq!(h.start, start, "{:?}'s heading does not start its block\n{text}", s.name);
+        assert_eq!(
+            h.start, start,
+            "{:?}'s heading does not start its block\n{text}",
+            s.name
+        );
         let line = text[start..].lines().next().unwrap_or("");
         let shown = line
             .strip_prefix("### ")
@@ -83,8 +85,14 @@ fn check_markdown(a: &Assembly) {
     assert_eq!(raw, 1 + servers.len(), "raw heading lines\n{text}");
     assert_no_hidden(text, "markdown section");
     // Host text appended right after the section is a paragraph of its own.
-    assert!(text.ends_with("\n\n"), "the section ends with a blank line\n{text}");
-    assert!(host_text_stands_alone(text), "host text is taken in\n{text}");
+    assert!(
+        text.ends_with("\n\n"),
+        "the section ends with a blank line\n{text}"
+    );
+    assert!(
+        host_text_stands_alone(text),
+        "host text is taken in\n{text}"
+    );
 }
 
 /// Whether `HOST` appended to `text` starts a top-level paragraph.
@@ -120,32 +128,21 @@ fn check_xml(a: &Assembly) {
         assert_eq!(node.tag_name().name(), "server");
         assert_eq!(node.attribute("name"), Some(s.name.as_str()), "\n{text}");
         let (x, y) = s.span.expect("included server has a span");
-        assert_eq!(node.range(), x..y, "{:?}'s element is not its block", s.name);
+        assert_eq!(
+            node.range(),
+            x..y,
+            "{:?}'s element is not its block",
+            s.name
+        );
     }
     assert_no_hidden(text, "xml section");
 }
 
 fuzz_target!(init: mcp_preamble_fuzz::warm_up(), |input: SectionInput| {
-    let size: usize = input
-        .servers
-        .iter()
-        .map(|s| {
-            s.name.len()
-                + s.alias.as_ref().map_or(0, String::len)
-                + s.instructions.as_ref().map_or(0, String::len)
-                + s.tools.iter().map(|t| t.name.len() + t.description.as_ref().map_or(0, String::len)).sum::<usize>()
-        })
-        .sum();
-    // Target's own bound (the library has no input limit yet).
-    if input.servers.is_empty() || size > MAX_INPUT {
+    // The target's own bound (the library has no input limit yet).
+    let Some(servers) = input.servers_within_bounds() else {
         return;
-    }
-    let servers: Vec<ServerSnapshot> = input
-        .servers
-        .iter()
-        .take(MAX_SERVERS)
-        .map(|s| s.snapshot())
-        .collect();
+    };
     let flags = input.flags;
     let insertion = flags & 2 != 0;
     let assembler = Assembler::new()

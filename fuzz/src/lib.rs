@@ -76,6 +76,37 @@ pub struct SectionInput {
     pub servers: Vec<ServerIn>,
 }
 
+impl SectionInput {
+    /// The servers the `section` target assembles (at most [`MAX_SERVERS`]),
+    /// or `None` for an input it skips: no server, or over [`MAX_INPUT`]
+    /// bytes of text.
+    pub fn servers_within_bounds(&self) -> Option<Vec<ServerSnapshot>> {
+        let size: usize = self
+            .servers
+            .iter()
+            .map(|s| {
+                s.name.len()
+                    + s.alias.as_ref().map_or(0, String::len)
+                    + s.instructions.as_ref().map_or(0, String::len)
+                    + s.tools
+                        .iter()
+                        .map(|t| t.name.len() + t.description.as_ref().map_or(0, String::len))
+                        .sum::<usize>()
+            })
+            .sum();
+        if self.servers.is_empty() || size > MAX_INPUT {
+            return None;
+        }
+        Some(
+            self.servers
+                .iter()
+                .take(MAX_SERVERS)
+                .map(|s| s.snapshot())
+                .collect(),
+        )
+    }
+}
+
 /// One server of the `budgets` target with its own budget (`None`: the
 /// global one applies).
 #[derive(Arbitrary, Debug, Clone, PartialEq, Eq)]
@@ -395,10 +426,8 @@ pub fn escaped_form_of(shown: &str, name: &str) -> bool {
     for i in (0..s.len()).rev() {
         for j in (0..=n.len()).rev() {
             let same = j < n.len() && s[i] == n[j] && ok[i + 1][j + 1];
-            let inserted = s[i] == '\\'
-                && i + 1 < s.len()
-                && s[i + 1].is_ascii_punctuation()
-                && ok[i + 1][j];
+            let inserted =
+                s[i] == '\\' && i + 1 < s.len() && s[i + 1].is_ascii_punctuation() && ok[i + 1][j];
             // md_line writes `<` after a bare URL as `&lt;` (a backslash there
             // would be taken into the link by some renderers).
             let entity = j < n.len()
