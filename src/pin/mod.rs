@@ -97,6 +97,7 @@
 // Here: the pin of a server and what the assembler does with it; `lock`
 // holds the lock file and the comparison.
 
+mod entry;
 mod lock;
 
 use std::fmt::Write as _;
@@ -107,7 +108,8 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::model::ServerSnapshot;
 use crate::support::string_enum;
 
-pub use lock::{LOCK_VERSION, Lock, LockEntry, PinnedInstructions, PinnedTool};
+pub use entry::{LockEntry, PinnedInstructions, PinnedTool};
+pub use lock::{LOCK_VERSION, Lock};
 
 /// Lines of each side a drift diff looks at: line diffs are quadratic in
 /// the worst case, and a server chooses its own text.

@@ -1,0 +1,210 @@
+//! One server's entry in the lock: what [`Limits`] keep of it, pinned as
+//! text (instructions) and digests (tools, schemas, and what the limits cut).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::limits::Limits;
+use crate::model::ServerSnapshot;
+use crate::sanitize;
+use crate::support::canonical;
+use crate::support::hash::sha256_hex;
+
+/// The pinned instructions of one server.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct PinnedInstructions {
+    /// SHA-256 of the instructions as the server sent them (lowercase hex).
+    pub raw_sha256: String,
+    /// SHA-256 of the sanitized instructions.
+    pub sha256: String,
+    /// The sanitized instructions, one string per line.
+    pub text: Vec<String>,
+}
+
+impl PinnedInstructions {
+    /// The sanitized instructions as one string, with any character
+    /// sanitizing removes taken out again: a lock edited by hand cannot pass
+    /// tag characters, bidi controls or terminal escapes to the model or the
+    /// terminal through held text or a diff.
+    pub fn text(&self) -> String {
+        super::clean_held(&self.joined())
+    }
+
+    /// The lines as stored (what `sha256` is of).
+    pub(super) fn joined(&self) -> String {
+        self.text.join("\n")
+    }
+}
+
+/// The pinned fingerprint of one tool.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct PinnedTool {
+    /// SHA-256 of the description as sent (of the empty string when none).
+    pub description_sha256: String,
+    /// SHA-256 of the input schema's canonical JSON (keys sorted, no spaces).
+    pub schema_sha256: String,
+}
+
+/// One server in the lock.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct LockEntry {
+    /// `serverInfo.name` when pinned (sanitized; for people reading the lock).
+    pub name: String,
+    /// `serverInfo.version` when pinned (sanitized; not compared).
+    pub version: String,
+    /// The pinned instructions; `None` when the server sent none.
+    pub instructions: Option<PinnedInstructions>,
+    /// The pinned tools by name, as sent.
+    pub tools: BTreeMap<String, PinnedTool>,
+    /// SHA-256 of what [`Limits`] cut from the server (instructions past the
+    /// byte limit, tools past the count limit, description tails, schemas
+    /// over the limits): never rendered, so not stored, but a change in it is
+    /// still a change. Absent when nothing was cut.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut_sha256: Option<String>,
+}
+
+impl LockEntry {
+    /// The entry that pins `server` as it is now, within the default
+    /// [`Limits`] (see [`LockEntry::within`]).
+    pub fn of(server: &ServerSnapshot) -> LockEntry {
+        LockEntry::within(server, &Limits::default())
+    }
+
+    /// The entry that pins what `limits` keep of `server`, and a digest of
+    /// what they cut: its size is bounded by the limits, whatever the server
+    /// sends.
+    pub fn within(server: &ServerSnapshot, limits: &Limits) -> LockEntry {
+        let (kept, hits) = server.within(limits);
+        let mut entry = LockEntry::exact(&kept);
+        if !hits.is_empty() {
+            entry.cut_sha256 = Some(cut_digest(server, &kept));
+        }
+        entry
+    }
+
+    /// The entry of `server` as it is, nothing cut.
+    fn exact(server: &ServerSnapshot) -> LockEntry {
+        let instructions = server.instructions.raw().map(|raw| {
+            let text = sanitize::text(raw);
+            PinnedInstructions {
+                raw_sha256: sha256_hex(raw.as_bytes()),
+                sha256: sha256_hex(text.as_bytes()),
+                text: if text.is_empty() {
+                    Vec::new()
+                } else {
+                    text.split('\n').map(str::to_string).collect()
+                },
+            }
+        });
+        LockEntry {
+            name: sanitize::line(&server.server_info.name),
+            version: sanitize::line(&server.server_info.version),
+            instructions,
+            tools: tool_pins(server),
+            cut_sha256: None,
+        }
+    }
+
+    /// SHA-256 of the whole entry: two entries with the same digest pin the
+    /// same text, tools and cut parts.
+    pub(super) fn digest(&self) -> String {
+        // Maps and strings only: serializing cannot fail.
+        sha256_hex(serde_json::to_string(self).unwrap_or_default().as_bytes())
+    }
+}
+
+/// A digest of what `kept` (the server within its limits) lacks of `sent`:
+/// the instructions' tail, the tools past the count limit, and each kept
+/// tool's description tail and replaced schema, in order, tagged so that
+/// moving text from one part to another changes it.
+fn cut_digest(sent: &ServerSnapshot, kept: &ServerSnapshot) -> String {
+    let mut bytes: Vec<u8> = Vec::new();
+    let mut part = |tag: u8, data: &[u8]| {
+        bytes.push(tag);
+        bytes.extend_from_slice(&(data.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(data);
+    };
+    if let (Some(raw), kept) = (sent.instructions.raw(), kept.instructions.raw()) {
+        part(
+            b'i',
+            raw.as_bytes()
+                .get(kept.map_or(0, str::len)..)
+                .unwrap_or_default(),
+        );
+    }
+    for (i, t) in sent.tools.iter().enumerate() {
+        let mut schema = Vec::new();
+        match kept.tools.get(i) {
+            None => {
+                canonical::write(&t.input_schema, &mut schema);
+                part(b'n', t.name.as_bytes());
+                part(b'd', t.description.as_deref().unwrap_or("").as_bytes());
+                part(b's', &schema);
+            }
+            Some(k) => {
+                let (d, kd) = (t.description.as_deref(), k.description.as_deref());
+                if d != kd {
+                    let d = d.unwrap_or("").as_bytes();
+                    part(b'D', d.get(kd.map_or(0, str::len)..).unwrap_or_default());
+                }
+                if t.input_schema != k.input_schema {
+                    canonical::write(&t.input_schema, &mut schema);
+                    part(b'S', &schema);
+                }
+            }
+        }
+    }
+    sha256_hex(&bytes)
+}
+
+/// Bytes of a tool name the lock stores as it is; see [`pinned_name`].
+const MAX_PINNED_NAME: usize = 256;
+
+/// The key a tool is pinned under: its name, or for a name over
+/// [`MAX_PINNED_NAME`] bytes its first 128 bytes, `…sha256:` and the
+/// name's SHA-256, so that no tool name can make the lock large.
+fn pinned_name(name: &str) -> String {
+    if name.len() <= MAX_PINNED_NAME {
+        return name.to_string();
+    }
+    format!(
+        "{}…sha256:{}",
+        crate::limits::prefix(name, 128),
+        sha256_hex(name.as_bytes())
+    )
+}
+
+/// A tool's pins by name; a name sent twice pins every occurrence, in order.
+fn tool_pins(server: &ServerSnapshot) -> BTreeMap<String, PinnedTool> {
+    let mut parts: BTreeMap<String, (Vec<u8>, Vec<u8>)> = BTreeMap::new();
+    for t in &server.tools {
+        let (desc, schema) = parts.entry(pinned_name(&t.name)).or_default();
+        if !desc.is_empty() || !schema.is_empty() {
+            // Separators no UTF-8 text or JSON contains.
+            desc.push(0xff);
+            schema.push(0xff);
+        }
+        desc.extend_from_slice(t.description.as_deref().unwrap_or("").as_bytes());
+        canonical::write(&t.input_schema, schema);
+    }
+    parts
+        .into_iter()
+        .map(|(name, (desc, schema))| {
+            (
+                name,
+                PinnedTool {
+                    description_sha256: sha256_hex(&desc),
+                    schema_sha256: sha256_hex(&schema),
+                },
+            )
+        })
+        .collect()
+}
