@@ -1,56 +1,26 @@
 //! [`Hub::attach`] and [`Hub::connect`]: a connected server whose block
 //! follows its changes.
 
-use std::future::Future;
-use std::pin::Pin;
-use std::process::ExitStatus;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::ClientConfig;
-use rmcp::model::{ProtocolVersion, ServerNotification, SubscriptionFilter};
 use rmcp::service::{
-    Peer, QuitReason, RoleClient, RunningService, RunningServiceCancellationToken, Subscription,
+    Peer, QuitReason, RoleClient, RunningService, RunningServiceCancellationToken,
 };
-use tokio::sync::{Notify, watch};
+use tokio::sync::Notify;
 use tokio::time::Instant;
 
 use super::all::connect_all_with;
-use super::cache::DiscoverCache;
+use super::follower::{Closed, Ending, Follower, attachment_closed};
 use super::handler::HubHandler;
 use super::options::{ConnectOptions, Restart};
-use super::snapshot::{discover_hints, discover_meta, list_tools, snapshot_of, tools_from_rmcp};
+use super::snapshot::snapshot_of;
 use super::transport::{ConnectFailure, Connection, StderrTail, connect_keeping, connect_with};
 use crate::config::{McpConfig, ServerEntry};
 use crate::error::Result;
 use crate::hub::{Hub, StateReason, Why};
-use crate::limits::Limits;
-use crate::model::{Era, Instructions, ServerSnapshot};
-
-/// The first pause before listening again after a subscription ended.
-const FIRST_PAUSE: Duration = Duration::from_secs(1);
-/// The pause doubles on each failed listen, up to this.
-const MAX_PAUSE: Duration = Duration::from_secs(60);
-/// How often an attached client is checked for a closed connection (rmcp
-/// gives a borrower no signal for it).
-const CLOSE_POLL: Duration = Duration::from_millis(250);
-
-/// How a followed connection ended.
-enum Ending {
-    /// The host closed, dropped or detached it.
-    ByHost,
-    /// It ended without the host (the server exited, the network dropped);
-    /// with the exit status of a process the hub started.
-    OnItsOwn(Option<ExitStatus>),
-}
-
-/// Resolves when the connection is gone, telling how.
-type Closed = Pin<Box<dyn Future<Output = Ending> + Send>>;
-
-/// How long after an attached client's transport closed the host has to
-/// let go of the client for it to count as closed by the host (rmcp drops
-/// it right after closing it).
-const HOST_LET_GO: Duration = Duration::from_millis(500);
+use crate::model::{Era, ServerSnapshot};
 
 /// The connection a [`LiveServer`] is on now (a supervised server gets a
 /// new one when it is restarted).
@@ -539,249 +509,4 @@ fn jitter() -> f64 {
             .map_or(0, |d| d.as_nanos()),
     );
     (h.finish() >> 11) as f64 / (1u64 << 53) as f64
-}
-
-/// Resolves when an attached client's connection is gone: at once when the
-/// host drops its client (closing it), or when the transport closes; then
-/// whether the host let go of the client right after tells who ended it.
-async fn attachment_closed(peer: Peer<RoleClient>, mut alive: watch::Receiver<()>) -> Ending {
-    tokio::select! {
-        _ = handler_gone(&mut alive) => return Ending::ByHost,
-        _ = transport_closed(peer) => {}
-    }
-    match tokio::time::timeout(HOST_LET_GO, handler_gone(&mut alive)).await {
-        Ok(()) => Ending::ByHost,
-        Err(_) => Ending::OnItsOwn(None),
-    }
-}
-
-/// Resolves once the [`HubHandler`] behind `alive` is dropped: the rmcp
-/// client is gone (closed, cancelled or dropped by its owner).
-async fn handler_gone(alive: &mut watch::Receiver<()>) {
-    while alive.changed().await.is_ok() {}
-}
-
-/// Resolves once `peer`'s connection has ended.
-async fn transport_closed(peer: Peer<RoleClient>) {
-    let mut tick = tokio::time::interval(CLOSE_POLL);
-    while !peer.is_transport_closed() {
-        tick.tick().await;
-    }
-}
-
-/// What woke the follower.
-enum Event {
-    /// The connection ended.
-    Closed(Ending),
-    /// The [`HubHandler`] was dropped (the connection is ending).
-    HandlerGone,
-    /// [`Attachment::detach`].
-    Detached,
-    /// `notifications/tools/list_changed`, from the handler or the subscription.
-    ToolsChanged,
-    /// Another notification on the subscription.
-    Ignored,
-    /// The subscription ended.
-    StreamEnded,
-    /// The pause after an ended subscription is over.
-    RelistenDue,
-    /// The discover result's `ttlMs` ran out.
-    TtlExpired,
-}
-
-/// Follows one connection: applies the server's changes to its hub entry,
-/// as long as it still owns that entry.
-struct Follower {
-    hub: Hub,
-    owner: u64,
-    alias: String,
-    peer: Peer<RoleClient>,
-    modern: bool,
-    /// Tools list changes seen by [`HubHandler`] (2025 era); an error once
-    /// the handler is gone.
-    changed: watch::Receiver<()>,
-    /// Whether the handler is still there to tell of changes.
-    handler_alive: bool,
-    stop: Arc<Notify>,
-    filter: SubscriptionFilter,
-    /// The `subscriptions/listen` stream (2026-07-28 era), while open.
-    subscription: Option<Subscription>,
-    /// When to listen again, after a subscription ended.
-    relisten: Option<Instant>,
-    pause: Duration,
-    /// The first discover result's positive `ttlMs`.
-    ttl: Option<u64>,
-    next_handshake: Option<Instant>,
-}
-
-impl Follower {
-    fn new(
-        hub: &Hub,
-        alias: &str,
-        snapshot: &ServerSnapshot,
-        owner: u64,
-        peer: Peer<RoleClient>,
-        changed: watch::Receiver<()>,
-    ) -> Follower {
-        Follower {
-            hub: hub.clone(),
-            owner,
-            alias: alias.to_string(),
-            peer,
-            modern: snapshot.era == Era::Modern,
-            changed,
-            handler_alive: true,
-            stop: Arc::new(Notify::new()),
-            filter: SubscriptionFilter::builder().tools_list_changed().build(),
-            subscription: None,
-            relisten: None,
-            pause: FIRST_PAUSE,
-            ttl: snapshot
-                .cache
-                .as_ref()
-                .and_then(|c| c.ttl_ms)
-                .filter(|t| *t > 0),
-            next_handshake: None,
-        }
-    }
-
-    /// Follows until the connection ends (how) or the host detaches (`None`).
-    async fn run(mut self, mut closed: Closed, modern: bool) -> (Follower, Option<Ending>) {
-        if modern {
-            self.subscription = self.peer.listen(self.filter.clone()).await.ok();
-            // Catch a change made between the first tools/list and the subscription.
-            self.refresh_tools().await;
-        }
-        self.next_handshake = after_ms(self.ttl);
-        let ending = loop {
-            match self.next_event(&mut closed).await {
-                Event::Closed(ending) => break Some(ending),
-                Event::Detached => break None,
-                Event::HandlerGone => self.handler_alive = false,
-                Event::ToolsChanged => self.refresh_tools().await,
-                Event::Ignored => {}
-                Event::StreamEnded => self.on_stream_end(),
-                Event::RelistenDue => self.on_relisten_due().await,
-                Event::TtlExpired => self.on_ttl_expired().await,
-            }
-        };
-        self.subscription = None;
-        (self, ending)
-    }
-
-    /// After an attached client's connection ended: a server that went away
-    /// keeps its block for the hub's grace period (a quick reconnect with
-    /// the same snapshot changes nothing), and leaves at once if the host
-    /// then lets go of its client; one the host let go of leaves at once.
-    async fn finish(&mut self, ending: Option<Ending>) {
-        let status = match ending {
-            Some(Ending::OnItsOwn(status)) => status,
-            _ => {
-                let why = Why::new(StateReason::Closed);
-                let _ = self.hub.remove_as(Some(self.owner), &self.alias, why);
-                return;
-            }
-        };
-        let why = Why::new(StateReason::ConnectionLost).exit(status);
-        let _ = self.hub.disconnected_as(Some(self.owner), &self.alias, why);
-        let grace = self.hub.grace_period();
-        if tokio::time::timeout(grace, handler_gone(&mut self.changed))
-            .await
-            .is_ok()
-        {
-            let why = Why::new(StateReason::Closed);
-            let _ = self.hub.remove_as(Some(self.owner), &self.alias, why);
-        }
-    }
-
-    /// Waits for the next thing to act on.
-    async fn next_event(&mut self, closed: &mut Closed) -> Event {
-        tokio::select! {
-            ending = closed => Event::Closed(ending),
-            _ = self.stop.notified() => Event::Detached,
-            changed = self.changed.changed(), if self.handler_alive => match changed {
-                Ok(()) => Event::ToolsChanged,
-                Err(_) => Event::HandlerGone,
-            },
-            n = next_notification(&mut self.subscription) => match n {
-                Some(ServerNotification::ToolListChangedNotification(_)) => Event::ToolsChanged,
-                Some(_) => Event::Ignored,
-                None => Event::StreamEnded,
-            },
-            _ = sleep_until(self.relisten) => Event::RelistenDue,
-            _ = sleep_until(self.next_handshake) => Event::TtlExpired,
-        }
-    }
-
-    fn on_stream_end(&mut self) {
-        self.subscription = None;
-        self.relisten = Some(Instant::now() + self.pause);
-    }
-
-    /// Listens again; after a failure, waits twice as long before the next try.
-    async fn on_relisten_due(&mut self) {
-        self.subscription = self.peer.listen(self.filter.clone()).await.ok();
-        if self.subscription.is_some() {
-            self.relisten = None;
-            self.pause = FIRST_PAUSE;
-            // Changes made while no subscription was open were not announced.
-            self.refresh_tools().await;
-        } else {
-            self.pause = (self.pause * 2).min(MAX_PAUSE);
-            self.relisten = Some(Instant::now() + self.pause);
-        }
-    }
-
-    async fn on_ttl_expired(&mut self) {
-        // On a failed re-handshake, try again after the same ttl.
-        let ttl = self.handshake_again().await.or(self.ttl);
-        self.next_handshake = after_ms(ttl);
-    }
-
-    async fn refresh_tools(&self) {
-        if let Ok(list) = list_tools(&self.peer, &Limits::default()).await
-            && let Ok(tools) = tools_from_rmcp(&list.tools)
-        {
-            let _ = self
-                .hub
-                .update_tools_as(Some(self.owner), &self.alias, tools);
-        }
-    }
-
-    /// Asks `server/discover` again and takes its instructions; returns the next ttlMs.
-    async fn handshake_again(&self) -> Option<u64> {
-        let meta = discover_meta(ProtocolVersion::V_2026_07_28);
-        let found = self.peer.discover(meta).await.ok()?;
-        let instructions = Instructions::from_raw(found.instructions.as_deref());
-        self.hub
-            .update_handshake_as(
-                self.owner,
-                &self.alias,
-                instructions,
-                Some(discover_hints(&found)),
-            )
-            .ok()?;
-        Some(found.ttl_ms).filter(|t| *t > 0)
-    }
-}
-
-/// When a wait of `ms` ends. A server's `ttlMs` is held to half a second at
-/// least (no busy re-handshakes) and a day at most (no overflowing `Instant`).
-fn after_ms(ms: Option<u64>) -> Option<Instant> {
-    let ms = ms?.clamp(500, DiscoverCache::MAX_TTL_MS);
-    Some(Instant::now() + Duration::from_millis(ms))
-}
-
-async fn next_notification(subscription: &mut Option<Subscription>) -> Option<ServerNotification> {
-    match subscription {
-        Some(s) => s.next().await.ok().flatten(),
-        None => std::future::pending().await,
-    }
-}
-
-async fn sleep_until(at: Option<Instant>) {
-    match at {
-        Some(at) => tokio::time::sleep_until(at).await,
-        None => std::future::pending().await,
-    }
 }

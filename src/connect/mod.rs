@@ -22,6 +22,7 @@ mod all;
 mod cache;
 mod child;
 mod follow;
+mod follower;
 mod handler;
 mod handshake;
 mod options;
