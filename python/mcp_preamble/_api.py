@@ -31,21 +31,22 @@ def _json(value: Any, what: str) -> str:
         raise InvalidJsonError(f"invalid json: {detail}", detail=detail) from e
 
 
-def _has_tools_key(value: Any) -> bool:
+def _is_page(value: Any) -> bool:
+    """A ``tools/list`` result or its JSON-RPC response (not a tool)."""
     v = _plain(value)
-    return isinstance(v, Mapping) and "tools" in v
+    return isinstance(v, Mapping) and any(k in v for k in ("tools", "result", "error", "jsonrpc"))
 
 
 def _pages(tools: Any) -> List[str]:
     """The ``tools/list`` pages: a list of tools (dicts or the SDK's ``Tool``),
-    one ``ListToolsResult`` (or its dict, or its JSON-RPC envelope), or a
+    one ``ListToolsResult`` (or its dict, or its JSON-RPC response), or a
     list of them (one per page)."""
     if tools is None:
         return []
-    if _has_tools_key(tools) or (isinstance(_plain(tools), Mapping) and "result" in _plain(tools)):
+    if _is_page(tools):
         return [_json(tools, "tools/list page 1")]
     items = list(tools)
-    if items and all(_has_tools_key(p) for p in items):
+    if items and all(_is_page(p) for p in items):
         return [_json(p, f"tools/list page {i + 1}") for i, p in enumerate(items)]
     return [_json({"tools": [_plain(t) for t in items]}, "tools")]
 
