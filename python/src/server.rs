@@ -55,9 +55,19 @@ impl NativeServer {
             ServerSnapshot::from_initialize_json(result)
         }
         .map_err(to_py)?;
+        // A page that is a JSON-RPC error ends the list and is kept on the
+        // snapshot, as capture files are read: the tools before it stay.
         for (i, page) in pages.iter().enumerate() {
             let page = parse(page, &format!("tools/list page {}", i + 1))?;
-            snapshot.push_tools_page(&page).map_err(to_py)?;
+            if let Err(err) = snapshot.push_tools_page(&page) {
+                match err.rpc_error() {
+                    Some(rpc) => {
+                        snapshot.tools_error = Some(rpc.clone());
+                        break;
+                    }
+                    None => return Err(to_py(err)),
+                }
+            }
         }
         if alias.is_some() {
             snapshot.alias = alias;
