@@ -15,12 +15,17 @@ pages after the first and to follow changes on 2026-07-28 connections.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Awaitable, Callable, Dict, List, Optional, Set
+from typing import Any, Dict, List, Optional, Protocol, Set
 
 from ._api import Assembler, Server, _plain
 from ._reports import Assembly
 
-MessageHandler = Callable[[Any], Awaitable[None]]
+
+class MessageHandler(Protocol):
+    """What ``ClientSession(message_handler=...)`` takes."""
+
+    async def __call__(self, message: Any) -> None: ...
+
 
 # The crate reads at most this many tools/list pages of a server (Limits).
 _MAX_PAGES = 100

@@ -19,7 +19,14 @@ pub struct NativeServer {
 fn parse(text: &str, what: &str) -> PyResult<serde_json::Value> {
     serde_json::from_str(text).map_err(|e| {
         let detail = format!("{what}: {e}");
-        raise("invalid_json", format!("invalid json: {detail}"), detail, None, None, None)
+        raise(
+            "invalid_json",
+            format!("invalid json: {detail}"),
+            detail,
+            None,
+            None,
+            None,
+        )
     })
 }
 
