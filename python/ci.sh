@@ -35,7 +35,18 @@ step "mypy"
 step "maturin build --release"
 rm -rf "$work/wheels" "$work/fresh"
 "$venv/bin/maturin" build --release --quiet --out "$work/wheels"
-oldest="$(command -v python3.9 || command -v "$python")"
+# The oldest Python from 3.9 on that runs (pyenv's shims exist for versions not selected).
+oldest="$python"
+for v in 3.9 3.10 3.11 3.12 3.13; do
+    if "python$v" -c "" 2>/dev/null; then
+        oldest="python$v"
+        break
+    fi
+    if command -v pyenv >/dev/null && prefix="$(pyenv prefix "$(pyenv latest "$v" 2>/dev/null)" 2>/dev/null)"; then
+        oldest="$prefix/bin/python$v"
+        break
+    fi
+done
 step "fresh virtual environment ($("$oldest" --version))"
 "$oldest" -m venv "$work/fresh"
 "$work/fresh/bin/python" -m pip install --quiet --disable-pip-version-check --no-index "$work"/wheels/mcp_preamble-*-abi3-*.whl
