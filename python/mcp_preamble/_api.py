@@ -23,9 +23,24 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _jsonable(value: Any) -> Any:
+    """What ``json`` cannot write itself: models inside plain dicts, and the
+    pydantic values a ``model_dump()`` without ``mode="json"`` leaves (URLs…)."""
+    if callable(getattr(value, "model_dump", None)):
+        return _plain(value)
+    try:
+        import pydantic_core
+    except ImportError:
+        raise TypeError(f"{type(value).__name__} is not JSON serializable") from None
+    try:
+        return pydantic_core.to_jsonable_python(value)
+    except pydantic_core.PydanticSerializationError as e:
+        raise TypeError(str(e)) from None
+
+
 def _json(value: Any, what: str) -> str:
     try:
-        return json.dumps(_plain(value), default=_plain, ensure_ascii=False, allow_nan=False)
+        return json.dumps(_plain(value), default=_jsonable, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as e:
         detail = f"{what}: {e}"
         raise InvalidJsonError(f"invalid json: {detail}", detail=detail) from e

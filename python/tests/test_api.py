@@ -170,3 +170,27 @@ def test_version_follows_the_crate() -> None:
     from importlib.metadata import version as dist_version
 
     assert dist_version("mcp-preamble") == mcp_preamble.__version__
+
+
+def test_values_json_cannot_hold_as_they_are() -> None:
+    """Models inside plain dicts, and pydantic values (URLs, datetimes) that a
+    ``model_dump()`` without ``mode="json"`` may leave, are written as the SDK
+    would send them; anything else is an InvalidJsonError."""
+    import datetime
+
+    from pydantic import AnyUrl
+
+    result = types.InitializeResult(
+        protocol_version="2025-11-25",
+        capabilities=types.ServerCapabilities(tools=types.ToolsCapability()),
+        server_info=types.Implementation(name="s", version="1"),
+        instructions="Call ping first.",
+    )
+    tool = types.Tool(name="ping", description="Ping.", input_schema={"type": "object"})
+    dumped = result.model_dump(by_alias=True)
+    odd = {**dumped, "_meta": {"at": datetime.datetime(2026, 1, 1), "url": AnyUrl("https://example.com/x")}}
+    plain = Server.from_initialize(odd, {"tools": [tool]}, alias="s")
+    assert plain == Server.from_initialize(result, [tool], alias="s")
+    assert plain.tool_names == ["ping"] and plain.instructions == "Call ping first."
+    with pytest.raises(mcp_preamble.InvalidJsonError):
+        Server.from_initialize({**dumped, "instructions": object()}, alias="s")
