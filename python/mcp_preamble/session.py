@@ -160,7 +160,9 @@ class LiveSection:
 
     async def section(self) -> Assembly:
         """The current section: re-lists servers that announced a change,
-        re-assembles only when a server changed."""
+        re-assembles only when a server changed. A session that cannot re-list
+        its tools raises the SDK's error here, once; its block stays as last
+        listed until :meth:`remove` (or a later change notice re-lists it)."""
         for alias in sorted(self._stale):
             await self.refresh(alias)
         if self._assembly is None or self._dirty:
