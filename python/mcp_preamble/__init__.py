@@ -37,7 +37,17 @@ from ._errors import (
     UnknownTemplateError,
 )
 from ._native import VERSION as __version__
-from ._reports import Assembly, Finding, PinCheck, Removal, ServerReport
+from ._reports import (
+    Assembly,
+    Finding,
+    InstructionsState,
+    PinCheck,
+    PinState,
+    Removal,
+    RemovalReason,
+    ServerReport,
+    Severity,
+)
 from .session import LiveSection
 
 __all__ = [
@@ -47,6 +57,7 @@ __all__ = [
     "DriftError",
     "FileReadError",
     "Finding",
+    "InstructionsState",
     "InvalidConfigError",
     "InvalidJsonError",
     "InvalidMessageError",
@@ -56,10 +67,13 @@ __all__ = [
     "McpPreambleError",
     "McpTimeoutError",
     "PinCheck",
+    "PinState",
     "Removal",
+    "RemovalReason",
     "RpcErrorInfo",
     "Server",
     "ServerReport",
+    "Severity",
     "TemplateError",
     "UnknownEncodingError",
     "UnknownTemplateError",

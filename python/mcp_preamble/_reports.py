@@ -5,7 +5,13 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Literal, Mapping, Optional, Tuple
+
+# The crate's enums as they appear in its JSON (new values may be added).
+RemovalReason = Literal["restates_tool", "repeated", "same_as_server", "budget", "policy"]
+PinState = Literal["unpinned", "new", "same", "changed"]
+InstructionsState = Literal["present", "blank", "absent"]
+Severity = Literal["note", "warning", "error"]
 
 
 @dataclass(frozen=True)
@@ -17,7 +23,7 @@ class Removal:
     """
 
     text: str
-    reason: str
+    reason: RemovalReason
     tool: Optional[str] = None
     server: Optional[str] = None
 
@@ -34,7 +40,7 @@ class PinCheck:
     ``"changed"``; ``diff`` is a unified diff of the instructions when they changed.
     """
 
-    state: str
+    state: PinState
     instructions_changed: bool = False
     invisible_only: bool = False
     tools_added: Tuple[str, ...] = ()
@@ -82,7 +88,7 @@ class ServerReport:
     version: str
     era: str
     protocol_version: str
-    instructions: str
+    instructions: InstructionsState
     tools: int
     included: bool
     text: str
@@ -201,7 +207,7 @@ class Finding:
     the 1-based ``line`` in the sanitized instructions when it is about one."""
 
     code: str
-    severity: str
+    severity: Severity
     message: str
     line: Optional[int]
     server: str
