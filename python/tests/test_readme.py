@@ -45,3 +45,12 @@ def test_root_readme_python_section(monkeypatch: Any) -> None:
     found = snippets(ROOT / "README.md", "## Python")
     assert len(found) == 1
     run(found[0], {})
+
+
+def test_package_docstring_example() -> None:
+    import doctest
+
+    import mcp_preamble
+
+    result = doctest.testmod(mcp_preamble)
+    assert result.attempted > 0 and result.failed == 0
