@@ -84,7 +84,8 @@ class Server:
     def from_capture(cls, path: PathLike, alias: Optional[str] = None) -> Server:
         """A capture file (the ``tests/corpus/`` format) or a snapshot file
         (``mcp-preamble snapshot``). Without ``alias`` the file's alias, else
-        its stem, as the CLI names it."""
+        its stem, as the CLI names it. A capture with both handshakes gives
+        the ``server/discover`` one, and keeps the other for :func:`lint`."""
         return cls(_native.NativeServer.from_capture(os.fspath(path), alias))
 
     @classmethod
@@ -164,6 +165,12 @@ class Server:
     def tool_names(self) -> List[str]:
         """The tools' names as sent, in order."""
         return self._native.tool_names
+
+    @property
+    def other_eras(self) -> List[str]:
+        """The eras of a capture's other handshake, which :func:`lint` compares
+        with (``MCP015``); empty for servers not read from a capture with both."""
+        return self._native.other_eras
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Server) and self._native == other._native

@@ -8,7 +8,9 @@ use crate::errors::to_py;
 use crate::server::NativeServer;
 
 /// Each server's lint result (findings, and with `hosts` what survives each
-/// host's cut) as a JSON array of the crate's `ServerLint`.
+/// host's cut) as a JSON array of the crate's `ServerLint`. A server read
+/// from a capture with both handshakes is compared with its other one
+/// (`MCP015`), as `mcp-preamble lint` does.
 #[pyfunction]
 #[pyo3(signature = (servers, hosts=None, max_tokens=DEFAULT_MAX_TOKENS, encoding=None))]
 pub fn lint_json(
@@ -25,8 +27,20 @@ pub fn lint_json(
     if let Some(list) = hosts {
         linter = linter.hosts(HostProfile::parse_list(&list, max_tokens).map_err(to_py)?);
     }
-    let snapshots: Vec<_> = servers.iter().map(|s| s.snapshot.clone()).collect();
-    let results: Vec<ServerLint> =
-        py.detach(|| snapshots.iter().map(|s| linter.check(s, None)).collect());
+    // Each server with the snapshots it is compared with (a capture's other era).
+    let runs: Vec<Vec<_>> = servers
+        .iter()
+        .map(|s| {
+            std::iter::once(&s.snapshot)
+                .chain(&s.other_eras)
+                .cloned()
+                .collect()
+        })
+        .collect();
+    let results: Vec<ServerLint> = py.detach(|| {
+        runs.iter()
+            .filter_map(|run| linter.check_connects(run, None))
+            .collect()
+    });
     Ok(serde_json::to_string(&results).unwrap_or_default())
 }

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use mcp_preamble::ServerSnapshot;
-use mcp_preamble::files::{SnapshotFile, load_server_file};
+use mcp_preamble::files::{Capture, SnapshotFile, load_server_file};
 use pyo3::prelude::*;
 
 use crate::errors::{raise, to_py};
@@ -14,6 +14,17 @@ use crate::errors::{raise, to_py};
 #[derive(Clone)]
 pub struct NativeServer {
     pub snapshot: ServerSnapshot,
+    /// A capture's other handshake, which the lint compares with (`MCP015`).
+    pub other_eras: Vec<ServerSnapshot>,
+}
+
+impl NativeServer {
+    fn of(snapshot: ServerSnapshot) -> NativeServer {
+        NativeServer {
+            snapshot,
+            other_eras: Vec::new(),
+        }
+    }
 }
 
 fn parse(text: &str, what: &str) -> PyResult<serde_json::Value> {
@@ -43,7 +54,19 @@ impl NativeServer {
         } else if snapshot.alias.is_none() {
             snapshot.alias = path.file_stem().map(|s| s.to_string_lossy().into_owned());
         }
-        Ok(NativeServer { snapshot })
+        // As `mcp-preamble lint` reads a capture with both handshakes; a
+        // snapshot file is not a capture and holds one.
+        let mut other_eras = Vec::new();
+        if let Ok(eras) = Capture::from_path(&path).and_then(|c| c.era_snapshots()) {
+            for mut s in eras.into_iter().skip(1) {
+                s.alias.clone_from(&snapshot.alias);
+                other_eras.push(s);
+            }
+        }
+        Ok(NativeServer {
+            snapshot,
+            other_eras,
+        })
     }
 
     /// A handshake result (`initialize` or `server/discover`, bare or in its
@@ -79,16 +102,14 @@ impl NativeServer {
         if alias.is_some() {
             snapshot.alias = alias;
         }
-        Ok(NativeServer { snapshot })
+        Ok(NativeServer::of(snapshot))
     }
 
     /// A snapshot file's text (what [`NativeServer::snapshot_json`] wrote).
     #[staticmethod]
     fn from_snapshot_json(text: &str) -> PyResult<NativeServer> {
         let file = SnapshotFile::from_json(text).map_err(to_py)?;
-        Ok(NativeServer {
-            snapshot: file.snapshot,
-        })
+        Ok(NativeServer::of(file.snapshot))
     }
 
     /// The snapshot file format (`mcp-preamble snapshot`), stamped `captured_ms`.
@@ -98,9 +119,17 @@ impl NativeServer {
 
     /// The same server under another alias.
     fn with_alias(&self, alias: String) -> NativeServer {
+        let rename = |s: &ServerSnapshot| s.clone().with_alias(alias.clone());
         NativeServer {
-            snapshot: self.snapshot.clone().with_alias(alias),
+            snapshot: rename(&self.snapshot),
+            other_eras: self.other_eras.iter().map(rename).collect(),
         }
+    }
+
+    /// The eras of the capture's other handshakes (`"legacy"`, `"modern"`).
+    #[getter]
+    fn other_eras(&self) -> Vec<String> {
+        self.other_eras.iter().map(|s| s.era.to_string()).collect()
     }
 
     #[getter]
@@ -150,6 +179,7 @@ impl NativeServer {
         self.snapshot.tools.iter().map(|t| t.name.clone()).collect()
     }
 
+    /// The same snapshot (a capture's other handshake aside).
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         other
             .cast::<NativeServer>()

@@ -107,8 +107,8 @@ def test_policy_file_and_lock_as_the_cli_reads_them(cli: Path, tmp_path: Path) -
 
 
 def test_lint_matches_the_cli(cli: Path) -> None:
-    """The same findings, in order; MCP015 aside: the CLI lints a capture's
-    other handshake too, a Server holds one."""
+    """The same findings, in order (MCP015 too: a Server read from a capture
+    keeps its other handshake to compare with, as the CLI does)."""
     from mcp_preamble import lint
 
     files = [str(p) for p in CORPUS]
@@ -117,9 +117,27 @@ def test_lint_matches_the_cli(cli: Path) -> None:
         (f["code"], f["severity"], f["server"], f["message"], f.get("line"))
         for s in report["servers"]
         for f in s["findings"]
-        if f["code"] != "MCP015"
     ]
     servers = [Server.from_capture(p) for p in files]
     findings = lint(servers, hosts="all")
     assert [(f.code, f.severity, f.server, f.message, f.line) for f in findings] == expected
     assert any(f.code == "MCP010" for f in findings)
+
+
+def test_lint_compares_a_captures_two_handshakes_as_the_cli_does(cli: Path, tmp_path: Path) -> None:
+    from mcp_preamble import lint
+
+    raw = json.loads((ROOT / "tests" / "corpus" / "seed-invoice-server.json").read_text())
+    raw["initialize"]["result"]["instructions"] = "Call get_invoice first."
+    capture = tmp_path / "drifting.json"
+    capture.write_text(json.dumps(raw))
+    report = json.loads(run_cli(cli, ["lint", "--format", "json", str(capture)]))
+    expected = [(f["code"], f["message"], f.get("line")) for s in report["servers"] for f in s["findings"]]
+    server = Server.from_capture(capture)
+    assert server.era == "modern" and server.other_eras == ["legacy"]
+    got = [(f.code, f.message, f.line) for f in lint([server])]
+    assert got == expected
+    assert "MCP015" in [code for code, _, _ in got]
+    # A server without its other handshake has nothing to compare with.
+    alone = Server.from_snapshot_json(server.to_snapshot_json(0))
+    assert alone.other_eras == [] and "MCP015" not in [f.code for f in lint([alone])]
