@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The Python package's checks, run by .ci/run after `cargo test --all-features`
+# (which builds the CLI the parity tests compare with):
+#   1. a virtual environment of its own with requirements-ci.txt from PyPI;
+#   2. a debug build installed with `maturin develop`, then pytest (parity
+#      with the CLI on the corpus, tiktoken, errors, live servers, examples)
+#      and mypy --strict over the package, its tests and the examples;
+#   3. the release wheel (`maturin build --release`) installed into a fresh
+#      virtual environment with nothing else (no index), on the oldest Python
+#      at hand (3.9 when there is one: the wheel is abi3-py39), and used there.
+set -euo pipefail
+cd "$(dirname "$0")"
+root="$(cd .. && pwd)"
+target="${CARGO_TARGET_DIR:-$root/target}"
+work="$target/python-ci"
+venv="$work/venv"
+python="${PYTHON:-python3}"
+
+step() { echo "ci(python): $1 ($SECONDS s)"; }
+
+step "virtual environment"
+[ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r requirements-ci.txt
+
+step "maturin develop (debug)"
+VIRTUAL_ENV="$venv" "$venv/bin/maturin" develop --quiet
+
+step "pytest"
+# Missing tools (the CLI, node, tiktoken's vocabulary) fail instead of skipping.
+MCP_PREAMBLE_REQUIRE_PYTHON=1 "$venv/bin/python" -m pytest -q tests
+
+step "mypy"
+"$venv/bin/mypy" mcp_preamble examples tests
+
+step "maturin build --release"
+rm -rf "$work/wheels" "$work/fresh"
+"$venv/bin/maturin" build --release --quiet --out "$work/wheels"
+# The oldest Python from 3.9 on that runs (pyenv's shims exist for versions not selected).
+oldest="$python"
+for v in 3.9 3.10 3.11 3.12 3.13; do
+    if "python$v" -c "" 2>/dev/null; then
+        oldest="python$v"
+        break
+    fi
+    if command -v pyenv >/dev/null && prefix="$(pyenv prefix "$(pyenv latest "$v" 2>/dev/null)" 2>/dev/null)"; then
+        oldest="$prefix/bin/python$v"
+        break
+    fi
+done
+step "fresh virtual environment ($("$oldest" --version))"
+"$oldest" -m venv "$work/fresh"
+"$work/fresh/bin/python" -m pip install --quiet --disable-pip-version-check --no-index "$work"/wheels/mcp_preamble-*-abi3-*.whl
+(cd / && "$work/fresh/bin/python" - "$root/tests/corpus/seed-invoice-server.json" <<'PY')
+import importlib.metadata as md
+import sys
+
+import mcp_preamble as mp
+
+installed = sorted(d.metadata["Name"].lower() for d in md.distributions())
+assert installed in (["mcp-preamble", "pip"], ["mcp-preamble", "pip", "setuptools"]), installed
+server = mp.Server.from_capture(sys.argv[1], alias="billing")
+assembly = mp.Assembler(budget=64).assemble([server])
+assert "### billing" in assembly.text and assembly.servers[0].tokens <= 64
+try:
+    mp.Assembler(template="nope")
+except mp.McpPreambleError as e:
+    assert e.kind == "unknown_template"
+print(f"ci(python): wheel {mp.__version__} works on Python {sys.version.split()[0]}: {assembly!r}")
+PY
+step "done"

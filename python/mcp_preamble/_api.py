@@ -1,0 +1,328 @@
+"""Servers, the assembler, the lint and pins: the Rust crate in Python's idioms."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from typing import Any, Iterable, List, Mapping, Optional, Sequence, Union
+
+from . import _native
+from ._errors import InvalidJsonError
+from ._reports import Assembly, Finding, PinCheck, _findings
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with the official SDK's pydantic models dumped as they go on
+    the wire (``model_dump(by_alias=True, mode="json")``); dicts and lists as is."""
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dump(by_alias=True, mode="json")
+    return value
+
+
+def _jsonable(value: Any) -> Any:
+    """What ``json`` cannot write itself: models inside plain dicts, and the
+    pydantic values a ``model_dump()`` without ``mode="json"`` leaves (URLs…)."""
+    if callable(getattr(value, "model_dump", None)):
+        return _plain(value)
+    try:
+        import pydantic_core
+    except ImportError:
+        raise TypeError(f"{type(value).__name__} is not JSON serializable") from None
+    try:
+        return pydantic_core.to_jsonable_python(value)
+    except pydantic_core.PydanticSerializationError as e:
+        raise TypeError(str(e)) from None
+
+
+def _json(value: Any, what: str) -> str:
+    try:
+        return json.dumps(_plain(value), default=_jsonable, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as e:
+        detail = f"{what}: {e}"
+        raise InvalidJsonError(f"invalid json: {detail}", detail=detail) from e
+
+
+def _is_page(value: Any) -> bool:
+    """A ``tools/list`` result or its JSON-RPC response (not a tool)."""
+    v = _plain(value)
+    return isinstance(v, Mapping) and any(k in v for k in ("tools", "result", "error", "jsonrpc"))
+
+
+def _pages(tools: Any) -> List[str]:
+    """The ``tools/list`` pages: a list of tools (dicts or the SDK's ``Tool``),
+    one ``ListToolsResult`` (or its dict, or its JSON-RPC response), or a
+    list of them (one per page)."""
+    if tools is None:
+        return []
+    if _is_page(tools):
+        return [_json(tools, "tools/list page 1")]
+    items = list(tools)
+    if items and all(_is_page(p) for p in items):
+        return [_json(p, f"tools/list page {i + 1}") for i, p in enumerate(items)]
+    return [_json({"tools": [_plain(t) for t in items]}, "tools")]
+
+
+class Server:
+    """What a host knows about one MCP server: its handshake and its tools.
+
+    Build one with :meth:`from_capture` (a capture or snapshot file),
+    :meth:`from_initialize` / :meth:`from_discover` (what the official SDK
+    gives, as pydantic models or plain dicts), or from a live
+    ``ClientSession`` with :func:`mcp_preamble.session.server_of`.
+    """
+
+    __slots__ = ("_native",)
+
+    def __init__(self, native: _native.NativeServer) -> None:
+        self._native = native
+
+    @classmethod
+    def from_capture(cls, path: PathLike, alias: Optional[str] = None) -> Server:
+        """A capture file (the ``tests/corpus/`` format) or a snapshot file
+        (``mcp-preamble snapshot``). Without ``alias`` the file's alias, else
+        its stem, as the CLI names it. A capture with both handshakes gives
+        the ``server/discover`` one, and keeps the other for :func:`lint`."""
+        return cls(_native.NativeServer.from_capture(os.fspath(path), alias))
+
+    @classmethod
+    def from_initialize(cls, result: Any, tools: Any = None, alias: Optional[str] = None) -> Server:
+        """The ``initialize`` result (an ``InitializeResult``, its
+        ``model_dump(by_alias=True)``, or the JSON-RPC response) and the tools
+        (``list[Tool]``, a ``ListToolsResult``, a list of pages, or dicts)."""
+        return cls._from(False, result, tools, alias)
+
+    @classmethod
+    def from_discover(cls, result: Any, tools: Any = None, alias: Optional[str] = None) -> Server:
+        """The ``server/discover`` result (2026-07-28 revision); as :meth:`from_initialize`."""
+        return cls._from(True, result, tools, alias)
+
+    @classmethod
+    def _from(cls, discover: bool, result: Any, tools: Any, alias: Optional[str]) -> Server:
+        method = "server/discover" if discover else "initialize"
+        native = _native.NativeServer.from_handshake(discover, _json(result, method), _pages(tools), alias)
+        return cls(native)
+
+    @classmethod
+    def from_snapshot_json(cls, text: str) -> Server:
+        """A snapshot file's text (:meth:`to_snapshot_json`)."""
+        return cls(_native.NativeServer.from_snapshot_json(text))
+
+    def to_snapshot_json(self, captured_ms: Optional[int] = None) -> str:
+        """The snapshot file format of ``mcp-preamble snapshot`` (loads with
+        :meth:`from_capture` and the CLI)."""
+        stamp = int(time.time() * 1000) if captured_ms is None else captured_ms
+        return self._native.snapshot_json(stamp)
+
+    def with_alias(self, alias: str) -> Server:
+        """The same server under another alias (the name the section shows)."""
+        return Server(self._native.with_alias(alias))
+
+    @property
+    def alias(self) -> Optional[str]:
+        """The host's name for the server, when it has one."""
+        return self._native.alias
+
+    @property
+    def name(self) -> str:
+        """The name the section shows: the alias, else ``serverInfo.name``."""
+        return self._native.name
+
+    @property
+    def server_name(self) -> str:
+        """``serverInfo.name`` as sent."""
+        return self._native.server_name
+
+    @property
+    def version(self) -> str:
+        """``serverInfo.version`` as sent."""
+        return self._native.version
+
+    @property
+    def instructions(self) -> Optional[str]:
+        """The instructions as sent (unsanitized), ``None`` when absent."""
+        return self._native.instructions
+
+    @property
+    def instructions_state(self) -> str:
+        """``"present"``, ``"blank"`` (nothing visible) or ``"absent"``."""
+        return self._native.instructions_state
+
+    @property
+    def era(self) -> str:
+        """``"legacy"`` (``initialize``) or ``"modern"`` (``server/discover``)."""
+        return self._native.era
+
+    @property
+    def protocol_version(self) -> str:
+        """The negotiated protocol version."""
+        return self._native.protocol_version
+
+    @property
+    def tool_names(self) -> List[str]:
+        """The tools' names as sent, in order."""
+        return self._native.tool_names
+
+    @property
+    def other_eras(self) -> List[str]:
+        """The eras of a capture's other handshake, which :func:`lint` compares
+        with (``MCP015``); empty for servers not read from a capture with both."""
+        return self._native.other_eras
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Server) and self._native == other._native
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (
+            f"Server(name={self.name!r}, server_name={self.server_name!r}, version={self.version!r}, "
+            f"era={self.era!r}, instructions={self.instructions_state!r}, tools={len(self.tool_names)})"
+        )
+
+
+def _natives(servers: Iterable[Server]) -> List[_native.NativeServer]:
+    out = []
+    for s in servers:
+        if not isinstance(s, Server):
+            raise TypeError(f"expected mcp_preamble.Server, got {type(s).__name__}")
+        out.append(s._native)
+    return out
+
+
+class Lock:
+    """A lock: each server's reviewed instructions and tools (``mcp-preamble pin``).
+
+    ``Lock.load(path)`` / ``lock.save(path)`` read and write the lock file
+    format of the CLI; ``lock.check(server)`` compares a server with its pin.
+    """
+
+    __slots__ = ("_native",)
+
+    def __init__(self) -> None:
+        self._native = _native.NativeLock()
+
+    @classmethod
+    def _wrap(cls, native: _native.NativeLock) -> Lock:
+        lock = cls.__new__(cls)
+        lock._native = native
+        return lock
+
+    @classmethod
+    def load(cls, path: PathLike) -> Lock:
+        """Reads a lock file."""
+        return cls._wrap(_native.NativeLock.from_path(os.fspath(path)))
+
+    @classmethod
+    def from_json(cls, text: str, origin: str = "<lock>") -> Lock:
+        """Parses a lock file's text; ``origin`` names it in errors."""
+        return cls._wrap(_native.NativeLock.from_json(text, origin))
+
+    def to_json(self) -> str:
+        """The lock file's text (the same pins give the same bytes)."""
+        return self._native.to_json()
+
+    def save(self, path: PathLike) -> None:
+        """Writes the lock file."""
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            f.write(self.to_json())
+
+    def pin(self, server: Server) -> None:
+        """Pins the server as it is now (replacing its pin)."""
+        self._native.pin(_natives([server])[0])
+
+    def unpin(self, key: str) -> bool:
+        """Removes a pin; whether there was one."""
+        return self._native.unpin(key)
+
+    def keys(self) -> List[str]:
+        """The pinned servers' keys (alias, else server name)."""
+        return self._native.keys()
+
+    def check(self, server: Server) -> PinCheck:
+        """How ``server`` compares with its pin: ``state`` and what changed."""
+        return PinCheck._from_json(json.loads(self._native.check(_natives([server])[0])))
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.keys()
+
+    def __repr__(self) -> str:
+        return f"Lock(keys={self.keys()!r})"
+
+
+class Assembler:
+    """Turns servers into one budgeted, sanitized system-prompt section.
+
+    The arguments are the CLI's flags: ``budget`` (tokens per server block),
+    ``total_budget`` (the whole section), ``template`` (``"markdown"``,
+    ``"xml"`` or a template file), ``encoding`` (``"o200k_base"``,
+    ``"cl100k_base"``) or ``model`` (a model name such as ``"gpt-4o"``),
+    ``server_budgets`` (by alias), ``dedup``, and ``lock`` (pins: each
+    report gets its pin state). The same servers and settings give
+    byte-identical sections.
+    """
+
+    __slots__ = ("_native", "_settings")
+
+    def __init__(
+        self,
+        *,
+        budget: Optional[int] = None,
+        total_budget: Optional[int] = None,
+        template: Optional[PathLike] = None,
+        encoding: Optional[str] = None,
+        model: Optional[str] = None,
+        server_budgets: Optional[Mapping[str, int]] = None,
+        dedup: Optional[bool] = None,
+        lock: Optional[Lock] = None,
+        policy: Optional[PathLike] = None,
+    ) -> None:
+        if encoding is not None and model is not None:
+            raise TypeError("give encoding or model, not both")
+        settings = {
+            "policy": os.fspath(policy) if policy is not None else None,
+            "budget": budget,
+            "total_budget": total_budget,
+            "template": os.fspath(template) if template is not None else None,
+            "encoding": encoding if encoding is not None else model,
+            "server_budgets": dict(server_budgets or {}),
+            "dedup": dedup,
+        }
+        self._settings = {k: v for k, v in settings.items() if v is not None and v != {}}
+        native_lock = lock._native if lock is not None else None
+        self._native = _native.NativeAssembler(lock=native_lock, **settings)  # type: ignore[arg-type]
+
+    @classmethod
+    def from_policy(cls, path: PathLike, **overrides: Any) -> Assembler:
+        """The assembler of a policy file (``mcp-preamble.toml``); keyword
+        arguments override it as the CLI's flags override ``--policy``."""
+        return cls(policy=path, **overrides)
+
+    def assemble(self, servers: Iterable[Server]) -> Assembly:
+        """The section of ``servers`` (in this order) and its report."""
+        native = self._native.assemble(_natives(servers))
+        return Assembly._from_native(native.report_json(), native.cli_json())
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self._settings.items())
+        return f"Assembler({args})"
+
+
+def lint(
+    servers: Iterable[Server],
+    hosts: Union[None, str, Sequence[str]] = None,
+    *,
+    max_tokens: int = 400,
+    encoding: Optional[str] = None,
+) -> List[Finding]:
+    """Lints each server's instructions and tool descriptions, as
+    ``mcp-preamble lint`` does: the findings of every server, in order.
+
+    ``hosts`` (``"all"``, a host name, or several) adds what each host's cut
+    loses (``MCP010``); ``max_tokens`` is ``MCP004``'s limit.
+    """
+    host_list = hosts if hosts is None or isinstance(hosts, str) else ",".join(hosts)
+    return _findings(_native.lint_json(_natives(servers), host_list, max_tokens, encoding))

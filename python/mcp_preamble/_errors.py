@@ -1,0 +1,152 @@
+"""The package's exceptions: one base, ``McpPreambleError``, and a subclass per error kind."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+
+@dataclass(frozen=True)
+class RpcErrorInfo:
+    """A JSON-RPC error a server answered instead of a result."""
+
+    method: str
+    code: int
+    message: str
+
+
+class McpPreambleError(Exception):
+    """Every error of the package.
+
+    ``kind`` is the Rust crate's ``ErrorKind`` as a snake_case string
+    (``"invalid_json"``, ``"invalid_message"``, ``"rpc_error"``, ``"io"``,
+    ``"template"``, ``"unknown_template"``, ``"unknown_encoding"``,
+    ``"invalid_config"``, ``"connect"``, ``"timeout"``, ``"drift"``);
+    ``str(exc)`` is the crate's message, exactly.
+    """
+
+    kind: str = "other"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        detail: Optional[str] = None,
+        line: Optional[int] = None,
+        template: Optional[str] = None,
+        rpc: Optional[RpcErrorInfo] = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.detail = message if detail is None else detail
+        self.line = line
+        self.template = template
+        self.rpc = rpc
+
+    def __repr__(self) -> str:
+        extra = ""
+        if self.line is not None:
+            extra += f", line={self.line}"
+        if self.template is not None:
+            extra += f", template={self.template!r}"
+        if self.rpc is not None:
+            extra += f", rpc={self.rpc!r}"
+        return f"{type(self).__name__}(kind={self.kind!r}, message={self.message!r}{extra})"
+
+
+class InvalidJsonError(McpPreambleError):
+    """The input was not valid JSON."""
+
+    kind = "invalid_json"
+
+
+class InvalidMessageError(McpPreambleError):
+    """The JSON was valid but not the shape the protocol defines."""
+
+    kind = "invalid_message"
+
+
+class JsonRpcError(McpPreambleError):
+    """The server answered a JSON-RPC error instead of a result (see ``rpc``)."""
+
+    kind = "rpc_error"
+
+
+class FileReadError(McpPreambleError):
+    """A file could not be read."""
+
+    kind = "io"
+
+
+class TemplateError(McpPreambleError):
+    """A template failed to compile or render (``template`` and ``line`` say where)."""
+
+    kind = "template"
+
+
+class UnknownTemplateError(McpPreambleError):
+    """No built-in template has that name."""
+
+    kind = "unknown_template"
+
+
+class UnknownEncodingError(McpPreambleError):
+    """No tokenizer encoding or model has that name."""
+
+    kind = "unknown_encoding"
+
+
+class InvalidConfigError(McpPreambleError):
+    """A configuration value or file (policy, lock) is invalid."""
+
+    kind = "invalid_config"
+
+
+class ConnectError(McpPreambleError):
+    """A live server could not be started or did not complete its handshake."""
+
+    kind = "connect"
+
+
+class McpTimeoutError(McpPreambleError):
+    """A live server did not answer in time."""
+
+    kind = "timeout"
+
+
+class DriftError(McpPreambleError):
+    """A server differs from its pin and its ``on_change`` is ``fail``."""
+
+    kind = "drift"
+
+
+_BY_KIND = {
+    cls.kind: cls
+    for cls in (
+        InvalidJsonError,
+        InvalidMessageError,
+        JsonRpcError,
+        FileReadError,
+        TemplateError,
+        UnknownTemplateError,
+        UnknownEncodingError,
+        InvalidConfigError,
+        ConnectError,
+        McpTimeoutError,
+        DriftError,
+    )
+}
+
+
+def _from_native(
+    kind: str,
+    message: str,
+    detail: str,
+    line: Optional[int],
+    template: Optional[str],
+    rpc: Optional[Tuple[str, int, str]],
+) -> McpPreambleError:
+    """The exception for an error of the Rust crate (called by ``_native``)."""
+    cls = _BY_KIND.get(kind, McpPreambleError)
+    info = RpcErrorInfo(*rpc) if rpc is not None else None
+    return cls(message, detail=detail, line=line, template=template, rpc=info)

@@ -1,0 +1,188 @@
+//! One server's snapshot: from a capture or snapshot file, or from what a
+//! client stored (the handshake result and the `tools/list` pages as JSON).
+
+use std::path::PathBuf;
+
+use mcp_preamble::ServerSnapshot;
+use mcp_preamble::files::{Capture, SnapshotFile, load_server_file};
+use pyo3::prelude::*;
+
+use crate::errors::{raise, to_py};
+
+/// A server snapshot (`mcp_preamble.Server` wraps it).
+#[pyclass(module = "mcp_preamble._native", frozen)]
+#[derive(Clone)]
+pub struct NativeServer {
+    pub snapshot: ServerSnapshot,
+    /// A capture's other handshake, which the lint compares with (`MCP015`).
+    pub other_eras: Vec<ServerSnapshot>,
+}
+
+impl NativeServer {
+    fn of(snapshot: ServerSnapshot) -> NativeServer {
+        NativeServer {
+            snapshot,
+            other_eras: Vec::new(),
+        }
+    }
+}
+
+fn parse(text: &str, what: &str) -> PyResult<serde_json::Value> {
+    serde_json::from_str(text).map_err(|e| {
+        let detail = format!("{what}: {e}");
+        raise(
+            "invalid_json",
+            format!("invalid json: {detail}"),
+            detail,
+            None,
+            None,
+            None,
+        )
+    })
+}
+
+#[pymethods]
+impl NativeServer {
+    /// A capture file (`tests/corpus/` format) or a snapshot file; without
+    /// an alias in the file or given, the file's stem (as the CLI does).
+    #[staticmethod]
+    #[pyo3(signature = (path, alias=None))]
+    fn from_capture(path: PathBuf, alias: Option<String>) -> PyResult<NativeServer> {
+        let mut snapshot = load_server_file(&path).map_err(to_py)?;
+        if alias.is_some() {
+            snapshot.alias = alias;
+        } else if snapshot.alias.is_none() {
+            snapshot.alias = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+        }
+        // As `mcp-preamble lint` reads a capture with both handshakes; a
+        // snapshot file is not a capture and holds one.
+        let mut other_eras = Vec::new();
+        if let Ok(eras) = Capture::from_path(&path).and_then(|c| c.era_snapshots()) {
+            for mut s in eras.into_iter().skip(1) {
+                s.alias.clone_from(&snapshot.alias);
+                other_eras.push(s);
+            }
+        }
+        Ok(NativeServer {
+            snapshot,
+            other_eras,
+        })
+    }
+
+    /// A handshake result (`initialize` or `server/discover`, bare or in its
+    /// envelope) and the `tools/list` pages, each a JSON text.
+    #[staticmethod]
+    #[pyo3(signature = (discover, result, pages, alias=None))]
+    fn from_handshake(
+        discover: bool,
+        result: &str,
+        pages: Vec<String>,
+        alias: Option<String>,
+    ) -> PyResult<NativeServer> {
+        let mut snapshot = if discover {
+            ServerSnapshot::from_discover_json(result)
+        } else {
+            ServerSnapshot::from_initialize_json(result)
+        }
+        .map_err(to_py)?;
+        // A page that is a JSON-RPC error ends the list and is kept on the
+        // snapshot, as capture files are read: the tools before it stay.
+        for (i, page) in pages.iter().enumerate() {
+            let page = parse(page, &format!("tools/list page {}", i + 1))?;
+            if let Err(err) = snapshot.push_tools_page(&page) {
+                match err.rpc_error() {
+                    Some(rpc) => {
+                        snapshot.tools_error = Some(rpc.clone());
+                        break;
+                    }
+                    None => return Err(to_py(err)),
+                }
+            }
+        }
+        if alias.is_some() {
+            snapshot.alias = alias;
+        }
+        Ok(NativeServer::of(snapshot))
+    }
+
+    /// A snapshot file's text (what [`NativeServer::snapshot_json`] wrote).
+    #[staticmethod]
+    fn from_snapshot_json(text: &str) -> PyResult<NativeServer> {
+        let file = SnapshotFile::from_json(text).map_err(to_py)?;
+        Ok(NativeServer::of(file.snapshot))
+    }
+
+    /// The snapshot file format (`mcp-preamble snapshot`), stamped `captured_ms`.
+    fn snapshot_json(&self, captured_ms: u64) -> String {
+        SnapshotFile::new(self.snapshot.clone(), captured_ms).to_json()
+    }
+
+    /// The same server under another alias.
+    fn with_alias(&self, alias: String) -> NativeServer {
+        let rename = |s: &ServerSnapshot| s.clone().with_alias(alias.clone());
+        NativeServer {
+            snapshot: rename(&self.snapshot),
+            other_eras: self.other_eras.iter().map(rename).collect(),
+        }
+    }
+
+    /// The eras of the capture's other handshakes (`"legacy"`, `"modern"`).
+    #[getter]
+    fn other_eras(&self) -> Vec<String> {
+        self.other_eras.iter().map(|s| s.era.to_string()).collect()
+    }
+
+    #[getter]
+    fn alias(&self) -> Option<String> {
+        self.snapshot.alias.clone()
+    }
+
+    /// The name the section shows (alias, else `serverInfo.name`).
+    #[getter]
+    fn name(&self) -> String {
+        self.snapshot.display_name()
+    }
+
+    #[getter]
+    fn server_name(&self) -> String {
+        self.snapshot.server_info.name.clone()
+    }
+
+    #[getter]
+    fn version(&self) -> String {
+        self.snapshot.server_info.version.clone()
+    }
+
+    /// The instructions as sent (before sanitizing), `None` when absent.
+    #[getter]
+    fn instructions(&self) -> Option<String> {
+        self.snapshot.instructions.raw().map(str::to_string)
+    }
+
+    #[getter]
+    fn instructions_state(&self) -> String {
+        self.snapshot.instructions.state().to_string()
+    }
+
+    #[getter]
+    fn era(&self) -> String {
+        self.snapshot.era.to_string()
+    }
+
+    #[getter]
+    fn protocol_version(&self) -> String {
+        self.snapshot.protocol_version.clone()
+    }
+
+    #[getter]
+    fn tool_names(&self) -> Vec<String> {
+        self.snapshot.tools.iter().map(|t| t.name.clone()).collect()
+    }
+
+    /// The same snapshot (a capture's other handshake aside).
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<NativeServer>()
+            .is_ok_and(|o| o.get().snapshot == self.snapshot)
+    }
+}
