@@ -328,10 +328,36 @@
 //! [`Assembler::tool_names`] takes the host's scheme ([`ToolNames`]: a
 //! [`tool_names::Host`], [`ToolNames::plain`] (the default: names as
 //! sent), or a pattern of your own such as `"{server}__{tool}"`), and the
-//! tool list and the deferred index show the names the model sees. Each
-//! host's rule, its 64-character handling and its source are in the
-//! [`tool_names`] module docs; [`ToolNames::table`] names a set of tools
-//! without ever giving one name twice (for gateways).
+//! tool list, the deferred index and the instructions show the names the
+//! model sees. Each host's rule, its 64-character handling and its source
+//! are in the [`tool_names`] module docs; [`ToolNames::table`] names a set
+//! of tools without ever giving one name twice (for gateways).
+//!
+//! References in the instructions are rewritten, not guessed, after
+//! sanitizing and the policy and before de-duplication and budgets (so
+//! budgets count the text sent). A *run* is a maximal stretch of
+//! `A-Z a-z 0-9 _ . -` (without leading or trailing `.` and `-`) that no
+//! `/` touches; a run equal to one of the server's own tool names, case
+//! included, is a reference when it is in code (an inline code span or a
+//! fenced block), a call (followed by `(`), or an identifier no prose word
+//! has (with `_`, a digit, an inner `.` or `-`, or a capital after a small
+//! letter: `get_invoice`, `getInvoice`). A tool named `search` is referenced
+//! by `` `search` `` and `search()`, never by "search the web". Each
+//! reference is replaced by its tool's name and nothing else, so the text
+//! cannot come to name another server's tool; [`ServerReport::rewrites`]
+//! lists each one (tool, name, [`Form`](report::Form), offset).
+//!
+//! The operator decides which tools the model is sent and what it is told
+//! about them, per server ([`Policy::tools`], [`Policy::tool`],
+//! [`Policy::always_load`]; `[servers.<alias>.tools]` `allow` / `deny`
+//! globs and `[servers.<alias>.tool.<name>]` in the policy file). Hidden
+//! tools leave the tool list, the deferred index and the pin
+//! ([`ServerReport::hidden_tools`]); a unit whose only tool references are
+//! hidden tools is removed as [`RemovalReason::MentionsHiddenTool`](report::RemovalReason::MentionsHiddenTool); one
+//! that also names a sent tool is kept and listed in
+//! [`ServerReport::hidden_mentions`]. Overridden descriptions are what
+//! de-duplication compares with, and what the tool list shows. A tool that
+//! is always loaded is never deferred, whatever deferred it.
 //!
 //! ```
 //! # fn main() -> mcp_preamble::Result<()> {
@@ -542,6 +568,7 @@ pub mod pin;
 mod policy;
 pub mod redact;
 pub mod report;
+mod rewrite;
 mod sanitize;
 mod segment;
 mod server_key;
@@ -554,6 +581,7 @@ pub mod testing;
 pub mod text;
 mod tokens;
 pub mod tool_names;
+mod tool_policy;
 mod visibility;
 mod wire;
 

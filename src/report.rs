@@ -16,6 +16,7 @@ use crate::support::string_enum;
 mod diagnostic;
 
 pub use crate::limits::{Limit, LimitHit};
+pub use crate::rewrite::{Form, HiddenMention, Rewrite};
 pub use crate::sanitize::HiddenChars;
 pub use crate::visibility::DeferReason;
 pub use diagnostic::{
@@ -39,9 +40,12 @@ string_enum! {
         Budget => "budget",
         /// The operator's policy excluded the server or replaced its text.
         Policy => "policy",
+        /// Every tool it names is one the operator's filter hides from the
+        /// model (see [`Removal::tool`]).
+        MentionsHiddenTool => "mentions_hidden_tool",
     }
     /// The name used in the JSON report: `restates_tool`, `repeated`,
-    /// `same_as_server`, `budget` or `policy`.
+    /// `same_as_server`, `budget`, `policy` or `mentions_hidden_tool`.
     fn as_str;
 }
 
@@ -177,6 +181,18 @@ pub struct ServerReport {
     /// only then).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deferred: Option<Deferral>,
+    /// Tools the operator's filter hides from the model, in the server's
+    /// order (in the JSON only when there are some).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hidden_tools: Vec<String>,
+    /// Every reference to one of the server's tools rewritten to the name
+    /// the model sees (in the JSON only when there are some).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rewrites: Vec<Rewrite>,
+    /// Units kept although they name hidden tools, because they also name
+    /// tools the model is sent (in the JSON only when there are some).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hidden_mentions: Vec<HiddenMention>,
     /// Problems with the server's data, as lines for people (blank
     /// instructions, a failed `tools/list`, the omission…): the `Display`
     /// of each of [`ServerReport::notes`], in the same order. For people

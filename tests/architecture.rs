@@ -17,7 +17,7 @@ const LAYERS: &[&[&str]] = &[
     // Secret and URL redaction: regex and serde_json only.
     &["redact"],
     &["error", "text"],
-    &["sanitize", "tokens", "tool_names"],
+    &["sanitize", "tokens", "tool_names", "rewrite"],
     &["markdown", "limits"],
     &["model", "segment"],
     &[
@@ -28,7 +28,7 @@ const LAYERS: &[&[&str]] = &[
         "template",
         "server_key",
     ],
-    &["pin"],
+    &["pin", "tool_policy"],
     &["report"],
     &["budget"],
     &["assemble"],

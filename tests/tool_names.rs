@@ -138,3 +138,255 @@ fn the_default_is_the_tools_own_names() {
     assert_eq!(a.text(), b.text());
     assert!(a.text().contains("`get_invoice`"));
 }
+
+mod refs {
+    use mcp_preamble::files::Capture;
+    use mcp_preamble::report::{Form, RemovalReason};
+    use mcp_preamble::settings::{ToolFilter, ToolOverride};
+    use mcp_preamble::{Assembler, Policy, ServerSnapshot, ToolNames};
+
+    pub fn capture() -> ServerSnapshot {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tool-refs.json");
+        Capture::from_path(path)
+            .unwrap()
+            .snapshot()
+            .unwrap()
+            .with_alias("billing")
+    }
+
+    #[test]
+    fn every_scheme_rewrites_the_references_by_the_documented_rule() {
+        for scheme in super::SCHEMES {
+            let names: ToolNames = scheme.parse().unwrap();
+            let label = names
+                .server_label(Some("billing"), "invoice-server", None)
+                .to_string();
+            let seen = |t: &str| names.exposed(&label, t).into_string();
+            let a = Assembler::new()
+                .tool_names(names.clone())
+                .assemble(&[capture()])
+                .unwrap();
+            let text = a.text();
+            let r = &a.servers()[0];
+            // Code span, call, identifier, and in the fenced block.
+            for want in [
+                format!(
+                    "Always call `{}` before {}().",
+                    seen("list_periods"),
+                    seen("get_invoice")
+                ),
+                format!("- Use {} only when", seen("void_invoice")),
+                format!("{}(id=", seen("get_invoice")),
+                format!("or call `{}` with a query", seen("search")),
+            ] {
+                assert!(text.contains(&want), "{scheme}: {want}\n{text}");
+            }
+            // A prose word equal to a tool name is not a reference.
+            assert!(
+                text.contains("search the periods first"),
+                "{scheme}\n{text}"
+            );
+            // The tool list shows the same names.
+            for t in ["list_periods", "get_invoice", "void_invoice", "search"] {
+                assert!(text.contains(&format!("`{}`", seen(t))), "{scheme}: {t}");
+            }
+            if scheme == "plain" {
+                assert!(r.rewrites.is_empty());
+                continue;
+            }
+            let forms: Vec<(&str, Form)> = r
+                .rewrites
+                .iter()
+                .map(|w| (w.tool.as_str(), w.form))
+                .collect();
+            assert_eq!(
+                forms,
+                [
+                    ("list_periods", Form::Code),
+                    ("get_invoice", Form::Call),
+                    ("void_invoice", Form::Identifier),
+                    ("search", Form::Code),
+                    ("get_invoice", Form::Code),
+                ],
+                "{scheme}"
+            );
+            for w in &r.rewrites {
+                assert_eq!(w.name, seen(&w.tool));
+            }
+            // Deferred: the index uses the same names, and so do the instructions.
+            let d = Assembler::new()
+                .tool_names(names.clone())
+                .defer("billing")
+                .assemble(&[capture()])
+                .unwrap();
+            let index = d.text().split("Deferred tools").nth(1).unwrap().to_string();
+            for t in ["list_periods", "get_invoice", "void_invoice", "search"] {
+                assert!(
+                    index.contains(&format!("`{}`", seen(t))),
+                    "{scheme}: {t}\n{index}"
+                );
+            }
+            assert!(
+                d.text()
+                    .contains(&format!("before {}()", seen("get_invoice")))
+            );
+        }
+    }
+
+    #[test]
+    fn references_never_name_another_servers_tool() {
+        // Two servers with the same tool names: each one's text names its own tools.
+        let other = capture().with_alias("shop");
+        let names: ToolNames = "claude-code".parse().unwrap();
+        let a = Assembler::new()
+            .tool_names(names)
+            .assemble(&[capture(), other])
+            .unwrap();
+        for r in a.servers() {
+            let alias = r.alias.clone().unwrap();
+            for w in &r.rewrites {
+                assert_eq!(w.name, format!("mcp__{alias}__{}", w.tool));
+            }
+            let other = if alias == "billing" {
+                "shop"
+            } else {
+                "billing"
+            };
+            assert!(!r.text.contains(&format!("mcp__{other}__")), "{}", r.text);
+        }
+    }
+
+    #[test]
+    fn a_denied_tool_leaves_the_section_and_its_sentences() {
+        let s = capture().with_instructions(
+            "Call get_invoice for one invoice. Use void_invoice to cancel one. \
+             Never call void_invoice before get_invoice.",
+        );
+        let a = Assembler::new()
+            .tool_descriptions(true)
+            .tool_names("claude-code".parse().unwrap())
+            .policy(
+                "billing",
+                Policy::new().tools(ToolFilter::new().deny("void_*")),
+            )
+            .assemble(&[s])
+            .unwrap();
+        let r = &a.servers()[0];
+        assert_eq!(r.hidden_tools, ["void_invoice"]);
+        // Its description and name are gone from the tool list.
+        assert!(!a.text().contains("no longer be paid"), "{}", a.text());
+        assert!(!a.text().contains("mcp__billing__void_invoice"));
+        // A sentence naming only it is removed, with its reason.
+        let removed = r
+            .removed
+            .iter()
+            .find(|x| x.reason == RemovalReason::MentionsHiddenTool)
+            .unwrap();
+        assert_eq!(removed.text, "Use void_invoice to cancel one.");
+        assert_eq!(removed.tool.as_deref(), Some("void_invoice"));
+        assert!(!a.text().contains("to cancel one"));
+        // A sentence naming it and a sent tool is kept and reported.
+        assert_eq!(r.hidden_mentions.len(), 1);
+        assert_eq!(r.hidden_mentions[0].tools, ["void_invoice"]);
+        assert!(
+            a.text()
+                .contains("Never call void_invoice before mcp__billing__get_invoice."),
+            "{}",
+            a.text()
+        );
+        let json = a.to_json();
+        assert!(json.contains("\"reason\": \"mentions_hidden_tool\""));
+        assert!(json.contains("\"hidden_tools\": ["));
+        assert!(json.contains("\"hidden_mentions\": ["));
+    }
+
+    #[test]
+    fn an_overridden_description_changes_what_deduplication_removes() {
+        let s = capture()
+            .with_instructions("Get an invoice by id. Fetch the signed PDF of one invoice.");
+        let plain = Assembler::new().assemble(std::slice::from_ref(&s)).unwrap();
+        assert!(!plain.text().contains("Get an invoice by id."));
+        assert!(
+            plain
+                .text()
+                .contains("Fetch the signed PDF of one invoice.")
+        );
+        let over = Policy::new().tool(
+            "get_invoice",
+            ToolOverride::new().description("Fetch the signed PDF of one invoice."),
+        );
+        let a = Assembler::new()
+            .policy("billing", over)
+            .assemble(&[s])
+            .unwrap();
+        // The server's own description no longer matches; the override does.
+        assert!(a.text().contains("Get an invoice by id."), "{}", a.text());
+        assert!(!a.text().contains("Fetch the signed PDF"), "{}", a.text());
+        let r = &a.servers()[0].removed;
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0].reason, RemovalReason::RestatesTool);
+        assert_eq!(r[0].tool.as_deref(), Some("get_invoice"));
+    }
+}
+
+#[cfg(feature = "cli")]
+mod cli {
+    use std::process::Command;
+
+    fn preview(args: &[&str]) -> (String, String, i32) {
+        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tool-refs.json");
+        let o = Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
+            .arg("preview")
+            .arg(file)
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+            o.status.code().unwrap_or(-1),
+        )
+    }
+
+    #[test]
+    fn tool_names_on_preview_and_filters_in_the_policy_file() {
+        let (out, err, code) = preview(&["--tool-names", "claude-code"]);
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            out.contains(
+                "Always call `mcp__tool-refs__list_periods` before mcp__tool-refs__get_invoice()."
+            ),
+            "{out}"
+        );
+        for scheme in ["vscode", "codex", "opencode", "plain", "{server}__{tool}"] {
+            let (_, err, code) = preview(&["--tool-names", scheme]);
+            assert_eq!(code, 0, "{scheme}: {err}");
+        }
+        let (_, err, code) = preview(&["--tool-names", "claude"]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("unknown tool-name scheme \"claude\""), "{err}");
+
+        let dir =
+            std::env::temp_dir().join(format!("mcp-preamble-tool-names-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let policy = dir.join("p.toml");
+        std::fs::write(
+            &policy,
+            "version = 1\n[defaults]\ntool_names = \"codex\"\n\
+             [servers.tool-refs.tools]\ndeny = [\"void_*\"]\n\
+             [servers.tool-refs.tool.get_invoice]\ndescription = \"Fetch one invoice.\"\n",
+        )
+        .unwrap();
+        let (out, err, code) = preview(&["--policy", policy.to_str().unwrap(), "--json"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("mcp__tool_refs__list_periods"), "{out}");
+        assert!(!out.contains("mcp__tool_refs__void_invoice"), "{out}");
+        assert!(
+            out.contains("\"reason\": \"mentions_hidden_tool\""),
+            "{out}"
+        );
+        assert!(out.contains("\"rewrites\": ["), "{out}");
+        assert!(out.contains("\"form\": \"call\""), "{out}");
+    }
+}

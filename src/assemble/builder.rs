@@ -12,6 +12,7 @@ use crate::pin::{Lock, OnChange};
 use crate::template::Template;
 use crate::tokens::{Counter, Encoding, Tiktoken, TokenCounter};
 use crate::tool_names::ToolNames;
+use crate::tool_policy::{ToolFilter, ToolOverride, ToolRules};
 use crate::visibility::{self, DeferWhen, Visibility};
 
 /// The order of servers in the section; `order = "name"` or
@@ -78,6 +79,7 @@ pub struct Policy {
     pub(super) label: Option<String>,
     pub(super) weight: f64,
     pub(super) on_change: Option<OnChange>,
+    pub(super) tools: ToolRules,
 }
 
 impl Default for Policy {
@@ -95,6 +97,7 @@ impl Policy {
             label: None,
             weight: 1.0,
             on_change: None,
+            tools: ToolRules::default(),
         }
     }
 
@@ -141,6 +144,49 @@ impl Policy {
     /// [`Assembler::lock`]; overrides [`Assembler::on_change`].
     pub fn on_change(mut self, on_change: OnChange) -> Policy {
         self.on_change = Some(on_change);
+        self
+    }
+
+    /// Which of the server's tools the model is sent: the tools the
+    /// filter hides leave the tool list, the deferred index and the pin,
+    /// and an instruction whose only tool references are hidden tools is
+    /// removed ([`RemovalReason::MentionsHiddenTool`](crate::report::RemovalReason::MentionsHiddenTool)).
+    /// See the crate docs, "Tool names".
+    ///
+    /// ```
+    /// use mcp_preamble::settings::ToolFilter;
+    /// use mcp_preamble::{Assembler, Policy, ServerSnapshot, Tool};
+    /// let s = ServerSnapshot::new("billing")
+    ///     .with_instructions("Call get_invoice for one invoice. Call void_invoice to cancel one.")
+    ///     .with_tool(Tool::new("get_invoice", "Get an invoice."))
+    ///     .with_tool(Tool::new("void_invoice", "Void an invoice."));
+    /// let a = Assembler::new()
+    ///     .policy("billing", Policy::new().tools(ToolFilter::new().deny("void_*")))
+    ///     .assemble(&[s])?;
+    /// assert!(!a.text().contains("void_invoice"));
+    /// assert_eq!(a.servers()[0].hidden_tools, ["void_invoice"]);
+    /// # Ok::<(), mcp_preamble::Error>(())
+    /// ```
+    pub fn tools(mut self, filter: ToolFilter) -> Policy {
+        self.tools.filter = filter;
+        self
+    }
+
+    /// What the model is told about one tool instead of what the server
+    /// says (description, title, annotations), and whether it is always
+    /// loaded; de-duplication compares instructions with the overridden
+    /// description.
+    pub fn tool(mut self, name: impl Into<String>, tool: ToolOverride) -> Policy {
+        self.tools.overrides.insert(name.into(), tool);
+        self
+    }
+
+    /// Whether the server's tools are never deferred behind tool search,
+    /// whatever [`Assembler::defer`], [`Assembler::defer_over`] or
+    /// [`Assembler::defer_when`] say (a tool's own
+    /// [`ToolOverride::always_load`] wins over this).
+    pub fn always_load(mut self, yes: bool) -> Policy {
+        self.tools.always_load = Some(yes);
         self
     }
 

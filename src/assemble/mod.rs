@@ -8,6 +8,7 @@ mod builder;
 mod exposure;
 mod layout;
 mod memo;
+mod mentions;
 mod names;
 mod prepare;
 
@@ -125,7 +126,15 @@ impl Assembler {
             ));
         }
         let placement = names::place(servers, self.order);
-        let exposed = exposure::expose(&self.tool_names, servers, &placement);
+        // What the model is sent: pins, names and stages see the filtered tools.
+        let filtered = exposure::filtered(self, servers, &placement);
+        let sent: Vec<&ServerSnapshot> = servers
+            .iter()
+            .zip(&filtered)
+            .map(|(s, f)| f.as_ref().map_or(*s, |(kept, _)| kept))
+            .collect();
+        let servers = &sent[..];
+        let exposed = exposure::expose(&self.tool_names, servers, &placement, &filtered);
         let mut session = self.template.session(0)?;
         // A block that runs out of template fuel, or grows past
         // MAX_BLOCK_BYTES, fits no budget: the ladder cuts it. The size cap
@@ -212,6 +221,12 @@ impl Assembler {
                 continue;
             }
             let (server, mut hits) = run.servers[i].within(&self.limits);
+            let server = match config_key.and_then(|k| self.policies.get(k)) {
+                Some(p) if !p.tools.overrides.is_empty() => {
+                    std::borrow::Cow::Owned(p.tools.overridden(server.into_owned()))
+                }
+                _ => server,
+            };
             hits.splice(0..0, server.limits.iter().copied());
             let (pin, effect) = &*pinned;
             // Held text is the pinned, sanitized text: not sanitized again

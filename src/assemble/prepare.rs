@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::builder::{Assembler, Policy};
 use super::exposure::ServerNames;
+use super::mentions;
 use crate::budget::{self, Measure, Render, Rendered, Trim};
 use crate::dedup::{self, ToolText};
 use crate::error::Result;
@@ -90,7 +91,8 @@ impl Prepared {
     ) -> Prepared {
         let policy = config_key.and_then(|k| config.policies.get(k));
         let (mut found, applied) = intake(s, name, renamed_from, held, policy);
-        let resolved = config.visibility.resolve(config_key, s, &config.counter);
+        let mut resolved = config.visibility.resolve(config_key, s, &config.counter);
+        mentions::always_load(policy, s, &mut resolved);
         let hidden = &mut found.hidden;
         let (tools, index) = match applied.excluded {
             true => Default::default(),
@@ -104,8 +106,9 @@ impl Prepared {
             .and_then(|p| p.label.as_deref())
             .filter(|_| applied.replaced && applied.instructions.is_some());
         let (instructions, hidden) = (applied.instructions, &mut found.hidden);
-        let view = view_of(s, name, label, instructions, (tools, index), hidden);
+        let mut view = view_of(s, name, label, instructions, (tools, index), hidden);
         let mut report = report_of(s, &view, &resolved, applied.actions, applied.removed, found);
+        mentions::apply(&mut view, &mut report, &names, s, applied.replaced);
         if let Some(why) = omitted {
             report.omit(why);
         }
@@ -305,7 +308,12 @@ impl Prepared {
             .filter(|_| self.dedup_removed.is_empty());
         let fitted = budget::fit(base, self.trim.as_ref(), limit, rendered, measure)?;
         let report = &mut self.report;
-        report.removed.retain(|r| r.reason == RemovalReason::Policy);
+        report.removed.retain(|r| {
+            matches!(
+                r.reason,
+                RemovalReason::Policy | RemovalReason::MentionsHiddenTool
+            )
+        });
         report.removed.extend(self.dedup_removed.iter().cloned());
         report.removed.extend(fitted.removed);
         report.truncated = fitted.truncated;
@@ -487,6 +495,9 @@ fn report_of(
         limits: Vec::new(),
         tool_tokens: resolved.tool_tokens,
         deferred: deferral_of(resolved, view),
+        hidden_tools: Vec::new(),
+        rewrites: Vec::new(),
+        hidden_mentions: Vec::new(),
         diagnostics: Vec::new(),
         notes: Vec::new(),
         omitted: None,

@@ -136,6 +136,11 @@ pub struct Preview {
     /// `o200k_base` (the default), `cl100k_base`, or a model name.
     #[arg(long, value_name = "E")]
     pub encoding: Option<String>,
+    /// The names the model sees for tools, as this host names them:
+    /// `claude-code`, `vscode`, `codex`, `opencode`, `plain` (the default),
+    /// or a pattern such as `{server}__{tool}`.
+    #[arg(long, value_name = "SCHEME", value_parser = parse_tool_names)]
+    pub tool_names: Option<mcp_preamble::ToolNames>,
     /// A policy file (`mcp-preamble.toml`); flags override its settings.
     #[arg(long, value_name = "PATH")]
     pub policy: Option<PathBuf>,
@@ -282,4 +287,8 @@ fn parse_tokens(s: &str) -> Result<usize, String> {
     }
     s.parse()
         .map_err(|_| format!("{s} is too large a number of tokens"))
+}
+
+fn parse_tool_names(s: &str) -> Result<mcp_preamble::ToolNames, String> {
+    s.parse().map_err(|e: mcp_preamble::Error| e.to_string())
 }

@@ -24,6 +24,7 @@ fn settings(p: &Preview) -> Result<Settings, mcp_preamble::Error> {
     flags.total_budget = p.total_budget;
     flags.template.clone_from(&p.template);
     flags.encoding.clone_from(&p.encoding);
+    flags.tool_names.clone_from(&p.tool_names);
     Ok(settings)
 }
 
