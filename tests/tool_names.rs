@@ -1,5 +1,7 @@
 //! Host tool-name schemes: the names the model sees, in the section.
 
+mod common;
+
 use mcp_preamble::tool_names::{Fit, Host, ToolNames};
 use mcp_preamble::{Assembler, ServerSnapshot, Tool};
 
@@ -329,6 +331,47 @@ mod refs {
     }
 }
 
+#[test]
+fn always_loaded_tools_are_never_deferred() {
+    use mcp_preamble::Policy;
+    use mcp_preamble::settings::{PolicyFile, ToolOverride};
+    let deferred = |a: &Assembler| {
+        let r = a.assemble(&[billing()]).unwrap();
+        r.servers()[0]
+            .deferred
+            .as_ref()
+            .map(|d| d.tools.clone())
+            .unwrap_or_default()
+    };
+    let base = Assembler::new().defer("billing");
+    assert_eq!(deferred(&base).len(), 3);
+    let server = base
+        .clone()
+        .policy("billing", Policy::new().always_load(true));
+    assert!(deferred(&server).is_empty());
+    let one = base.clone().policy(
+        "billing",
+        Policy::new().tool("get_invoice", ToolOverride::new().always_load(true)),
+    );
+    assert_eq!(deferred(&one), ["list_periods", "void_invoice"]);
+    // A tool's own `always_load = false` wins over the server's.
+    let but = base.clone().policy(
+        "billing",
+        Policy::new()
+            .always_load(true)
+            .tool("void_invoice", ToolOverride::new().always_load(false)),
+    );
+    assert_eq!(deferred(&but), ["void_invoice"]);
+    // The same from the policy file.
+    let file = PolicyFile::from_str(
+        "version = 1\n[servers.billing]\nalways_load = false\n[servers.billing.tool.get_invoice]\nalways_load = true\n",
+        "p.toml",
+    )
+    .unwrap();
+    let from_file = Assembler::from_policy(&file).unwrap().defer("billing");
+    assert_eq!(deferred(&from_file), ["list_periods", "void_invoice"]);
+}
+
 #[cfg(feature = "cli")]
 mod cli {
     use std::process::Command;
@@ -388,5 +431,58 @@ mod cli {
         );
         assert!(out.contains("\"rewrites\": ["), "{out}");
         assert!(out.contains("\"form\": \"call\""), "{out}");
+    }
+}
+
+mod property {
+    use super::SCHEMES;
+    use super::common::{all_snapshots, o200k};
+    use mcp_preamble::{Assembler, ServerSnapshot, ToolNames};
+    use proptest::prelude::*;
+    use std::sync::OnceLock;
+
+    fn corpus() -> &'static [ServerSnapshot] {
+        static CORPUS: OnceLock<Vec<ServerSnapshot>> = OnceLock::new();
+        CORPUS.get_or_init(all_snapshots)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+        /// Under every scheme, on any part of the corpus: budgets hold on
+        /// exactly what is sent, the output is byte-identical across runs,
+        /// and every rewritten reference names a tool in the section.
+        #[test]
+        fn budgets_are_exact_and_output_identical_under_every_scheme(
+            picks in proptest::collection::vec(any::<prop::sample::Index>(), 1..6),
+            scheme in 0..SCHEMES.len(),
+            budget in 40usize..400,
+            total in 100usize..1500,
+            defer in any::<bool>(),
+        ) {
+            let servers: Vec<ServerSnapshot> =
+                picks.iter().map(|i| i.get(corpus()).clone()).collect();
+            let names: ToolNames = SCHEMES[scheme].parse().unwrap();
+            let mut a = Assembler::new().tool_names(names).budget(budget).total_budget(total);
+            if defer {
+                a = a.defer_over(3);
+            }
+            let first = a.assemble(&servers).unwrap();
+            let again = a.assemble(&servers).unwrap();
+            prop_assert_eq!(first.text(), again.text());
+            prop_assert_eq!(first.to_json(), again.to_json());
+            prop_assert_eq!(first.total_tokens(), o200k(first.text()));
+            prop_assert!(first.total_tokens() <= total);
+            for r in first.servers() {
+                prop_assert_eq!(r.tokens, o200k(&r.text), "{}", r.name);
+                prop_assert!(r.tokens <= budget, "{}", r.name);
+                let own: Vec<&str> = servers[r.index].tools.iter().map(|t| t.name.as_str()).collect();
+                for w in &r.rewrites {
+                    // A rewrite names one of this server's own tools, by a new name.
+                    prop_assert!(own.contains(&w.tool.as_str()), "{}: {}", r.name, w.tool);
+                    prop_assert_ne!(&w.name, &w.tool);
+                }
+            }
+        }
     }
 }
