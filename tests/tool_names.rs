@@ -372,6 +372,60 @@ fn always_loaded_tools_are_never_deferred() {
     assert_eq!(deferred(&from_file), ["list_periods", "void_invoice"]);
 }
 
+mod lint {
+    use mcp_preamble::lint::{LintCode, Linter};
+    use mcp_preamble::settings::ToolFilter;
+
+    fn unknown(linter: &Linter, instructions: &str) -> Vec<String> {
+        let s = super::billing().with_instructions(instructions);
+        linter
+            .lint(&s)
+            .into_iter()
+            .filter(|f| f.code == LintCode::UnknownTool)
+            .map(|f| f.message)
+            .collect()
+    }
+
+    #[test]
+    fn mcp003_knows_host_names_of_the_servers_own_tools() {
+        let l = Linter::new();
+        for text in [
+            "Call mcp__billing__get_invoice for one invoice.",
+            "Call `mcp_billing-serve_get_invoice` for one invoice.",
+            "Call mcp__billing-server__list_periods() first.",
+        ] {
+            assert_eq!(unknown(&l, text), Vec::<String>::new(), "{text}");
+        }
+        // A host name of a tool the server does not have is still unknown.
+        let found = unknown(&l, "Call mcp__billing__get_receipt for one receipt.");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].contains("mcp__billing__get_receipt"), "{found:?}");
+    }
+
+    #[test]
+    fn mcp003_reports_mentions_of_filtered_tools() {
+        let l = Linter::new().tool_filter("billing", ToolFilter::new().deny("void_*"));
+        let found = unknown(
+            &l,
+            "Call get_invoice first. Use void_invoice to cancel one.",
+        );
+        assert_eq!(
+            found,
+            [
+                "instructions mention `void_invoice`, which the operator's filter hides from the model"
+            ]
+        );
+        // Unfiltered, the same text is clean.
+        assert!(
+            unknown(
+                &Linter::new(),
+                "Call get_invoice first. Use void_invoice to cancel one."
+            )
+            .is_empty()
+        );
+    }
+}
+
 #[cfg(feature = "cli")]
 mod cli {
     use std::process::Command;
