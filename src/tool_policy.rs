@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::model::{ServerSnapshot, ToolAnnotations};
 use crate::visibility::glob;
@@ -28,7 +28,7 @@ use crate::visibility::glob;
 /// assert!(!f.sends("get_secret_key"));
 /// assert!(!f.sends("void_invoice"));
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct ToolFilter {
@@ -67,6 +67,13 @@ impl ToolFilter {
     /// Whether the filter sends every tool.
     pub fn is_empty(&self) -> bool {
         self.allow.is_empty() && self.deny.is_empty()
+    }
+
+    /// `server` without the tools the filter hides.
+    pub fn apply(&self, server: &ServerSnapshot) -> ServerSnapshot {
+        let mut kept = server.clone();
+        kept.tools.retain(|t| self.sends(&t.name));
+        kept
     }
 }
 

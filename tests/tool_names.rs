@@ -426,6 +426,71 @@ mod lint {
     }
 }
 
+mod pins {
+    use mcp_preamble::pin::{Lock, PinState};
+    use mcp_preamble::settings::ToolFilter;
+    use mcp_preamble::{Assembler, Limits, Policy, Tool};
+
+    fn deny_void() -> ToolFilter {
+        ToolFilter::new().deny("void_*")
+    }
+
+    #[test]
+    fn pins_record_the_tools_after_filters() {
+        let mut lock = Lock::new();
+        lock.pin_sent(&super::billing(), &deny_void(), &Limits::default());
+        let entry = lock.get("billing").unwrap();
+        assert!(!entry.tools.contains_key("void_invoice"));
+        assert_eq!(entry.tool_filter, Some(deny_void()));
+        assert!(lock.to_json().contains("\"tool_filter\": {"));
+        // A hidden tool that changes is no drift, for the lock and the assembler.
+        let mut changed = super::billing();
+        changed.tools[2] = Tool::new("void_invoice", "Void any invoice, paid or not.");
+        changed = changed.with_tool(Tool::new("void_all", "Void everything."));
+        assert_eq!(
+            lock.check_sent(&changed, &deny_void()).state,
+            PinState::Same
+        );
+        let a = Assembler::new()
+            .lock(lock.clone())
+            .policy("billing", Policy::new().tools(deny_void()));
+        let r = a.assemble(&[changed.clone()]).unwrap();
+        assert_eq!(r.servers()[0].pin.state, PinState::Same);
+        assert!(!r.servers()[0].pin.filter_changed);
+        // A sent tool that changes is drift, as before.
+        let mut sent = super::billing();
+        sent.tools[1] = Tool::new("get_invoice", "Get any invoice.");
+        let r = a.assemble(&[sent]).unwrap();
+        assert_eq!(r.servers()[0].pin.state, PinState::Changed);
+        assert_eq!(r.servers()[0].pin.tools_redescribed, ["get_invoice"]);
+    }
+
+    #[test]
+    fn a_filter_change_is_a_policy_change_not_drift() {
+        let mut lock = Lock::new();
+        lock.pin_sent(&super::billing(), &deny_void(), &Limits::default());
+        // The operator now also hides get_invoice, and lets void_invoice through.
+        let now = ToolFilter::new().deny("get_*");
+        let pin = lock.check_sent(&super::billing(), &now);
+        assert_eq!(pin.state, PinState::Same);
+        assert!(pin.filter_changed);
+        assert!(pin.tools_added.is_empty() && pin.tools_removed.is_empty());
+        assert_eq!(
+            pin.summary(),
+            "same; the operator's tool filter changed since the pin"
+        );
+        let r = Assembler::new()
+            .lock(lock)
+            .policy("billing", Policy::new().tools(now))
+            .assemble(&[super::billing()])
+            .unwrap();
+        let pin = &r.servers()[0].pin;
+        assert_eq!(pin.state, PinState::Same);
+        assert!(pin.filter_changed);
+        assert!(r.to_json().contains("\"filter_changed\": true"));
+    }
+}
+
 #[cfg(feature = "cli")]
 mod cli {
     use std::process::Command;

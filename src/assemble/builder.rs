@@ -469,6 +469,12 @@ impl Assembler {
         &self.template
     }
 
+    /// The tool filter of the server configured under `key`, if any.
+    pub(crate) fn tool_filter_of(&self, key: Option<&str>) -> Option<&ToolFilter> {
+        let p = self.policies.get(key?)?;
+        Some(&p.tools.filter).filter(|f| !f.is_empty())
+    }
+
     /// The lock servers are compared with, if any.
     pub(crate) fn lock_ref(&self) -> Option<&Lock> {
         self.lock.as_ref()

@@ -298,12 +298,13 @@ impl Assembler {
         if let Some(hit) = run.lookup(&key, |m, k, g| m.pins.get(k, g)) {
             return Ok((hit, fp));
         }
-        let decided = Arc::new(pin::decide(
+        let decided = Arc::new(pin::decide_sent(
             lock,
             run.servers[i],
             config_key,
             on_change,
             &self.limits,
+            self.tool_filter_of(config_key),
         )?);
         run.store(key, |m, k, g| m.pins.insert(k, g, decided.clone()));
         Ok((decided, fp))

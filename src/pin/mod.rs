@@ -194,6 +194,11 @@ pub struct Pin {
     /// when it was pinned.
     #[serde(skip_serializing_if = "is_false")]
     pub cut_changed: bool,
+    /// The operator's tool filter differs from the one the server was
+    /// pinned under: a policy change, not drift. Tools only one of the two
+    /// filters sends are not compared.
+    #[serde(skip_serializing_if = "is_false")]
+    pub filter_changed: bool,
     /// For `new` and `changed` servers: SHA-256 of everything the server
     /// would be pinned as now (its whole [`LockEntry`]: instructions, every
     /// tool's name, description and schema, what the limits cut), so that
@@ -231,6 +236,7 @@ impl Pin {
             tools_removed: Vec::new(),
             tools_redescribed: Vec::new(),
             cut_changed: false,
+            filter_changed: false,
             sha256: None,
             on_change: None,
             diff: None,
@@ -269,9 +275,12 @@ impl Pin {
         if self.cut_changed {
             parts.push("text past the limits changed".to_string());
         }
+        let policy = "the operator's tool filter changed since the pin";
         match self.state {
             PinState::New => "not in the lock".to_string(),
+            _ if parts.is_empty() && self.filter_changed => format!("same; {policy}"),
             _ if parts.is_empty() => self.state.as_str().to_string(),
+            _ if self.filter_changed => format!("{}; {policy}", parts.join("; ")),
             _ => parts.join("; "),
         }
     }
@@ -475,8 +484,12 @@ fn lookalike_diff(old: &str, new: &str) -> Option<String> {
 
 /// [`Pin::sha256`] of `server` pinned within `limits`.
 #[cfg(feature = "hub")]
-pub(crate) fn digest_of(server: &ServerSnapshot, limits: &crate::limits::Limits) -> String {
-    LockEntry::within(server, limits).digest()
+pub(crate) fn digest_of(
+    server: &ServerSnapshot,
+    filter: Option<&crate::tool_policy::ToolFilter>,
+    limits: &crate::limits::Limits,
+) -> String {
+    LockEntry::sent(server, filter, limits).digest()
 }
 
 /// What the assembler does for one server after comparing it with the lock.
@@ -500,6 +513,7 @@ pub(crate) enum Effect {
 /// `on_change` (the operator's, `None` when unset): the pin to report and
 /// what to render. Fails with [`ErrorKind::Drift`] for `fail` on a new or
 /// changed server.
+#[cfg(test)]
 pub(crate) fn decide(
     lock: Option<&Lock>,
     server: &ServerSnapshot,
@@ -507,11 +521,25 @@ pub(crate) fn decide(
     on_change: Option<OnChange>,
     limits: &crate::limits::Limits,
 ) -> Result<(Pin, Effect)> {
+    decide_sent(lock, server, key, on_change, limits, None)
+}
+
+/// Compares `server`, pinned under `key`, with `lock` as `decide` does,
+/// for a server whose tools are what `filter` (the operator's tool filter,
+/// if any) sends: the filter is compared with the pinned one.
+pub(crate) fn decide_sent(
+    lock: Option<&Lock>,
+    server: &ServerSnapshot,
+    key: Option<&str>,
+    on_change: Option<OnChange>,
+    limits: &crate::limits::Limits,
+    filter: Option<&crate::tool_policy::ToolFilter>,
+) -> Result<(Pin, Effect)> {
     let Some(lock) = lock else {
         return Ok((Pin::unpinned(), Effect::AsIs));
     };
     // Hashing and sanitizing every tool is the costly part: done once.
-    let now = LockEntry::within(server, limits);
+    let now = LockEntry::sent(server, filter, limits);
     let mut pin = lock.compare(key, server, &now);
     if !matches!(pin.state, PinState::New | PinState::Changed) {
         return Ok((pin, Effect::AsIs));
