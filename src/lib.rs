@@ -359,6 +359,12 @@
 //! de-duplication compares with, and what the tool list shows. A tool that
 //! is always loaded is never deferred, whatever deferred it.
 //!
+//! The same server connected twice (two aliases, byte-identical
+//! `serverInfo`, instructions and tools, neither changed against its pin)
+//! has its instructions rendered once: the later block says `Same
+//! instructions as <first> above.` and keeps its own heading and tools.
+//! Servers that differ in anything are never merged.
+//!
 //! ```
 //! # fn main() -> mcp_preamble::Result<()> {
 //! use mcp_preamble::{Assembler, ServerSnapshot, Tool, ToolNames};

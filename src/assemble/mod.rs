@@ -12,7 +12,7 @@ mod mentions;
 mod names;
 mod prepare;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
@@ -20,7 +20,7 @@ use crate::budget::{self, Measure, Render, Rendered};
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::{Limit, LimitHit};
 use crate::model::ServerSnapshot;
-use crate::pin::{self, Effect, Pin};
+use crate::pin::{self, Effect, Pin, PinState};
 use crate::report::{AliasSetting, Assembly, ConfigDiagnostic};
 use crate::template::{MAX_BLOCK_BYTES, ServerView};
 
@@ -162,6 +162,8 @@ impl Assembler {
         let mut prepared = self.prepare(&mut run, &mut measure)?;
         if self.dedup && self.dedup_across_servers {
             link_twins(&mut prepared);
+        } else if self.dedup {
+            link_same_servers(&mut prepared, servers, &placement);
         }
         let mut limits = self.token_limits(&prepared, &mut measure)?;
         let mut fitted = self.fit(&mut run, &mut prepared, &limits, &mut measure)?;
@@ -437,6 +439,47 @@ fn link_twins(prepared: &mut [Arc<Prepared>]) {
                 None => {
                     seen.insert(whole, p.view.name.clone());
                 }
+            }
+        }
+    }
+    for (k, first) in twins {
+        Arc::make_mut(&mut prepared[k]).make_twin(first);
+    }
+}
+
+/// The same server connected twice (two aliases, `markdown-vault-mcp`
+/// #1252): a later server whose `serverInfo`, instructions and tools are
+/// byte-identical to an earlier one's, neither differing from its pin, shows
+/// a one-line reference to it instead of the text again
+/// ([`RemovalReason::SameAsServer`](crate::report::RemovalReason::SameAsServer)).
+/// Unlike [`Assembler::dedup_across_servers`], nothing of one server can
+/// stand in for a different one: only a server identical in everything the
+/// model reads of it is folded, so no rule moves to another server's scope.
+fn link_same_servers(
+    prepared: &mut [Arc<Prepared>],
+    servers: &[&ServerSnapshot],
+    placement: &Placement,
+) {
+    let identity = |s: &ServerSnapshot| {
+        serde_json::to_string(&(&s.server_info, s.instructions.raw(), &s.tools)).unwrap_or_default()
+    };
+    // Cheap first: only servers with the same instructions are serialized.
+    let mut by_text: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (k, &i) in placement.order.iter().enumerate() {
+        let p = &prepared[k];
+        let settled = !matches!(p.report.pin.state, PinState::New | PinState::Changed);
+        if let (Some(raw), true, true) = (servers[i].instructions.raw(), settled, p.candidate()) {
+            by_text.entry(raw).or_default().push(k);
+        }
+    }
+    let mut twins = Vec::new();
+    for group in by_text.values().filter(|g| g.len() > 1) {
+        let mut firsts: Vec<(String, usize)> = Vec::new();
+        for &k in group {
+            let id = identity(servers[placement.order[k]]);
+            match firsts.iter().find(|(f, _)| *f == id) {
+                Some((_, first)) => twins.push((k, prepared[*first].view.name.clone())),
+                None => firsts.push((id, k)),
             }
         }
     }
