@@ -365,6 +365,12 @@
 //! instructions as <first> above.` and keeps its own heading and tools.
 //! Servers that differ in anything are never merged.
 //!
+//! Codex and OpenAI tool search show a description per server namespace
+//! and surface about its first 512 characters: [`Assembler::namespace_chars`]
+//! (`preview --target namespace`) also renders each server's instructions
+//! as a self-contained description under that cap, whole units with
+//! constraints first ([`ServerReport::namespace`]).
+//!
 //! ```
 //! # fn main() -> mcp_preamble::Result<()> {
 //! use mcp_preamble::{Assembler, ServerSnapshot, Tool, ToolNames};

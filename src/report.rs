@@ -119,6 +119,21 @@ pub struct Restatement {
     pub tool: String,
 }
 
+/// A server's block as a namespace description: self-contained text under
+/// a character cap, constraints first ([`Assembler::namespace_chars`](crate::Assembler::namespace_chars)).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Namespace {
+    /// The description.
+    pub text: String,
+    /// Its length in characters (Unicode scalar values).
+    pub chars: usize,
+    /// The cap it was fitted to.
+    pub max_chars: usize,
+    /// Units of the instructions left out to fit the cap.
+    pub units_left_out: usize,
+}
+
 /// What happened to one server.
 #[derive(Debug, Clone, Serialize)]
 #[non_exhaustive]
@@ -193,6 +208,10 @@ pub struct ServerReport {
     /// tools the model is sent (in the JSON only when there are some).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hidden_mentions: Vec<HiddenMention>,
+    /// The block as a namespace description, when the assembler was asked
+    /// for one (in the JSON only then).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<Namespace>,
     /// Problems with the server's data, as lines for people (blank
     /// instructions, a failed `tools/list`, the omission…): the `Display`
     /// of each of [`ServerReport::notes`], in the same order. For people

@@ -545,6 +545,72 @@ mod twice {
     }
 }
 
+mod namespace {
+    use super::common::all_snapshots;
+    use mcp_preamble::{Assembler, ToolNames};
+
+    #[test]
+    fn namespace_descriptions_fit_their_cap_constraints_first() {
+        let a = Assembler::new()
+            .namespace_chars(512)
+            .assemble(&all_snapshots())
+            .unwrap();
+        let mut some = 0;
+        for r in a.servers() {
+            let Some(ns) = &r.namespace else { continue };
+            some += 1;
+            assert_eq!(ns.chars, ns.text.chars().count(), "{}", r.name);
+            assert!(ns.chars <= 512, "{}: {}", r.name, ns.chars);
+            assert_eq!(ns.max_chars, 512);
+        }
+        assert!(some >= 10, "{some}");
+        // Not asked for: not in the report or the JSON.
+        let plain = Assembler::new().assemble(&all_snapshots()).unwrap();
+        assert!(plain.servers().iter().all(|r| r.namespace.is_none()));
+        assert!(!plain.to_json().contains("\"namespace\""));
+    }
+
+    #[test]
+    fn a_namespace_description_keeps_constraints_and_host_names() {
+        let a = Assembler::new()
+            .tool_names("codex".parse::<ToolNames>().unwrap())
+            .namespace_chars(120)
+            .assemble(&[super::refs::capture()])
+            .unwrap();
+        let ns = a.servers()[0].namespace.as_ref().unwrap();
+        // The ordering rule comes first, with the names Codex exposes.
+        assert!(
+            ns.text.starts_with(
+                "Always call `mcp__billing__list_periods` before mcp__billing__get_invoice()."
+            ),
+            "{}",
+            ns.text
+        );
+        assert!(ns.chars <= 120 && ns.units_left_out > 0, "{ns:?}");
+        assert!(a.to_json().contains("\"namespace\": {"));
+        // A tiny cap still gives a description: the first unit, cut at a word.
+        let tiny = Assembler::new()
+            .namespace_chars(30)
+            .assemble(&[super::refs::capture()])
+            .unwrap();
+        let ns = tiny.servers()[0].namespace.as_ref().unwrap();
+        assert!(ns.chars <= 30 && ns.text.ends_with('…'), "{ns:?}");
+        // A server connected twice describes its namespace with the text itself.
+        let twice = Assembler::new()
+            .namespace_chars(512)
+            .assemble(&[
+                super::refs::capture().with_alias("vault"),
+                super::refs::capture().with_alias("vault-2"),
+            ])
+            .unwrap();
+        let (a, b) = (&twice.servers()[0], &twice.servers()[1]);
+        assert_eq!(
+            a.namespace.as_ref().unwrap().text,
+            b.namespace.as_ref().unwrap().text
+        );
+    }
+}
+
 #[cfg(feature = "cli")]
 mod cli {
     use std::process::Command;
@@ -604,6 +670,25 @@ mod cli {
         );
         assert!(out.contains("\"rewrites\": ["), "{out}");
         assert!(out.contains("\"form\": \"call\""), "{out}");
+    }
+
+    #[test]
+    fn preview_target_namespace() {
+        let (out, err, code) = preview(&["--target", "namespace", "--tool-names", "codex"]);
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            out.contains("namespace descriptions (at most 512 characters each):"),
+            "{out}"
+        );
+        assert!(
+            out.contains("Always call `mcp__tool_refs__list_periods`"),
+            "{out}"
+        );
+        let (json, _, code) = preview(&["--target", "namespace", "--json"]);
+        assert_eq!(code, 0);
+        assert!(json.contains("\"max_chars\": 512"), "{json}");
+        let (plain, _, _) = preview(&[]);
+        assert!(!plain.contains("namespace descriptions"));
     }
 }
 

@@ -61,6 +61,7 @@ pub struct Assembler {
     pub(super) lock: Option<Lock>,
     pub(super) on_change: Option<OnChange>,
     pub(super) tool_names: ToolNames,
+    pub(super) namespace_chars: Option<usize>,
 }
 
 /// What the operator decides for one server, by alias.
@@ -250,6 +251,7 @@ impl Assembler {
             lock: None,
             on_change: None,
             tool_names: ToolNames::plain(),
+            namespace_chars: None,
         }
     }
 
@@ -455,6 +457,31 @@ impl Assembler {
     /// ```
     pub fn tool_names(mut self, names: ToolNames) -> Assembler {
         self.tool_names = names;
+        self
+    }
+
+    /// Also renders each server's block as a namespace description of at
+    /// most `max_chars` characters ([`ServerReport::namespace`](crate::ServerReport::namespace)), next to the
+    /// section: Codex and OpenAI tool search show a description per
+    /// server's namespace and surface about its first 512 characters. The
+    /// description is the server's instructions as the section has them
+    /// (sanitized, tool names rewritten, de-duplicated, before budgets),
+    /// whole units in order of priority (constraints first) as long as they
+    /// fit; a first unit longer than the cap is cut at a word with `…`.
+    ///
+    /// ```
+    /// use mcp_preamble::{Assembler, ServerSnapshot};
+    /// let s = ServerSnapshot::new("billing").with_instructions(
+    ///     "Billing data for the finance team. Never void a paid invoice.",
+    /// );
+    /// let a = Assembler::new().namespace_chars(40).assemble(&[s])?;
+    /// let ns = a.servers()[0].namespace.as_ref().unwrap();
+    /// assert_eq!(ns.text, "Never void a paid invoice.");
+    /// assert_eq!(ns.units_left_out, 1);
+    /// # Ok::<(), mcp_preamble::Error>(())
+    /// ```
+    pub fn namespace_chars(mut self, max_chars: usize) -> Assembler {
+        self.namespace_chars = Some(max_chars);
         self
     }
 

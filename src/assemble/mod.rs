@@ -10,6 +10,7 @@ mod layout;
 mod memo;
 mod mentions;
 mod names;
+mod namespace;
 mod prepare;
 
 use std::collections::{BTreeMap, HashMap};
@@ -174,6 +175,11 @@ impl Assembler {
 
         let total_tokens = self.count_section(&layout);
         span.record("tokens", total_tokens);
+        // Twins describe their namespace with the first server's text.
+        let prepared_names: HashMap<String, Option<String>> = prepared
+            .iter()
+            .map(|p| (p.view.name.clone(), p.whole.clone()))
+            .collect();
         let mut reports = Vec::with_capacity(prepared.len());
         for (k, p) in prepared.into_iter().enumerate() {
             let mut report = p.report.clone();
@@ -184,6 +190,9 @@ impl Assembler {
                 report.text = block.text;
                 report.tokens = block.tokens;
                 report.span = Some(span);
+            }
+            if let Some(max) = self.namespace_chars {
+                report.namespace = namespace::describe(&p, &prepared_names, max);
             }
             if report.trimmed() || !report.included {
                 tracing::debug!(server = %report.name, tokens_before = report.tokens_before, tokens_after = report.tokens, budget = report.budget, removed = report.removed.len(), included = report.included, "trimmed");

@@ -498,6 +498,7 @@ fn report_of(
         hidden_tools: Vec::new(),
         rewrites: Vec::new(),
         hidden_mentions: Vec::new(),
+        namespace: None,
         diagnostics: Vec::new(),
         notes: Vec::new(),
         omitted: None,

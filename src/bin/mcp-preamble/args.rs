@@ -141,6 +141,11 @@ pub struct Preview {
     /// or a pattern such as `{server}__{tool}`.
     #[arg(long, value_name = "SCHEME", value_parser = parse_tool_names)]
     pub tool_names: Option<mcp_preamble::ToolNames>,
+    /// `section` (the default): the system-prompt section; `namespace`: also
+    /// each server's block as a namespace description within 512
+    /// characters, constraints first (Codex and OpenAI tool search).
+    #[arg(long, value_enum, default_value_t = Target::Section)]
+    pub target: Target,
     /// A policy file (`mcp-preamble.toml`); flags override its settings.
     #[arg(long, value_name = "PATH")]
     pub policy: Option<PathBuf>,
@@ -230,6 +235,18 @@ pub struct LintArgs {
     #[arg(long, requires = "config")]
     pub eras: bool,
 }
+
+/// What `preview` renders besides the section.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Target {
+    /// The system-prompt section.
+    Section,
+    /// The section and each server's namespace description.
+    Namespace,
+}
+
+/// The characters of a namespace description Codex and OpenAI tool search surface.
+pub const NAMESPACE_CHARS: usize = 512;
 
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub enum LintFormat {
