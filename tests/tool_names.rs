@@ -611,6 +611,38 @@ mod namespace {
     }
 }
 
+#[cfg(feature = "hub")]
+mod hub {
+    use mcp_preamble::hub::Hub;
+    use mcp_preamble::pin::{Lock, OnChange};
+    use mcp_preamble::settings::ToolFilter;
+    use mcp_preamble::{Assembler, Limits, Policy, Tool};
+
+    #[test]
+    fn an_approval_pins_what_the_filter_sends() {
+        let deny = ToolFilter::new().deny("void_*");
+        let mut lock = Lock::new();
+        lock.pin_sent(&super::billing(), &deny, &Limits::default());
+        let policy = Policy::new().tools(deny.clone()).on_change(OnChange::Hold);
+        let hub = Hub::new(Assembler::new().lock(lock).policy("billing", policy));
+        // A hidden tool's change is not pending review.
+        let mut quiet = super::billing();
+        quiet.tools[2] = Tool::new("void_invoice", "Void anything.");
+        hub.upsert("billing", quiet).unwrap();
+        assert!(hub.pending().is_empty());
+        // A sent tool's change is, and approving the shown pin records the filter.
+        let mut loud = super::billing();
+        loud.tools[0] = Tool::new("list_periods", "List periods, newest first.");
+        hub.upsert("billing", loud).unwrap();
+        let seen = hub.pending().get("billing").cloned().unwrap();
+        hub.approve_seen("billing", &seen).unwrap();
+        assert!(hub.pending().is_empty());
+        let entry = hub.lock().unwrap().get("billing").cloned().unwrap();
+        assert_eq!(entry.tool_filter, Some(deny));
+        assert!(!entry.tools.contains_key("void_invoice"));
+    }
+}
+
 #[cfg(feature = "cli")]
 mod cli {
     use std::process::Command;
