@@ -309,7 +309,7 @@ impl Assembler {
         if let Some(hit) = run.lookup(&key, |m, k, g| m.pins.get(k, g)) {
             return Ok((hit, fp));
         }
-        let decided = Arc::new(pin::decide_sent(
+        let decided = Arc::new(pin::decide::decide_sent(
             lock,
             run.servers[i],
             config_key,
