@@ -31,14 +31,14 @@
 //! | `accept` (default) | rendered as sent |
 //! | `hold` | the pinned instructions, byte for byte, so the section and the prompt cache stay as they were until the server is pinned again; a `new` server has nothing pinned and renders no instructions. `hold` holds the instructions only: tool names, descriptions, deferred-index summaries and how a budget trims the held text come from the server's current tools and settings (the lock keeps hashes of tools, not their text). A changed tool keeps the server pending (`tools_added`, `tools_removed`, `tools_redescribed`), so `preview --check` exits 1 and `Hub::pending` lists it until it is pinned again |
 //! | `drop` | no instructions |
-//! | `fail` | [`Assembler::assemble`](crate::Assembler::assemble) fails with [`ErrorKind::Drift`] naming the server (for CI; a hub refuses the update instead, so use `hold` there) |
+//! | `fail` | [`Assembler::assemble`](crate::Assembler::assemble) fails with [`ErrorKind::Drift`](crate::ErrorKind::Drift) naming the server (for CI; a hub refuses the update instead, so use `hold` there) |
 //!
 //! [`Pin::pending`] is true for a `new` or `changed` server whose
 //! `on_change` is not set to `accept` explicitly: it awaits review.
 //!
 //! `hold`, `drop` and `fail` need a lock: an assembler that sets one of them
 //! (by default or for a server) without [`Assembler::lock`](crate::Assembler::lock)
-//! fails with [`ErrorKind::InvalidConfig`] instead of letting every server
+//! fails with [`ErrorKind::InvalidConfig`](crate::ErrorKind::InvalidConfig) instead of letting every server
 //! through unreviewed, and `Hub::reconfigure` keeps the hub's lock.
 //!
 //! ```
@@ -69,8 +69,8 @@
 //! about the size of its limited text whatever it sends. Version 1 files are
 //! read (a server over the limits compares `changed` until pinned again)
 //! and written back as version 2. A corrupt file, a hash that does not
-//! match the text, or another version is an [`ErrorKind::InvalidConfig`]
-//! error naming the file; a file over the read cap is an [`ErrorKind::Io`]
+//! match the text, or another version is an [`ErrorKind::InvalidConfig`](crate::ErrorKind::InvalidConfig)
+//! error naming the file; a file over the read cap is an [`ErrorKind::Io`](crate::ErrorKind::Io)
 //! error naming the server whose pin takes the most of it.
 //! The CLI: `mcp-preamble pin [--config PATH | FILES] --lock PATH` adds the
 //! servers the lock lacks and keeps every other pin; a changed server is
@@ -136,7 +136,7 @@ string_enum! {
         /// Render no instructions for the server (its tools are still listed
         /// when tool-only servers are).
         Drop => "drop",
-        /// Fail the assembly with [`ErrorKind::Drift`], naming the server: for
+        /// Fail the assembly with [`ErrorKind::Drift`](crate::ErrorKind::Drift), naming the server: for
         /// CI and the CLI. In a hub the change is refused (the update returns
         /// the error and the section stays), so a live server's change is never
         /// shown for approval: a hub wants `Hold`.
