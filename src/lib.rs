@@ -319,6 +319,70 @@
 //! `Hub::reconfigure` takes an assembler with new visibility settings (the
 //! host turned tool search on) as an ordinary change.
 //!
+//! ## Tool names
+//!
+//! Hosts rename MCP tools before the model sees them: Claude Code and
+//! OpenCode send `get_invoice` of server `billing` as
+//! `mcp__billing__get_invoice`, VS Code as `mcp_billing_get_invoice`, Codex
+//! as `mcp__billing__get_invoice` shortened with a hash past 64 characters.
+//! [`Assembler::tool_names`] takes the host's scheme ([`ToolNames`]: a
+//! [`tool_names::Host`], [`ToolNames::plain`] (the default: names as
+//! sent), or a pattern of your own such as `"{server}__{tool}"`), and the
+//! tool list, the deferred index and the instructions show the names the
+//! model sees. Each host's rule, its 64-character handling and its source
+//! are in the [`tool_names`] module docs; [`ToolNames::table`] names a set
+//! of tools without ever giving one name twice (for gateways).
+//!
+//! References in the instructions are rewritten, not guessed, after
+//! sanitizing and the policy and before de-duplication and budgets (so
+//! budgets count the text sent). A *run* is a maximal stretch of
+//! `A-Z a-z 0-9 _ . -` (without leading or trailing `.` and `-`) that no
+//! `/` touches; a run equal to one of the server's own tool names, case
+//! included, is a reference when it is in code (an inline code span or a
+//! fenced block), a call (followed by `(`), or an identifier no prose word
+//! has (with `_`, a digit, an inner `.` or `-`, or a capital after a small
+//! letter: `get_invoice`, `getInvoice`). A tool named `search` is referenced
+//! by `` `search` `` and `search()`, never by "search the web". Each
+//! reference is replaced by its tool's name and nothing else, so the text
+//! cannot come to name another server's tool; [`ServerReport::rewrites`]
+//! lists each one (tool, name, [`Form`](report::Form), offset).
+//!
+//! The operator decides which tools the model is sent and what it is told
+//! about them, per server ([`Policy::tools`], [`Policy::tool`],
+//! [`Policy::always_load`]; `[servers.<alias>.tools]` `allow` / `deny`
+//! globs and `[servers.<alias>.tool.<name>]` in the policy file). Hidden
+//! tools leave the tool list, the deferred index and the pin
+//! ([`ServerReport::hidden_tools`]); a unit whose only tool references are
+//! hidden tools is removed as [`RemovalReason::MentionsHiddenTool`](report::RemovalReason::MentionsHiddenTool); one
+//! that also names a sent tool is kept and listed in
+//! [`ServerReport::hidden_mentions`]. Overridden descriptions are what
+//! de-duplication compares with, and what the tool list shows. A tool that
+//! is always loaded is never deferred, whatever deferred it.
+//!
+//! The same server connected twice (two aliases, byte-identical
+//! `serverInfo`, instructions and tools, neither changed against its pin)
+//! has its instructions rendered once: the later block says `Same
+//! instructions as <first> above.` and keeps its own heading and tools.
+//! Servers that differ in anything are never merged.
+//!
+//! Codex and OpenAI tool search show a description per server namespace
+//! and surface about its first 512 characters: [`Assembler::namespace_chars`]
+//! (`preview --target namespace`) also renders each server's instructions
+//! as a self-contained description under that cap, whole units with
+//! constraints first ([`ServerReport::namespace`]).
+//!
+//! ```
+//! # fn main() -> mcp_preamble::Result<()> {
+//! use mcp_preamble::{Assembler, ServerSnapshot, Tool, ToolNames};
+//! let billing = ServerSnapshot::new("billing")
+//!     .with_tool(Tool::new("list_periods", "List billing periods."));
+//! let assembly = Assembler::new()
+//!     .tool_names("vscode".parse::<ToolNames>()?)
+//!     .assemble(&[billing])?;
+//! assert!(assembly.text().contains("`mcp_billing_list_periods`"));
+//! # Ok(()) }
+//! ```
+//!
 //! ## Limits
 //!
 //! Every byte a server sends is also a cost to the host, paid before every
@@ -516,6 +580,7 @@ pub mod pin;
 mod policy;
 pub mod redact;
 pub mod report;
+mod rewrite;
 mod sanitize;
 mod segment;
 mod server_key;
@@ -527,6 +592,8 @@ mod template;
 pub mod testing;
 pub mod text;
 mod tokens;
+pub mod tool_names;
+mod tool_policy;
 mod visibility;
 mod wire;
 
@@ -540,6 +607,7 @@ pub use model::{
 pub use report::{Assembly, ServerReport};
 pub use template::Template;
 pub use tokens::{Encoding, Tiktoken, TokenCounter};
+pub use tool_names::ToolNames;
 pub use visibility::{DeferWhen, Visibility};
 
 #[allow(deprecated)]

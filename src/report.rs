@@ -16,6 +16,7 @@ use crate::support::string_enum;
 mod diagnostic;
 
 pub use crate::limits::{Limit, LimitHit};
+pub use crate::rewrite::{Form, HiddenMention, Rewrite};
 pub use crate::sanitize::HiddenChars;
 pub use crate::visibility::DeferReason;
 pub use diagnostic::{
@@ -39,9 +40,12 @@ string_enum! {
         Budget => "budget",
         /// The operator's policy excluded the server or replaced its text.
         Policy => "policy",
+        /// Every tool it names is one the operator's filter hides from the
+        /// model (see [`Removal::tool`]).
+        MentionsHiddenTool => "mentions_hidden_tool",
     }
     /// The name used in the JSON report: `restates_tool`, `repeated`,
-    /// `same_as_server`, `budget` or `policy`.
+    /// `same_as_server`, `budget`, `policy` or `mentions_hidden_tool`.
     fn as_str;
 }
 
@@ -115,6 +119,21 @@ pub struct Restatement {
     pub tool: String,
 }
 
+/// A server's block as a namespace description: self-contained text under
+/// a character cap, constraints first ([`Assembler::namespace_chars`](crate::Assembler::namespace_chars)).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Namespace {
+    /// The description.
+    pub text: String,
+    /// Its length in characters (Unicode scalar values).
+    pub chars: usize,
+    /// The cap it was fitted to.
+    pub max_chars: usize,
+    /// Units of the instructions left out to fit the cap.
+    pub units_left_out: usize,
+}
+
 /// What happened to one server.
 #[derive(Debug, Clone, Serialize)]
 #[non_exhaustive]
@@ -177,6 +196,22 @@ pub struct ServerReport {
     /// only then).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deferred: Option<Deferral>,
+    /// Tools the operator's filter hides from the model, in the server's
+    /// order (in the JSON only when there are some).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hidden_tools: Vec<String>,
+    /// Every reference to one of the server's tools rewritten to the name
+    /// the model sees (in the JSON only when there are some).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rewrites: Vec<Rewrite>,
+    /// Units kept although they name hidden tools, because they also name
+    /// tools the model is sent (in the JSON only when there are some).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hidden_mentions: Vec<HiddenMention>,
+    /// The block as a namespace description, when the assembler was asked
+    /// for one (in the JSON only then).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<Namespace>,
     /// Problems with the server's data, as lines for people (blank
     /// instructions, a failed `tools/list`, the omission…): the `Display`
     /// of each of [`ServerReport::notes`], in the same order. For people

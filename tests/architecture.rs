@@ -17,7 +17,7 @@ const LAYERS: &[&[&str]] = &[
     // Secret and URL redaction: regex and serde_json only.
     &["redact"],
     &["error", "text"],
-    &["sanitize", "tokens"],
+    &["sanitize", "tokens", "tool_names", "rewrite"],
     &["markdown", "limits"],
     &["model", "segment"],
     &[
@@ -28,6 +28,7 @@ const LAYERS: &[&[&str]] = &[
         "template",
         "server_key",
     ],
+    &["tool_policy"],
     &["pin"],
     &["report"],
     &["budget"],

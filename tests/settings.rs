@@ -199,7 +199,7 @@ fn unknown_keys_in_every_table_name_the_closest_key() {
     );
     assert_eq!(
         err("version = 1\n[servers.a]\nzzzzzzzz = 1\n"),
-        "invalid configuration: p.toml:3:1: unknown key \"zzzzzzzz\" in [servers.a] (valid keys: budget, weight, exclude, instructions, label, on_change)"
+        "invalid configuration: p.toml:3:1: unknown key \"zzzzzzzz\" in [servers.a] (valid keys: budget, weight, exclude, instructions, label, on_change, tools, tool, always_load)"
     );
 }
 

@@ -11,6 +11,8 @@ use crate::limits::Limits;
 use crate::pin::{Lock, OnChange};
 use crate::template::Template;
 use crate::tokens::{Counter, Encoding, Tiktoken, TokenCounter};
+use crate::tool_names::ToolNames;
+use crate::tool_policy::{ToolFilter, ToolOverride, ToolRules};
 use crate::visibility::{self, DeferWhen, Visibility};
 
 /// The order of servers in the section; `order = "name"` or
@@ -58,6 +60,8 @@ pub struct Assembler {
     pub(super) tool_texts: ToolTextCache,
     pub(super) lock: Option<Lock>,
     pub(super) on_change: Option<OnChange>,
+    pub(super) tool_names: ToolNames,
+    pub(super) namespace_chars: Option<usize>,
 }
 
 /// What the operator decides for one server, by alias.
@@ -76,6 +80,7 @@ pub struct Policy {
     pub(super) label: Option<String>,
     pub(super) weight: f64,
     pub(super) on_change: Option<OnChange>,
+    pub(super) tools: ToolRules,
 }
 
 impl Default for Policy {
@@ -93,6 +98,7 @@ impl Policy {
             label: None,
             weight: 1.0,
             on_change: None,
+            tools: ToolRules::default(),
         }
     }
 
@@ -142,6 +148,49 @@ impl Policy {
         self
     }
 
+    /// Which of the server's tools the model is sent: the tools the
+    /// filter hides leave the tool list, the deferred index and the pin,
+    /// and an instruction whose only tool references are hidden tools is
+    /// removed ([`RemovalReason::MentionsHiddenTool`](crate::report::RemovalReason::MentionsHiddenTool)).
+    /// See the crate docs, "Tool names".
+    ///
+    /// ```
+    /// use mcp_preamble::settings::ToolFilter;
+    /// use mcp_preamble::{Assembler, Policy, ServerSnapshot, Tool};
+    /// let s = ServerSnapshot::new("billing")
+    ///     .with_instructions("Call get_invoice for one invoice. Call void_invoice to cancel one.")
+    ///     .with_tool(Tool::new("get_invoice", "Get an invoice."))
+    ///     .with_tool(Tool::new("void_invoice", "Void an invoice."));
+    /// let a = Assembler::new()
+    ///     .policy("billing", Policy::new().tools(ToolFilter::new().deny("void_*")))
+    ///     .assemble(&[s])?;
+    /// assert!(!a.text().contains("void_invoice"));
+    /// assert_eq!(a.servers()[0].hidden_tools, ["void_invoice"]);
+    /// # Ok::<(), mcp_preamble::Error>(())
+    /// ```
+    pub fn tools(mut self, filter: ToolFilter) -> Policy {
+        self.tools.filter = filter;
+        self
+    }
+
+    /// What the model is told about one tool instead of what the server
+    /// says (description, title, annotations), and whether it is always
+    /// loaded; de-duplication compares instructions with the overridden
+    /// description.
+    pub fn tool(mut self, name: impl Into<String>, tool: ToolOverride) -> Policy {
+        self.tools.overrides.insert(name.into(), tool);
+        self
+    }
+
+    /// Whether the server's tools are never deferred behind tool search,
+    /// whatever [`Assembler::defer`], [`Assembler::defer_over`] or
+    /// [`Assembler::defer_when`] say (a tool's own
+    /// [`ToolOverride::always_load`] wins over this).
+    pub fn always_load(mut self, yes: bool) -> Policy {
+        self.tools.always_load = Some(yes);
+        self
+    }
+
     pub(super) fn weight_millis(&self) -> u64 {
         // The setter clamped it to 0.001..=1000.
         ((self.weight * 1000.0).round() as u64).clamp(1, 1_000_000)
@@ -167,6 +216,7 @@ impl std::fmt::Debug for Assembler {
             .field("visibility", &self.visibility)
             .field("lock", &self.lock.as_ref().map(|l| l.keys().count()))
             .field("on_change", &self.on_change)
+            .field("tool_names", &self.tool_names.to_string())
             .finish()
     }
 }
@@ -200,6 +250,8 @@ impl Assembler {
             tool_texts: ToolTextCache::default(),
             lock: None,
             on_change: None,
+            tool_names: ToolNames::plain(),
+            namespace_chars: None,
         }
     }
 
@@ -384,10 +436,70 @@ impl Assembler {
         self
     }
 
+    /// The names the model sees for the servers' tools (default:
+    /// [`ToolNames::plain`], their own): with a host's scheme the tool
+    /// list and the deferred index show the host's names
+    /// (`mcp__billing__get_invoice` under Claude Code). See the crate docs,
+    /// "Tool names".
+    ///
+    /// ```
+    /// use mcp_preamble::tool_names::Host;
+    /// use mcp_preamble::{Assembler, ServerSnapshot, Tool, ToolNames};
+    ///
+    /// let server = ServerSnapshot::new("billing-server")
+    ///     .with_alias("billing")
+    ///     .with_tool(Tool::new("get_invoice", "Get one invoice."));
+    /// let assembly = Assembler::new()
+    ///     .tool_names(ToolNames::host(Host::ClaudeCode))
+    ///     .assemble(&[server])?;
+    /// assert!(assembly.text().contains("mcp__billing__get_invoice"));
+    /// # Ok::<(), mcp_preamble::Error>(())
+    /// ```
+    pub fn tool_names(mut self, names: ToolNames) -> Assembler {
+        self.tool_names = names;
+        self
+    }
+
+    /// Also renders each server's block as a namespace description of at
+    /// most `max_chars` characters ([`ServerReport::namespace`](crate::ServerReport::namespace)), next to the
+    /// section: Codex and OpenAI tool search show a description per
+    /// server's namespace and surface about its first 512 characters. The
+    /// description is the server's instructions as the section has them
+    /// (sanitized, tool names rewritten, de-duplicated, before budgets),
+    /// whole units in order of priority (constraints first) as long as they
+    /// fit; a first unit longer than the cap is cut at a word with `…`.
+    ///
+    /// ```
+    /// use mcp_preamble::{Assembler, ServerSnapshot};
+    /// let s = ServerSnapshot::new("billing").with_instructions(
+    ///     "Billing data for the finance team. Never void a paid invoice.",
+    /// );
+    /// let a = Assembler::new().namespace_chars(40).assemble(&[s])?;
+    /// let ns = a.servers()[0].namespace.as_ref().unwrap();
+    /// assert_eq!(ns.text, "Never void a paid invoice.");
+    /// assert_eq!(ns.units_left_out, 1);
+    /// # Ok::<(), mcp_preamble::Error>(())
+    /// ```
+    pub fn namespace_chars(mut self, max_chars: usize) -> Assembler {
+        self.namespace_chars = Some(max_chars);
+        self
+    }
+
+    /// The tool-name scheme in effect.
+    pub fn tool_names_ref(&self) -> &ToolNames {
+        &self.tool_names
+    }
+
     /// The template blocks render with (for the hub's change messages).
     #[cfg(feature = "hub")]
     pub(crate) fn template_ref(&self) -> &Template {
         &self.template
+    }
+
+    /// The tool filter of the server configured under `key`, if any.
+    pub(crate) fn tool_filter_of(&self, key: Option<&str>) -> Option<&ToolFilter> {
+        let p = self.policies.get(key?)?;
+        Some(&p.tools.filter).filter(|f| !f.is_empty())
     }
 
     /// The lock servers are compared with, if any.

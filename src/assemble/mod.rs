@@ -5,12 +5,15 @@
 //! servers, limits (budgets and fair shares), fit, fit the total, report.
 
 mod builder;
+mod exposure;
 mod layout;
 mod memo;
+mod mentions;
 mod names;
+mod namespace;
 mod prepare;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
@@ -18,7 +21,7 @@ use crate::budget::{self, Measure, Render, Rendered};
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::{Limit, LimitHit};
 use crate::model::ServerSnapshot;
-use crate::pin::{self, Effect, Pin};
+use crate::pin::{self, Effect, Pin, PinState};
 use crate::report::{AliasSetting, Assembly, ConfigDiagnostic};
 use crate::template::{MAX_BLOCK_BYTES, ServerView};
 
@@ -124,6 +127,15 @@ impl Assembler {
             ));
         }
         let placement = names::place(servers, self.order);
+        // What the model is sent: pins, names and stages see the filtered tools.
+        let filtered = exposure::filtered(self, servers, &placement);
+        let sent: Vec<&ServerSnapshot> = servers
+            .iter()
+            .zip(&filtered)
+            .map(|(s, f)| f.as_ref().map_or(*s, |(kept, _)| kept))
+            .collect();
+        let servers = &sent[..];
+        let exposed = exposure::expose(&self.tool_names, servers, &placement, &filtered);
         let mut session = self.template.session(0)?;
         // A block that runs out of template fuel, or grows past
         // MAX_BLOCK_BYTES, fits no budget: the ladder cuts it. The size cap
@@ -141,6 +153,7 @@ impl Assembler {
         let mut run = Run {
             servers,
             placement: &placement,
+            exposed: &exposed,
             memo: memo.as_mut().map(|(versions, m)| {
                 let generation = m.next_generation();
                 (*versions, &mut **m, generation)
@@ -150,6 +163,8 @@ impl Assembler {
         let mut prepared = self.prepare(&mut run, &mut measure)?;
         if self.dedup && self.dedup_across_servers {
             link_twins(&mut prepared);
+        } else if self.dedup {
+            link_same_servers(&mut prepared, servers, &placement);
         }
         let mut limits = self.token_limits(&prepared, &mut measure)?;
         let mut fitted = self.fit(&mut run, &mut prepared, &limits, &mut measure)?;
@@ -160,6 +175,11 @@ impl Assembler {
 
         let total_tokens = self.count_section(&layout);
         span.record("tokens", total_tokens);
+        // Twins describe their namespace with the first server's text.
+        let prepared_names: HashMap<String, Option<String>> = prepared
+            .iter()
+            .map(|p| (p.view.name.clone(), p.whole.clone()))
+            .collect();
         let mut reports = Vec::with_capacity(prepared.len());
         for (k, p) in prepared.into_iter().enumerate() {
             let mut report = p.report.clone();
@@ -170,6 +190,9 @@ impl Assembler {
                 report.text = block.text;
                 report.tokens = block.tokens;
                 report.span = Some(span);
+            }
+            if let Some(max) = self.namespace_chars {
+                report.namespace = namespace::describe(&p, &prepared_names, max);
             }
             if report.trimmed() || !report.included {
                 tracing::debug!(server = %report.name, tokens_before = report.tokens_before, tokens_after = report.tokens, budget = report.budget, removed = report.removed.len(), included = report.included, "trimmed");
@@ -202,12 +225,19 @@ impl Assembler {
                 name: name.clone(),
                 visibility: self.visibility.fingerprint(config_key),
                 pin: pin_fp,
+                names: run.exposed[pos].fingerprint,
             });
             if let Some(hit) = run.lookup(&key, |m, k, g| m.prepared.get(k, g)) {
                 prepared.push(hit);
                 continue;
             }
             let (server, mut hits) = run.servers[i].within(&self.limits);
+            let server = match config_key.and_then(|k| self.policies.get(k)) {
+                Some(p) if !p.tools.overrides.is_empty() => {
+                    std::borrow::Cow::Owned(p.tools.overridden(server.into_owned()))
+                }
+                _ => server,
+            };
             hits.splice(0..0, server.limits.iter().copied());
             let (pin, effect) = &*pinned;
             // Held text is the pinned, sanitized text: not sanitized again
@@ -226,6 +256,7 @@ impl Assembler {
                 config_key,
                 self,
                 held,
+                run.exposed[pos].clone(),
             );
             if let Effect::Hold {
                 unchanged_tools, ..
@@ -278,12 +309,13 @@ impl Assembler {
         if let Some(hit) = run.lookup(&key, |m, k, g| m.pins.get(k, g)) {
             return Ok((hit, fp));
         }
-        let decided = Arc::new(pin::decide(
+        let decided = Arc::new(pin::decide::decide_sent(
             lock,
             run.servers[i],
             config_key,
             on_change,
             &self.limits,
+            self.tool_filter_of(config_key),
         )?);
         run.store(key, |m, k, g| m.pins.insert(k, g, decided.clone()));
         Ok((decided, fp))
@@ -346,6 +378,7 @@ impl Assembler {
                         name: p.view.name.clone(),
                         visibility: p.visibility,
                         pin: p.pin,
+                        names: run.exposed[k].fingerprint,
                     },
                     twin_of: p.twin_of.clone(),
                     limit: limits[k],
@@ -423,10 +456,53 @@ fn link_twins(prepared: &mut [Arc<Prepared>]) {
     }
 }
 
+/// The same server connected twice (two aliases, `markdown-vault-mcp`
+/// #1252): a later server whose `serverInfo`, instructions and tools are
+/// byte-identical to an earlier one's, neither differing from its pin, shows
+/// a one-line reference to it instead of the text again
+/// ([`RemovalReason::SameAsServer`](crate::report::RemovalReason::SameAsServer)).
+/// Unlike [`Assembler::dedup_across_servers`], nothing of one server can
+/// stand in for a different one: only a server identical in everything the
+/// model reads of it is folded, so no rule moves to another server's scope.
+fn link_same_servers(
+    prepared: &mut [Arc<Prepared>],
+    servers: &[&ServerSnapshot],
+    placement: &Placement,
+) {
+    let identity = |s: &ServerSnapshot| {
+        serde_json::to_string(&(&s.server_info, s.instructions.raw(), &s.tools)).unwrap_or_default()
+    };
+    // Cheap first: only servers with the same instructions are serialized.
+    let mut by_text: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (k, &i) in placement.order.iter().enumerate() {
+        let p = &prepared[k];
+        let settled = !matches!(p.report.pin.state, PinState::New | PinState::Changed);
+        if let (Some(raw), true, true) = (servers[i].instructions.raw(), settled, p.candidate()) {
+            by_text.entry(raw).or_default().push(k);
+        }
+    }
+    let mut twins = Vec::new();
+    for group in by_text.values().filter(|g| g.len() > 1) {
+        let mut firsts: Vec<(String, usize)> = Vec::new();
+        for &k in group {
+            let id = identity(servers[placement.order[k]]);
+            match firsts.iter().find(|(f, _)| *f == id) {
+                Some((_, first)) => twins.push((k, prepared[*first].view.name.clone())),
+                None => firsts.push((id, k)),
+            }
+        }
+    }
+    for (k, first) in twins {
+        Arc::make_mut(&mut prepared[k]).make_twin(first);
+    }
+}
+
 /// One assembly's inputs and its memo (with the versions and generation).
 struct Run<'r> {
     servers: &'r [&'r ServerSnapshot],
     placement: &'r Placement,
+    /// Per section position: the names the model sees for its tools.
+    exposed: &'r [Arc<exposure::ServerNames>],
     memo: Option<(&'r [u64], &'r mut Memo, u64)>,
 }
 

@@ -119,8 +119,10 @@ impl Hub {
         }
         let snapshot = entry.snapshot.clone();
         let limits = *state.assembler.limits_ref();
+        // Pinned as the model is sent it: without the tools the operator hides.
+        let filter = state.assembler.tool_filter_of(Some(alias)).cloned();
         if let Some(seen) = seen
-            && seen.sha256 != Some(crate::pin::digest_of(&snapshot, &limits))
+            && seen.sha256 != Some(crate::pin::digest_of(&snapshot, filter.as_ref(), &limits))
         {
             return Err(Error::new(
                 ErrorKind::Drift,
@@ -128,7 +130,10 @@ impl Hub {
             ));
         }
         let before = state.assembler.clone();
-        state.assembler.lock_mut().pin_within(&snapshot, &limits);
+        match &filter {
+            Some(f) => state.assembler.lock_mut().pin_sent(&snapshot, f, &limits),
+            None => state.assembler.lock_mut().pin_within(&snapshot, &limits),
+        }
         let published = self.publish(&mut state);
         if published.is_err() {
             state.assembler = before;

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use crate::dedup::{self, ToolTextCache};
 use crate::error::Result;
 use crate::tokens::{Encoding, Tiktoken, TokenCounter};
+use crate::tool_policy::ToolFilter;
 
 use super::codes::{LintCode, Severity};
 use super::hosts::HostProfile;
@@ -49,6 +50,7 @@ pub struct Linter {
     pub(super) similarity: f64,
     pub(super) severities: BTreeMap<LintCode, Option<Severity>>,
     pub(super) tool_texts: ToolTextCache,
+    pub(super) tool_filters: BTreeMap<String, ToolFilter>,
 }
 
 impl fmt::Debug for Linter {
@@ -83,7 +85,17 @@ impl Linter {
             similarity: dedup::DEFAULT_SIMILARITY,
             severities: BTreeMap::new(),
             tool_texts: ToolTextCache::default(),
+            tool_filters: BTreeMap::new(),
         }
+    }
+
+    /// The operator's filter of one server's tools, by alias (or
+    /// `serverInfo.name`; the policy file's `[servers.<alias>.tools]`): the
+    /// server is linted with the tools the model is sent, and a mention of
+    /// a tool the filter hides gets `MCP003`.
+    pub fn tool_filter(mut self, alias: impl Into<String>, filter: ToolFilter) -> Linter {
+        self.tool_filters.insert(alias.into(), filter);
+        self
     }
 
     /// Instructions over this many tokens (sanitized) get `MCP004`.

@@ -164,7 +164,19 @@ impl Linter {
     ) -> ServerLint {
         // The same bounds as assembly: a server's size is the linter's time too.
         let (limited, _) = server.within(&Limits::default());
-        let server = limited.as_ref();
+        // Linted as the model sees it: without the tools the operator hides.
+        let key = crate::server_key::ServerKey::of(limited.as_ref());
+        let filtered = self.tool_filters.get(key.as_str()).and_then(|f| {
+            let rules = crate::tool_policy::ToolRules {
+                filter: f.clone(),
+                ..Default::default()
+            };
+            rules.filter(limited.as_ref())
+        });
+        let (server, hidden) = match &filtered {
+            Some((kept, hidden)) => (kept, hidden.clone()),
+            None => (limited.as_ref(), Vec::new()),
+        };
         let later: Vec<_> = later
             .iter()
             .map(|s| s.within(&Limits::default()).0)
@@ -185,6 +197,7 @@ impl Linter {
             lines: None,
             findings: Vec::new(),
             hosts: Vec::new(),
+            hidden,
         };
         let tokens = pass.run();
         if !later.is_empty() {

@@ -30,6 +30,8 @@ pub(super) struct Pass<'a> {
     pub(super) findings: Vec<Finding>,
     /// What survives each host of [`Linter::hosts`].
     pub(super) hosts: Vec<HostSurvival>,
+    /// Tools the operator's filter hides ([`Linter::tool_filter`]).
+    pub(super) hidden: Vec<String>,
 }
 
 impl Pass<'_> {

@@ -10,6 +10,7 @@ use crate::model::ServerSnapshot;
 use crate::sanitize;
 use crate::support::canonical;
 use crate::support::hash::sha256_hex;
+use crate::tool_policy::ToolFilter;
 
 /// The pinned instructions of one server.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -69,6 +70,11 @@ pub struct LockEntry {
     /// still a change. Absent when nothing was cut.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cut_sha256: Option<String>,
+    /// The operator's tool filter (`[servers.<alias>.tools]`) the server
+    /// was pinned under: `tools` are the tools it sends. Absent when there
+    /// was none. A different filter now is a policy change, not drift.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_filter: Option<ToolFilter>,
 }
 
 impl LockEntry {
@@ -110,7 +116,24 @@ impl LockEntry {
             instructions,
             tools: tool_pins(server),
             cut_sha256: None,
+            tool_filter: None,
         }
+    }
+
+    /// [`LockEntry::within`] of what `filter` sends of `server`, with the
+    /// filter recorded (none when it sends every tool).
+    pub fn sent(
+        server: &ServerSnapshot,
+        filter: Option<&ToolFilter>,
+        limits: &Limits,
+    ) -> LockEntry {
+        let filter = filter.filter(|f| !f.is_empty());
+        let mut entry = match filter {
+            Some(f) => LockEntry::within(&f.apply(server), limits),
+            None => LockEntry::within(server, limits),
+        };
+        entry.tool_filter = filter.cloned();
+        entry
     }
 
     /// SHA-256 of the whole entry: two entries with the same digest pin the

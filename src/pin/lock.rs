@@ -16,6 +16,7 @@ use crate::model::ServerSnapshot;
 use crate::sanitize;
 use crate::server_key::ServerKey;
 use crate::support::hash::sha256_hex;
+use crate::tool_policy::ToolFilter;
 
 /// The lock-file version this crate writes. Version 2 pins what
 /// [`Limits`] keep of each server (and a digest of what they cut); version 1
@@ -91,6 +92,23 @@ impl Lock {
         Arc::make_mut(&mut self.servers).insert(key_of(server), LockEntry::within(server, limits));
     }
 
+    /// [`Lock::pin_within`] of what `filter` (the operator's
+    /// `[servers.<alias>.tools]`) sends of `server`, with the filter
+    /// recorded: tools the operator hides are not pinned, so their changes
+    /// are not drift, and a later change of the filter is reported as such
+    /// ([`Pin::filter_changed`]), not as tools added or removed.
+    pub fn pin_sent(&mut self, server: &ServerSnapshot, filter: &ToolFilter, limits: &Limits) {
+        let entry = LockEntry::sent(server, Some(filter), limits);
+        Arc::make_mut(&mut self.servers).insert(key_of(server), entry);
+    }
+
+    /// [`Lock::check`] of what `filter` sends of `server` (see
+    /// [`Lock::pin_sent`]).
+    pub fn check_sent(&self, server: &ServerSnapshot, filter: &ToolFilter) -> Pin {
+        let now = LockEntry::sent(server, Some(filter), &Limits::default());
+        self.compare(Some(&key_of(server)), server, &now)
+    }
+
     /// Sets the pin of `key` to `entry` (say, one kept from another lock).
     pub fn insert(&mut self, key: impl Into<String>, entry: LockEntry) {
         Arc::make_mut(&mut self.servers).insert(key.into(), entry);
@@ -150,17 +168,21 @@ impl Lock {
                 pin.diff = Some(super::mark_lookalikes(&unified_diff(&text(a), &text(b))));
             }
         }
+        // A tool only one of the two filters sends is the operator's change.
+        pin.filter_changed = entry.tool_filter != now.tool_filter;
+        let sends = |f: &Option<ToolFilter>, name: &str| f.as_ref().is_none_or(|f| f.sends(name));
         // A failed tools/list leaves the tools unknown, not removed.
         if server.tools_error.is_none() {
             for (name, tool) in &now.tools {
                 match entry.tools.get(name) {
+                    None if !sends(&entry.tool_filter, name) => {}
                     None => pin.tools_added.push(sanitize::line(name)),
                     Some(old) if old != tool => pin.tools_redescribed.push(sanitize::line(name)),
                     Some(_) => {}
                 }
             }
             for name in entry.tools.keys() {
-                if !now.tools.contains_key(name) {
+                if !now.tools.contains_key(name) && sends(&now.tool_filter, name) {
                     pin.tools_removed.push(sanitize::line(name));
                 }
             }

@@ -31,14 +31,14 @@
 //! | `accept` (default) | rendered as sent |
 //! | `hold` | the pinned instructions, byte for byte, so the section and the prompt cache stay as they were until the server is pinned again; a `new` server has nothing pinned and renders no instructions. `hold` holds the instructions only: tool names, descriptions, deferred-index summaries and how a budget trims the held text come from the server's current tools and settings (the lock keeps hashes of tools, not their text). A changed tool keeps the server pending (`tools_added`, `tools_removed`, `tools_redescribed`), so `preview --check` exits 1 and `Hub::pending` lists it until it is pinned again |
 //! | `drop` | no instructions |
-//! | `fail` | [`Assembler::assemble`](crate::Assembler::assemble) fails with [`ErrorKind::Drift`] naming the server (for CI; a hub refuses the update instead, so use `hold` there) |
+//! | `fail` | [`Assembler::assemble`](crate::Assembler::assemble) fails with [`ErrorKind::Drift`](crate::ErrorKind::Drift) naming the server (for CI; a hub refuses the update instead, so use `hold` there) |
 //!
 //! [`Pin::pending`] is true for a `new` or `changed` server whose
 //! `on_change` is not set to `accept` explicitly: it awaits review.
 //!
 //! `hold`, `drop` and `fail` need a lock: an assembler that sets one of them
 //! (by default or for a server) without [`Assembler::lock`](crate::Assembler::lock)
-//! fails with [`ErrorKind::InvalidConfig`] instead of letting every server
+//! fails with [`ErrorKind::InvalidConfig`](crate::ErrorKind::InvalidConfig) instead of letting every server
 //! through unreviewed, and `Hub::reconfigure` keeps the hub's lock.
 //!
 //! ```
@@ -69,8 +69,8 @@
 //! about the size of its limited text whatever it sends. Version 1 files are
 //! read (a server over the limits compares `changed` until pinned again)
 //! and written back as version 2. A corrupt file, a hash that does not
-//! match the text, or another version is an [`ErrorKind::InvalidConfig`]
-//! error naming the file; a file over the read cap is an [`ErrorKind::Io`]
+//! match the text, or another version is an [`ErrorKind::InvalidConfig`](crate::ErrorKind::InvalidConfig)
+//! error naming the file; a file over the read cap is an [`ErrorKind::Io`](crate::ErrorKind::Io)
 //! error naming the server whose pin takes the most of it.
 //! The CLI: `mcp-preamble pin [--config PATH | FILES] --lock PATH` adds the
 //! servers the lock lacks and keeps every other pin; a changed server is
@@ -97,6 +97,7 @@
 // Here: the pin of a server and what the assembler does with it; `lock`
 // holds the lock file and the comparison.
 
+pub(crate) mod decide;
 mod entry;
 mod lock;
 
@@ -104,7 +105,6 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, ErrorKind, Result};
 use crate::model::ServerSnapshot;
 use crate::support::string_enum;
 
@@ -136,7 +136,7 @@ string_enum! {
         /// Render no instructions for the server (its tools are still listed
         /// when tool-only servers are).
         Drop => "drop",
-        /// Fail the assembly with [`ErrorKind::Drift`], naming the server: for
+        /// Fail the assembly with [`ErrorKind::Drift`](crate::ErrorKind::Drift), naming the server: for
         /// CI and the CLI. In a hub the change is refused (the update returns
         /// the error and the section stays), so a live server's change is never
         /// shown for approval: a hub wants `Hold`.
@@ -194,6 +194,11 @@ pub struct Pin {
     /// when it was pinned.
     #[serde(skip_serializing_if = "is_false")]
     pub cut_changed: bool,
+    /// The operator's tool filter differs from the one the server was
+    /// pinned under: a policy change, not drift. Tools only one of the two
+    /// filters sends are not compared.
+    #[serde(skip_serializing_if = "is_false")]
+    pub filter_changed: bool,
     /// For `new` and `changed` servers: SHA-256 of everything the server
     /// would be pinned as now (its whole [`LockEntry`]: instructions, every
     /// tool's name, description and schema, what the limits cut), so that
@@ -231,6 +236,7 @@ impl Pin {
             tools_removed: Vec::new(),
             tools_redescribed: Vec::new(),
             cut_changed: false,
+            filter_changed: false,
             sha256: None,
             on_change: None,
             diff: None,
@@ -269,9 +275,12 @@ impl Pin {
         if self.cut_changed {
             parts.push("text past the limits changed".to_string());
         }
+        let policy = "the operator's tool filter changed since the pin";
         match self.state {
             PinState::New => "not in the lock".to_string(),
+            _ if parts.is_empty() && self.filter_changed => format!("same; {policy}"),
             _ if parts.is_empty() => self.state.as_str().to_string(),
+            _ if self.filter_changed => format!("{}; {policy}", parts.join("; ")),
             _ => parts.join("; "),
         }
     }
@@ -475,8 +484,12 @@ fn lookalike_diff(old: &str, new: &str) -> Option<String> {
 
 /// [`Pin::sha256`] of `server` pinned within `limits`.
 #[cfg(feature = "hub")]
-pub(crate) fn digest_of(server: &ServerSnapshot, limits: &crate::limits::Limits) -> String {
-    LockEntry::within(server, limits).digest()
+pub(crate) fn digest_of(
+    server: &ServerSnapshot,
+    filter: Option<&crate::tool_policy::ToolFilter>,
+    limits: &crate::limits::Limits,
+) -> String {
+    LockEntry::sent(server, filter, limits).digest()
 }
 
 /// What the assembler does for one server after comparing it with the lock.
@@ -496,65 +509,10 @@ pub(crate) enum Effect {
     Drop,
 }
 
-/// Compares `server`, pinned under `key`, with `lock` (when given) under
-/// `on_change` (the operator's, `None` when unset): the pin to report and
-/// what to render. Fails with [`ErrorKind::Drift`] for `fail` on a new or
-/// changed server.
-pub(crate) fn decide(
-    lock: Option<&Lock>,
-    server: &ServerSnapshot,
-    key: Option<&str>,
-    on_change: Option<OnChange>,
-    limits: &crate::limits::Limits,
-) -> Result<(Pin, Effect)> {
-    let Some(lock) = lock else {
-        return Ok((Pin::unpinned(), Effect::AsIs));
-    };
-    // Hashing and sanitizing every tool is the costly part: done once.
-    let now = LockEntry::within(server, limits);
-    let mut pin = lock.compare(key, server, &now);
-    if !matches!(pin.state, PinState::New | PinState::Changed) {
-        return Ok((pin, Effect::AsIs));
-    }
-    pin.on_change = on_change;
-    let effect = match on_change.unwrap_or(OnChange::Accept) {
-        OnChange::Accept => Effect::AsIs,
-        OnChange::Hold => {
-            let entry = key.and_then(|k| lock.get(k));
-            let unchanged_tools = match entry {
-                Some(e) => now
-                    .tools
-                    .iter()
-                    .filter(|(name, t)| e.tools.get(*name) == Some(t))
-                    .map(|(name, _)| name.clone())
-                    .collect(),
-                None => Default::default(),
-            };
-            Effect::Hold {
-                text: entry
-                    .and_then(|e| e.instructions.as_ref())
-                    .map(PinnedInstructions::text),
-                unchanged_tools,
-            }
-        }
-        OnChange::Drop => Effect::Drop,
-        OnChange::Fail => {
-            return Err(Error::new(
-                ErrorKind::Drift,
-                format!(
-                    "{:?} {} (on_change = \"fail\")",
-                    key.map_or_else(|| server.display_name(), str::to_string),
-                    if pin.state == PinState::New {
-                        "is not in the lock".to_string()
-                    } else {
-                        format!("changed since it was pinned: {}", pin.summary())
-                    }
-                ),
-            ));
-        }
-    };
-    Ok((pin, effect))
-}
+#[cfg(test)]
+use crate::error::ErrorKind;
+#[cfg(test)]
+use decide::decide;
 
 #[cfg(test)]
 mod tests {

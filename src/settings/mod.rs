@@ -31,8 +31,12 @@
 //! | `[servers.<alias>]` `budget` | [`Assembler::server_budget`](crate::Assembler::server_budget) |
 //! | `[servers.<alias>]` `weight` (0.001 to 1000), `exclude = true`, `instructions = "…"` | [`Policy::weight`](crate::Policy::weight) ([`Weight`]), [`Policy::exclude`](crate::Policy::exclude), [`Policy::replace_instructions`](crate::Policy::replace_instructions) |
 //! | `[servers.<alias>]` `label = "…"` | [`Policy::label`](crate::Policy::label): shown with the block, so operator text is not presented as the server's; needs `instructions` |
+//! | `[defaults]` `tool_names` | `"claude-code"`, `"vscode"`, `"codex"`, `"opencode"`, `"plain"` or a pattern such as `"{server}__{tool}"`: [`Assembler::tool_names`](crate::Assembler::tool_names) ([`ToolNames`]) |
 //! | `[defaults]` `on_change` | [`Assembler::on_change`](crate::Assembler::on_change): for servers without their own |
 //! | `[servers.<alias>]` `on_change` | `"accept"`, `"hold"`, `"drop"` or `"fail"` ([`Policy::on_change`](crate::Policy::on_change); see "Pins and drift") |
+//! | `[servers.<alias>.tools]` `allow = ["glob", …]`, `deny = […]` | [`Policy::tools`](crate::Policy::tools) ([`ToolFilter`]): the tools the model is sent |
+//! | `[servers.<alias>.tool.<name>]` `description`, `title`, `annotations`, `always_load` | [`Policy::tool`](crate::Policy::tool) ([`ToolOverride`]) |
+//! | `[servers.<alias>]` `always_load = true` | [`Policy::always_load`](crate::Policy::always_load): never deferred |
 //! | `[client]` `name`, `version`, `capabilities`, `roots` | who the CLI says it is when it connects ([`ClientSettings`]); a host that shares the file connects as the same client with [`ClientSettings::client_config`] and [`ClientSettings::handler`] (feature `rmcp`) |
 //!
 //! ```toml
@@ -62,12 +66,14 @@
 pub use crate::dedup::Similarity;
 pub use crate::policy::PolicyFile;
 pub use crate::server_key::ServerKey;
+pub use crate::tool_policy::{ToolFilter, ToolOverride};
 #[cfg(feature = "rmcp")]
 pub use client::ClientIdentity;
 pub use client::{Capability, ClientSettings};
 pub use weight::Weight;
 
 mod client;
+mod tools;
 mod weight;
 
 use std::collections::BTreeMap;
@@ -81,6 +87,7 @@ use crate::model::ServerSnapshot;
 use crate::pin::OnChange;
 use crate::template::Template;
 use crate::tokens::Encoding;
+use crate::tool_names::ToolNames;
 
 /// The policy-file version this crate reads.
 pub const POLICY_VERSION: u32 = 1;
@@ -175,6 +182,9 @@ pub struct Defaults {
     /// What reaches the model when a server differs from its pin, for
     /// servers without their own `on_change`.
     pub on_change: Option<OnChange>,
+    /// The names the model sees for tools: `"claude-code"`, `"vscode"`,
+    /// `"codex"`, `"opencode"`, `"plain"` or a pattern ([`ToolNames`]).
+    pub tool_names: Option<ToolNames>,
 }
 
 /// `[servers.<alias>]`: the operator's decisions for one server.
@@ -196,6 +206,13 @@ pub struct ServerSettings {
     pub label: Option<String>,
     /// What reaches the model when the server differs from its pin.
     pub on_change: Option<OnChange>,
+    /// `[servers.<alias>.tools]`: which tools the model is sent.
+    pub tools: Option<ToolFilter>,
+    /// `[servers.<alias>.tool.<name>]`: overrides per tool, by its name.
+    #[serde(default)]
+    pub tool: BTreeMap<String, ToolOverride>,
+    /// Never defer this server's tools behind tool search.
+    pub always_load: Option<bool>,
 }
 
 impl Defaults {
@@ -219,6 +236,7 @@ impl Defaults {
         );
         set(&mut self.tool_descriptions, &over.tool_descriptions);
         set(&mut self.on_change, &over.on_change);
+        set(&mut self.tool_names, &over.tool_names);
         self
     }
 
@@ -399,6 +417,9 @@ impl Assembler {
         if let Some(change) = d.on_change {
             a = a.on_change(change);
         }
+        if let Some(names) = d.tool_names {
+            a = a.tool_names(names);
+        }
         for (alias, s) in &settings.servers {
             if let Some(n) = s.budget {
                 a = a.server_budget(alias.clone(), n);
@@ -419,6 +440,7 @@ impl Assembler {
             if let Some(change) = s.on_change {
                 p = p.on_change(change);
             }
+            p = s.tool_policy(p);
             // Always set, so an alias no server has is reported as a policy.
             a = a.policy(alias.clone(), p);
         }
@@ -503,6 +525,7 @@ mod tests {
                 "list_tool_only_servers",
                 "tool_descriptions",
                 "on_change",
+                "tool_names",
             ]
         );
         assert_eq!(
@@ -513,7 +536,10 @@ mod tests {
                 "exclude",
                 "instructions",
                 "label",
-                "on_change"
+                "on_change",
+                "tools",
+                "tool",
+                "always_load"
             ]
         );
     }
@@ -552,10 +578,14 @@ mod tests {
             ("list_tool_only_servers", "true"),
             ("tool_descriptions", "true"),
             ("on_change", "\"hold\""),
+            ("tool_names", "\"claude-code\""),
             ("weight", "2.0"),
             ("exclude", "true"),
             ("instructions", "\"x\""),
             ("label", "\"y\""),
+            ("tools", "{ deny = [\"x*\"] }"),
+            ("tool", "{ x = { description = \"d\" } }"),
+            ("always_load", "true"),
         ];
         let value = |k: &str| values.iter().find(|(n, _)| *n == k).unwrap().1;
         for k in Defaults::keys() {

@@ -236,9 +236,17 @@ mod tests {
                 "same_as_server",
                 "budget",
                 "policy",
+                "mentions_hidden_tool",
             ],
         );
         serializes(RemovalReason::ALL, RemovalReason::as_str);
+    }
+
+    #[test]
+    fn rewrite_form() {
+        use crate::rewrite::Form;
+        check(Form::ALL, Form::as_str, &["code", "call", "identifier"]);
+        serializes(Form::ALL, Form::as_str);
     }
 
     #[test]

@@ -136,6 +136,16 @@ pub struct Preview {
     /// `o200k_base` (the default), `cl100k_base`, or a model name.
     #[arg(long, value_name = "E")]
     pub encoding: Option<String>,
+    /// The names the model sees for tools, as this host names them:
+    /// `claude-code`, `vscode`, `codex`, `opencode`, `plain` (the default),
+    /// or a pattern such as `{server}__{tool}`.
+    #[arg(long, value_name = "SCHEME", value_parser = parse_tool_names)]
+    pub tool_names: Option<mcp_preamble::ToolNames>,
+    /// `section` (the default): the system-prompt section; `namespace`: also
+    /// each server's block as a namespace description within 512
+    /// characters, constraints first (Codex and OpenAI tool search).
+    #[arg(long, value_enum, default_value_t = Target::Section)]
+    pub target: Target,
     /// A policy file (`mcp-preamble.toml`); flags override its settings.
     #[arg(long, value_name = "PATH")]
     pub policy: Option<PathBuf>,
@@ -226,6 +236,18 @@ pub struct LintArgs {
     pub eras: bool,
 }
 
+/// What `preview` renders besides the section.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Target {
+    /// The system-prompt section.
+    Section,
+    /// The section and each server's namespace description.
+    Namespace,
+}
+
+/// The characters of a namespace description Codex and OpenAI tool search surface.
+pub const NAMESPACE_CHARS: usize = 512;
+
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub enum LintFormat {
     Text,
@@ -282,4 +304,8 @@ fn parse_tokens(s: &str) -> Result<usize, String> {
     }
     s.parse()
         .map_err(|_| format!("{s} is too large a number of tokens"))
+}
+
+fn parse_tool_names(s: &str) -> Result<mcp_preamble::ToolNames, String> {
+    s.parse().map_err(|e: mcp_preamble::Error| e.to_string())
 }

@@ -43,6 +43,11 @@ pub async fn lint(mut a: LintArgs) -> Result<ExitCode, CliError> {
     for code in &a.allow {
         linter = linter.allow(*code);
     }
+    for (alias, s) in &settings.servers {
+        if let Some(filter) = &s.tools {
+            linter = linter.tool_filter(alias.clone(), filter.clone());
+        }
+    }
     let mut servers = Vec::new();
     let mut failures = Vec::new();
     let mut known = Vec::new();

@@ -15,9 +15,17 @@ use crate::load::load_inputs;
 use crate::snapshot::write_file;
 
 pub async fn pin(mut a: PinArgs) -> Result<ExitCode, CliError> {
-    // The policy file's `[client]`: pin as the host that shares it.
+    // The policy file's `[client]`: pin as the host that shares it; its
+    // tool filters: pin what the model is sent.
+    let mut filters = BTreeMap::new();
     if let Some(path) = &a.policy {
-        a.connect.client = mcp_preamble::settings::Settings::from_path(path)?.client;
+        let settings = mcp_preamble::settings::Settings::from_path(path)?;
+        for (alias, s) in &settings.servers {
+            if let Some(f) = s.tools.clone().filter(|f| !f.is_empty()) {
+                filters.insert(alias.clone(), f);
+            }
+        }
+        a.connect.client = settings.client;
     }
     let old = match std::fs::symlink_metadata(&a.lock) {
         Ok(_) => Lock::from_path(&a.lock)?,
@@ -87,7 +95,11 @@ pub async fn pin(mut a: PinArgs) -> Result<ExitCode, CliError> {
     };
     let mut held_back = Vec::new();
     for (key, s) in &servers {
-        let before = old.check(s);
+        let filter = filters.get(key);
+        let before = match filter {
+            Some(f) => old.check_sent(s, f),
+            None => old.check(s),
+        };
         if before.state == PinState::Changed && !a.all && !a.update.contains(key) {
             emit_line(&format!(
                 "{key}: changed, not pinned again ({}); to accept: --update {key}",
@@ -99,7 +111,10 @@ pub async fn pin(mut a: PinArgs) -> Result<ExitCode, CliError> {
             held_back.push(key.clone());
             continue;
         }
-        lock.pin(s);
+        match filter {
+            Some(f) => lock.pin_sent(s, f, &mcp_preamble::Limits::default()),
+            None => lock.pin(s),
+        }
         // Name and version are recorded but not compared: say when they moved.
         let moved = match (old.get(key), lock.get(key)) {
             (Some(a), Some(b)) if (&a.name, &a.version) != (&b.name, &b.version) => Some(format!(

@@ -9,8 +9,8 @@ use mcp_preamble::settings::Settings;
 use mcp_preamble::{Assembler, ServerSnapshot};
 
 use crate::CliError;
-use crate::args::Preview;
-use crate::emit::{emit_err, emit_preview, needed_trimming, pending_review};
+use crate::args::{NAMESPACE_CHARS, Preview, Target};
+use crate::emit::{emit, emit_err, emit_preview, needed_trimming, pending_review};
 use crate::load::{Source, load_inputs};
 
 /// The policy file's settings (if any) with the flags over them: a flag wins.
@@ -24,6 +24,7 @@ fn settings(p: &Preview) -> Result<Settings, mcp_preamble::Error> {
     flags.total_budget = p.total_budget;
     flags.template.clone_from(&p.template);
     flags.encoding.clone_from(&p.encoding);
+    flags.tool_names.clone_from(&p.tool_names);
     Ok(settings)
 }
 
@@ -42,6 +43,9 @@ fn assembler(p: &Preview, settings: &Settings) -> Result<Assembler, mcp_preamble
     }
     if let Some(path) = &p.lock {
         a = a.lock(Lock::from_path(path)?);
+    }
+    if p.target == Target::Namespace {
+        a = a.namespace_chars(NAMESPACE_CHARS);
     }
     Ok(a)
 }
@@ -158,6 +162,9 @@ pub async fn preview(mut p: Preview) -> Result<ExitCode, CliError> {
     }
     let hosts = host_survival(&p, &settings, &snapshots)?;
     emit_preview(&assembly, &sources, &hosts, p.json);
+    if p.target == Target::Namespace && !p.json {
+        emit_namespaces(&assembly);
+    }
     Ok(
         if failed
             || (p.check
@@ -168,4 +175,19 @@ pub async fn preview(mut p: Preview) -> Result<ExitCode, CliError> {
             ExitCode::SUCCESS
         },
     )
+}
+
+/// `--target namespace`: each server's namespace description after the report.
+fn emit_namespaces(assembly: &mcp_preamble::Assembly) {
+    let mut text =
+        format!("\nnamespace descriptions (at most {NAMESPACE_CHARS} characters each):\n");
+    for r in assembly.servers() {
+        if let Some(ns) = &r.namespace {
+            text.push_str(&format!(
+                "\n{} ({} characters, {} units left out):\n{}\n",
+                r.name, ns.chars, ns.units_left_out, ns.text
+            ));
+        }
+    }
+    emit(&mcp_preamble::text::terminal_safe(&text));
 }

@@ -9,6 +9,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use crate::model::ServerSnapshot;
+use crate::tool_names::{Host, ToolNames};
 // Bounded: the names are server-controlled.
 use crate::support::distance::levenshtein_bounded as levenshtein;
 
@@ -78,6 +79,9 @@ pub(super) struct ServerFacts {
     params: BTreeSet<String>,
     /// Server name and alias, lowercased.
     own_names: BTreeSet<String>,
+    /// Alias, `serverInfo.name` and title as sent: what hosts build tool
+    /// names from.
+    labels: Vec<String>,
     kebab_tools: bool,
     camel_tools: bool,
     dotted_tools: bool,
@@ -106,7 +110,29 @@ impl ServerFacts {
             cap: ranked_names(tools.len()),
             params,
             own_names,
+            labels: s
+                .alias
+                .iter()
+                .chain([&s.server_info.name])
+                .chain(&s.server_info.title)
+                .cloned()
+                .collect(),
         }
+    }
+
+    /// Whether `name` is what a host calls one of the server's tools
+    /// (`mcp__billing__get_invoice` under Claude Code): a known tool.
+    fn host_name(&self, name: &str) -> bool {
+        if !name.starts_with("mcp_") {
+            return false;
+        }
+        Host::ALL.iter().any(|h| {
+            let scheme = ToolNames::host(*h);
+            self.labels.iter().any(|l| {
+                let tools = &self.index.names;
+                tools.iter().any(|t| scheme.exposed(l, t).as_str() == name)
+            })
+        })
     }
 }
 
@@ -353,7 +379,7 @@ pub(super) fn unknown_mentions(unit: &str, facts: &ServerFacts) -> Vec<String> {
             _ => continue,
         };
         let name = name.trim_end_matches(['.', '-', '_']);
-        if name.is_empty() || facts.tool_set.contains(name) {
+        if name.is_empty() || facts.tool_set.contains(name) || facts.host_name(name) {
             continue;
         }
         let shape = shape(name);

@@ -57,6 +57,7 @@ impl Pass<'_> {
                 continue;
             }
             let unit_text = unit.text(text);
+            self.hidden_tools(text, unit, &mut reported);
             for name in unknown_mentions(unit_text, &facts) {
                 if !reported.insert(name.clone()) {
                     continue;
@@ -167,3 +168,35 @@ static CONDITION: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:only\s+(?:if|when)|(?:if|when)\s+(?:the\s+)?client|capabilit(?:y|ies)|(?:if|when)\s+(?:enabled|available|supported|configured)|depending\s+on|registers?|registered|dynamically|will\s+(?:be\s+)?(?:available|added|registered|appear))\b")
         .expect("static regex")
 });
+
+impl Pass<'_> {
+    /// `MCP003` for each tool the operator's filter hides that the unit
+    /// names (by the rewriting rule: code, calls, identifiers); each name
+    /// once, recorded in `reported`.
+    fn hidden_tools(&mut self, text: &str, unit: &Unit, reported: &mut BTreeSet<String>) {
+        if self.hidden.is_empty() {
+            return;
+        }
+        let unit_text = unit.text(text);
+        let hidden = &self.hidden;
+        let refs = crate::rewrite::references(unit_text, |n| hidden.iter().any(|h| h == n));
+        for r in refs {
+            let name = unit_text[r.start..r.end].to_string();
+            if !reported.insert(name.clone()) {
+                continue;
+            }
+            self.push_with(
+                LintCode::UnknownTool,
+                LintCode::UnknownTool.default_severity(),
+                format!(
+                    "instructions mention `{name}`, which the operator's filter hides from the model"
+                ),
+                Some((text, unit_text, unit)),
+                None,
+                format!(
+                    "Leave `{name}` out of what the model reads (the assembler removes sentences that name only hidden tools), or let the tool through the filter ([servers.<alias>.tools])."
+                ),
+            );
+        }
+    }
+}

@@ -1,0 +1,109 @@
+use super::*;
+use crate::support::hash::sha1_hex;
+
+fn n(scheme: &str, server: &str, tool: &str) -> String {
+    scheme
+        .parse::<ToolNames>()
+        .unwrap()
+        .exposed(server, tool)
+        .into_string()
+}
+
+#[test]
+fn each_host_names_a_tool_its_way() {
+    assert_eq!(n("claude-code", "my.srv", "get-x"), "mcp__my_srv__get-x");
+    assert_eq!(n("claude-code", "s", "a😀b"), "mcp__s__a__b");
+    assert_eq!(n("opencode", "my srv", "a/b"), "mcp__my_srv__a_b");
+    assert_eq!(n("codex", "my-srv", "get.x"), "mcp__my_srv__get_x");
+    assert_eq!(
+        n("vscode", "GitHub Server", "get.x"),
+        "mcp_github_server_get_x"
+    );
+    assert_eq!(
+        n("vscode", "io.github.upstash/context7", "t"),
+        "mcp_io_github_ups_t"
+    );
+    assert_eq!(n("plain", "s", "get.x"), "get.x");
+    assert_eq!(n("{server}__{tool}", "my.srv", "get x"), "my_srv__get_x");
+    assert_eq!(n("x-{tool}", "ignored", "t"), "x-t");
+}
+
+#[test]
+fn long_names_fit_the_cap_the_way_each_host_does() {
+    let tool = "t".repeat(60);
+    let cc = ToolNames::host(Host::ClaudeCode).exposed("srv", &tool);
+    assert_eq!(cc.as_str(), format!("mcp__srv__{tool}"));
+    assert_eq!(cc.fit(), Fit::OverCap);
+    let codex = ToolNames::host(Host::Codex).exposed("srv", &tool);
+    assert_eq!(codex.as_str().len(), MAX_LEN);
+    assert_eq!(codex.fit(), Fit::Hashed);
+    let raw = format!("mcp__srv__{tool}");
+    assert_eq!(
+        codex.as_str(),
+        format!("{}{}", &raw[..24], sha1_hex(raw.as_bytes()))
+    );
+    let vs = ToolNames::host(Host::Vscode).exposed("srv", &tool);
+    assert_eq!(vs.as_str(), &format!("mcp_srv_{tool}")[..MAX_LEN]);
+    assert_eq!(vs.fit(), Fit::Cut);
+    let p = ToolNames::pattern("{server}__{tool}")
+        .unwrap()
+        .exposed("srv", &tool);
+    assert_eq!(p.as_str().chars().count(), MAX_LEN);
+    assert!(p.as_str().starts_with("srv__ttt"));
+    assert_eq!(p.fit(), Fit::Hashed);
+}
+
+#[test]
+fn a_table_never_gives_one_name_twice() {
+    let names = ToolNames::host(Host::ClaudeCode);
+    let t = names.table([("s", "a.b"), ("s", "a_b"), ("s", "a.b")]);
+    assert_eq!(t.len(), 2);
+    assert_eq!(t.get("s", "a.b").unwrap().as_str(), "mcp__s__a_b");
+    let second = t.get("s", "a_b").unwrap();
+    assert_ne!(second.as_str(), "mcp__s__a_b");
+    assert_eq!(second.fit(), Fit::Hashed);
+    assert_eq!(t.resolve(second.as_str()), Some(("s", "a_b")));
+    assert_eq!(t.collisions().len(), 1);
+    assert_eq!(t.collisions()[0].wanted, "mcp__s__a_b");
+    // A pattern whose parts can meet: alias `a__b` with tool `c`, alias `a` with tool `b__c`.
+    let g = ToolNames::pattern("{server}__{tool}").unwrap();
+    let t = g.table([("a__b", "c"), ("a", "b__c")]);
+    assert_ne!(t.get("a__b", "c"), t.get("a", "b__c"));
+    assert_eq!(t.collisions().len(), 1);
+}
+
+#[test]
+fn vscode_numbers_repeated_prefixes() {
+    let t = ToolNames::host(Host::Vscode).table([("foo", "x"), ("Foo", "x"), ("foo", "y")]);
+    assert_eq!(t.get("foo", "x").unwrap().as_str(), "mcp_foo_x");
+    assert_eq!(t.get("Foo", "x").unwrap().as_str(), "mcp_foo2_x");
+    assert_eq!(t.get("foo", "y").unwrap().as_str(), "mcp_foo_y");
+    assert!(t.collisions().is_empty());
+}
+
+#[test]
+fn schemes_parse_and_print_back() {
+    for s in ToolNames::names()
+        .into_iter()
+        .chain(["{server}__{tool}", "gw_{tool}"])
+    {
+        assert_eq!(s.parse::<ToolNames>().unwrap().to_string(), s);
+    }
+    let err = |s: &str| s.parse::<ToolNames>().unwrap_err().to_string();
+    assert!(err("claude_code").contains("did you mean \"claude-code\"?"));
+    assert!(err("{server}").contains("has no {tool}"));
+    assert!(err("{tool}{tool}").contains("has {tool} twice"));
+    assert!(err("{server}.{tool}").contains("may hold only"));
+    assert!(err(&format!("{}{{tool}}", "x".repeat(60))).contains("too little"));
+    assert_eq!(ToolNames::default(), ToolNames::plain());
+}
+
+#[test]
+fn server_labels_follow_the_host() {
+    let vs = ToolNames::host(Host::Vscode);
+    assert_eq!(vs.server_label(Some("a"), "n", Some("T")), "T");
+    assert_eq!(vs.server_label(Some("a"), "n", None), "n");
+    let cc = ToolNames::host(Host::ClaudeCode);
+    assert_eq!(cc.server_label(Some("a"), "n", Some("T")), "a");
+    assert_eq!(cc.server_label(None, "n", Some("T")), "n");
+}
