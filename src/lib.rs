@@ -518,6 +518,9 @@ pub mod redact;
 pub mod report;
 mod sanitize;
 mod segment;
+#[cfg(feature = "serve")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serve")))]
+pub mod serve;
 mod server_key;
 pub mod settings;
 mod support;
