@@ -10,7 +10,6 @@
 
 use crate::assemble::Assembler;
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::ServerSnapshot;
 use crate::support::string_enum;
 use crate::tokens::TokenCounter;
 
@@ -55,40 +54,23 @@ impl ServeAs {
         }
     }
 
-    /// `assembler` counting in the host's unit, with the whole section of
-    /// up to `servers` blocks (less its fixed frame and `reserve` units the
-    /// gateway appends) as the total budget. [`ServeAs::Plain`] returns it
-    /// unchanged. Fails when the frame and the reserve alone do not fit.
-    pub fn fit(self, assembler: Assembler, servers: usize, reserve: usize) -> Result<Assembler> {
+    /// `assembler` counting in the host's unit, with the whole section
+    /// (its frame included) less `reserve` units the gateway appends as
+    /// the total budget. [`ServeAs::Plain`] returns it unchanged. Fails when
+    /// the reserve alone does not fit.
+    pub fn fit(self, assembler: Assembler, reserve: usize) -> Result<Assembler> {
         let Some(cap) = self.cap() else {
             return Ok(assembler);
         };
-        let counted = assembler.token_counter(Units(self));
-        let frame = self.frame(&counted, servers)?;
-        match cap.checked_sub(frame + reserve) {
-            Some(budget) if budget > 0 => Ok(counted.total_budget(budget)),
+        match cap.checked_sub(reserve) {
+            Some(budget) if budget > 0 => {
+                Ok(assembler.token_counter(Units(self)).total_budget(budget))
+            }
             _ => Err(Error::new(
                 ErrorKind::InvalidConfig,
-                format!(
-                    "the section's frame ({frame} units) and the gateway's note ({reserve}) leave nothing of {self}'s {cap}"
-                ),
+                format!("the gateway's note ({reserve} units) leaves nothing of {self}'s {cap}"),
             )),
         }
-    }
-
-    /// What the section adds around its blocks, in the host's unit: the
-    /// heading, the preamble, the blank lines between and after blocks.
-    fn frame(self, assembler: &Assembler, servers: usize) -> Result<usize> {
-        let probe = ServerSnapshot::new("probe").with_instructions("Probe.");
-        let one = assembler.assemble(&[probe.clone().with_alias("a")])?;
-        let two = assembler.assemble(&[probe.clone().with_alias("a"), probe.with_alias("b")])?;
-        let blocks = |a: &crate::report::Assembly| -> usize {
-            a.servers().iter().map(|s| self.measure(&s.text)).sum()
-        };
-        // The frame of one block, plus what each more block adds between.
-        let first = self.measure(one.text()).saturating_sub(blocks(&one));
-        let more = self.measure(two.text()).saturating_sub(blocks(&two)) - first;
-        Ok(first + more * servers.saturating_sub(1))
     }
 }
 
@@ -116,8 +98,8 @@ impl TokenCounter for Units {
 }
 
 /// `text` within `cap` units of `host`: whole lines kept from the start,
-/// the rest dropped (a last resort: the budget leaves room for the frame,
-/// so only a section with more servers than it was fitted for needs it).
+/// the rest dropped. A last resort for an assembler that was not fitted
+/// ([`ServeAs::fit`]): a fitted one never needs it.
 pub(crate) fn within(host: ServeAs, text: &str) -> String {
     let Some(cap) = host.cap() else {
         return text.to_string();

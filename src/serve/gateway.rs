@@ -167,7 +167,7 @@ impl Gateway {
     }
 
     /// The current view, made again first when the hub's section moved.
-    fn view(&self) -> Arc<View> {
+    pub(crate) fn view(&self) -> Arc<View> {
         let view = lock(&self.inner.view).clone();
         if view.digest != self.inner.hub.section().digest() {
             self.refresh();

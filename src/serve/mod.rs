@@ -37,7 +37,7 @@
 //!
 //! let config = McpConfig::from_path("mcp.json")?;
 //! let host = ServeAs::ClaudeCode;
-//! let assembler = host.fit(Assembler::new(), config.servers.len(), host.measure(NOTE))?;
+//! let assembler = host.fit(Assembler::new(), host.measure(NOTE))?;
 //! let gateway = Gateway::new(Hub::new(assembler), host);
 //! let failed = gateway.connect_all(&config, &ConnectOptions::new().restart(Restart::new())).await;
 //! gateway.serve_stdio().await?;
@@ -56,3 +56,6 @@ pub use fit::ServeAs;
 pub use gateway::Gateway;
 pub use names::{MAX_NAME, SEPARATOR, ToolNames, exposed_name};
 pub use view::{NOTE, READER};
+
+#[cfg(test)]
+mod tests;

@@ -27,8 +27,7 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     let config = McpConfig::from_path(&config_path)?;
     let settings = settings(a.policy.as_deref())?;
     a.connect.client = settings.client.clone();
-    let servers = config.servers.len();
-    let assembler = assembler(&settings, a.lock.as_deref(), a.serve_as, servers)?;
+    let assembler = assembler(&settings, a.lock.as_deref(), a.serve_as)?;
     let hub = Hub::new(assembler);
     let gateway = match a.call_timeout {
         Some(t) => Gateway::with_call_timeout(hub, a.serve_as, t),
@@ -53,7 +52,6 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
         policy: a.policy.clone(),
         lock: a.lock.clone(),
         host: a.serve_as,
-        servers,
     };
     let watcher = tokio::spawn(reload.run(gateway.hub().clone()));
     let served = gateway.serve_stdio().await;
@@ -76,13 +74,12 @@ fn assembler(
     settings: &Settings,
     lock: Option<&Path>,
     host: ServeAs,
-    servers: usize,
 ) -> Result<Assembler, mcp_preamble::Error> {
     let mut a = Assembler::from_settings(settings)?;
     if let Some(path) = lock {
         a = a.lock(Lock::from_path(path)?);
     }
-    host.fit(a, servers, host.measure(NOTE))
+    host.fit(a, host.measure(NOTE))
 }
 
 /// Reloads the policy and the lock into the hub when a file changes or
@@ -91,7 +88,6 @@ struct Reload {
     policy: Option<PathBuf>,
     lock: Option<PathBuf>,
     host: ServeAs,
-    servers: usize,
 }
 
 impl Reload {
@@ -120,7 +116,7 @@ impl Reload {
 
     fn load(&self) -> Result<Assembler, mcp_preamble::Error> {
         let settings = settings(self.policy.as_deref())?;
-        assembler(&settings, self.lock.as_deref(), self.host, self.servers)
+        assembler(&settings, self.lock.as_deref(), self.host)
     }
 
     /// Each file's modification time and length (`None` when unreadable).
