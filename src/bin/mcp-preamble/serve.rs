@@ -54,12 +54,36 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
         host: a.serve_as,
     };
     let watcher = tokio::spawn(reload.run(gateway.hub().clone()));
+    let reviews = tokio::spawn(tell_pending(gateway.hub().clone()));
     let served = gateway.serve_stdio().await;
     watcher.abort();
+    reviews.abort();
     gateway.close().await;
     tracing::info!("host closed the connection");
     served?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Logs each server that changed and awaits review, once per change.
+async fn tell_pending(hub: Hub) {
+    let mut pending = hub.subscribe_pending();
+    let mut told = std::collections::BTreeMap::new();
+    loop {
+        let now = pending.borrow_and_update().clone();
+        for (alias, pin) in now.iter() {
+            if told.get(alias) != Some(pin) {
+                tracing::warn!(
+                    alias = %alias,
+                    change = %pin.summary(),
+                    "server changed and awaits review (the reviewed text is served): mcp-preamble pin --approve {alias}"
+                );
+            }
+        }
+        told = now.iter().map(|(a, p)| (a.clone(), p.clone())).collect();
+        if pending.changed().await.is_err() {
+            return;
+        }
+    }
 }
 
 fn settings(policy: Option<&Path>) -> Result<Settings, mcp_preamble::Error> {
