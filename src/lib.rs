@@ -319,6 +319,32 @@
 //! `Hub::reconfigure` takes an assembler with new visibility settings (the
 //! host turned tool search on) as an ordinary change.
 //!
+//! ## Tool names
+//!
+//! Hosts rename MCP tools before the model sees them: Claude Code and
+//! OpenCode send `get_invoice` of server `billing` as
+//! `mcp__billing__get_invoice`, VS Code as `mcp_billing_get_invoice`, Codex
+//! as `mcp__billing__get_invoice` shortened with a hash past 64 characters.
+//! [`Assembler::tool_names`] takes the host's scheme ([`ToolNames`]: a
+//! [`tool_names::Host`], [`ToolNames::plain`] (the default: names as
+//! sent), or a pattern of your own such as `"{server}__{tool}"`), and the
+//! tool list and the deferred index show the names the model sees. Each
+//! host's rule, its 64-character handling and its source are in the
+//! [`tool_names`] module docs; [`ToolNames::table`] names a set of tools
+//! without ever giving one name twice (for gateways).
+//!
+//! ```
+//! # fn main() -> mcp_preamble::Result<()> {
+//! use mcp_preamble::{Assembler, ServerSnapshot, Tool, ToolNames};
+//! let billing = ServerSnapshot::new("billing")
+//!     .with_tool(Tool::new("list_periods", "List billing periods."));
+//! let assembly = Assembler::new()
+//!     .tool_names("vscode".parse::<ToolNames>()?)
+//!     .assemble(&[billing])?;
+//! assert!(assembly.text().contains("`mcp_billing_list_periods`"));
+//! # Ok(()) }
+//! ```
+//!
 //! ## Limits
 //!
 //! Every byte a server sends is also a cost to the host, paid before every
@@ -530,6 +556,7 @@ mod template;
 pub mod testing;
 pub mod text;
 mod tokens;
+pub mod tool_names;
 mod visibility;
 mod wire;
 
@@ -543,6 +570,7 @@ pub use model::{
 pub use report::{Assembly, ServerReport};
 pub use template::Template;
 pub use tokens::{Encoding, Tiktoken, TokenCounter};
+pub use tool_names::ToolNames;
 pub use visibility::{DeferWhen, Visibility};
 
 #[allow(deprecated)]

@@ -17,7 +17,7 @@ const LAYERS: &[&[&str]] = &[
     // Secret and URL redaction: regex and serde_json only.
     &["redact"],
     &["error", "text"],
-    &["sanitize", "tokens"],
+    &["sanitize", "tokens", "tool_names"],
     &["markdown", "limits"],
     &["model", "segment"],
     &[

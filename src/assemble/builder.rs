@@ -11,6 +11,7 @@ use crate::limits::Limits;
 use crate::pin::{Lock, OnChange};
 use crate::template::Template;
 use crate::tokens::{Counter, Encoding, Tiktoken, TokenCounter};
+use crate::tool_names::ToolNames;
 use crate::visibility::{self, DeferWhen, Visibility};
 
 /// The order of servers in the section; `order = "name"` or
@@ -58,6 +59,7 @@ pub struct Assembler {
     pub(super) tool_texts: ToolTextCache,
     pub(super) lock: Option<Lock>,
     pub(super) on_change: Option<OnChange>,
+    pub(super) tool_names: ToolNames,
 }
 
 /// What the operator decides for one server, by alias.
@@ -167,6 +169,7 @@ impl std::fmt::Debug for Assembler {
             .field("visibility", &self.visibility)
             .field("lock", &self.lock.as_ref().map(|l| l.keys().count()))
             .field("on_change", &self.on_change)
+            .field("tool_names", &self.tool_names.to_string())
             .finish()
     }
 }
@@ -200,6 +203,7 @@ impl Assembler {
             tool_texts: ToolTextCache::default(),
             lock: None,
             on_change: None,
+            tool_names: ToolNames::plain(),
         }
     }
 
@@ -382,6 +386,35 @@ impl Assembler {
     pub fn on_change(mut self, on_change: OnChange) -> Assembler {
         self.on_change = Some(on_change);
         self
+    }
+
+    /// The names the model sees for the servers' tools (default:
+    /// [`ToolNames::plain`], their own): with a host's scheme the tool
+    /// list and the deferred index show the host's names
+    /// (`mcp__billing__get_invoice` under Claude Code). See the crate docs,
+    /// "Tool names".
+    ///
+    /// ```
+    /// use mcp_preamble::tool_names::Host;
+    /// use mcp_preamble::{Assembler, ServerSnapshot, Tool, ToolNames};
+    ///
+    /// let server = ServerSnapshot::new("billing-server")
+    ///     .with_alias("billing")
+    ///     .with_tool(Tool::new("get_invoice", "Get one invoice."));
+    /// let assembly = Assembler::new()
+    ///     .tool_names(ToolNames::host(Host::ClaudeCode))
+    ///     .assemble(&[server])?;
+    /// assert!(assembly.text().contains("mcp__billing__get_invoice"));
+    /// # Ok::<(), mcp_preamble::Error>(())
+    /// ```
+    pub fn tool_names(mut self, names: ToolNames) -> Assembler {
+        self.tool_names = names;
+        self
+    }
+
+    /// The tool-name scheme in effect.
+    pub fn tool_names_ref(&self) -> &ToolNames {
+        &self.tool_names
     }
 
     /// The template blocks render with (for the hub's change messages).

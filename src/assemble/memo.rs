@@ -22,6 +22,9 @@ pub(super) struct PreparedKey {
     /// Its pin and `on_change`: a block held or dropped is never reused
     /// once the server is pinned again.
     pub pin: u64,
+    /// The names the model sees for its tools (they depend on the scheme
+    /// and on the other servers).
+    pub names: u64,
 }
 
 /// A server compared with the lock.

@@ -5,6 +5,7 @@
 //! servers, limits (budgets and fair shares), fit, fit the total, report.
 
 mod builder;
+mod exposure;
 mod layout;
 mod memo;
 mod names;
@@ -124,6 +125,7 @@ impl Assembler {
             ));
         }
         let placement = names::place(servers, self.order);
+        let exposed = exposure::expose(&self.tool_names, servers, &placement);
         let mut session = self.template.session(0)?;
         // A block that runs out of template fuel, or grows past
         // MAX_BLOCK_BYTES, fits no budget: the ladder cuts it. The size cap
@@ -141,6 +143,7 @@ impl Assembler {
         let mut run = Run {
             servers,
             placement: &placement,
+            exposed: &exposed,
             memo: memo.as_mut().map(|(versions, m)| {
                 let generation = m.next_generation();
                 (*versions, &mut **m, generation)
@@ -202,6 +205,7 @@ impl Assembler {
                 name: name.clone(),
                 visibility: self.visibility.fingerprint(config_key),
                 pin: pin_fp,
+                names: run.exposed[pos].fingerprint,
             });
             if let Some(hit) = run.lookup(&key, |m, k, g| m.prepared.get(k, g)) {
                 prepared.push(hit);
@@ -226,6 +230,7 @@ impl Assembler {
                 config_key,
                 self,
                 held,
+                run.exposed[pos].clone(),
             );
             if let Effect::Hold {
                 unchanged_tools, ..
@@ -346,6 +351,7 @@ impl Assembler {
                         name: p.view.name.clone(),
                         visibility: p.visibility,
                         pin: p.pin,
+                        names: run.exposed[k].fingerprint,
                     },
                     twin_of: p.twin_of.clone(),
                     limit: limits[k],
@@ -427,6 +433,8 @@ fn link_twins(prepared: &mut [Arc<Prepared>]) {
 struct Run<'r> {
     servers: &'r [&'r ServerSnapshot],
     placement: &'r Placement,
+    /// Per section position: the names the model sees for its tools.
+    exposed: &'r [Arc<exposure::ServerNames>],
     memo: Option<(&'r [u64], &'r mut Memo, u64)>,
 }
 

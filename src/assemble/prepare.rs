@@ -5,6 +5,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::builder::{Assembler, Policy};
+use super::exposure::ServerNames;
 use crate::budget::{self, Measure, Render, Rendered, Trim};
 use crate::dedup::{self, ToolText};
 use crate::error::Result;
@@ -52,6 +53,8 @@ pub(crate) struct Prepared {
     /// Under `hold`: the only tools (raw names) whose descriptions the held
     /// instructions are de-duplicated against.
     pub dedup_against: Option<std::collections::BTreeSet<String>>,
+    /// The names the model sees for its tools.
+    pub names: Arc<ServerNames>,
     pub report: ServerReport,
 }
 
@@ -83,6 +86,7 @@ impl Prepared {
         config_key: Option<&str>,
         config: &Assembler,
         held: Option<Option<&str>>,
+        names: Arc<ServerNames>,
     ) -> Prepared {
         let policy = config_key.and_then(|k| config.policies.get(k));
         let (mut found, applied) = intake(s, name, renamed_from, held, policy);
@@ -90,7 +94,10 @@ impl Prepared {
         let hidden = &mut found.hidden;
         let (tools, index) = match applied.excluded {
             true => Default::default(),
-            false => tool_views(s, &resolved.deferred, config.tool_descriptions, hidden),
+            false => {
+                let descriptions = config.tool_descriptions;
+                tool_views(s, &resolved.deferred, descriptions, hidden, &names)
+            }
         };
         let omitted = omission(&applied, &tools, &index, config.list_tool_only_servers);
         let label = policy
@@ -111,6 +118,7 @@ impl Prepared {
             .or(config.budget);
         p.weight = policy.map_or(1000, Policy::weight_millis);
         p.visibility = config.visibility.fingerprint(config_key);
+        p.names = names;
         p
     }
 
@@ -131,6 +139,7 @@ impl Prepared {
             visibility: 0,
             pin: 0,
             dedup_against: None,
+            names: Arc::default(),
             report,
         }
     }
@@ -535,20 +544,25 @@ fn apply_policy(policy: Option<&Policy>, instructions: Option<String>) -> Applie
     applied
 }
 
-/// The tools as the template sees them: loaded ones, and the index of
-/// deferred ones (`deferred` is per tool of `s`).
+/// The tools as the template sees them, by the names the model sees:
+/// loaded ones, and the index of deferred ones (`deferred` is per tool of `s`).
 fn tool_views(
     s: &ServerSnapshot,
     deferred: &[bool],
     descriptions: bool,
     hidden: &mut HiddenChars,
+    names: &ServerNames,
 ) -> (Vec<ToolView>, Vec<ToolView>) {
     let (mut loaded, mut index) = (Vec::new(), Vec::new());
     for (t, behind) in s.tools.iter().zip(deferred) {
-        let name = sanitize::line_counting(&t.name, hidden);
-        if name.is_empty() {
+        let own = sanitize::line_counting(&t.name, hidden);
+        if own.is_empty() {
             continue;
         }
+        let name = match names.of(&t.name) {
+            seen if seen == t.name => own,
+            seen => sanitize::line(seen),
+        };
         let title = t
             .title
             .as_deref()

@@ -1,6 +1,7 @@
-//! The two hashes the crate writes down: FNV-1a 64 (cache file names, word
-//! sets) and SHA-256 as lowercase hex (pins, section digests). Both are
-//! fixed formats, so their values outlive Rust and dependency releases.
+//! The hashes the crate writes down: FNV-1a 64 (cache file names, word
+//! sets), SHA-256 as lowercase hex (pins, section digests, shortened tool
+//! names) and SHA-1 (only to reproduce Codex's tool names). All are fixed
+//! formats, so their values outlive Rust and dependency releases.
 
 use sha2::{Digest, Sha256};
 
@@ -33,6 +34,58 @@ pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
     out
 }
 
+/// SHA-1 of `bytes`, as 40 lowercase hex digits: only to reproduce a host
+/// that names tools with it (Codex shortens long tool names with SHA-1).
+pub(crate) fn sha1_hex(bytes: &[u8]) -> String {
+    let mut h: [u32; 5] = [
+        0x6745_2301,
+        0xefcd_ab89,
+        0x98ba_dcfe,
+        0x1032_5476,
+        0xc3d2_e1f0,
+    ];
+    let mut msg = bytes.to_vec();
+    let bits = (bytes.len() as u64).wrapping_mul(8);
+    msg.push(0x80);
+    while msg.len() % 64 != 56 {
+        msg.push(0);
+    }
+    msg.extend_from_slice(&bits.to_be_bytes());
+    for chunk in msg.chunks_exact(64) {
+        let mut w = [0u32; 80];
+        for (i, word) in chunk.chunks_exact(4).enumerate() {
+            w[i] = u32::from_be_bytes([word[0], word[1], word[2], word[3]]);
+        }
+        for i in 16..80 {
+            w[i] = (w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16]).rotate_left(1);
+        }
+        let [mut a, mut b, mut c, mut d, mut e] = h;
+        for (i, wi) in w.iter().enumerate() {
+            let (f, k) = match i {
+                0..=19 => ((b & c) | (!b & d), 0x5a82_7999),
+                20..=39 => (b ^ c ^ d, 0x6ed9_eba1),
+                40..=59 => ((b & c) | (b & d) | (c & d), 0x8f1b_bcdc),
+                _ => (b ^ c ^ d, 0xca62_c1d6),
+            };
+            let t = a
+                .rotate_left(5)
+                .wrapping_add(f)
+                .wrapping_add(e)
+                .wrapping_add(k)
+                .wrapping_add(*wi);
+            e = d;
+            d = c;
+            c = b.rotate_left(30);
+            b = a;
+            a = t;
+        }
+        for (x, y) in h.iter_mut().zip([a, b, c, d, e]) {
+            *x = x.wrapping_add(y);
+        }
+    }
+    h.iter().map(|x| format!("{x:08x}")).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -53,6 +106,16 @@ mod tests {
         assert_eq!(
             sha256_hex(b""),
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+    }
+
+    #[test]
+    fn sha1_matches_the_reference_values() {
+        assert_eq!(sha1_hex(b"abc"), "a9993e364706816aba3e25717850c26c9cd0d89d");
+        assert_eq!(sha1_hex(b""), "da39a3ee5e6b4b0d3255bfef95601890afd80709");
+        assert_eq!(
+            sha1_hex(b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "84983e441c3bd26ebaae4aa1f95129e5e54670f1"
         );
     }
 }

@@ -1,0 +1,738 @@
+//! The names the model sees for a server's tools: hosts rename them
+//! (`get_invoice` of server `billing` is `mcp__billing__get_invoice` in
+//! Claude Code), so instructions that say `get_invoice` name a tool the
+//! model does not have. A [`ToolNames`] scheme computes the host's name for
+//! each (server, tool); the assembler renders those names in the tool
+//! list, the deferred index and the instructions (see the crate docs, "Tool
+//! names").
+//!
+//! Each host's rule, and where it comes from (read from the host's source
+//! where it is public; "inferred" where it is not):
+//!
+//! | scheme | name | characters | past 64 characters |
+//! |---|---|---|---|
+//! | `claude-code` | `mcp__<server>__<tool>` | each UTF-16 unit outside `[A-Za-z0-9_-]` becomes `_`, in the server and the tool separately | sent whole: the API rejects the request (`tools.N.custom.name: String should have at most 64 characters`) |
+//! | `vscode` | `mcp_<server>_<tool>` | server: lower-cased, runs outside `[a-z0-9_.-]` become one `_`, cut to 13; a repeated server prefix gets `2`, `3`, … before its `_`; then every `.` becomes `_` | cut at 64 UTF-16 units, silently |
+//! | `codex` | `mcp__<server>__<tool>` | each character outside `[A-Za-z0-9_]` becomes `_` | the first 24 characters, then the 40 hex digits of SHA-1 of the unsanitized name |
+//! | `opencode` | `mcp__<server>__<tool>` | as `claude-code` | sent whole: the provider rejects it |
+//! | `plain` | `<tool>` | unchanged | sent whole |
+//! | a pattern, e.g. `{server}__{tool}` | the pattern | each character outside `[A-Za-z0-9_-]` becomes `_` | the first 55 characters, `_`, then 8 hex digits of SHA-256 of `server`, NUL, `tool` |
+//!
+//! Sources:
+//! - Claude Code: `mcp__` + `normalizeNameForMCP(server)` + `__` +
+//!   `normalizeNameForMCP(tool)` with `name.replace(/[^a-zA-Z0-9_-]/g, '_')`
+//!   (`services/mcp/normalization.ts`, `mcpStringUtils.ts`, as quoted in
+//!   public analyses of its bundled source); no shortening: names over 64
+//!   fail the request (anthropics/claude-code #2412, #19770, #19882). The
+//!   extra rule for `claude.ai …` connectors (collapse `_` runs) is not
+//!   reproduced: those servers are not in MCP client configs.
+//! - VS Code: `McpToolName { Prefix = 'mcp_', MaxPrefixLen = 18, MaxLength = 64 }`
+//!   (`src/vs/workbench/contrib/mcp/common/mcpTypes.ts`), the prefix from
+//!   `McpPrefixGenerator` (`mcpService.ts`, later `mcpServer.ts`) and the
+//!   name `(prefix + tool.name).replaceAll('.', '_').slice(0, 64)`
+//!   (`McpTool`, `mcpServer.ts`). Since microsoft/vscode PR #318638 the
+//!   prefix comes from the server's announced `serverInfo.title`, else its
+//!   `serverInfo.name` ([`ToolNames::server_label`]). Inferred: tool names
+//!   with other characters than `.` outside `[A-Za-z0-9_-]` are passed as they are.
+//! - Codex: `qualify_tools` / `sanitize_responses_api_tool_name` in
+//!   `codex-rs/core/src/mcp_connection_manager.rs` and `mcp/mod.rs`
+//!   (`mcp__` prefix since openai/codex PR #5309). Versions differ on
+//!   whether `-` is kept; the newest (`mcp/mod.rs`) replaces it, as here.
+//!   Codex keeps the first of two tools that end up with one name.
+//! - OpenCode: `mcp__<server>__<tool>` since anomalyco/opencode PR #33533
+//!   (before: `<server>_<tool>`, which the pattern `{server}_{tool}`
+//!   reproduces), each part through `[^a-zA-Z0-9_-]` → `_` (PR #3842).
+//!   Inferred: no shortening (the provider's error for a 65-character name
+//!   is reported in anomalyco/opencode #3523).
+//!
+//! Two tools can end up with one name (`a.b` and `a_b` under Claude Code).
+//! [`ToolNames::exposed`] gives the host's name for one tool, as the host
+//! computes it, collisions included; [`ToolNames::table`] names a set of
+//! tools and never gives one name twice: see [`NameTable`].
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::str::FromStr;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::support::hash::{sha1_hex, sha256_hex};
+
+/// The cap providers put on a tool name, in characters (OpenAI and
+/// Anthropic: `^[a-zA-Z0-9_-]{1,64}$`).
+pub const MAX_LEN: usize = 64;
+
+/// Hex digits of the SHA-256 suffix a pattern's long names get.
+const PATTERN_HASH: usize = 8;
+
+/// A host whose tool naming [`ToolNames`] reproduces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Host {
+    /// Claude Code: `mcp__<server>__<tool>`.
+    ClaudeCode,
+    /// VS Code (Copilot Chat): `mcp_<server>_<tool>`.
+    Vscode,
+    /// Codex: `mcp__<server>__<tool>`, long names shortened with SHA-1.
+    Codex,
+    /// OpenCode: `mcp__<server>__<tool>`.
+    Opencode,
+}
+
+impl Host {
+    /// Every host, in the order the docs list them.
+    pub const ALL: [Host; 4] = [Host::ClaudeCode, Host::Vscode, Host::Codex, Host::Opencode];
+
+    /// The scheme's name: `claude-code`, `vscode`, `codex`, `opencode`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Host::ClaudeCode => "claude-code",
+            Host::Vscode => "vscode",
+            Host::Codex => "codex",
+            Host::Opencode => "opencode",
+        }
+    }
+}
+
+impl fmt::Display for Host {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+/// How the model sees a server's tools named: a host's scheme, the tools'
+/// own names ([`ToolNames::plain`], the default), or a pattern of your own.
+///
+/// ```
+/// use mcp_preamble::tool_names::{Host, ToolNames};
+///
+/// let names = ToolNames::host(Host::ClaudeCode);
+/// assert_eq!(names.exposed("billing", "get.invoice").as_str(), "mcp__billing__get_invoice");
+/// let gateway: ToolNames = "{server}__{tool}".parse()?;
+/// assert_eq!(gateway.exposed("billing", "get_invoice").as_str(), "billing__get_invoice");
+/// # Ok::<(), mcp_preamble::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct ToolNames(Scheme);
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+enum Scheme {
+    #[default]
+    Plain,
+    Host(Host),
+    Pattern(Pattern),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Pattern {
+    text: String,
+    parts: Vec<Part>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Part {
+    Text(String),
+    Server,
+    Tool,
+}
+
+/// How a name came to fit (or not) the 64-character cap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Fit {
+    /// Within the cap as it is.
+    Whole,
+    /// Cut at the cap, as the host cuts it (VS Code): two long names can
+    /// end up the same.
+    Cut,
+    /// Shortened with a hash of the whole name (Codex, patterns), or given
+    /// a hash because an earlier tool of a [`NameTable`] had the name.
+    Hashed,
+    /// Longer than the cap, and the host sends it so: the provider rejects
+    /// the request, so the model cannot call this tool (nor, with Claude
+    /// Code, any other).
+    OverCap,
+}
+
+/// One tool's name as the model sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ExposedName {
+    name: String,
+    fit: Fit,
+}
+
+impl ExposedName {
+    /// The name.
+    pub fn as_str(&self) -> &str {
+        &self.name
+    }
+
+    /// How it fits the cap.
+    pub fn fit(&self) -> Fit {
+        self.fit
+    }
+
+    /// The name, owned.
+    pub fn into_string(self) -> String {
+        self.name
+    }
+}
+
+impl fmt::Display for ExposedName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(&self.name)
+    }
+}
+
+impl ToolNames {
+    /// The tools' own names, unchanged (the default): for hosts that pass
+    /// MCP tool names through.
+    pub fn plain() -> ToolNames {
+        ToolNames(Scheme::Plain)
+    }
+
+    /// The scheme of one host.
+    pub fn host(host: Host) -> ToolNames {
+        ToolNames(Scheme::Host(host))
+    }
+
+    /// A pattern of your own, such as `"{server}__{tool}"` (a gateway's
+    /// names): `{tool}` once, `{server}` at most once, and otherwise only
+    /// `A-Z a-z 0-9 _ -`. Each substituted part has the characters outside
+    /// those replaced with `_`; a name past 64 characters keeps its first
+    /// 55, then `_` and 8 hex digits of a SHA-256 of the server and tool.
+    ///
+    /// Fails with [`ErrorKind::InvalidConfig`] for any other pattern, or
+    /// one whose own text leaves fewer than 10 characters for names.
+    pub fn pattern(pattern: &str) -> Result<ToolNames> {
+        let bad = |why: &str| {
+            Error::new(
+                ErrorKind::InvalidConfig,
+                format!("tool-name pattern {pattern:?} {why}"),
+            )
+        };
+        let mut parts = Vec::new();
+        let mut rest = pattern;
+        let mut text = String::new();
+        while !rest.is_empty() {
+            if let Some(after) = rest.strip_prefix("{server}") {
+                flush(&mut text, &mut parts);
+                if parts.contains(&Part::Server) {
+                    return Err(bad("has {server} twice"));
+                }
+                parts.push(Part::Server);
+                rest = after;
+            } else if let Some(after) = rest.strip_prefix("{tool}") {
+                flush(&mut text, &mut parts);
+                if parts.contains(&Part::Tool) {
+                    return Err(bad("has {tool} twice"));
+                }
+                parts.push(Part::Tool);
+                rest = after;
+            } else {
+                let c = rest.chars().next().unwrap_or_default();
+                if !allowed(c) {
+                    return Err(bad(
+                        "may hold only {server}, {tool} and the characters A-Z a-z 0-9 _ -",
+                    ));
+                }
+                text.push(c);
+                rest = &rest[c.len_utf8()..];
+            }
+        }
+        flush(&mut text, &mut parts);
+        if !parts.contains(&Part::Tool) {
+            return Err(bad("has no {tool}"));
+        }
+        let fixed: usize = parts
+            .iter()
+            .map(|p| match p {
+                Part::Text(t) => t.len(),
+                _ => 0,
+            })
+            .sum();
+        if fixed + PATTERN_HASH + 2 > MAX_LEN {
+            return Err(bad("leaves too little of the 64 characters for names"));
+        }
+        Ok(ToolNames(Scheme::Pattern(Pattern {
+            text: pattern.to_string(),
+            parts,
+        })))
+    }
+
+    /// The host this scheme reproduces, if it is a host's.
+    pub fn as_host(&self) -> Option<Host> {
+        match self.0 {
+            Scheme::Host(h) => Some(h),
+            _ => None,
+        }
+    }
+
+    /// Whether names are the tools' own ([`ToolNames::plain`]).
+    pub fn is_plain(&self) -> bool {
+        self.0 == Scheme::Plain
+    }
+
+    /// The server name the host builds tool names from, of a server's
+    /// identities: its `alias` (the key in the client's config), its
+    /// `serverInfo.name` and `serverInfo.title`. VS Code uses the announced
+    /// title, else the name (microsoft/vscode PR #318638); every other
+    /// scheme uses the alias, else the name.
+    pub fn server_label<'a>(
+        &self,
+        alias: Option<&'a str>,
+        name: &'a str,
+        title: Option<&'a str>,
+    ) -> &'a str {
+        match self.0 {
+            Scheme::Host(Host::Vscode) => title.filter(|t| !t.is_empty()).unwrap_or(name),
+            _ => alias.unwrap_or(name),
+        }
+    }
+
+    /// The name the model sees for `tool` of `server` (a name from
+    /// [`ToolNames::server_label`]), as the host computes it: two tools can
+    /// get one name. Use [`ToolNames::table`] to name a set of tools.
+    pub fn exposed(&self, server: &str, tool: &str) -> ExposedName {
+        match &self.0 {
+            Scheme::Plain => capped_or_over(tool.to_string()),
+            Scheme::Host(Host::ClaudeCode | Host::Opencode) => {
+                capped_or_over(format!("mcp__{}__{}", js_safe(server), js_safe(tool)))
+            }
+            Scheme::Host(Host::Vscode) => vscode(&vscode_prefix(server, 1), tool),
+            Scheme::Host(Host::Codex) => codex(server, tool),
+            Scheme::Pattern(p) => p.apply(server, tool),
+        }
+    }
+
+    /// Names a set of tools, given as (server, tool) in a stable order (the
+    /// section's order; sort them for names that do not depend on it).
+    ///
+    /// Collision-free: no two different (server, tool) pairs get one name.
+    /// When a tool's name ([`ToolNames::exposed`]) was already given, it
+    /// gets that name with a SHA-256 suffix instead (fitted to 64
+    /// characters, [`Fit::Hashed`]) and the table lists the collision
+    /// ([`NameTable::collisions`]): the host itself would send two tools
+    /// under one name (or, like Codex, drop the later one). VS Code's
+    /// numbered prefixes for servers whose prefixes repeat are given here.
+    /// A pair given twice is named once.
+    pub fn table<'a>(&self, tools: impl IntoIterator<Item = (&'a str, &'a str)>) -> NameTable {
+        let mut table = NameTable::default();
+        let mut vscode_prefixes: BTreeMap<&str, String> = BTreeMap::new();
+        let mut taken_prefixes: BTreeSet<String> = BTreeSet::new();
+        for (server, tool) in tools {
+            let key = (server.to_string(), tool.to_string());
+            if table.index.contains_key(&key) {
+                continue;
+            }
+            let wanted = match &self.0 {
+                Scheme::Host(Host::Vscode) => {
+                    let prefix = vscode_prefixes.entry(server).or_insert_with(|| {
+                        let mut n = 1;
+                        while taken_prefixes.contains(&vscode_prefix(server, n)) {
+                            n += 1;
+                        }
+                        let p = vscode_prefix(server, n);
+                        taken_prefixes.insert(p.clone());
+                        p
+                    });
+                    vscode(prefix, tool)
+                }
+                _ => self.exposed(server, tool),
+            };
+            let mut given = wanted.clone();
+            let mut n = 0u32;
+            while table.by_name.contains_key(given.as_str()) {
+                n += 1;
+                given = ExposedName {
+                    name: hashed(&wanted.name, &format!("{server}\u{0}{tool}\u{0}{n}")),
+                    fit: Fit::Hashed,
+                };
+            }
+            if n > 0 {
+                table.collisions.push(Collision {
+                    server: server.to_string(),
+                    tool: tool.to_string(),
+                    wanted: wanted.name,
+                    given: given.name.clone(),
+                });
+            }
+            let at = table.entries.len();
+            table.by_name.insert(given.name.clone(), at);
+            table.index.insert(key.clone(), at);
+            table.entries.push((key.0, key.1, given));
+        }
+        table
+    }
+
+    /// Every scheme name [`ToolNames::from_str`] knows besides patterns.
+    pub fn names() -> [&'static str; 5] {
+        ["claude-code", "vscode", "codex", "opencode", "plain"]
+    }
+}
+
+impl fmt::Display for ToolNames {
+    /// The scheme's name (`claude-code`, …, `plain`) or the pattern.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Scheme::Plain => f.pad("plain"),
+            Scheme::Host(h) => f.pad(h.as_str()),
+            Scheme::Pattern(p) => f.pad(&p.text),
+        }
+    }
+}
+
+impl FromStr for ToolNames {
+    type Err = Error;
+
+    /// `claude-code`, `vscode`, `codex`, `opencode`, `plain`, or a pattern
+    /// (anything with a `{`); fails with [`ErrorKind::InvalidConfig`].
+    fn from_str(s: &str) -> Result<ToolNames> {
+        if let Some(h) = Host::ALL.iter().find(|h| h.as_str() == s) {
+            return Ok(ToolNames::host(*h));
+        }
+        if s == "plain" {
+            return Ok(ToolNames::plain());
+        }
+        if s.contains('{') {
+            return ToolNames::pattern(s);
+        }
+        let hint = crate::support::distance::did_you_mean(s, ToolNames::names())
+            .map(|m| format!(" (did you mean {m:?}?)"))
+            .unwrap_or_default();
+        Err(Error::new(
+            ErrorKind::InvalidConfig,
+            format!(
+                "unknown tool-name scheme {s:?}{hint}: expected claude-code, vscode, codex, opencode, plain, or a pattern with {{tool}} such as \"{{server}}__{{tool}}\""
+            ),
+        ))
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ToolNames {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<ToolNames, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl serde::Serialize for ToolNames {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// A tool that got another name than its scheme's, because an earlier
+/// tool of the [`NameTable`] had that one.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct Collision {
+    /// The tool's server (as given to [`ToolNames::table`]).
+    pub server: String,
+    /// The tool's own name.
+    pub tool: String,
+    /// The scheme's name for it, which an earlier tool has.
+    pub wanted: String,
+    /// The name it was given.
+    pub given: String,
+}
+
+/// Names of a set of tools, one each, none given twice
+/// ([`ToolNames::table`]): look a name up either way.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NameTable {
+    entries: Vec<(String, String, ExposedName)>,
+    index: BTreeMap<(String, String), usize>,
+    by_name: BTreeMap<String, usize>,
+    collisions: Vec<Collision>,
+}
+
+impl NameTable {
+    /// The name of `tool` of `server`, if the table has it.
+    pub fn get(&self, server: &str, tool: &str) -> Option<&ExposedName> {
+        let k = self.index.get(&(server.to_string(), tool.to_string()))?;
+        Some(&self.entries[*k].2)
+    }
+
+    /// The (server, tool) a name stands for: how a gateway routes a call.
+    pub fn resolve(&self, name: &str) -> Option<(&str, &str)> {
+        let (s, t, _) = &self.entries[*self.by_name.get(name)?];
+        Some((s, t))
+    }
+
+    /// Every (server, tool, name), in the order given.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str, &ExposedName)> {
+        self.entries
+            .iter()
+            .map(|(s, t, n)| (s.as_str(), t.as_str(), n))
+    }
+
+    /// The tools named apart because an earlier one had their name.
+    pub fn collisions(&self) -> &[Collision] {
+        &self.collisions
+    }
+
+    /// How many tools the table names.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the table names no tool.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+impl Pattern {
+    fn apply(&self, server: &str, tool: &str) -> ExposedName {
+        let mut name = String::new();
+        for p in &self.parts {
+            match p {
+                Part::Text(t) => name.push_str(t),
+                Part::Server => name.push_str(&rust_safe(server, true)),
+                Part::Tool => name.push_str(&rust_safe(tool, true)),
+            }
+        }
+        if name.chars().count() <= MAX_LEN {
+            return ExposedName {
+                name,
+                fit: Fit::Whole,
+            };
+        }
+        ExposedName {
+            name: hashed(&name, &format!("{server}\u{0}{tool}")),
+            fit: Fit::Hashed,
+        }
+    }
+}
+
+fn flush(text: &mut String, parts: &mut Vec<Part>) {
+    if !text.is_empty() {
+        parts.push(Part::Text(std::mem::take(text)));
+    }
+}
+
+fn allowed(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '-'
+}
+
+/// `base` cut to leave room for `_` and 8 hex digits of SHA-256 of `key`.
+fn hashed(base: &str, key: &str) -> String {
+    let hex = sha256_hex(key.as_bytes());
+    let keep = MAX_LEN - PATTERN_HASH - 1;
+    let head: String = base.chars().take(keep).collect();
+    format!("{head}_{}", &hex[..PATTERN_HASH])
+}
+
+fn capped_or_over(name: String) -> ExposedName {
+    let fit = if name.chars().count() <= MAX_LEN {
+        Fit::Whole
+    } else {
+        Fit::OverCap
+    };
+    ExposedName { name, fit }
+}
+
+/// JavaScript's `s.replace(/[^a-zA-Z0-9_-]/g, '_')`: per UTF-16 unit, so a
+/// character outside the BMP becomes `__`.
+fn js_safe(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if allowed(c) {
+            out.push(c);
+        } else {
+            for _ in 0..c.len_utf16() {
+                out.push('_');
+            }
+        }
+    }
+    out
+}
+
+/// Each character outside `[A-Za-z0-9_]` (and `-` when `dash`) as `_`.
+fn rust_safe(s: &str, dash: bool) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || (dash && c == '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// VS Code's prefix for `server`, the `n`th server with that prefix (from 1).
+fn vscode_prefix(server: &str, n: usize) -> String {
+    const PREFIX: &str = "mcp_";
+    const MAX_PREFIX: usize = 18;
+    let mut safe = String::new();
+    let mut in_run = false;
+    for c in server.to_lowercase().chars() {
+        if c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '_' | '.' | '-') {
+            safe.push(c);
+            in_run = false;
+        } else if !in_run {
+            safe.push('_');
+            in_run = true;
+        }
+    }
+    let suffix = if n == 1 {
+        "_".to_string()
+    } else {
+        format!("{n}_")
+    };
+    let room = MAX_PREFIX - PREFIX.len() - suffix.len();
+    let safe: String = safe.chars().take(room).collect();
+    format!("{PREFIX}{safe}{suffix}")
+}
+
+/// VS Code's `(prefix + tool).replaceAll('.', '_').slice(0, 64)` (UTF-16 units).
+fn vscode(prefix: &str, tool: &str) -> ExposedName {
+    let whole = format!("{prefix}{tool}").replace('.', "_");
+    let mut name = String::new();
+    let mut units = 0;
+    for c in whole.chars() {
+        units += c.len_utf16();
+        if units > MAX_LEN {
+            return ExposedName {
+                name,
+                fit: Fit::Cut,
+            };
+        }
+        name.push(c);
+    }
+    ExposedName {
+        name,
+        fit: Fit::Whole,
+    }
+}
+
+/// Codex's qualified name: sanitized, and past 64 bytes the first 24 then
+/// SHA-1 of the unsanitized name.
+fn codex(server: &str, tool: &str) -> ExposedName {
+    let raw = format!("mcp__{server}__{tool}");
+    let name = rust_safe(&raw, false);
+    if name.len() <= MAX_LEN {
+        return ExposedName {
+            name,
+            fit: Fit::Whole,
+        };
+    }
+    let sha1 = sha1_hex(raw.as_bytes());
+    ExposedName {
+        name: format!("{}{sha1}", &name[..MAX_LEN - sha1.len()]),
+        fit: Fit::Hashed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn n(scheme: &str, server: &str, tool: &str) -> String {
+        scheme
+            .parse::<ToolNames>()
+            .unwrap()
+            .exposed(server, tool)
+            .into_string()
+    }
+
+    #[test]
+    fn each_host_names_a_tool_its_way() {
+        assert_eq!(n("claude-code", "my.srv", "get-x"), "mcp__my_srv__get-x");
+        assert_eq!(n("claude-code", "s", "a😀b"), "mcp__s__a__b");
+        assert_eq!(n("opencode", "my srv", "a/b"), "mcp__my_srv__a_b");
+        assert_eq!(n("codex", "my-srv", "get.x"), "mcp__my_srv__get_x");
+        assert_eq!(
+            n("vscode", "GitHub Server", "get.x"),
+            "mcp_github_server_get_x"
+        );
+        assert_eq!(
+            n("vscode", "io.github.upstash/context7", "t"),
+            "mcp_io_github_ups_t"
+        );
+        assert_eq!(n("plain", "s", "get.x"), "get.x");
+        assert_eq!(n("{server}__{tool}", "my.srv", "get x"), "my_srv__get_x");
+        assert_eq!(n("x-{tool}", "ignored", "t"), "x-t");
+    }
+
+    #[test]
+    fn long_names_fit_the_cap_the_way_each_host_does() {
+        let tool = "t".repeat(60);
+        let cc = ToolNames::host(Host::ClaudeCode).exposed("srv", &tool);
+        assert_eq!(cc.as_str(), format!("mcp__srv__{tool}"));
+        assert_eq!(cc.fit(), Fit::OverCap);
+        let codex = ToolNames::host(Host::Codex).exposed("srv", &tool);
+        assert_eq!(codex.as_str().len(), MAX_LEN);
+        assert_eq!(codex.fit(), Fit::Hashed);
+        let raw = format!("mcp__srv__{tool}");
+        assert_eq!(
+            codex.as_str(),
+            format!("{}{}", &raw[..24], sha1_hex(raw.as_bytes()))
+        );
+        let vs = ToolNames::host(Host::Vscode).exposed("srv", &tool);
+        assert_eq!(vs.as_str(), &format!("mcp_srv_{tool}")[..MAX_LEN]);
+        assert_eq!(vs.fit(), Fit::Cut);
+        let p = ToolNames::pattern("{server}__{tool}")
+            .unwrap()
+            .exposed("srv", &tool);
+        assert_eq!(p.as_str().chars().count(), MAX_LEN);
+        assert!(p.as_str().starts_with("srv__ttt"));
+        assert_eq!(p.fit(), Fit::Hashed);
+    }
+
+    #[test]
+    fn a_table_never_gives_one_name_twice() {
+        let names = ToolNames::host(Host::ClaudeCode);
+        let t = names.table([("s", "a.b"), ("s", "a_b"), ("s", "a.b")]);
+        assert_eq!(t.len(), 2);
+        assert_eq!(t.get("s", "a.b").unwrap().as_str(), "mcp__s__a_b");
+        let second = t.get("s", "a_b").unwrap();
+        assert_ne!(second.as_str(), "mcp__s__a_b");
+        assert_eq!(second.fit(), Fit::Hashed);
+        assert_eq!(t.resolve(second.as_str()), Some(("s", "a_b")));
+        assert_eq!(t.collisions().len(), 1);
+        assert_eq!(t.collisions()[0].wanted, "mcp__s__a_b");
+        // A pattern whose parts can meet: alias `a__b` with tool `c`, alias `a` with tool `b__c`.
+        let g = ToolNames::pattern("{server}__{tool}").unwrap();
+        let t = g.table([("a__b", "c"), ("a", "b__c")]);
+        assert_ne!(t.get("a__b", "c"), t.get("a", "b__c"));
+        assert_eq!(t.collisions().len(), 1);
+    }
+
+    #[test]
+    fn vscode_numbers_repeated_prefixes() {
+        let t = ToolNames::host(Host::Vscode).table([("foo", "x"), ("Foo", "x"), ("foo", "y")]);
+        assert_eq!(t.get("foo", "x").unwrap().as_str(), "mcp_foo_x");
+        assert_eq!(t.get("Foo", "x").unwrap().as_str(), "mcp_foo2_x");
+        assert_eq!(t.get("foo", "y").unwrap().as_str(), "mcp_foo_y");
+        assert!(t.collisions().is_empty());
+    }
+
+    #[test]
+    fn schemes_parse_and_print_back() {
+        for s in ToolNames::names()
+            .into_iter()
+            .chain(["{server}__{tool}", "gw_{tool}"])
+        {
+            assert_eq!(s.parse::<ToolNames>().unwrap().to_string(), s);
+        }
+        let err = |s: &str| s.parse::<ToolNames>().unwrap_err().to_string();
+        assert!(err("claude_code").contains("did you mean \"claude-code\"?"));
+        assert!(err("{server}").contains("has no {tool}"));
+        assert!(err("{tool}{tool}").contains("has {tool} twice"));
+        assert!(err("{server}.{tool}").contains("may hold only"));
+        assert!(err(&format!("{}{{tool}}", "x".repeat(60))).contains("too little"));
+        assert_eq!(ToolNames::default(), ToolNames::plain());
+    }
+
+    #[test]
+    fn server_labels_follow_the_host() {
+        let vs = ToolNames::host(Host::Vscode);
+        assert_eq!(vs.server_label(Some("a"), "n", Some("T")), "T");
+        assert_eq!(vs.server_label(Some("a"), "n", None), "n");
+        let cc = ToolNames::host(Host::ClaudeCode);
+        assert_eq!(cc.server_label(Some("a"), "n", Some("T")), "a");
+        assert_eq!(cc.server_label(None, "n", Some("T")), "n");
+    }
+}
