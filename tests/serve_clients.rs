@@ -147,6 +147,11 @@ fn check(client: &str, era: &str) {
         "{instructions}"
     );
     assert!(instructions.contains("### billing\n\nAlways call list_periods before get_invoice."));
+    // The section's tool list names the tools as the gateway lists them.
+    assert!(
+        instructions.contains("Tools: `billing__list_periods`, `billing__get_invoice`"),
+        "{instructions}"
+    );
     assert!(instructions.contains("### echo"), "{instructions}");
     assert!(
         instructions.ends_with(mcp_preamble::serve::NOTE),

@@ -15,8 +15,8 @@ use tokio::sync::watch;
 
 use super::fit::ServeAs;
 use super::forward::{self, Upstream};
-use super::names::ToolNames;
-use super::view::{READER, View};
+use super::names::GatewayNames;
+use super::view::View;
 use crate::config::McpConfig;
 use crate::connect::{ConnectFailure, ConnectOptions, LiveServer};
 use crate::error::{Error, ErrorKind, Result};
@@ -40,7 +40,7 @@ struct Inner {
 /// An MCP server in front of a [`Hub`]: `instructions` are the hub's
 /// section (fitted with [`ServeAs`] when the hub's assembler was,
 /// [`ServeAs::fit`]), `tools/list` is every upstream tool under its
-/// exposed name ([`ToolNames`]), and `tools/call` goes to the upstream
+/// exposed name ([`GatewayNames`]), and `tools/call` goes to the upstream
 /// [`LiveServer`] that owns the tool. Cheap to clone: clones share
 /// everything (one per HTTP session).
 ///
@@ -149,7 +149,7 @@ impl Gateway {
     }
 
     /// The names the upstream tools are exposed under now.
-    pub fn tool_names(&self) -> ToolNames {
+    pub fn tool_names(&self) -> GatewayNames {
         self.view().names.clone()
     }
 
@@ -228,12 +228,12 @@ impl Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let mut view = self.view();
-        if view.names.upstream(&params.name).is_none() && params.name != READER {
+        if view.names.upstream(&params.name).is_none() && params.name != view.names.reader() {
             // A tool added a moment ago: look once more.
             self.refresh();
             view = self.view();
         }
-        if params.name == READER {
+        if params.name == view.names.reader() {
             return forward::read_instructions(&view.full, params.arguments.as_ref()).map(|text| {
                 CallToolResponse::Complete(CallToolResult::success(vec![ContentBlock::text(text)]))
             });

@@ -10,8 +10,9 @@
 //!   2026-07-28 clients, with `ttlMs: 0` so they ask again): the hub's
 //!   section, read from its memo (no assembly per request), fitted to the
 //!   host with [`ServeAs`];
-//! - `tools/list`: every upstream tool under a name of [`ToolNames`]
-//!   (`{alias}__{tool}`, at most 64 characters, never two alike), titles
+//! - `tools/list`: every upstream tool under a name of [`GatewayNames`]
+//!   (`{alias}__{tool}`, at most 64 characters, never two alike; the
+//!   section's tool lists use the same names), titles
 //!   and descriptions sanitized; plus `mcp_preamble__instructions`, which
 //!   returns one server's full sanitized instructions (the reviewed text
 //!   while a change is held) when the budget shortened them;
@@ -33,12 +34,11 @@
 //! use mcp_preamble::connect::{ConnectOptions, Restart};
 //! use mcp_preamble::files::McpConfig;
 //! use mcp_preamble::hub::Hub;
-//! use mcp_preamble::serve::{Gateway, NOTE, ServeAs};
+//! use mcp_preamble::serve::{Gateway, ServeAs, prepare};
 //!
 //! let config = McpConfig::from_path("mcp.json")?;
 //! let host = ServeAs::ClaudeCode;
-//! let assembler = host.fit(Assembler::new(), host.measure(NOTE))?;
-//! let gateway = Gateway::new(Hub::new(assembler), host);
+//! let gateway = Gateway::new(Hub::new(prepare(Assembler::new(), host)?), host);
 //! let failed = gateway.connect_all(&config, &ConnectOptions::new().restart(Restart::new())).await;
 //! gateway.serve_stdio().await?;
 //! # Ok(()) }
@@ -54,8 +54,21 @@ mod view;
 
 pub use fit::ServeAs;
 pub use gateway::Gateway;
-pub use names::{MAX_NAME, SEPARATOR, ToolNames, exposed_name};
+pub use names::{GatewayNames, SCHEME, exposed_name, scheme};
 pub use view::{NOTE, READER};
+
+/// `assembler` made ready for a gateway that serves `host`: the section
+/// names tools as the gateway exposes them ([`scheme`]), and the whole
+/// text, with the gateway's note about its reader tool ([`NOTE`]), fits the
+/// host's cut ([`ServeAs::fit`]).
+pub fn prepare(
+    assembler: crate::assemble::Assembler,
+    host: ServeAs,
+) -> crate::error::Result<crate::assemble::Assembler> {
+    // Slack for a reader renamed because an upstream tool had its name.
+    let reserve = host.measure(NOTE) + 4;
+    host.fit(assembler.tool_names(scheme()), reserve)
+}
 
 #[cfg(test)]
 mod tests;

@@ -1,147 +1,106 @@
 //! The names the gateway exposes its upstream tools under.
 //!
-//! One scheme, in one place ([`exposed_name`]): `{alias}__{tool}`, with
-//! every character outside `[A-Za-z0-9_-]` made `_` (the character set
-//! hosts and model APIs accept in a tool name), at most [`MAX_NAME`]
-//! characters. A name that is too long, or that two tools would share, is
-//! cut and ends with `_` and a hash of the alias and the raw tool name, so
-//! the mapping stays collision-free and the same inputs give the same names.
+//! One scheme, in one place ([`scheme`]): the [`ToolNames`] pattern
+//! [`SCHEME`], `{alias}__{tool}`, with every character outside
+//! `[A-Za-z0-9_-]` made `_` (the character set model APIs accept in a tool
+//! name), at most 64 characters (a longer name keeps its first 55, then `_`
+//! and 8 hex digits of a SHA-256 of the alias and the tool). The hub's
+//! assembler is given the same scheme, so the section's tool lists name the
+//! tools as the gateway lists them. A name two tools would share is told
+//! apart by [`ToolNames::table`] (a hash suffix), so no two tools are ever
+//! listed under one name.
 
-use std::collections::{BTreeMap, BTreeSet};
+use crate::tool_names::{NameTable, ToolNames};
 
-use crate::support::hash::fnv1a64;
+/// The gateway's naming pattern.
+pub const SCHEME: &str = "{server}__{tool}";
 
-/// The longest tool name the gateway exposes: the cap model APIs put on a
-/// tool name (Anthropic's and OpenAI's `^[a-zA-Z0-9_-]{1,64}$`).
-pub const MAX_NAME: usize = 64;
+/// The gateway's [`ToolNames`] scheme ([`SCHEME`]).
+pub fn scheme() -> ToolNames {
+    // A fixed pattern that `ToolNames::pattern` accepts (tested below).
+    ToolNames::pattern(SCHEME).unwrap_or_else(|_| ToolNames::plain())
+}
 
-/// Between the alias and the tool name.
-pub const SEPARATOR: &str = "__";
-
-/// The name one upstream tool is exposed under, before collisions are
-/// resolved: `{alias}__{tool}`, made safe and cut to [`MAX_NAME`] with a
-/// hash suffix when longer.
+/// The name `tool` of the upstream `alias` is exposed under, when no other
+/// tool claims it first.
 pub fn exposed_name(alias: &str, tool: &str) -> String {
-    let name = format!("{}{SEPARATOR}{}", safe(alias), safe(tool));
-    if name.len() <= MAX_NAME {
-        return name;
-    }
-    hashed(&name, alias, tool, 0)
+    scheme().exposed(alias, tool).into_string()
 }
 
-/// `name` cut so that `_` and a hash of `(alias, tool, round)` fit in
-/// [`MAX_NAME`].
-fn hashed(name: &str, alias: &str, tool: &str, round: u32) -> String {
-    let mut key = Vec::new();
-    for part in [alias.as_bytes(), &[0], tool.as_bytes(), &[0]] {
-        key.extend_from_slice(part);
-    }
-    key.extend_from_slice(&round.to_le_bytes());
-    let suffix = format!("_{:012x}", fnv1a64(&key) & 0xffff_ffff_ffff);
-    // `safe` leaves ASCII only, so cutting at a byte index is cutting at a character.
-    let keep = name.len().min(MAX_NAME - suffix.len());
-    format!("{}{suffix}", &name[..keep])
-}
-
-/// Every character outside `[A-Za-z0-9_-]` as `_`; never empty.
-fn safe(raw: &str) -> String {
-    let out: String = raw
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if out.is_empty() { "_".into() } else { out }
-}
-
-/// The exposed names of a set of upstream tools, both ways.
+/// The exposed names of a set of upstream tools, both ways, and the name
+/// of the gateway's own reader tool (`mcp_preamble__instructions`, with a
+/// number after it in the unlikely case an upstream tool has that name).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ToolNames {
-    /// Exposed name to `(alias, upstream tool name)`.
-    to_upstream: BTreeMap<String, (String, String)>,
-    /// `(alias, upstream tool name)` to the exposed name.
-    exposed: BTreeMap<(String, String), String>,
+pub struct GatewayNames {
+    table: NameTable,
+    reader: String,
 }
 
-impl ToolNames {
-    /// Names every `(alias, tool)` pair; `reserved` names (the gateway's
-    /// own tools) are never given to an upstream tool. Pairs are named in
-    /// sorted order, so the result does not depend on the order given.
+impl GatewayNames {
+    /// Names every `(alias, tool)` pair in the order given (the hub's:
+    /// aliases sorted, each server's tools in its order).
     pub fn new<'a>(
         pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
-        reserved: &[&str],
-    ) -> ToolNames {
-        let pairs: BTreeSet<(&str, &str)> = pairs.into_iter().collect();
-        // How many pairs want each plain name: a shared one is hashed for all of them.
-        let mut wanted: BTreeMap<String, usize> = BTreeMap::new();
-        for (alias, tool) in &pairs {
-            *wanted.entry(exposed_name(alias, tool)).or_default() += 1;
+        reader: &str,
+    ) -> GatewayNames {
+        let table = scheme().table(pairs);
+        let mut name = reader.to_string();
+        let mut n = 1;
+        while table.resolve(&name).is_some() {
+            n += 1;
+            name = format!("{reader}_{n}");
         }
-        let mut taken: BTreeSet<String> = reserved.iter().map(|r| r.to_string()).collect();
-        let mut names = ToolNames::default();
-        for (alias, tool) in pairs {
-            let plain = exposed_name(alias, tool);
-            let mut name = plain.clone();
-            let mut round = 0;
-            while wanted[&plain] > 1 || taken.contains(&name) {
-                name = hashed(&plain, alias, tool, round);
-                if !taken.contains(&name) {
-                    break;
-                }
-                round += 1;
-            }
-            taken.insert(name.clone());
-            names
-                .to_upstream
-                .insert(name.clone(), (alias.to_string(), tool.to_string()));
-            names
-                .exposed
-                .insert((alias.to_string(), tool.to_string()), name);
+        GatewayNames {
+            table,
+            reader: name,
         }
-        names
     }
 
     /// The `(alias, tool)` behind an exposed name.
     pub fn upstream(&self, exposed: &str) -> Option<(&str, &str)> {
-        self.to_upstream
-            .get(exposed)
-            .map(|(a, t)| (a.as_str(), t.as_str()))
+        self.table.resolve(exposed)
     }
 
     /// The exposed name of `alias`'s tool `tool`.
     pub fn exposed(&self, alias: &str, tool: &str) -> Option<&str> {
-        self.exposed
-            .get(&(alias.to_string(), tool.to_string()))
-            .map(String::as_str)
+        self.table.get(alias, tool).map(|n| n.as_str())
     }
 
-    /// How many tools are named.
+    /// The name of the gateway's reader tool.
+    pub fn reader(&self) -> &str {
+        &self.reader
+    }
+
+    /// Every upstream tool's names.
+    pub fn table(&self) -> &NameTable {
+        &self.table
+    }
+
+    /// How many upstream tools are named.
     pub fn len(&self) -> usize {
-        self.exposed.len()
+        self.table.len()
     }
 
-    /// Whether no tool is named.
+    /// Whether no upstream tool is named.
     pub fn is_empty(&self) -> bool {
-        self.exposed.is_empty()
+        self.table.is_empty()
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
     use super::*;
 
     #[test]
     fn plain_names_join_alias_and_tool() {
+        assert_eq!(ToolNames::pattern(SCHEME).unwrap().to_string(), SCHEME);
         assert_eq!(
             exposed_name("billing", "get_invoice"),
             "billing__get_invoice"
         );
         assert_eq!(exposed_name("my server", "a.b/c"), "my_server__a_b_c");
-        assert_eq!(exposed_name("", ""), "____");
     }
 
     #[test]
@@ -149,7 +108,7 @@ mod tests {
         let tool = "t".repeat(80);
         let a = exposed_name("billing", &tool);
         let b = exposed_name("billing", &format!("{tool}x"));
-        assert_eq!(a.len(), MAX_NAME);
+        assert_eq!(a.len(), 64);
         assert!(a.starts_with("billing__ttt"));
         assert_ne!(a, b);
         assert_eq!(a, exposed_name("billing", &tool), "deterministic");
@@ -157,22 +116,27 @@ mod tests {
 
     #[test]
     fn collisions_are_impossible() {
-        // `a b` and `a_b` make the same safe name; so do `x.y` and `x_y`.
-        let pairs = [("a b", "x.y"), ("a_b", "x_y"), ("a_b", "x.y"), ("c", "mcp")];
-        let names = ToolNames::new(pairs, &["c__mcp"]);
+        // `a b` and `a_b` make the same safe name; so do `x.y` and `x_y`;
+        // `mcp_preamble` has a tool with the reader's name.
+        let pairs = [
+            ("a b", "x.y"),
+            ("a_b", "x_y"),
+            ("a_b", "x.y"),
+            ("mcp_preamble", "instructions"),
+        ];
+        let names = GatewayNames::new(pairs, "mcp_preamble__instructions");
         assert_eq!(names.len(), 4);
         let all: BTreeSet<&str> = pairs
             .iter()
             .map(|(a, t)| names.exposed(a, t).unwrap())
             .collect();
         assert_eq!(all.len(), 4, "{all:?}");
-        assert!(!all.contains("c__mcp"), "a reserved name is never given");
+        assert_eq!(names.reader(), "mcp_preamble__instructions_2");
         for (a, t) in pairs {
             let name = names.exposed(a, t).unwrap();
-            assert!(name.len() <= MAX_NAME);
+            assert!(name.len() <= 64);
             assert_eq!(names.upstream(name), Some((a, t)));
         }
-        let reversed = ToolNames::new(pairs.iter().rev().copied(), &["c__mcp"]);
-        assert_eq!(names, reversed, "order given does not matter");
+        assert_eq!(names.upstream(names.reader()), None);
     }
 }

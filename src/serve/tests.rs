@@ -33,7 +33,7 @@ fn corpus(names: &[&str]) -> Vec<(String, ServerSnapshot)> {
 }
 
 fn gateway(host: ServeAs, servers: &[(String, ServerSnapshot)]) -> Gateway {
-    let assembler = host.fit(Assembler::new(), host.measure(NOTE)).unwrap();
+    let assembler = super::prepare(Assembler::new(), host).unwrap();
     let hub = Hub::new(assembler);
     hub.upsert_all(servers.iter().cloned()).unwrap();
     Gateway::new(hub, host)
@@ -149,4 +149,28 @@ fn unknown_hosts_are_refused_with_the_known_ones() {
     for host in ServeAs::ALL {
         assert_eq!(host.as_str().parse::<ServeAs>().unwrap(), *host);
     }
+}
+
+#[test]
+fn the_section_names_tools_as_the_gateway_lists_them() {
+    let servers = corpus(&["seed-invoice-server", "server-everything"]);
+    let gateway = gateway(ServeAs::ClaudeCode, &servers);
+    let text = gateway.instructions();
+    let view = gateway.view();
+    assert!(
+        text.contains("`seed-invoice-server__list_periods`"),
+        "{text}"
+    );
+    // Every code span on a `Tools:` line is a tool the gateway lists.
+    let mut seen = 0;
+    for line in text.lines().filter(|l| l.starts_with("Tools: ")) {
+        for (i, span) in line.split('`').enumerate() {
+            if i % 2 == 1 {
+                seen += 1;
+                assert!(view.names.upstream(span).is_some(), "{span} in {line}");
+                assert!(view.tools.iter().any(|t| t.name == span), "{span}");
+            }
+        }
+    }
+    assert!(seen >= 2, "{text}");
 }

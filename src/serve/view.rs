@@ -10,7 +10,7 @@ use rmcp::model::Tool as WireTool;
 use serde_json::{Value, json};
 
 use super::fit::{ServeAs, within};
-use super::names::ToolNames;
+use super::names::GatewayNames;
 use crate::hub::Hub;
 use crate::model::{ServerSnapshot, Tool};
 use crate::pin::OnChange;
@@ -32,7 +32,7 @@ pub(crate) struct View {
     pub digest: String,
     /// Changes whenever what a host sees (tools or instructions) changes.
     pub stamp: u64,
-    pub names: ToolNames,
+    pub names: GatewayNames,
     pub tools: Arc<Vec<WireTool>>,
     pub instructions: String,
     /// By alias: the text [`READER`] answers with.
@@ -91,7 +91,7 @@ impl View {
         let pairs = servers
             .iter()
             .flat_map(|(a, s)| s.tools.iter().map(move |t| (a.as_str(), t.name.as_str())));
-        let names = ToolNames::new(pairs, &[READER]);
+        let names = GatewayNames::new(pairs, READER);
         let mut tools = Vec::new();
         for (alias, snapshot) in &servers {
             for tool in &snapshot.tools {
@@ -102,8 +102,8 @@ impl View {
         let mut instructions = section.text().to_string();
         if !full.is_empty() {
             let aliases: Vec<&String> = full.keys().collect();
-            tools.push(reader_tool(&aliases));
-            instructions.push_str(NOTE);
+            tools.push(reader_tool(names.reader(), &aliases));
+            instructions.push_str(&NOTE.replace(READER, names.reader()));
         }
         let instructions = within(host, &instructions);
         let stamp = fnv1a64(
@@ -152,15 +152,15 @@ fn object_schema(value: Value) -> serde_json::Map<String, Value> {
     }
 }
 
-/// [`READER`], for the servers in `aliases`.
-fn reader_tool(aliases: &[&String]) -> WireTool {
+/// [`READER`] (named `name`), for the servers in `aliases`.
+fn reader_tool(name: &str, aliases: &[&String]) -> WireTool {
     let schema = object_schema(json!({
         "type": "object",
         "properties": {"server": {"type": "string", "enum": aliases}},
         "required": ["server"],
     }));
     let mut tool = WireTool::new(
-        READER,
+        name.to_string(),
         "The full instructions of one MCP server behind this gateway (the system prompt may hold a shortened version).",
         schema,
     );

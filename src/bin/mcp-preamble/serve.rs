@@ -10,7 +10,7 @@ use mcp_preamble::connect::{ConnectOptions, Restart};
 use mcp_preamble::files::McpConfig;
 use mcp_preamble::hub::Hub;
 use mcp_preamble::pin::Lock;
-use mcp_preamble::serve::{Gateway, NOTE, ServeAs};
+use mcp_preamble::serve::{Gateway, ServeAs};
 use mcp_preamble::settings::Settings;
 
 use crate::CliError;
@@ -103,7 +103,7 @@ fn assembler(
     if let Some(path) = lock {
         a = a.lock(Lock::from_path(path)?);
     }
-    host.fit(a, host.measure(NOTE))
+    mcp_preamble::serve::prepare(a, host)
 }
 
 /// Reloads the policy and the lock into the hub when a file changes or
