@@ -39,8 +39,13 @@ struct Gateway {
 
 impl Gateway {
     fn start(args: &[&str]) -> Gateway {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
-            .arg("serve")
+        let mut all = vec!["serve"];
+        all.extend_from_slice(args);
+        Gateway::spawn(env!("CARGO_BIN_EXE_mcp-preamble"), &all)
+    }
+
+    fn spawn(program: &str, args: &[&str]) -> Gateway {
+        let mut child = Command::new(program)
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -194,7 +199,12 @@ fn an_upstream_killed_mid_call_fails_its_call_only_and_comes_back() {
         "tools/call",
         json!({"name": "slow__wait", "arguments": {"ms": 30000}}),
     );
-    std::thread::sleep(Duration::from_millis(300));
+    // A call in flight holds up no other.
+    assert_eq!(
+        g.text("billing__list_periods", json!({})),
+        "2026-07, 2026-08"
+    );
+    std::thread::sleep(Duration::from_millis(200));
     let killed = Command::new("kill").args(["-9", &pid]).status().unwrap();
     assert!(killed.success());
     let failed = g.answer(waiting, Duration::from_secs(10));
@@ -321,4 +331,101 @@ fn a_held_change_is_served_only_once_approved_and_the_running_gateway_hears_of_i
         "one list_changed"
     );
     assert!(logged().contains("reloaded"), "{}", logged());
+}
+
+/// The README's host configs (Claude Desktop / Claude Code, VS Code), read
+/// as those hosts read them, start a working gateway.
+#[test]
+fn the_readme_configs_start_the_gateway() {
+    ensure_npm();
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let section = &readme[readme.find("## `serve`").unwrap()..];
+    let section = &section[..section.find("\n## ").unwrap()];
+    let blocks: Vec<&str> = section
+        .split("```json\n")
+        .skip(1)
+        .map(|b| &b[..b.find("```").unwrap()])
+        .collect();
+    assert_eq!(blocks.len(), 2, "Claude Desktop / Claude Code and VS Code");
+    let dir = scratch("readme");
+    let upstream = json!({"mcpServers": {"billing": node("invoice.mjs", json!({}))}});
+    let upstream = write(&dir, "mcp.json", &upstream.to_string());
+    std::fs::create_dir_all(dir.join(".vscode")).unwrap();
+    for (block, file) in blocks
+        .iter()
+        .zip(["claude_desktop_config.json", ".vscode/mcp.json"])
+    {
+        let host = write(&dir, file, block);
+        let config = mcp_preamble::files::McpConfig::from_path(&host).unwrap();
+        let entry = &config.servers[0];
+        assert_eq!(entry.alias, "preamble");
+        let mcp_preamble::files::ServerTransport::Stdio { command, args, .. } = &entry.transport
+        else {
+            panic!("{file}: a stdio server");
+        };
+        assert_eq!(command, "mcp-preamble");
+        // The host's paths, pointed at this test's: the VS Code one is ours already.
+        let mut args = args.clone();
+        let at = args.iter().position(|a| a == "--config").unwrap() + 1;
+        if file.starts_with(".vscode") {
+            assert_eq!(
+                Path::new(&args[at]),
+                Path::new(&upstream),
+                "${{workspaceFolder}} expanded"
+            );
+        }
+        args[at] = upstream.clone();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let mut g = Gateway::spawn(env!("CARGO_BIN_EXE_mcp-preamble"), &args);
+        assert_eq!(
+            g.text("billing__list_periods", json!({})),
+            "2026-07, 2026-08",
+            "{file}"
+        );
+    }
+}
+
+#[test]
+fn a_hanging_call_times_out_and_a_host_cancel_reaches_the_upstream() {
+    ensure_npm();
+    let dir = scratch("hanging");
+    let servers = json!({"mcpServers": {
+        "slow": node("slow-tool.mjs", json!({})),
+        "billing": node("invoice.mjs", json!({})),
+    }});
+    let config = write(&dir, "mcp.json", &servers.to_string());
+    let mut g = Gateway::start(&["--config", &config, "--call-timeout", "1"]);
+    let started = Instant::now();
+    let hung = g.call("slow__wait", json!({"ms": 20000}));
+    let message = hung["error"]["message"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{hung}"));
+    assert!(
+        message.starts_with("upstream \"slow\" did not answer \"wait\" within 1 s"),
+        "{message}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(
+        g.text("billing__list_periods", json!({})),
+        "2026-07, 2026-08"
+    );
+    // The timeout cancelled the upstream request: the server saw it.
+    wait_until("the upstream cancel", Duration::from_secs(5), || {
+        g.text("slow__cancelled", json!({})) == "1"
+    });
+
+    // The host's own cancel goes upstream too.
+    let waiting = g.ask(
+        "tools/call",
+        json!({"name": "slow__wait", "arguments": {"ms": 800}}),
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    g.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                  "params": {"requestId": waiting, "reason": "the user stopped it"}}),
+    );
+    wait_until("the host's cancel upstream", Duration::from_secs(5), || {
+        g.text("slow__cancelled", json!({})) == "2"
+    });
 }
