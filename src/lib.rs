@@ -539,7 +539,11 @@
 //!   `mcp_preamble::rmcp`; implies `hub`.
 //! - `http`: Streamable HTTP servers in `connect` too (reqwest, hyper);
 //!   implies `rmcp`.
-//! - `cli`: the `mcp-preamble` binary (`preview`, `snapshot`, `lint`); implies `http`.
+//! - `serve`: the `serve` module, a gateway that serves the hub's section
+//!   and its servers' tools to a host as one MCP server (rmcp's server
+//!   side, stdio); implies `rmcp`.
+//! - `cli`: the `mcp-preamble` binary (`preview`, `snapshot`, `lint`, `pin`,
+//!   `serve`); implies `http` and `serve`.
 //! - `testing`: the `testing` module, a test kit for prompt budgets (insta).
 //!
 //! Without features the crate is synchronous and needs no runtime.
@@ -583,6 +587,9 @@ pub mod report;
 mod rewrite;
 mod sanitize;
 mod segment;
+#[cfg(feature = "serve")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serve")))]
+pub mod serve;
 mod server_key;
 pub mod settings;
 mod support;

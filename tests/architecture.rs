@@ -38,6 +38,7 @@ const LAYERS: &[&[&str]] = &[
     &["lint"],
     &["hub"],
     &["connect"],
+    &["serve"],
     &["testing"],
     // A facade: a public module that only re-exports.
     &["files"],

@@ -39,6 +39,40 @@ pub enum Command {
     /// again or a server failed (its old pin is kept; the lock is still
     /// written); 2 when nothing could start (bad lock, config or alias).
     Pin(PinArgs),
+    /// Serve the section and the servers' tools to a host as one MCP server on stdio (a gateway).
+    ///
+    /// Hosts see the assembled, budgeted instructions (`--as` fits them to
+    /// a host's cut) and every server's tools as `ALIAS__TOOL`; calls go to
+    /// the server that owns the tool. Servers that end are restarted.
+    /// With `--lock` and `on_change = "hold"`, a server's changed text is
+    /// held until `pin --update ALIAS` (alias `--approve`) writes the lock;
+    /// the running gateway reloads the lock and the policy when either file
+    /// changes or on SIGHUP. Stdout carries MCP messages only.
+    Serve(ServeArgs),
+}
+
+#[derive(Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub connect: Connect,
+    /// A policy file (`mcp-preamble.toml`), reloaded when it changes.
+    #[arg(long, value_name = "PATH")]
+    pub policy: Option<PathBuf>,
+    /// A lock file made by `pin`, reloaded when it changes (approvals).
+    #[arg(long, value_name = "PATH")]
+    pub lock: Option<PathBuf>,
+    /// Fit the instructions to the host: `claude-code` (2,048 UTF-16
+    /// units in all), `codex` (512 characters), or `plain` (the policy's
+    /// token budgets).
+    #[arg(long = "as", default_value = "plain", value_name = "HOST", value_parser = parse_serve_as)]
+    pub serve_as: mcp_preamble::serve::ServeAs,
+    /// Fail a forwarded tools/call after this many seconds (default: wait).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
+    pub call_timeout: Option<Duration>,
+    /// Write the log here instead of stderr (never stdout). The level is
+    /// `MCP_PREAMBLE_LOG` (`error`, `warn`, `info`, `debug`, `trace`; default `info`).
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -51,7 +85,7 @@ pub struct PinArgs {
     #[arg(long, value_name = "PATH")]
     pub lock: PathBuf,
     /// Pin these changed aliases again (repeatable, or several after one flag).
-    #[arg(long, value_name = "ALIAS", num_args = 1.., conflicts_with = "all")]
+    #[arg(long, visible_alias = "approve", value_name = "ALIAS", num_args = 1.., conflicts_with = "all")]
     pub update: Vec<String>,
     /// A policy file (`mcp-preamble.toml`): its `[client]` is who `pin`
     /// says it is, so the lock matches the host that shares the file.
@@ -280,6 +314,10 @@ fn parse_timeout(s: &str) -> Result<Duration, String> {
         return Err(format!("{s} is outside 0 to 86400 seconds"));
     }
     Duration::try_from_secs_f64(secs).map_err(|e| e.to_string())
+}
+
+fn parse_serve_as(s: &str) -> Result<mcp_preamble::serve::ServeAs, String> {
+    s.parse().map_err(|e: mcp_preamble::Error| e.to_string())
 }
 
 fn parse_capability(s: &str) -> Result<Capability, String> {

@@ -9,6 +9,7 @@ mod memory;
 mod pin;
 mod preview;
 mod progress;
+mod serve;
 mod snapshot;
 
 use std::fmt;
@@ -73,6 +74,7 @@ fn run() -> Result<ExitCode, CliError> {
             Command::Snapshot(s) => snapshot::snapshot(s).await,
             Command::Lint(l) => lint::lint(l).await,
             Command::Pin(a) => pin::pin(a).await,
+            Command::Serve(a) => serve::serve(a).await,
         }
     })
 }

@@ -1,0 +1,213 @@
+//! `mcp-preamble serve`: the gateway on stdio, its log, and reloading the
+//! policy and the lock while it runs.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, SystemTime};
+
+use mcp_preamble::Assembler;
+use mcp_preamble::connect::{ConnectOptions, Restart};
+use mcp_preamble::files::McpConfig;
+use mcp_preamble::hub::Hub;
+use mcp_preamble::pin::Lock;
+use mcp_preamble::serve::{Gateway, ServeAs};
+use mcp_preamble::settings::Settings;
+
+use crate::CliError;
+use crate::args::ServeArgs;
+
+/// How often the policy and lock files are looked at.
+const WATCH: Duration = Duration::from_millis(300);
+
+pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
+    init_log(a.log.as_deref())?;
+    let Some(config_path) = a.connect.config.clone() else {
+        return Err(CliError::NoConfig);
+    };
+    let config = McpConfig::from_path(&config_path)?;
+    let settings = settings(a.policy.as_deref())?;
+    a.connect.client = settings.client.clone();
+    let assembler = assembler(&settings, a.lock.as_deref(), a.serve_as)?;
+    let hub = Hub::new(assembler);
+    let gateway = match a.call_timeout {
+        Some(t) => Gateway::with_call_timeout(hub, a.serve_as, t),
+        None => Gateway::new(hub, a.serve_as),
+    };
+    let options = ConnectOptions::new()
+        .handshake(a.connect.handshake.clone())
+        .timeout(a.connect.timeout)
+        .client(a.connect.client_settings().client_config())
+        .restart(Restart::new());
+    for failure in gateway.connect_all(&config, &options).await {
+        // Its tools are not served; the others are.
+        tracing::warn!(alias = %failure.alias, error = %failure.error, stderr = %failure.stderr, "server not started");
+    }
+    tracing::info!(
+        servers = gateway.hub().aliases().len(),
+        tools = gateway.tool_names().len(),
+        revision = gateway.hub().revision(),
+        "serving on stdio"
+    );
+    let reload = Reload {
+        policy: a.policy.clone(),
+        lock: a.lock.clone(),
+        host: a.serve_as,
+    };
+    let watcher = tokio::spawn(reload.run(gateway.hub().clone()));
+    let reviews = tokio::spawn(tell_pending(gateway.hub().clone()));
+    let served = gateway.serve_stdio().await;
+    watcher.abort();
+    reviews.abort();
+    gateway.close().await;
+    tracing::info!("host closed the connection");
+    served?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Logs each server that changed and awaits review, once per change.
+async fn tell_pending(hub: Hub) {
+    let mut pending = hub.subscribe_pending();
+    let mut told = std::collections::BTreeMap::new();
+    loop {
+        let now = pending.borrow_and_update().clone();
+        for (alias, pin) in now.iter() {
+            if told.get(alias) != Some(pin) {
+                tracing::warn!(
+                    alias = %alias,
+                    change = %pin.summary(),
+                    "server changed and awaits review (the reviewed text is served): mcp-preamble pin --approve {alias}"
+                );
+            }
+        }
+        told = now.iter().map(|(a, p)| (a.clone(), p.clone())).collect();
+        if pending.changed().await.is_err() {
+            return;
+        }
+    }
+}
+
+fn settings(policy: Option<&Path>) -> Result<Settings, mcp_preamble::Error> {
+    match policy {
+        Some(path) => Settings::from_path(path),
+        None => Ok(Settings::new()),
+    }
+}
+
+/// The policy's assembler with the lock, fitted to the host.
+fn assembler(
+    settings: &Settings,
+    lock: Option<&Path>,
+    host: ServeAs,
+) -> Result<Assembler, mcp_preamble::Error> {
+    let mut a = Assembler::from_settings(settings)?;
+    if let Some(path) = lock {
+        a = a.lock(Lock::from_path(path)?);
+    }
+    mcp_preamble::serve::prepare(a, host)
+}
+
+/// Reloads the policy and the lock into the hub when a file changes or
+/// on SIGHUP; a file that does not load leaves the gateway as it was.
+struct Reload {
+    policy: Option<PathBuf>,
+    lock: Option<PathBuf>,
+    host: ServeAs,
+}
+
+impl Reload {
+    async fn run(self, hub: Hub) {
+        let mut seen = self.stamps();
+        let mut hangup = hangups();
+        loop {
+            let signalled = tokio::select! {
+                _ = tokio::time::sleep(WATCH) => false,
+                _ = next_hangup(&mut hangup) => true,
+            };
+            let now = self.stamps();
+            if now == seen && !signalled {
+                continue;
+            }
+            seen = now;
+            match self.load() {
+                Ok(assembler) => match hub.reconfigure(assembler) {
+                    Ok(revision) => tracing::info!(revision, "reloaded the policy and the lock"),
+                    Err(e) => tracing::warn!(error = %e, "reload refused; serving as before"),
+                },
+                Err(e) => tracing::warn!(error = %e, "reload failed; serving as before"),
+            }
+        }
+    }
+
+    fn load(&self) -> Result<Assembler, mcp_preamble::Error> {
+        let settings = settings(self.policy.as_deref())?;
+        assembler(&settings, self.lock.as_deref(), self.host)
+    }
+
+    /// Each file's modification time and length (`None` when unreadable).
+    fn stamps(&self) -> Vec<Option<(SystemTime, u64)>> {
+        [&self.policy, &self.lock]
+            .into_iter()
+            .flatten()
+            .map(|p| {
+                let m = std::fs::metadata(p).ok()?;
+                Some((m.modified().ok()?, m.len()))
+            })
+            .collect()
+    }
+}
+
+#[cfg(unix)]
+type Hangups = Option<tokio::signal::unix::Signal>;
+#[cfg(not(unix))]
+type Hangups = ();
+
+#[cfg(unix)]
+fn hangups() -> Hangups {
+    tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).ok()
+}
+#[cfg(not(unix))]
+fn hangups() -> Hangups {}
+
+#[cfg(unix)]
+async fn next_hangup(h: &mut Hangups) {
+    match h {
+        Some(s) => {
+            s.recv().await;
+        }
+        None => std::future::pending().await,
+    }
+}
+#[cfg(not(unix))]
+async fn next_hangup(_: &mut Hangups) {
+    std::future::pending().await
+}
+
+/// The log goes to `file` or stderr, never stdout (stdout is the MCP
+/// channel). `MCP_PREAMBLE_LOG` chooses what is logged, as targets and
+/// levels (`debug`, `info,rmcp=debug`); default: `info,rmcp=warn`.
+fn init_log(file: Option<&Path>) -> Result<(), CliError> {
+    use tracing_subscriber::fmt::writer::BoxMakeWriter;
+    use tracing_subscriber::prelude::*;
+    let filter: tracing_subscriber::filter::Targets = std::env::var("MCP_PREAMBLE_LOG")
+        .ok()
+        .and_then(|l| l.parse().ok())
+        .unwrap_or_else(|| "info,rmcp=warn".parse().unwrap_or_default());
+    let writer = match file {
+        Some(path) => {
+            let f = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map_err(|e| CliError::OutDir(path.to_path_buf(), e))?;
+            BoxMakeWriter::new(std::sync::Mutex::new(f))
+        }
+        None => BoxMakeWriter::new(std::io::stderr),
+    };
+    let layer = tracing_subscriber::fmt::layer()
+        .with_writer(writer)
+        .with_ansi(false)
+        .with_filter(filter);
+    // Only one subscriber per process; a second is not an error worth stopping for.
+    let _ = tracing_subscriber::registry().with(layer).try_init();
+    Ok(())
+}

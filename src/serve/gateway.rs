@@ -1,0 +1,327 @@
+//! [`Gateway`]: the hub's section and its servers' tools, served to a host
+//! as one MCP server (rmcp's server side).
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter,
+};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
+use rmcp::{ErrorData as McpError, ServerHandler};
+use tokio::sync::watch;
+
+use super::fit::ServeAs;
+use super::forward::{self, Upstream};
+use super::names::GatewayNames;
+use super::view::View;
+use crate::config::McpConfig;
+use crate::connect::{ConnectFailure, ConnectOptions, LiveServer};
+use crate::error::{Error, ErrorKind, Result};
+use crate::hub::Hub;
+
+/// How often the gateway looks at the hub for changes no revision tells
+/// of (a tool's schema, say, which the section does not show).
+const POLL: Duration = Duration::from_millis(500);
+
+struct Inner {
+    hub: Hub,
+    host: ServeAs,
+    info: Implementation,
+    upstreams: Mutex<BTreeMap<String, LiveServer>>,
+    view: Mutex<Arc<View>>,
+    /// Bumped once per change a host should hear of (`list_changed`).
+    changes: watch::Sender<u64>,
+    call_timeout: Option<Duration>,
+}
+
+/// An MCP server in front of a [`Hub`]: `instructions` are the hub's
+/// section (fitted with [`ServeAs`] when the hub's assembler was,
+/// [`ServeAs::fit`]), `tools/list` is every upstream tool under its
+/// exposed name ([`GatewayNames`]), and `tools/call` goes to the upstream
+/// [`LiveServer`] that owns the tool. Cheap to clone: clones share
+/// everything (one per HTTP session).
+///
+/// Faults stay with their upstream: a call to a server that is restarting,
+/// gone, or that ends during the call fails with a JSON-RPC error naming
+/// it, and the other servers' calls go on. Each change of the tools or the
+/// instructions is told to every connected host with one
+/// `notifications/tools/list_changed` (through `subscriptions/listen` for
+/// 2026-07-28 clients).
+#[derive(Clone)]
+pub struct Gateway {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Gateway {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gateway")
+            .field("host", &self.inner.host)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Gateway {
+    /// A gateway serving `hub` to `host`; add its upstreams with
+    /// [`Gateway::add`].
+    pub fn new(hub: Hub, host: ServeAs) -> Gateway {
+        Gateway::build(hub, host, None)
+    }
+
+    /// [`Gateway::new`] where a forwarded `tools/call` that takes longer
+    /// than `timeout` fails (the upstream is told to cancel it).
+    pub fn with_call_timeout(hub: Hub, host: ServeAs, timeout: Duration) -> Gateway {
+        Gateway::build(hub, host, Some(timeout))
+    }
+
+    fn build(hub: Hub, host: ServeAs, call_timeout: Option<Duration>) -> Gateway {
+        let view = View::of(&hub, host);
+        let (changes, _) = watch::channel(0);
+        let gateway = Gateway {
+            inner: Arc::new(Inner {
+                hub,
+                host,
+                info: Implementation::new("mcp-preamble", env!("CARGO_PKG_VERSION")),
+                upstreams: Mutex::new(BTreeMap::new()),
+                view: Mutex::new(Arc::new(view)),
+                changes,
+                call_timeout,
+            }),
+        };
+        gateway.follow();
+        gateway
+    }
+
+    /// Serves `live`'s tools from now on (it must be a server of this
+    /// gateway's hub); one under the same alias is replaced (and closed).
+    pub fn add(&self, live: LiveServer) {
+        let alias = live.alias().to_string();
+        lock(&self.inner.upstreams).insert(alias, live);
+        self.refresh();
+    }
+
+    /// Starts every server of `config` in the hub ([`Hub::connect_all`]:
+    /// supervised with `options`' [`Restart`](crate::connect::Restart)) and
+    /// serves their tools. A server that fails is left out and returned;
+    /// the others are served.
+    pub async fn connect_all(
+        &self,
+        config: &McpConfig,
+        options: &ConnectOptions,
+    ) -> Vec<ConnectFailure> {
+        let mut failed = Vec::new();
+        for result in self.inner.hub.connect_all(config, options).await {
+            match result {
+                Ok(live) => {
+                    let alias = live.alias().to_string();
+                    lock(&self.inner.upstreams).insert(alias, live);
+                }
+                Err(failure) => failed.push(failure),
+            }
+        }
+        self.refresh();
+        failed
+    }
+
+    /// Serves MCP on this process's stdin and stdout until the host
+    /// closes them. Nothing else may write to stdout meanwhile.
+    pub async fn serve_stdio(&self) -> Result<()> {
+        let running = rmcp::ServiceExt::serve(self.clone(), rmcp::transport::stdio())
+            .await
+            .map_err(|e| Error::new(ErrorKind::Connect, format!("serving on stdio failed: {e}")))?;
+        running
+            .waiting()
+            .await
+            .map_err(|e| Error::new(ErrorKind::Connect, format!("serving on stdio failed: {e}")))?;
+        Ok(())
+    }
+
+    /// The hub this gateway serves.
+    pub fn hub(&self) -> &Hub {
+        &self.inner.hub
+    }
+
+    /// The instructions served now.
+    pub fn instructions(&self) -> String {
+        self.view().instructions.clone()
+    }
+
+    /// The names the upstream tools are exposed under now.
+    pub fn tool_names(&self) -> GatewayNames {
+        self.view().names.clone()
+    }
+
+    /// A receiver that wakes once per change told to hosts.
+    pub fn subscribe_changes(&self) -> watch::Receiver<u64> {
+        self.inner.changes.subscribe()
+    }
+
+    /// Closes every upstream connection (stdio servers stop).
+    pub async fn close(&self) {
+        let all = std::mem::take(&mut *lock(&self.inner.upstreams));
+        for (_, live) in all {
+            live.close().await;
+        }
+    }
+
+    /// The current view, made again first when the hub's section moved.
+    pub(crate) fn view(&self) -> Arc<View> {
+        let view = lock(&self.inner.view).clone();
+        if view.digest != self.inner.hub.section().digest() {
+            self.refresh();
+            return lock(&self.inner.view).clone();
+        }
+        view
+    }
+
+    /// Makes the view again from the hub; tells hosts when what they see
+    /// changed. Returns whether it did.
+    pub(crate) fn refresh(&self) -> bool {
+        let next = View::of(&self.inner.hub, self.inner.host);
+        let mut view = lock(&self.inner.view);
+        let changed = view.stamp != next.stamp;
+        *view = Arc::new(next);
+        drop(view);
+        if changed {
+            tracing::debug!("tools or instructions changed: list_changed");
+            self.inner.changes.send_modify(|n| *n += 1);
+        }
+        changed
+    }
+
+    /// Watches the hub (revisions, state changes, and a slow poll for what
+    /// neither tells) while the gateway lives.
+    fn follow(&self) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let weak: Weak<Inner> = Arc::downgrade(&self.inner);
+        let mut sections = self.inner.hub.subscribe();
+        let mut states = self.inner.hub.subscribe_states();
+        let mut pending = self.inner.hub.subscribe_pending();
+        runtime.spawn(async move {
+            loop {
+                tokio::select! {
+                    _ = sections.changed() => {}
+                    _ = states.recv() => {}
+                    _ = pending.changed() => {}
+                    _ = tokio::time::sleep(POLL) => {}
+                }
+                let Some(inner) = weak.upgrade() else { return };
+                Gateway { inner }.refresh();
+            }
+        });
+    }
+
+    /// The upstream behind `alias`, as a call sees it.
+    fn upstream(&self, alias: &str) -> Upstream {
+        let state = self.inner.hub.state(alias);
+        let peer = lock(&self.inner.upstreams).get(alias).map(|l| l.peer());
+        Upstream::new(alias, state, peer)
+    }
+
+    async fn call(
+        &self,
+        params: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let mut view = self.view();
+        if view.names.upstream(&params.name).is_none() && params.name != view.names.reader() {
+            // A tool added a moment ago: look once more.
+            self.refresh();
+            view = self.view();
+        }
+        if params.name == view.names.reader() {
+            return forward::read_instructions(&view.full, params.arguments.as_ref()).map(|text| {
+                CallToolResponse::Complete(CallToolResult::success(vec![ContentBlock::text(text)]))
+            });
+        }
+        let Some((alias, tool)) = view.names.upstream(&params.name) else {
+            return Err(McpError::invalid_params(
+                format!("unknown tool {:?}", params.name.as_ref()),
+                None,
+            ));
+        };
+        let upstream = self.upstream(alias);
+        let tool = tool.to_string();
+        drop(view);
+        let ct = context.ct;
+        let cancelled = async move { ct.cancelled().await };
+        upstream
+            .call(tool, params, cancelled, self.inner.call_timeout)
+            .await
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl ServerHandler for Gateway {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .build();
+        ServerConfig::new(capabilities)
+            .with_server_info(self.inner.info.clone())
+            .with_instructions(self.view().instructions.clone())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(
+            self.view().tools.as_ref().clone(),
+        ))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        self.call(request, context).await
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        // A 2025-era session: list changes go to it as plain notifications.
+        let peer = context.peer;
+        let mut changes = self.inner.changes.subscribe();
+        changes.borrow_and_update();
+        tokio::spawn(async move {
+            while changes.changed().await.is_ok() {
+                if peer.notify_tool_list_changed().await.is_err() {
+                    return;
+                }
+            }
+        });
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        _requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(SubscriptionFilter::builder().tools_list_changed().build())
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        // A 2026-07-28 session: list changes go through its subscription.
+        let mut changes = self.inner.changes.subscribe();
+        changes.borrow_and_update();
+        loop {
+            tokio::select! {
+                _ = context.cancelled() => return Ok(()),
+                changed = changes.changed() => {
+                    if changed.is_err() || context.sink().notify_tool_list_changed().await.is_err() {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    }
+}

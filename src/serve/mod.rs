@@ -1,0 +1,74 @@
+//! `mcp-preamble serve`: the hub's section and its servers' tools served
+//! to a host as one MCP server (feature `serve`).
+//!
+//! Hosts you cannot change drop server instructions, cut each server's
+//! blindly, or surface a few hundred characters. A [`Gateway`] sits between
+//! such a host and its servers: it connects them through a [`Hub`] (both
+//! eras, supervised, with a grace period), and serves
+//!
+//! - `instructions` (in `initialize`, and in `server/discover` for
+//!   2026-07-28 clients, with `ttlMs: 0` so they ask again): the hub's
+//!   section, read from its memo (no assembly per request), fitted to the
+//!   host with [`ServeAs`];
+//! - `tools/list`: every upstream tool under a name of [`GatewayNames`]
+//!   (`{alias}__{tool}`, at most 64 characters, never two alike; the
+//!   section's tool lists use the same names), titles
+//!   and descriptions sanitized; plus `mcp_preamble__instructions`, which
+//!   returns one server's full sanitized instructions (the reviewed text
+//!   while a change is held) when the budget shortened them;
+//! - `tools/call`, forwarded to the upstream with its arguments; its
+//!   result or JSON-RPC error comes back as sent, a host's cancellation
+//!   cancels the upstream request, and a fault (the upstream restarting,
+//!   gone, or ending mid-call) is a JSON-RPC error naming the upstream;
+//! - `notifications/tools/list_changed` once per change of the tools or
+//!   the instructions (2025 sessions as notifications, 2026-07-28 ones
+//!   through `subscriptions/listen`).
+//!
+//! Not served: resources and prompts of the upstreams (a host that needs
+//! them connects the server directly), and progress notifications (the
+//! hub's client handler does not relay them).
+//!
+//! ```no_run
+//! # async fn run() -> mcp_preamble::Result<()> {
+//! use mcp_preamble::Assembler;
+//! use mcp_preamble::connect::{ConnectOptions, Restart};
+//! use mcp_preamble::files::McpConfig;
+//! use mcp_preamble::hub::Hub;
+//! use mcp_preamble::serve::{Gateway, ServeAs, prepare};
+//!
+//! let config = McpConfig::from_path("mcp.json")?;
+//! let host = ServeAs::ClaudeCode;
+//! let gateway = Gateway::new(Hub::new(prepare(Assembler::new(), host)?), host);
+//! let failed = gateway.connect_all(&config, &ConnectOptions::new().restart(Restart::new())).await;
+//! gateway.serve_stdio().await?;
+//! # Ok(()) }
+//! ```
+//!
+//! [`Hub`]: crate::hub::Hub
+
+mod fit;
+mod forward;
+mod gateway;
+mod names;
+mod view;
+
+pub use fit::ServeAs;
+pub use gateway::Gateway;
+pub use names::{GatewayNames, SCHEME, exposed_name, scheme};
+pub use view::{NOTE, READER};
+
+/// `assembler` made ready for a gateway that serves `host`: the section
+/// names tools as the gateway exposes them ([`scheme`]), and the whole
+/// text, with the gateway's note about its reader tool ([`NOTE`]), fits the
+/// host's cut ([`ServeAs::fit`]).
+pub fn prepare(
+    assembler: crate::assemble::Assembler,
+    host: ServeAs,
+) -> crate::error::Result<crate::assemble::Assembler> {
+    // Slack for a reader renamed because an upstream tool had its name.
+    let reserve = host.measure(NOTE) + 4;
+    host.fit(assembler.tool_names(scheme()), reserve)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,142 @@
+//! The names the gateway exposes its upstream tools under.
+//!
+//! One scheme, in one place ([`scheme`]): the [`ToolNames`] pattern
+//! [`SCHEME`], `{alias}__{tool}`, with every character outside
+//! `[A-Za-z0-9_-]` made `_` (the character set model APIs accept in a tool
+//! name), at most 64 characters (a longer name keeps its first 55, then `_`
+//! and 8 hex digits of a SHA-256 of the alias and the tool). The hub's
+//! assembler is given the same scheme, so the section's tool lists name the
+//! tools as the gateway lists them. A name two tools would share is told
+//! apart by [`ToolNames::table`] (a hash suffix), so no two tools are ever
+//! listed under one name.
+
+use crate::tool_names::{NameTable, ToolNames};
+
+/// The gateway's naming pattern.
+pub const SCHEME: &str = "{server}__{tool}";
+
+/// The gateway's [`ToolNames`] scheme ([`SCHEME`]).
+pub fn scheme() -> ToolNames {
+    // A fixed pattern that `ToolNames::pattern` accepts (tested below).
+    ToolNames::pattern(SCHEME).unwrap_or_else(|_| ToolNames::plain())
+}
+
+/// The name `tool` of the upstream `alias` is exposed under, when no other
+/// tool claims it first.
+pub fn exposed_name(alias: &str, tool: &str) -> String {
+    scheme().exposed(alias, tool).into_string()
+}
+
+/// The exposed names of a set of upstream tools, both ways, and the name
+/// of the gateway's own reader tool (`mcp_preamble__instructions`, with a
+/// number after it in the unlikely case an upstream tool has that name).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GatewayNames {
+    table: NameTable,
+    reader: String,
+}
+
+impl GatewayNames {
+    /// Names every `(alias, tool)` pair in the order given (the hub's:
+    /// aliases sorted, each server's tools in its order).
+    pub fn new<'a>(
+        pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
+        reader: &str,
+    ) -> GatewayNames {
+        let table = scheme().table(pairs);
+        let mut name = reader.to_string();
+        let mut n = 1;
+        while table.resolve(&name).is_some() {
+            n += 1;
+            name = format!("{reader}_{n}");
+        }
+        GatewayNames {
+            table,
+            reader: name,
+        }
+    }
+
+    /// The `(alias, tool)` behind an exposed name.
+    pub fn upstream(&self, exposed: &str) -> Option<(&str, &str)> {
+        self.table.resolve(exposed)
+    }
+
+    /// The exposed name of `alias`'s tool `tool`.
+    pub fn exposed(&self, alias: &str, tool: &str) -> Option<&str> {
+        self.table.get(alias, tool).map(|n| n.as_str())
+    }
+
+    /// The name of the gateway's reader tool.
+    pub fn reader(&self) -> &str {
+        &self.reader
+    }
+
+    /// Every upstream tool's names.
+    pub fn table(&self) -> &NameTable {
+        &self.table
+    }
+
+    /// How many upstream tools are named.
+    pub fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    /// Whether no upstream tool is named.
+    pub fn is_empty(&self) -> bool {
+        self.table.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+
+    #[test]
+    fn plain_names_join_alias_and_tool() {
+        assert_eq!(ToolNames::pattern(SCHEME).unwrap().to_string(), SCHEME);
+        assert_eq!(
+            exposed_name("billing", "get_invoice"),
+            "billing__get_invoice"
+        );
+        assert_eq!(exposed_name("my server", "a.b/c"), "my_server__a_b_c");
+    }
+
+    #[test]
+    fn long_names_are_cut_with_a_hash() {
+        let tool = "t".repeat(80);
+        let a = exposed_name("billing", &tool);
+        let b = exposed_name("billing", &format!("{tool}x"));
+        assert_eq!(a.len(), 64);
+        assert!(a.starts_with("billing__ttt"));
+        assert_ne!(a, b);
+        assert_eq!(a, exposed_name("billing", &tool), "deterministic");
+    }
+
+    #[test]
+    fn collisions_are_impossible() {
+        // `a b` and `a_b` make the same safe name; so do `x.y` and `x_y`;
+        // `mcp_preamble` has a tool with the reader's name.
+        let pairs = [
+            ("a b", "x.y"),
+            ("a_b", "x_y"),
+            ("a_b", "x.y"),
+            ("mcp_preamble", "instructions"),
+        ];
+        let names = GatewayNames::new(pairs, "mcp_preamble__instructions");
+        assert_eq!(names.len(), 4);
+        let all: BTreeSet<&str> = pairs
+            .iter()
+            .map(|(a, t)| names.exposed(a, t).unwrap())
+            .collect();
+        assert_eq!(all.len(), 4, "{all:?}");
+        assert_eq!(names.reader(), "mcp_preamble__instructions_2");
+        for (a, t) in pairs {
+            let name = names.exposed(a, t).unwrap();
+            assert!(name.len() <= 64);
+            assert_eq!(names.upstream(name), Some((a, t)));
+        }
+        assert_eq!(names.upstream(names.reader()), None);
+    }
+}

@@ -1,0 +1,64 @@
+"""The official Python SDK client (`mcp` on PyPI) against `mcp-preamble serve`.
+
+Usage: python3 py_client.py <legacy|modern> <spec.json>; spec: {command, args, calls: [tool…], waitFor: tool}.
+Prints one JSON line: era, instructions, tools, each call's text (or error), and the tools after the list changed.
+"""
+
+import asyncio
+import json
+import sys
+
+from mcp import Client, StdioServerParameters
+
+
+async def main(era: str, spec: dict) -> dict:
+    changed = asyncio.Event()
+
+    async def on_message(message) -> None:
+        # 2025 era: notifications/tools/list_changed arrives as a plain notification.
+        if "ToolListChanged" in type(getattr(message, "root", message)).__name__:
+            changed.set()
+
+    params = StdioServerParameters(command=spec["command"], args=spec["args"])
+    # "auto" probes `server/discover` (a pinned version would synthesize the discover result, without instructions).
+    mode = "auto" if era == "modern" else "legacy"
+    out: dict = {}
+    async with Client(params, mode=mode, message_handler=on_message, cache=None) as client:
+        out["protocol"] = client.protocol_version
+        out["instructions"] = client.instructions
+        out["tools"] = [t.name for t in (await client.list_tools()).tools]
+        out["calls"] = {}
+        for name in spec["calls"]:
+            try:
+                r = await client.call_tool(name, {})
+                text = "".join(getattr(c, "text", "") for c in r.content)
+                out["calls"][name] = {"text": text, "isError": bool(r.is_error)}
+            except Exception as e:  # the test reads the message
+                out["calls"][name] = {"error": str(e)}
+
+        async def relisted() -> list[str]:
+            while True:
+                names = [t.name for t in (await client.list_tools()).tools]
+                if spec["waitFor"] in names:
+                    return names
+                await asyncio.sleep(0.1)
+
+        if era == "modern":
+            async with client.listen(tools_list_changed=True) as sub:
+                async for _event in sub:
+                    names = [t.name for t in (await client.list_tools()).tools]
+                    if spec["waitFor"] in names:
+                        out["changed"] = names
+                        break
+        else:
+            await changed.wait()
+            out["changed"] = await relisted()
+    return out
+
+
+if __name__ == "__main__":
+    era, path = sys.argv[1], sys.argv[2]
+    with open(path, encoding="utf-8") as f:
+        spec = json.load(f)
+    result = asyncio.run(asyncio.wait_for(main(era, spec), 30))
+    print(json.dumps(result))

@@ -1,0 +1,431 @@
+//! `mcp-preamble serve` driven over its stdio with raw JSON-RPC: faults
+//! that stay with their upstream, and a held change approved while the
+//! gateway runs. (The official SDK clients are in `serve_clients.rs`.)
+#![cfg(feature = "cli")]
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use common::{ensure_npm, servers_dir};
+use serde_json::{Value, json};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("mcp-preamble-serve-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn node(script: &str, env: Value) -> Value {
+    let path = servers_dir().join(script).display().to_string();
+    json!({"command": "node", "args": [path], "env": env})
+}
+
+/// A running gateway and what it wrote to stdout, line by line.
+struct Gateway {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    /// Notifications seen while waiting for answers.
+    notes: Vec<Value>,
+    next: u64,
+}
+
+impl Gateway {
+    fn start(args: &[&str]) -> Gateway {
+        let mut all = vec!["serve"];
+        all.extend_from_slice(args);
+        Gateway::spawn(env!("CARGO_BIN_EXE_mcp-preamble"), &all)
+    }
+
+    fn spawn(program: &str, args: &[&str]) -> Gateway {
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut g = Gateway {
+            child,
+            stdin,
+            lines,
+            notes: Vec::new(),
+            next: 1,
+        };
+        let init = g.request(
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "raw", "version": "1"}}),
+        );
+        assert!(init["result"]["instructions"].is_string(), "{init}");
+        g.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        g.notes.push(init);
+        g
+    }
+
+    fn send(&mut self, message: Value) {
+        writeln!(self.stdin, "{message}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Sends a request and returns its id.
+    fn ask(&mut self, method: &str, params: Value) -> u64 {
+        let id = self.next;
+        self.next += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        id
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.ask(method, params);
+        self.answer(id, Duration::from_secs(20))
+    }
+
+    /// The answer to `id`; every line on stdout must be JSON-RPC.
+    fn answer(&mut self, id: u64, within: Duration) -> Value {
+        let end = Instant::now() + within;
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            let line = match self.lines.recv_timeout(left) {
+                Ok(line) => line,
+                Err(RecvTimeoutError::Timeout) => panic!("no answer to {id} within {within:?}"),
+                Err(e) => panic!("the gateway's stdout closed: {e}"),
+            };
+            let message: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout is not JSON-RPC ({e}): {line:?}"));
+            assert_eq!(message["jsonrpc"], "2.0", "{line}");
+            if message["id"] == json!(id) {
+                return message;
+            }
+            self.notes.push(message);
+        }
+    }
+
+    fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        self.request("tools/call", json!({"name": tool, "arguments": arguments}))
+    }
+
+    fn text(&mut self, tool: &str, arguments: Value) -> String {
+        let answer = self.call(tool, arguments);
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{tool}: {answer}"))
+            .to_string()
+    }
+
+    /// How many `notifications/tools/list_changed` came so far (reading for `wait`).
+    fn list_changes(&mut self, wait: Duration) -> usize {
+        let _ = self.request("ping", json!({}));
+        std::thread::sleep(wait);
+        let _ = self.request("ping", json!({}));
+        let n = self
+            .notes
+            .iter()
+            .filter(|m| m["method"] == "notifications/tools/list_changed")
+            .count();
+        self.notes.clear();
+        n
+    }
+
+    fn tools(&mut self) -> Vec<String> {
+        let list = self.request("tools/list", json!({}));
+        list["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
+    }
+}
+
+impl Drop for Gateway {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn wait_until(what: &str, within: Duration, mut done: impl FnMut() -> bool) {
+    let end = Instant::now() + within;
+    while !done() {
+        assert!(
+            Instant::now() < end,
+            "{what} did not happen within {within:?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn an_upstream_killed_mid_call_fails_its_call_only_and_comes_back() {
+    ensure_npm();
+    let dir = scratch("killed");
+    let config = dir.join("mcp.json");
+    let servers = json!({"mcpServers": {
+        "slow": node("slow-tool.mjs", json!({})),
+        "billing": node("invoice.mjs", json!({})),
+        // Escapes on stderr, then exit 3: never started, never on stdout.
+        "broken": node("hostile.mjs", json!({"MODE": "exit"})),
+    }});
+    std::fs::write(&config, servers.to_string()).unwrap();
+    let mut g = Gateway::start(&["--config", config.to_str().unwrap()]);
+    let tools = g.tools();
+    assert!(tools.contains(&"slow__wait".to_string()), "{tools:?}");
+    assert!(
+        !tools.iter().any(|t| t.starts_with("broken__")),
+        "{tools:?}"
+    );
+
+    let pid = g.text("slow__pid", json!({}));
+    let waiting = g.ask(
+        "tools/call",
+        json!({"name": "slow__wait", "arguments": {"ms": 30000}}),
+    );
+    // A call in flight holds up no other.
+    assert_eq!(
+        g.text("billing__list_periods", json!({})),
+        "2026-07, 2026-08"
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    let killed = Command::new("kill").args(["-9", &pid]).status().unwrap();
+    assert!(killed.success());
+    let failed = g.answer(waiting, Duration::from_secs(10));
+    let message = failed["error"]["message"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{failed}"));
+    assert!(message.contains("upstream \"slow\""), "{message}");
+    assert_eq!(failed["error"]["data"]["upstream"], "slow");
+
+    // The others keep answering, while the dead one is restarted.
+    assert_eq!(
+        g.text("billing__list_periods", json!({})),
+        "2026-07, 2026-08"
+    );
+    let started = Instant::now();
+    let mut again = String::new();
+    wait_until("a restart", Duration::from_secs(10), || {
+        let answer = g.call("slow__pid", json!({}));
+        if let Some(t) = answer["result"]["content"][0]["text"].as_str() {
+            again = t.to_string();
+            return true;
+        }
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.starts_with("upstream \"slow\""), "{answer}");
+        false
+    });
+    assert_ne!(again, pid, "a new process");
+    // Restart::new(): 250 ms before the first attempt (jittered down to half).
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    // The upstream's own answers come back as they were sent.
+    let failing = g.call("slow__fail", json!({}));
+    assert_eq!(failing["result"]["isError"], true, "{failing}");
+    let unknown = g.call("slow__nope", json!({}));
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+fn pin(args: &[&str]) {
+    let out = Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
+        .arg("pin")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_held_change_is_served_only_once_approved_and_the_running_gateway_hears_of_it() {
+    ensure_npm();
+    let dir = scratch("held");
+    let text = write(&dir, "chg.txt", "Call first before second. Reviewed text.");
+    // ttlMs 200: the hub asks server/discover again, and sees the new text.
+    let servers = json!({"mcpServers": {
+        "chg": node("changing.mjs", json!({"INSTRUCTIONS_FILE": text, "TTL_MS": "200"})),
+    }});
+    let config = write(&dir, "mcp.json", &servers.to_string());
+    let lock = dir.join("lock.json").display().to_string();
+    let policy = write(
+        &dir,
+        "policy.toml",
+        "version = 1\n[defaults]\non_change = \"hold\"\n",
+    );
+    let log = dir.join("serve.log");
+    pin(&["--config", &config, "--lock", &lock]);
+
+    let mut g = Gateway::start(&[
+        "--config",
+        &config,
+        "--policy",
+        &policy,
+        "--lock",
+        &lock,
+        "--log",
+        log.to_str().unwrap(),
+    ]);
+    let reader = json!({"server": "chg"});
+    assert!(
+        g.notes[0]["result"]["instructions"]
+            .as_str()
+            .unwrap()
+            .contains("Reviewed text.")
+    );
+    // `second` comes 500 ms after the first tools/list: one change, then quiet.
+    wait_until("chg__second", Duration::from_secs(10), || {
+        g.tools().contains(&"chg__second".into())
+    });
+    g.list_changes(Duration::from_millis(500));
+
+    std::fs::write(&text, "Call first before second. Changed text.").unwrap();
+    let logged = || std::fs::read_to_string(&log).unwrap_or_default();
+    wait_until("the change held", Duration::from_secs(10), || {
+        logged().contains("awaits review")
+    });
+    assert!(logged().contains("chg"), "{}", logged());
+    let served = g.text("mcp_preamble__instructions", reader.clone());
+    assert_eq!(served, "Call first before second. Reviewed text.");
+    assert_eq!(
+        g.list_changes(Duration::from_millis(300)),
+        0,
+        "nothing new was served"
+    );
+
+    pin(&["--config", &config, "--lock", &lock, "--approve", "chg"]);
+    wait_until("the approval", Duration::from_secs(10), || {
+        g.text("mcp_preamble__instructions", reader.clone())
+            .contains("Changed text.")
+    });
+    assert_eq!(
+        g.list_changes(Duration::from_millis(800)),
+        1,
+        "one list_changed"
+    );
+    assert!(logged().contains("reloaded"), "{}", logged());
+}
+
+/// The README's host configs (Claude Desktop / Claude Code, VS Code), read
+/// as those hosts read them, start a working gateway.
+#[test]
+fn the_readme_configs_start_the_gateway() {
+    ensure_npm();
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let section = &readme[readme.find("## `serve`").unwrap()..];
+    let section = &section[..section.find("\n## ").unwrap()];
+    let blocks: Vec<&str> = section
+        .split("```json\n")
+        .skip(1)
+        .map(|b| &b[..b.find("```").unwrap()])
+        .collect();
+    assert_eq!(blocks.len(), 2, "Claude Desktop / Claude Code and VS Code");
+    let dir = scratch("readme");
+    let upstream = json!({"mcpServers": {"billing": node("invoice.mjs", json!({}))}});
+    let upstream = write(&dir, "mcp.json", &upstream.to_string());
+    std::fs::create_dir_all(dir.join(".vscode")).unwrap();
+    for (block, file) in blocks
+        .iter()
+        .zip(["claude_desktop_config.json", ".vscode/mcp.json"])
+    {
+        let host = write(&dir, file, block);
+        let config = mcp_preamble::files::McpConfig::from_path(&host).unwrap();
+        let entry = &config.servers[0];
+        assert_eq!(entry.alias, "preamble");
+        let mcp_preamble::files::ServerTransport::Stdio { command, args, .. } = &entry.transport
+        else {
+            panic!("{file}: a stdio server");
+        };
+        assert_eq!(command, "mcp-preamble");
+        // The host's paths, pointed at this test's: the VS Code one is ours already.
+        let mut args = args.clone();
+        let at = args.iter().position(|a| a == "--config").unwrap() + 1;
+        if file.starts_with(".vscode") {
+            assert_eq!(
+                Path::new(&args[at]),
+                Path::new(&upstream),
+                "${{workspaceFolder}} expanded"
+            );
+        }
+        args[at] = upstream.clone();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let mut g = Gateway::spawn(env!("CARGO_BIN_EXE_mcp-preamble"), &args);
+        assert_eq!(
+            g.text("billing__list_periods", json!({})),
+            "2026-07, 2026-08",
+            "{file}"
+        );
+    }
+}
+
+#[test]
+fn a_hanging_call_times_out_and_a_host_cancel_reaches_the_upstream() {
+    ensure_npm();
+    let dir = scratch("hanging");
+    let servers = json!({"mcpServers": {
+        "slow": node("slow-tool.mjs", json!({})),
+        "billing": node("invoice.mjs", json!({})),
+    }});
+    let config = write(&dir, "mcp.json", &servers.to_string());
+    let mut g = Gateway::start(&["--config", &config, "--call-timeout", "1"]);
+    let started = Instant::now();
+    let hung = g.call("slow__wait", json!({"ms": 20000}));
+    let message = hung["error"]["message"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{hung}"));
+    assert!(
+        message.starts_with("upstream \"slow\" did not answer \"wait\" within 1 s"),
+        "{message}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(
+        g.text("billing__list_periods", json!({})),
+        "2026-07, 2026-08"
+    );
+    // The timeout cancelled the upstream request: the server saw it.
+    wait_until("the upstream cancel", Duration::from_secs(5), || {
+        g.text("slow__cancelled", json!({})) == "1"
+    });
+
+    // The host's own cancel goes upstream too.
+    let waiting = g.ask(
+        "tools/call",
+        json!({"name": "slow__wait", "arguments": {"ms": 800}}),
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    g.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                  "params": {"requestId": waiting, "reason": "the user stopped it"}}),
+    );
+    wait_until("the host's cancel upstream", Duration::from_secs(5), || {
+        g.text("slow__cancelled", json!({})) == "2"
+    });
+}
