@@ -526,7 +526,7 @@ mod template;
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod testing;
 pub mod text;
-mod tokens;
+pub mod tokens;
 mod visibility;
 mod wire;
 
