@@ -257,6 +257,11 @@ impl Counter {
         self.inner.splits_after_newline()
     }
 
+    /// The counter it wraps.
+    pub(crate) fn inner(&self) -> Arc<dyn TokenCounter> {
+        self.inner.clone()
+    }
+
     /// The counter's fallbacks so far ([`TokenCounter::fallbacks`]).
     pub(crate) fn fallbacks(&self) -> u64 {
         self.inner.fallbacks()

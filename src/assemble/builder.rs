@@ -319,6 +319,12 @@ impl Assembler {
         self
     }
 
+    /// The counter, shared (for settings that build one counter for the
+    /// assembler and the linter).
+    pub(crate) fn counter_arc(&self) -> Arc<dyn TokenCounter> {
+        self.counter.inner()
+    }
+
     /// Sets the server order (default: [`Order::Name`]).
     pub fn order(mut self, order: Order) -> Assembler {
         self.order = order;

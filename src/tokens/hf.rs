@@ -60,6 +60,68 @@ struct Shape {
     pre_tokenizer: Value,
     #[serde(default)]
     added_tokens: Vec<Added>,
+    #[serde(default)]
+    model: ModelShape,
+}
+
+/// The model: its type and whether a token of its vocabulary spans a cut.
+#[derive(Deserialize, Default)]
+struct ModelShape {
+    #[serde(default, rename = "type")]
+    kind: String,
+    #[serde(default, deserialize_with = "vocab_spans_a_cut")]
+    vocab: VocabShape,
+    #[serde(default)]
+    dropout: Option<f64>,
+}
+
+/// What the memo needs to know of a vocabulary, read without keeping it.
+#[derive(Default)]
+struct VocabShape {
+    /// Some token holds a newline followed by a character other than
+    /// whitespace or `/`.
+    spans_a_cut: bool,
+    /// `"\n"` is a token (so it is never an unknown token fused with the
+    /// next one).
+    has_newline: bool,
+}
+
+/// Reads a vocabulary (a map of token to id, or a list of `[token, score]`)
+/// into a [`VocabShape`].
+fn vocab_spans_a_cut<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<VocabShape, D::Error> {
+    use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+    struct V;
+    impl<'de> Visitor<'de> for V {
+        type Value = VocabShape;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a vocabulary")
+        }
+        fn visit_map<A: MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> std::result::Result<VocabShape, A::Error> {
+            let mut shape = VocabShape::default();
+            while let Some((token, _)) = map.next_entry::<String, IgnoredAny>()? {
+                shape.spans_a_cut |= spans_a_cut(&token);
+                shape.has_newline |= token == "\n";
+            }
+            Ok(shape)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> std::result::Result<VocabShape, A::Error> {
+            // Unigram's list of [token, score]: never taken as safe.
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok(VocabShape {
+                spans_a_cut: true,
+                has_newline: false,
+            })
+        }
+    }
+    d.deserialize_any(V)
 }
 
 #[derive(Deserialize)]
@@ -84,12 +146,66 @@ const SAFE_SPLITS: &[&str] = &[
 
 impl Shape {
     /// Whether counting a text in pieces cut after a newline (before a
-    /// character other than whitespace or `/`) gives the count of the whole:
-    /// no normalizer that joins across characters (none, or NFC, where a
-    /// newline is a starter that composes with nothing), a pre-tokenizer of
-    /// a known safe split then byte-level bytes without a prefix space, and
-    /// no added token that spans such a place. Anything else is `false`.
+    /// character other than whitespace or `/`) gives the count of the whole.
+    /// Two shapes are known to, anything else is `false`:
+    ///
+    /// - a known safe split then byte-level bytes without a prefix space
+    ///   ([`Shape::split_then_bytes`]: Llama 3, Qwen);
+    /// - a BPE over the whole text whose vocabulary has no token across
+    ///   such a place ([`Shape::whole_text_bpe`]: Gemma 3).
+    ///
+    /// Either way no added token may span such a place (special tokens are
+    /// split as text; the others are matched first).
     fn splits_after_newline(&self) -> bool {
+        let added_ok = self
+            .added_tokens
+            .iter()
+            .filter(|a| !a.special)
+            .all(|a| !spans_a_cut(&a.content));
+        added_ok && (self.split_then_bytes() || self.whole_text_bpe())
+    }
+
+    /// A BPE (no dropout) over the whole text: no pre-tokenizer, or Gemma's
+    /// split on `" "` after a normalizer that replaced every space with
+    /// `▁` (so the split finds nothing); a normalizer that maps characters
+    /// one by one. Merges only ever make tokens of the vocabulary, so when
+    /// none holds a newline followed by another character, no merge joins
+    /// the two sides of such a place, and each side merges the same alone.
+    /// `"\n"` must be a token, so no unknown-token fusion crosses it.
+    fn whole_text_bpe(&self) -> bool {
+        let str_of = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+        let replaces_spaces = str_of(&self.normalizer, "type").as_deref() == Some("Replace")
+            && self
+                .normalizer
+                .get("pattern")
+                .and_then(|p| p.get("String"))
+                .and_then(Value::as_str)
+                == Some(" ")
+            && str_of(&self.normalizer, "content").is_some_and(|c| !c.contains(' '));
+        let normalizer_ok = matches!(self.normalizer, Value::Null) || replaces_spaces;
+        let pre_ok = match &self.pre_tokenizer {
+            Value::Null => true,
+            p => {
+                replaces_spaces
+                    && str_of(p, "type").as_deref() == Some("Split")
+                    && p.get("pattern")
+                        .and_then(|p| p.get("String"))
+                        .and_then(Value::as_str)
+                        == Some(" ")
+            }
+        };
+        self.model.kind == "BPE"
+            && self.model.dropout.is_none()
+            && self.model.vocab.has_newline
+            && !self.model.vocab.spans_a_cut
+            && normalizer_ok
+            && pre_ok
+    }
+
+    /// No normalizer that joins across characters (none, or NFC, where a
+    /// newline is a starter that composes with nothing), a pre-tokenizer of
+    /// a known safe split then byte-level bytes without a prefix space.
+    fn split_then_bytes(&self) -> bool {
         let normalizer_ok = match &self.normalizer {
             Value::Null => true,
             n => n.get("type").and_then(Value::as_str) == Some("NFC"),
@@ -116,13 +232,7 @@ impl Shape {
         let bytes_ok = bytes.get("type").and_then(Value::as_str) == Some("ByteLevel")
             && bytes.get("add_prefix_space").and_then(Value::as_bool) == Some(false)
             && bytes.get("use_regex").and_then(Value::as_bool) == Some(false);
-        // Special tokens are split as text; the others are matched first.
-        let added_ok = self
-            .added_tokens
-            .iter()
-            .filter(|a| !a.special)
-            .all(|a| !spans_a_cut(&a.content));
-        normalizer_ok && split_ok && bytes_ok && added_ok
+        normalizer_ok && split_ok && bytes_ok
     }
 }
 
@@ -237,8 +347,23 @@ mod tests {
         assert!(!shape(&llama_like(SAFE_SPLITS[0], "null", added)).splits_after_newline());
         let special = r#"[{"content": "\nA", "special": true}]"#;
         assert!(shape(&llama_like(SAFE_SPLITS[0], "null", special)).splits_after_newline());
-        // No pre-tokenizer (SentencePiece-style BPE over the whole text).
+        // No model: nothing known.
         assert!(!shape(r#"{"normalizer": null, "pre_tokenizer": null}"#).splits_after_newline());
+        // A BPE over the whole text: safe unless a token spans a cut.
+        let bpe = |vocab: &str, normalizer: &str, pre: &str| {
+            shape(&format!(
+                r#"{{"normalizer": {normalizer}, "pre_tokenizer": {pre}, "model": {{"type": "BPE", "dropout": null, "vocab": {vocab}}}}}"#
+            ))
+            .splits_after_newline()
+        };
+        let gemma_n = r#"{"type": "Replace", "pattern": {"String": " "}, "content": "▁"}"#;
+        let gemma_p = r#"{"type": "Split", "pattern": {"String": " "}, "behavior": "MergedWithPrevious", "invert": false}"#;
+        assert!(bpe(r#"{"\n": 0, "a": 1, "\n\n": 2}"#, gemma_n, gemma_p));
+        assert!(bpe(r#"{"\n": 0, "a": 1}"#, "null", "null"));
+        assert!(!bpe(r#"{"\n": 0, "\na": 1}"#, gemma_n, gemma_p));
+        assert!(!bpe(r#"{"a": 1}"#, "null", "null"));
+        assert!(!bpe(r#"{"\n": 0}"#, "null", gemma_p));
+        assert!(!bpe(r#"{"\n": 0}"#, r#"{"type": "NFKC"}"#, "null"));
     }
 
     #[test]

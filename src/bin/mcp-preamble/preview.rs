@@ -24,6 +24,8 @@ fn settings(p: &Preview) -> Result<Settings, mcp_preamble::Error> {
     flags.total_budget = p.total_budget;
     flags.template.clone_from(&p.template);
     flags.encoding.clone_from(&p.encoding);
+    flags.model.clone_from(&p.model);
+    flags.tokenizer.clone_from(&p.tokenizer);
     Ok(settings)
 }
 
@@ -109,9 +111,8 @@ fn host_survival(
         .effective()
         .budget
         .unwrap_or(mcp_preamble::lint::DEFAULT_MAX_TOKENS);
-    let encoding = settings.encoding()?;
     let linter = Linter::new()
-        .encoding(encoding)
+        .token_counter(settings.token_counter()?)
         .hosts(HostProfile::parse_list(list, budget)?);
     Ok(snapshots
         .iter()
