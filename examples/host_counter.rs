@@ -41,8 +41,14 @@ fn main() -> Result<(), mcp_preamble::Error> {
             .with_tool(Tool::new(format!("{name}_list"), "Lists things."))
     };
     let mut servers = vec![
-        server("billing", "Always call billing_list before reading an invoice."),
-        server("calendar", "Times are UTC. Never book over an existing event."),
+        server(
+            "billing",
+            "Always call billing_list before reading an invoice.",
+        ),
+        server(
+            "calendar",
+            "Times are UTC. Never book over an existing event.",
+        ),
     ];
 
     let first = assembler.assemble(&servers)?;
@@ -61,7 +67,10 @@ fn main() -> Result<(), mcp_preamble::Error> {
         again.total_tokens(),
         after_again - after_first
     );
-    assert_eq!(after_again, after_first, "an unchanged section costs no call");
+    assert_eq!(
+        after_again, after_first,
+        "an unchanged section costs no call"
+    );
     assert_eq!(again.text(), first.text());
 
     // One server changes while the endpoint is slow: its new texts fall

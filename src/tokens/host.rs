@@ -30,6 +30,10 @@ const CACHE_CAP: usize = 65_536;
 ///   is still cached, so the next assembly has it.
 /// - Budgets hold on whatever was counted: exact counts, or the fallback's
 ///   for the texts that fell back.
+/// - Counts that fell back are never kept in the assembler's memo, so the
+///   next assembly asks again. A live hub keeps each server's fitted block
+///   until the server changes, though: a block fitted while its counts fell
+///   back is reused as it is (its report said so when it was made).
 ///
 /// The host's function may block (an HTTP call); it must be
 /// deterministic for a text, or assemblies of the same input differ. With a
