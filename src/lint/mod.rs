@@ -76,7 +76,7 @@ mod rules;
 
 pub use codes::{LintCode, Severity};
 pub use finding::{Finding, LintReport, ModelTokens, ServerLint};
-pub use hosts::{HostCut, HostProfile, HostSurvival, LostUnit};
+pub use hosts::{HostCut, HostProfile, HostSurvival, LostUnit, TRUNCATED_MARKER};
 pub use linter::{DEFAULT_MAX_TOKENS, DEFAULT_MAX_TOOL_TOKENS, Linter};
 
 use pass::Pass;
