@@ -20,6 +20,11 @@ pub enum ErrorKind {
     UnknownTemplate,
     /// No tokenizer encoding or model has that name.
     UnknownEncoding,
+    /// No model of the model table has that name
+    /// ([`Model::from_name`](crate::tokens::Model::from_name)).
+    UnknownModel,
+    /// A tokenizer file could not be loaded.
+    InvalidTokenizer,
     /// A configuration value or file is invalid.
     InvalidConfig,
     /// A live server could not be started or did not complete its handshake.
@@ -41,6 +46,8 @@ impl ErrorKind {
             ErrorKind::Template => "template error",
             ErrorKind::UnknownTemplate => "unknown template",
             ErrorKind::UnknownEncoding => "unknown encoding",
+            ErrorKind::UnknownModel => "unknown model",
+            ErrorKind::InvalidTokenizer => "invalid tokenizer",
             ErrorKind::InvalidConfig => "invalid configuration",
             ErrorKind::Connect => "cannot connect",
             ErrorKind::Timeout => "timed out",

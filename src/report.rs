@@ -12,6 +12,7 @@ use serde::Serialize;
 use crate::model::{Era, InstructionsState};
 use crate::pin::{Effect, Pin, PinState};
 use crate::support::string_enum;
+use crate::tokens::Counting;
 
 mod diagnostic;
 
@@ -303,10 +304,17 @@ impl ServerReport {
     }
 }
 
+/// The version of the JSON report ([`Assembly::to_json`]'s `format`): 2
+/// since the report says what counted it (`counting`); reports without
+/// `format` are version 1.
+pub const REPORT_FORMAT_VERSION: u32 = 2;
+
 /// The assembled section and its report.
 #[derive(Debug, Clone, Serialize)]
 pub struct Assembly {
+    format: u32,
     encoding: String,
+    counting: Counting,
     template: String,
     text: String,
     total_tokens: usize,
@@ -319,14 +327,16 @@ pub struct Assembly {
 
 impl Assembly {
     pub(crate) fn new(
-        encoding: &str,
+        counting: Counting,
         template: &str,
         text: String,
         total_tokens: usize,
         servers: Vec<ServerReport>,
     ) -> Assembly {
         Assembly {
-            encoding: encoding.to_string(),
+            format: REPORT_FORMAT_VERSION,
+            encoding: counting.counter.clone(),
+            counting,
             template: template.to_string(),
             text,
             total_tokens,
@@ -366,9 +376,18 @@ impl Assembly {
         self.total_tokens
     }
 
-    /// The encoding the counts are in, e.g. `"o200k_base"`.
+    /// The counter the counts are in, e.g. `"o200k_base"`, a model name
+    /// (`"claude-sonnet-4"`) or a tokenizer file's
+    /// (`"tokenizer.json sha256:…"`); see [`Assembly::counting`].
     pub fn encoding(&self) -> &str {
         &self.encoding
+    }
+
+    /// What the counts are: the counter, whether they are exact, and for an
+    /// estimate its factors and margin. An estimated counter's budgets hold
+    /// on the estimate (see the crate docs, "Model profiles").
+    pub fn counting(&self) -> &Counting {
+        &self.counting
     }
 
     /// The template's name.

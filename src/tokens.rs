@@ -1,11 +1,41 @@
-//! Token counting: a small trait, tiktoken-rs behind it, and a memo by content.
+//! Token counting: the [`TokenCounter`] trait and its counters, in the
+//! tokens of the model that reads the section.
+//!
+//! - [`Tiktoken`]: OpenAI's encodings, exact (the default, `o200k_base`).
+//! - [`HfTokenizer`] (feature `tokenizers`): a Hugging Face `tokenizer.json`
+//!   (Llama 3.x, Qwen, Gemma 3, DeepSeek…), exact.
+//! - [`ClaudeEstimate`]: Claude has no public tokenizer; `o200k_base` times a
+//!   documented factor per content class, plus a safety margin.
+//! - [`HostCounter`]: an exact count the host supplies (a provider's
+//!   endpoint), cached by digest, with a timeout and a fallback.
+//!
+//! [`Model`] chooses one by model name from a documented table
+//! ([`Model::known`]); the crate docs, "Model profiles", list it with the
+//! source of every factor. Every [`Assembly`](crate::Assembly) says what
+//! counted it and whether the counts are exact ([`Counting`]).
+
+mod estimate;
+#[cfg(feature = "tokenizers")]
+mod hf;
+mod host;
+mod models;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use serde::Serialize;
 use tiktoken_rs::CoreBPE;
 
 use crate::error::{Error, ErrorKind, Result};
+
+pub use estimate::{CLAUDE_MARGIN, ClaudeEstimate, ClaudeGeneration, Estimate, Factors};
+#[cfg(feature = "tokenizers")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokenizers")))]
+pub use hf::HfTokenizer;
+pub use host::HostCounter;
+#[cfg(not(feature = "tokenizers"))]
+pub(crate) use models::without_tokenizers;
+pub use models::{Model, ModelCounter};
 
 /// Counts tokens of text. Implement it to budget for another tokenizer.
 ///
@@ -25,6 +55,91 @@ pub trait TokenCounter: Send + Sync {
     /// changed section from its memo. Default: `false` (count whole).
     fn splits_after_newline(&self) -> bool {
         false
+    }
+
+    /// How the counts are estimated, for a counter that estimates
+    /// ([`ClaudeEstimate`]); `None` (the default) for exact counts.
+    fn estimate(&self) -> Option<Estimate> {
+        None
+    }
+
+    /// How many counts so far came from a fallback rather than the counter
+    /// itself ([`HostCounter`] past its timeout). Such counts are not kept
+    /// in the assembler's memo, and the report counts them. Default: 0.
+    fn fallbacks(&self) -> u64 {
+        0
+    }
+
+    /// The counter that counts when this one cannot ([`HostCounter`]).
+    fn fallback_counter(&self) -> Option<&dyn TokenCounter> {
+        None
+    }
+}
+
+impl<T: TokenCounter + ?Sized> TokenCounter for Arc<T> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn count(&self, text: &str) -> usize {
+        (**self).count(text)
+    }
+    fn splits_after_newline(&self) -> bool {
+        (**self).splits_after_newline()
+    }
+    fn estimate(&self) -> Option<Estimate> {
+        (**self).estimate()
+    }
+    fn fallbacks(&self) -> u64 {
+        (**self).fallbacks()
+    }
+    fn fallback_counter(&self) -> Option<&dyn TokenCounter> {
+        (**self).fallback_counter()
+    }
+}
+
+/// What an assembly's counts are: the counter, and whether they are exact.
+/// In the JSON report as `counting`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct Counting {
+    /// The counter's name (the same as [`Assembly::encoding`](crate::Assembly::encoding)).
+    pub counter: String,
+    /// Whether every count is the model's exact count: no estimate, no
+    /// fallback.
+    pub exact: bool,
+    /// How the counts are estimated, for an estimating counter.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<Estimate>,
+    /// Counts of this assembly that came from the fallback (absent when 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub fallbacks: u64,
+    /// The fallback's name, when some counts came from it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
+    /// The fallback's estimate, when some counts came from it and it
+    /// estimates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fallback_estimate: Option<Estimate>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl Counting {
+    /// The counting of `counter`, with `fallbacks` counts of an assembly
+    /// from its fallback.
+    pub(crate) fn of(counter: &dyn TokenCounter, fallbacks: u64) -> Counting {
+        let estimate = counter.estimate();
+        let fallback = counter.fallback_counter().filter(|_| fallbacks > 0);
+        Counting {
+            counter: counter.name().to_string(),
+            exact: estimate.is_none() && fallback.is_none(),
+            estimate,
+            fallbacks,
+            fallback: fallback.map(|f| f.name().to_string()),
+            fallback_estimate: fallback.and_then(|f| f.estimate()),
+        }
     }
 }
 
@@ -142,12 +257,32 @@ impl Counter {
         self.inner.splits_after_newline()
     }
 
-    /// Counts `text`, from the memo when it was counted before.
+    /// The counter it wraps.
+    pub(crate) fn inner(&self) -> Arc<dyn TokenCounter> {
+        self.inner.clone()
+    }
+
+    /// The counter's fallbacks so far ([`TokenCounter::fallbacks`]).
+    pub(crate) fn fallbacks(&self) -> u64 {
+        self.inner.fallbacks()
+    }
+
+    /// What counts of an assembly that saw `fallbacks` fallbacks are.
+    pub(crate) fn counting(&self, fallbacks: u64) -> Counting {
+        Counting::of(self.inner.as_ref(), fallbacks)
+    }
+
+    /// Counts `text`, from the memo when it was counted before. A count
+    /// from the fallback is not kept: the next one may be exact.
     pub(crate) fn count(&self, text: &str) -> usize {
         if let Some(n) = self.lock().get(text) {
             return *n;
         }
+        let before = self.inner.fallbacks();
         let n = self.inner.count(text);
+        if self.inner.fallbacks() != before {
+            return n;
+        }
         let mut memo = self.lock();
         if memo.len() >= MEMO_CAP {
             memo.clear();

@@ -56,6 +56,16 @@ fn agent_loop_runs_to_the_end_and_closes_at_once() {
 }
 
 #[test]
+fn host_counter_caches_by_digest_and_falls_back_on_a_slow_endpoint() {
+    let out = run("host_counter", &[]);
+    assert!(out.contains("same servers again: "), "{out}");
+    assert!(out.contains(", 0 new calls"), "{out}");
+    assert!(out.contains("exact: false, "), "{out}");
+    assert!(out.contains("counts by claude-sonnet-4"), "{out}");
+    assert!(out.ends_with("exact: true\n"), "{out}");
+}
+
+#[test]
 fn preview_runs_on_the_sample_and_on_captures() {
     assert!(!run("preview", &[]).is_empty());
     let out = run(

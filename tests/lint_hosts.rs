@@ -70,7 +70,7 @@ fn the_profile_table_is_documented_with_sources() {
     assert_eq!(
         table,
         [
-            "claude-code | forwards the first 2048 characters | reported: false",
+            "claude-code | forwards the first 2048 UTF-16 code units, then \"… [truncated]\" | reported: false",
             "chatgpt | forwards the first 512 characters | reported: true",
             "generic-4000 | forwards the first 4000 characters | reported: true",
             "none | forwards nothing | reported: true",
@@ -110,7 +110,7 @@ fn mcp010_fires_for_the_2048_host_and_not_for_the_4000_one() {
     assert_eq!(
         messages(&found),
         [
-            "claude-code forwards the first 2048 characters; this constraint sentence never reaches the model"
+            "claude-code forwards the first 2048 UTF-16 code units, then \"… [truncated]\"; this constraint sentence never reaches the model"
         ]
     );
     let f = &found[0];
@@ -127,9 +127,10 @@ fn mcp010_fires_for_the_2048_host_and_not_for_the_4000_one() {
         ("claude-code", 3000, 2048)
     );
     assert!(claude.forwarded);
+    // What reaches the model: the kept text and the marker Claude Code appends.
     assert_eq!(
         claude.tokens_kept,
-        o200k(&text.chars().take(2048).collect::<String>())
+        o200k(&(text.chars().take(2048).collect::<String>() + "… [truncated]"))
     );
     assert_eq!(claude.lost_constraints(), 1);
     let lost: Vec<&str> = claude
@@ -195,7 +196,7 @@ fn mcp010_marks_ids_and_ordering_as_constraints_with_their_lines() {
 }
 
 #[test]
-fn cuts_count_unicode_scalar_values_cjk_and_emoji_included() {
+fn cuts_count_in_each_hosts_units_cjk_and_emoji_included() {
     // 1,984 CJK characters (5,952 bytes) and a constraint: 2,033 characters,
     // inside 2,048 although far over 2,048 bytes.
     let cjk = "請求書は期間ごとに管理されます。".repeat(124);
@@ -215,13 +216,55 @@ fn cuts_count_unicode_scalar_values_cjk_and_emoji_included() {
         .check(&server(&text), None);
     assert_eq!(of(&result.findings, LintCode::LostUnderHostCut).len(), 1);
     assert_eq!(result.hosts[0].chars_kept, 2048);
-    // An astral emoji is one character (a JavaScript host counts it as two).
-    let emoji = format!("{}. Always call list_periods first.", "😀".repeat(2040));
+    // Claude Code counts UTF-16 code units (JavaScript's `.length`): an
+    // astral emoji is two, so 1,000 letters, 1,000 emoji and the rule
+    // (2,032 characters) are 3,032 units, and the rule is cut off; a host counted in
+    // characters (generic-4000) keeps it.
+    let emoji = format!("{} Always call list_periods first.", "😀".repeat(1000));
+    assert_eq!(emoji.chars().count(), 1032);
+    let emoji = format!("{}{emoji}", "x".repeat(1000));
+    let result = Linter::new()
+        .hosts([host("claude-code"), host("generic-4000")])
+        .check(&server(&emoji), None);
+    let claude = &result.hosts[0];
+    assert_eq!(claude.unit.as_deref(), Some("utf16"));
+    assert_eq!((claude.chars, claude.chars_kept), (3032, 2048));
+    assert_eq!(claude.lost_constraints(), 1);
+    assert_eq!(
+        claude.tokens_kept,
+        o200k(&format!(
+            "{}{}… [truncated]",
+            "x".repeat(1000),
+            "😀".repeat(524)
+        ))
+    );
+    assert!(
+        claude
+            .describe("")
+            .contains(": 2048 of 3032 UTF-16 code units, "),
+        "{}",
+        claude.describe("")
+    );
+    let generic = &result.hosts[1];
+    assert_eq!(generic.unit, None);
+    assert_eq!((generic.chars, generic.chars_kept), (2032, 2032));
+    assert_eq!(of(&result.findings, LintCode::LostUnderHostCut).len(), 1);
+    // A cut inside a surrogate pair keeps its first half, which reaches the
+    // model as U+FFFD: 1,001 emoji after 47 letters split the 1,001st.
+    let split = format!("{}{}", "y".repeat(47), "😀".repeat(1001));
     let result = Linter::new()
         .hosts([host("claude-code")])
-        .check(&server(&emoji), None);
-    assert_eq!(result.hosts[0].chars, 2040 + 33);
-    assert_eq!(result.hosts[0].chars_kept, 2048);
+        .check(&server(&split), None);
+    let h = &result.hosts[0];
+    assert_eq!((h.chars, h.chars_kept), (47 + 2002, 2048));
+    assert_eq!(
+        h.tokens_kept,
+        o200k(&format!(
+            "{}{}\u{FFFD}… [truncated]",
+            "y".repeat(47),
+            "😀".repeat(1000)
+        ))
+    );
 }
 
 #[test]
@@ -316,7 +359,7 @@ fn host_tables_render_in_text_and_json() {
     let text = report.to_text();
     assert!(
         text.contains(
-            "  host claude-code: forwards the first 2048 characters: 2048 of 3000 characters, "
+            "  host claude-code: forwards the first 2048 UTF-16 code units, then \"… [truncated]\": 2048 of 3000 UTF-16 code units, "
         ),
         "{text}"
     );
@@ -661,7 +704,7 @@ mod cli {
         let text = String::from_utf8_lossy(&run(&[]).stdout).into_owned();
         assert!(
             text.contains(
-                "\nwhat reaches the model, per host:\npricing\n  host claude-code: forwards the first 2048 characters: 2048 of 3000 characters, "
+                "\nwhat reaches the model, per host:\npricing\n  host claude-code: forwards the first 2048 UTF-16 code units, then \"… [truncated]\": 2048 of 3000 UTF-16 code units, "
             ),
             "{text}"
         );

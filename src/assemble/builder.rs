@@ -338,10 +338,43 @@ impl Assembler {
         self.token_counter(Tiktoken::new(encoding))
     }
 
+    /// Counts tokens as `model` reads them, from the model table
+    /// ([`Model::known`](crate::tokens::Model::known)): OpenAI models with
+    /// their tiktoken encoding, Claude models with the
+    /// [`ClaudeEstimate`](crate::tokens::ClaudeEstimate). Fails with
+    /// [`ErrorKind::UnknownModel`](crate::ErrorKind::UnknownModel) (naming
+    /// the closest model), and with
+    /// [`ErrorKind::InvalidConfig`](crate::ErrorKind::InvalidConfig) for a
+    /// model counted with its `tokenizer.json` (Llama, Qwen, Gemma,
+    /// DeepSeek): give it with [`Assembler::tokenizer_file`], or
+    /// `Model::from_name(name)?.counter(Some(path))`.
+    pub fn model(self, model: &str) -> Result<Assembler> {
+        let counter = crate::tokens::Model::from_name(model)?.counter(None)?;
+        Ok(self.token_counter(counter))
+    }
+
+    /// Counts tokens with a Hugging Face `tokenizer.json` (feature
+    /// `tokenizers`; without it, an
+    /// [`ErrorKind::InvalidConfig`](crate::ErrorKind::InvalidConfig) error).
+    /// Budgets are exact in that tokenizer. Fails as
+    /// `tokens::HfTokenizer::from_file` does.
+    pub fn tokenizer_file(self, path: impl AsRef<std::path::Path>) -> Result<Assembler> {
+        #[cfg(feature = "tokenizers")]
+        return Ok(self.token_counter(crate::tokens::HfTokenizer::from_file(path)?));
+        #[cfg(not(feature = "tokenizers"))]
+        return Err(crate::tokens::without_tokenizers(path.as_ref()));
+    }
+
     /// Counts tokens with your own [`TokenCounter`].
     pub fn token_counter(mut self, counter: impl TokenCounter + 'static) -> Assembler {
         self.counter = Counter::new(Arc::new(counter));
         self
+    }
+
+    /// The counter, shared (for settings that build one counter for the
+    /// assembler and the linter).
+    pub(crate) fn counter_arc(&self) -> Arc<dyn TokenCounter> {
+        self.counter.inner()
     }
 
     /// Sets the server order (default: [`Order::Name`]).

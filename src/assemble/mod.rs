@@ -79,7 +79,7 @@ impl Assembler {
     #[cfg(feature = "hub")]
     pub(crate) fn empty_assembly(&self) -> Assembly {
         Assembly::new(
-            self.counter.name(),
+            self.counter.counting(0),
             self.template.name(),
             String::new(),
             0,
@@ -116,6 +116,7 @@ impl Assembler {
             tokens = tracing::field::Empty
         );
         let _entered = span.enter();
+        let fallbacks = self.counter.fallbacks();
         if self.lock_ref().is_none()
             && let Some(on_change) = self.reviewing_on_change()
         {
@@ -200,7 +201,8 @@ impl Assembler {
             reports.push(report);
         }
         Ok(Assembly::new(
-            self.counter.name(),
+            self.counter
+                .counting(self.counter.fallbacks().saturating_sub(fallbacks)),
             self.template.name(),
             layout.text,
             total_tokens,

@@ -56,8 +56,17 @@ pub struct ServerLint {
     /// Tokens of the tool definitions: every tool's name, description and
     /// input schema (compact JSON), counted apart and added up.
     pub tool_tokens: usize,
-    /// The encoding of [`ServerLint::tokens`], e.g. `"o200k_base"`.
+    /// The encoding of [`ServerLint::tokens`], e.g. `"o200k_base"`, or
+    /// the linter's counter's name (a model, a tokenizer file).
     pub encoding: String,
+    /// Whether [`ServerLint::tokens`] is exact; `false` for an estimate
+    /// (the Claude estimate), and only then in the JSON (`"exact": false`).
+    #[serde(skip_serializing_if = "is_true")]
+    pub exact: bool,
+    /// The same counts under other models, side by side
+    /// ([`Linter::compare`](super::Linter::compare)); absent without.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub models: Vec<ModelTokens>,
     /// The findings, sorted.
     pub findings: Vec<Finding>,
     /// What survives each host given to
@@ -65,6 +74,24 @@ pub struct ServerLint {
     /// without, and for absent or blank instructions).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hosts: Vec<HostSurvival>,
+}
+
+/// A server's instructions and tool definitions counted under one model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct ModelTokens {
+    /// The counter's name: a model (`claude-sonnet-4`), an encoding.
+    pub model: String,
+    /// Whether the counts are exact (`false` for an estimate).
+    pub exact: bool,
+    /// Tokens of the sanitized instructions (0 unless present).
+    pub tokens: usize,
+    /// Tokens of the tool definitions, as [`ServerLint::tool_tokens`].
+    pub tool_tokens: usize,
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 /// Findings for several servers, rendered as text, JSON or SARIF.

@@ -1,15 +1,14 @@
 //! Host profiles: what known hosts do with a server's instructions, kept as
 //! data with the source of each fact, and what survives each host's cut.
 //!
-//! Characters are counted as Unicode scalar values (Rust's `chars()`): one
-//! per code point, so `日本語` is 3 characters and an emoji outside the
-//! Basic Multilingual Plane (`😀`) is 1. JavaScript hosts that cut with
-//! `String.prototype.slice` count UTF-16 code units, where an astral
-//! character is 2; for text without astral characters (ASCII, Latin, CJK in
-//! the BMP) the two counts agree. Scalar values were chosen because they are
-//! what a reader counts and what every host agrees on for the text that
-//! matters; a JavaScript host cuts text full of emoji a little earlier than
-//! reported here.
+//! Each cut counts in the units the host counts in. Claude Code is
+//! JavaScript and cuts by `String.prototype.length`, in UTF-16 code units
+//! ([`HostCut::Utf16`]): an emoji outside the Basic Multilingual Plane
+//! (`😀`) is 2 units, and a cut can fall between the two halves of one (the
+//! half left over reaches the model as U+FFFD). Hosts whose unit is not
+//! known ([`HostCut::Chars`]) are counted in Unicode scalar values (Rust's
+//! `chars()`): `日本語` is 3 characters and `😀` is 1. For text without
+//! astral characters (ASCII, Latin, CJK in the BMP) the two counts agree.
 //!
 //! Cuts are measured on the sanitized instructions (see
 //! [`Linter`](super::Linter)), the text the other rules read. A host that
@@ -47,12 +46,19 @@ pub enum HostCut {
     /// The first this many characters (Unicode scalar values), cut
     /// wherever that falls, mid-word included.
     Chars(usize),
+    /// The first this many UTF-16 code units (JavaScript's `.length`), cut
+    /// wherever that falls, mid-word and mid-surrogate-pair included, then
+    /// [`TRUNCATED_MARKER`] appended.
+    Utf16(usize),
     /// `mcp-preamble`'s own assembly at this token budget per server block:
     /// whole units (sentences, list items) are removed, constraints last.
     /// Assembled with [`Assembler::new`](crate::Assembler::new)'s defaults
     /// (markdown template, `o200k_base`), whatever the linter's encoding.
     Budget(usize),
 }
+
+/// What Claude Code appends to instructions it cut ([`HostCut::Utf16`]).
+pub const TRUNCATED_MARKER: &str = "… [truncated]";
 
 /// One host's handling of instructions, with where each fact comes from.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
@@ -77,9 +83,9 @@ pub struct HostProfile {
 const KNOWN: &[HostProfile] = &[
     HostProfile {
         name: "claude-code",
-        cut: HostCut::Chars(2048),
+        cut: HostCut::Utf16(2048),
         placement: "the system prompt, in a section of MCP server instructions (reported)",
-        source: "github.com/anthropics/claude-code issue #39106: the first 2,048 characters are forwarded, cut mid-word; the cap is undocumented",
+        source: "github.com/anthropics/claude-code issue #39106: the first 2,048 characters (JavaScript string length, UTF-16 code units) are forwarded, cut mid-word, and `… [truncated]` appended; the cap is undocumented",
         reported: false,
     },
     HostProfile {
@@ -188,6 +194,10 @@ impl fmt::Display for HostCut {
         match self {
             HostCut::Nothing => f.write_str("forwards nothing"),
             HostCut::Chars(n) => write!(f, "forwards the first {n} characters"),
+            HostCut::Utf16(n) => write!(
+                f,
+                "forwards the first {n} UTF-16 code units, then {TRUNCATED_MARKER:?}"
+            ),
             HostCut::Budget(n) => write!(f, "assembles within {n} tokens"),
         }
     }
@@ -225,12 +235,18 @@ pub struct HostSurvival {
     pub forwarded: bool,
     /// Whether the profile's facts are reported rather than documented.
     pub reported: bool,
-    /// Characters (Unicode scalar values) of the sanitized instructions.
+    /// Characters of the sanitized instructions, in the host's unit:
+    /// Unicode scalar values, or UTF-16 code units when `unit` says so.
     pub chars: usize,
     /// Characters of the sanitized instructions that reach the model, in
     /// the same unit as `chars` and never more (for `mcp-preamble`: those of
-    /// the units its assembly keeps whole).
+    /// the units its assembly keeps whole; a marker the host appends is not
+    /// counted here, but is in `tokens_kept`).
     pub chars_kept: usize,
+    /// `"utf16"` when `chars` and `chars_kept` are UTF-16 code units
+    /// ([`HostCut::Utf16`]); absent for Unicode scalar values.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
     /// Tokens that reach the model, in the linter's encoding (for
     /// `mcp-preamble`: of the server's block as rendered, heading and tool
     /// list included).
@@ -259,8 +275,8 @@ impl HostSurvival {
         self.lost.iter().filter(|u| u.constraint).count()
     }
 
-    /// The survival as lines for people: `host claude-code: forwards the
-    /// first 2048 characters: 2048 of 3602 characters, 512 tokens reach the
+    /// The survival as lines for people: `host chatgpt (reported): forwards
+    /// the first 512 characters: 512 of 3602 characters, 128 tokens reach the
     /// model; 26 units lost, 9 with a constraint`, then one `lost
     /// constraint, line N: …` line per lost constraint sentence (indented by
     /// two spaces more than `indent`).
@@ -279,8 +295,12 @@ impl HostSurvival {
                 self.lost_constraints()
             )
         };
+        let unit = match self.unit.as_deref() {
+            Some("utf16") => "UTF-16 code units",
+            _ => "characters",
+        };
         let mut out = format!(
-            "{indent}host {}{reported}: {}: {} of {} characters, {} tokens reach the model; {fate}\n",
+            "{indent}host {}{reported}: {}: {} of {} {unit}, {} tokens reach the model; {fate}\n",
             self.host, self.cut, self.chars_kept, self.chars, self.tokens_kept
         );
         if self.forwarded {
@@ -312,7 +332,7 @@ mod tests {
         assert_eq!(
             names("claude-code, mcp-preamble=200"),
             [
-                "claude-code forwards the first 2048 characters",
+                "claude-code forwards the first 2048 UTF-16 code units, then \"… [truncated]\"",
                 "mcp-preamble assembles within 200 tokens"
             ]
         );

@@ -44,6 +44,7 @@ pub const DEFAULT_MAX_TOOL_TOKENS: usize = 1000;
 #[derive(Clone)]
 pub struct Linter {
     pub(super) counter: Arc<dyn TokenCounter>,
+    pub(super) models: Vec<Arc<dyn TokenCounter>>,
     pub(super) max_tokens: usize,
     pub(super) max_tool_tokens: usize,
     pub(super) hosts: Vec<HostProfile>,
@@ -79,6 +80,7 @@ impl Linter {
     pub fn new() -> Linter {
         Linter {
             counter: Arc::new(Tiktoken::new(Encoding::O200kBase)),
+            models: Vec::new(),
             max_tokens: DEFAULT_MAX_TOKENS,
             max_tool_tokens: DEFAULT_MAX_TOOL_TOKENS,
             hosts: Vec::new(),
@@ -154,6 +156,15 @@ impl Linter {
     /// Counts tokens with this tiktoken encoding (default: `o200k_base`).
     pub fn encoding(self, encoding: Encoding) -> Linter {
         self.token_counter(Tiktoken::new(encoding))
+    }
+
+    /// Also counts each server's instructions and tool definitions with
+    /// `counter` (repeatable), so [`ServerLint::models`](super::ServerLint::models)
+    /// and the text report's token table show what each audience pays,
+    /// side by side (`lint --models gpt-4o,llama-3.1,claude-sonnet-4`).
+    pub fn compare(mut self, counter: impl TokenCounter + 'static) -> Linter {
+        self.models.push(Arc::new(counter));
+        self
     }
 
     /// Counts tokens with your own [`TokenCounter`].

@@ -61,7 +61,9 @@
 // `render` the text, JSON and SARIF renderers.
 
 use crate::limits::Limits;
-use crate::model::ServerSnapshot;
+use crate::model::{Instructions, ServerSnapshot};
+use crate::sanitize;
+use crate::tokens::TokenCounter;
 
 mod codes;
 mod finding;
@@ -73,8 +75,8 @@ mod render;
 mod rules;
 
 pub use codes::{LintCode, Severity};
-pub use finding::{Finding, LintReport, ServerLint};
-pub use hosts::{HostCut, HostProfile, HostSurvival, LostUnit};
+pub use finding::{Finding, LintReport, ModelTokens, ServerLint};
+pub use hosts::{HostCut, HostProfile, HostSurvival, LostUnit, TRUNCATED_MARKER};
 pub use linter::{DEFAULT_MAX_TOKENS, DEFAULT_MAX_TOOL_TOKENS, Linter};
 
 use pass::Pass;
@@ -222,8 +224,10 @@ impl Linter {
             source,
             instructions: server.instructions.state(),
             tokens,
-            tool_tokens: self.tool_tokens(server),
+            tool_tokens: self.tool_tokens(server, self.counter.as_ref()),
             encoding: self.counter.name().to_string(),
+            exact: self.counter.estimate().is_none(),
+            models: self.compared(server),
             findings,
             hosts,
         }
@@ -291,19 +295,35 @@ impl Linter {
 
     /// Tokens of the tool definitions as a host sends them to the model:
     /// each tool's name, description and input schema (compact JSON).
-    fn tool_tokens(&self, server: &ServerSnapshot) -> usize {
+    fn tool_tokens(&self, server: &ServerSnapshot, counter: &dyn TokenCounter) -> usize {
         server
             .tools
             .iter()
             .map(|t| {
                 let schema = serde_json::to_string(&t.input_schema).unwrap_or_default();
-                self.counter.count(&t.name)
-                    + t.description
-                        .as_deref()
-                        .map_or(0, |d| self.counter.count(d))
-                    + self.counter.count(&schema)
+                counter.count(&t.name)
+                    + t.description.as_deref().map_or(0, |d| counter.count(d))
+                    + counter.count(&schema)
             })
             .sum()
+    }
+
+    /// [`ServerLint::models`]: the instructions (sanitized, as the pass
+    /// counts them) and tool definitions under each compared counter.
+    fn compared(&self, server: &ServerSnapshot) -> Vec<ModelTokens> {
+        let text = match &server.instructions {
+            Instructions::Present(raw) => Some(sanitize::text(raw)),
+            _ => None,
+        };
+        self.models
+            .iter()
+            .map(|c| ModelTokens {
+                model: c.name().to_string(),
+                exact: c.estimate().is_none(),
+                tokens: text.as_deref().map_or(0, |t| c.count(t)),
+                tool_tokens: self.tool_tokens(server, c.as_ref()),
+            })
+            .collect()
     }
 
     /// Lints several servers into one report (no sources).

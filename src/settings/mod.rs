@@ -25,6 +25,8 @@
 //! | `[defaults]` `budget`, `total_budget` | [`Assembler::budget`](crate::Assembler::budget), [`Assembler::total_budget`](crate::Assembler::total_budget) |
 //! | `[defaults]` `template` | `"markdown"`, `"xml"`, or a template file relative to the policy file |
 //! | `[defaults]` `encoding` | `"o200k_base"`, `"cl100k_base"`, or a model name |
+//! | `[defaults]` `model` | a model of [`Model::known`](crate::tokens::Model::known): its counter ([`Assembler::model`](crate::Assembler::model)) |
+//! | `[defaults]` `tokenizer` | a Hugging Face `tokenizer.json`, relative to the policy file ([`Assembler::tokenizer_file`](crate::Assembler::tokenizer_file); feature `tokenizers`) |
 //! | `[defaults]` `dedup`, `similarity` | [`Assembler::dedup`](crate::Assembler::dedup), [`Assembler::similarity`](crate::Assembler::similarity) ([`Similarity`]) |
 //! | `[defaults]` `order` | `"name"` or `"insertion"` ([`Order`]) |
 //! | `[defaults]` `list_tool_only_servers`, `tool_descriptions` | the builder calls of those names |
@@ -73,6 +75,7 @@ pub use client::{Capability, ClientSettings};
 pub use weight::Weight;
 
 mod client;
+mod counter;
 mod tools;
 mod weight;
 
@@ -169,6 +172,14 @@ pub struct Defaults {
     /// file is read).
     #[serde(default, deserialize_with = "encoding_name")]
     pub encoding: Option<String>,
+    /// A model name of the model table (checked where the file is read):
+    /// the counter it is read with. With `tokenizer`, the file counts.
+    #[serde(default, deserialize_with = "counter::model_name")]
+    pub model: Option<String>,
+    /// A Hugging Face `tokenizer.json` (relative to the policy file in
+    /// [`Settings::defaults`], to the working directory in
+    /// [`Settings::overrides`]).
+    pub tokenizer: Option<String>,
     /// De-duplication on or off.
     pub dedup: Option<bool>,
     /// The similarity threshold of de-duplication.
@@ -227,6 +238,8 @@ impl Defaults {
         set(&mut self.total_budget, &over.total_budget);
         set(&mut self.template, &over.template);
         set(&mut self.encoding, &over.encoding);
+        set(&mut self.model, &over.model);
+        set(&mut self.tokenizer, &over.tokenizer);
         set(&mut self.dedup, &over.dedup);
         set(&mut self.similarity, &over.similarity);
         set(&mut self.order, &over.order);
@@ -311,7 +324,7 @@ impl Settings {
     }
 
     /// The encoding set in a layer, if any.
-    fn chosen_encoding(&self) -> Result<Option<Encoding>> {
+    pub(super) fn chosen_encoding(&self) -> Result<Option<Encoding>> {
         let Some((name, layer)) = self.pick(|d| d.encoding.as_ref()) else {
             return Ok(None);
         };
@@ -389,8 +402,8 @@ impl Assembler {
         if let Some(template) = settings.chosen_template()? {
             a = a.template(template);
         }
-        if let Some(encoding) = settings.chosen_encoding()? {
-            a = a.encoding(encoding);
+        if let Some(counter) = settings.chosen_counter()? {
+            a = a.token_counter(counter);
         }
         let d = settings.effective();
         if let Some(n) = d.budget {
@@ -519,6 +532,8 @@ mod tests {
                 "total_budget",
                 "template",
                 "encoding",
+                "model",
+                "tokenizer",
                 "dedup",
                 "similarity",
                 "order",
@@ -572,6 +587,8 @@ mod tests {
             ("total_budget", "1"),
             ("template", "\"xml\""),
             ("encoding", "\"cl100k_base\""),
+            ("model", "\"claude-sonnet-4\""),
+            ("tokenizer", "\"tokenizer.json\""),
             ("dedup", "true"),
             ("similarity", "0.5"),
             ("order", "\"insertion\""),

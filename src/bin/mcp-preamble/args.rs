@@ -180,6 +180,13 @@ pub struct Preview {
     /// characters, constraints first (Codex and OpenAI tool search).
     #[arg(long, value_enum, default_value_t = Target::Section)]
     pub target: Target,
+    /// Count in this model's tokens (`gpt-4o`, `llama-3.1` with `--tokenizer`,
+    /// `claude-sonnet-4`: an estimate); overrides `--encoding`'s default.
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+    /// Count with this Hugging Face `tokenizer.json` (exact).
+    #[arg(long, value_name = "FILE")]
+    pub tokenizer: Option<String>,
     /// A policy file (`mcp-preamble.toml`); flags override its settings.
     #[arg(long, value_name = "PATH")]
     pub policy: Option<PathBuf>,
@@ -241,11 +248,24 @@ pub struct LintArgs {
     /// `o200k_base` (the default), `cl100k_base`, or a model name.
     #[arg(long, value_name = "E")]
     pub encoding: Option<String>,
+    /// Count in this model's tokens (`gpt-4o`, `llama-3.1` with `--tokenizer`,
+    /// `claude-sonnet-4`: an estimate); overrides `--encoding`'s default.
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+    /// Count with this Hugging Face `tokenizer.json` (exact).
+    #[arg(long, value_name = "FILE")]
+    pub tokenizer: Option<String>,
     /// A policy file (`mcp-preamble.toml`): its encoding, unless `--encoding`;
     /// servers it excludes are not linted; a policy for an alias no server
     /// has is warned about.
     #[arg(long, value_name = "PATH")]
     pub policy: Option<PathBuf>,
+    /// The token table under several models side by side, comma-separated
+    /// (`gpt-4o,llama-3.1=FILE,claude-sonnet-4`): instructions and tool
+    /// definitions, per server; a model counted with its `tokenizer.json`
+    /// takes the file after `=`.
+    #[arg(long, value_name = "MODEL[=FILE],…", value_delimiter = ',')]
+    pub models: Vec<String>,
     /// Turn a lint off, by code or name (repeatable): `--allow MCP002`, `--allow restates-tool`.
     #[arg(long, value_name = "CODE", value_parser = parse_lint_code)]
     pub allow: Vec<mcp_preamble::lint::LintCode>,

@@ -190,13 +190,42 @@ fn text_report(assembly: &Assembly, sources: &[Source]) -> String {
         }
     }
     let last = format!(
-        "section: {} tokens ({}, template {})",
+        "section: {} tokens ({}{}, template {})",
         assembly.total_tokens(),
         assembly.encoding(),
+        counting_note(assembly.counting()),
         assembly.template()
     );
     let _ = writeln!(out, "{}", terminal_safe(&last));
     out
+}
+
+/// After the counter's name: nothing for exact counts, else what the
+/// estimate is (`, estimate: o200k_base × 1.20–1.50 + 10%`) and how many
+/// counts fell back.
+fn counting_note(c: &mcp_preamble::tokens::Counting) -> String {
+    let estimate = |e: &mcp_preamble::tokens::Estimate| {
+        let f = [e.factors.prose, e.factors.code, e.factors.scripts];
+        let lo = f.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = f.iter().copied().fold(0.0, f64::max);
+        format!(
+            "estimate: {} × {lo:.2}–{hi:.2} + {:.0}%",
+            e.base,
+            e.margin * 100.0
+        )
+    };
+    let mut note = String::new();
+    if let Some(e) = &c.estimate {
+        note.push_str(&format!(", {}", estimate(e)));
+    }
+    if c.fallbacks > 0 {
+        let by = c.fallback.as_deref().unwrap_or("the fallback");
+        note.push_str(&format!(", {} counts by {by}", c.fallbacks));
+        if let Some(e) = &c.fallback_estimate {
+            note.push_str(&format!(" ({})", estimate(e)));
+        }
+    }
+    note
 }
 
 /// One line of the table: the header and the servers share these widths.

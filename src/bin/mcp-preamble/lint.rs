@@ -29,16 +29,25 @@ pub async fn lint(mut a: LintArgs) -> Result<ExitCode, CliError> {
         .as_ref()
         .map_or_else(Settings::new, |p| p.settings.clone());
     settings.overrides.encoding.clone_from(&a.encoding);
-    let encoding = settings.encoding()?;
+    settings.overrides.model.clone_from(&a.model);
+    settings.overrides.tokenizer.clone_from(&a.tokenizer);
+    let counter = settings.token_counter()?;
     require_input(&a.files, &a.connect)?;
     let mut linter = mcp_preamble::lint::Linter::new()
-        .encoding(encoding)
+        .token_counter(counter)
         .max_tokens(a.max_tokens);
     if let Some(list) = &a.hosts {
         linter = linter.hosts(mcp_preamble::lint::HostProfile::parse_list(
             list,
             a.max_tokens,
         )?);
+    }
+    for given in &a.models {
+        let (name, file) = match given.split_once('=') {
+            Some((name, file)) => (name, Some(std::path::Path::new(file))),
+            None => (given.as_str(), None),
+        };
+        linter = linter.compare(mcp_preamble::tokens::Model::from_name(name)?.counter(file)?);
     }
     for code in &a.allow {
         linter = linter.allow(*code);

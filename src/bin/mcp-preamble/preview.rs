@@ -25,6 +25,8 @@ fn settings(p: &Preview) -> Result<Settings, mcp_preamble::Error> {
     flags.template.clone_from(&p.template);
     flags.encoding.clone_from(&p.encoding);
     flags.tool_names.clone_from(&p.tool_names);
+    flags.model.clone_from(&p.model);
+    flags.tokenizer.clone_from(&p.tokenizer);
     Ok(settings)
 }
 
@@ -113,9 +115,8 @@ fn host_survival(
         .effective()
         .budget
         .unwrap_or(mcp_preamble::lint::DEFAULT_MAX_TOKENS);
-    let encoding = settings.encoding()?;
     let linter = Linter::new()
-        .encoding(encoding)
+        .token_counter(settings.token_counter()?)
         .hosts(HostProfile::parse_list(list, budget)?);
     Ok(snapshots
         .iter()

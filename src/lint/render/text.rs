@@ -44,8 +44,14 @@ impl LintReport {
                 .map(|p| format!(" ({p})"))
                 .unwrap_or_default();
             let cost = match s.instructions {
-                InstructionsState::Present => {
+                InstructionsState::Present if s.exact => {
                     format!("{} tokens of instructions ({})", s.tokens, s.encoding)
+                }
+                InstructionsState::Present => {
+                    format!(
+                        "{} tokens of instructions ({}, estimate)",
+                        s.tokens, s.encoding
+                    )
                 }
                 InstructionsState::Blank => "blank instructions".to_string(),
                 InstructionsState::Absent => "no instructions".to_string(),
@@ -99,11 +105,38 @@ impl LintReport {
     }
 
     /// Per server, the tokens of its instructions and of its tool
-    /// definitions (name, description, input schema), one aligned row each.
+    /// definitions (name, description, input schema), one aligned row each;
+    /// with compared models, their two columns each, side by side.
     fn token_table(&self) -> String {
         use std::fmt::Write as _;
-        let encoding = self.servers().first().map_or("", |s| s.encoding.as_str());
-        let label = format!("tokens ({encoding})");
+        let Some(first) = self.servers().first() else {
+            return String::new();
+        };
+        let marked = |name: &str, exact: bool| {
+            if exact {
+                name.to_string()
+            } else {
+                format!("{name}, estimate")
+            }
+        };
+        let label = format!("tokens ({})", marked(&first.encoding, first.exact));
+        // Column pairs: the linter's counter, then each compared model.
+        let mut heads = vec![("instructions".to_string(), "tool definitions".to_string())];
+        heads.extend(first.models.iter().map(|m| {
+            let name = marked(&m.model, m.exact);
+            (format!("{name}: instructions"), format!("{name}: tools"))
+        }));
+        let rows: Vec<Vec<usize>> = self
+            .servers()
+            .iter()
+            .map(|s| {
+                let mut row = vec![s.tokens, s.tool_tokens];
+                for m in &s.models {
+                    row.extend([m.tokens, m.tool_tokens]);
+                }
+                row
+            })
+            .collect();
         let width = self
             .servers()
             .iter()
@@ -111,19 +144,21 @@ impl LintReport {
             .chain([label.chars().count()])
             .max()
             .unwrap_or(0);
-        let mut out = String::new();
-        let _ = writeln!(
-            out,
-            "{label:<width$}  {:>12}  {:>16}",
-            "instructions", "tool definitions"
-        );
-        for s in self.servers() {
-            let name = format!("  {}", s.server);
-            let _ = writeln!(
-                out,
-                "{name:<width$}  {:>12}  {:>16}",
-                s.tokens, s.tool_tokens
-            );
+        let widths: Vec<usize> = heads
+            .iter()
+            .flat_map(|(a, b)| [a.chars().count().max(12), b.chars().count().max(16)])
+            .collect();
+        let mut out = format!("{label:<width$}");
+        for ((a, b), w) in heads.iter().zip(widths.chunks(2)) {
+            let _ = write!(out, "  {a:>w0$}  {b:>w1$}", w0 = w[0], w1 = w[1]);
+        }
+        out.push('\n');
+        for (s, row) in self.servers().iter().zip(&rows) {
+            let _ = write!(out, "{:<width$}", format!("  {}", s.server));
+            for (n, w) in row.iter().zip(&widths) {
+                let _ = write!(out, "  {n:>w$}");
+            }
+            out.push('\n');
         }
         out
     }

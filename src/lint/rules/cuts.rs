@@ -5,7 +5,7 @@
 use crate::assemble::Assembler;
 use crate::dedup::{self, Priority};
 use crate::lint::LintCode;
-use crate::lint::hosts::{HostCut, HostProfile, HostSurvival, LostUnit};
+use crate::lint::hosts::{HostCut, HostProfile, HostSurvival, LostUnit, TRUNCATED_MARKER};
 use crate::lint::pass::Pass;
 use crate::report::RemovalReason;
 use crate::segment::Unit;
@@ -50,7 +50,12 @@ impl Pass<'_> {
 
     /// The survival of `text` under one profile.
     fn survival(&mut self, profile: &HostProfile, text: &str, units: &[Unit]) -> Survival {
-        let chars = text.chars().count();
+        let utf16 = matches!(profile.cut, HostCut::Utf16(_));
+        let chars = if utf16 {
+            text.encode_utf16().count()
+        } else {
+            text.chars().count()
+        };
         let counter = self.linter.counter.clone();
         let (lost_flags, chars_kept, tokens_kept) = match profile.cut {
             HostCut::Nothing => (vec![true; units.len()], 0, 0),
@@ -59,6 +64,19 @@ impl Pass<'_> {
                 let kept = &text[..cut];
                 let flags = units.iter().map(|u| u.end > cut).collect();
                 (flags, kept.chars().count(), counter.count(kept))
+            }
+            HostCut::Utf16(n) => {
+                let (cut, kept_units, split) = utf16_cut(text, n);
+                // A unit cut anywhere is lost (a pair's lone half included).
+                let flags = units.iter().map(|u| u.end > cut).collect();
+                let mut seen = text[..cut].to_string();
+                if split {
+                    seen.push('\u{FFFD}');
+                }
+                if cut < text.len() {
+                    seen.push_str(TRUNCATED_MARKER);
+                }
+                (flags, kept_units, counter.count(&seen))
             }
             HostCut::Budget(n) => {
                 let (flags, tokens) = self.budget_cut(n, units);
@@ -99,6 +117,7 @@ impl Pass<'_> {
                 reported: profile.reported,
                 chars,
                 chars_kept,
+                unit: utf16.then(|| "utf16".to_string()),
                 tokens_kept,
                 lost,
             },
@@ -135,9 +154,40 @@ impl Pass<'_> {
     }
 }
 
+/// JavaScript's `text.slice(0, n)` on `text`: the byte length of the whole
+/// characters kept, the UTF-16 code units kept (`n` or fewer), and whether
+/// the cut fell inside a surrogate pair (its first half is kept, and reaches
+/// the model as U+FFFD).
+fn utf16_cut(text: &str, n: usize) -> (usize, usize, bool) {
+    let mut units = 0;
+    for (i, c) in text.char_indices() {
+        let w = c.len_utf16();
+        if units + w > n {
+            return (i, n, units < n);
+        }
+        units += w;
+    }
+    (text.len(), units, false)
+}
+
 struct Survival {
     table: HostSurvival,
     /// One per unit: lost, and a constraint.
     lost_constraint: Vec<bool>,
     lost_constraints: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::utf16_cut;
+
+    #[test]
+    fn utf16_cuts_count_astral_characters_twice() {
+        assert_eq!(utf16_cut("abc", 2), (2, 2, false));
+        assert_eq!(utf16_cut("abc", 5), (3, 3, false));
+        // 😀 is 2 units (4 bytes): 2 emoji fit in 4 units, the third is split at 5.
+        assert_eq!(utf16_cut("😀😀😀", 4), (8, 4, false));
+        assert_eq!(utf16_cut("😀😀😀", 5), (8, 5, true));
+        assert_eq!(utf16_cut("日本語", 2), (6, 2, false));
+    }
 }

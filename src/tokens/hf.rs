@@ -1,0 +1,388 @@
+//! Hugging Face `tokenizer.json` counters (feature `tokenizers`): the
+//! tokenizers crate, and a truthful answer to the memo's question.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::TokenCounter;
+use crate::error::{Error, ErrorKind, Result, read_file};
+use crate::support::hash::sha256_hex;
+
+/// A [`TokenCounter`] from a Hugging Face `tokenizer.json` file (Llama 3,
+/// Qwen 3, Gemma 3, DeepSeek and most open-weight models publish one).
+///
+/// Counts are the tokenizer's own on the text as it is, without the
+/// tokens a chat template or post-processor adds (`<bos>`, `<|begin_of_text|>`):
+/// those depend on the host, not on the section. Special tokens' text in a
+/// server's instructions (`<|eot_id|>`) is counted as the characters it is,
+/// as [`TokenCounter`] asks; the model's other added tokens (Qwen's
+/// `<tool_call>`) count as the tokenizer counts them.
+///
+/// [`TokenCounter::splits_after_newline`] is answered from the file: `true`
+/// only for the pre-tokenizer shapes known to cut before a word after a
+/// newline (the Llama 3 and Qwen 2/3 splits), else `false`, so the
+/// assembler counts the section whole.
+///
+/// ```no_run
+/// use mcp_preamble::Assembler;
+/// use mcp_preamble::tokens::HfTokenizer;
+/// let llama = HfTokenizer::from_file("models/llama-3.1/tokenizer.json")?;
+/// let assembler = Assembler::new().token_counter(llama).budget(300);
+/// # let _ = assembler;
+/// # Ok::<(), mcp_preamble::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct HfTokenizer {
+    name: String,
+    tokenizer: Arc<tokenizers::Tokenizer>,
+    splits_after_newline: bool,
+}
+
+impl std::fmt::Debug for HfTokenizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HfTokenizer")
+            .field("name", &self.name)
+            .field("splits_after_newline", &self.splits_after_newline)
+            .finish()
+    }
+}
+
+/// The parts of a `tokenizer.json` that decide whether a cut after a newline
+/// changes a count.
+#[derive(Deserialize)]
+struct Shape {
+    #[serde(default)]
+    normalizer: Value,
+    #[serde(default)]
+    pre_tokenizer: Value,
+    #[serde(default)]
+    added_tokens: Vec<Added>,
+    #[serde(default)]
+    model: ModelShape,
+}
+
+/// The model: its type and whether a token of its vocabulary spans a cut.
+#[derive(Deserialize, Default)]
+struct ModelShape {
+    #[serde(default, rename = "type")]
+    kind: String,
+    #[serde(default, deserialize_with = "vocab_spans_a_cut")]
+    vocab: VocabShape,
+    #[serde(default)]
+    dropout: Option<f64>,
+}
+
+/// What the memo needs to know of a vocabulary, read without keeping it.
+#[derive(Default)]
+struct VocabShape {
+    /// Some token holds a newline followed by a character other than
+    /// whitespace or `/`.
+    spans_a_cut: bool,
+    /// `"\n"` is a token (so it is never an unknown token fused with the
+    /// next one).
+    has_newline: bool,
+}
+
+/// Reads a vocabulary (a map of token to id, or a list of `[token, score]`)
+/// into a [`VocabShape`].
+fn vocab_spans_a_cut<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<VocabShape, D::Error> {
+    use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+    struct V;
+    impl<'de> Visitor<'de> for V {
+        type Value = VocabShape;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a vocabulary")
+        }
+        fn visit_map<A: MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> std::result::Result<VocabShape, A::Error> {
+            let mut shape = VocabShape::default();
+            while let Some((token, _)) = map.next_entry::<String, IgnoredAny>()? {
+                shape.spans_a_cut |= spans_a_cut(&token);
+                shape.has_newline |= token == "\n";
+            }
+            Ok(shape)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> std::result::Result<VocabShape, A::Error> {
+            // Unigram's list of [token, score]: never taken as safe.
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok(VocabShape {
+                spans_a_cut: true,
+                has_newline: false,
+            })
+        }
+    }
+    d.deserialize_any(V)
+}
+
+#[derive(Deserialize)]
+struct Added {
+    content: String,
+    #[serde(default)]
+    special: bool,
+}
+
+/// Split patterns whose matches never cross a newline followed by a
+/// character other than whitespace: `\s*[\r\n]+` comes before `\s+(?!\S)`,
+/// so a run of newlines ends where the next word starts whether or not the
+/// text goes on (the property tiktoken's o200k and cl100k patterns have).
+/// GPT-2's pattern is not here: without `\s*[\r\n]+` the last newline of a
+/// piece joins a different match when the piece is cut.
+const SAFE_SPLITS: &[&str] = &[
+    // Llama 3 (and DeepSeek's byte-level models with the same split).
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+    // Qwen 2, 2.5 and 3.
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+];
+
+impl Shape {
+    /// Whether counting a text in pieces cut after a newline (before a
+    /// character other than whitespace or `/`) gives the count of the whole.
+    /// Two shapes are known to, anything else is `false`:
+    ///
+    /// - a known safe split then byte-level bytes without a prefix space
+    ///   ([`Shape::split_then_bytes`]: Llama 3, Qwen);
+    /// - a BPE over the whole text whose vocabulary has no token across
+    ///   such a place ([`Shape::whole_text_bpe`]: Gemma 3).
+    ///
+    /// Either way no added token may span such a place (special tokens are
+    /// split as text; the others are matched first).
+    fn splits_after_newline(&self) -> bool {
+        let added_ok = self
+            .added_tokens
+            .iter()
+            .filter(|a| !a.special)
+            .all(|a| !spans_a_cut(&a.content));
+        added_ok && (self.split_then_bytes() || self.whole_text_bpe())
+    }
+
+    /// A BPE (no dropout) over the whole text: no pre-tokenizer, or Gemma's
+    /// split on `" "` after a normalizer that replaced every space with
+    /// `▁` (so the split finds nothing); a normalizer that maps characters
+    /// one by one. Merges only ever make tokens of the vocabulary, so when
+    /// none holds a newline followed by another character, no merge joins
+    /// the two sides of such a place, and each side merges the same alone.
+    /// `"\n"` must be a token, so no unknown-token fusion crosses it.
+    fn whole_text_bpe(&self) -> bool {
+        let str_of = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+        let replaces_spaces = str_of(&self.normalizer, "type").as_deref() == Some("Replace")
+            && self
+                .normalizer
+                .get("pattern")
+                .and_then(|p| p.get("String"))
+                .and_then(Value::as_str)
+                == Some(" ")
+            && str_of(&self.normalizer, "content").is_some_and(|c| !c.contains(' '));
+        let normalizer_ok = matches!(self.normalizer, Value::Null) || replaces_spaces;
+        let pre_ok = match &self.pre_tokenizer {
+            Value::Null => true,
+            p => {
+                replaces_spaces
+                    && str_of(p, "type").as_deref() == Some("Split")
+                    && p.get("pattern")
+                        .and_then(|p| p.get("String"))
+                        .and_then(Value::as_str)
+                        == Some(" ")
+            }
+        };
+        self.model.kind == "BPE"
+            && self.model.dropout.is_none()
+            && self.model.vocab.has_newline
+            && !self.model.vocab.spans_a_cut
+            && normalizer_ok
+            && pre_ok
+    }
+
+    /// No normalizer that joins across characters (none, or NFC, where a
+    /// newline is a starter that composes with nothing), a pre-tokenizer of
+    /// a known safe split then byte-level bytes without a prefix space.
+    fn split_then_bytes(&self) -> bool {
+        let normalizer_ok = match &self.normalizer {
+            Value::Null => true,
+            n => n.get("type").and_then(Value::as_str) == Some("NFC"),
+        };
+        let Some(steps) = self
+            .pre_tokenizer
+            .get("pretokenizers")
+            .and_then(Value::as_array)
+            .filter(|_| self.pre_tokenizer.get("type").and_then(Value::as_str) == Some("Sequence"))
+        else {
+            return false;
+        };
+        let [split, bytes] = steps.as_slice() else {
+            return false;
+        };
+        let split_ok = split.get("type").and_then(Value::as_str) == Some("Split")
+            && split.get("behavior").and_then(Value::as_str) == Some("Isolated")
+            && split.get("invert").and_then(Value::as_bool) == Some(false)
+            && split
+                .get("pattern")
+                .and_then(|p| p.get("Regex"))
+                .and_then(Value::as_str)
+                .is_some_and(|p| SAFE_SPLITS.contains(&p));
+        let bytes_ok = bytes.get("type").and_then(Value::as_str) == Some("ByteLevel")
+            && bytes.get("add_prefix_space").and_then(Value::as_bool) == Some(false)
+            && bytes.get("use_regex").and_then(Value::as_bool) == Some(false);
+        normalizer_ok && split_ok && bytes_ok
+    }
+}
+
+/// Whether `s` holds a newline followed by a character other than
+/// whitespace or `/` (a place the memo may cut).
+fn spans_a_cut(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.windows(2)
+        .any(|w| w[0] == b'\n' && !w[1].is_ascii_whitespace() && w[1] != b'/')
+}
+
+impl HfTokenizer {
+    /// Loads a `tokenizer.json`. Its name in reports is the file name and
+    /// the first 12 hex digits of the file's SHA-256
+    /// (`tokenizer.json sha256:0123456789ab`), the same wherever the file
+    /// lies; [`HfTokenizer::named`] gives it another.
+    ///
+    /// Fails with [`ErrorKind::Io`] when the file cannot be read (or is over
+    /// [`MAX_FILE_BYTES`](crate::files::MAX_FILE_BYTES)) and with
+    /// [`ErrorKind::InvalidTokenizer`] when it is not a tokenizer the
+    /// tokenizers crate loads.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<HfTokenizer> {
+        let path = path.as_ref();
+        let json = read_file(path)?;
+        let file = path
+            .file_name()
+            .map_or_else(|| "tokenizer.json".into(), |n| n.to_string_lossy());
+        let name = format!("{file} sha256:{}", &sha256_hex(json.as_bytes())[..12]);
+        HfTokenizer::from_json(&json)
+            .map(|t| t.named(name))
+            .map_err(|e| Error::new(e.kind(), format!("{}: {e}", path.display())))
+    }
+
+    /// A tokenizer from the text of a `tokenizer.json`, named `tokenizer.json`
+    /// until [`HfTokenizer::named`]. Fails with
+    /// [`ErrorKind::InvalidTokenizer`].
+    pub fn from_json(json: &str) -> Result<HfTokenizer> {
+        let invalid = |why: String| Error::new(ErrorKind::InvalidTokenizer, why);
+        let shape: Shape = serde_json::from_str(json).map_err(|e| invalid(e.to_string()))?;
+        // The tokenizers crate is not written for hostile files: a panic
+        // while loading one is an error here, never the host's crash.
+        let loaded = std::panic::catch_unwind(|| json.parse::<tokenizers::Tokenizer>())
+            .map_err(|_| invalid("the tokenizers crate could not load it".into()))?;
+        let mut tokenizer = loaded.map_err(|e| invalid(e.to_string()))?;
+        tokenizer.set_encode_special_tokens(true);
+        Ok(HfTokenizer {
+            name: "tokenizer.json".into(),
+            tokenizer: Arc::new(tokenizer),
+            splits_after_newline: shape.splits_after_newline(),
+        })
+    }
+
+    /// The same tokenizer under another name in reports.
+    pub fn named(mut self, name: impl Into<String>) -> HfTokenizer {
+        self.name = name.into();
+        self
+    }
+}
+
+impl TokenCounter for HfTokenizer {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The tokenizer's count; where it fails on a text (or panics), the
+    /// text's UTF-8 bytes, never fewer than its tokens (each token of a
+    /// BPE, Unigram or WordPiece model covers at least one byte).
+    fn count(&self, text: &str) -> usize {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.tokenizer.encode_fast(text, false).map(|e| e.len())
+        }))
+        .ok()
+        .and_then(|r| r.ok())
+        .unwrap_or(text.len())
+    }
+
+    fn splits_after_newline(&self) -> bool {
+        self.splits_after_newline
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(json: &str) -> Shape {
+        serde_json::from_str(json).unwrap()
+    }
+
+    fn llama_like(pattern: &str, normalizer: &str, added: &str) -> String {
+        format!(
+            r#"{{"normalizer": {normalizer}, "added_tokens": {added}, "pre_tokenizer": {{"type": "Sequence", "pretokenizers": [
+                {{"type": "Split", "pattern": {{"Regex": {}}}, "behavior": "Isolated", "invert": false}},
+                {{"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": false}}]}}}}"#,
+            serde_json::to_string(pattern).unwrap()
+        )
+    }
+
+    #[test]
+    fn only_known_safe_shapes_split_after_newline() {
+        assert!(shape(&llama_like(SAFE_SPLITS[0], "null", "[]")).splits_after_newline());
+        assert!(
+            shape(&llama_like(SAFE_SPLITS[1], r#"{"type": "NFC"}"#, "[]")).splits_after_newline()
+        );
+        // GPT-2's split, another normalizer, an added token across a newline.
+        let gpt2 = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
+        assert!(!shape(&llama_like(gpt2, "null", "[]")).splits_after_newline());
+        assert!(
+            !shape(&llama_like(SAFE_SPLITS[0], r#"{"type": "NFKC"}"#, "[]")).splits_after_newline()
+        );
+        let added = r#"[{"content": "\nA", "special": false}]"#;
+        assert!(!shape(&llama_like(SAFE_SPLITS[0], "null", added)).splits_after_newline());
+        let special = r#"[{"content": "\nA", "special": true}]"#;
+        assert!(shape(&llama_like(SAFE_SPLITS[0], "null", special)).splits_after_newline());
+        // No model: nothing known.
+        assert!(!shape(r#"{"normalizer": null, "pre_tokenizer": null}"#).splits_after_newline());
+        // A BPE over the whole text: safe unless a token spans a cut.
+        let bpe = |vocab: &str, normalizer: &str, pre: &str| {
+            shape(&format!(
+                r#"{{"normalizer": {normalizer}, "pre_tokenizer": {pre}, "model": {{"type": "BPE", "dropout": null, "vocab": {vocab}}}}}"#
+            ))
+            .splits_after_newline()
+        };
+        let gemma_n = r#"{"type": "Replace", "pattern": {"String": " "}, "content": "▁"}"#;
+        let gemma_p = r#"{"type": "Split", "pattern": {"String": " "}, "behavior": "MergedWithPrevious", "invert": false}"#;
+        assert!(bpe(r#"{"\n": 0, "a": 1, "\n\n": 2}"#, gemma_n, gemma_p));
+        assert!(bpe(r#"{"\n": 0, "a": 1}"#, "null", "null"));
+        assert!(!bpe(r#"{"\n": 0, "\na": 1}"#, gemma_n, gemma_p));
+        assert!(!bpe(r#"{"a": 1}"#, "null", "null"));
+        assert!(!bpe(r#"{"\n": 0}"#, "null", gemma_p));
+        assert!(!bpe(r#"{"\n": 0}"#, r#"{"type": "NFKC"}"#, "null"));
+    }
+
+    #[test]
+    fn a_broken_file_is_a_typed_error() {
+        for json in ["", "{", "[]", r#"{"model": 5}"#, r#"{"version": "1.0"}"#] {
+            let e = HfTokenizer::from_json(json).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::InvalidTokenizer, "{json}");
+        }
+    }
+
+    #[test]
+    fn a_tiny_word_level_tokenizer_counts() {
+        let json = r#"{"version": "1.0", "truncation": null, "padding": null, "added_tokens": [],
+            "normalizer": null, "pre_tokenizer": {"type": "Whitespace"}, "post_processor": null,
+            "decoder": null, "model": {"type": "WordLevel", "vocab": {"a": 0, "b": 1, "[UNK]": 2},
+            "unk_token": "[UNK]"}}"#;
+        let t = HfTokenizer::from_json(json).unwrap();
+        assert_eq!(t.count("a b a c"), 4);
+        assert!(!t.splits_after_newline());
+        assert_eq!(t.named("tiny").name(), "tiny");
+    }
+}
