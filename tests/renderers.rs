@@ -155,7 +155,11 @@ fn check(name: &str, doc: &str, names: &[String], reading: &Value) -> Vec<String
             .collect();
         let mut want = vec![(2, "MCP server instructions".to_string())];
         // The reader joins whitespace runs, as a browser shows them.
-        want.extend(names.iter().map(|n| (3, n.split_whitespace().collect::<Vec<_>>().join(" "))));
+        want.extend(
+            names
+                .iter()
+                .map(|n| (3, n.split_whitespace().collect::<Vec<_>>().join(" "))),
+        );
         if headings != want {
             problems.push(format!("{name} [{engine}]: headings {headings:?}"));
         }

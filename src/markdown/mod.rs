@@ -145,7 +145,10 @@ pub(crate) fn md_heading(value: &str) -> String {
     let chars: Vec<char> = line.chars().collect();
     let trailing_hashes = chars.iter().rev().take_while(|c| **c == '#').count();
     let closing_from = chars.len() - trailing_hashes;
-    let alnum = |i: Option<usize>| i.and_then(|i| chars.get(i)).is_some_and(char::is_ascii_alphanumeric);
+    let alnum = |i: Option<usize>| {
+        i.and_then(|i| chars.get(i))
+            .is_some_and(char::is_ascii_alphanumeric)
+    };
     let mut out = String::with_capacity(line.len() + 8);
     for (i, &c) in chars.iter().enumerate() {
         let next = chars.get(i + 1).copied();

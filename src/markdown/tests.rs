@@ -380,7 +380,12 @@ fn heading_text_is_the_name_in_every_engine() {
         "http\\://e.com/\\*x\\* WWW\\.e.com&lt;b>"
     );
     // Ordinary names are left as they are.
-    for name in ["invoice-server", "awslabs_aws-documentation-mcp-server", "Basic Memory (2)", "a.b"] {
+    for name in [
+        "invoice-server",
+        "awslabs_aws-documentation-mcp-server",
+        "Basic Memory (2)",
+        "a.b",
+    ] {
         assert_eq!(md_heading(name), name);
     }
 }
