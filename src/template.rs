@@ -15,7 +15,7 @@ use minijinja::{Environment, State, UndefinedBehavior, Value};
 use serde::Serialize;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::markdown::{md_block, md_code, md_line};
+use crate::markdown::{md_block, md_code, md_heading, md_line};
 use crate::sanitize;
 use crate::text;
 
@@ -183,6 +183,9 @@ fn environment() -> Environment<'static> {
     );
     env.add_filter("md_line", |state: &State, value: &str| {
         charge(state, value).map(|()| md_line(value))
+    });
+    env.add_filter("md_heading", |state: &State, value: &str| {
+        charge(state, value).map(|()| md_heading(value))
     });
     env.add_filter("md_code", |state: &State, value: &str| {
         charge(state, value).map(|()| md_code(value))

@@ -2,10 +2,11 @@
 //! cmark-gfm, C cmark, markdown-it and mistune, through the Python harness
 //! `tests/renderers/render.py`. Every hostile case in
 //! `tests/renderers/cases.json` goes in as a server's instructions and as a
-//! tool description (shown, and as a deferred tool's summary); every engine
-//! must see exactly the real headings, no live tag, no link retargeted, and
-//! the host's text appended right after the section as a paragraph of its
-//! own.
+//! tool description (shown, and as a deferred tool's summary), and as a
+//! server's name; every engine must see exactly the real headings, each
+//! heading's text the shown name the report gives, no live tag, no link
+//! retargeted, and the host's text appended right after the section as a
+//! paragraph of its own.
 //!
 //! `.ci/run` installs the engines. Without them the test says so and passes,
 //! unless `MCP_PREAMBLE_REQUIRE_RENDERERS=1` (set by `.ci/run`).
@@ -99,9 +100,19 @@ fn servers(hostile: &str) -> Vec<ServerSnapshot> {
     ]
 }
 
-/// The sections a case is checked in: tool descriptions shown, and the
-/// hostile server's tools deferred (their summaries in the index).
-fn sections(hostile: &str) -> Vec<String> {
+/// The hostile text as the first server's name (its heading).
+fn named(hostile: &str) -> Vec<ServerSnapshot> {
+    let mut servers = servers("Plain text.");
+    servers[0] = ServerSnapshot::new(hostile)
+        .with_instructions("Text of the server with that name.")
+        .with_tool(Tool::new("probe", "Plain `code` here."));
+    servers
+}
+
+/// The sections a case is checked in, each with the shown names of its
+/// headings in order: tool descriptions shown, the hostile server's tools
+/// deferred (their summaries in the index), and the text as a server name.
+fn sections(hostile: &str) -> Vec<(String, Vec<String>)> {
     let shown = Assembler::new()
         .template(Template::markdown())
         .tool_descriptions(true);
@@ -109,17 +120,29 @@ fn sections(hostile: &str) -> Vec<String> {
         .template(Template::markdown())
         .defer(NAMES[0])
         .defer(NAMES[1]);
-    [shown, deferred]
-        .into_iter()
-        .map(|a| {
-            let mut text = a.assemble(&servers(hostile)).unwrap().text().to_string();
-            text.push_str(HOST);
-            text
-        })
-        .collect()
+    let as_name = Assembler::new().template(Template::markdown());
+    [
+        (shown, servers(hostile)),
+        (deferred, servers(hostile)),
+        (as_name, named(hostile)),
+    ]
+    .into_iter()
+    .map(|(a, servers)| {
+        let assembly = a.assemble(&servers).unwrap();
+        let names = assembly
+            .servers()
+            .iter()
+            .filter(|s| s.included)
+            .map(|s| s.name.clone())
+            .collect();
+        let mut text = assembly.text().to_string();
+        text.push_str(HOST);
+        (text, names)
+    })
+    .collect()
 }
 
-fn check(name: &str, doc: &str, reading: &Value) -> Vec<String> {
+fn check(name: &str, doc: &str, names: &[String], reading: &Value) -> Vec<String> {
     let mut problems = Vec::new();
     for engine in ENGINES {
         let r = &reading[engine];
@@ -131,7 +154,12 @@ fn check(name: &str, doc: &str, reading: &Value) -> Vec<String> {
             .filter(|(level, _)| *level <= 3)
             .collect();
         let mut want = vec![(2, "MCP server instructions".to_string())];
-        want.extend(NAMES.iter().map(|n| (3, n.to_string())));
+        // The reader joins whitespace runs, as a browser shows them.
+        want.extend(
+            names
+                .iter()
+                .map(|n| (3, n.split_whitespace().collect::<Vec<_>>().join(" "))),
+        );
         if headings != want {
             problems.push(format!("{name} [{engine}]: headings {headings:?}"));
         }
@@ -188,19 +216,22 @@ fn every_engine_sees_exactly_the_real_servers() {
     let cases = cases();
     assert!(cases.len() >= 40, "the committed corpus is there");
     let mut docs = Vec::new();
-    let mut names = Vec::new();
+    let mut labels = Vec::new();
+    let mut shown = Vec::new();
     for (name, text) in &cases {
-        for (n, doc) in sections(text).into_iter().enumerate() {
-            names.push(format!("{name}#{n}"));
+        for (n, (doc, names)) in sections(text).into_iter().enumerate() {
+            labels.push(format!("{name}#{n}"));
             docs.push(doc);
+            shown.push(names);
         }
     }
     let readings = render(&docs);
-    let problems: Vec<String> = names
+    let problems: Vec<String> = labels
         .iter()
         .zip(&docs)
+        .zip(&shown)
         .zip(&readings)
-        .flat_map(|((name, doc), reading)| check(name, doc, reading))
+        .flat_map(|(((label, doc), names), reading)| check(label, doc, names, reading))
         .collect();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

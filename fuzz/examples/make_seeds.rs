@@ -280,6 +280,26 @@ fn structured(caps: &[CaptureFile]) {
     twins[1].alias = Some(twins[0].name.clone());
     twins.push(ServerIn { name: twins[0].name.clone(), alias: None, instructions: Some("x".into()), tools: vec![] });
     groups.push(("twins".into(), twins));
+    // Names whose heading rendered as other text than the name in some
+    // engine (the first differential campaign): a closing `#` run, emphasis,
+    // strikethrough, links, entities, backslashes, autolinks.
+    let names = [
+        "bank ###", "###", "c# server#", "-*New** and **bold**", "_a_ b__c__ snake_case",
+        "~~gone~~ [a](https://e.example/x)", "AT&amp;T &#35; &copy;", "a\\*b\\* e\\",
+        "http://e.com/*x*_y_ www.e.com/~z~",
+    ];
+    for (i, chunk) in names.chunks(3).enumerate() {
+        let servers = chunk
+            .iter()
+            .map(|n| ServerIn {
+                name: n.to_string(),
+                alias: None,
+                instructions: Some("Plain text.".into()),
+                tools: vec![],
+            })
+            .collect();
+        groups.push((format!("heading-names-{i}"), servers));
+    }
 
     for (i, (name, servers)) in groups.iter().enumerate() {
         let name = name.replace(|c: char| !c.is_ascii_alphanumeric() && c != '-', "_");

@@ -7,8 +7,8 @@
 //!   section's `## MCP server instructions`), and exactly one level-3 heading
 //!   per included server, in section order, each starting that server's
 //!   block, its source line `### ` + the server's shown name (escaped only
-//!   by backslashes before punctuation); raw lines starting `## ` or `### `
-//!   are exactly those headings;
+//!   by backslashes before punctuation), its parsed text the shown name;
+//!   raw lines starting `## ` or `### ` are exactly those headings;
 //! - XML (parsed by roxmltree): root `mcp_servers` holding one `server`
 //!   element per included server, in order, with the shown name as its
 //!   `name` attribute, each spanning exactly its block;
@@ -76,6 +76,9 @@ fn check_markdown(a: &Assembly) {
             "heading {shown:?} is not the name {:?}",
             s.name
         );
+        // And the heading reads as the name: no closing `#` run, emphasis,
+        // link or entity of the name turns into markup (`md_heading`).
+        assert_eq!(h.text, s.name, "the heading's text is not the name\n{text}");
     }
     // What a model reads line by line: only the real headings look like them.
     let raw = text

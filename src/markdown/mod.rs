@@ -132,6 +132,49 @@ pub(crate) fn md_line(value: &str) -> String {
     out
 }
 
+/// `md_heading`: [`md_line`] for the text of a heading, which every engine
+/// must show as exactly the value (a server's shown name is what the report
+/// names). Besides what `md_line` escapes: `*`, `~`, `[`, `]` (emphasis,
+/// strikethrough, links), `_` unless between two ASCII letters or digits
+/// (where no engine takes it for emphasis), `&` before what could be an
+/// entity, a backslash before punctuation or at the end, every `#` of a
+/// closing `#` run (an ATX closing sequence), and the `:` of `://` and the
+/// `.` of `www.` (an autolink takes backslashes after them into its text).
+pub(crate) fn md_heading(value: &str) -> String {
+    let line = sanitize::line(value);
+    let chars: Vec<char> = line.chars().collect();
+    let trailing_hashes = chars.iter().rev().take_while(|c| **c == '#').count();
+    let closing_from = chars.len() - trailing_hashes;
+    let alnum = |i: Option<usize>| {
+        i.and_then(|i| chars.get(i))
+            .is_some_and(char::is_ascii_alphanumeric)
+    };
+    let mut out = String::with_capacity(line.len() + 8);
+    for (i, &c) in chars.iter().enumerate() {
+        let next = chars.get(i + 1).copied();
+        let escape = match c {
+            '<' => {
+                out.push_str("&lt;");
+                continue;
+            }
+            '`' | '*' | '~' | '[' | ']' => true,
+            '_' => !(alnum(i.checked_sub(1)) && alnum(Some(i + 1))),
+            '&' => next.is_some_and(|n| n == '#' || n.is_ascii_alphanumeric()),
+            '\\' => next.is_none_or(|n| n.is_ascii_punctuation()),
+            '#' => i == 0 || i >= closing_from,
+            ':' => chars.get(i + 1..i + 3) == Some(&['/', '/']),
+            '.' => i >= 3 && chars[i - 3..i].iter().all(|w| w.eq_ignore_ascii_case(&'w')),
+            '>' | '=' | '-' | '+' | '|' => i == 0,
+            _ => false,
+        };
+        if escape {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// `md_code`: an inline code span that no backtick in the value can close.
 pub(crate) fn md_code(value: &str) -> String {
     let line = sanitize::line(value);

@@ -360,6 +360,37 @@ fn md_line_neutralizes_spans_and_comments() {
 }
 
 #[test]
+fn heading_text_is_the_name_in_every_engine() {
+    // A closing `#` run (C cmark, cmark-gfm, markdown-it, mistune drop it).
+    assert_eq!(md_heading("bank ###"), "bank \\#\\#\\#");
+    assert_eq!(md_heading("c#"), "c\\#");
+    assert_eq!(md_heading("###"), "\\#\\#\\#");
+    assert_eq!(md_heading("# x"), "\\# x");
+    assert_eq!(md_heading("a # b"), "a # b");
+    // Emphasis, strikethrough, links.
+    assert_eq!(md_heading("-*New**"), "\\-\\*New\\*\\*");
+    assert_eq!(md_heading("_a_ b_"), "\\_a\\_ b\\_");
+    assert_eq!(md_heading("~~x~~ [a](b)"), "\\~\\~x\\~\\~ \\[a\\](b)");
+    // Entities and backslash escapes of the name itself.
+    assert_eq!(md_heading("AT&amp;T &#35; & x"), "AT\\&amp;T \\&#35; & x");
+    assert_eq!(md_heading("a\\*b c\\d e\\"), "a\\\\\\*b c\\d e\\\\");
+    // Autolinks take backslashes after `://` and `www.` into their text.
+    assert_eq!(
+        md_heading("http://e.com/*x* WWW.e.com<b>"),
+        "http\\://e.com/\\*x\\* WWW\\.e.com&lt;b>"
+    );
+    // Ordinary names are left as they are.
+    for name in [
+        "invoice-server",
+        "awslabs_aws-documentation-mcp-server",
+        "Basic Memory (2)",
+        "a.b",
+    ] {
+        assert_eq!(md_heading(name), name);
+    }
+}
+
+#[test]
 fn code_spans_cannot_be_closed() {
     assert_eq!(md_code("a`b"), "``a`b``");
     assert_eq!(md_code("`x"), "`` `x ``");
