@@ -109,6 +109,11 @@ fn count(scenario: &str, preload: Option<&Path>) -> Result<u64, String> {
         std::process::id()
     ));
     let mut valgrind = Command::new("valgrind");
+    // The same environment wherever it runs: the child's start-up reads it.
+    valgrind.env_clear();
+    if let Some(path) = std::env::var_os("PATH") {
+        valgrind.env("PATH", path);
+    }
     if let Some(lib) = preload {
         valgrind.env("LD_PRELOAD", lib);
     }
@@ -160,18 +165,23 @@ fn main() {
     }
     let Some(version) = valgrind_version() else {
         if required() {
-            eprintln!("instructions: valgrind is required (CI or MCP_PREAMBLE_REQUIRE_VALGRIND=1) but not installed");
+            eprintln!(
+                "instructions: valgrind is required (CI or MCP_PREAMBLE_REQUIRE_VALGRIND=1) but not installed"
+            );
             std::process::exit(1);
         }
         println!("instructions: SKIPPED: valgrind is not installed (apt-get install valgrind)");
         return;
     };
-    let dir = std::env::temp_dir().join(format!("mcp-preamble-instructions-{}", std::process::id()));
+    let dir =
+        std::env::temp_dir().join(format!("mcp-preamble-instructions-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&dir);
     let preload = match fixed_seed(&dir) {
         Ok(lib) => Some(lib),
         Err(why) => {
-            println!("instructions: no fixed hash seed ({why}): counts may vary by ~0.05% between runs");
+            println!(
+                "instructions: no fixed hash seed ({why}): counts may vary by ~0.05% between runs"
+            );
             None
         }
     };

@@ -7,8 +7,10 @@
 //! the report is exactly what the section holds, and a block can be re-rendered
 //! alone while it is fitted to its budget.
 
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::path::Path;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use minijinja::value::Serde;
 use minijinja::{Environment, State, UndefinedBehavior, Value};
@@ -60,6 +62,20 @@ pub struct Template {
 struct Compiled {
     name: String,
     env: Environment<'static>,
+    /// Server blocks rendered before, by view (see [`Session::view_block`]).
+    blocks: Mutex<BlockMemo>,
+}
+
+/// Most bytes of views and blocks the block memo keeps before it starts over.
+const BLOCK_MEMO_BYTES: usize = 16 << 20;
+
+/// Rendered blocks by the hash of their view and the session's block
+/// count; a hit is checked against the stored view, so a hash collision
+/// can only cost a render.
+#[derive(Default)]
+struct BlockMemo {
+    by_hash: HashMap<u64, Vec<(usize, ServerView, Option<String>)>>,
+    bytes: usize,
 }
 
 impl std::fmt::Debug for Template {
@@ -113,7 +129,11 @@ impl Template {
         env.add_template_owned(name.clone(), source.into())
             .map_err(|e| Error::template(e, &name))?;
         let template = Template {
-            inner: Arc::new(Compiled { name, env }),
+            inner: Arc::new(Compiled {
+                name,
+                env,
+                blocks: Mutex::default(),
+            }),
         };
         template.check()?;
         Ok(template)
@@ -164,6 +184,7 @@ impl Template {
             name: &self.inner.name,
             captured,
             used: false,
+            count,
         })
     }
 }
@@ -253,6 +274,7 @@ fn companion(name: &str, source: &'static str) -> Template {
         inner: Arc::new(Compiled {
             name: name.to_string(),
             env,
+            blocks: Mutex::default(),
         }),
     }
 }
@@ -274,6 +296,8 @@ pub(crate) struct Session<'t> {
     /// Whether a block was rendered on this session's fuel (a block that
     /// runs out on an unused session has had all of it).
     used: bool,
+    /// The number of blocks the body was rendered for.
+    count: usize,
 }
 
 impl Session<'_> {
@@ -304,6 +328,42 @@ impl Session<'_> {
                 Err(e) => return Err(Error::template(e, self.name)),
             }
         }
+    }
+
+    /// [`Session::block`] of a server view, from the template's memo when
+    /// the same view was rendered before (a repeat assembly renders the
+    /// same views again). A block depends only on the template, the view
+    /// and the session's block count: running out of fuel is decided on a
+    /// fresh session, so the fuel earlier blocks spent does not matter.
+    pub(crate) fn view_block(&mut self, view: &ServerView) -> Result<Option<String>> {
+        let hash = {
+            let mut h = std::hash::DefaultHasher::new();
+            (self.count, view).hash(&mut h);
+            h.finish()
+        };
+        let memo = &self.template.inner.blocks;
+        let lock = || memo.lock().unwrap_or_else(|p| p.into_inner());
+        let same = |(count, seen, _): &&(usize, ServerView, Option<String>)| {
+            *count == self.count && seen == view
+        };
+        if let Some(bucket) = lock().by_hash.get(&hash)
+            && let Some((_, _, block)) = bucket.iter().find(same)
+        {
+            return Ok(block.clone());
+        }
+        let block = self.block(view)?;
+        let bytes = view.bytes() + block.as_ref().map_or(0, String::len);
+        let mut memo = lock();
+        if memo.bytes + bytes > BLOCK_MEMO_BYTES {
+            memo.by_hash.clear();
+            memo.bytes = 0;
+        }
+        if bytes <= BLOCK_MEMO_BYTES {
+            memo.bytes += bytes;
+            let entry = (self.count, view.clone(), block.clone());
+            memo.by_hash.entry(hash).or_default().push(entry);
+        }
+        Ok(block)
     }
 
     /// The body's text split around the blocks: `count + 1` pieces, the blocks
@@ -339,7 +399,7 @@ impl Session<'_> {
 }
 
 /// A tool as the template sees it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub(crate) struct ToolView {
     pub name: String,
     pub title: Option<String>,
@@ -349,7 +409,7 @@ pub(crate) struct ToolView {
 }
 
 /// A server as the template sees it (all text sanitized, not yet escaped).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub(crate) struct ServerView {
     pub name: String,
     pub alias: Option<String>,
@@ -368,6 +428,28 @@ pub(crate) struct ServerView {
     /// The tool index: deferred tools, behind tool search.
     pub deferred: Vec<ToolView>,
     pub more_deferred: usize,
+}
+
+impl ServerView {
+    /// About how many bytes of text it holds (for the block memo's cap).
+    fn bytes(&self) -> usize {
+        let opt = |s: &Option<String>| s.as_ref().map_or(0, String::len);
+        let tools = self
+            .tools
+            .iter()
+            .chain(&self.deferred)
+            .map(|t| t.name.len() + opt(&t.title) + opt(&t.description) + opt(&t.summary));
+        self.name.len()
+            + opt(&self.alias)
+            + self.server_name.len()
+            + opt(&self.title)
+            + self.version.len()
+            + self.protocol_version.len()
+            + opt(&self.instructions)
+            + opt(&self.label)
+            + opt(&self.note)
+            + tools.sum::<usize>()
+    }
 }
 
 // ---- escaping filters -------------------------------------------------------

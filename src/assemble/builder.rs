@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
+use super::reuse::DedupMemo;
 use crate::dedup::{self, Similarity, ToolTextCache};
 use crate::error::Result;
 use crate::limits::Limits;
@@ -56,6 +57,7 @@ pub struct Assembler {
     pub(super) limits: Limits,
     pub(super) visibility: visibility::Rules,
     pub(super) tool_texts: ToolTextCache,
+    pub(super) dedup_memo: DedupMemo,
     pub(super) lock: Option<Lock>,
     pub(super) on_change: Option<OnChange>,
 }
@@ -198,6 +200,7 @@ impl Assembler {
             limits: Limits::default(),
             visibility: visibility::Rules::default(),
             tool_texts: ToolTextCache::default(),
+            dedup_memo: DedupMemo::default(),
             lock: None,
             on_change: None,
         }

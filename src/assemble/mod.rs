@@ -9,6 +9,7 @@ mod layout;
 mod memo;
 mod names;
 mod prepare;
+mod reuse;
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -130,9 +131,9 @@ impl Assembler {
         // keeps an expensive template from making every rung count tokens
         // of a huge block.
         let mut measure = |view: &ServerView| -> Result<Render> {
-            Ok(match session.block(view)? {
+            Ok(match session.view_block(view)? {
                 Some(text) if text.len() <= MAX_BLOCK_BYTES => {
-                    let tokens = self.counter.count(&text);
+                    let tokens = self.count_pieces(&text);
                     Render::Block(Rendered { text, tokens })
                 }
                 _ => Render::OutOfFuel,
