@@ -36,13 +36,7 @@ const CHILD: &str = "--callgrind-child";
 
 /// The input strings a token count cannot avoid (as `benches/assemble.rs`).
 fn floor(all: &[ServerSnapshot]) -> usize {
-    let bpe = tiktoken_rs::o200k_base_singleton();
-    let tools = all.iter().flat_map(|s| &s.tools);
-    all.iter()
-        .filter_map(|s| s.instructions.raw())
-        .chain(tools.filter_map(|t| t.description.as_deref()))
-        .map(|text| bpe.count_ordinary(black_box(text)))
-        .sum()
+    support::floor(all)
 }
 
 /// The only function callgrind counts in (`--toggle-collect`).
@@ -120,7 +114,10 @@ fn count(scenario: &str, preload: Option<&Path>) -> Result<u64, String> {
     let status = valgrind
         .arg("--tool=callgrind")
         .arg(format!("--callgrind-out-file={}", out.display()))
-        .args(["--collect-atstart=no", "--toggle-collect=*measured*"])
+        .args([
+            "--collect-atstart=no",
+            "--toggle-collect=*instructions::measured*",
+        ])
         .arg("--quiet")
         .arg(&exe)
         .args([CHILD, scenario])

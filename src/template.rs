@@ -7,10 +7,8 @@
 //! the report is exactly what the section holds, and a block can be re-rendered
 //! alone while it is fitted to its budget.
 
-use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
 use std::path::Path;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use minijinja::value::Serde;
 use minijinja::{Environment, State, UndefinedBehavior, Value};
@@ -62,20 +60,6 @@ pub struct Template {
 struct Compiled {
     name: String,
     env: Environment<'static>,
-    /// Server blocks rendered before, by view (see [`Session::view_block`]).
-    blocks: Mutex<BlockMemo>,
-}
-
-/// Most bytes of views and blocks the block memo keeps before it starts over.
-const BLOCK_MEMO_BYTES: usize = 16 << 20;
-
-/// Rendered blocks by the hash of their view and the session's block
-/// count; a hit is checked against the stored view, so a hash collision
-/// can only cost a render.
-#[derive(Default)]
-struct BlockMemo {
-    by_hash: HashMap<u64, Vec<(usize, ServerView, Option<String>)>>,
-    bytes: usize,
 }
 
 impl std::fmt::Debug for Template {
@@ -129,11 +113,7 @@ impl Template {
         env.add_template_owned(name.clone(), source.into())
             .map_err(|e| Error::template(e, &name))?;
         let template = Template {
-            inner: Arc::new(Compiled {
-                name,
-                env,
-                blocks: Mutex::default(),
-            }),
+            inner: Arc::new(Compiled { name, env }),
         };
         template.check()?;
         Ok(template)
@@ -168,6 +148,18 @@ impl Template {
         Ok(())
     }
 
+    /// Whether `self` and `other` are the same compiled template (clones
+    /// of one [`Template`]).
+    pub(crate) fn same(&self, other: &Template) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    /// The address of the compiled template, for hashing what
+    /// [`Template::same`] compares.
+    pub(crate) fn address(&self) -> usize {
+        Arc::as_ptr(&self.inner) as usize
+    }
+
     /// Starts rendering a section of `count` blocks.
     pub(crate) fn session(&self, count: usize) -> Result<Session<'_>> {
         let tmpl = self
@@ -184,7 +176,6 @@ impl Template {
             name: &self.inner.name,
             captured,
             used: false,
-            count,
         })
     }
 }
@@ -274,7 +265,6 @@ fn companion(name: &str, source: &'static str) -> Template {
         inner: Arc::new(Compiled {
             name: name.to_string(),
             env,
-            blocks: Mutex::default(),
         }),
     }
 }
@@ -296,8 +286,6 @@ pub(crate) struct Session<'t> {
     /// Whether a block was rendered on this session's fuel (a block that
     /// runs out on an unused session has had all of it).
     used: bool,
-    /// The number of blocks the body was rendered for.
-    count: usize,
 }
 
 impl Session<'_> {
@@ -328,42 +316,6 @@ impl Session<'_> {
                 Err(e) => return Err(Error::template(e, self.name)),
             }
         }
-    }
-
-    /// [`Session::block`] of a server view, from the template's memo when
-    /// the same view was rendered before (a repeat assembly renders the
-    /// same views again). A block depends only on the template, the view
-    /// and the session's block count: running out of fuel is decided on a
-    /// fresh session, so the fuel earlier blocks spent does not matter.
-    pub(crate) fn view_block(&mut self, view: &ServerView) -> Result<Option<String>> {
-        let hash = {
-            let mut h = std::hash::DefaultHasher::new();
-            (self.count, view).hash(&mut h);
-            h.finish()
-        };
-        let memo = &self.template.inner.blocks;
-        let lock = || memo.lock().unwrap_or_else(|p| p.into_inner());
-        let same = |(count, seen, _): &&(usize, ServerView, Option<String>)| {
-            *count == self.count && seen == view
-        };
-        if let Some(bucket) = lock().by_hash.get(&hash)
-            && let Some((_, _, block)) = bucket.iter().find(same)
-        {
-            return Ok(block.clone());
-        }
-        let block = self.block(view)?;
-        let bytes = view.bytes() + block.as_ref().map_or(0, String::len);
-        let mut memo = lock();
-        if memo.bytes + bytes > BLOCK_MEMO_BYTES {
-            memo.by_hash.clear();
-            memo.bytes = 0;
-        }
-        if bytes <= BLOCK_MEMO_BYTES {
-            memo.bytes += bytes;
-            let entry = (self.count, view.clone(), block.clone());
-            memo.by_hash.entry(hash).or_default().push(entry);
-        }
-        Ok(block)
     }
 
     /// The body's text split around the blocks: `count + 1` pieces, the blocks
@@ -431,8 +383,8 @@ pub(crate) struct ServerView {
 }
 
 impl ServerView {
-    /// About how many bytes of text it holds (for the block memo's cap).
-    fn bytes(&self) -> usize {
+    /// About how many bytes of text it holds (for a memo's cap).
+    pub(crate) fn bytes(&self) -> usize {
         let opt = |s: &Option<String>| s.as_ref().map_or(0, String::len);
         let tools = self
             .tools

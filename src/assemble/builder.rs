@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
-use super::reuse::DedupMemo;
+use super::reuse::{BlockMemo, DedupMemo};
 use crate::dedup::{self, Similarity, ToolTextCache};
 use crate::error::Result;
 use crate::limits::Limits;
@@ -58,6 +58,7 @@ pub struct Assembler {
     pub(super) visibility: visibility::Rules,
     pub(super) tool_texts: ToolTextCache,
     pub(super) dedup_memo: DedupMemo,
+    pub(super) block_memo: BlockMemo,
     pub(super) lock: Option<Lock>,
     pub(super) on_change: Option<OnChange>,
 }
@@ -201,6 +202,7 @@ impl Assembler {
             visibility: visibility::Rules::default(),
             tool_texts: ToolTextCache::default(),
             dedup_memo: DedupMemo::default(),
+            block_memo: BlockMemo::default(),
             lock: None,
             on_change: None,
         }

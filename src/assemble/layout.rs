@@ -87,7 +87,9 @@ impl Assembler {
     /// after that where [`Assembler::count_section`] may cut, so a block
     /// and the same block in the section share all pieces but the last in
     /// the counter's memo (and so do a block and its trimmed versions up
-    /// to the first change): the section costs few new counts.
+    /// to the first change). The last piece is cut again at the last such
+    /// place, so that the section counts only the last lines of each block
+    /// anew.
     pub(super) fn count_pieces(&self, text: &str) -> usize {
         if !self.counter.splits_after_newline() {
             return self.counter.count(text);
@@ -108,6 +110,19 @@ impl Assembler {
             } else {
                 search = cut + 1;
             }
+        }
+        // The last lines apart too: in the section the last piece goes on
+        // into the body, so only they are counted again there.
+        let last = bytes[from..]
+            .iter()
+            .enumerate()
+            .rev()
+            .filter(|(_, b)| **b == b'\n')
+            .map(|(at, _)| from + at + 1)
+            .find(|&cut| cuts_after_newline(bytes, cut));
+        if let Some(cut) = last {
+            total += self.counter.count(&text[from..cut]);
+            from = cut;
         }
         total + self.counter.count(&text[from..])
     }

@@ -131,7 +131,10 @@ impl Assembler {
         // keeps an expensive template from making every rung count tokens
         // of a huge block.
         let mut measure = |view: &ServerView| -> Result<Render> {
-            Ok(match session.view_block(view)? {
+            let block = self
+                .block_memo
+                .get_or_render(&self.template, view, || session.block(view))?;
+            Ok(match block {
                 Some(text) if text.len() <= MAX_BLOCK_BYTES => {
                     let tokens = self.count_pieces(&text);
                     Render::Block(Rendered { text, tokens })

@@ -1,11 +1,15 @@
-//! De-duplication within a server, kept by content: a repeat assembly (or
-//! a server unchanged among changed ones) finds its units, restatements
-//! and repeats without segmenting and comparing them again.
+//! Work an assembler keeps by content, so that a repeat assembly (or a
+//! server unchanged among changed ones) does not do it again: blocks
+//! rendered from a view, and de-duplication within a server.
 //!
-//! Keyed by everything [`Prepared::dedup_within`](super::prepare::Prepared::dedup_within)
+//! Each memo is keyed by everything its work reads, and a hit is checked
+//! against the whole stored key, so a hash collision can only cost the
+//! work. [`DedupKey`] holds what
+//! [`Prepared::dedup_within`](super::prepare::Prepared::dedup_within)
 //! reads: the sanitized instructions, the tool names, the tool
 //! descriptions compared against and the settings; a stage that makes it
-//! read more must add that to [`DedupKey`].
+//! read more must add that to the key. Shared by clones of an assembler,
+//! whatever their settings: the keys hold the settings that matter.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
@@ -15,6 +19,7 @@ use crate::budget::Trim;
 use crate::dedup::ToolText;
 use crate::limits::LimitHit;
 use crate::report::{Removal, Restatement};
+use crate::template::{ServerView, Template};
 
 /// What de-duplication within a server reads.
 pub(super) struct DedupKey {
@@ -83,19 +88,54 @@ pub(super) struct DedupOutcome {
     pub hit: Option<LimitHit>,
 }
 
-/// Most bytes of instructions the memo keeps before it starts over.
+/// Most bytes of text each memo keeps before it starts over.
 const MEMO_BYTES: usize = 16 << 20;
 
-/// Outcomes by key, shared by clones of an assembler (keys hold every
-/// setting they depend on).
-#[derive(Clone, Default)]
-pub(crate) struct DedupMemo(Arc<Mutex<Entries>>);
-
-#[derive(Default)]
-struct Entries {
-    by_hash: HashMap<u64, Vec<(DedupKey, Arc<DedupOutcome>)>>,
+/// Entries by the hash of their key, and about how many bytes they hold.
+struct Entries<K, V> {
+    by_hash: HashMap<u64, Vec<(K, V)>>,
     bytes: usize,
 }
+
+impl<K, V> Default for Entries<K, V> {
+    fn default() -> Self {
+        Entries {
+            by_hash: HashMap::new(),
+            bytes: 0,
+        }
+    }
+}
+
+impl<K, V: Clone> Entries<K, V> {
+    fn get(&self, hash: u64, matches: impl Fn(&K) -> bool) -> Option<V> {
+        let bucket = self.by_hash.get(&hash)?;
+        bucket
+            .iter()
+            .find(|(k, _)| matches(k))
+            .map(|(_, v)| v.clone())
+    }
+
+    fn insert(&mut self, hash: u64, key: K, value: V, bytes: usize) {
+        if self.bytes + bytes > MEMO_BYTES {
+            self.by_hash.clear();
+            self.bytes = 0;
+        }
+        if bytes <= MEMO_BYTES {
+            self.bytes += bytes;
+            self.by_hash.entry(hash).or_default().push((key, value));
+        }
+    }
+}
+
+fn hash_of(key: impl Hash) -> u64 {
+    let mut h = std::hash::DefaultHasher::new();
+    key.hash(&mut h);
+    h.finish()
+}
+
+/// De-duplication outcomes by [`DedupKey`].
+#[derive(Clone, Default)]
+pub(crate) struct DedupMemo(Arc<Mutex<Entries<DedupKey, Arc<DedupOutcome>>>>);
 
 impl DedupMemo {
     /// The outcome for `key`, from the memo or from `compute` (run
@@ -105,30 +145,45 @@ impl DedupMemo {
         key: DedupKey,
         compute: impl FnOnce(&DedupKey) -> DedupOutcome,
     ) -> Arc<DedupOutcome> {
-        let hash = {
-            let mut h = std::hash::DefaultHasher::new();
-            key.hash(&mut h);
-            h.finish()
-        };
+        let hash = hash_of(&key);
         let lock = || self.0.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(bucket) = lock().by_hash.get(&hash)
-            && let Some((_, found)) = bucket.iter().find(|(k, _)| *k == key)
-        {
-            return found.clone();
+        if let Some(found) = lock().get(hash, |k| *k == key) {
+            return found;
         }
         let outcome = Arc::new(compute(&key));
         // The key's text, the trim's copy and the text left.
         let bytes = 3 * key.text.len();
-        let mut entries = lock();
-        if entries.bytes + bytes > MEMO_BYTES {
-            entries.by_hash.clear();
-            entries.bytes = 0;
-        }
-        if bytes <= MEMO_BYTES {
-            entries.bytes += bytes;
-            let entry = (key, outcome.clone());
-            entries.by_hash.entry(hash).or_default().push(entry);
-        }
+        lock().insert(hash, key, outcome.clone(), bytes);
         outcome
+    }
+}
+
+/// Blocks by template and view: `None` for a block that runs out of fuel.
+/// A block depends on nothing else: running out of fuel is decided on a
+/// fresh session, so the fuel earlier blocks spent does not matter. The
+/// key holds the template, so its address is not reused while it lives.
+#[derive(Clone, Default)]
+pub(crate) struct BlockMemo(Arc<Mutex<Entries<(Template, ServerView), Option<String>>>>);
+
+impl BlockMemo {
+    /// The block of `view` in `template`, from the memo or from `render`
+    /// (run without the lock held; an error is not kept).
+    pub fn get_or_render(
+        &self,
+        template: &Template,
+        view: &ServerView,
+        render: impl FnOnce() -> crate::error::Result<Option<String>>,
+    ) -> crate::error::Result<Option<String>> {
+        let hash = hash_of((template.address(), view));
+        let lock = || self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let same = |(t, v): &(Template, ServerView)| t.same(template) && v == view;
+        if let Some(found) = lock().get(hash, same) {
+            return Ok(found);
+        }
+        let block = render()?;
+        let bytes = view.bytes() + block.as_ref().map_or(0, String::len);
+        let key = (template.clone(), view.clone());
+        lock().insert(hash, key, block.clone(), bytes);
+        Ok(block)
     }
 }
