@@ -14,7 +14,8 @@ use std::hint::black_box;
 use std::time::{Duration, SystemTime};
 
 use criterion::{BatchSize, Criterion};
-use mcp_preamble::{Assembler, Linter, ServerSnapshot};
+use mcp_preamble::lint::Linter;
+use mcp_preamble::{Assembler, ServerSnapshot};
 
 /// Each bench and the floor it is compared with.
 const NAMES: [(&str, &str); 3] = [

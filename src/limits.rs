@@ -187,7 +187,7 @@ fn string_size(s: &str) -> usize {
     // which the compiler vectorizes.
     let special = |b: &u8| *b < 0x20 || *b == b'"' || *b == b'\\';
     let mut chunks = s.as_bytes().chunks_exact(16);
-    let plain = (&mut chunks).all(|c| !c.iter().fold(false, |any, b| any | special(b)))
+    let plain = chunks.all(|c| !c.iter().fold(false, |any, b| any | special(b)))
         && !chunks.remainder().iter().any(special);
     if plain {
         return s.len() + 2;

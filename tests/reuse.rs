@@ -9,8 +9,11 @@ use common::{all_snapshots, o200k};
 use mcp_preamble::settings::Similarity;
 use mcp_preamble::{Assembler, Limits, ServerSnapshot, Template, Tool};
 
+/// A named way to build an assembler.
+type Config = (&'static str, fn() -> Assembler);
+
 /// Assemblers with settings that reach each stage that keeps work.
-fn configs() -> Vec<(&'static str, fn() -> Assembler)> {
+fn configs() -> Vec<Config> {
     vec![
         ("default", Assembler::new),
         ("budget", || Assembler::new().budget(120)),

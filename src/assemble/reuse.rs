@@ -163,7 +163,10 @@ impl DedupMemo {
 /// fresh session, so the fuel earlier blocks spent does not matter. The
 /// key holds the template, so its address is not reused while it lives.
 #[derive(Clone, Default)]
-pub(crate) struct BlockMemo(Arc<Mutex<Entries<(Template, ServerView), Option<String>>>>);
+pub(crate) struct BlockMemo(Arc<Mutex<BlockEntries>>);
+
+/// Blocks (`None`: out of fuel) by template and view.
+type BlockEntries = Entries<(Template, ServerView), Option<String>>;
 
 impl BlockMemo {
     /// The block of `view` in `template`, from the memo or from `render`
