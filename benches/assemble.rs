@@ -15,13 +15,7 @@ const NAMES: [&str; 3] = ["cold", "repeat", "floor"];
 
 /// The input strings a token count cannot avoid: instructions and tool descriptions.
 fn floor(all: &[ServerSnapshot]) -> usize {
-    let bpe = tiktoken_rs::o200k_base_singleton();
-    let tools = all.iter().flat_map(|s| &s.tools);
-    all.iter()
-        .filter_map(|s| s.instructions.raw())
-        .chain(tools.filter_map(|t| t.description.as_deref()))
-        .map(|text| bpe.count_ordinary(black_box(text)))
-        .sum()
+    support::floor(all)
 }
 
 fn bench(c: &mut Criterion, all: &[ServerSnapshot]) {

@@ -1,6 +1,8 @@
 //! The hub in an agent loop: reading the section when nothing changed vs a
 //! full re-assembly, and one server changing among fifty vs a cold assembly
-//! of fifty. Prints both ratios (targets: >= 10,000x and >= 20x).
+//! of fifty. Prints both ratios (targets: >= 10,000x and >= 20x), and each
+//! median against the floor of the same run (tiktoken counting the fifty
+//! servers' instructions and descriptions once).
 
 mod support;
 
@@ -9,26 +11,15 @@ use std::time::{Duration, SystemTime};
 
 use criterion::{BatchSize, Criterion};
 use mcp_preamble::hub::Hub;
-use mcp_preamble::{Assembler, ServerSnapshot, Tool};
+use mcp_preamble::{Assembler, ServerSnapshot};
 
-const NAMES: [&str; 4] = ["read", "reassemble", "one_changed", "cold_fifty"];
+const NAMES: [&str; 5] = ["read", "reassemble", "one_changed", "cold_fifty", "floor"];
 
-/// Fifty servers: the 37 real captures and 13 made-up ones.
-fn fifty() -> Vec<ServerSnapshot> {
-    let mut all = support::corpus();
-    for i in 0..13 {
-        let name = format!("extra-{i:02}");
-        all.push(
-            ServerSnapshot::new(&name)
-                .with_alias(&name)
-                .with_instructions(format!(
-                    "Always call {name}_list before {name}_get. Records of area {i} are scoped to one day."
-                ))
-                .with_tool(Tool::new(format!("{name}_list"), "List records."))
-                .with_tool(Tool::new(format!("{name}_get"), "Get a record by id.")),
-        );
-    }
-    all
+/// The assembler the hub runs. Hook for the tokenizer counters (tokenizer
+/// files, estimates) once they exist: build the assembler with them here,
+/// so `reassemble` and `one_changed` measure them against the same floor.
+fn assembler() -> Assembler {
+    Assembler::new()
 }
 
 fn bench(c: &mut Criterion, all: &[ServerSnapshot]) {
@@ -37,16 +28,16 @@ fn bench(c: &mut Criterion, all: &[ServerSnapshot]) {
         .sample_size(20)
         .measurement_time(Duration::from_secs(4));
 
-    let hub = Hub::new(Assembler::new());
+    let hub = Hub::new(assembler());
     for s in all {
         hub.upsert(s.alias.clone().unwrap(), s.clone()).unwrap();
     }
     group.bench_function("read", |b| b.iter(|| black_box(hub.section())));
 
-    let assembler = Assembler::new();
-    assembler.assemble(all).unwrap();
+    let warm = assembler();
+    warm.assemble(all).unwrap();
     group.bench_function("reassemble", |b| {
-        b.iter(|| assembler.assemble(black_box(all)).unwrap())
+        b.iter(|| warm.assemble(black_box(all)).unwrap())
     });
 
     // Each iteration changes one server's instructions (two versions in turn).
@@ -70,28 +61,30 @@ fn bench(c: &mut Criterion, all: &[ServerSnapshot]) {
 
     group.bench_function("cold_fifty", |b| {
         b.iter_batched_ref(
-            Assembler::new,
+            assembler,
             |a| a.assemble(black_box(all)).unwrap(),
             BatchSize::SmallInput,
         )
     });
+    group.bench_function("floor", |b| b.iter(|| support::floor(black_box(all))));
     group.finish();
 }
 
 fn main() {
     let start = SystemTime::now();
-    let all = fifty();
+    // Fifty servers: the 37 real captures and 13 made-up ones.
+    let all = support::fifty();
     let mut c = Criterion::default().configure_from_args();
     bench(&mut c, &all);
     c.final_summary();
-    let mut medians = [0.0; 4];
+    let mut medians = [0.0; 5];
     for (m, name) in medians.iter_mut().zip(NAMES) {
         match support::median_ns("hub", name, start) {
             Ok(ns) => *m = ns,
             Err(why) => return println!("hub/{name}: {why}; skipping the summary"),
         }
     }
-    let [read, reassemble, one, cold] = medians;
+    let [read, reassemble, one, cold, floor] = medians;
     println!();
     println!(
         "medians: read {:.1} ns, reassemble {:.3} ms, one_changed {:.3} ms, cold_fifty {:.3} ms",
@@ -105,6 +98,14 @@ fn main() {
         reassemble / read
     );
     println!("cold_fifty/one_changed = {:.1} (target >= 20)", cold / one);
+    println!(
+        "against the floor ({:.3} ms): read {:.6}, reassemble {:.3}, one_changed {:.3}, cold_fifty {:.3}",
+        floor / 1e6,
+        read / floor,
+        reassemble / floor,
+        one / floor,
+        cold / floor
+    );
     support::baseline(
         "hub-baseline.json",
         "hub",
@@ -113,6 +114,7 @@ fn main() {
             ("reassemble", reassemble),
             ("one_changed", one),
             ("cold_fifty", cold),
+            ("floor", floor),
         ],
     );
 }

@@ -122,7 +122,11 @@ fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
     let mut word = String::new();
     // Hyphens and apostrophes at word edges are quoting or dashes, not words.
     let mut flush = |word: &mut String| {
-        let w = word.trim_matches(['-', '\'']);
+        // Most words have no hyphen or apostrophe at an edge: no trim.
+        let w = match word.as_bytes() {
+            [b'-' | b'\'', ..] | [.., b'-' | b'\''] => word.trim_matches(['-', '\'']),
+            _ => word.as_str(),
+        };
         if !w.is_empty() {
             f(w);
         }

@@ -143,7 +143,9 @@ pub(crate) fn hidden(c: char) -> Option<Hidden> {
 /// no-break space keeps a line together, which matters in typography, not
 /// in a model's context.
 fn is_unicode_space(c: char) -> bool {
-    c != ' ' && CodePointMapData::<GeneralCategory>::new().get(c) == GeneralCategory::SpaceSeparator
+    // The only ASCII space separator is U+0020: no property lookup for ASCII.
+    !c.is_ascii()
+        && CodePointMapData::<GeneralCategory>::new().get(c) == GeneralCategory::SpaceSeparator
 }
 
 fn is_dropped(c: char) -> bool {

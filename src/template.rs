@@ -148,6 +148,18 @@ impl Template {
         Ok(())
     }
 
+    /// Whether `self` and `other` are the same compiled template (clones
+    /// of one [`Template`]).
+    pub(crate) fn same(&self, other: &Template) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    /// The address of the compiled template, for hashing what
+    /// [`Template::same`] compares.
+    pub(crate) fn address(&self) -> usize {
+        Arc::as_ptr(&self.inner) as usize
+    }
+
     /// Starts rendering a section of `count` blocks.
     pub(crate) fn session(&self, count: usize) -> Result<Session<'_>> {
         let tmpl = self
@@ -342,7 +354,7 @@ impl Session<'_> {
 }
 
 /// A tool as the template sees it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub(crate) struct ToolView {
     pub name: String,
     pub title: Option<String>,
@@ -352,7 +364,7 @@ pub(crate) struct ToolView {
 }
 
 /// A server as the template sees it (all text sanitized, not yet escaped).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub(crate) struct ServerView {
     pub name: String,
     pub alias: Option<String>,
@@ -371,6 +383,28 @@ pub(crate) struct ServerView {
     /// The tool index: deferred tools, behind tool search.
     pub deferred: Vec<ToolView>,
     pub more_deferred: usize,
+}
+
+impl ServerView {
+    /// About how many bytes of text it holds (for a memo's cap).
+    pub(crate) fn bytes(&self) -> usize {
+        let opt = |s: &Option<String>| s.as_ref().map_or(0, String::len);
+        let tools = self
+            .tools
+            .iter()
+            .chain(&self.deferred)
+            .map(|t| t.name.len() + opt(&t.title) + opt(&t.description) + opt(&t.summary));
+        self.name.len()
+            + opt(&self.alias)
+            + self.server_name.len()
+            + opt(&self.title)
+            + self.version.len()
+            + self.protocol_version.len()
+            + opt(&self.instructions)
+            + opt(&self.label)
+            + opt(&self.note)
+            + tools.sum::<usize>()
+    }
 }
 
 // ---- escaping filters -------------------------------------------------------

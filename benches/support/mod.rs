@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use mcp_preamble::ServerSnapshot;
 use mcp_preamble::files::Capture;
+use mcp_preamble::{ServerSnapshot, Tool};
 
 pub const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -28,6 +28,37 @@ pub fn corpus() -> Vec<ServerSnapshot> {
                 .with_alias(stem)
         })
         .collect()
+}
+
+/// Fifty servers, a gateway's worth: the corpus's real captures and made-up
+/// ones to fill up.
+pub fn fifty() -> Vec<ServerSnapshot> {
+    let mut all = corpus();
+    for i in 0..50usize.saturating_sub(all.len()) {
+        let name = format!("extra-{i:02}");
+        all.push(
+            ServerSnapshot::new(&name)
+                .with_alias(&name)
+                .with_instructions(format!(
+                    "Always call {name}_list before {name}_get. Records of area {i} are scoped to one day."
+                ))
+                .with_tool(Tool::new(format!("{name}_list"), "List records."))
+                .with_tool(Tool::new(format!("{name}_get"), "Get a record by id.")),
+        );
+    }
+    all
+}
+
+/// The floor: tiktoken counting, once, the input strings a token count
+/// cannot avoid (instructions and tool descriptions).
+pub fn floor(all: &[ServerSnapshot]) -> usize {
+    let bpe = tiktoken_rs::o200k_base_singleton();
+    let tools = all.iter().flat_map(|s| &s.tools);
+    all.iter()
+        .filter_map(|s| s.instructions.raw())
+        .chain(tools.filter_map(|t| t.description.as_deref()))
+        .map(|text| bpe.count_ordinary(std::hint::black_box(text)))
+        .sum()
 }
 
 /// Where criterion writes its estimates (same rules as criterion itself).

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
+use super::reuse::{BlockMemo, DedupMemo};
 use crate::dedup::{self, Similarity, ToolTextCache};
 use crate::error::Result;
 use crate::limits::Limits;
@@ -58,6 +59,8 @@ pub struct Assembler {
     pub(super) limits: Limits,
     pub(super) visibility: visibility::Rules,
     pub(super) tool_texts: ToolTextCache,
+    pub(super) dedup_memo: DedupMemo,
+    pub(super) block_memo: BlockMemo,
     pub(super) lock: Option<Lock>,
     pub(super) on_change: Option<OnChange>,
     pub(super) tool_names: ToolNames,
@@ -248,6 +251,8 @@ impl Assembler {
             limits: Limits::default(),
             visibility: visibility::Rules::default(),
             tool_texts: ToolTextCache::default(),
+            dedup_memo: DedupMemo::default(),
+            block_memo: BlockMemo::default(),
             lock: None,
             on_change: None,
             tool_names: ToolNames::plain(),

@@ -67,23 +67,78 @@ impl Assembler {
             .starts
             .iter()
             .copied()
-            .filter(|&p| {
-                p > 0
-                    && p < bytes.len()
-                    && bytes[p - 1] == b'\n'
-                    && !bytes[p].is_ascii_whitespace()
-                    && bytes[p] != b'/'
-            })
+            .filter(|&p| cuts_after_newline(bytes, p))
             .collect();
         cuts.dedup();
         let mut total = 0;
         let mut from = 0;
         for cut in cuts.into_iter().chain(std::iter::once(text.len())) {
             if cut > from {
-                total += self.counter.count(&text[from..cut]);
+                total += self.count_pieces(&text[from..cut]);
                 from = cut;
             }
         }
         total
     }
+
+    /// Tokens of `text` (a block, or a piece of the section from a block's
+    /// start). When the counter splits after newlines, it is counted in
+    /// pieces of at least [`PIECE_BYTES`], each cut at the first place
+    /// after that where [`Assembler::count_section`] may cut, so a block
+    /// and the same block in the section share all pieces but the last in
+    /// the counter's memo (and so do a block and its trimmed versions up
+    /// to the first change). The last piece is cut again at the last such
+    /// place, so that the section counts only the last lines of each block
+    /// anew.
+    pub(super) fn count_pieces(&self, text: &str) -> usize {
+        if !self.counter.splits_after_newline() {
+            return self.counter.count(text);
+        }
+        let bytes = text.as_bytes();
+        let mut total = 0;
+        let mut from = 0;
+        let mut search = PIECE_BYTES;
+        while search < bytes.len() {
+            let Some(at) = bytes[search - 1..].iter().position(|b| *b == b'\n') else {
+                break;
+            };
+            let cut = search + at;
+            if cuts_after_newline(bytes, cut) {
+                total += self.counter.count(&text[from..cut]);
+                from = cut;
+                search = cut + PIECE_BYTES;
+            } else {
+                search = cut + 1;
+            }
+        }
+        // The last lines apart too: in the section the last piece goes on
+        // into the body, so only they are counted again there.
+        let last = bytes[from..]
+            .iter()
+            .enumerate()
+            .rev()
+            .filter(|(_, b)| **b == b'\n')
+            .map(|(at, _)| from + at + 1)
+            .find(|&cut| cuts_after_newline(bytes, cut));
+        if let Some(cut) = last {
+            total += self.counter.count(&text[from..cut]);
+            from = cut;
+        }
+        total + self.counter.count(&text[from..])
+    }
+}
+
+/// Fewest bytes of a piece [`Assembler::count_pieces`] counts apart: large
+/// enough that the counter is called a few times per block, not per line.
+const PIECE_BYTES: usize = 512;
+
+/// Whether text may be cut at byte `p` for counting: right after a newline
+/// and before a character other than whitespace or `/` (see
+/// [`TokenCounter::splits_after_newline`](crate::TokenCounter::splits_after_newline)).
+fn cuts_after_newline(bytes: &[u8], p: usize) -> bool {
+    p > 0
+        && p < bytes.len()
+        && bytes[p - 1] == b'\n'
+        && !bytes[p].is_ascii_whitespace()
+        && bytes[p] != b'/'
 }

@@ -12,6 +12,7 @@ mod mentions;
 mod names;
 mod namespace;
 mod prepare;
+mod reuse;
 
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
@@ -143,9 +144,12 @@ impl Assembler {
         // keeps an expensive template from making every rung count tokens
         // of a huge block.
         let mut measure = |view: &ServerView| -> Result<Render> {
-            Ok(match session.block(view)? {
+            let block = self
+                .block_memo
+                .get_or_render(&self.template, view, || session.block(view))?;
+            Ok(match block {
                 Some(text) if text.len() <= MAX_BLOCK_BYTES => {
-                    let tokens = self.counter.count(&text);
+                    let tokens = self.count_pieces(&text);
                     Render::Block(Rendered { text, tokens })
                 }
                 _ => Render::OutOfFuel,

@@ -1,12 +1,13 @@
 //! One server on its way through the stages: sanitized into the view the
 //! template sees, the operator's policy applied, de-duplicated, then fitted.
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::sync::Arc;
 
 use super::builder::{Assembler, Policy};
 use super::exposure::ServerNames;
 use super::mentions;
+use super::reuse::{DedupKey, DedupOutcome};
 use crate::budget::{self, Measure, Render, Rendered, Trim};
 use crate::dedup::{self, ToolText};
 use crate::error::Result;
@@ -164,32 +165,32 @@ impl Prepared {
         let Some(text) = self.view.instructions.clone() else {
             return;
         };
-        let mut trim = self.trim_of(text);
         if self.replaced {
-            self.trim = Some(trim);
+            self.trim = Some(self.trim_of(text));
             return;
         }
         let (loaded, deferred) = self.descriptions(source, config);
-        // Units past the limit are kept unchecked: their cost is the budget ladder's, which is linear.
-        let checked = trim.units.len().min(config.limits.max_dedup_units());
-        if checked < trim.units.len() {
-            let hit = LimitHit::new(Limit::DedupUnits, checked, trim.units.len());
+        let key = DedupKey {
+            text,
+            names: self.tool_names().into_iter().collect(),
+            loaded,
+            deferred,
+            similarity: config.similarity.to_bits(),
+            max_units: config.limits.max_dedup_units(),
+        };
+        let done = config
+            .dedup_memo
+            .get_or_compute(key, |key| dedup_outcome(key, config.similarity));
+        if let Some(hit) = done.hit {
             self.report.limit_hits(vec![hit]);
         }
-        let units = &trim.units[..checked];
-        let restated = dedup::restatements(&trim.text, units, &loaded, config.similarity);
-        let restated_deferred = if deferred.is_empty() {
-            Vec::new()
-        } else {
-            dedup::restatements(&trim.text, units, &deferred, config.similarity)
-        };
-        let kept = self.drop_repeats(&mut trim, &restated, &restated_deferred);
+        self.dedup_removed.extend(done.removed.iter().cloned());
         if let Some(d) = &mut self.report.deferred {
-            d.restatements_kept = kept;
+            d.restatements_kept = done.restatements_kept.clone();
         }
-        self.view.instructions = trim.kept();
-        self.whole = self.view.instructions.clone();
-        self.trim = Some(trim);
+        self.view.instructions = done.kept_text.clone();
+        self.whole = done.kept_text.clone();
+        self.trim = Some(done.trim.clone());
     }
 
     /// The descriptions de-duplication checks against: of loaded tools,
@@ -220,44 +221,6 @@ impl Prepared {
         (loaded, deferred)
     }
 
-    /// Drops the units that restate a loaded tool (`restated`, per unit
-    /// checked) or repeat an earlier unit; raises those that restate a
-    /// deferred tool, and returns them.
-    fn drop_repeats(
-        &mut self,
-        trim: &mut Trim,
-        restated: &[Option<&str>],
-        restated_deferred: &[Option<&str>],
-    ) -> Vec<Restatement> {
-        let mut kept = Vec::new();
-        let mut units_seen: HashSet<String> = HashSet::new();
-        for (k, (unit, tool)) in trim.units.clone().iter().zip(restated).enumerate() {
-            let unit_text = unit.text(&trim.text);
-            if let Some(tool) = tool {
-                let mut removal = Removal::new(RemovalReason::RestatesTool, unit_text).of_unit(k);
-                removal.tool = Some(tool.to_string());
-                self.dedup_removed.push(removal);
-                trim.drop_unit(k);
-                continue;
-            }
-            let norm = dedup::normalize(unit_text);
-            if !norm.is_empty() && !units_seen.insert(norm) {
-                self.dedup_removed
-                    .push(Removal::new(RemovalReason::Repeated, unit_text).of_unit(k));
-                trim.drop_unit(k);
-                continue;
-            }
-            if let Some(tool) = restated_deferred.get(k).copied().flatten() {
-                kept.push(Restatement {
-                    text: unit_text.to_string(),
-                    tool: tool.to_string(),
-                });
-                trim.raise(k, dedup::Priority::RestatesDeferred);
-            }
-        }
-        kept
-    }
-
     /// Ladder step 1 across servers: the instructions equal `first`'s, which
     /// come earlier in the section; show a reference instead.
     pub fn make_twin(&mut self, first: String) {
@@ -276,14 +239,17 @@ impl Prepared {
     }
 
     fn trim_of(&self, text: String) -> Trim {
-        let names: HashSet<String> = self
-            .view
+        Trim::new(text, &self.tool_names().into_iter().collect())
+    }
+
+    /// The server's tool names (loaded and deferred), normalized.
+    fn tool_names(&self) -> BTreeSet<String> {
+        self.view
             .tools
             .iter()
             .chain(&self.view.deferred)
             .map(|t| dedup::normalize(&t.name))
-            .collect();
-        Trim::new(text, &names)
+            .collect()
     }
 
     /// Ladder steps 2–5: fits the de-duplicated view into `limit`.
@@ -340,6 +306,67 @@ impl Prepared {
     pub fn reset_fit(&mut self) {
         self.report.unomit_over_budget();
     }
+}
+
+/// Ladder step 1 within a server: its units, those that restate one of
+/// its loaded tools' descriptions or repeat an earlier unit dropped.
+fn dedup_outcome(key: &DedupKey, similarity: f64) -> DedupOutcome {
+    let mut trim = Trim::new(key.text.clone(), &key.name_set());
+    // Units past the limit are kept unchecked: their cost is the budget ladder's, which is linear.
+    let checked = trim.units.len().min(key.max_units);
+    let hit = (checked < trim.units.len())
+        .then(|| LimitHit::new(Limit::DedupUnits, checked, trim.units.len()));
+    let units = &trim.units[..checked];
+    let restated = dedup::restatements(&trim.text, units, &key.loaded, similarity);
+    let restated_deferred = if key.deferred.is_empty() {
+        Vec::new()
+    } else {
+        dedup::restatements(&trim.text, units, &key.deferred, similarity)
+    };
+    let (removed, restatements_kept) = drop_repeats(&mut trim, &restated, &restated_deferred);
+    DedupOutcome {
+        kept_text: trim.kept(),
+        trim,
+        removed,
+        restatements_kept,
+        hit,
+    }
+}
+
+/// Drops the units that restate a loaded tool (`restated`, per unit
+/// checked) or repeat an earlier unit; raises those that restate a
+/// deferred tool. Returns what it dropped and the restatements it kept.
+fn drop_repeats(
+    trim: &mut Trim,
+    restated: &[Option<&str>],
+    restated_deferred: &[Option<&str>],
+) -> (Vec<Removal>, Vec<Restatement>) {
+    let (mut removed, mut kept) = (Vec::new(), Vec::new());
+    let mut units_seen: HashSet<String> = HashSet::new();
+    for (k, (unit, tool)) in trim.units.clone().iter().zip(restated).enumerate() {
+        let unit_text = unit.text(&trim.text);
+        if let Some(tool) = tool {
+            let mut removal = Removal::new(RemovalReason::RestatesTool, unit_text).of_unit(k);
+            removal.tool = Some(tool.to_string());
+            removed.push(removal);
+            trim.drop_unit(k);
+            continue;
+        }
+        let norm = dedup::normalize(unit_text);
+        if !norm.is_empty() && !units_seen.insert(norm) {
+            removed.push(Removal::new(RemovalReason::Repeated, unit_text).of_unit(k));
+            trim.drop_unit(k);
+            continue;
+        }
+        if let Some(tool) = restated_deferred.get(k).copied().flatten() {
+            kept.push(Restatement {
+                text: unit_text.to_string(),
+                tool: tool.to_string(),
+            });
+            trim.raise(k, dedup::Priority::RestatesDeferred);
+        }
+    }
+    (removed, kept)
 }
 
 impl Found {

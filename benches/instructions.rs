@@ -1,0 +1,255 @@
+//! The regression guard CI trusts: instruction counts (valgrind's callgrind)
+//! of cold assembly, repeat assembly and the floor over the corpus, compared
+//! with `benches/instructions.json`.
+//!
+//! Instruction counts do not depend on what else the machine does: the same
+//! binary on the same input gives the same count, where wall-clock timings
+//! on a shared machine drift by tens of percent. The run fails when cold or
+//! repeat grows more than 10% over the committed baseline; re-save it in the
+//! same change with
+//!
+//! ```text
+//! MCP_PREAMBLE_SAVE_BASELINE=1 cargo bench --bench instructions
+//! ```
+//!
+//! Each scenario runs in a child process of this binary under
+//! `valgrind --tool=callgrind`, counting only inside [`measured`] (so
+//! loading the corpus and the tokenizer is not counted). Without valgrind
+//! the run skips loudly, unless `MCP_PREAMBLE_REQUIRE_VALGRIND=1` or `CI`
+//! is set, where it fails.
+
+mod support;
+
+use std::hint::black_box;
+use std::path::Path;
+use std::process::Command;
+
+use mcp_preamble::{Assembler, ServerSnapshot};
+
+/// Scenarios the guard fails on when they grow, and the floor they are
+/// compared with.
+const GUARDED: [&str; 2] = ["cold", "repeat"];
+const ALL: [&str; 3] = ["cold", "repeat", "floor"];
+/// How much growth over the baseline is tolerated.
+const TOLERANCE: f64 = 0.10;
+const CHILD: &str = "--callgrind-child";
+
+/// The input strings a token count cannot avoid (as `benches/assemble.rs`).
+fn floor(all: &[ServerSnapshot]) -> usize {
+    support::floor(all)
+}
+
+/// The only function callgrind counts in (`--toggle-collect`).
+#[inline(never)]
+fn measured(scenario: &str, all: &[ServerSnapshot], warm: &Assembler, fresh: &Assembler) -> usize {
+    match scenario {
+        "cold" => fresh.assemble(black_box(all)).unwrap().total_tokens(),
+        "repeat" => warm.assemble(black_box(all)).unwrap().total_tokens(),
+        "floor" => floor(black_box(all)),
+        other => panic!("unknown scenario {other}"),
+    }
+}
+
+/// In the child: set up outside the counted region, then run one scenario.
+fn child(scenario: &str) {
+    let all = support::corpus();
+    // Process-wide one-time work (the tokenizer, compiled patterns) happens
+    // here, as it does before criterion's first timed iteration.
+    let warm = Assembler::new();
+    warm.assemble(&all).unwrap();
+    let fresh = Assembler::new();
+    let _ = floor(&all);
+    black_box(measured(scenario, &all, &warm, &fresh));
+}
+
+/// `getrandom` that fills with a fixed pattern, for the child only: std's
+/// hash maps take random keys, and their probe sequences (so the counts)
+/// would vary by a few hundredths of a percent from run to run. The
+/// library is not changed: only this bench's child process sees it.
+const FIXED_SEED_C: &str = r#"
+#include <stddef.h>
+#include <sys/types.h>
+ssize_t getrandom(void *buf, size_t len, unsigned int flags) {
+    (void)flags;
+    unsigned char *b = buf;
+    for (size_t i = 0; i < len; i++) b[i] = (unsigned char)(i * 151 + 7);
+    return (ssize_t)len;
+}
+"#;
+
+/// Builds the fixed-seed preload library with `cc` (the C compiler Rust
+/// links with), or says why not.
+fn fixed_seed(dir: &Path) -> Result<std::path::PathBuf, String> {
+    let src = dir.join("fixed_seed.c");
+    let lib = dir.join("libfixed_seed.so");
+    std::fs::write(&src, FIXED_SEED_C).map_err(|e| format!("{}: {e}", src.display()))?;
+    let status = Command::new("cc")
+        .args(["-shared", "-fPIC", "-O2", "-o"])
+        .arg(&lib)
+        .arg(&src)
+        .status()
+        .map_err(|e| format!("cc: {e}"))?;
+    status
+        .success()
+        .then_some(lib)
+        .ok_or_else(|| format!("cc: {status}"))
+}
+
+/// The instructions `scenario` takes, from a callgrind run of this binary.
+fn count(scenario: &str, preload: Option<&Path>) -> Result<u64, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let out = std::env::temp_dir().join(format!(
+        "mcp-preamble-callgrind-{}-{scenario}.out",
+        std::process::id()
+    ));
+    let mut valgrind = Command::new("valgrind");
+    // The same environment wherever it runs: the child's start-up reads it.
+    valgrind.env_clear();
+    if let Some(path) = std::env::var_os("PATH") {
+        valgrind.env("PATH", path);
+    }
+    if let Some(lib) = preload {
+        valgrind.env("LD_PRELOAD", lib);
+    }
+    let status = valgrind
+        .arg("--tool=callgrind")
+        .arg(format!("--callgrind-out-file={}", out.display()))
+        .args([
+            "--collect-atstart=no",
+            "--toggle-collect=*instructions::measured*",
+        ])
+        .arg("--quiet")
+        .arg(&exe)
+        .args([CHILD, scenario])
+        .status()
+        .map_err(|e| format!("valgrind: {e}"))?;
+    if !status.success() {
+        return Err(format!("valgrind on {scenario}: {status}"));
+    }
+    let total = totals(&out);
+    let _ = std::fs::remove_file(&out);
+    total
+}
+
+/// The `totals:` (or `summary:`) line of a callgrind output file.
+fn totals(path: &Path) -> Result<u64, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    text.lines()
+        .find_map(|l| {
+            l.strip_prefix("totals:")
+                .or_else(|| l.strip_prefix("summary:"))
+        })
+        .and_then(|n| n.split_whitespace().next()?.parse().ok())
+        .ok_or_else(|| format!("{}: no totals line", path.display()))
+}
+
+fn valgrind_version() -> Option<String> {
+    let out = Command::new("valgrind").arg("--version").output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+fn required() -> bool {
+    std::env::var("MCP_PREAMBLE_REQUIRE_VALGRIND").is_ok_and(|v| v == "1")
+        || std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false")
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == CHILD) {
+        return child(&args[i + 1]);
+    }
+    let Some(version) = valgrind_version() else {
+        if required() {
+            eprintln!(
+                "instructions: valgrind is required (CI or MCP_PREAMBLE_REQUIRE_VALGRIND=1) but not installed"
+            );
+            std::process::exit(1);
+        }
+        println!("instructions: SKIPPED: valgrind is not installed (apt-get install valgrind)");
+        return;
+    };
+    let dir =
+        std::env::temp_dir().join(format!("mcp-preamble-instructions-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let preload = match fixed_seed(&dir) {
+        Ok(lib) => Some(lib),
+        Err(why) => {
+            println!(
+                "instructions: no fixed hash seed ({why}): counts may vary by ~0.05% between runs"
+            );
+            None
+        }
+    };
+    let mut counts = Vec::new();
+    for scenario in ALL {
+        let counted = count(scenario, preload.as_deref());
+        match counted {
+            Ok(n) => counts.push((scenario, n)),
+            Err(why) => {
+                eprintln!("instructions: {why}");
+                std::process::exit(1);
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let get = |name: &str| counts.iter().find(|(n, _)| *n == name).map_or(0, |c| c.1);
+    let floor = get("floor") as f64;
+    println!("instructions ({version}):");
+    for (name, n) in &counts {
+        println!("  {name:<8} {n:>14}  {:.3}x floor", *n as f64 / floor);
+    }
+    let path = Path::new(support::ROOT).join("benches/instructions.json");
+    if std::env::var("MCP_PREAMBLE_SAVE_BASELINE").is_ok_and(|v| v == "1") {
+        let mut json = serde_json::Map::new();
+        for (name, n) in &counts {
+            json.insert((*name).to_string(), serde_json::json!(n));
+        }
+        json.insert("valgrind".into(), version.into());
+        json.insert("machine".into(), support::machine().into());
+        json.insert("date".into(), support::today().into());
+        let text = serde_json::to_string_pretty(&json).unwrap_or_default() + "\n";
+        std::fs::write(&path, text).expect("benches/instructions.json is writable");
+        return println!("wrote {}", path.display());
+    }
+    let base: serde_json::Value = match std::fs::read_to_string(&path)
+        .map_err(|e| e.to_string())
+        .and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string()))
+    {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!(
+                "instructions: no baseline at {} ({e}); save one with \
+                 `MCP_PREAMBLE_SAVE_BASELINE=1 cargo bench --bench instructions`",
+                path.display()
+            );
+            std::process::exit(1);
+        }
+    };
+    let mut failed = false;
+    for (name, now) in &counts {
+        let Some(then) = base[*name].as_u64() else {
+            println!("  {name}: not in the baseline");
+            failed |= GUARDED.contains(name);
+            continue;
+        };
+        let ratio = *now as f64 / then as f64;
+        let verdict = if GUARDED.contains(name) && ratio > 1.0 + TOLERANCE {
+            failed = true;
+            "FAILED: more than 10% over the baseline"
+        } else if ratio < 1.0 - TOLERANCE {
+            "faster than the baseline; consider re-saving it"
+        } else {
+            "ok"
+        };
+        println!("  {name}: {ratio:.3}x baseline ({then}) {verdict}");
+    }
+    if failed {
+        eprintln!(
+            "instructions: over the baseline; if that is intended, re-save it in the same change: \
+             MCP_PREAMBLE_SAVE_BASELINE=1 cargo bench --bench instructions"
+        );
+        std::process::exit(1);
+    }
+}
