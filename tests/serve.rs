@@ -522,7 +522,10 @@ fn served_prose_names_listed_tools_and_the_policy_filters_and_overrides_tools() 
         "tool \"audit__list_periods\" is not served: the operator's policy hides \"list_periods\" of upstream \"audit\""
     );
     assert_eq!(refused["error"]["data"]["upstream"], "audit");
-    assert_eq!(g.text("audit__get_invoice", json!({"id": "7"})), "invoice 7");
+    assert_eq!(
+        g.text("audit__get_invoice", json!({"id": "7"})),
+        "invoice 7"
+    );
     assert_eq!(
         g.text("billing__list_periods", json!({})),
         "2026-07, 2026-08"

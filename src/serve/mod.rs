@@ -53,11 +53,16 @@
 mod fit;
 mod forward;
 mod gateway;
+#[cfg(feature = "serve-http")]
+mod http;
 mod names;
 mod view;
 
 pub use fit::ServeAs;
 pub use gateway::Gateway;
+#[cfg(feature = "serve-http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serve-http")))]
+pub use http::bind_loopback;
 pub use names::{GatewayNames, SCHEME, exposed_name, scheme};
 pub use view::{NOTE, READER};
 
