@@ -281,3 +281,57 @@ fn the_gateway_listens_on_loopback_addresses_only() {
         assert!(out.stdout.is_empty());
     }
 }
+
+#[test]
+fn the_http_gateway_answers_raw_json_rpc_and_refuses_foreign_host_headers() {
+    use std::io::{Read, Write};
+    ensure_npm();
+    let dir = std::env::temp_dir().join(format!(
+        "mcp-preamble-serve-clients-{}-host",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("mcp.json");
+    let billing = json!({"command": "node", "args": [servers_dir().join("invoice.mjs")]});
+    std::fs::write(
+        &config,
+        json!({"mcpServers": {"billing": billing}}).to_string(),
+    )
+    .unwrap();
+    let (mut child, url) = listening(&config);
+    let authority = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string();
+    let post = |host: &str| -> String {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"}}})
+        .to_string();
+        let mut s = std::net::TcpStream::connect(&authority).unwrap();
+        write!(
+            s,
+            "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+             Connection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut answer = String::new();
+        let _ = s.read_to_string(&mut answer);
+        answer
+    };
+    let ok = post(&authority);
+    let foreign = post("attacker.example");
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(ok.starts_with("HTTP/1.1 200"), "{ok}");
+    assert!(
+        ok.contains("\"serverInfo\":{\"name\":\"mcp-preamble\""),
+        "{ok}"
+    );
+    assert!(ok.contains("billing__list_periods"), "{ok}");
+    assert!(!foreign.starts_with("HTTP/1.1 200"), "{foreign}");
+    assert!(!foreign.contains("serverInfo"), "{foreign}");
+}
