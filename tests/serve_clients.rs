@@ -71,13 +71,6 @@ fn clients_ready(which: &str) -> bool {
     ready
 }
 
-/// Runs one client in one era against a gateway in front of `billing`
-/// (the invoice server) and `echo` (which adds the tool `later` 3 s after
-/// the gateway first lists its tools).
-fn run(client: &str, era: &str) -> Value {
-    run_on(client, era, false)
-}
-
 /// A gateway serving Streamable HTTP on a free loopback port, and its URL
 /// (read from its log).
 fn listening(config: &Path) -> (std::process::Child, String) {
@@ -106,6 +99,11 @@ fn listening(config: &Path) -> (std::process::Child, String) {
     (child, url)
 }
 
+/// Runs one client in one era against a gateway in front of `billing`
+/// (the invoice server) and `echo` (which adds the tool `later` 3 s after
+/// the gateway first lists its tools).
+/// With `http`, the gateway serves Streamable HTTP (`--listen`) and the
+/// client connects to its URL.
 fn run_on(client: &str, era: &str, http: bool) -> Value {
     ensure_npm();
     let dir = std::env::temp_dir().join(format!(

@@ -504,8 +504,8 @@ impl Assembler {
 
     /// `s` (configured under `key`) as the model is sent it: without the
     /// tools its filter hides, the rest with their overrides; and the
-    /// names of the hidden tools.
-    #[cfg(feature = "hub")]
+    /// names of the hidden tools (for the gateway's `tools/list`).
+    #[cfg(feature = "serve")]
     pub(crate) fn sent(
         &self,
         key: &str,

@@ -144,6 +144,7 @@ impl Hub {
     /// The snapshot held for `alias` as the model is sent it (the
     /// policy's tool filter and overrides applied), and the names of the
     /// tools the filter hides.
+    #[cfg(feature = "serve")]
     pub(crate) fn sent(&self, alias: &str) -> Option<(crate::model::ServerSnapshot, Vec<String>)> {
         let state = self.guard();
         let snapshot = state.servers.get(alias)?.snapshot.clone();
