@@ -28,6 +28,10 @@
 //!   the instructions (2025 sessions as notifications, 2026-07-28 ones
 //!   through `subscriptions/listen`).
 //!
+//! On stdio ([`Gateway::serve_stdio`]), or with the feature `serve-http`
+//! over Streamable HTTP on a loopback address only (`Gateway::serve_http`
+//! on a listener from `bind_loopback`).
+//!
 //! Not served: resources and prompts of the upstreams (a host that needs
 //! them connects the server directly), and progress notifications (the
 //! hub's client handler does not relay them).
