@@ -606,8 +606,11 @@
 //! - `serve`: the `serve` module, a gateway that serves the hub's section
 //!   and its servers' tools to a host as one MCP server (rmcp's server
 //!   side, stdio); implies `rmcp`.
+//! - `serve-http`: the gateway over Streamable HTTP on a loopback address
+//!   too (`Gateway::serve_http`, rmcp's server transport, hyper); implies
+//!   `serve` and `http`.
 //! - `cli`: the `mcp-preamble` binary (`preview`, `snapshot`, `lint`, `pin`,
-//!   `serve`); implies `http`, `serve` and `tokenizers`.
+//!   `serve`); implies `http`, `serve`, `serve-http` and `tokenizers`.
 //! - `testing`: the `testing` module, a test kit for prompt budgets (insta).
 //! - `tokenizers`: `tokens::HfTokenizer`, counters from Hugging Face
 //!   `tokenizer.json` files (the tokenizers crate, pure-Rust regexes);

@@ -429,3 +429,111 @@ fn a_hanging_call_times_out_and_a_host_cancel_reaches_the_upstream() {
         g.text("slow__cancelled", json!({})) == "2"
     });
 }
+
+/// Each mention of `tool` in `text` with the name characters before it
+/// (`billing__get_invoice`, or a bare `get_invoice`): what a model could
+/// take for a tool name.
+fn mentions<'a>(text: &'a str, tool: &str) -> Vec<&'a str> {
+    let mut found = Vec::new();
+    for (at, _) in text.match_indices(tool) {
+        let start = text[..at]
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+            .map_or(0, |i| i + 1);
+        found.push(&text[start..at + tool.len()]);
+    }
+    found
+}
+
+#[test]
+fn served_prose_names_listed_tools_and_the_policy_filters_and_overrides_tools() {
+    ensure_npm();
+    let dir = scratch("policy");
+    let billing = write(
+        &dir,
+        "billing.md",
+        "Always call `get_invoice` after list_periods() to check the period.",
+    );
+    let audit = write(
+        &dir,
+        "audit.md",
+        "Call list_periods() for the open periods first.\n\nUse `get_invoice` for one invoice of an audit.",
+    );
+    let config = dir.join("mcp.json");
+    let servers = json!({"mcpServers": {
+        "billing": node("invoice.mjs", json!({"INSTRUCTIONS_FILE": billing})),
+        "audit": node("invoice.mjs", json!({"INSTRUCTIONS_FILE": audit})),
+    }});
+    std::fs::write(&config, servers.to_string()).unwrap();
+    let policy = write(
+        &dir,
+        "policy.toml",
+        "version = 1\n[servers.audit.tools]\ndeny = [\"list_*\"]\n\
+         [servers.audit.tool.get_invoice]\ndescription = \"One audited invoice.\"\n\
+         title = \"Audited invoice\"\nannotations = { readOnlyHint = true }\n",
+    );
+    let mut g = Gateway::start(&["--config", config.to_str().unwrap(), "--policy", &policy]);
+    let text = g.notes[0]["result"]["instructions"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let answer = g.request("tools/list", json!({}));
+    let tools = answer["result"]["tools"].as_array().unwrap().clone();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+
+    // The prose names tools as the gateway lists them.
+    assert!(
+        text.contains("call `billing__get_invoice` after billing__list_periods()"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Use `audit__get_invoice` for one invoice"),
+        "{text}"
+    );
+    // The sentence about the hidden tool is gone; no name the gateway does
+    // not list is left in the text.
+    assert!(!text.contains("open periods"), "{text}");
+    for tool in ["get_invoice", "list_periods"] {
+        for name in mentions(&text, tool) {
+            assert!(names.contains(&name), "{name} is not listed: {text}");
+        }
+    }
+
+    // tools/list: filtered, overridden.
+    assert!(names.contains(&"billing__list_periods"), "{names:?}");
+    assert!(!names.contains(&"audit__list_periods"), "{names:?}");
+    let audited = tools
+        .iter()
+        .find(|t| t["name"] == "audit__get_invoice")
+        .unwrap_or_else(|| panic!("{names:?}"));
+    assert_eq!(audited["description"], "One audited invoice.");
+    assert_eq!(audited["title"], "Audited invoice");
+    assert_eq!(audited["annotations"]["readOnlyHint"], true);
+    let plain = tools
+        .iter()
+        .find(|t| t["name"] == "billing__get_invoice")
+        .unwrap();
+    assert_eq!(plain["description"], "Get an invoice by id.");
+
+    // tools/call: the hidden tool is refused as hidden; the rest are served.
+    let refused = g.call("audit__list_periods", json!({}));
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert_eq!(
+        refused["error"]["message"],
+        "tool \"audit__list_periods\" is not served: the operator's policy hides \"list_periods\" of upstream \"audit\""
+    );
+    assert_eq!(refused["error"]["data"]["upstream"], "audit");
+    assert_eq!(
+        g.text("audit__get_invoice", json!({"id": "7"})),
+        "invoice 7"
+    );
+    assert_eq!(
+        g.text("billing__list_periods", json!({})),
+        "2026-07, 2026-08"
+    );
+    let unknown = g.call("audit__nope", json!({}));
+    assert_eq!(
+        unknown["error"]["message"], "unknown tool \"audit__nope\"",
+        "{unknown}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,5 +1,5 @@
-//! The official SDK clients against `mcp-preamble serve` over stdio, in
-//! both eras: the TypeScript SDK's `Client` (`@modelcontextprotocol/client`,
+//! The official SDK clients against `mcp-preamble serve` over stdio (and
+//! the Python one over Streamable HTTP, `--listen`), in both eras: the TypeScript SDK's `Client` (`@modelcontextprotocol/client`,
 //! tests/clients/ts-client.mjs) and the Python SDK's (`mcp` on PyPI,
 //! tests/clients/py_client.py). Each reads the instructions, lists the
 //! tools, calls one tool on each of two upstreams, and sees the list change
@@ -13,7 +13,7 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 use common::{ensure_npm, servers_dir};
@@ -71,13 +71,43 @@ fn clients_ready(which: &str) -> bool {
     ready
 }
 
+/// A gateway serving Streamable HTTP on a free loopback port, and its URL
+/// (read from its log).
+fn listening(config: &Path) -> (std::process::Child, String) {
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
+        .args(["serve", "--config", config.to_str().unwrap()])
+        .args(["--listen", "127.0.0.1:0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let url = loop {
+        let line = lines
+            .next()
+            .unwrap_or_else(|| panic!("the gateway stopped before it listened"))
+            .unwrap();
+        if let Some(at) = line.find("serving on http://") {
+            let url = &line[at + "serving on ".len()..];
+            break url.split(' ').next().unwrap().to_string();
+        }
+    };
+    // Keep reading its log so it never blocks on a full pipe.
+    std::thread::spawn(move || lines.for_each(drop));
+    (child, url)
+}
+
 /// Runs one client in one era against a gateway in front of `billing`
 /// (the invoice server) and `echo` (which adds the tool `later` 3 s after
 /// the gateway first lists its tools).
-fn run(client: &str, era: &str) -> Value {
+/// With `http`, the gateway serves Streamable HTTP (`--listen`) and the
+/// client connects to its URL.
+fn run_on(client: &str, era: &str, http: bool) -> Value {
     ensure_npm();
     let dir = std::env::temp_dir().join(format!(
-        "mcp-preamble-serve-clients-{}-{client}-{era}",
+        "mcp-preamble-serve-clients-{}-{client}-{era}-{http}",
         std::process::id()
     ));
     std::fs::create_dir_all(&dir).unwrap();
@@ -88,12 +118,16 @@ fn run(client: &str, era: &str) -> Value {
     }});
     let config_path = dir.join("mcp.json");
     std::fs::write(&config_path, config.to_string()).unwrap();
-    let spec = json!({
+    let mut spec = json!({
         "command": env!("CARGO_BIN_EXE_mcp-preamble"),
         "args": ["serve", "--config", config_path],
         "calls": ["billing__list_periods", "echo__whoami"],
         "waitFor": "echo__later",
     });
+    let gateway = http.then(|| listening(&config_path));
+    if let Some((_, url)) = &gateway {
+        spec["url"] = json!(url);
+    }
     let spec_path = dir.join("spec.json");
     std::fs::write(&spec_path, spec.to_string()).unwrap();
     let (program, script) = match client {
@@ -105,6 +139,10 @@ fn run(client: &str, era: &str) -> Value {
         .current_dir(clients_dir())
         .output()
         .unwrap();
+    if let Some((mut child, _)) = gateway {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
     let _ = std::fs::remove_dir_all(&dir);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -117,10 +155,14 @@ fn run(client: &str, era: &str) -> Value {
 }
 
 fn check(client: &str, era: &str) {
+    check_on(client, era, false);
+}
+
+fn check_on(client: &str, era: &str, http: bool) {
     if !clients_ready(client) {
         return;
     }
-    let out = run(client, era);
+    let out = run_on(client, era, http);
     let names = |key: &str| -> Vec<&str> {
         out[key]
             .as_array()
@@ -146,7 +188,13 @@ fn check(client: &str, era: &str) {
         instructions.starts_with("## MCP server instructions"),
         "{instructions}"
     );
-    assert!(instructions.contains("### billing\n\nAlways call list_periods before get_invoice."));
+    // Its prose names the tools as the gateway exposes them (issue 23's rewriting).
+    assert!(
+        instructions.contains(
+            "### billing\n\nAlways call billing__list_periods before billing__get_invoice."
+        ),
+        "{instructions}"
+    );
     // The section's tool list names the tools as the gateway lists them.
     assert!(
         instructions.contains("Tools: `billing__list_periods`, `billing__get_invoice`"),
@@ -201,4 +249,87 @@ fn python_sdk_client_2025_era() {
 #[test]
 fn python_sdk_client_2026_era() {
     check("py", "modern");
+}
+
+#[test]
+fn python_sdk_client_over_streamable_http_2025_era() {
+    check_on("py", "legacy", true);
+}
+
+#[test]
+fn python_sdk_client_over_streamable_http_2026_era() {
+    check_on("py", "modern", true);
+}
+
+#[test]
+fn the_gateway_listens_on_loopback_addresses_only() {
+    for addr in ["0.0.0.0:0", "192.0.2.1:8080", "[::]:0"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
+            .args(["serve", "--config", "no-such-mcp.json", "--listen", addr])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{addr}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!(
+                "the gateway listens on loopback addresses only (127.0.0.1 or [::1]), not {addr}: it has no authentication"
+            )),
+            "{addr}: {err}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn the_http_gateway_answers_raw_json_rpc_and_refuses_foreign_host_headers() {
+    use std::io::{Read, Write};
+    ensure_npm();
+    let dir = std::env::temp_dir().join(format!(
+        "mcp-preamble-serve-clients-{}-host",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("mcp.json");
+    let billing = json!({"command": "node", "args": [servers_dir().join("invoice.mjs")]});
+    std::fs::write(
+        &config,
+        json!({"mcpServers": {"billing": billing}}).to_string(),
+    )
+    .unwrap();
+    let (mut child, url) = listening(&config);
+    let authority = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string();
+    let post = |host: &str| -> String {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"}}})
+        .to_string();
+        let mut s = std::net::TcpStream::connect(&authority).unwrap();
+        write!(
+            s,
+            "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+             Connection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut answer = String::new();
+        let _ = s.read_to_string(&mut answer);
+        answer
+    };
+    let ok = post(&authority);
+    let foreign = post("attacker.example");
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(ok.starts_with("HTTP/1.1 200"), "{ok}");
+    assert!(
+        ok.contains("\"serverInfo\":{\"name\":\"mcp-preamble\""),
+        "{ok}"
+    );
+    assert!(ok.contains("billing__list_periods"), "{ok}");
+    assert!(!foreign.starts_with("HTTP/1.1 200"), "{foreign}");
+    assert!(!foreign.contains("serverInfo"), "{foreign}");
 }

@@ -141,6 +141,17 @@ impl Hub {
         published
     }
 
+    /// The snapshot held for `alias` as the model is sent it (the
+    /// policy's tool filter and overrides applied), and the names of the
+    /// tools the filter hides.
+    #[cfg(feature = "serve")]
+    pub(crate) fn sent(&self, alias: &str) -> Option<(crate::model::ServerSnapshot, Vec<String>)> {
+        let state = self.guard();
+        let snapshot = state.servers.get(alias)?.snapshot.clone();
+        let key = crate::server_key::ServerKey::alias(alias);
+        Some(state.assembler.sent(key.as_str(), snapshot))
+    }
+
     /// The lock the hub compares servers with, with every approval in it.
     pub fn lock(&self) -> Option<Lock> {
         self.guard().assembler.lock_ref().cloned()

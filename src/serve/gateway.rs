@@ -238,6 +238,15 @@ impl Gateway {
                 CallToolResponse::Complete(CallToolResult::success(vec![ContentBlock::text(text)]))
             });
         }
+        if let Some((alias, tool)) = view.hidden.get(params.name.as_ref()) {
+            return Err(McpError::invalid_params(
+                format!(
+                    "tool {:?} is not served: the operator's policy hides {tool:?} of upstream {alias:?}",
+                    params.name.as_ref()
+                ),
+                Some(serde_json::json!({"upstream": alias, "hidden": true})),
+            ));
+        }
         let Some((alias, tool)) = view.names.upstream(&params.name) else {
             return Err(McpError::invalid_params(
                 format!("unknown tool {:?}", params.name.as_ref()),

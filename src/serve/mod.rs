@@ -10,19 +10,27 @@
 //!   2026-07-28 clients, with `ttlMs: 0` so they ask again): the hub's
 //!   section, read from its memo (no assembly per request), fitted to the
 //!   host with [`ServeAs`];
-//! - `tools/list`: every upstream tool under a name of [`GatewayNames`]
+//! - `tools/list`: every upstream tool the policy's filter sends
+//!   (`[servers.<alias>.tools]`), with its overrides
+//!   (`[servers.<alias>.tool.<name>]`), under a name of [`GatewayNames`]
 //!   (`{alias}__{tool}`, at most 64 characters, never two alike; the
-//!   section's tool lists use the same names), titles
-//!   and descriptions sanitized; plus `mcp_preamble__instructions`, which
+//!   section's tool lists and its prose name tools the same way, and a
+//!   sentence about a hidden tool leaves it), titles and descriptions
+//!   sanitized; plus `mcp_preamble__instructions`, which
 //!   returns one server's full sanitized instructions (the reviewed text
 //!   while a change is held) when the budget shortened them;
 //! - `tools/call`, forwarded to the upstream with its arguments; its
 //!   result or JSON-RPC error comes back as sent, a host's cancellation
 //!   cancels the upstream request, and a fault (the upstream restarting,
 //!   gone, or ending mid-call) is a JSON-RPC error naming the upstream;
+//!   a call to a tool the policy hides is refused (invalid params);
 //! - `notifications/tools/list_changed` once per change of the tools or
 //!   the instructions (2025 sessions as notifications, 2026-07-28 ones
 //!   through `subscriptions/listen`).
+//!
+//! On stdio ([`Gateway::serve_stdio`]), or with the feature `serve-http`
+//! over Streamable HTTP on a loopback address only (`Gateway::serve_http`
+//! on a listener from `bind_loopback`).
 //!
 //! Not served: resources and prompts of the upstreams (a host that needs
 //! them connects the server directly), and progress notifications (the
@@ -49,11 +57,16 @@
 mod fit;
 mod forward;
 mod gateway;
+#[cfg(feature = "serve-http")]
+mod http;
 mod names;
 mod view;
 
 pub use fit::ServeAs;
 pub use gateway::Gateway;
+#[cfg(feature = "serve-http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serve-http")))]
+pub use http::bind_loopback;
 pub use names::{GatewayNames, SCHEME, exposed_name, scheme};
 pub use view::{NOTE, READER};
 

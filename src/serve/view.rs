@@ -10,7 +10,7 @@ use rmcp::model::Tool as WireTool;
 use serde_json::{Value, json};
 
 use super::fit::{ServeAs, within};
-use super::names::GatewayNames;
+use super::names::{GatewayNames, exposed_name};
 use crate::hub::Hub;
 use crate::model::{ServerSnapshot, Tool};
 use crate::pin::OnChange;
@@ -37,6 +37,9 @@ pub(crate) struct View {
     pub instructions: String,
     /// By alias: the text [`READER`] answers with.
     pub full: BTreeMap<String, String>,
+    /// The names tools the policy's filter hides would have: a call to
+    /// one is refused as hidden, not as unknown.
+    pub hidden: BTreeMap<String, (String, String)>,
 }
 
 impl View {
@@ -62,11 +65,18 @@ impl View {
                 .collect()
         };
         let (excluded, replaced) = (policy(true), policy(false));
+        // Each server as the model is sent it: the policy's tool filter and
+        // overrides applied, as in the section.
+        let mut hidden_tools = Vec::new();
         let servers: Vec<(String, ServerSnapshot)> = hub
             .aliases()
             .into_iter()
             .filter(|a| !excluded.contains(&a.as_str()))
-            .filter_map(|a| hub.snapshot(&a).map(|s| (a, s)))
+            .filter_map(|a| {
+                let (sent, hidden) = hub.sent(&a)?;
+                hidden_tools.extend(hidden.into_iter().map(|t| (a.clone(), t)));
+                Some((a, sent))
+            })
             .collect();
         let lock = hub.lock();
         let pending = hub.pending();
@@ -92,6 +102,11 @@ impl View {
             .iter()
             .flat_map(|(a, s)| s.tools.iter().map(move |t| (a.as_str(), t.name.as_str())));
         let names = GatewayNames::new(pairs, READER);
+        let hidden = hidden_tools
+            .into_iter()
+            .map(|(a, t)| (exposed_name(&a, &t), (a, t)))
+            .filter(|(n, _)| names.upstream(n).is_none() && n != names.reader())
+            .collect();
         let mut tools = Vec::new();
         for (alias, snapshot) in &servers {
             for tool in &snapshot.tools {
@@ -118,6 +133,7 @@ impl View {
             tools: Arc::new(tools),
             instructions,
             full,
+            hidden,
         }
     }
 }

@@ -1,6 +1,7 @@
 """The official Python SDK client (`mcp` on PyPI) against `mcp-preamble serve`.
 
-Usage: python3 py_client.py <legacy|modern> <spec.json>; spec: {command, args, calls: [tool…], waitFor: tool}.
+Usage: python3 py_client.py <legacy|modern> <spec.json>; spec: {command, args, calls: [tool…], waitFor: tool}, or
+{url, …} for a gateway already serving Streamable HTTP there.
 Prints one JSON line: era, instructions, tools, each call's text (or error), and the tools after the list changed.
 """
 
@@ -19,7 +20,8 @@ async def main(era: str, spec: dict) -> dict:
         if "ToolListChanged" in type(getattr(message, "root", message)).__name__:
             changed.set()
 
-    params = StdioServerParameters(command=spec["command"], args=spec["args"])
+    # A URL string is the SDK's Streamable HTTP transport.
+    params = spec.get("url") or StdioServerParameters(command=spec["command"], args=spec["args"])
     # "auto" probes `server/discover` (a pinned version would synthesize the discover result, without instructions).
     mode = "auto" if era == "modern" else "legacy"
     out: dict = {}

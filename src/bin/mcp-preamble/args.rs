@@ -69,6 +69,11 @@ pub struct ServeArgs {
     /// Fail a forwarded tools/call after this many seconds (default: wait).
     #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
     pub call_timeout: Option<Duration>,
+    /// Serve Streamable HTTP on this loopback address (`127.0.0.1:PORT`,
+    /// `[::1]:PORT`; port 0 picks one, logged) instead of stdio; runs until
+    /// interrupted.
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<std::net::SocketAddr>,
     /// Write the log here instead of stderr (never stdout). The level is
     /// `MCP_PREAMBLE_LOG` (`error`, `warn`, `info`, `debug`, `trace`; default `info`).
     #[arg(long, value_name = "FILE")]

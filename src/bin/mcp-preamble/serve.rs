@@ -21,6 +21,11 @@ const WATCH: Duration = Duration::from_millis(300);
 
 pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     init_log(a.log.as_deref())?;
+    // Refused before any server is started.
+    let listener = match a.listen {
+        Some(addr) => Some(mcp_preamble::serve::bind_loopback(addr).await?),
+        None => None,
+    };
     let Some(config_path) = a.connect.config.clone() else {
         return Err(CliError::NoConfig);
     };
@@ -42,11 +47,18 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
         // Its tools are not served; the others are.
         tracing::warn!(alias = %failure.alias, error = %failure.error, stderr = %failure.stderr, "server not started");
     }
+    let on = match &listener {
+        Some(l) => match l.local_addr() {
+            Ok(addr) => format!("http://{addr}/mcp"),
+            Err(_) => "http".to_string(),
+        },
+        None => "stdio".to_string(),
+    };
     tracing::info!(
         servers = gateway.hub().aliases().len(),
         tools = gateway.tool_names().len(),
         revision = gateway.hub().revision(),
-        "serving on stdio"
+        "serving on {on}"
     );
     let reload = Reload {
         policy: a.policy.clone(),
@@ -55,11 +67,17 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     };
     let watcher = tokio::spawn(reload.run(gateway.hub().clone()));
     let reviews = tokio::spawn(tell_pending(gateway.hub().clone()));
-    let served = gateway.serve_stdio().await;
+    let served = match listener {
+        Some(listener) => tokio::select! {
+            served = gateway.serve_http(listener) => served,
+            _ = tokio::signal::ctrl_c() => Ok(()),
+        },
+        None => gateway.serve_stdio().await,
+    };
     watcher.abort();
     reviews.abort();
     gateway.close().await;
-    tracing::info!("host closed the connection");
+    tracing::info!("stopped serving");
     served?;
     Ok(ExitCode::SUCCESS)
 }
