@@ -105,7 +105,6 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::ServerSnapshot;
 use crate::support::string_enum;
 
 pub use entry::{LockEntry, PinnedInstructions, PinnedTool};
@@ -485,7 +484,7 @@ fn lookalike_diff(old: &str, new: &str) -> Option<String> {
 /// [`Pin::sha256`] of `server` pinned within `limits`.
 #[cfg(feature = "hub")]
 pub(crate) fn digest_of(
-    server: &ServerSnapshot,
+    server: &crate::model::ServerSnapshot,
     filter: Option<&crate::tool_policy::ToolFilter>,
     limits: &crate::limits::Limits,
 ) -> String {
@@ -517,7 +516,7 @@ use decide::decide;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Tool;
+    use crate::model::{ServerSnapshot, Tool};
 
     /// The server the pin tests (here and in `lock`) start from.
     pub(super) fn server() -> ServerSnapshot {
