@@ -1,0 +1,122 @@
+use super::*;
+
+#[test]
+fn normalizing() {
+    assert_eq!(
+        normalize("1. Call `list_periods` FIRST!"),
+        "call list_periods first"
+    );
+    assert_eq!(normalize("- \"get-invoice\" — by id."), "get-invoice by id");
+    assert_eq!(normalize("It's read‑only."), "it's read only");
+}
+
+fn restated_tool<'t>(unit: &str, tools: &'t [Arc<ToolText>], t: f64) -> Option<&'t str> {
+    super::restated_tool(unit, &mut ToolIndex::new(tools), t)
+}
+
+fn tools() -> Vec<Arc<ToolText>> {
+    vec![
+        Arc::new(ToolText::new("list_periods", "List billing periods.")),
+        Arc::new(ToolText::new(
+            "convert_currency",
+            "Convert an amount between two ISO 4217 currencies using the latest cached exchange rate.",
+        )),
+    ]
+}
+
+#[test]
+fn restatements_are_found() {
+    let t = tools();
+    assert_eq!(
+        restated_tool("List billing periods.", &t, 0.8),
+        Some("list_periods")
+    );
+    assert_eq!(
+        restated_tool("`list_periods`: list billing periods", &t, 0.8),
+        Some("list_periods")
+    );
+    assert_eq!(
+        restated_tool(
+            "1. Convert an amount between two ISO 4217 currencies using the latest cached exchange rate.",
+            &t,
+            0.8
+        ),
+        Some("convert_currency")
+    );
+    assert_eq!(
+        restated_tool(
+            "Use convert_currency to convert an amount between two currencies.",
+            &t,
+            0.8
+        ),
+        Some("convert_currency")
+    );
+}
+
+#[test]
+fn constraints_and_new_content_are_kept() {
+    let t = tools();
+    assert_eq!(
+        restated_tool("Always call list_periods before get_invoice.", &t, 0.8),
+        None
+    );
+    assert_eq!(restated_tool("List billing periods first.", &t, 0.8), None);
+    assert_eq!(
+        restated_tool("Invoice IDs are period scoped.", &t, 0.8),
+        None
+    );
+    assert_eq!(restated_tool("Billing.", &t, 0.8), None);
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+    /// The index finds exactly the tool a scan of every tool finds.
+    #[test]
+    fn the_index_finds_what_a_full_scan_finds(
+        descriptions in proptest::collection::vec(
+            proptest::collection::vec(0usize..12, 0..8), 1..12),
+        units in proptest::collection::vec(
+            proptest::collection::vec(0usize..13, 1..9), 1..10),
+        threshold in proptest::sample::select(vec![0.0, 0.3, 0.5, 0.75, 0.9, 1.0]),
+    ) {
+        const WORDS: [&str; 13] = [
+            "list", "billing", "periods", "invoice", "get", "first", "account", "t0",
+            "t1", "the", "id", "never", "month",
+        ];
+        let text = |ws: &[usize]| ws.iter().map(|w| WORDS[*w]).collect::<Vec<_>>().join(" ");
+        let tools: Vec<Arc<ToolText>> = descriptions
+            .iter()
+            .enumerate()
+            .map(|(i, d)| Arc::new(ToolText::new(&format!("t{}", i % 3), &(text(d) + "."))))
+            .collect();
+        let mut index = ToolIndex::new(&tools);
+        let mut all = ToolIndex::new(&tools);
+        all.scan_all = true;
+        for u in &units {
+            let unit = text(u) + ".";
+            proptest::prop_assert_eq!(
+                super::restated_tool(&unit, &mut index, threshold),
+                super::restated_tool(&unit, &mut all, threshold),
+                "{}", unit
+            );
+        }
+    }
+}
+
+#[test]
+fn priorities() {
+    let names = HashSet::from(["list_periods".to_string()]);
+    let p = |s: &str| {
+        let u = crate::segment::units(s)[0];
+        priority(&u, u.text(s), &names)
+    };
+    assert_eq!(p("Never pass NaN."), Priority::Constraint);
+    assert_eq!(p("Use list_periods to browse."), Priority::NamesTool);
+    assert_eq!(p("It is about money."), Priority::Prose);
+    assert_eq!(p("Use this server for money."), Priority::NamesTool);
+    assert_eq!(p("Your data may not reflect changes."), Priority::Prose);
+    assert_eq!(p("IDs are not stable."), Priority::Constraint);
+    assert_eq!(p("For example, ask for EUR."), Priority::Example);
+    assert_eq!(p("```\nx\n```"), Priority::Example);
+    assert_eq!(p("## Rules"), Priority::Heading);
+}
