@@ -11,6 +11,7 @@
 #
 #   CAMPAIGN_TARGETS   targets, in order   (default: template wire lint section budgets)
 #   CAMPAIGN_JOBS      -fork               (default 2)
+#   CAMPAIGN_NICE      niceness of the fuzzer (default 19)
 #   CAMPAIGN_LEAN      1: coverage only for this repository's crates
 #                      (lean-coverage.sh), built in <target dir>/lean
 set -u
@@ -31,7 +32,7 @@ for t in $targets; do
     case "$t" in wire) dict=dicts/wire.dict ;; template) dict=dicts/template.dict ;; *) dict=dicts/text.dict ;; esac
     mkdir -p "corpus-work/$t" "artifacts/$t"
     log="logs/campaign-$t.log"
-    cmd=(nice -n 19 "$bin/$t" -artifact_prefix="artifacts/$t/" -fork="$jobs" -runs="$runs"
+    cmd=(nice -n "${CAMPAIGN_NICE:-19}" "$bin/$t" -artifact_prefix="artifacts/$t/" -fork="$jobs" -runs="$runs"
          -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -dict="$dict"
          "corpus-work/$t" "corpus/$t")
     echo "campaign: ${cmd[*]}" | tee "$log" >&2
