@@ -431,7 +431,11 @@ mod tests {
                 for depth in 0..6 {
                     let limits = Limits::default().schema_bytes(bytes).schema_depth(depth);
                     let exact = json_size_within(v, depth, bytes).is_some();
-                    assert_eq!(limits.schema_fits(v), exact, "{v} in {bytes} bytes, {depth} deep");
+                    assert_eq!(
+                        limits.schema_fits(v),
+                        exact,
+                        "{v} in {bytes} bytes, {depth} deep"
+                    );
                 }
             }
         }
