@@ -45,8 +45,13 @@ impl Gateway {
     }
 
     fn spawn(program: &str, args: &[&str]) -> Gateway {
+        Gateway::spawn_with(program, args, &[])
+    }
+
+    fn spawn_with(program: &str, args: &[&str], env: &[(&str, &str)]) -> Gateway {
         let mut child = Command::new(program)
             .args(args)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -534,6 +539,186 @@ fn served_prose_names_listed_tools_and_the_policy_filters_and_overrides_tools() 
     assert_eq!(
         unknown["error"]["message"], "unknown tool \"audit__nope\"",
         "{unknown}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every message up to the answers to all of `ids`, in the order written.
+fn until_answered(g: &mut Gateway, ids: &[u64], within: Duration) -> Vec<Value> {
+    let end = Instant::now() + within;
+    let mut seen = std::mem::take(&mut g.notes);
+    let mut left: Vec<Value> = ids.iter().map(|id| json!(id)).collect();
+    while !left.is_empty() {
+        let wait = end.saturating_duration_since(Instant::now());
+        let line = g
+            .lines
+            .recv_timeout(wait)
+            .unwrap_or_else(|e| panic!("answers to {left:?} within {within:?}: {e}"));
+        let message: Value = serde_json::from_str(&line).unwrap();
+        left.retain(|id| *id != message["id"]);
+        seen.push(message);
+    }
+    seen
+}
+
+/// The host-side progress of one call: (progress, total, message) of every
+/// notification under `token` whose message starts with `label`.
+fn progress_of(seen: &[Value], token: &Value, label: &str) -> Vec<(f64, f64, String)> {
+    seen.iter()
+        .filter(|m| m["method"] == "notifications/progress")
+        .filter(|m| m["params"]["progressToken"] == *token)
+        .filter(|m| m["params"]["message"].as_str().unwrap().starts_with(label))
+        .map(|m| {
+            let p = &m["params"];
+            let text = p["message"].as_str().unwrap().to_string();
+            (
+                p["progress"].as_f64().unwrap(),
+                p["total"].as_f64().unwrap(),
+                text,
+            )
+        })
+        .collect()
+}
+
+fn steps_call(g: &mut Gateway, tool: &str, token: Value, label: &str, n: u32) -> u64 {
+    g.ask(
+        "tools/call",
+        json!({"name": tool, "arguments": {"n": n, "gap_ms": 15, "label": label},
+               "_meta": {"progressToken": token}}),
+    )
+}
+
+#[test]
+fn upstream_progress_reaches_the_call_that_asked_under_its_token_and_nothing_else() {
+    ensure_npm();
+    let dir = scratch("progress");
+    let servers = json!({"mcpServers": {
+        "job": node("progress.mjs", json!({})),
+        "other": node("progress.mjs", json!({})),
+    }});
+    let config = write(&dir, "mcp.json", &servers.to_string());
+    let log = dir.join("serve.log");
+    let args = ["serve", "--config", &config, "--log", log.to_str().unwrap()];
+    let mut g = Gateway::spawn_with(
+        env!("CARGO_BIN_EXE_mcp-preamble"),
+        &args,
+        &[("MCP_PREAMBLE_LOG", "debug")],
+    );
+
+    // One call: every step, in order, under the host's token, before the answer.
+    let id = steps_call(&mut g, "job__steps", json!("tok"), "a", 5);
+    let seen = until_answered(&mut g, &[id], Duration::from_secs(20));
+    let expected: Vec<(f64, f64, String)> = (1..=5)
+        .map(|i| (f64::from(i), 5.0, format!("a {i}/5")))
+        .collect();
+    assert_eq!(progress_of(&seen, &json!("tok"), "a"), expected, "{seen:?}");
+    assert_eq!(
+        seen.last().unwrap()["result"]["content"][0]["text"],
+        "a done"
+    );
+    // Without a token from the host, nothing is relayed.
+    let quiet = g.ask(
+        "tools/call",
+        json!({"name": "job__steps", "arguments": {"n": 3}}),
+    );
+    let seen = until_answered(&mut g, &[quiet], Duration::from_secs(20));
+    assert_eq!(seen.len(), 1, "{seen:?}");
+
+    // Concurrent calls on both upstreams, some under the same host token
+    // value (as two hosts of one HTTP gateway may send): each gets its own
+    // progress, complete and in order, before its own answer.
+    let calls = [
+        ("job__steps", json!(7), "a"),
+        ("other__steps", json!("7"), "b"),
+        ("job__steps", json!(8), "c"),
+        ("job__steps", json!(9), "d"),
+        ("other__steps", json!(9), "e"),
+        ("job__steps", json!(9), "f"),
+    ];
+    let ids: Vec<u64> = calls
+        .iter()
+        .map(|(tool, token, label)| steps_call(&mut g, tool, token.clone(), label, 4))
+        .collect();
+    let seen = until_answered(&mut g, &ids, Duration::from_secs(30));
+    for ((_, token, label), id) in calls.iter().zip(&ids) {
+        let expected: Vec<(f64, f64, String)> = (1..=4)
+            .map(|i| (f64::from(i), 4.0, format!("{label} {i}/4")))
+            .collect();
+        assert_eq!(
+            progress_of(&seen, token, label),
+            expected,
+            "{label}: {seen:?}"
+        );
+        let answered = seen.iter().position(|m| m["id"] == json!(id)).unwrap();
+        let last = seen
+            .iter()
+            .rposition(|m| m["params"]["message"] == format!("{label} 4/4"))
+            .unwrap();
+        assert!(
+            last < answered,
+            "{label}'s progress after its answer: {seen:?}"
+        );
+        assert_eq!(
+            seen[answered]["result"]["content"][0]["text"],
+            format!("{label} done")
+        );
+    }
+    let progress = seen
+        .iter()
+        .filter(|m| m["method"] == "notifications/progress")
+        .count();
+    assert_eq!(
+        progress, 24,
+        "nothing but the calls' own progress: {seen:?}"
+    );
+
+    // An upstream sending progress under tokens it was not given for the
+    // call (every small number): dropped, not relayed to a call of
+    // another upstream in flight meanwhile.
+    let mine = steps_call(&mut g, "job__steps", json!("s"), "s", 6);
+    let stray = g.ask(
+        "tools/call",
+        json!({"name": "other__stray", "arguments": {"n": 100}}),
+    );
+    let seen = until_answered(&mut g, &[mine, stray], Duration::from_secs(20));
+    assert_eq!(progress_of(&seen, &json!("s"), "s").len(), 6, "{seen:?}");
+    assert!(
+        !seen.iter().any(|m| m["params"]["message"] == "stray"),
+        "{seen:?}"
+    );
+
+    // Progress after the answer is not relayed: the call is over.
+    let late = g.ask(
+        "tools/call",
+        json!({"name": "job__steps", "arguments": {"n": 2, "label": "l", "late": true},
+               "_meta": {"progressToken": "late"}}),
+    );
+    let seen = until_answered(&mut g, &[late], Duration::from_secs(20));
+    assert_eq!(progress_of(&seen, &json!("late"), "l").len(), 2, "{seen:?}");
+    let logged = || std::fs::read_to_string(&log).unwrap_or_default();
+    let drops = |text: &str| {
+        text.matches("progress for no call in flight: dropped")
+            .count()
+    };
+    let before = drops(&logged());
+    wait_until(
+        "the late notification dropped",
+        Duration::from_secs(5),
+        || drops(&logged()) > before,
+    );
+    let _ = g.request("ping", json!({}));
+    assert!(
+        !g.notes.iter().any(|m| m["params"]["message"] == "l late"),
+        "{:?}",
+        g.notes
+    );
+    assert!(
+        before >= 100,
+        "the stray notifications are logged: {before}"
+    );
+    assert_eq!(
+        g.text("job__steps", json!({"n": 0, "label": "still"})),
+        "still done"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -60,6 +60,7 @@ mod gateway;
 #[cfg(feature = "serve-http")]
 mod http;
 mod names;
+mod progress;
 mod view;
 
 pub use fit::ServeAs;
