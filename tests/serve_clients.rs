@@ -2,7 +2,8 @@
 //! the Python one over Streamable HTTP, `--listen`), in both eras: the TypeScript SDK's `Client` (`@modelcontextprotocol/client`,
 //! tests/clients/ts-client.mjs) and the Python SDK's (`mcp` on PyPI,
 //! tests/clients/py_client.py). Each reads the instructions, lists the
-//! tools, calls one tool on each of two upstreams, and sees the list change
+//! tools, calls one tool on each of two upstreams, sees an upstream's
+//! progress through its own progress callback, and sees the list change
 //! when an upstream adds a tool.
 //!
 //! The clients are installed on first use (`npm ci`, `pip install --user`);
@@ -115,6 +116,7 @@ fn run_on(client: &str, era: &str, http: bool) -> Value {
     let config = json!({"mcpServers": {
         "billing": node("invoice.mjs", json!({})),
         "echo": node("client-echo.mjs", json!({"ADD_AFTER_MS": "3000"})),
+        "job": node("progress.mjs", json!({})),
     }});
     let config_path = dir.join("mcp.json");
     std::fs::write(&config_path, config.to_string()).unwrap();
@@ -123,6 +125,7 @@ fn run_on(client: &str, era: &str, http: bool) -> Value {
         "args": ["serve", "--config", config_path],
         "calls": ["billing__list_periods", "echo__whoami"],
         "waitFor": "echo__later",
+        "progress": {"name": "job__steps", "arguments": {"n": 3, "label": "sdk"}},
     });
     let gateway = http.then(|| listening(&config_path));
     if let Some((_, url)) = &gateway {
@@ -226,6 +229,30 @@ fn check_on(client: &str, era: &str, http: bool) {
         .unwrap_or_else(|| panic!("{out}"));
     // The upstream sees the gateway, not the host.
     assert!(whoami.contains("\"mcp-preamble\""), "{whoami}");
+    // The upstream's progress reaches the client's own callback, as sent.
+    assert_eq!(out["progress"]["text"], "sdk done", "{out}");
+    let seen: Vec<(f64, f64, &str)> = out["progress"]["seen"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{out}"))
+        .iter()
+        .map(|p| {
+            let (progress, total) = (p["progress"].as_f64(), p["total"].as_f64());
+            (
+                progress.unwrap(),
+                total.unwrap(),
+                p["message"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (1.0, 3.0, "sdk 1/3"),
+            (2.0, 3.0, "sdk 2/3"),
+            (3.0, 3.0, "sdk 3/3")
+        ],
+        "{out}"
+    );
     let changed = names("changed");
     assert!(changed.contains(&"echo__later"), "{changed:?}");
     assert_eq!(changed.len(), tools.len() + 1, "{changed:?}");
