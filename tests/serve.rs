@@ -722,3 +722,52 @@ fn upstream_progress_reaches_the_call_that_asked_under_its_token_and_nothing_els
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_cancelled_call_reaches_the_upstream_and_its_progress_stops() {
+    ensure_npm();
+    let dir = scratch("progress-cancel");
+    let servers = json!({"mcpServers": {"job": node("progress.mjs", json!({}))}});
+    let config = write(&dir, "mcp.json", &servers.to_string());
+    let mut g = Gateway::start(&["--config", &config]);
+    let steps = |g: &Gateway| {
+        g.notes
+            .iter()
+            .filter(|m| m["params"]["progressToken"] == "c")
+            .count()
+    };
+    let id = g.ask(
+        "tools/call",
+        json!({"name": "job__steps", "arguments": {"n": 100, "gap_ms": 50, "label": "c"},
+               "_meta": {"progressToken": "c"}}),
+    );
+    wait_until("two steps relayed", Duration::from_secs(10), || {
+        let _ = g.request("ping", json!({}));
+        steps(&g) >= 2
+    });
+    g.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                  "params": {"requestId": id, "reason": "the user stopped it"}}),
+    );
+    wait_until(
+        "the upstream saw the cancel",
+        Duration::from_secs(5),
+        || g.text("job__cancelled", json!({})) == "1",
+    );
+    // Nothing more of the cancelled call reaches the host: no progress, no answer.
+    let relayed = steps(&g);
+    std::thread::sleep(Duration::from_millis(300));
+    let _ = g.request("ping", json!({}));
+    assert_eq!(steps(&g), relayed, "{:?}", g.notes);
+    assert!(relayed < 100, "{relayed}");
+    assert!(
+        !g.notes.iter().any(|m| m["id"] == json!(id)),
+        "{:?}",
+        g.notes
+    );
+    // The gateway keeps serving, progress included.
+    let again = steps_call(&mut g, "job__steps", json!("again"), "again", 2);
+    let seen = until_answered(&mut g, &[again], Duration::from_secs(20));
+    assert_eq!(progress_of(&seen, &json!("again"), "again").len(), 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -117,3 +117,66 @@ impl Drop for Relay {
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::NumberOrString;
+
+    use super::*;
+
+    fn note(token: i64, progress: f64) -> ProgressNotificationParam {
+        let mut p: ProgressNotificationParam = serde_json::from_value(serde_json::json!(
+            {"progressToken": 0, "progress": 0}
+        ))
+        .unwrap();
+        p.progress_token = ProgressToken(NumberOrString::Number(token));
+        p.progress = progress;
+        p
+    }
+
+    #[test]
+    fn progress_goes_to_the_call_of_its_upstream_and_token_only() {
+        let relays = Arc::new(Relays::default());
+        let mut a = relays.open("a", ProgressToken(NumberOrString::Number(3)));
+        let mut b = relays.open("b", ProgressToken(NumberOrString::Number(4)));
+        relays.see("a", &note(3, 1.0));
+        relays.see("b", &note(3, 9.0)); // b was not given 3
+        relays.see("a", &note(4, 9.0)); // nor a 4
+        relays.see("a", &note(3, 2.0));
+        assert_eq!(a.ready().map(|p| p.progress), Some(1.0));
+        assert_eq!(a.ready().map(|p| p.progress), Some(2.0));
+        assert!(a.ready().is_none());
+        assert!(b.ready().is_none());
+        // Closed: later progress under its key goes nowhere.
+        drop(a);
+        relays.see("a", &note(3, 3.0));
+        assert_eq!(relays.open_count(), 1);
+        drop(b);
+        assert_eq!(relays.open_count(), 0);
+    }
+
+    #[test]
+    fn two_calls_under_one_key_get_none_rather_than_each_others() {
+        let relays = Arc::new(Relays::default());
+        let token = ProgressToken(NumberOrString::Number(0));
+        let mut old = relays.open("a", token.clone());
+        let mut new = relays.open("a", token);
+        relays.see("a", &note(0, 1.0));
+        assert!(old.ready().is_none());
+        assert!(new.ready().is_none());
+    }
+
+    #[test]
+    fn a_flood_costs_its_own_progress_only() {
+        let relays = Arc::new(Relays::default());
+        let mut a = relays.open("a", ProgressToken(NumberOrString::Number(1)));
+        for i in 0..BACKLOG + 10 {
+            relays.see("a", &note(1, i as f64));
+        }
+        let mut n = 0;
+        while a.ready().is_some() {
+            n += 1;
+        }
+        assert_eq!(n, BACKLOG);
+    }
+}
