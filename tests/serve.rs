@@ -771,3 +771,110 @@ fn a_cancelled_call_reaches_the_upstream_and_its_progress_stops() {
     assert_eq!(progress_of(&seen, &json!("again"), "again").len(), 2);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Our own rmcp client, in process, on a gateway whose upstream was
+/// connected by hand (`Hub::connect` with `Gateway::connect_options`, then
+/// `Gateway::add`).
+mod in_process {
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+
+    use mcp_preamble::Assembler;
+    use mcp_preamble::connect::ConnectOptions;
+    use mcp_preamble::hub::Hub;
+    use mcp_preamble::rmcp::model::{
+        CallToolRequest, CallToolRequestParams, ClientRequest, ProgressNotificationParam,
+        ServerResult,
+    };
+    use mcp_preamble::rmcp::service::{NotificationContext, PeerRequestOptions, RoleClient};
+    use mcp_preamble::rmcp::{ClientHandler, ServiceExt};
+    use mcp_preamble::serve::{Gateway, ServeAs};
+
+    use super::common::node_entry;
+
+    #[derive(Clone, Default)]
+    struct Host(Arc<Mutex<Vec<ProgressNotificationParam>>>);
+
+    impl ClientHandler for Host {
+        async fn on_progress(
+            &self,
+            params: ProgressNotificationParam,
+            _context: NotificationContext<RoleClient>,
+        ) {
+            self.0.lock().unwrap().push(params);
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_rmcp_client_gets_the_progress_of_a_server_added_by_hand() {
+        let hub = Hub::new(Assembler::new());
+        let gateway = Gateway::new(hub.clone(), ServeAs::Plain);
+        let entry = node_entry("job", "progress.mjs", &[]);
+        let options = gateway.connect_options(&ConnectOptions::new());
+        let live = hub.connect(&entry, &options).await.unwrap();
+        gateway.add(live);
+
+        let (near, far) = tokio::io::duplex(1 << 16);
+        let (read, write) = tokio::io::split(far);
+        let server = gateway.clone();
+        tokio::spawn(async move {
+            let running = server.serve((read, write)).await.unwrap();
+            let _ = running.waiting().await;
+        });
+        let host = Host::default();
+        let (read, write) = tokio::io::split(near);
+        let client = host.clone().serve((read, write)).await.unwrap();
+
+        // Two calls at once, each with the token rmcp gives it.
+        let call = |label: &str| {
+            let mut params = CallToolRequestParams::new("job__steps");
+            let args = serde_json::json!({"n": 3, "label": label, "gap_ms": 10});
+            params.arguments = args.as_object().cloned();
+            ClientRequest::CallToolRequest(CallToolRequest::new(params))
+        };
+        let peer = client.peer().clone();
+        let a = peer
+            .send_request_with_option(call("a"), PeerRequestOptions::no_options())
+            .await
+            .unwrap();
+        let b = peer
+            .send_request_with_option(call("b"), PeerRequestOptions::no_options())
+            .await
+            .unwrap();
+        let (ta, tb) = (a.progress_token.clone(), b.progress_token.clone());
+        assert_ne!(ta, tb);
+        for (handle, label) in [(a, "a"), (b, "b")] {
+            let ServerResult::CallToolResult(r) = handle.await_response().await.unwrap() else {
+                panic!("{label}: not a tool result");
+            };
+            let text = serde_json::to_value(&r.content).unwrap()[0]["text"].clone();
+            assert_eq!(text, format!("{label} done"));
+        }
+        // rmcp hands each notification to the handler on a task of its own.
+        let seen = || host.0.lock().unwrap().clone();
+        let end = std::time::Instant::now() + Duration::from_secs(5);
+        while seen().len() < 6 && std::time::Instant::now() < end {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let mut got: Vec<(String, f64, Option<f64>)> = seen()
+            .into_iter()
+            .map(|p| (p.message.unwrap(), p.progress, p.total))
+            .collect();
+        got.sort_by(|x, y| x.0.cmp(&y.0));
+        let want: Vec<(String, f64, Option<f64>)> = ["a", "b"]
+            .iter()
+            .flat_map(|l| (1..=3).map(move |i| (format!("{l} {i}/3"), f64::from(i), Some(3.0))))
+            .collect();
+        assert_eq!(got, want);
+        for p in seen() {
+            let mine = if p.message.as_deref().unwrap().starts_with('a') {
+                &ta
+            } else {
+                &tb
+            };
+            assert_eq!(&p.progress_token, mine, "{p:?}");
+        }
+        client.cancel().await.unwrap();
+        gateway.close().await;
+    }
+}
