@@ -38,6 +38,7 @@ pub use handler::HubHandler;
 pub use handshake::{Handshake, client_config};
 pub use options::{ConnectOptions, Restart};
 pub use snapshot::snapshot_of;
+#[cfg(feature = "serve")]
 pub(crate) use tap::ProgressTap;
 pub use transport::{ConnectFailure, Connection, INHERITED_ENV, StderrTail, connect, connect_with};
 

@@ -137,6 +137,7 @@ impl ConnectOptions {
 
     /// Shows every server's progress notifications to `tap` as they are
     /// read (for the gateway's relay; restarted connections too).
+    #[cfg(feature = "serve")]
     pub(crate) fn tap_progress(mut self, tap: ProgressTap) -> ConnectOptions {
         self.progress = Some(tap);
         self

@@ -5,8 +5,9 @@
 use std::sync::Arc;
 
 use rmcp::model::{JsonRpcMessage, ProgressNotificationParam, ServerNotification};
-use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
-use rmcp::transport::Transport;
+use rmcp::service::{RoleClient, RxJsonRpcMessage};
+#[cfg(feature = "http")]
+use rmcp::{service::TxJsonRpcMessage, transport::Transport};
 
 /// Called with the server's alias and each progress notification it sends.
 ///
@@ -15,7 +16,9 @@ use rmcp::transport::Transport;
 /// needs them here instead. The function runs on the connection's reading
 /// task, so it must not block.
 #[derive(Clone)]
-pub(crate) struct ProgressTap(Arc<dyn Fn(&str, &ProgressNotificationParam) + Send + Sync>);
+pub(crate) struct ProgressTap(Arc<TapFn>);
+
+type TapFn = dyn Fn(&str, &ProgressNotificationParam) + Send + Sync;
 
 impl std::fmt::Debug for ProgressTap {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -24,6 +27,7 @@ impl std::fmt::Debug for ProgressTap {
 }
 
 impl ProgressTap {
+    #[cfg(feature = "serve")]
     pub(crate) fn new(
         f: impl Fn(&str, &ProgressNotificationParam) + Send + Sync + 'static,
     ) -> Self {
@@ -58,11 +62,13 @@ impl BoundTap {
 }
 
 /// A transport whose incoming messages pass a [`BoundTap`] first.
+#[cfg(feature = "http")]
 pub(super) struct Tapped<T> {
     pub(super) inner: T,
     pub(super) tap: Option<BoundTap>,
 }
 
+#[cfg(feature = "http")]
 impl<T: Transport<RoleClient>> Transport<RoleClient> for Tapped<T> {
     type Error = T::Error;
 
