@@ -80,11 +80,11 @@ impl Upstream {
             }
         };
         tokio::pin!(limit);
+        // In this order: a cancel or the timeout even while progress
+        // floods in, and progress before the answer it preceded.
         let answer = loop {
             tokio::select! {
                 biased;
-                Some(p) = next(&mut relay) => relay_to(&host, p).await,
-                answer = &mut answer => break answer,
                 _ = &mut cancelled => return Err(McpError::new(
                     ErrorCode::INTERNAL_ERROR,
                     format!("the call to {:?} of upstream {:?} was cancelled", tool, self.alias),
@@ -94,14 +94,18 @@ impl Upstream {
                     "did not answer {tool:?} within {} s (the call was cancelled)",
                     timeout.unwrap_or_default().as_secs_f64()
                 ))),
+                Some(p) = next(&mut relay) => relay_to(&host, p).await,
+                answer = &mut answer => break answer,
             }
         };
         abandoned.disarm();
-        // What the upstream sent before its answer goes to the host first.
-        while let Some(p) = relay.as_mut().and_then(Relay::ready) {
+        // What the upstream sent before its answer (all read before it)
+        // goes to the host first; nothing sent after.
+        let before = relay.as_mut().map(Relay::received).unwrap_or_default();
+        drop(relay);
+        for p in before {
             relay_to(&host, p).await;
         }
-        drop(relay);
         match answer.map_err(|e| self.failed(&tool, e))? {
             ServerResult::CallToolResult(r) => Ok(CallToolResponse::Complete(r)),
             ServerResult::InputRequiredResult(r) => Ok(CallToolResponse::InputRequired(r)),

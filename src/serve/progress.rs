@@ -102,9 +102,11 @@ impl Relay {
         self.rx.recv().await
     }
 
-    /// A notification already received, if any (no wait).
-    pub(crate) fn ready(&mut self) -> Option<ProgressNotificationParam> {
-        self.rx.try_recv().ok()
+    /// The notifications received so far (no wait); none that arrive
+    /// meanwhile.
+    pub(crate) fn received(&mut self) -> Vec<ProgressNotificationParam> {
+        let n = self.rx.len();
+        (0..n).map_while(|_| self.rx.try_recv().ok()).collect()
     }
 }
 
@@ -143,10 +145,10 @@ mod tests {
         relays.see("b", &note(3, 9.0)); // b was not given 3
         relays.see("a", &note(4, 9.0)); // nor a 4
         relays.see("a", &note(3, 2.0));
-        assert_eq!(a.ready().map(|p| p.progress), Some(1.0));
-        assert_eq!(a.ready().map(|p| p.progress), Some(2.0));
-        assert!(a.ready().is_none());
-        assert!(b.ready().is_none());
+        let got: Vec<f64> = a.received().iter().map(|p| p.progress).collect();
+        assert_eq!(got, [1.0, 2.0]);
+        assert!(a.received().is_empty());
+        assert!(b.received().is_empty());
         // Closed: later progress under its key goes nowhere.
         drop(a);
         relays.see("a", &note(3, 3.0));
@@ -162,8 +164,8 @@ mod tests {
         let mut old = relays.open("a", token.clone());
         let mut new = relays.open("a", token);
         relays.see("a", &note(0, 1.0));
-        assert!(old.ready().is_none());
-        assert!(new.ready().is_none());
+        assert!(old.received().is_empty());
+        assert!(new.received().is_empty());
     }
 
     #[test]
@@ -173,10 +175,6 @@ mod tests {
         for i in 0..BACKLOG + 10 {
             relays.see("a", &note(1, i as f64));
         }
-        let mut n = 0;
-        while a.ready().is_some() {
-            n += 1;
-        }
-        assert_eq!(n, BACKLOG);
+        assert_eq!(a.received().len(), BACKLOG);
     }
 }
