@@ -101,8 +101,8 @@ fn listening(config: &Path) -> (std::process::Child, String) {
 }
 
 /// Runs one client in one era against a gateway in front of `billing`
-/// (the invoice server) and `echo` (which adds the tool `later` 3 s after
-/// the gateway first lists its tools).
+/// (the invoice server), `echo` (which adds the tool `later` 3 s, over
+/// HTTP 6 s, after the gateway first lists its tools) and `job` (progress).
 /// With `http`, the gateway serves Streamable HTTP (`--listen`) and the
 /// client connects to its URL.
 fn run_on(client: &str, era: &str, http: bool) -> Value {
@@ -113,9 +113,13 @@ fn run_on(client: &str, era: &str, http: bool) -> Value {
     ));
     std::fs::create_dir_all(&dir).unwrap();
     let node = |script: &str, env: Value| json!({"command": "node", "args": [servers_dir().join(script)], "env": env});
+    // Counted from the gateway's start: over HTTP the client starts after
+    // the gateway, and must subscribe before the change (3 s was too short
+    // on a loaded machine).
+    let add_after = if http { "6000" } else { "3000" };
     let config = json!({"mcpServers": {
         "billing": node("invoice.mjs", json!({})),
-        "echo": node("client-echo.mjs", json!({"ADD_AFTER_MS": "3000"})),
+        "echo": node("client-echo.mjs", json!({"ADD_AFTER_MS": add_after})),
         "job": node("progress.mjs", json!({})),
     }});
     let config_path = dir.join("mcp.json");

@@ -39,17 +39,6 @@ async def main(era: str, spec: dict) -> dict:
             except Exception as e:  # the test reads the message
                 out["calls"][name] = {"error": str(e)}
 
-        if "progress" in spec:
-            seen: list[dict] = []
-
-            async def on_progress(progress: float, total: float | None, message: str | None) -> None:
-                seen.append({"progress": progress, "total": total, "message": message})
-
-            call = spec["progress"]
-            r = await client.call_tool(call["name"], call["arguments"], progress_callback=on_progress)
-            text = "".join(getattr(c, "text", "") for c in r.content)
-            out["progress"] = {"text": text, "seen": seen}
-
         async def relisted() -> list[str]:
             while True:
                 names = [t.name for t in (await client.list_tools()).tools]
@@ -67,6 +56,18 @@ async def main(era: str, spec: dict) -> dict:
         else:
             await changed.wait()
             out["changed"] = await relisted()
+        # After the list change, so that this call does not hold up the subscription.
+        if "progress" in spec:
+            seen: list[dict] = []
+
+            async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+                seen.append({"progress": progress, "total": total, "message": message})
+
+            call = spec["progress"]
+            r = await client.call_tool(call["name"], call["arguments"], progress_callback=on_progress)
+            text = "".join(getattr(c, "text", "") for c in r.content)
+            out["progress"] = {"text": text, "seen": seen}
+
     return out
 
 

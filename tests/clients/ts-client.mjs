@@ -43,12 +43,12 @@ for (const name of spec.calls) {
     out.calls[name] = { error: String(e.message ?? e) };
   }
 }
+out.changed = await sawChange;
 if (spec.progress) {
   const seen = [];
   const r = await client.callTool(spec.progress, { onprogress: (p) => seen.push(p) });
   out.progress = { text: r.content.map((c) => c.text).join(""), seen };
 }
-out.changed = await sawChange;
 clearTimeout(timer);
 console.log(JSON.stringify(out));
 await client.close();
