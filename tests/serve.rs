@@ -45,8 +45,13 @@ impl Gateway {
     }
 
     fn spawn(program: &str, args: &[&str]) -> Gateway {
+        Gateway::spawn_with(program, args, &[])
+    }
+
+    fn spawn_with(program: &str, args: &[&str], env: &[(&str, &str)]) -> Gateway {
         let mut child = Command::new(program)
             .args(args)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -536,4 +541,340 @@ fn served_prose_names_listed_tools_and_the_policy_filters_and_overrides_tools() 
         "{unknown}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every message up to the answers to all of `ids`, in the order written.
+fn until_answered(g: &mut Gateway, ids: &[u64], within: Duration) -> Vec<Value> {
+    let end = Instant::now() + within;
+    let mut seen = std::mem::take(&mut g.notes);
+    let mut left: Vec<Value> = ids.iter().map(|id| json!(id)).collect();
+    while !left.is_empty() {
+        let wait = end.saturating_duration_since(Instant::now());
+        let line = g
+            .lines
+            .recv_timeout(wait)
+            .unwrap_or_else(|e| panic!("answers to {left:?} within {within:?}: {e}"));
+        let message: Value = serde_json::from_str(&line).unwrap();
+        left.retain(|id| *id != message["id"]);
+        seen.push(message);
+    }
+    seen
+}
+
+/// The host-side progress of one call: (progress, total, message) of every
+/// notification under `token` whose message starts with `label`.
+fn progress_of(seen: &[Value], token: &Value, label: &str) -> Vec<(f64, f64, String)> {
+    seen.iter()
+        .filter(|m| m["method"] == "notifications/progress")
+        .filter(|m| m["params"]["progressToken"] == *token)
+        .filter(|m| m["params"]["message"].as_str().unwrap().starts_with(label))
+        .map(|m| {
+            let p = &m["params"];
+            let text = p["message"].as_str().unwrap().to_string();
+            (
+                p["progress"].as_f64().unwrap(),
+                p["total"].as_f64().unwrap(),
+                text,
+            )
+        })
+        .collect()
+}
+
+fn steps_call(g: &mut Gateway, tool: &str, token: Value, label: &str, n: u32) -> u64 {
+    g.ask(
+        "tools/call",
+        json!({"name": tool, "arguments": {"n": n, "gap_ms": 15, "label": label},
+               "_meta": {"progressToken": token}}),
+    )
+}
+
+#[test]
+fn upstream_progress_reaches_the_call_that_asked_under_its_token_and_nothing_else() {
+    ensure_npm();
+    let dir = scratch("progress");
+    let servers = json!({"mcpServers": {
+        "job": node("progress.mjs", json!({})),
+        "other": node("progress.mjs", json!({})),
+    }});
+    let config = write(&dir, "mcp.json", &servers.to_string());
+    let log = dir.join("serve.log");
+    let args = ["serve", "--config", &config, "--log", log.to_str().unwrap()];
+    let mut g = Gateway::spawn_with(
+        env!("CARGO_BIN_EXE_mcp-preamble"),
+        &args,
+        &[("MCP_PREAMBLE_LOG", "debug")],
+    );
+
+    // One call: every step, in order, under the host's token, before the answer.
+    let id = steps_call(&mut g, "job__steps", json!("tok"), "a", 5);
+    let seen = until_answered(&mut g, &[id], Duration::from_secs(20));
+    let expected: Vec<(f64, f64, String)> = (1..=5)
+        .map(|i| (f64::from(i), 5.0, format!("a {i}/5")))
+        .collect();
+    assert_eq!(progress_of(&seen, &json!("tok"), "a"), expected, "{seen:?}");
+    assert_eq!(
+        seen.last().unwrap()["result"]["content"][0]["text"],
+        "a done"
+    );
+    // Without a token from the host, nothing is relayed.
+    let quiet = g.ask(
+        "tools/call",
+        json!({"name": "job__steps", "arguments": {"n": 3}}),
+    );
+    let seen = until_answered(&mut g, &[quiet], Duration::from_secs(20));
+    assert_eq!(seen.len(), 1, "{seen:?}");
+
+    // Concurrent calls on both upstreams, some under the same host token
+    // value (as two hosts of one HTTP gateway may send): each gets its own
+    // progress, complete and in order, before its own answer.
+    let calls = [
+        ("job__steps", json!(7), "a"),
+        ("other__steps", json!("7"), "b"),
+        ("job__steps", json!(8), "c"),
+        ("job__steps", json!(9), "d"),
+        ("other__steps", json!(9), "e"),
+        ("job__steps", json!(9), "f"),
+    ];
+    let ids: Vec<u64> = calls
+        .iter()
+        .map(|(tool, token, label)| steps_call(&mut g, tool, token.clone(), label, 4))
+        .collect();
+    let seen = until_answered(&mut g, &ids, Duration::from_secs(30));
+    for ((_, token, label), id) in calls.iter().zip(&ids) {
+        let expected: Vec<(f64, f64, String)> = (1..=4)
+            .map(|i| (f64::from(i), 4.0, format!("{label} {i}/4")))
+            .collect();
+        assert_eq!(
+            progress_of(&seen, token, label),
+            expected,
+            "{label}: {seen:?}"
+        );
+        let answered = seen.iter().position(|m| m["id"] == json!(id)).unwrap();
+        let last = seen
+            .iter()
+            .rposition(|m| m["params"]["message"] == format!("{label} 4/4"))
+            .unwrap();
+        assert!(
+            last < answered,
+            "{label}'s progress after its answer: {seen:?}"
+        );
+        assert_eq!(
+            seen[answered]["result"]["content"][0]["text"],
+            format!("{label} done")
+        );
+    }
+    let progress = seen
+        .iter()
+        .filter(|m| m["method"] == "notifications/progress")
+        .count();
+    assert_eq!(
+        progress, 24,
+        "nothing but the calls' own progress: {seen:?}"
+    );
+
+    // An upstream sending progress under tokens it was not given for the
+    // call (every small number): dropped, not relayed to a call of
+    // another upstream in flight meanwhile.
+    let mine = steps_call(&mut g, "job__steps", json!("s"), "s", 6);
+    let stray = g.ask(
+        "tools/call",
+        json!({"name": "other__stray", "arguments": {"n": 100}}),
+    );
+    let seen = until_answered(&mut g, &[mine, stray], Duration::from_secs(20));
+    assert_eq!(progress_of(&seen, &json!("s"), "s").len(), 6, "{seen:?}");
+    assert!(
+        !seen.iter().any(|m| m["params"]["message"] == "stray"),
+        "{seen:?}"
+    );
+
+    // Progress after the answer is not relayed: the call is over.
+    let late = g.ask(
+        "tools/call",
+        json!({"name": "job__steps", "arguments": {"n": 2, "label": "l", "late": true},
+               "_meta": {"progressToken": "late"}}),
+    );
+    let seen = until_answered(&mut g, &[late], Duration::from_secs(20));
+    assert_eq!(progress_of(&seen, &json!("late"), "l").len(), 2, "{seen:?}");
+    let logged = || std::fs::read_to_string(&log).unwrap_or_default();
+    let drops = |text: &str| {
+        text.matches("progress for no call in flight: dropped")
+            .count()
+    };
+    let before = drops(&logged());
+    wait_until(
+        "the late notification dropped",
+        Duration::from_secs(5),
+        || drops(&logged()) > before,
+    );
+    let _ = g.request("ping", json!({}));
+    assert!(
+        !g.notes.iter().any(|m| m["params"]["message"] == "l late"),
+        "{:?}",
+        g.notes
+    );
+    assert!(
+        before >= 100,
+        "the stray notifications are logged: {before}"
+    );
+    assert_eq!(
+        g.text("job__steps", json!({"n": 0, "label": "still"})),
+        "still done"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_cancelled_call_reaches_the_upstream_and_its_progress_stops() {
+    ensure_npm();
+    let dir = scratch("progress-cancel");
+    let servers = json!({"mcpServers": {"job": node("progress.mjs", json!({}))}});
+    let config = write(&dir, "mcp.json", &servers.to_string());
+    let mut g = Gateway::start(&["--config", &config]);
+    let steps = |g: &Gateway| {
+        g.notes
+            .iter()
+            .filter(|m| m["params"]["progressToken"] == "c")
+            .count()
+    };
+    let id = g.ask(
+        "tools/call",
+        json!({"name": "job__steps", "arguments": {"n": 100, "gap_ms": 50, "label": "c"},
+               "_meta": {"progressToken": "c"}}),
+    );
+    wait_until("two steps relayed", Duration::from_secs(10), || {
+        let _ = g.request("ping", json!({}));
+        steps(&g) >= 2
+    });
+    g.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                  "params": {"requestId": id, "reason": "the user stopped it"}}),
+    );
+    wait_until(
+        "the upstream saw the cancel",
+        Duration::from_secs(5),
+        || g.text("job__cancelled", json!({})) == "1",
+    );
+    // Nothing more of the cancelled call reaches the host: no progress, no answer.
+    let relayed = steps(&g);
+    std::thread::sleep(Duration::from_millis(300));
+    let _ = g.request("ping", json!({}));
+    assert_eq!(steps(&g), relayed, "{:?}", g.notes);
+    assert!(relayed < 100, "{relayed}");
+    assert!(
+        !g.notes.iter().any(|m| m["id"] == json!(id)),
+        "{:?}",
+        g.notes
+    );
+    // The gateway keeps serving, progress included.
+    let again = steps_call(&mut g, "job__steps", json!("again"), "again", 2);
+    let seen = until_answered(&mut g, &[again], Duration::from_secs(20));
+    assert_eq!(progress_of(&seen, &json!("again"), "again").len(), 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Our own rmcp client, in process, on a gateway whose upstream was
+/// connected by hand (`Hub::connect` with `Gateway::connect_options`, then
+/// `Gateway::add`).
+mod in_process {
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+
+    use mcp_preamble::Assembler;
+    use mcp_preamble::connect::ConnectOptions;
+    use mcp_preamble::hub::Hub;
+    use mcp_preamble::rmcp::model::{
+        CallToolRequest, CallToolRequestParams, ClientRequest, ProgressNotificationParam,
+        ServerResult,
+    };
+    use mcp_preamble::rmcp::service::{NotificationContext, PeerRequestOptions, RoleClient};
+    use mcp_preamble::rmcp::{ClientHandler, ServiceExt};
+    use mcp_preamble::serve::{Gateway, ServeAs};
+
+    use super::common::node_entry;
+
+    #[derive(Clone, Default)]
+    struct Host(Arc<Mutex<Vec<ProgressNotificationParam>>>);
+
+    impl ClientHandler for Host {
+        async fn on_progress(
+            &self,
+            params: ProgressNotificationParam,
+            _context: NotificationContext<RoleClient>,
+        ) {
+            self.0.lock().unwrap().push(params);
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_rmcp_client_gets_the_progress_of_a_server_added_by_hand() {
+        let hub = Hub::new(Assembler::new());
+        let gateway = Gateway::new(hub.clone(), ServeAs::Plain);
+        let entry = node_entry("job", "progress.mjs", &[]);
+        let options = gateway.connect_options(&ConnectOptions::new());
+        let live = hub.connect(&entry, &options).await.unwrap();
+        gateway.add(live);
+
+        let (near, far) = tokio::io::duplex(1 << 16);
+        let (read, write) = tokio::io::split(far);
+        let server = gateway.clone();
+        tokio::spawn(async move {
+            let running = server.serve((read, write)).await.unwrap();
+            let _ = running.waiting().await;
+        });
+        let host = Host::default();
+        let (read, write) = tokio::io::split(near);
+        let client = host.clone().serve((read, write)).await.unwrap();
+
+        // Two calls at once, each with the token rmcp gives it.
+        let call = |label: &str| {
+            let mut params = CallToolRequestParams::new("job__steps");
+            let args = serde_json::json!({"n": 3, "label": label, "gap_ms": 10});
+            params.arguments = args.as_object().cloned();
+            ClientRequest::CallToolRequest(CallToolRequest::new(params))
+        };
+        let peer = client.peer().clone();
+        let a = peer
+            .send_request_with_option(call("a"), PeerRequestOptions::no_options())
+            .await
+            .unwrap();
+        let b = peer
+            .send_request_with_option(call("b"), PeerRequestOptions::no_options())
+            .await
+            .unwrap();
+        let (ta, tb) = (a.progress_token.clone(), b.progress_token.clone());
+        assert_ne!(ta, tb);
+        for (handle, label) in [(a, "a"), (b, "b")] {
+            let ServerResult::CallToolResult(r) = handle.await_response().await.unwrap() else {
+                panic!("{label}: not a tool result");
+            };
+            let text = serde_json::to_value(&r.content).unwrap()[0]["text"].clone();
+            assert_eq!(text, format!("{label} done"));
+        }
+        // rmcp hands each notification to the handler on a task of its own.
+        let seen = || host.0.lock().unwrap().clone();
+        let end = std::time::Instant::now() + Duration::from_secs(5);
+        while seen().len() < 6 && std::time::Instant::now() < end {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let mut got: Vec<(String, f64, Option<f64>)> = seen()
+            .into_iter()
+            .map(|p| (p.message.unwrap(), p.progress, p.total))
+            .collect();
+        got.sort_by(|x, y| x.0.cmp(&y.0));
+        let want: Vec<(String, f64, Option<f64>)> = ["a", "b"]
+            .iter()
+            .flat_map(|l| (1..=3).map(move |i| (format!("{l} {i}/3"), f64::from(i), Some(3.0))))
+            .collect();
+        assert_eq!(got, want);
+        for p in seen() {
+            let mine = if p.message.as_deref().unwrap().starts_with('a') {
+                &ta
+            } else {
+                &tb
+            };
+            assert_eq!(&p.progress_token, mine, "{p:?}");
+        }
+        client.cancel().await.unwrap();
+        gateway.close().await;
+    }
 }

@@ -2,7 +2,8 @@
 //! the Python one over Streamable HTTP, `--listen`), in both eras: the TypeScript SDK's `Client` (`@modelcontextprotocol/client`,
 //! tests/clients/ts-client.mjs) and the Python SDK's (`mcp` on PyPI,
 //! tests/clients/py_client.py). Each reads the instructions, lists the
-//! tools, calls one tool on each of two upstreams, and sees the list change
+//! tools, calls one tool on each of two upstreams, sees an upstream's
+//! progress through its own progress callback, and sees the list change
 //! when an upstream adds a tool.
 //!
 //! The clients are installed on first use (`npm ci`, `pip install --user`);
@@ -100,8 +101,8 @@ fn listening(config: &Path) -> (std::process::Child, String) {
 }
 
 /// Runs one client in one era against a gateway in front of `billing`
-/// (the invoice server) and `echo` (which adds the tool `later` 3 s after
-/// the gateway first lists its tools).
+/// (the invoice server), `echo` (which adds the tool `later` 3 s, over
+/// HTTP 6 s, after the gateway first lists its tools) and `job` (progress).
 /// With `http`, the gateway serves Streamable HTTP (`--listen`) and the
 /// client connects to its URL.
 fn run_on(client: &str, era: &str, http: bool) -> Value {
@@ -112,9 +113,14 @@ fn run_on(client: &str, era: &str, http: bool) -> Value {
     ));
     std::fs::create_dir_all(&dir).unwrap();
     let node = |script: &str, env: Value| json!({"command": "node", "args": [servers_dir().join(script)], "env": env});
+    // Counted from the gateway's start: over HTTP the client starts after
+    // the gateway, and must subscribe before the change (3 s was too short
+    // on a loaded machine).
+    let add_after = if http { "6000" } else { "3000" };
     let config = json!({"mcpServers": {
         "billing": node("invoice.mjs", json!({})),
-        "echo": node("client-echo.mjs", json!({"ADD_AFTER_MS": "3000"})),
+        "echo": node("client-echo.mjs", json!({"ADD_AFTER_MS": add_after})),
+        "job": node("progress.mjs", json!({})),
     }});
     let config_path = dir.join("mcp.json");
     std::fs::write(&config_path, config.to_string()).unwrap();
@@ -123,6 +129,7 @@ fn run_on(client: &str, era: &str, http: bool) -> Value {
         "args": ["serve", "--config", config_path],
         "calls": ["billing__list_periods", "echo__whoami"],
         "waitFor": "echo__later",
+        "progress": {"name": "job__steps", "arguments": {"n": 3, "label": "sdk"}},
     });
     let gateway = http.then(|| listening(&config_path));
     if let Some((_, url)) = &gateway {
@@ -226,6 +233,30 @@ fn check_on(client: &str, era: &str, http: bool) {
         .unwrap_or_else(|| panic!("{out}"));
     // The upstream sees the gateway, not the host.
     assert!(whoami.contains("\"mcp-preamble\""), "{whoami}");
+    // The upstream's progress reaches the client's own callback, as sent.
+    assert_eq!(out["progress"]["text"], "sdk done", "{out}");
+    let seen: Vec<(f64, f64, &str)> = out["progress"]["seen"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{out}"))
+        .iter()
+        .map(|p| {
+            let (progress, total) = (p["progress"].as_f64(), p["total"].as_f64());
+            (
+                progress.unwrap(),
+                total.unwrap(),
+                p["message"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (1.0, 3.0, "sdk 1/3"),
+            (2.0, 3.0, "sdk 2/3"),
+            (3.0, 3.0, "sdk 3/3")
+        ],
+        "{out}"
+    );
     let changed = names("changed");
     assert!(changed.contains(&"echo__later"), "{changed:?}");
     assert_eq!(changed.len(), tools.len() + 1, "{changed:?}");

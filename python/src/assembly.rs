@@ -96,28 +96,8 @@ impl NativeAssembly {
     /// -shaped values redacted, terminal-acting characters escaped.
     fn cli_json(&self) -> String {
         let mut report = serde_json::json!({ "assembly": &self.inner, "connections": [] });
-        redact_strings(&mut report);
+        redact::json_strings(&mut report, redact::secrets);
         let pretty = serde_json::to_string_pretty(&report).unwrap_or_default() + "\n";
         redact::secrets(&json_safe(&pretty)).into_owned()
-    }
-}
-
-/// Every string of `v`, keys too, with secret-shaped values redacted (the
-/// CLI's `emit_preview`).
-fn redact_strings(v: &mut serde_json::Value) {
-    use serde_json::Value;
-    match v {
-        Value::String(s) => *s = redact::secrets(s).into_owned(),
-        Value::Array(items) => items.iter_mut().for_each(redact_strings),
-        Value::Object(map) => {
-            *map = std::mem::take(map)
-                .into_iter()
-                .map(|(k, mut v)| {
-                    redact_strings(&mut v);
-                    (redact::secrets(&k).into_owned(), v)
-                })
-                .collect();
-        }
-        _ => {}
     }
 }

@@ -11,6 +11,8 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 use tokio::process::{Child, ChildStdin, ChildStdout};
 use tokio::sync::{oneshot, watch};
 
+use super::tap::BoundTap;
+
 /// How long a closed server may take to exit after its stdin closed, as
 /// the MCP stdio shutdown asks, before it is killed.
 const EXIT_WAIT: Duration = Duration::from_secs(2);
@@ -44,6 +46,8 @@ pub(crate) struct ChildTransport {
     /// Dropped (or sent) to kill the process.
     kill: Option<oneshot::Sender<()>>,
     process: Process,
+    /// Sees the server's progress notifications as they are read.
+    tap: Option<BoundTap>,
 }
 
 impl ChildTransport {
@@ -72,7 +76,14 @@ impl ChildTransport {
             io: AsyncRwTransport::new_client(stdout, stdin),
             kill: Some(kill),
             process: Process { id, exit },
+            tap: None,
         })
+    }
+
+    /// Shows every message read to `tap` first.
+    pub(super) fn tapped(mut self, tap: Option<BoundTap>) -> ChildTransport {
+        self.tap = tap;
+        self
     }
 
     pub fn process(&self) -> Process {
@@ -90,8 +101,12 @@ impl Transport<RoleClient> for ChildTransport {
         self.io.send(item)
     }
 
-    fn receive(&mut self) -> impl Future<Output = Option<RxJsonRpcMessage<RoleClient>>> + Send {
-        self.io.receive()
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        let message = self.io.receive().await;
+        if let (Some(tap), Some(m)) = (&self.tap, &message) {
+            tap.see(m);
+        }
+        message
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {

@@ -28,6 +28,7 @@ mod handshake;
 mod options;
 mod probe;
 mod snapshot;
+mod tap;
 mod transport;
 
 pub use all::{ConnectAll, ConnectResult, connect_all, connect_all_with};
@@ -37,6 +38,8 @@ pub use handler::HubHandler;
 pub use handshake::{Handshake, client_config};
 pub use options::{ConnectOptions, Restart};
 pub use snapshot::snapshot_of;
+#[cfg(feature = "serve")]
+pub(crate) use tap::ProgressTap;
 pub use transport::{ConnectFailure, Connection, INHERITED_ENV, StderrTail, connect, connect_with};
 
 use crate::error::{Error, ErrorKind};

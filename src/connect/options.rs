@@ -5,6 +5,7 @@ use std::time::Duration;
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
 
 use super::handshake::{Handshake, client_config};
+use super::tap::{BoundTap, ProgressTap};
 
 /// How [`connect`](super::connect), [`connect_all`](super::connect_all) and
 /// `Hub::connect` reach a server.
@@ -31,6 +32,7 @@ pub struct ConnectOptions {
     client: ClientConfig,
     pub(super) restart: Option<Restart>,
     pub(super) concurrency: usize,
+    progress: Option<ProgressTap>,
 }
 
 impl Default for ConnectOptions {
@@ -58,6 +60,7 @@ impl ConnectOptions {
             client: client_config(),
             restart: None,
             concurrency: Self::DEFAULT_CONCURRENCY,
+            progress: None,
         }
     }
 
@@ -130,6 +133,19 @@ impl ConnectOptions {
     pub fn restart(mut self, restart: Restart) -> ConnectOptions {
         self.restart = Some(restart);
         self
+    }
+
+    /// Shows every server's progress notifications to `tap` as they are
+    /// read (for the gateway's relay; restarted connections too).
+    #[cfg(feature = "serve")]
+    pub(crate) fn tap_progress(mut self, tap: ProgressTap) -> ConnectOptions {
+        self.progress = Some(tap);
+        self
+    }
+
+    /// The progress tap of `alias`'s connection, if any.
+    pub(super) fn progress_tap(&self, alias: &str) -> Option<BoundTap> {
+        self.progress.as_ref().map(|t| t.bind(alias))
     }
 
     /// The identity the functions without a handler send.

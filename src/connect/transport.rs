@@ -231,7 +231,8 @@ async fn start<H: rmcp::ClientHandler>(
             env,
             cwd,
         } => {
-            let transport = spawn_stdio(command, args, env, cwd.as_deref(), stderr)?;
+            let transport = spawn_stdio(command, args, env, cwd.as_deref(), stderr)?
+                .tapped(options.progress_tap(&entry.alias));
             let process = Some(transport.process());
             let client = if *handshake == Handshake::Auto {
                 super::probe::auto(handler, transport, options.probe()).await?
@@ -246,7 +247,10 @@ async fn start<H: rmcp::ClientHandler>(
         #[cfg(feature = "http")]
         ServerTransport::Http { url, headers } => {
             // Over HTTP, auto is rmcp's: a server that takes the request is up.
-            let transport = StreamableHttpClientTransport::from_config(http_config(url, headers)?);
+            let transport = super::tap::Tapped {
+                inner: StreamableHttpClientTransport::from_config(http_config(url, headers)?),
+                tap: options.progress_tap(&entry.alias),
+            };
             let client = handler
                 .serve_with_lifecycle(transport, handshake.lifecycle())
                 .await

@@ -135,9 +135,77 @@ pub fn printed(text: &str) -> Cow<'_, str> {
     }
 }
 
+/// Every string of a JSON value, object keys included, passed through
+/// `redact` ([`secrets`], [`printed`]…): a report made safe to print before
+/// it is serialized. Numbers, booleans and the order of keys are kept.
+///
+/// ```
+/// use mcp_preamble::redact;
+///
+/// let key = ["sk-proj-", "9fK2mQ7xLp4Rt8Zb3Nc6Vd1Wy5Hs0Ja2"].concat();
+/// let mut report = serde_json::json!({"url": "https://h/mcp?k=1", "seen": [key], "n": 2});
+/// redact::json_strings(&mut report, redact::printed);
+/// assert_eq!(report["url"], "https://h/mcp?k=[redacted]");
+/// assert_eq!(report["seen"][0], "[redacted: sk-p…, 40 characters]");
+/// assert_eq!(report["n"], 2);
+/// ```
+pub fn json_strings(value: &mut serde_json::Value, redact: impl Fn(&str) -> Cow<'_, str>) {
+    walk(value, &redact);
+}
+
+fn walk(v: &mut serde_json::Value, f: &dyn Fn(&str) -> Cow<'_, str>) {
+    use serde_json::Value;
+    match v {
+        Value::String(s) => {
+            if let Cow::Owned(t) = f(s) {
+                *s = t;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|i| walk(i, f)),
+        Value::Object(map) => {
+            *map = std::mem::take(map)
+                .into_iter()
+                .map(|(k, mut v)| {
+                    walk(&mut v, f);
+                    (f(&k).into_owned(), v)
+                })
+                .collect();
+        }
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_strings_redacts_values_and_keys_everywhere() {
+        let key = ["ghp_", "aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5"].concat();
+        let mut v = serde_json::json!({
+            "z": [{"deep": format!("token={key}")}, 1, null, true],
+            (format!("token={key}")): "https://h/p?a=b",
+            "a": "plain",
+        });
+        json_strings(&mut v, printed);
+        let text = v.to_string();
+        assert!(!text.contains(&key[4..12]), "{text}");
+        assert_eq!(v["z"][0]["deep"], printed(&format!("token={key}")).as_ref());
+        assert_eq!(v["z"][1], 1);
+        assert_eq!(v["a"], "plain");
+        let redacted_key = printed(&format!("token={key}")).into_owned();
+        assert_eq!(v[&redacted_key], "https://h/p?a=[redacted]");
+        // Keys keep their order (the map's own), and a second pass changes nothing.
+        let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+        let mut again = v.clone();
+        json_strings(&mut again, printed);
+        assert_eq!(again, v);
+        assert_eq!(keys.len(), 3);
+        // `secrets` leaves query strings alone.
+        let mut url = serde_json::json!(["https://h/p?a=b"]);
+        json_strings(&mut url, secrets);
+        assert_eq!(url[0], "https://h/p?a=b");
+    }
 
     #[test]
     fn query_values_are_masked_names_kept() {

@@ -2,13 +2,19 @@
 //! errors that keep a fault with its upstream.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::ErrorData as McpError;
-use rmcp::model::{CallToolRequestParams, CallToolResponse, ErrorCode, JsonObject};
-use rmcp::service::{Peer, RoleClient, ServiceError};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResponse, CancelledNotificationParam,
+    ClientRequest, ErrorCode, JsonObject, ProgressNotificationParam, ProgressToken, RequestId,
+    ServerResult,
+};
+use rmcp::service::{Peer, PeerRequestOptions, RoleClient, RoleServer, ServiceError};
 use serde_json::json;
 
+use super::progress::{Relay, Relays};
 use crate::hub::ServerState;
 
 /// One upstream as a call finds it.
@@ -28,11 +34,15 @@ impl Upstream {
     }
 
     /// Calls `tool` with the host's arguments; the host's cancellation
-    /// (and `timeout`) cancels the upstream request.
+    /// (and `timeout`) cancels the upstream request. With a `host`
+    /// progress token, the upstream's progress for this call goes to the
+    /// host under that token, in order, each before the answer.
     pub(crate) async fn call(
         self,
         tool: String,
         params: CallToolRequestParams,
+        host: Option<(Peer<RoleServer>, ProgressToken)>,
+        relays: &Arc<Relays>,
         cancelled: impl Future<Output = ()>,
         timeout: Option<Duration>,
     ) -> Result<CallToolResponse, McpError> {
@@ -47,25 +57,68 @@ impl Upstream {
         upstream.arguments = params.arguments;
         upstream.input_responses = params.input_responses;
         upstream.request_state = params.request_state;
-        // Dropping the request future tells the upstream to cancel it.
-        let request = peer.call_tool_once(upstream);
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(upstream));
+        let handle = peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+            .map_err(|e| self.failed(&tool, e))?;
+        // Opened with no wait after the request was queued: the upstream
+        // would have to answer within that instant for its first
+        // notification to find no relay (and be dropped, never misrouted).
+        let mut relay = host
+            .as_ref()
+            .map(|_| relays.open(&self.alias, handle.progress_token.clone()));
+        // Dropped before the answer (cancelled, timed out): the upstream
+        // is told to cancel.
+        let abandoned = Abandoned(Some((peer, handle.id.clone())));
+        let answer = handle.await_response();
+        tokio::pin!(answer, cancelled);
         let limit = async {
             match timeout {
                 Some(t) => tokio::time::sleep(t).await,
                 None => std::future::pending().await,
             }
         };
-        tokio::select! {
-            answer = request => answer.map_err(|e| self.failed(&tool, e)),
-            _ = cancelled => Err(McpError::new(
-                ErrorCode::INTERNAL_ERROR,
-                format!("the call to {:?} of upstream {:?} was cancelled", tool, self.alias),
-                Some(json!({"upstream": self.alias})),
-            )),
-            _ = limit => Err(self.unavailable(&format!(
-                "did not answer {tool:?} within {} s (the call was cancelled)",
-                timeout.unwrap_or_default().as_secs_f64()
-            ))),
+        tokio::pin!(limit);
+        // In this order: a cancel or the timeout even while progress
+        // floods in, and progress before the answer it preceded.
+        let answer = loop {
+            tokio::select! {
+                biased;
+                _ = &mut cancelled => return Err(McpError::new(
+                    ErrorCode::INTERNAL_ERROR,
+                    format!("the call to {:?} of upstream {:?} was cancelled", tool, self.alias),
+                    Some(json!({"upstream": self.alias})),
+                )),
+                _ = &mut limit => return Err(self.unavailable(&format!(
+                    "did not answer {tool:?} within {} s (the call was cancelled)",
+                    timeout.unwrap_or_default().as_secs_f64()
+                ))),
+                Some(p) = next(&mut relay) => relay_to(&host, p).await,
+                answer = &mut answer => break answer,
+            }
+        };
+        abandoned.disarm();
+        // What the upstream sent before its answer (all read before it)
+        // goes to the host first; nothing sent after.
+        let before = relay.as_mut().map(Relay::received).unwrap_or_default();
+        drop(relay);
+        for p in before {
+            relay_to(&host, p).await;
+        }
+        match answer.map_err(|e| self.failed(&tool, e))? {
+            ServerResult::CallToolResult(r) => Ok(CallToolResponse::Complete(r)),
+            ServerResult::InputRequiredResult(r) => Ok(CallToolResponse::InputRequired(r)),
+            ServerResult::CreateTaskResult(r) => Ok(CallToolResponse::Task(r)),
+            // A result without `content` decodes as one of these; rmcp's
+            // call_tool_once reads them as an empty result too.
+            other @ (ServerResult::EmptyResult(_)
+            | ServerResult::TaskAckResult(_)
+            | ServerResult::CustomResult(_)) => serde_json::to_value(other)
+                .and_then(serde_json::from_value)
+                .map(CallToolResponse::Complete)
+                .map_err(|_| self.failed(&tool, ServiceError::UnexpectedResponse)),
+            _ => Err(self.failed(&tool, ServiceError::UnexpectedResponse)),
         }
     }
 
@@ -99,6 +152,51 @@ impl Upstream {
                 ),
                 Some(json!({"upstream": self.alias})),
             ),
+        }
+    }
+}
+
+/// The next notification of a relay; never, without one.
+async fn next(relay: &mut Option<Relay>) -> Option<ProgressNotificationParam> {
+    match relay {
+        Some(r) => r.next().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Sends `p` to the host under its own token (progress, total and message
+/// as the upstream sent them). A host that is gone is not an error of the call.
+async fn relay_to(
+    host: &Option<(Peer<RoleServer>, ProgressToken)>,
+    mut p: ProgressNotificationParam,
+) {
+    let Some((peer, token)) = host else { return };
+    p.progress_token = token.clone();
+    if let Err(e) = peer.notify_progress(p).await {
+        tracing::debug!(error = %e, "progress not relayed to the host");
+    }
+}
+
+/// Tells the upstream to cancel a request abandoned before its answer.
+struct Abandoned(Option<(Peer<RoleClient>, RequestId)>);
+
+impl Abandoned {
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for Abandoned {
+    fn drop(&mut self) {
+        let Some((peer, id)) = self.0.take() else {
+            return;
+        };
+        let why =
+            CancelledNotificationParam::new(Some(id), Some("the host no longer waits".into()));
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let _ = peer.notify_cancelled(why).await;
+            });
         }
     }
 }

@@ -16,6 +16,7 @@ use tokio::sync::watch;
 use super::fit::ServeAs;
 use super::forward::{self, Upstream};
 use super::names::GatewayNames;
+use super::progress::Relays;
 use super::view::View;
 use crate::config::McpConfig;
 use crate::connect::{ConnectFailure, ConnectOptions, LiveServer};
@@ -35,6 +36,8 @@ struct Inner {
     /// Bumped once per change a host should hear of (`list_changed`).
     changes: watch::Sender<u64>,
     call_timeout: Option<Duration>,
+    /// The forwarded calls whose progress goes to their host.
+    relays: Arc<Relays>,
 }
 
 /// An MCP server in front of a [`Hub`]: `instructions` are the hub's
@@ -88,6 +91,7 @@ impl Gateway {
                 view: Mutex::new(Arc::new(view)),
                 changes,
                 call_timeout,
+                relays: Arc::default(),
             }),
         };
         gateway.follow();
@@ -96,10 +100,19 @@ impl Gateway {
 
     /// Serves `live`'s tools from now on (it must be a server of this
     /// gateway's hub); one under the same alias is replaced (and closed).
+    /// Its progress notifications reach hosts when it was connected with
+    /// [`Gateway::connect_options`].
     pub fn add(&self, live: LiveServer) {
         let alias = live.alias().to_string();
         lock(&self.inner.upstreams).insert(alias, live);
         self.refresh();
+    }
+
+    /// `options` with which a server's progress notifications reach the
+    /// host whose call they belong to ([`Hub::connect`] a server with
+    /// them, then [`Gateway::add`] it); [`Gateway::connect_all`] uses them.
+    pub fn connect_options(&self, options: &ConnectOptions) -> ConnectOptions {
+        options.clone().tap_progress(self.inner.relays.tap())
     }
 
     /// Starts every server of `config` in the hub ([`Hub::connect_all`]:
@@ -112,7 +125,8 @@ impl Gateway {
         options: &ConnectOptions,
     ) -> Vec<ConnectFailure> {
         let mut failed = Vec::new();
-        for result in self.inner.hub.connect_all(config, options).await {
+        let options = self.connect_options(options);
+        for result in self.inner.hub.connect_all(config, &options).await {
             match result {
                 Ok(live) => {
                     let alias = live.alias().to_string();
@@ -256,10 +270,23 @@ impl Gateway {
         let upstream = self.upstream(alias);
         let tool = tool.to_string();
         drop(view);
+        // The host's token stays with the host; see `progress`.
+        let host = context
+            .meta
+            .get_progress_token()
+            .map(|token| (context.peer.clone(), token));
         let ct = context.ct;
         let cancelled = async move { ct.cancelled().await };
+        let relays = &self.inner.relays;
         upstream
-            .call(tool, params, cancelled, self.inner.call_timeout)
+            .call(
+                tool,
+                params,
+                host,
+                relays,
+                cancelled,
+                self.inner.call_timeout,
+            )
             .await
     }
 }

@@ -21,9 +21,17 @@
 //!   while a change is held) when the budget shortened them;
 //! - `tools/call`, forwarded to the upstream with its arguments; its
 //!   result or JSON-RPC error comes back as sent, a host's cancellation
-//!   cancels the upstream request, and a fault (the upstream restarting,
+//!   (or the call timeout) cancels the upstream request
+//!   (`notifications/cancelled`), and a fault (the upstream restarting,
 //!   gone, or ending mid-call) is a JSON-RPC error naming the upstream;
 //!   a call to a tool the policy hides is refused (invalid params);
+//! - `notifications/progress`: when the host's call carries a
+//!   `progressToken`, the upstream's progress for that call goes to that
+//!   host under that token (progress, total and message as sent), in
+//!   order and before the answer, and stops with the call. The upstream
+//!   gets a token of its own (two hosts may use the same one); progress
+//!   under a token the gateway did not give that upstream for a call in
+//!   flight is dropped (logged at debug), never sent to another call;
 //! - `notifications/tools/list_changed` once per change of the tools or
 //!   the instructions (2025 sessions as notifications, 2026-07-28 ones
 //!   through `subscriptions/listen`).
@@ -33,8 +41,7 @@
 //! on a listener from `bind_loopback`).
 //!
 //! Not served: resources and prompts of the upstreams (a host that needs
-//! them connects the server directly), and progress notifications (the
-//! hub's client handler does not relay them).
+//! them connects the server directly).
 //!
 //! ```no_run
 //! # async fn run() -> mcp_preamble::Result<()> {
@@ -60,6 +67,7 @@ mod gateway;
 #[cfg(feature = "serve-http")]
 mod http;
 mod names;
+mod progress;
 mod view;
 
 pub use fit::ServeAs;

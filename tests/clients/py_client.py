@@ -1,8 +1,9 @@
 """The official Python SDK client (`mcp` on PyPI) against `mcp-preamble serve`.
 
-Usage: python3 py_client.py <legacy|modern> <spec.json>; spec: {command, args, calls: [tool…], waitFor: tool}, or
-{url, …} for a gateway already serving Streamable HTTP there.
-Prints one JSON line: era, instructions, tools, each call's text (or error), and the tools after the list changed.
+Usage: python3 py_client.py <legacy|modern> <spec.json>; spec: {command, args, calls: [tool…], waitFor: tool,
+progress: {name, arguments}}, or {url, …} for a gateway already serving Streamable HTTP there.
+Prints one JSON line: era, instructions, tools, each call's text (or error), the progress call's answer and the
+progress it saw (`progress_callback`), and the tools after the list changed.
 """
 
 import asyncio
@@ -55,6 +56,18 @@ async def main(era: str, spec: dict) -> dict:
         else:
             await changed.wait()
             out["changed"] = await relisted()
+        # After the list change, so that this call does not hold up the subscription.
+        if "progress" in spec:
+            seen: list[dict] = []
+
+            async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+                seen.append({"progress": progress, "total": total, "message": message})
+
+            call = spec["progress"]
+            r = await client.call_tool(call["name"], call["arguments"], progress_callback=on_progress)
+            text = "".join(getattr(c, "text", "") for c in r.content)
+            out["progress"] = {"text": text, "seen": seen}
+
     return out
 
 

@@ -1,6 +1,8 @@
 // ts-client.mjs — the official TypeScript SDK client (@modelcontextprotocol/client) against `mcp-preamble serve`.
-// Usage: node ts-client.mjs <legacy|modern> <spec.json>; spec: {command, args, calls: [tool…], waitFor: tool}.
-// Prints one JSON line: era, instructions, tools, each call's text (or error), and the tools after the list changed.
+// Usage: node ts-client.mjs <legacy|modern> <spec.json>; spec: {command, args, calls: [tool…], waitFor: tool,
+// progress: {name, arguments}}.
+// Prints one JSON line: era, instructions, tools, each call's text (or error), the progress call's answer and the
+// progress it saw (`onprogress`), and the tools after the list changed.
 import { readFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
@@ -42,6 +44,11 @@ for (const name of spec.calls) {
   }
 }
 out.changed = await sawChange;
+if (spec.progress) {
+  const seen = [];
+  const r = await client.callTool(spec.progress, { onprogress: (p) => seen.push(p) });
+  out.progress = { text: r.content.map((c) => c.text).join(""), seen };
+}
 clearTimeout(timer);
 console.log(JSON.stringify(out));
 await client.close();

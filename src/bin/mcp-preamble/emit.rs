@@ -55,7 +55,7 @@ pub fn emit_preview(
     if json {
         // Connection rows (errors, stderr tails) are not server text under review.
         let mut connections = serde_json::json!(sources);
-        redact_strings(&mut connections, &|s| redact::printed(s).into_owned());
+        redact::json_strings(&mut connections, redact::printed);
         let mut report = serde_json::json!({ "assembly": assembly, "connections": connections });
         if !hosts.is_empty() {
             let by_server: serde_json::Map<String, serde_json::Value> = hosts
@@ -64,7 +64,7 @@ pub fn emit_preview(
                 .collect();
             report["as"] = serde_json::Value::Object(by_server);
         }
-        redact_strings(&mut report, &|s| redact::secrets(s).into_owned());
+        redact::json_strings(&mut report, redact::secrets);
         emit(&json_safe(
             &(serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"),
         ));
@@ -244,25 +244,6 @@ fn table_row(cells: [&dyn fmt::Display; 9]) -> String {
     format!(
         "{server:<24} {version:<18} {instr:<8} {tools:>5} {budget:>6} {before:>6} {after:>6} {removed:>7} {connect:>8}"
     )
-}
-
-/// Every string in a JSON value, keys included, through `f`.
-fn redact_strings(v: &mut serde_json::Value, f: &dyn Fn(&str) -> String) {
-    use serde_json::Value;
-    match v {
-        Value::String(s) => *s = f(s),
-        Value::Array(items) => items.iter_mut().for_each(|i| redact_strings(i, f)),
-        Value::Object(map) => {
-            *map = std::mem::take(map)
-                .into_iter()
-                .map(|(k, mut v)| {
-                    redact_strings(&mut v, f);
-                    (f(&k), v)
-                })
-                .collect();
-        }
-        _ => {}
-    }
 }
 
 /// Writes to stdout, secret-shaped values redacted; a closed pipe (`| head`)
