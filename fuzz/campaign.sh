@@ -31,6 +31,8 @@ fi
 bin=${CARGO_TARGET_DIR:-target}/x86_64-unknown-linux-gnu/release
 cargo +nightly fuzz build -s none --release || { echo "campaign: build failed" >&2; exit 2; }
 mkdir -p corpus-work logs
+# The commit the binaries were built from (HEAD may move during a campaign).
+commit=$(git rev-parse --short HEAD)
 status=0
 for t in $targets; do
     case "$t" in wire) dict=dicts/wire.dict ;; template) dict=dicts/template.dict ;; *) dict=dicts/text.dict ;; esac
@@ -75,7 +77,7 @@ for t in $targets; do
     secs=$(( $(date +%s) - start ))
     if [ "$rc" -eq 0 ]; then result=ok; else status=1; result="FAIL rc=$rc $(grep -o 'Test unit written to .*' "$log" | tail -1)"; fi
     printf '%s %-9s lean=%s mode=%s commit=%s execs=%s seconds=%s execs/s=%s oom/timeout/crash=%s result=%s\n' \
-        "$(date -u +%FT%H:%MZ)" "$t" "${CAMPAIGN_LEAN:-0}" "$mode" "$(git rev-parse --short HEAD)" "${execs:-?}" "$secs" \
+        "$(date -u +%FT%H:%MZ)" "$t" "${CAMPAIGN_LEAN:-0}" "$mode" "$commit" "${execs:-?}" "$secs" \
         "$(( ${execs:-0} / (secs > 0 ? secs : 1) ))" "${crashes:-?}" "$result" | tee -a campaign.txt
 done
 exit "$status"
