@@ -354,8 +354,7 @@ impl Counter {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Box<str>, usize>> {
-        // A panic elsewhere while holding the lock leaves only a cache behind.
-        self.memo.lock().unwrap_or_else(|p| p.into_inner())
+        crate::support::lock(&self.memo)
     }
 }
 

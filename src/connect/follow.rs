@@ -1,6 +1,7 @@
 //! [`Hub::attach`] and [`Hub::connect`]: a connected server whose block
 //! follows its changes.
 
+use crate::support::lock;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -117,10 +118,6 @@ impl Drop for LiveServer {
     fn drop(&mut self) {
         self.let_go();
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// A client of yours that a [`Hub`] follows; see [`Hub::attach`].

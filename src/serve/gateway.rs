@@ -1,6 +1,7 @@
 //! [`Gateway`]: the hub's section and its servers' tools, served to a host
 //! as one MCP server (rmcp's server side).
 
+use crate::support::lock;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
@@ -289,10 +290,6 @@ impl Gateway {
             )
             .await
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl ServerHandler for Gateway {

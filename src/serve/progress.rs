@@ -9,6 +9,7 @@
 //! host's token put back, and is dropped when there is none (an unknown
 //! token, a call already answered, or another upstream's token).
 
+use crate::support::lock;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -114,10 +115,6 @@ impl Drop for Relay {
     fn drop(&mut self) {
         lock(&self.relays.calls).remove(&self.key);
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 #[cfg(test)]

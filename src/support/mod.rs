@@ -1,7 +1,8 @@
 //! Small helpers with one home each, shared by the pipeline's stages:
 //! edit distance (did-you-mean suggestions), hashing (FNV-1a, SHA-256 hex),
-//! canonical JSON (keys sorted, for stable hashes and cache keys) and the
-//! [`string_enum!`] macro for fieldless enums with a wire name per variant.
+//! canonical JSON (keys sorted, for stable hashes and cache keys), the
+//! [`string_enum!`] macro for fieldless enums with a wire name per variant,
+//! and [`lock`].
 //!
 //! Nothing here is public, and nothing here imports the rest of the crate:
 //! it sits below every other module.
@@ -12,3 +13,9 @@ pub(crate) mod hash;
 mod string_enum;
 
 pub(crate) use string_enum::string_enum;
+
+/// Locks `m`, also when a panic elsewhere poisoned it: the data behind
+/// these locks (maps and buffers) stays consistent between statements.
+pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}

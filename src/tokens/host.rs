@@ -1,6 +1,7 @@
 //! An exact count the host supplies (a provider's token-count endpoint),
 //! cached by digest, bounded by a timeout, with a fallback counter.
 
+use crate::support::lock;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
@@ -104,11 +105,6 @@ impl HostCounter {
     fn cached(&self, digest: &str) -> Option<usize> {
         lock(&self.cache).get(digest).copied()
     }
-}
-
-fn lock(m: &Mutex<HashMap<String, usize>>) -> std::sync::MutexGuard<'_, HashMap<String, usize>> {
-    // A panic elsewhere while holding the lock leaves only a cache behind.
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 fn store(cache: &Mutex<HashMap<String, usize>>, digest: String, n: usize) {
