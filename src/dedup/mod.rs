@@ -119,34 +119,58 @@ impl<'de> serde::Deserialize<'de> for Similarity {
 /// Calls `f` with each normalized word of `text`, in order.
 fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
     let body = strip_list_marker(text.trim_start());
+    let bytes = body.as_bytes();
     let mut word = String::new();
-    // Hyphens and apostrophes at word edges are quoting or dashes, not words.
-    let mut flush = |word: &mut String| {
-        // Most words have no hyphen or apostrophe at an edge: no trim.
-        let w = match word.as_bytes() {
-            [b'-' | b'\'', ..] | [.., b'-' | b'\''] => word.trim_matches(['-', '\'']),
-            _ => word.as_str(),
+    let mut at = 0;
+    while at < bytes.len() {
+        // A word: letters, digits, `_`, `-` and `'`. Most are lowercase
+        // ASCII and passed on as a slice of the text, not copied.
+        let start = at;
+        let (mut upper, mut wide) = (false, false);
+        while at < bytes.len() {
+            let b = bytes[at];
+            if b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'\'') {
+                upper |= b.is_ascii_uppercase();
+                at += 1;
+            } else if b.is_ascii() {
+                break;
+            } else {
+                // Not ASCII: part of the word if alphanumeric.
+                let c = body[at..].chars().next().unwrap_or_default();
+                if !c.is_alphanumeric() {
+                    break;
+                }
+                wide = true;
+                at += c.len_utf8();
+            }
+        }
+        let raw = &body[start..at];
+        let w = if upper || wide {
+            word.clear();
+            for c in raw.chars() {
+                if c.is_ascii() {
+                    word.push(c.to_ascii_lowercase());
+                } else {
+                    word.extend(c.to_lowercase());
+                }
+            }
+            word.as_str()
+        } else {
+            raw
+        };
+        // Hyphens and apostrophes at word edges are quoting or dashes, not words.
+        let w = match w.as_bytes() {
+            [b'-' | b'\'', ..] | [.., b'-' | b'\''] => w.trim_matches(['-', '\'']),
+            _ => w,
         };
         if !w.is_empty() {
             f(w);
         }
-        word.clear();
-    };
-    for c in body.chars() {
-        if c.is_ascii() {
-            let c = c.to_ascii_lowercase();
-            if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '\'') {
-                word.push(c);
-            } else {
-                flush(&mut word);
-            }
-        } else if c.is_alphanumeric() {
-            word.extend(c.to_lowercase());
-        } else {
-            flush(&mut word);
+        // Past the character that ended the word.
+        if at == start {
+            at += body[at..].chars().next().map_or(1, char::len_utf8);
         }
     }
-    flush(&mut word);
 }
 
 /// Text normalized for comparison: its words joined by single spaces.

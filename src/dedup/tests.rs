@@ -120,3 +120,74 @@ fn priorities() {
     assert_eq!(p("```\nx\n```"), Priority::Example);
     assert_eq!(p("## Rules"), Priority::Heading);
 }
+
+/// The words as the first version of `for_each_word` found them, one
+/// character at a time: the oracle of the version that slices.
+fn words_char_by_char(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut flush = |word: &mut String| {
+        let w = word.trim_matches(['-', '\'']);
+        if !w.is_empty() {
+            out.push(w.to_string());
+        }
+        word.clear();
+    };
+    for c in strip_list_marker(text.trim_start()).chars() {
+        if c.is_ascii() {
+            let c = c.to_ascii_lowercase();
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '\'') {
+                word.push(c);
+            } else {
+                flush(&mut word);
+            }
+        } else if c.is_alphanumeric() {
+            word.extend(c.to_lowercase());
+        } else {
+            flush(&mut word);
+        }
+    }
+    flush(&mut word);
+    out
+}
+
+fn words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for_each_word(text, |w| out.push(w.to_string()));
+    out
+}
+
+#[test]
+fn words_are_those_found_char_by_char_in_the_corpus() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+    let mut texts = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let server = crate::wire::load_server_file(&path).unwrap();
+        let tools = server.tools.iter().filter_map(|t| t.description.as_deref());
+        for text in server.instructions.raw().into_iter().chain(tools) {
+            assert_eq!(words(text), words_char_by_char(text), "{text}");
+            texts += 1;
+        }
+    }
+    assert!(texts > 500, "{texts}");
+    for text in [
+        "ÉTÉ İstanbul ǅx",
+        "--a-- 'b' -'- ''",
+        "x\u{301}y ß ŉ",
+        "1) 2. - * + x",
+        "",
+    ] {
+        assert_eq!(words(text), words_char_by_char(text), "{text}");
+    }
+}
+
+proptest::proptest! {
+    #[test]
+    fn words_are_those_found_char_by_char(text in "[a-zA-Z0-9_'\\- .,\n\u{e9}\u{c9}\u{130}\u{df}\u{301}\u{1c5}\u{2014}\u{4e00}\u{1f600}]{0,40}") {
+        proptest::prop_assert_eq!(words(&text), words_char_by_char(&text));
+    }
+}
