@@ -89,6 +89,7 @@ use serde::Serialize;
 use tiktoken_rs::CoreBPE;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::support::hash::{self, MemoState};
 
 pub use estimate::{CLAUDE_MARGIN, ClaudeEstimate, ClaudeGeneration, Estimate, Factors};
 #[cfg(feature = "tokenizers")]
@@ -300,14 +301,14 @@ const MEMO_CAP: usize = 16_384;
 #[derive(Clone)]
 pub(crate) struct Counter {
     inner: Arc<dyn TokenCounter>,
-    memo: Arc<Mutex<HashMap<Box<str>, usize>>>,
+    memo: Arc<Mutex<HashMap<Box<str>, usize, MemoState>>>,
 }
 
 impl Counter {
     pub(crate) fn new(inner: Arc<dyn TokenCounter>) -> Counter {
         Counter {
             inner,
-            memo: Arc::new(Mutex::new(HashMap::new())),
+            memo: Arc::new(Mutex::new(HashMap::with_hasher(hash::memo_state()))),
         }
     }
 
@@ -353,7 +354,7 @@ impl Counter {
         n
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Box<str>, usize>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Box<str>, usize, MemoState>> {
         crate::support::lock(&self.memo)
     }
 }

@@ -19,6 +19,7 @@ use crate::budget::Trim;
 use crate::dedup::ToolText;
 use crate::limits::LimitHit;
 use crate::report::{Removal, Restatement};
+use crate::support::hash::{self, MemoState};
 use crate::template::{ServerView, Template};
 
 /// What de-duplication within a server reads.
@@ -93,14 +94,14 @@ const MEMO_BYTES: usize = 16 << 20;
 
 /// Entries by the hash of their key, and about how many bytes they hold.
 struct Entries<K, V> {
-    by_hash: HashMap<u64, Vec<(K, V)>>,
+    by_hash: HashMap<u64, Vec<(K, V)>, MemoState>,
     bytes: usize,
 }
 
 impl<K, V> Default for Entries<K, V> {
     fn default() -> Self {
         Entries {
-            by_hash: HashMap::new(),
+            by_hash: HashMap::with_hasher(hash::memo_state()),
             bytes: 0,
         }
     }
@@ -128,9 +129,7 @@ impl<K, V: Clone> Entries<K, V> {
 }
 
 fn hash_of(key: impl Hash) -> u64 {
-    let mut h = std::hash::DefaultHasher::new();
-    key.hash(&mut h);
-    h.finish()
+    hash::memo_hash(key)
 }
 
 /// De-duplication outcomes by [`DedupKey`].

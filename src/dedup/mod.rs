@@ -6,7 +6,7 @@
 //! so tool names survive), whitespace collapsed.
 
 use std::collections::{HashMap, HashSet};
-use std::hash::{Hash, Hasher};
+use std::hash::Hash;
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
 use crate::segment::{Unit, UnitKind};
@@ -366,8 +366,19 @@ impl ToolText {
 
 /// Prepared tool descriptions by content, shared by clones of an assembler,
 /// so a server's tools are prepared once, not on every assembly.
-#[derive(Clone, Default)]
-pub(crate) struct ToolTextCache(Arc<Mutex<HashMap<u64, Vec<Arc<ToolText>>>>>);
+#[derive(Clone)]
+pub(crate) struct ToolTextCache(Arc<Mutex<ToolTexts>>);
+
+/// Prepared descriptions by the hash of their raw name and description.
+type ToolTexts = HashMap<u64, Vec<Arc<ToolText>>, hash::MemoState>;
+
+impl Default for ToolTextCache {
+    fn default() -> ToolTextCache {
+        ToolTextCache(Arc::new(Mutex::new(HashMap::with_hasher(
+            hash::memo_state(),
+        ))))
+    }
+}
 
 /// Most prepared descriptions kept before the cache starts over.
 const TOOL_CACHE_CAP: usize = 8192;
@@ -375,9 +386,7 @@ const TOOL_CACHE_CAP: usize = 8192;
 impl ToolTextCache {
     /// The prepared description of a tool, from its raw name and description.
     pub(crate) fn get(&self, raw_name: &str, raw_description: &str) -> Arc<ToolText> {
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        (raw_name, raw_description).hash(&mut h);
-        let key = h.finish();
+        let key = hash::memo_hash((raw_name, raw_description));
         let mut map = self.0.lock().unwrap_or_else(|p| p.into_inner());
         let same = |t: &&Arc<ToolText>| t.raw_name == raw_name && t.description == raw_description;
         if let Some(found) = map.get(&key).and_then(|bucket| bucket.iter().find(same)) {

@@ -1,9 +1,35 @@
 //! The hashes the crate writes down: FNV-1a 64 (cache file names, word
 //! sets), SHA-256 as lowercase hex (pins, section digests, shortened tool
 //! names) and SHA-1 (only to reproduce Codex's tool names). All are fixed
-//! formats, so their values outlive Rust and dependency releases.
+//! formats, so their values outlive Rust and dependency releases. Apart
+//! from them, [`MemoState`] hashes the memos' keys in memory.
 
+use std::hash::{BuildHasher, Hash, RandomState};
+use std::sync::LazyLock;
+
+use foldhash::SharedSeed;
+use foldhash::fast::SeedableRandomState;
 use sha2::{Digest, Sha256};
+
+/// The memos' in-memory hasher (never written down): foldhash, several
+/// times faster than std's SipHash on the long texts the memos are keyed
+/// by. Keyed once per process from std's `RandomState` (the OS's
+/// randomness), so a server cannot pick texts that collide.
+pub(crate) type MemoState = SeedableRandomState;
+
+/// The process's [`MemoState`].
+pub(crate) fn memo_state() -> MemoState {
+    static SEED: LazyLock<(u64, SharedSeed)> = LazyLock::new(|| {
+        let keys = RandomState::new();
+        (keys.hash_one(0u8), SharedSeed::from_u64(keys.hash_one(1u8)))
+    });
+    SeedableRandomState::with_seed(SEED.0, &SEED.1)
+}
+
+/// `key` hashed with the process's [`MemoState`].
+pub(crate) fn memo_hash(key: impl Hash) -> u64 {
+    memo_state().hash_one(key)
+}
 
 /// The FNV-1a 64 offset basis (the hash of no bytes).
 pub(crate) const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
