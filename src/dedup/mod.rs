@@ -207,33 +207,67 @@ const NOT_AFTER: &[&str] = &[
 const NOT_BIT: u64 = 1 << 63;
 const _: () = assert!(CONSTRAINT_WORDS.len() < 63);
 
-/// Word lists by hash, sorted for binary search: one hash per word is all
-/// the scanning costs.
+/// The word lists by hash in one open-addressed table: a word costs one
+/// probe or two, where a binary search per list cost a mispredicted
+/// branch per step (scanning was a tenth of a cold assembly).
 struct Lexicon {
-    stop: Vec<u64>,
-    constraint: Vec<(u64, u64)>,
-    not_after: Vec<u64>,
+    slots: Vec<Word>,
     not: u64,
 }
 
-static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
-    let sorted = |words: &[&str]| {
-        let mut v: Vec<u64> = words.iter().map(|w| word_hash(w)).collect();
-        v.sort_unstable();
-        v
-    };
-    let mut constraint: Vec<(u64, u64)> = CONSTRAINT_WORDS
-        .iter()
-        .enumerate()
-        .map(|(i, w)| (word_hash(w), 1u64 << i))
-        .collect();
-    constraint.sort_unstable();
-    Lexicon {
-        stop: sorted(STOPWORDS),
-        constraint,
-        not_after: sorted(NOT_AFTER),
-        not: word_hash("not"),
+/// What a listed word is.
+#[derive(Clone, Copy, Default)]
+struct Word {
+    hash: u64,
+    used: bool,
+    stop: bool,
+    /// Its bit among the constraint words (0: not one).
+    constraint: u64,
+    /// A verb after which "not" states a rule.
+    not_after: bool,
+}
+
+/// Slots of the table: a power of two, at most a quarter full.
+const SLOTS: usize = 512;
+
+impl Lexicon {
+    fn slot(&self, h: u64) -> usize {
+        let mut i = (h as usize) & (SLOTS - 1);
+        while self.slots[i].used && self.slots[i].hash != h {
+            i = (i + 1) & (SLOTS - 1);
+        }
+        i
     }
+
+    /// The listed word with hash `h`, if any.
+    fn get(&self, h: u64) -> Option<&Word> {
+        Some(&self.slots[self.slot(h)]).filter(|w| w.used)
+    }
+}
+
+static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
+    let mut lex = Lexicon {
+        slots: vec![Word::default(); SLOTS],
+        not: word_hash("not"),
+    };
+    let mut add = |w: &str, set: &dyn Fn(&mut Word)| {
+        let h = word_hash(w);
+        let i = lex.slot(h);
+        let word = &mut lex.slots[i];
+        word.hash = h;
+        word.used = true;
+        set(word);
+    };
+    for w in STOPWORDS {
+        add(w, &|e| e.stop = true);
+    }
+    for (i, w) in CONSTRAINT_WORDS.iter().enumerate() {
+        add(w, &|e| e.constraint = 1u64 << i);
+    }
+    for w in NOT_AFTER {
+        add(w, &|e| e.not_after = true);
+    }
+    lex
 });
 
 /// A word by a 64-bit FNV-1a hash: word sets are compared by hash, which
@@ -259,22 +293,23 @@ fn scan(raw: &str, drop: u64) -> Scan {
     let lex = &*LEXICON;
     let mut words = Vec::new();
     let mut mask = 0;
-    let mut prev = 0;
+    let mut after_verb = false;
     let mut text = hash::FNV_OFFSET;
     let mut empty = true;
     for_each_word(raw, |w| {
         let h = word_hash(w);
         text = (text ^ h).wrapping_mul(hash::FNV_PRIME);
         empty = false;
-        if let Ok(i) = lex.constraint.binary_search_by_key(&h, |(k, _)| *k) {
-            mask |= lex.constraint[i].1;
-        } else if h == lex.not && lex.not_after.binary_search(&prev).is_ok() {
+        let listed = lex.get(h).copied().unwrap_or_default();
+        if listed.constraint != 0 {
+            mask |= listed.constraint;
+        } else if h == lex.not && after_verb {
             mask |= NOT_BIT;
         }
-        if h != drop && lex.stop.binary_search(&h).is_err() {
+        if h != drop && !listed.stop {
             words.push(h);
         }
-        prev = h;
+        after_verb = listed.not_after;
     });
     words.sort_unstable();
     words.dedup();

@@ -191,3 +191,24 @@ proptest::proptest! {
         proptest::prop_assert_eq!(words(&text), words_char_by_char(&text));
     }
 }
+
+#[test]
+fn the_lexicon_table_answers_as_its_lists() {
+    let lex = &*LEXICON;
+    let listed = STOPWORDS.iter().chain(CONSTRAINT_WORDS).chain(NOT_AFTER);
+    let others = [
+        "not", "invoice", "period", "firstly", "", "x", "ids_", "callable",
+    ];
+    for w in listed.chain(others.iter()) {
+        let got = lex.get(word_hash(w)).copied().unwrap_or_default();
+        assert_eq!(got.stop, STOPWORDS.contains(w), "{w}");
+        assert_eq!(got.not_after, NOT_AFTER.contains(w), "{w}");
+        let bit = CONSTRAINT_WORDS
+            .iter()
+            .position(|c| c == w)
+            .map_or(0, |i| 1u64 << i);
+        assert_eq!(got.constraint, bit, "{w}");
+    }
+    let used = lex.slots.iter().filter(|s| s.used).count();
+    assert!(used * 4 <= SLOTS, "{used} of {SLOTS} slots");
+}
