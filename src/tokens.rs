@@ -123,16 +123,17 @@ pub trait TokenCounter: Send + Sync {
         false
     }
 
-    /// Whether no token ever spans a place between an ASCII letter or digit
-    /// and a single space followed by an ASCII letter (`"word| next"`: the
-    /// bytes `[A-Za-z0-9]`, then `' '`, then `[A-Za-z]`), so that text cut at
-    /// such places counts the same in pieces as whole. True for tiktoken's
-    /// encodings: no alternative of their pre-tokenizer matches a letter or
-    /// digit together with a space after it, the piece that starts at the
-    /// space is matched the same without the text before it, and BPE merges
-    /// only within a piece. It lets the assembler count a block's last line
-    /// in the section from its memo up to the block's last word. Default:
-    /// `false`.
+    /// Whether no token ever spans the place just before a space that lies
+    /// between two printable ASCII characters (`"word,| next"`: a byte from
+    /// `!` to `~`, the place, `' '`, a byte from `!` to `~`), so that text
+    /// cut at such places counts the same in pieces as whole. True for
+    /// tiktoken's encodings: no alternative of their pre-tokenizer matches a
+    /// letter, digit or symbol together with a space after it, whether the
+    /// text goes on after such a character does not change how the text
+    /// before it is matched, the piece that starts at the space is matched
+    /// the same without the text before it, and BPE merges only within a
+    /// piece. It lets the assembler count a block's last line in the section
+    /// from its memo up to the block's last word. Default: `false`.
     fn splits_before_word(&self) -> bool {
         false
     }

@@ -124,10 +124,10 @@ mod splitting {
 }
 
 mod word_cuts {
-    //! Text cut between a word and a space before the next word (an ASCII
-    //! letter or digit, one space, an ASCII letter: `"word| next"`) counts
-    //! the same in pieces as whole under every tiktoken encoding: the
-    //! property [`TokenCounter::splits_before_word`] promises.
+    //! Text cut before a single space between two printable ASCII
+    //! characters (`"word,| next"`) counts the same in pieces as whole under
+    //! every tiktoken encoding: the property
+    //! [`TokenCounter::splits_before_word`] promises.
 
     use super::common;
     use mcp_preamble::{Encoding, Tiktoken, TokenCounter};
@@ -138,9 +138,7 @@ mod word_cuts {
     fn places(text: &str) -> Vec<usize> {
         let b = text.as_bytes();
         (1..b.len().saturating_sub(1))
-            .filter(|&p| {
-                b[p - 1].is_ascii_alphanumeric() && b[p] == b' ' && b[p + 1].is_ascii_alphabetic()
-            })
+            .filter(|&p| b[p - 1].is_ascii_graphic() && b[p] == b' ' && b[p + 1].is_ascii_graphic())
             .collect()
     }
 
@@ -178,6 +176,8 @@ mod word_cuts {
             "[ -~]{0,20}",
             "[A-Za-z0-9]{1,8}",
             "[a-z]{1,6} [a-zA-Z]{1,6}",
+            "[!-~]{1,4} [!-~]{1,4}",
+            "`[a-z_]{1,6}`, ",
             Just(" ".to_string()),
             Just("  ".to_string()),
             Just("\n".to_string()),
@@ -246,4 +246,53 @@ mod word_cuts {
             );
         }
     }
+}
+
+/// Counts the bytes of text it is asked to count (o200k_base's counts),
+/// cutting before words or not.
+#[derive(Clone, Default)]
+struct Bytes {
+    counted: Arc<AtomicUsize>,
+    word: bool,
+}
+
+impl TokenCounter for Bytes {
+    fn name(&self) -> &str {
+        "o200k_base"
+    }
+    fn count(&self, text: &str) -> usize {
+        self.counted.fetch_add(text.len(), Ordering::SeqCst);
+        mcp_preamble::Tiktoken::new(mcp_preamble::Encoding::O200kBase).count(text)
+    }
+    fn splits_after_newline(&self) -> bool {
+        true
+    }
+    fn splits_before_word(&self) -> bool {
+        self.word
+    }
+}
+
+#[test]
+fn cuts_before_words_count_less_text_cold() {
+    // The section counts a block's last line from the memo up to its last
+    // word, instead of counting the whole line again.
+    let servers = common::all_snapshots();
+    let cold = |word: bool| {
+        let counter = Bytes {
+            word,
+            ..Bytes::default()
+        };
+        let a = Assembler::new()
+            .token_counter(counter.clone())
+            .assemble(&servers)
+            .unwrap();
+        (counter.counted.load(Ordering::SeqCst), a.to_json())
+    };
+    let (lines, by_lines) = cold(false);
+    let (words, by_words) = cold(true);
+    assert_eq!(by_words, by_lines);
+    assert!(
+        words * 4 < lines * 3,
+        "{words} bytes counted with word cuts, {lines} without"
+    );
 }
