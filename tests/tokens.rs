@@ -1,4 +1,5 @@
-//! Token counting through the trait: custom counters, memoized counts.
+//! Token counting through the trait: custom counters, memoized counts, and
+//! counts that add up across the cuts the assembler makes.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
