@@ -75,11 +75,11 @@
 //! whose shape proves it (Llama 3 and Qwen's split, Gemma 3's whole-text
 //! BPE whose vocabulary has no token across a newline and a word); any
 //! other counter counts the section whole. When the counter also says a
-//! cut between a word and a space before the next word cannot change a
-//! count ([`TokenCounter::splits_before_word`]: tiktoken, and tokenizer
-//! files with Llama 3 or Qwen's split), each block's
-//! last line is cut once more at its last word, so the section counts only
-//! that word and the body text after it anew.
+//! cut just before a space between two printable ASCII characters cannot
+//! change a count ([`TokenCounter::splits_before_word`]: tiktoken, and
+//! tokenizer files with Llama 3 or Qwen's split), each block's last line
+//! is cut once more at its last such place, so the section counts only the
+//! block's last word and the body text after it anew.
 
 mod estimate;
 #[cfg(feature = "tokenizers")]
