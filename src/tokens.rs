@@ -74,7 +74,12 @@
 //! ([`TokenCounter::splits_after_newline`]): tiktoken, and tokenizer files
 //! whose shape proves it (Llama 3 and Qwen's split, Gemma 3's whole-text
 //! BPE whose vocabulary has no token across a newline and a word); any
-//! other counter counts the section whole.
+//! other counter counts the section whole. When the counter also says a
+//! cut just before a space between two printable ASCII characters cannot
+//! change a count ([`TokenCounter::splits_before_word`]: tiktoken, and
+//! tokenizer files with Llama 3 or Qwen's split), each block's last line
+//! is cut once more at its last such place, so the section counts only the
+//! block's last word and the body text after it anew.
 
 mod estimate;
 #[cfg(feature = "tokenizers")]
@@ -120,6 +125,21 @@ pub trait TokenCounter: Send + Sync {
         false
     }
 
+    /// Whether no token ever spans the place just before a space that lies
+    /// between two printable ASCII characters (`"word,| next"`: a byte from
+    /// `!` to `~`, the place, `' '`, a byte from `!` to `~`), so that text
+    /// cut at such places counts the same in pieces as whole. True for
+    /// tiktoken's encodings: no alternative of their pre-tokenizer matches a
+    /// letter, digit or symbol together with a space after it, whether the
+    /// text goes on after such a character does not change how the text
+    /// before it is matched, the piece that starts at the space is matched
+    /// the same without the text before it, and BPE merges only within a
+    /// piece. It lets the assembler count a block's last line in the section
+    /// from its memo up to the block's last word. Default: `false`.
+    fn splits_before_word(&self) -> bool {
+        false
+    }
+
     /// How the counts are estimated, for a counter that estimates
     /// ([`ClaudeEstimate`]); `None` (the default) for exact counts.
     fn estimate(&self) -> Option<Estimate> {
@@ -148,6 +168,9 @@ impl<T: TokenCounter + ?Sized> TokenCounter for Arc<T> {
     }
     fn splits_after_newline(&self) -> bool {
         (**self).splits_after_newline()
+    }
+    fn splits_before_word(&self) -> bool {
+        (**self).splits_before_word()
     }
     fn estimate(&self) -> Option<Estimate> {
         (**self).estimate()
@@ -292,6 +315,10 @@ impl TokenCounter for Tiktoken {
     fn splits_after_newline(&self) -> bool {
         true
     }
+
+    fn splits_before_word(&self) -> bool {
+        true
+    }
 }
 
 /// Most distinct strings the memo keeps before it starts over.
@@ -318,6 +345,10 @@ impl Counter {
 
     pub(crate) fn splits_after_newline(&self) -> bool {
         self.inner.splits_after_newline()
+    }
+
+    pub(crate) fn splits_before_word(&self) -> bool {
+        self.inner.splits_before_word()
     }
 
     /// The counter it wraps.

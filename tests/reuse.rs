@@ -7,7 +7,9 @@ mod common;
 
 use common::{all_snapshots, o200k};
 use mcp_preamble::settings::Similarity;
-use mcp_preamble::{Assembler, Limits, ServerSnapshot, Template, Tool};
+use mcp_preamble::{
+    Assembler, Encoding, Limits, ServerSnapshot, Template, Tiktoken, TokenCounter, Tool,
+};
 
 /// A named way to build an assembler.
 type Config = (&'static str, fn() -> Assembler);
@@ -142,4 +144,64 @@ fn a_block_rendered_for_one_template_is_not_shown_for_another() {
         &xml.text()[..40]
     );
     assert_ne!(markdown.text(), xml.text());
+}
+
+/// A tiktoken encoding that allows only some of the cuts it could.
+struct Cutting {
+    encoding: Encoding,
+    newline: bool,
+    word: bool,
+}
+
+impl TokenCounter for Cutting {
+    fn name(&self) -> &str {
+        self.encoding.name()
+    }
+    fn count(&self, text: &str) -> usize {
+        Tiktoken::new(self.encoding).count(text)
+    }
+    fn splits_after_newline(&self) -> bool {
+        self.newline
+    }
+    fn splits_before_word(&self) -> bool {
+        self.word
+    }
+}
+
+#[test]
+fn the_corpus_counted_in_pieces_counts_as_whole() {
+    // Cut after newlines, before words, both or neither, under each
+    // encoding: every block and the section count what they count whole.
+    let servers = all_snapshots();
+    for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
+        let whole = |text: &str| match encoding {
+            Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton().count_ordinary(text),
+            _ => o200k(text),
+        };
+        for (newline, word) in [(true, true), (true, false), (false, true), (false, false)] {
+            let counter = || {
+                let c = Cutting {
+                    encoding,
+                    newline,
+                    word,
+                };
+                Assembler::new().token_counter(c)
+            };
+            let mut builders: Vec<Box<dyn Fn() -> Assembler>> = vec![Box::new(counter)];
+            if newline && word {
+                // The crate's own counter cuts at both.
+                builders.push(Box::new(move || Assembler::new().encoding(encoding)));
+            }
+            for build in &builders {
+                for asm in [build(), build().budget(120), build().total_budget(3_000)] {
+                    let a = asm.assemble(&servers).unwrap();
+                    let what = format!("{} newline {newline} word {word}", encoding.name());
+                    assert_eq!(a.total_tokens(), whole(a.text()), "{what}");
+                    for s in a.servers() {
+                        assert_eq!(s.tokens, whole(&s.text), "{what}: {}", s.name);
+                    }
+                }
+            }
+        }
+    }
 }

@@ -1,9 +1,12 @@
-//! Token counting through the trait: custom counters, memoized counts.
+//! Token counting through the trait: custom counters, memoized counts, and
+//! counts that add up across the cuts the assembler makes.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mcp_preamble::{Assembler, ServerSnapshot, TokenCounter, Tool};
+
+mod common;
 
 /// Counts characters, and how often it was asked.
 #[derive(Clone, Default)]
@@ -119,4 +122,178 @@ mod splitting {
             }
         }
     }
+}
+
+mod word_cuts {
+    //! Text cut before a single space between two printable ASCII
+    //! characters (`"word,| next"`) counts the same in pieces as whole under
+    //! every tiktoken encoding: the property
+    //! [`TokenCounter::splits_before_word`] promises.
+
+    use super::common;
+    use mcp_preamble::{Encoding, Tiktoken, TokenCounter};
+    use proptest::prelude::*;
+    use tiktoken_rs::CoreBPE;
+
+    /// Every place the trait's documentation allows.
+    fn places(text: &str) -> Vec<usize> {
+        let b = text.as_bytes();
+        (1..b.len().saturating_sub(1))
+            .filter(|&p| b[p - 1].is_ascii_graphic() && b[p] == b' ' && b[p + 1].is_ascii_graphic())
+            .collect()
+    }
+
+    /// The crate's encodings, and tiktoken-rs's older ones (`p50k_base`,
+    /// `r50k_base`, with GPT-2's pattern) for the same reasoning.
+    fn encodings() -> Vec<(&'static str, &'static CoreBPE)> {
+        for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
+            assert!(Tiktoken::new(encoding).splits_before_word());
+        }
+        vec![
+            ("o200k_base", tiktoken_rs::o200k_base_singleton()),
+            ("cl100k_base", tiktoken_rs::cl100k_base_singleton()),
+            ("p50k_base", tiktoken_rs::p50k_base_singleton()),
+            ("r50k_base", tiktoken_rs::r50k_base_singleton()),
+        ]
+    }
+
+    /// The count of `text` cut at `cuts`.
+    fn in_pieces(bpe: &CoreBPE, text: &str, cuts: &[usize]) -> usize {
+        let mut from = 0;
+        let mut total = 0;
+        for &cut in cuts.iter().chain(std::iter::once(&text.len())) {
+            total += bpe.count_ordinary(&text[from..cut]);
+            from = cut;
+        }
+        total
+    }
+
+    /// Text rich in words, spaces and the pre-tokenizers' edge cases:
+    /// contractions, digit runs, letter case, marks, other scripts, runs
+    /// of spaces and newlines.
+    fn text() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            any::<String>(),
+            "[ -~]{0,20}",
+            "[A-Za-z0-9]{1,8}",
+            "[a-z]{1,6} [a-zA-Z]{1,6}",
+            "[!-~]{1,4} [!-~]{1,4}",
+            "`[a-z_]{1,6}`, ",
+            Just(" ".to_string()),
+            Just("  ".to_string()),
+            Just("\n".to_string()),
+            Just("\r\n".to_string()),
+            Just("\t".to_string()),
+            Just("'s".to_string()),
+            Just("'LL".to_string()),
+            Just("\u{2019}s".to_string()),
+            Just("12345".to_string()),
+            Just("HTTPServer".to_string()),
+            Just("McDonald".to_string()),
+            Just("e\u{301}".to_string()),
+            Just("caf\u{e9}".to_string()),
+            Just("\u{65e5}\u{672c}".to_string()),
+            Just("/".to_string()),
+            Just("`".to_string()),
+        ];
+        proptest::collection::vec(piece, 0..24).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        #[test]
+        fn counts_add_up_across_every_word_cut(text in text()) {
+            let cuts = places(&text);
+            for (name, bpe) in encodings() {
+                prop_assert_eq!(bpe.count_ordinary(&text), in_pieces(bpe, &text, &cuts), "{} {:?}", name, text);
+            }
+        }
+    }
+
+    #[test]
+    fn every_instruction_and_description_of_the_corpus_counts_the_same_cut() {
+        let mut texts = Vec::new();
+        for s in common::all_snapshots() {
+            texts.extend(s.instructions.raw().map(str::to_string));
+            texts.extend(s.tools.iter().filter_map(|t| t.description.clone()));
+        }
+        let cuts: Vec<Vec<usize>> = texts.iter().map(|t| places(t)).collect();
+        let total: usize = cuts.iter().map(Vec::len).sum();
+        assert!(total > 10_000, "only {total} places in the corpus");
+        for (name, bpe) in encodings() {
+            for (text, cuts) in texts.iter().zip(&cuts) {
+                assert_eq!(
+                    bpe.count_ordinary(text),
+                    in_pieces(bpe, text, cuts),
+                    "{name}: {text:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_places_next_to_a_word_cut_may_change_a_count() {
+        // What the rule refuses because a token or a pre-tokenizer piece
+        // can span it: before the space's word, inside a word or a run
+        // of digits, before a contraction.
+        let o200k = tiktoken_rs::o200k_base_singleton();
+        for (left, right) in [("a ", "b"), ("wor", "d"), ("1234", "5"), ("it", "'s")] {
+            assert!(!places(&format!("{left}{right}")).contains(&left.len()));
+            assert_ne!(
+                o200k.count_ordinary(&format!("{left}{right}")),
+                o200k.count_ordinary(left) + o200k.count_ordinary(right),
+                "{left:?} {right:?}"
+            );
+        }
+    }
+}
+
+/// Counts the bytes of text it is asked to count (o200k_base's counts),
+/// cutting before words or not.
+#[derive(Clone, Default)]
+struct Bytes {
+    counted: Arc<AtomicUsize>,
+    word: bool,
+}
+
+impl TokenCounter for Bytes {
+    fn name(&self) -> &str {
+        "o200k_base"
+    }
+    fn count(&self, text: &str) -> usize {
+        self.counted.fetch_add(text.len(), Ordering::SeqCst);
+        mcp_preamble::Tiktoken::new(mcp_preamble::Encoding::O200kBase).count(text)
+    }
+    fn splits_after_newline(&self) -> bool {
+        true
+    }
+    fn splits_before_word(&self) -> bool {
+        self.word
+    }
+}
+
+#[test]
+fn cuts_before_words_count_less_text_cold() {
+    // The section counts a block's last line from the memo up to its last
+    // word, instead of counting the whole line again.
+    let servers = common::all_snapshots();
+    let cold = |word: bool| {
+        let counter = Bytes {
+            word,
+            ..Bytes::default()
+        };
+        let a = Assembler::new()
+            .token_counter(counter.clone())
+            .assemble(&servers)
+            .unwrap();
+        (counter.counted.load(Ordering::SeqCst), a.to_json())
+    };
+    let (lines, by_lines) = cold(false);
+    let (words, by_words) = cold(true);
+    assert_eq!(by_words, by_lines);
+    assert!(
+        words * 4 < lines * 3,
+        "{words} bytes counted with word cuts, {lines} without"
+    );
 }

@@ -95,6 +95,10 @@ impl TokenCounter for Units {
         // Counting units is additive everywhere.
         true
     }
+
+    fn splits_before_word(&self) -> bool {
+        true
+    }
 }
 
 /// `text` within `cap` units of `host`: whole lines kept from the start,

@@ -24,7 +24,11 @@ use crate::support::hash::sha256_hex;
 /// [`TokenCounter::splits_after_newline`] is answered from the file: `true`
 /// only for the pre-tokenizer shapes known to cut before a word after a
 /// newline (the Llama 3 and Qwen 2/3 splits), else `false`, so the
-/// assembler counts the section whole.
+/// assembler counts the section whole. [`TokenCounter::splits_before_word`]
+/// is `true` only for those splits (whose matches never hold a printable
+/// ASCII character and a space after it), with no added token that holds
+/// one either or takes the spaces after it (`rstrip`); Gemma 3's
+/// whole-text BPE has tokens across such a place (`>▁</`), so `false`.
 ///
 /// ```no_run
 /// use mcp_preamble::Assembler;
@@ -39,6 +43,7 @@ pub struct HfTokenizer {
     name: String,
     tokenizer: Arc<tokenizers::Tokenizer>,
     splits_after_newline: bool,
+    splits_before_word: bool,
 }
 
 impl std::fmt::Debug for HfTokenizer {
@@ -46,6 +51,7 @@ impl std::fmt::Debug for HfTokenizer {
         f.debug_struct("HfTokenizer")
             .field("name", &self.name)
             .field("splits_after_newline", &self.splits_after_newline)
+            .field("splits_before_word", &self.splits_before_word)
             .finish()
     }
 }
@@ -129,6 +135,8 @@ struct Added {
     content: String,
     #[serde(default)]
     special: bool,
+    #[serde(default)]
+    rstrip: bool,
 }
 
 /// Split patterns whose matches never cross a newline followed by a
@@ -163,6 +171,26 @@ impl Shape {
             .filter(|a| !a.special)
             .all(|a| !spans_a_cut(&a.content));
         added_ok && (self.split_then_bytes() || self.whole_text_bpe())
+    }
+
+    /// Whether counting a text in pieces cut just before a space between
+    /// two printable ASCII characters gives the count of the whole: only
+    /// for a known safe split then byte-level bytes
+    /// ([`Shape::split_then_bytes`]). No alternative of those splits
+    /// matches a letter, digit or symbol with a space after it, and the
+    /// text after such a character does not change how the text before it
+    /// is matched, so a piece ends there whole or cut; the piece that
+    /// starts at the space is matched alone as in the whole (the patterns
+    /// look only forward); NFC composes nothing with a space. No added
+    /// token (other than special ones, split as text) may hold such a
+    /// place, nor take the spaces after it (`rstrip`).
+    fn splits_before_word(&self) -> bool {
+        let added_ok = self
+            .added_tokens
+            .iter()
+            .filter(|a| !a.special)
+            .all(|a| !a.rstrip && !spans_a_word_cut(&a.content));
+        added_ok && self.split_then_bytes()
     }
 
     /// A BPE (no dropout) over the whole text: no pre-tokenizer, or Gemma's
@@ -244,6 +272,14 @@ fn spans_a_cut(s: &str) -> bool {
         .any(|w| w[0] == b'\n' && !w[1].is_ascii_whitespace() && w[1] != b'/')
 }
 
+/// Whether `s` holds a printable ASCII character followed by a space (a
+/// place the memo may cut before a word).
+fn spans_a_word_cut(s: &str) -> bool {
+    s.as_bytes()
+        .windows(2)
+        .any(|w| w[0].is_ascii_graphic() && w[1] == b' ')
+}
+
 impl HfTokenizer {
     /// Loads a `tokenizer.json`. Its name in reports is the file name and
     /// the first 12 hex digits of the file's SHA-256
@@ -282,6 +318,7 @@ impl HfTokenizer {
             name: "tokenizer.json".into(),
             tokenizer: Arc::new(tokenizer),
             splits_after_newline: shape.splits_after_newline(),
+            splits_before_word: shape.splits_before_word(),
         })
     }
 
@@ -311,6 +348,10 @@ impl TokenCounter for HfTokenizer {
 
     fn splits_after_newline(&self) -> bool {
         self.splits_after_newline
+    }
+
+    fn splits_before_word(&self) -> bool {
+        self.splits_before_word
     }
 }
 
@@ -367,6 +408,33 @@ mod tests {
     }
 
     #[test]
+    fn only_known_safe_splits_split_before_words() {
+        assert!(shape(&llama_like(SAFE_SPLITS[0], "null", "[]")).splits_before_word());
+        assert!(
+            shape(&llama_like(SAFE_SPLITS[1], r#"{"type": "NFC"}"#, "[]")).splits_before_word()
+        );
+        let qwen_added = r#"[{"content": "<tool_call>", "special": false}]"#;
+        assert!(shape(&llama_like(SAFE_SPLITS[1], "null", qwen_added)).splits_before_word());
+        // An added token across the place, one that takes the spaces after
+        // it, another split: false. Special tokens are text.
+        for added in [
+            r#"[{"content": "a b", "special": false}]"#,
+            r#"[{"content": "<x>", "special": false, "rstrip": true}]"#,
+        ] {
+            assert!(!shape(&llama_like(SAFE_SPLITS[0], "null", added)).splits_before_word());
+        }
+        let special = r#"[{"content": "a b", "special": true}]"#;
+        assert!(shape(&llama_like(SAFE_SPLITS[0], "null", special)).splits_before_word());
+        let gpt2 = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
+        assert!(!shape(&llama_like(gpt2, "null", "[]")).splits_before_word());
+        // A whole-text BPE: never, even where it splits after newlines.
+        let bpe = shape(
+            r#"{"normalizer": null, "pre_tokenizer": null, "model": {"type": "BPE", "dropout": null, "vocab": {"\n": 0, "a": 1}}}"#,
+        );
+        assert!(bpe.splits_after_newline() && !bpe.splits_before_word());
+    }
+
+    #[test]
     fn a_broken_file_is_a_typed_error() {
         for json in ["", "{", "[]", r#"{"model": 5}"#, r#"{"version": "1.0"}"#] {
             let e = HfTokenizer::from_json(json).unwrap_err();
@@ -383,6 +451,7 @@ mod tests {
         let t = HfTokenizer::from_json(json).unwrap();
         assert_eq!(t.count("a b a c"), 4);
         assert!(!t.splits_after_newline());
+        assert!(!t.splits_before_word());
         assert_eq!(t.named("tiny").name(), "tiny");
     }
 }

@@ -154,6 +154,11 @@ impl TokenCounter for HostCounter {
         false
     }
 
+    /// `false`: the host's counter is opaque.
+    fn splits_before_word(&self) -> bool {
+        false
+    }
+
     fn fallbacks(&self) -> u64 {
         self.fallbacks.load(Ordering::Relaxed)
     }
