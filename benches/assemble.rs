@@ -51,14 +51,16 @@ fn bench(c: &mut Criterion, all: &[ServerSnapshot]) {
     group.finish();
 }
 
-fn report(since: SystemTime) {
+/// Prints the medians and ratios; false when criterion did not measure
+/// all three (a name filter, `--profile-time`).
+fn report(since: SystemTime) -> bool {
     let mut medians = [0.0; 3];
     for (median, name) in medians.iter_mut().zip(NAMES) {
         match support::median_ns("assemble", name, since) {
             Ok(ns) => *median = ns,
             Err(why) => {
                 println!("assemble/{name}: {why}; skipping the summary");
-                return;
+                return false;
             }
         }
     }
@@ -77,6 +79,7 @@ fn report(since: SystemTime) {
         "assemble",
         &[("cold", cold), ("repeat", repeat), ("floor", floor)],
     );
+    true
 }
 
 /// Cold, repeat and floor timed in turn, one iteration each per round, in
@@ -119,7 +122,9 @@ fn main() {
     let mut c = Criterion::default().configure_from_args();
     bench(&mut c, &all);
     c.final_summary();
-    report(start);
+    if !report(start) {
+        return;
+    }
     let (cold, repeat) = paired(&all);
     println!(
         "paired, median of {ROUNDS} rounds: cold/floor = {cold:.2}, repeat/floor = {repeat:.2} (targets <= 1.3, <= 0.25)"
