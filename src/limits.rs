@@ -105,6 +105,11 @@ impl Limits {
         // decide all but schemas within a few times the limit. Reading
         // every string of every schema was a quarter of a cold assembly's
         // time and two thirds of a repeat's (cache misses, not instructions).
+        if depth > RECURSION_DEPTH {
+            // Past what the bounds walk recurses: the exact walk, with a
+            // stack of its own, decides alone.
+            return json_size_within(schema, depth, bytes).is_some();
+        }
         match json_size_bounds(schema, depth, bytes) {
             None => false,
             Some((_, most)) if most <= bytes => true,
@@ -175,24 +180,23 @@ fn json_size_within(v: &serde_json::Value, max_depth: usize, max_bytes: usize) -
 /// strings (each between its bytes and six times that, plus quotes)
 /// without reading them; `None` once a container lies `max_depth` levels
 /// down (as [`json_size_within`]). The walk stops early, with the least
-/// bound past `max_bytes`, when that alone decides.
+/// bound past `max_bytes`, when that alone decides. It recurses, so
+/// `max_depth` is at most [`RECURSION_DEPTH`].
 fn json_size_bounds(
     v: &serde_json::Value,
     max_depth: usize,
     max_bytes: usize,
 ) -> Option<(usize, usize)> {
-    if max_depth <= RECURSION_DEPTH {
-        let mut sum = (0, 0);
-        return match bounds_in_order(v, max_depth, max_bytes, &mut sum) {
-            Err(Stop::Deep) => None,
-            Ok(()) | Err(Stop::Over) => Some(sum),
-        };
+    debug_assert!(max_depth <= RECURSION_DEPTH);
+    let mut sum = (0, 0);
+    match bounds_in_order(v, max_depth, max_bytes, &mut sum) {
+        Err(Stop::Deep) => None,
+        Ok(()) | Err(Stop::Over) => Some(sum),
     }
-    json_size_bounds_stacked(v, max_depth, max_bytes)
 }
 
 /// Deepest limit [`json_size_bounds`] walks by recursion (each level a
-/// small frame); a deeper limit takes the walk with a stack of its own.
+/// small frame); a deeper limit is checked by the exact walk alone.
 const RECURSION_DEPTH: usize = 64;
 
 /// Why [`bounds_in_order`] stopped early.
@@ -211,7 +215,7 @@ fn string_bounds(len: usize) -> (usize, usize) {
 
 /// [`json_size_bounds`] by recursion, adding into `sum`: each value right
 /// after its key, in the order the parser allocated them. On a cold cache
-/// that is a fifth faster than the stack walk, which visits each
+/// that was a fifth faster than a walk with a stack, which visits each
 /// container's children last first (the schemas are megabytes of small
 /// nodes, and this walk was the largest cost of a cold assembly).
 fn bounds_in_order(
@@ -265,57 +269,6 @@ fn bounds_in_order(
             Ok(())
         }
     }
-}
-
-/// [`json_size_bounds`] with a stack of its own, for any depth limit.
-fn json_size_bounds_stacked(
-    v: &serde_json::Value,
-    max_depth: usize,
-    max_bytes: usize,
-) -> Option<(usize, usize)> {
-    use serde_json::Value;
-    let string = string_bounds;
-    let mut stack = vec![(v, 0usize)];
-    let (mut least, mut most) = (0usize, 0usize);
-    while let Some((v, d)) = stack.pop() {
-        let (lo, hi) = match v {
-            Value::Null | Value::Bool(true) => (4, 4),
-            Value::Bool(false) => (5, 5),
-            Value::Number(x) => {
-                let n = number_size(x);
-                (n, n)
-            }
-            Value::String(s) => string(s.len()),
-            Value::Array(a) => {
-                if d >= max_depth {
-                    return None;
-                }
-                stack.extend(a.iter().map(|c| (c, d + 1)));
-                let n = 2 + a.len().saturating_sub(1);
-                (n, n)
-            }
-            Value::Object(o) => {
-                if d >= max_depth {
-                    return None;
-                }
-                let n = 2 + o.len().saturating_sub(1);
-                let (mut lo, mut hi) = (n, n);
-                for (k, c) in o {
-                    let (klo, khi) = string(k.len());
-                    lo = lo.saturating_add(klo + 1);
-                    hi = hi.saturating_add(khi).saturating_add(1);
-                    stack.push((c, d + 1));
-                }
-                (lo, hi)
-            }
-        };
-        least = least.saturating_add(lo);
-        most = most.saturating_add(hi);
-        if least > max_bytes {
-            return Some((least, most));
-        }
-    }
-    Some((least, most))
 }
 
 /// Bytes of a JSON number as serde_json writes it.
@@ -533,7 +486,7 @@ mod tests {
     }
 
     #[test]
-    fn the_walk_in_order_bounds_as_the_stacked_walk_does() {
+    fn the_bounds_hold_the_exact_size_and_decide_as_it_does_at_any_depth() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
         let mut schemas = vec![
             serde_json::json!({"d": "\u{1}".repeat(40), "e": [[[{"f": 1.5}]]], "g": null}),
@@ -547,33 +500,50 @@ mod tests {
             }
         }
         assert!(schemas.len() > 500, "{}", schemas.len());
-        let decides = |b: Option<(usize, usize)>, bytes: usize| match b {
-            None => Some(false),
-            Some((_, most)) if most <= bytes => Some(true),
-            Some((least, _)) if least > bytes => Some(false),
-            Some(_) => None,
-        };
         for v in &schemas {
-            let (least, most) = json_size_bounds_stacked(v, usize::MAX, usize::MAX).unwrap();
-            for bytes in [0, least / 2, least - 1, least, most - 1, most, 2 * most] {
-                for depth in [0, 1, 2, 3, 5, 8, RECURSION_DEPTH] {
-                    let stacked = json_size_bounds_stacked(v, depth, bytes);
-                    let in_order = json_size_bounds(v, depth, bytes);
-                    assert_eq!(decides(in_order, bytes), decides(stacked, bytes), "{v}");
-                    if decides(stacked, bytes).is_none() {
-                        assert_eq!(in_order, stacked, "{v}");
-                    }
+            let exact = json_size(v);
+            let (least, most) = json_size_bounds(v, RECURSION_DEPTH, usize::MAX).unwrap();
+            assert!(
+                least <= exact && exact <= most,
+                "{v}: {least} <= {exact} <= {most}"
+            );
+            for bytes in [
+                0,
+                least / 2,
+                least - 1,
+                least,
+                exact - 1,
+                exact,
+                most - 1,
+                most,
+            ] {
+                for depth in [0, 1, 2, 3, 5, 8, RECURSION_DEPTH, RECURSION_DEPTH + 1, 200] {
+                    let limits = Limits::default().schema_bytes(bytes).schema_depth(depth);
+                    assert_eq!(
+                        limits.schema_fits(v),
+                        json_size_within(v, depth, bytes).is_some(),
+                        "{v} in {bytes} bytes, {depth} deep"
+                    );
                 }
             }
         }
-        // Past the recursion's depth the stacked walk decides.
+        // Past the recursion's depth the exact walk decides.
         let mut deep = serde_json::json!(1);
         for _ in 0..200 {
             deep = serde_json::json!([deep]);
         }
-        assert_eq!(json_size_bounds(&deep, 64, usize::MAX), None);
-        assert!(json_size_bounds(&deep, 65, usize::MAX).is_none());
-        assert_eq!(json_size_bounds(&deep, 201, usize::MAX), Some((401, 401)));
+        let fits = |depth, bytes| {
+            Limits::default()
+                .schema_depth(depth)
+                .schema_bytes(bytes)
+                .schema_fits(&deep)
+        };
+        assert_eq!(json_size_bounds(&deep, RECURSION_DEPTH, usize::MAX), None);
+        assert!(!fits(RECURSION_DEPTH, usize::MAX));
+        assert!(!fits(RECURSION_DEPTH + 1, usize::MAX));
+        assert!(!fits(199, usize::MAX));
+        assert!(fits(200, 401));
+        assert!(!fits(200, 400));
     }
 
     #[test]

@@ -76,7 +76,7 @@ impl Assembler {
             .filter(|&p| rule.allows(bytes, p))
             .collect();
         for &(start, end) in layout.spans.iter().flatten() {
-            cuts.extend(rule.of_block(&bytes[start..end]).map(|c| start + c));
+            cuts.extend(rule.of_block(&bytes[start..end]).iter().map(|c| start + c));
         }
         cuts.sort_unstable();
         cuts.dedup();
@@ -97,7 +97,7 @@ impl Assembler {
         if !rule.any() {
             return self.counter.count(text);
         }
-        let cuts: Vec<usize> = rule.of_block(text.as_bytes()).collect();
+        let cuts = rule.of_block(text.as_bytes());
         self.count_at(text, &cuts)
     }
 
@@ -153,7 +153,7 @@ impl Cuts {
     /// The places [`Assembler::count_pieces`] cuts a block at, ascending:
     /// every first newline cut at least [`PIECE_BYTES`] after the last cut,
     /// then the last newline cut, then the last word cut after it.
-    fn of_block(self, bytes: &[u8]) -> impl Iterator<Item = usize> {
+    fn of_block(self, bytes: &[u8]) -> Vec<usize> {
         let mut cuts = Vec::new();
         let mut from = 0;
         if self.newline {
@@ -193,7 +193,7 @@ impl Cuts {
                 .find(|&cut| cut > from && cuts_before_word(bytes, cut));
             cuts.extend(last);
         }
-        cuts.into_iter()
+        cuts
     }
 }
 
@@ -260,7 +260,7 @@ mod tests {
             newline: true,
             word: true,
         };
-        let cuts = |rule: Cuts, text: &str| rule.of_block(text.as_bytes()).collect::<Vec<_>>();
+        let cuts = |rule: Cuts, text: &str| rule.of_block(text.as_bytes());
         // "# Head\n" | "Use the tool" | " now."
         assert_eq!(cuts(all, "# Head\nUse the tool now."), [7, 19]);
         let words = Cuts {
