@@ -19,7 +19,7 @@ use crate::budget::Trim;
 use crate::dedup::ToolText;
 use crate::limits::LimitHit;
 use crate::report::{Removal, Restatement};
-use crate::support::hash::{self, MemoState};
+use crate::support::{self, hash, hash::MemoState};
 use crate::template::{ServerView, Template};
 
 /// What de-duplication within a server reads.
@@ -128,10 +128,6 @@ impl<K, V: Clone> Entries<K, V> {
     }
 }
 
-fn hash_of(key: impl Hash) -> u64 {
-    hash::memo_hash(key)
-}
-
 /// De-duplication outcomes by [`DedupKey`].
 #[derive(Clone, Default)]
 pub(crate) struct DedupMemo(Arc<Mutex<Entries<DedupKey, Arc<DedupOutcome>>>>);
@@ -144,8 +140,8 @@ impl DedupMemo {
         key: DedupKey,
         compute: impl FnOnce(&DedupKey) -> DedupOutcome,
     ) -> Arc<DedupOutcome> {
-        let hash = hash_of(&key);
-        let lock = || self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let hash = hash::memo_hash(&key);
+        let lock = || support::lock(&self.0);
         if let Some(found) = lock().get(hash, |k| *k == key) {
             return found;
         }
@@ -176,8 +172,8 @@ impl BlockMemo {
         view: &ServerView,
         render: impl FnOnce() -> crate::error::Result<Option<String>>,
     ) -> crate::error::Result<Option<String>> {
-        let hash = hash_of((template.address(), view));
-        let lock = || self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let hash = hash::memo_hash((template.address(), view));
+        let lock = || support::lock(&self.0);
         let same = |(t, v): &(Template, ServerView)| t.same(template) && v == view;
         if let Some(found) = lock().get(hash, same) {
             return Ok(found);

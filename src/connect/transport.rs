@@ -30,7 +30,7 @@ pub struct StderrTail(Arc<Mutex<VecDeque<u8>>>);
 
 impl std::fmt::Debug for StderrTail {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let len = self.0.lock().unwrap_or_else(|p| p.into_inner()).len();
+        let len = crate::support::lock(&self.0).len();
         f.debug_struct("StderrTail").field("bytes", &len).finish()
     }
 }
@@ -40,7 +40,7 @@ impl StderrTail {
     pub const KEEP: usize = 2048;
 
     fn push(&self, bytes: &[u8]) {
-        let mut buf = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let mut buf = crate::support::lock(&self.0);
         buf.extend(bytes);
         let over = buf.len().saturating_sub(Self::KEEP);
         buf.drain(..over);
@@ -48,7 +48,7 @@ impl StderrTail {
 
     /// The tail as text (lossy UTF-8, trimmed).
     pub fn text(&self) -> String {
-        let buf = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let buf = crate::support::lock(&self.0);
         let bytes: Vec<u8> = buf.iter().copied().collect();
         String::from_utf8_lossy(&bytes).trim().to_string()
     }

@@ -422,7 +422,7 @@ impl ToolTextCache {
     /// The prepared description of a tool, from its raw name and description.
     pub(crate) fn get(&self, raw_name: &str, raw_description: &str) -> Arc<ToolText> {
         let key = hash::memo_hash((raw_name, raw_description));
-        let mut map = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let mut map = crate::support::lock(&self.0);
         let same = |t: &&Arc<ToolText>| t.raw_name == raw_name && t.description == raw_description;
         if let Some(found) = map.get(&key).and_then(|bucket| bucket.iter().find(same)) {
             return found.clone();

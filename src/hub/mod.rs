@@ -472,7 +472,7 @@ impl Hub {
     }
 
     fn guard(&self) -> std::sync::MutexGuard<'_, State> {
-        self.inner.state.lock().unwrap_or_else(|p| p.into_inner())
+        crate::support::lock(&self.inner.state)
     }
 
     /// Applies `edit` to the entry of `alias` and, when it changed
