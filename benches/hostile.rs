@@ -36,7 +36,7 @@ fn shapes() -> Vec<(&'static str, ServerSnapshot)> {
     }
     let deep_tools: Vec<Tool> = (0..tools)
         .map(|i| Tool {
-            input_schema: deep.clone(),
+            input_schema: deep.clone().into(),
             ..Tool::new(format!("t{i}"), "Deep.")
         })
         .collect();

@@ -1,11 +1,11 @@
 //! The regression guard CI trusts: instruction counts (valgrind's callgrind)
-//! of cold assembly, repeat assembly and the floor over the corpus, compared
-//! with `benches/instructions.json`.
+//! of cold assembly, repeat assembly, reading the captures into snapshots
+//! and the floor over the corpus, compared with `benches/instructions.json`.
 //!
 //! Instruction counts do not depend on what else the machine does: the same
 //! binary on the same input gives the same count, where wall-clock timings
-//! on a shared machine drift by tens of percent. The run fails when cold or
-//! repeat grows more than 10% over the committed baseline; re-save it in the
+//! on a shared machine drift by tens of percent. The run fails when cold,
+//! repeat or read grows more than 10% over the committed baseline; re-save it in the
 //! same change with
 //!
 //! ```text
@@ -28,8 +28,10 @@ use mcp_preamble::{Assembler, ServerSnapshot};
 
 /// Scenarios the guard fails on when they grow, and the floor they are
 /// compared with.
-const GUARDED: [&str; 2] = ["cold", "repeat"];
-const ALL: [&str; 3] = ["cold", "repeat", "floor"];
+/// `read` is where a tool's input schema is measured, once, for the
+/// limit checks of every assembly after.
+const GUARDED: [&str; 3] = ["cold", "repeat", "read"];
+const ALL: [&str; 4] = ["cold", "repeat", "read", "floor"];
 /// How much growth over the baseline is tolerated.
 const TOLERANCE: f64 = 0.10;
 const CHILD: &str = "--callgrind-child";
@@ -41,8 +43,15 @@ fn floor(all: &[ServerSnapshot]) -> usize {
 
 /// The only function callgrind counts in (`--toggle-collect`).
 #[inline(never)]
-fn measured(scenario: &str, all: &[ServerSnapshot], warm: &Assembler, fresh: &Assembler) -> usize {
+fn measured(
+    scenario: &str,
+    texts: &[(String, String)],
+    all: &[ServerSnapshot],
+    warm: &Assembler,
+    fresh: &Assembler,
+) -> usize {
     match scenario {
+        "read" => support::read(black_box(texts)).len(),
         "cold" => fresh.assemble(black_box(all)).unwrap().total_tokens(),
         "repeat" => warm.assemble(black_box(all)).unwrap().total_tokens(),
         "floor" => floor(black_box(all)),
@@ -52,14 +61,15 @@ fn measured(scenario: &str, all: &[ServerSnapshot], warm: &Assembler, fresh: &As
 
 /// In the child: set up outside the counted region, then run one scenario.
 fn child(scenario: &str) {
-    let all = support::corpus();
+    let texts = support::corpus_texts();
+    let all = support::read(&texts);
     // Process-wide one-time work (the tokenizer, compiled patterns) happens
     // here, as it does before criterion's first timed iteration.
     let warm = Assembler::new();
     warm.assemble(&all).unwrap();
     let fresh = Assembler::new();
     let _ = floor(&all);
-    black_box(measured(scenario, &all, &warm, &fresh));
+    black_box(measured(scenario, &texts, &all, &warm, &fresh));
 }
 
 /// `getrandom` that fills with a fixed pattern, for the child only: std's

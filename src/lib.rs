@@ -600,6 +600,7 @@ pub mod redact;
 pub mod report;
 mod rewrite;
 mod sanitize;
+mod schema;
 mod segment;
 #[cfg(feature = "serve")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serve")))]
@@ -626,6 +627,7 @@ pub use model::{
     ToolAnnotations,
 };
 pub use report::{Assembly, ServerReport};
+pub use schema::InputSchema;
 pub use template::Template;
 pub use tokens::{Encoding, Tiktoken, TokenCounter};
 pub use tool_names::ToolNames;

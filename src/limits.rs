@@ -8,6 +8,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::schema::InputSchema;
 use crate::support::string_enum;
 
 /// Bounds on one server's data, with defaults well above what real servers
@@ -99,24 +100,10 @@ impl Limits {
         self.dedup_units
     }
 
-    pub(crate) fn schema_fits(&self, schema: &serde_json::Value) -> bool {
-        let (depth, bytes) = (self.schema_depth, self.schema_bytes);
-        // Bounds first: they read no string's bytes, only lengths, and
-        // decide all but schemas within a few times the limit. Reading
-        // every string of every schema was a quarter of a cold assembly's
-        // time and two thirds of a repeat's (cache misses, not instructions).
-        if depth > RECURSION_DEPTH {
-            // Past what the bounds walk recurses: the exact walk, with a
-            // stack of its own, decides alone.
-            return json_size_within(schema, depth, bytes).is_some();
-        }
-        match json_size_bounds(schema, depth, bytes) {
-            None => false,
-            Some((_, most)) if most <= bytes => true,
-            Some((least, _)) if least > bytes => false,
-            // Between the bounds: the exact size decides.
-            Some(_) => json_size_within(schema, depth, bytes).is_some(),
-        }
+    /// Whether `schema` is within the depth and byte limits (measured
+    /// when the schema was made).
+    pub(crate) fn schema_fits(&self, schema: &InputSchema) -> bool {
+        schema.depth() <= self.schema_depth && schema.json_bytes() <= self.schema_bytes
     }
 }
 
@@ -127,190 +114,6 @@ pub(crate) fn prefix(s: &str, max: usize) -> &str {
         end -= 1;
     }
     &s[..end]
-}
-
-/// Bytes of `v` as compact JSON.
-pub(crate) fn json_size(v: &serde_json::Value) -> usize {
-    json_size_within(v, usize::MAX, usize::MAX).unwrap_or(usize::MAX)
-}
-
-/// Bytes of `v` as compact JSON (as `serde_json::to_writer` writes it),
-/// added up without writing it; `None` once a container lies `max_depth`
-/// levels down or the bytes pass `max_bytes`. Serializing every schema
-/// cost an assembly more than a tenth of its time.
-fn json_size_within(v: &serde_json::Value, max_depth: usize, max_bytes: usize) -> Option<usize> {
-    use serde_json::Value;
-    // An explicit stack: a hostile schema must not cost recursion depth.
-    let mut stack = vec![(v, 0usize)];
-    let mut n = 0usize;
-    while let Some((v, d)) = stack.pop() {
-        let size = match v {
-            Value::Null | Value::Bool(true) => 4,
-            Value::Bool(false) => 5,
-            Value::Number(x) => number_size(x),
-            Value::String(s) => string_size(s),
-            Value::Array(a) => {
-                if d >= max_depth {
-                    return None;
-                }
-                stack.extend(a.iter().map(|c| (c, d + 1)));
-                2 + a.len().saturating_sub(1)
-            }
-            Value::Object(o) => {
-                if d >= max_depth {
-                    return None;
-                }
-                let mut keys = 2 + o.len().saturating_sub(1);
-                for (k, c) in o {
-                    keys = keys.saturating_add(string_size(k) + 1);
-                    stack.push((c, d + 1));
-                }
-                keys
-            }
-        };
-        n = n.saturating_add(size);
-        if n > max_bytes {
-            return None;
-        }
-    }
-    Some(n)
-}
-
-/// Bounds on the bytes of `v` as compact JSON, from the lengths of its
-/// strings (each between its bytes and six times that, plus quotes)
-/// without reading them; `None` once a container lies `max_depth` levels
-/// down (as [`json_size_within`]). The walk stops early, with the least
-/// bound past `max_bytes`, when that alone decides. It recurses, so
-/// `max_depth` is at most [`RECURSION_DEPTH`].
-fn json_size_bounds(
-    v: &serde_json::Value,
-    max_depth: usize,
-    max_bytes: usize,
-) -> Option<(usize, usize)> {
-    debug_assert!(max_depth <= RECURSION_DEPTH);
-    let mut sum = (0, 0);
-    match bounds_in_order(v, max_depth, max_bytes, &mut sum) {
-        Err(Stop::Deep) => None,
-        Ok(()) | Err(Stop::Over) => Some(sum),
-    }
-}
-
-/// Deepest limit [`json_size_bounds`] walks by recursion (each level a
-/// small frame); a deeper limit is checked by the exact walk alone.
-const RECURSION_DEPTH: usize = 64;
-
-/// Why [`bounds_in_order`] stopped early.
-enum Stop {
-    /// A container lies `max_depth` levels down.
-    Deep,
-    /// The least bound passed `max_bytes`.
-    Over,
-}
-
-/// A string's bounds with its quotes: `\u00XX` is the longest escape, six
-/// bytes for one.
-fn string_bounds(len: usize) -> (usize, usize) {
-    (len + 2, len.saturating_mul(6).saturating_add(2))
-}
-
-/// [`json_size_bounds`] by recursion, adding into `sum`: each value right
-/// after its key, in the order the parser allocated them. On a cold cache
-/// that was a fifth faster than a walk with a stack, which visits each
-/// container's children last first (the schemas are megabytes of small
-/// nodes, and this walk was the largest cost of a cold assembly).
-fn bounds_in_order(
-    v: &serde_json::Value,
-    levels: usize,
-    max_bytes: usize,
-    sum: &mut (usize, usize),
-) -> Result<(), Stop> {
-    use serde_json::Value;
-    let mut add = |(lo, hi): (usize, usize)| {
-        sum.0 = sum.0.saturating_add(lo);
-        sum.1 = sum.1.saturating_add(hi);
-        if sum.0 > max_bytes {
-            Err(Stop::Over)
-        } else {
-            Ok(())
-        }
-    };
-    match v {
-        Value::Null | Value::Bool(true) => add((4, 4)),
-        Value::Bool(false) => add((5, 5)),
-        Value::Number(x) => {
-            let n = number_size(x);
-            add((n, n))
-        }
-        Value::String(s) => add(string_bounds(s.len())),
-        Value::Array(a) => {
-            if levels == 0 {
-                return Err(Stop::Deep);
-            }
-            let n = 2 + a.len().saturating_sub(1);
-            add((n, n))?;
-            a.iter()
-                .try_for_each(|c| bounds_in_order(c, levels - 1, max_bytes, sum))
-        }
-        Value::Object(o) => {
-            if levels == 0 {
-                return Err(Stop::Deep);
-            }
-            let n = 2 + o.len().saturating_sub(1);
-            add((n, n))?;
-            for (k, c) in o {
-                let (lo, hi) = string_bounds(k.len());
-                sum.0 = sum.0.saturating_add(lo + 1);
-                sum.1 = sum.1.saturating_add(hi).saturating_add(1);
-                bounds_in_order(c, levels - 1, max_bytes, sum)?;
-            }
-            if sum.0 > max_bytes {
-                return Err(Stop::Over);
-            }
-            Ok(())
-        }
-    }
-}
-
-/// Bytes of a JSON number as serde_json writes it.
-fn number_size(x: &serde_json::Number) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 += buf.len();
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut n = Count(0);
-    // Writing into a counter cannot fail.
-    let _ = serde_json::to_writer(&mut n, x);
-    n.0
-}
-
-/// Bytes of a JSON string with its quotes: serde_json escapes `"`, `\`
-/// and control characters (`\n`-style where there is one, else `\u00XX`),
-/// nothing else.
-fn string_size(s: &str) -> usize {
-    // Most strings have nothing to escape: checked 16 bytes at a time,
-    // which the compiler vectorizes.
-    let special = |b: &u8| *b < 0x20 || *b == b'"' || *b == b'\\';
-    let mut chunks = s.as_bytes().chunks_exact(16);
-    let plain = chunks.all(|c| !c.iter().fold(false, |any, b| any | special(b)))
-        && !chunks.remainder().iter().any(special);
-    if plain {
-        return s.len() + 2;
-    }
-    let extra: usize = s
-        .bytes()
-        .map(|b| match b {
-            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
-            0..0x20 => 5,
-            _ => 0,
-        })
-        .sum();
-    s.len() + extra + 2
 }
 
 string_enum! {
@@ -424,134 +227,26 @@ mod tests {
     }
 
     #[test]
-    fn depth_is_counted_without_recursion() {
-        let mut v = serde_json::json!("leaf");
-        for _ in 0..5 {
-            v = serde_json::json!({ "a": v });
-        }
-        assert!(json_size_within(&v, 5, usize::MAX).is_some());
-        assert!(json_size_within(&v, 4, usize::MAX).is_none());
-    }
-
-    #[test]
-    fn json_size_is_the_serialized_length() {
-        let values = [
-            serde_json::json!(null),
-            serde_json::json!([]),
-            serde_json::json!({}),
-            serde_json::json!([
-                true,
-                false,
-                null,
-                0,
-                -12,
-                3.5,
-                1e300,
-                18446744073709551615u64
-            ]),
-            serde_json::json!({"a\"b\\c\n\r\t\u{8}\u{c}\u{1}\u{1f}\u{7f}": "é€😀\u{2028}</x>"}),
-            serde_json::json!({"type": "object", "properties": {"a": {"type": "array", "items": [1, [2, {}]]}}, "required": ["a"]}),
-        ];
-        for v in &values {
-            let want = serde_json::to_string(v).unwrap().len();
-            assert_eq!(json_size(v), want, "{v}");
-            assert_eq!(json_size_within(v, usize::MAX, want), Some(want), "{v}");
-            assert_eq!(json_size_within(v, usize::MAX, want - 1), None, "{v}");
-        }
-    }
-
-    #[test]
-    fn the_bounds_decide_as_the_exact_size_does() {
-        let values = [
-            serde_json::json!({"type": "object", "properties": {"q": {"type": "string", "description": "plain text"}}}),
-            // Escapes only: six bytes for one, so only the exact size decides near the limit.
-            serde_json::json!({"d": "\u{1}\u{2}\u{1f}".repeat(20), "e": ["\"\\\n", 1.5, -3, null, true, false]}),
-            serde_json::json!({"a": {"b": {"c": {"d": []}}}}),
-            serde_json::json!([[[[{}]]]]),
-        ];
-        for v in &values {
-            let size = json_size(v);
-            for bytes in size.saturating_sub(8 * size / 10)..size + 5 * size {
-                for depth in 0..6 {
-                    let limits = Limits::default().schema_bytes(bytes).schema_depth(depth);
-                    let exact = json_size_within(v, depth, bytes).is_some();
-                    assert_eq!(
-                        limits.schema_fits(v),
-                        exact,
-                        "{v} in {bytes} bytes, {depth} deep"
-                    );
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn the_bounds_hold_the_exact_size_and_decide_as_it_does_at_any_depth() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
-        let mut schemas = vec![
-            serde_json::json!({"d": "\u{1}".repeat(40), "e": [[[{"f": 1.5}]]], "g": null}),
-            serde_json::json!([[], {}, [{}], "x"]),
-        ];
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_some_and(|e| e == "json") {
-                let server = crate::wire::load_server_file(&path).unwrap();
-                schemas.extend(server.tools.into_iter().map(|t| t.input_schema));
-            }
-        }
-        assert!(schemas.len() > 500, "{}", schemas.len());
-        for v in &schemas {
-            let exact = json_size(v);
-            let (least, most) = json_size_bounds(v, RECURSION_DEPTH, usize::MAX).unwrap();
-            assert!(
-                least <= exact && exact <= most,
-                "{v}: {least} <= {exact} <= {most}"
-            );
-            for bytes in [
-                0,
-                least / 2,
-                least - 1,
-                least,
-                exact - 1,
-                exact,
-                most - 1,
-                most,
-            ] {
-                for depth in [0, 1, 2, 3, 5, 8, RECURSION_DEPTH, RECURSION_DEPTH + 1, 200] {
-                    let limits = Limits::default().schema_bytes(bytes).schema_depth(depth);
-                    assert_eq!(
-                        limits.schema_fits(v),
-                        json_size_within(v, depth, bytes).is_some(),
-                        "{v} in {bytes} bytes, {depth} deep"
-                    );
-                }
-            }
-        }
-        // Past the recursion's depth the exact walk decides.
-        let mut deep = serde_json::json!(1);
-        for _ in 0..200 {
-            deep = serde_json::json!([deep]);
-        }
-        let fits = |depth, bytes| {
-            Limits::default()
-                .schema_depth(depth)
-                .schema_bytes(bytes)
-                .schema_fits(&deep)
-        };
-        assert_eq!(json_size_bounds(&deep, RECURSION_DEPTH, usize::MAX), None);
-        assert!(!fits(RECURSION_DEPTH, usize::MAX));
-        assert!(!fits(RECURSION_DEPTH + 1, usize::MAX));
-        assert!(!fits(199, usize::MAX));
-        assert!(fits(200, 401));
-        assert!(!fits(200, 400));
-    }
-
-    #[test]
-    fn schemas_over_the_byte_limit_do_not_fit() {
-        let v = serde_json::json!({"description": "x".repeat(100)});
+    fn schemas_over_either_limit_do_not_fit() {
+        let v = serde_json::json!({"a": {"description": "x".repeat(100)}});
         let size = serde_json::to_string(&v).unwrap().len();
-        assert!(Limits::default().schema_bytes(size).schema_fits(&v));
-        assert!(!Limits::default().schema_bytes(size - 1).schema_fits(&v));
+        let v = InputSchema::new(v);
+        let fits = |bytes, depth| {
+            Limits::default()
+                .schema_bytes(bytes)
+                .schema_depth(depth)
+                .schema_fits(&v)
+        };
+        assert!(fits(size, 2));
+        assert!(!fits(size - 1, 2));
+        assert!(!fits(size, 1));
+        assert!(!fits(0, 0));
+        // A scalar has no depth.
+        assert!(
+            Limits::default()
+                .schema_depth(0)
+                .schema_fits(&InputSchema::default())
+        );
     }
 
     #[test]

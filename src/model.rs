@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::RpcError;
 use crate::limits::{self, Limit, LimitHit, Limits};
 use crate::sanitize;
+use crate::schema::InputSchema;
 use crate::support::string_enum;
 
 string_enum! {
@@ -131,9 +132,9 @@ pub struct Tool {
     /// `description`, when sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
-    /// `inputSchema`, as sent.
+    /// `inputSchema`, as sent (`null` when absent), measured once.
     #[serde(default)]
-    pub input_schema: serde_json::Value,
+    pub input_schema: InputSchema,
     /// `annotations`, when sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<ToolAnnotations>,
@@ -313,8 +314,8 @@ impl ServerSnapshot {
                 d.truncate(kept);
             }
             if !limits.schema_fits(&t.input_schema) {
-                deep = (deep.0 + 1, deep.1.max(limits::json_size(&t.input_schema)));
-                t.input_schema = serde_json::Value::Object(Default::default());
+                deep = (deep.0 + 1, deep.1.max(t.input_schema.json_bytes()));
+                t.input_schema = InputSchema::new(serde_json::Value::Object(Default::default()));
             }
         }
         if long.0 > 0 {

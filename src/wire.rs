@@ -106,7 +106,11 @@ fn tool(value: &Value, index: usize) -> Result<Tool> {
         name: name.to_string(),
         title: opt_str(obj, "title", &what)?.map(str::to_string),
         description: opt_str(obj, "description", &what)?.map(str::to_string),
-        input_schema: obj.get("inputSchema").cloned().unwrap_or(Value::Null),
+        input_schema: obj
+            .get("inputSchema")
+            .cloned()
+            .unwrap_or(Value::Null)
+            .into(),
         annotations,
     })
 }

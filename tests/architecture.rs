@@ -17,7 +17,7 @@ const LAYERS: &[&[&str]] = &[
     // Secret and URL redaction: regex and serde_json only.
     &["redact"],
     &["error", "text"],
-    &["sanitize", "tokens", "tool_names", "rewrite"],
+    &["sanitize", "tokens", "tool_names", "rewrite", "schema"],
     &["markdown", "limits"],
     &["model", "segment"],
     &[

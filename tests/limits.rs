@@ -89,7 +89,7 @@ fn schema_depth_and_bytes() {
     };
     let with = |schema: serde_json::Value| {
         named("hostile").with_instructions("Hi.").with_tool(Tool {
-            input_schema: schema,
+            input_schema: schema.into(),
             ..Tool::new("t", "T.")
         })
     };

@@ -193,7 +193,8 @@ fn mcp003_near_misses_parameters_fields_constants_prose_and_urls() {
     .with_tool(Tool {
         name: "pay_invoice".into(),
         description: Some("Pay an invoice.".into()),
-        input_schema: json!({"type": "object", "properties": {"period_id": {"type": "string"}}}),
+        input_schema: json!({"type": "object", "properties": {"period_id": {"type": "string"}}})
+            .into(),
         ..Tool::default()
     });
     assert_eq!(of(&Linter::new().lint(&server), LintCode::UnknownTool), []);

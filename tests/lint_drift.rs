@@ -109,7 +109,7 @@ fn mcp015_names_tools_only_in_one_era_and_redescribed_tools() {
         ],
     );
     legacy.tools[1].input_schema =
-        json!({"type": "object", "properties": {"id": {"type": "string"}}});
+        json!({"type": "object", "properties": {"id": {"type": "string"}}}).into();
     let found = drift(&[modern, legacy]);
     assert_eq!(
         messages(&found),
@@ -184,9 +184,9 @@ fn mcp015_near_misses() {
     );
     // Schema key order does not matter either.
     let mut a = modern.clone();
-    a.tools[0].input_schema = json!({"type": "object", "properties": {}});
+    a.tools[0].input_schema = json!({"type": "object", "properties": {}}).into();
     let mut b = srv(Era::Legacy, TEXT, TOOLS);
-    b.tools[0].input_schema = json!({"properties": {}, "type": "object"});
+    b.tools[0].input_schema = json!({"properties": {}, "type": "object"}).into();
     assert_eq!(drift(&[a, b]), []);
     // One snapshot, or none: nothing to compare.
     assert_eq!(drift(std::slice::from_ref(&modern)), []);

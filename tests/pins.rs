@@ -237,7 +237,8 @@ fn tools_added_removed_and_redescribed_under_a_lock() {
     let redescribed = seed.tools[0].name.clone();
     seed.tools.push(Tool::new("pay_invoice", "Pay an invoice."));
     let mut schema_only = servers[1].clone();
-    schema_only.tools[0].input_schema = serde_json::json!({"type": "object", "required": ["x"]});
+    schema_only.tools[0].input_schema =
+        serde_json::json!({"type": "object", "required": ["x"]}).into();
     now[1] = schema_only.clone();
 
     let assembly = Assembler::new().lock(lock).assemble(&now).unwrap();

@@ -11,6 +11,11 @@ pub const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// Every capture in `tests/corpus`, aliased by file stem, in file-name order.
 pub fn corpus() -> Vec<ServerSnapshot> {
+    read(&corpus_texts())
+}
+
+/// The text of every capture in `tests/corpus`, by file stem, in file-name order.
+pub fn corpus_texts() -> Vec<(String, String)> {
     let dir = Path::new(ROOT).join("tests/corpus");
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("tests/corpus is readable")
@@ -22,9 +27,21 @@ pub fn corpus() -> Vec<ServerSnapshot> {
         .iter()
         .map(|p| {
             let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
-            Capture::from_path(p)
+            let text =
+                std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            (stem, text)
+        })
+        .collect()
+}
+
+/// Captures read into the snapshots a host would hold, aliased by name.
+pub fn read(texts: &[(String, String)]) -> Vec<ServerSnapshot> {
+    texts
+        .iter()
+        .map(|(stem, text)| {
+            Capture::from_json(text)
                 .and_then(|c| c.snapshot())
-                .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+                .unwrap_or_else(|e| panic!("{stem}: {e}"))
                 .with_alias(stem)
         })
         .collect()

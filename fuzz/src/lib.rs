@@ -59,7 +59,7 @@ impl ServerIn {
                 name: t.name.clone(),
                 title: None,
                 description: t.description.clone(),
-                input_schema: serde_json::json!({"type": "object"}),
+                input_schema: serde_json::json!({"type": "object"}).into(),
                 annotations: None,
             });
         }

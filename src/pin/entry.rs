@@ -167,7 +167,7 @@ fn cut_digest(sent: &ServerSnapshot, kept: &ServerSnapshot) -> String {
         let mut schema = Vec::new();
         match kept.tools.get(i) {
             None => {
-                canonical::write(&t.input_schema, &mut schema);
+                canonical::write(t.input_schema.as_value(), &mut schema);
                 part(b'n', t.name.as_bytes());
                 part(b'd', t.description.as_deref().unwrap_or("").as_bytes());
                 part(b's', &schema);
@@ -179,7 +179,7 @@ fn cut_digest(sent: &ServerSnapshot, kept: &ServerSnapshot) -> String {
                     part(b'D', d.get(kd.map_or(0, str::len)..).unwrap_or_default());
                 }
                 if t.input_schema != k.input_schema {
-                    canonical::write(&t.input_schema, &mut schema);
+                    canonical::write(t.input_schema.as_value(), &mut schema);
                     part(b'S', &schema);
                 }
             }
@@ -216,7 +216,7 @@ fn tool_pins(server: &ServerSnapshot) -> BTreeMap<String, PinnedTool> {
             schema.push(0xff);
         }
         desc.extend_from_slice(t.description.as_deref().unwrap_or("").as_bytes());
-        canonical::write(&t.input_schema, schema);
+        canonical::write(t.input_schema.as_value(), schema);
     }
     parts
         .into_iter()

@@ -422,11 +422,11 @@ mod tests {
     fn a_schema_change_is_a_redescription_but_key_order_is_not() {
         let mut lock = Lock::new();
         let mut s = server();
-        s.tools[0].input_schema = serde_json::json!({"type": "object", "properties": {}});
+        s.tools[0].input_schema = serde_json::json!({"type": "object", "properties": {}}).into();
         lock.pin(&s);
-        s.tools[0].input_schema = serde_json::json!({"properties": {}, "type": "object"});
+        s.tools[0].input_schema = serde_json::json!({"properties": {}, "type": "object"}).into();
         assert_eq!(lock.check(&s).state, PinState::Same);
-        s.tools[0].input_schema = serde_json::json!({"type": "object", "required": ["id"]});
+        s.tools[0].input_schema = serde_json::json!({"type": "object", "required": ["id"]}).into();
         assert_eq!(lock.check(&s).tools_redescribed, ["list_periods"]);
     }
 

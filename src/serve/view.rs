@@ -142,7 +142,7 @@ impl View {
 /// and description sanitized (hidden characters out), schema and
 /// annotations as sent.
 fn wire_tool(name: &str, tool: &Tool) -> WireTool {
-    let schema = match &tool.input_schema {
+    let schema = match tool.input_schema.as_value() {
         Value::Object(o) => o.clone(),
         _ => object_schema(json!({"type": "object"})),
     };

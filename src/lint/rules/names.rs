@@ -92,7 +92,7 @@ impl ServerFacts {
         let tools: Vec<String> = s.tools.iter().map(|t| t.name.clone()).collect();
         let mut params = BTreeSet::new();
         for t in &s.tools {
-            collect_properties(&t.input_schema, &mut params, 0);
+            collect_properties(t.input_schema.as_value(), &mut params, 0);
         }
         let mut own_names = BTreeSet::new();
         own_names.insert(s.server_info.name.to_lowercase());
