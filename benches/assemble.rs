@@ -4,14 +4,13 @@
 //! After criterion runs, `main` prints cold/floor, cold/repeat and each median
 //! against `benches/baseline.json`. `MCP_PREAMBLE_SAVE_BASELINE=1` rewrites it.
 //! Then it times the three in turn, one iteration each, for [`ROUNDS`]
-//! rounds, and prints the median of each round's ratios: criterion measures
-//! them seconds apart, and on a shared machine the speed drifts between
-//! them by more than the ratio's margin; within a round it hardly can.
+//! rounds, and prints the median of each round's ratios
+//! (`support::paired`).
 
 mod support;
 
 use std::hint::black_box;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 
 use criterion::{BatchSize, Criterion};
 use mcp_preamble::{Assembler, ServerSnapshot};
@@ -82,38 +81,6 @@ fn report(since: SystemTime) -> bool {
     true
 }
 
-/// Cold, repeat and floor timed in turn, one iteration each per round, in
-/// an order that rotates (each runs after each of the others as often, so
-/// what one leaves in the caches favours none); the median of each round's
-/// cold/floor and repeat/floor.
-fn paired(all: &[ServerSnapshot]) -> (f64, f64) {
-    let warm = Assembler::new();
-    warm.assemble(all).unwrap();
-    let (mut cold, mut repeat) = (Vec::new(), Vec::new());
-    for round in 0..ROUNDS {
-        // Made and dropped outside the timing, as in criterion's cold.
-        let fresh = Assembler::new();
-        let mut took = [0.0; 3];
-        for k in 0..3 {
-            let which = (round + k) % 3;
-            let start = Instant::now();
-            match which {
-                0 => drop(black_box(fresh.assemble(black_box(all)).unwrap())),
-                1 => drop(black_box(warm.assemble(black_box(all)).unwrap())),
-                _ => drop(black_box(floor(black_box(all)))),
-            }
-            took[which] = start.elapsed().as_secs_f64();
-        }
-        cold.push(took[0] / took[2]);
-        repeat.push(took[1] / took[2]);
-    }
-    let median = |v: &mut Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    (median(&mut cold), median(&mut repeat))
-}
-
 fn main() {
     // Files older than this are from earlier runs and must not be reported.
     let start = SystemTime::now();
@@ -125,7 +92,7 @@ fn main() {
     if !report(start) {
         return;
     }
-    let (cold, repeat) = paired(&all);
+    let (cold, repeat) = support::paired(&all, ROUNDS, Assembler::new);
     println!(
         "paired, median of {ROUNDS} rounds: cold/floor = {cold:.2}, repeat/floor = {repeat:.2} (targets <= 1.3, <= 0.25)"
     );

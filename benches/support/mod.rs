@@ -1,11 +1,12 @@
 //! Shared by the benches: the corpus, criterion's estimates, and baselines.
 #![allow(dead_code)]
 
+use std::hint::black_box;
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use mcp_preamble::files::Capture;
-use mcp_preamble::{ServerSnapshot, Tool};
+use mcp_preamble::{Assembler, ServerSnapshot, Tool};
 
 pub const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -76,6 +77,40 @@ pub fn floor(all: &[ServerSnapshot]) -> usize {
         .chain(tools.filter_map(|t| t.description.as_deref()))
         .map(|text| bpe.count_ordinary(std::hint::black_box(text)))
         .sum()
+}
+
+/// Cold, repeat and floor timed in turn, one iteration each per round, in
+/// an order that rotates (each runs after each of the others as often, so
+/// what one leaves in the caches favours none); the median of the rounds'
+/// cold/floor and repeat/floor. Criterion measures them seconds apart, and
+/// on a shared machine the speed drifts between them by more than the
+/// ratio's margin; within a round it hardly can. `make` builds each cold
+/// assembler (outside the timing, as criterion's cold does).
+pub fn paired(all: &[ServerSnapshot], rounds: usize, make: impl Fn() -> Assembler) -> (f64, f64) {
+    let warm = make();
+    warm.assemble(all).unwrap();
+    let (mut cold, mut repeat) = (Vec::new(), Vec::new());
+    for round in 0..rounds {
+        let fresh = make();
+        let mut took = [0.0; 3];
+        for k in 0..3 {
+            let which = (round + k) % 3;
+            let start = Instant::now();
+            match which {
+                0 => drop(black_box(fresh.assemble(black_box(all)).unwrap())),
+                1 => drop(black_box(warm.assemble(black_box(all)).unwrap())),
+                _ => drop(black_box(floor(black_box(all)))),
+            }
+            took[which] = start.elapsed().as_secs_f64();
+        }
+        cold.push(took[0] / took[2]);
+        repeat.push(took[1] / took[2]);
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    (median(&mut cold), median(&mut repeat))
 }
 
 /// Where criterion writes its estimates (same rules as criterion itself).
