@@ -393,7 +393,9 @@
 //! units checked by de-duplication \[2,000\], `tools/list` pages read live
 //! \[100\]. Past a limit the server is cut, never rejected, and its report
 //! names the limit ([`ServerReport::limits`], and a diagnostic line); the
-//! other servers are untouched. Template fuel is per block: a block that
+//! other servers are untouched. A tool's schema is an [`InputSchema`],
+//! measured once when it is made (when a `tools/list` page is read), so
+//! checking it on every assembly costs two comparisons. Template fuel is per block: a block that
 //! runs out is cut along the budget ladder to what renders. Files are read
 //! up to [`MAX_FILE_BYTES`](files::MAX_FILE_BYTES). Past the limits, assembly is linear in what it
 //! reads, within a small factor of counting the same bytes with tiktoken

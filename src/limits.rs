@@ -67,10 +67,11 @@ setters! {
     tools,
     /// Bytes of each tool description read (default 16 KiB).
     tool_description_bytes,
-    /// Deepest input schema kept (default 32 levels); a deeper one is
-    /// replaced by `{}`. Assembly never reads schemas; the lint and pins do.
+    /// Deepest input schema kept (default 32 levels, as
+    /// [`InputSchema::depth`] counts them); a deeper one is replaced by `{}`. Assembly never reads schemas; the lint and pins do.
     schema_depth,
-    /// Largest input schema kept, in bytes of JSON (default 64 KiB).
+    /// Largest input schema kept, in bytes of compact JSON (default 64 KiB,
+    /// [`InputSchema::json_bytes`]).
     schema_bytes,
     /// Units (sentences, list items…) of instructions checked by
     /// de-duplication (default 2,000); later ones are kept as they are.
