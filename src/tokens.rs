@@ -140,6 +140,19 @@ pub trait TokenCounter: Send + Sync {
         false
     }
 
+    /// Whether no token ever spans the place between an ASCII letter or
+    /// digit and a newline after it (`"word|\n"`), so that text cut at such
+    /// places counts the same in pieces as whole. True for tiktoken's
+    /// encodings: their pre-tokenizer matches letters and digits in pieces
+    /// that never take a newline, the piece that starts at the newline is
+    /// matched the same without the text before it, and BPE merges only
+    /// within a piece. It lets the assembler count a block that ends in a
+    /// word from its memo where the section goes on after it into a
+    /// newline. Default: `false`.
+    fn splits_before_newline(&self) -> bool {
+        false
+    }
+
     /// How the counts are estimated, for a counter that estimates
     /// ([`ClaudeEstimate`]); `None` (the default) for exact counts.
     fn estimate(&self) -> Option<Estimate> {
@@ -171,6 +184,9 @@ impl<T: TokenCounter + ?Sized> TokenCounter for Arc<T> {
     }
     fn splits_before_word(&self) -> bool {
         (**self).splits_before_word()
+    }
+    fn splits_before_newline(&self) -> bool {
+        (**self).splits_before_newline()
     }
     fn estimate(&self) -> Option<Estimate> {
         (**self).estimate()
@@ -319,6 +335,10 @@ impl TokenCounter for Tiktoken {
     fn splits_before_word(&self) -> bool {
         true
     }
+
+    fn splits_before_newline(&self) -> bool {
+        true
+    }
 }
 
 /// Most distinct strings the memo keeps before it starts over.
@@ -349,6 +369,10 @@ impl Counter {
 
     pub(crate) fn splits_before_word(&self) -> bool {
         self.inner.splits_before_word()
+    }
+
+    pub(crate) fn splits_before_newline(&self) -> bool {
+        self.inner.splits_before_newline()
     }
 
     /// The counter it wraps.

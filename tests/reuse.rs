@@ -151,6 +151,7 @@ struct Cutting {
     encoding: Encoding,
     newline: bool,
     word: bool,
+    before_newline: bool,
 }
 
 impl TokenCounter for Cutting {
@@ -166,6 +167,9 @@ impl TokenCounter for Cutting {
     fn splits_before_word(&self) -> bool {
         self.word
     }
+    fn splits_before_newline(&self) -> bool {
+        self.before_newline
+    }
 }
 
 #[test]
@@ -178,24 +182,35 @@ fn the_corpus_counted_in_pieces_counts_as_whole() {
             Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton().count_ordinary(text),
             _ => o200k(text),
         };
-        for (newline, word) in [(true, true), (true, false), (false, true), (false, false)] {
+        for (newline, word, before_newline) in [
+            (true, true, true),
+            (true, true, false),
+            (true, false, false),
+            (false, true, false),
+            (false, false, true),
+            (false, false, false),
+        ] {
             let counter = || {
                 let c = Cutting {
                     encoding,
                     newline,
                     word,
+                    before_newline,
                 };
                 Assembler::new().token_counter(c)
             };
             let mut builders: Vec<Box<dyn Fn() -> Assembler>> = vec![Box::new(counter)];
-            if newline && word {
-                // The crate's own counter cuts at both.
+            if newline && word && before_newline {
+                // The crate's own counter cuts at all three.
                 builders.push(Box::new(move || Assembler::new().encoding(encoding)));
             }
             for build in &builders {
                 for asm in [build(), build().budget(120), build().total_budget(3_000)] {
                     let a = asm.assemble(&servers).unwrap();
-                    let what = format!("{} newline {newline} word {word}", encoding.name());
+                    let what = format!(
+                        "{} newline {newline} word {word} before newline {before_newline}",
+                        encoding.name()
+                    );
                     assert_eq!(a.total_tokens(), whole(a.text()), "{what}");
                     for s in a.servers() {
                         assert_eq!(s.tokens, whole(&s.text), "{what}: {}", s.name);

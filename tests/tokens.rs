@@ -232,6 +232,76 @@ mod word_cuts {
         }
     }
 
+    /// Every place [`TokenCounter::splits_before_newline`] allows: between
+    /// an ASCII letter or digit and a newline.
+    fn newline_places(text: &str) -> Vec<usize> {
+        let b = text.as_bytes();
+        (1..b.len())
+            .filter(|&p| b[p - 1].is_ascii_alphanumeric() && b[p] == b'\n')
+            .collect()
+    }
+
+    /// Both rules' places, as the section is cut.
+    fn all_places(text: &str) -> Vec<usize> {
+        let mut cuts = places(text);
+        cuts.extend(newline_places(text));
+        cuts.sort_unstable();
+        cuts.dedup();
+        cuts
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        #[test]
+        fn counts_add_up_across_every_newline_cut_and_word_cut(text in text()) {
+            for (name, bpe) in encodings() {
+                for cuts in [newline_places(&text), all_places(&text)] {
+                    prop_assert_eq!(bpe.count_ordinary(&text), in_pieces(bpe, &text, &cuts), "{} {:?} {:?}", name, text, cuts);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_instruction_and_description_of_the_corpus_counts_the_same_cut_before_newlines() {
+        for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
+            assert!(Tiktoken::new(encoding).splits_before_newline());
+        }
+        let mut texts = Vec::new();
+        for s in common::all_snapshots() {
+            texts.extend(s.instructions.raw().map(str::to_string));
+            texts.extend(s.tools.iter().filter_map(|t| t.description.clone()));
+        }
+        let cuts: Vec<Vec<usize>> = texts.iter().map(|t| newline_places(t)).collect();
+        let total: usize = cuts.iter().map(Vec::len).sum();
+        assert!(total > 500, "only {total} places in the corpus");
+        for (name, bpe) in encodings() {
+            for (text, cuts) in texts.iter().zip(&cuts) {
+                assert_eq!(
+                    bpe.count_ordinary(text),
+                    in_pieces(bpe, text, cuts),
+                    "{name}: {text:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_places_next_to_a_newline_cut_may_change_a_count() {
+        // What the rule refuses: a newline after a symbol, which o200k's
+        // symbol pieces take with them.
+        let o200k = tiktoken_rs::o200k_base_singleton();
+        for (left, right) in [("fn main() {", "\n"), ("a:", "\n\n")] {
+            assert!(!newline_places(&format!("{left}{right}")).contains(&left.len()));
+            assert_ne!(
+                o200k.count_ordinary(&format!("{left}{right}")),
+                o200k.count_ordinary(left) + o200k.count_ordinary(right),
+                "{left:?} {right:?}"
+            );
+        }
+    }
+
     #[test]
     fn the_places_next_to_a_word_cut_may_change_a_count() {
         // What the rule refuses because a token or a pre-tokenizer piece
@@ -250,11 +320,12 @@ mod word_cuts {
 }
 
 /// Counts the bytes of text it is asked to count (o200k_base's counts),
-/// cutting before words or not.
+/// cutting before words and before newlines after words or not.
 #[derive(Clone, Default)]
 struct Bytes {
     counted: Arc<AtomicUsize>,
     word: bool,
+    newline: bool,
 }
 
 impl TokenCounter for Bytes {
@@ -271,6 +342,42 @@ impl TokenCounter for Bytes {
     fn splits_before_word(&self) -> bool {
         self.word
     }
+    fn splits_before_newline(&self) -> bool {
+        self.newline
+    }
+}
+
+#[test]
+fn a_block_ending_in_a_word_is_not_counted_again_in_the_section() {
+    // The hostile 64 KiB word: its block ends in it, and the section goes
+    // on after it into a newline; cut there, the section takes the word's
+    // count from the memo instead of counting 64 KiB once more.
+    let word = "a".repeat(64 * 1024);
+    let servers = [ServerSnapshot::new("huge").with_instructions(word.as_str())];
+    let cold = |newline: bool| {
+        let counter = Bytes {
+            word: true,
+            newline,
+            ..Bytes::default()
+        };
+        let a = Assembler::new()
+            .token_counter(counter.clone())
+            .assemble(&servers)
+            .unwrap();
+        assert!(a.text().contains(&format!("{word}\n")));
+        (counter.counted.load(Ordering::SeqCst), a.to_json())
+    };
+    let (without, by_words) = cold(false);
+    let (with, by_newlines) = cold(true);
+    assert_eq!(by_newlines, by_words);
+    assert!(
+        without > 2 * word.len(),
+        "{without} bytes counted without the cut"
+    );
+    assert!(
+        with < word.len() + 4096,
+        "{with} bytes counted with the cut"
+    );
 }
 
 #[test]

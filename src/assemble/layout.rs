@@ -121,6 +121,7 @@ impl Assembler {
         Cuts {
             newline: self.counter.splits_after_newline(),
             word: self.counter.splits_before_word(),
+            newline_after_word: self.counter.splits_before_newline(),
         }
     }
 }
@@ -136,18 +137,23 @@ struct Cuts {
     newline: bool,
     /// Before a word ([`cuts_before_word`]).
     word: bool,
+    /// Between a word and a newline ([`cuts_before_newline`]); only the
+    /// section uses it, at a block's end.
+    newline_after_word: bool,
 }
 
 impl Cuts {
     fn any(self) -> bool {
-        self.newline || self.word
+        self.newline || self.word || self.newline_after_word
     }
 
     /// Whether `bytes` may be cut at `p`. Each rule looks only at the bytes
     /// next to `p`, so a place allowed in a block is allowed at the same
     /// place of the section, and in any piece around it.
     fn allows(self, bytes: &[u8], p: usize) -> bool {
-        (self.newline && cuts_after_newline(bytes, p)) || (self.word && cuts_before_word(bytes, p))
+        (self.newline && cuts_after_newline(bytes, p))
+            || (self.word && cuts_before_word(bytes, p))
+            || (self.newline_after_word && cuts_before_newline(bytes, p))
     }
 
     /// The places [`Assembler::count_pieces`] cuts a block at, ascending:
@@ -219,6 +225,13 @@ fn cuts_before_word(bytes: &[u8], p: usize) -> bool {
         && bytes[p + 1].is_ascii_graphic()
 }
 
+/// Whether text may be cut at byte `p` for counting: between an ASCII
+/// letter or digit and a newline (`"word|\n"`; see
+/// [`TokenCounter::splits_before_newline`](crate::TokenCounter::splits_before_newline)).
+fn cuts_before_newline(bytes: &[u8], p: usize) -> bool {
+    p > 0 && p < bytes.len() && bytes[p - 1].is_ascii_alphanumeric() && bytes[p] == b'\n'
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -255,10 +268,45 @@ mod tests {
     }
 
     #[test]
+    fn a_newline_cut_is_after_an_ascii_letter_or_digit() {
+        let at = |text: &str| -> Vec<usize> {
+            (0..=text.len())
+                .filter(|&p| cuts_before_newline(text.as_bytes(), p))
+                .collect()
+        };
+        assert_eq!(at("word\nnext"), [4]);
+        assert_eq!(at("a1\n\nZ\r\n9\n"), [2, 8]);
+        // Refused: after punctuation, a space, a newline or a non-ASCII
+        // letter (tiktoken's symbol pieces take the newlines after them),
+        // before a carriage return, at either end.
+        for text in [
+            "`a`\n",
+            "a.\n",
+            "a \n",
+            "\n\n",
+            "caf\u{e9}\n",
+            "a\r\n",
+            "\nx",
+        ] {
+            assert_eq!(at(text), [] as [usize; 0], "{text:?}");
+        }
+        // Blocks are not cut there: only the section, at a block's end.
+        let only = Cuts {
+            newline: false,
+            word: false,
+            newline_after_word: true,
+        };
+        assert!(only.any());
+        assert_eq!(only.of_block(b"word\nnext"), [] as [usize; 0]);
+        assert!(only.allows(b"word\nnext", 4));
+    }
+
+    #[test]
     fn a_block_is_cut_at_its_last_word_after_its_last_newline() {
         let all = Cuts {
             newline: true,
             word: true,
+            newline_after_word: true,
         };
         let cuts = |rule: Cuts, text: &str| rule.of_block(text.as_bytes());
         // "# Head\n" | "Use the tool" | " now."
@@ -266,11 +314,13 @@ mod tests {
         let words = Cuts {
             newline: false,
             word: true,
+            newline_after_word: false,
         };
         assert_eq!(cuts(words, "# Head\nUse the tool now."), [19]);
         let lines = Cuts {
             newline: true,
             word: false,
+            newline_after_word: false,
         };
         assert_eq!(cuts(lines, "# Head\nUse the tool now."), [7]);
         // No word cut after the last newline cut: none before it either.

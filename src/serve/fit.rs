@@ -99,6 +99,10 @@ impl TokenCounter for Units {
     fn splits_before_word(&self) -> bool {
         true
     }
+
+    fn splits_before_newline(&self) -> bool {
+        true
+    }
 }
 
 /// `text` within `cap` units of `host`: whole lines kept from the start,

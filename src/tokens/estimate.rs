@@ -192,6 +192,11 @@ impl TokenCounter for ClaudeEstimate {
         false
     }
 
+    /// `false`, for the same reasons.
+    fn splits_before_newline(&self) -> bool {
+        false
+    }
+
     fn estimate(&self) -> Option<Estimate> {
         Some(Estimate {
             base: Encoding::O200kBase.name().to_string(),

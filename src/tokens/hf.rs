@@ -29,6 +29,8 @@ use crate::support::hash::sha256_hex;
 /// ASCII character and a space after it), with no added token that holds
 /// one either or takes the spaces after it (`rstrip`); Gemma 3's
 /// whole-text BPE has tokens across such a place (`>▁</`), so `false`.
+/// [`TokenCounter::splits_before_newline`] is left `false` (the default):
+/// no tokenizer file has been checked for it.
 ///
 /// ```no_run
 /// use mcp_preamble::Assembler;

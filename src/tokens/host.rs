@@ -159,6 +159,11 @@ impl TokenCounter for HostCounter {
         false
     }
 
+    /// `false`: the host's counter is opaque.
+    fn splits_before_newline(&self) -> bool {
+        false
+    }
+
     fn fallbacks(&self) -> u64 {
         self.fallbacks.load(Ordering::Relaxed)
     }
