@@ -111,6 +111,12 @@ impl PartialEq<Value> for InputSchema {
     }
 }
 
+impl PartialEq<InputSchema> for Value {
+    fn eq(&self, other: &InputSchema) -> bool {
+        *self == other.0.value
+    }
+}
+
 impl fmt::Debug for InputSchema {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&self.0.value, f)
@@ -329,6 +335,7 @@ mod tests {
         );
         assert_ne!(schema, InputSchema::default());
         assert_eq!(InputSchema::default(), Value::Null);
+        assert_eq!(Value::Null, InputSchema::default());
         let shared = schema.clone();
         assert_eq!(Value::from(shared), *schema.as_value());
     }
