@@ -211,16 +211,16 @@ mod word_cuts {
         }
     }
 
-    #[test]
-    fn every_instruction_and_description_of_the_corpus_counts_the_same_cut() {
+    /// Checks that every encoding counts each instruction and tool
+    /// description of the corpus the same cut at `places_of` it; returns
+    /// how many places there were.
+    fn corpus_counts_add_up(places_of: fn(&str) -> Vec<usize>) -> usize {
         let mut texts = Vec::new();
         for s in common::all_snapshots() {
             texts.extend(s.instructions.raw().map(str::to_string));
             texts.extend(s.tools.iter().filter_map(|t| t.description.clone()));
         }
-        let cuts: Vec<Vec<usize>> = texts.iter().map(|t| places(t)).collect();
-        let total: usize = cuts.iter().map(Vec::len).sum();
-        assert!(total > 10_000, "only {total} places in the corpus");
+        let cuts: Vec<Vec<usize>> = texts.iter().map(|t| places_of(t)).collect();
         for (name, bpe) in encodings() {
             for (text, cuts) in texts.iter().zip(&cuts) {
                 assert_eq!(
@@ -230,6 +230,13 @@ mod word_cuts {
                 );
             }
         }
+        cuts.iter().map(Vec::len).sum()
+    }
+
+    #[test]
+    fn every_instruction_and_description_of_the_corpus_counts_the_same_cut() {
+        let total = corpus_counts_add_up(places);
+        assert!(total > 10_000, "only {total} places in the corpus");
     }
 
     /// Every place [`TokenCounter::splits_before_newline`] allows: between
@@ -268,23 +275,8 @@ mod word_cuts {
         for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
             assert!(Tiktoken::new(encoding).splits_before_newline());
         }
-        let mut texts = Vec::new();
-        for s in common::all_snapshots() {
-            texts.extend(s.instructions.raw().map(str::to_string));
-            texts.extend(s.tools.iter().filter_map(|t| t.description.clone()));
-        }
-        let cuts: Vec<Vec<usize>> = texts.iter().map(|t| newline_places(t)).collect();
-        let total: usize = cuts.iter().map(Vec::len).sum();
+        let total = corpus_counts_add_up(newline_places);
         assert!(total > 500, "only {total} places in the corpus");
-        for (name, bpe) in encodings() {
-            for (text, cuts) in texts.iter().zip(&cuts) {
-                assert_eq!(
-                    bpe.count_ordinary(text),
-                    in_pieces(bpe, text, cuts),
-                    "{name}: {text:?}"
-                );
-            }
-        }
     }
 
     #[test]
