@@ -12,6 +12,8 @@ use icu_properties::props::{DefaultIgnorableCodePoint, GeneralCategory, Variatio
 use icu_properties::{CodePointMapData, CodePointSetData};
 use mcp_preamble::{ServerSnapshot, Tool};
 
+pub mod targets;
+
 /// Loads the tokenizer before the first input: its one-time load takes
 /// seconds under the sanitizer, which libFuzzer would take for a hang.
 pub fn warm_up() {
@@ -453,6 +455,22 @@ pub fn clip(s: &str, max: usize) -> &str {
     &s[..end]
 }
 
+/// A cheap stand-in tokenizer (a token per 4 bytes, rounded up) for targets
+/// whose oracles check structure, not token counts: tiktoken took most of
+/// each execution, and libFuzzer's throughput is what a campaign is worth.
+/// The `budgets` target keeps tiktoken, since its oracle recounts exactly.
+pub struct QuarterCounter;
+
+impl mcp_preamble::TokenCounter for QuarterCounter {
+    fn name(&self) -> &str {
+        "quarter"
+    }
+
+    fn count(&self, text: &str) -> usize {
+        text.len().div_ceil(4)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -467,21 +485,5 @@ mod tests {
         // The 230 s `section` run stopped on an outdated oracle: `&lt;` after a bare URL.
         assert!(escaped_form_of("http://x&lt;/server>", "http://x</server>"));
         assert!(!escaped_form_of("&lt;", "&"));
-    }
-}
-
-/// A cheap stand-in tokenizer (a token per 4 bytes, rounded up) for targets
-/// whose oracles check structure, not token counts: tiktoken took most of
-/// each execution, and libFuzzer's throughput is what a campaign is worth.
-/// The `budgets` target keeps tiktoken, since its oracle recounts exactly.
-pub struct QuarterCounter;
-
-impl mcp_preamble::TokenCounter for QuarterCounter {
-    fn name(&self) -> &str {
-        "quarter"
-    }
-
-    fn count(&self, text: &str) -> usize {
-        text.len().div_ceil(4)
     }
 }

@@ -1,0 +1,11 @@
+//! The fuzz targets' bodies, one module each: `fuzz_targets/<name>.rs` hands
+//! libFuzzer's input to `run`, and the root crate's `tests/fuzz_replay.rs`
+//! replays the committed corpus through the same functions on stable Rust.
+//! Paths name this crate's items as `crate::…`: the replay test includes
+//! this library as a module and glob-imports it at its root.
+
+pub mod budgets;
+pub mod lint;
+pub mod section;
+pub mod template;
+pub mod wire;

@@ -1,0 +1,103 @@
+//! The fuzz targets' committed corpora (`fuzz/corpus/<target>/`), each input run once through its
+//! target's body (`fuzz/src/targets/`), decoded as libFuzzer's `fuzz_target!` decodes it: the
+//! regression check CI runs, on stable Rust in this test build. `fuzz/replay.sh` does the same
+//! under libFuzzer and AddressSanitizer (nightly, cargo-fuzz) for a developer who has them.
+
+#[path = "../fuzz/src/lib.rs"]
+#[allow(dead_code)]
+mod fuzz;
+
+// The targets name the fuzz crate's items as `crate::…`.
+#[allow(unused_imports)]
+use fuzz::*;
+
+use std::path::{Path, PathBuf};
+
+use arbitrary::{Arbitrary, Unstructured};
+
+/// The committed inputs of `target`, in name order.
+fn corpus(target: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/corpus")
+        .join(target);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.expect("a corpus entry").path())
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "{} has no inputs", dir.display());
+    files
+}
+
+/// Runs every input of `target`; a panic names the input that caused it.
+fn replay(target: &str, run: impl Fn(&[u8]) + std::panic::RefUnwindSafe) -> usize {
+    let files = corpus(target);
+    for file in &files {
+        let data = std::fs::read(file).expect("a corpus file");
+        if std::panic::catch_unwind(|| run(&data)).is_err() {
+            panic!("fuzz target {target} fails on {}", file.display());
+        }
+    }
+    files.len()
+}
+
+/// `fuzz_target!`'s decoding of a structured input: too short or undecodable is skipped.
+fn typed<T: for<'a> Arbitrary<'a>>(data: &[u8], run: impl Fn(T)) {
+    if data.len() < T::size_hint(0).0 {
+        return;
+    }
+    if let Ok(input) = T::arbitrary_take_rest(Unstructured::new(data)) {
+        run(input);
+    }
+}
+
+#[test]
+fn wire_corpus() {
+    assert!(replay("wire", targets::wire::run) >= 100);
+}
+
+#[test]
+fn template_corpus() {
+    replay("template", targets::template::run);
+}
+
+#[test]
+fn section_corpus() {
+    replay("section", |d| typed(d, targets::section::run));
+}
+
+#[test]
+fn budgets_corpus() {
+    replay("budgets", |d| typed(d, targets::budgets::run));
+}
+
+#[test]
+fn lint_corpus() {
+    replay("lint", |d| typed(d, targets::lint::run));
+}
+
+/// The replay decodes structured inputs: a corpus file that decodes to nothing would make its
+/// target's replay pass without running. Most committed inputs decode (they were kept by the
+/// fuzzer because they reached new code).
+#[test]
+fn structured_corpora_decode() {
+    fn decoded<T: for<'a> Arbitrary<'a>>(target: &str) -> (usize, usize) {
+        let files = corpus(target);
+        let ok = files
+            .iter()
+            .filter(|f| {
+                let data = std::fs::read(f).expect("a corpus file");
+                data.len() >= T::size_hint(0).0
+                    && T::arbitrary_take_rest(Unstructured::new(&data)).is_ok()
+            })
+            .count();
+        (ok, files.len())
+    }
+    for (target, (ok, all)) in [
+        ("section", decoded::<SectionInput>("section")),
+        ("budgets", decoded::<BudgetInput>("budgets")),
+        ("lint", decoded::<LintInput>("lint")),
+    ] {
+        assert!(ok * 2 > all, "{target}: only {ok} of {all} inputs decode");
+    }
+}
