@@ -22,6 +22,17 @@ SERVERS = ROOT / "tests" / "servers"
 REQUIRED = os.environ.get("MCP_PREAMBLE_REQUIRE_PYTHON") == "1"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """With `MCP_PREAMBLE_REQUIRE_INSTALLED=1` (python/ci.sh), the package under test must be the
+    installed wheel, not the source folder beside the tests."""
+    if os.environ.get("MCP_PREAMBLE_REQUIRE_INSTALLED") == "1":
+        import mcp_preamble
+
+        where = Path(mcp_preamble.__file__).resolve()
+        if ROOT / "python" in where.parents:
+            raise pytest.UsageError(f"mcp_preamble imported from the source folder ({where}), not the wheel")
+
+
 def missing(what: str) -> None:
     """Fails in CI, skips (with the reason on the summary line) elsewhere."""
     if REQUIRED:
