@@ -9,7 +9,7 @@
 //! same change with
 //!
 //! ```text
-//! MCP_PREAMBLE_SAVE_BASELINE=1 cargo bench --bench instructions
+//! MCP_PREAMBLE_SAVE_BASELINE=1 cargo run --release -p mcp-preamble-guard
 //! ```
 //!
 //! Each scenario runs in a child process of this binary under
@@ -17,6 +17,11 @@
 //! loading the corpus and the tokenizer is not counted). Without valgrind
 //! the run skips loudly, unless `MCP_PREAMBLE_REQUIRE_VALGRIND=1` or `CI`
 //! is set, where it fails.
+//!
+//! It is the binary of the `mcp-preamble-guard` package (`benches/guard`), not
+//! a bench of the root crate: built in `release` like the Python wheel, it does
+//! not compile the root crate's dev-dependencies. For `callgrind_annotate` with
+//! source lines, add `CARGO_PROFILE_RELEASE_DEBUG=line-tables-only`.
 
 mod support;
 
@@ -210,7 +215,7 @@ fn main() {
     for (name, n) in &counts {
         println!("  {name:<8} {n:>14}  {:.3}x floor", *n as f64 / floor);
     }
-    let path = Path::new(support::ROOT).join("benches/instructions.json");
+    let path = support::root().join("benches/instructions.json");
     if std::env::var("MCP_PREAMBLE_SAVE_BASELINE").is_ok_and(|v| v == "1") {
         let mut json = serde_json::Map::new();
         for (name, n) in &counts {
@@ -231,7 +236,7 @@ fn main() {
         Err(e) => {
             eprintln!(
                 "instructions: no baseline at {} ({e}); save one with \
-                 `MCP_PREAMBLE_SAVE_BASELINE=1 cargo bench --bench instructions`",
+                 `MCP_PREAMBLE_SAVE_BASELINE=1 cargo run --release -p mcp-preamble-guard`",
                 path.display()
             );
             std::process::exit(1);
@@ -258,7 +263,7 @@ fn main() {
     if failed {
         eprintln!(
             "instructions: over the baseline; if that is intended, re-save it in the same change: \
-             MCP_PREAMBLE_SAVE_BASELINE=1 cargo bench --bench instructions"
+             MCP_PREAMBLE_SAVE_BASELINE=1 cargo run --release -p mcp-preamble-guard"
         );
         std::process::exit(1);
     }

@@ -8,7 +8,15 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use mcp_preamble::files::Capture;
 use mcp_preamble::{Assembler, ServerSnapshot, Tool};
 
-pub const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+/// The repository's root: the crate's folder for the root crate's benches, two
+/// folders up for the instruction guard (`benches/guard`, its own package).
+pub fn root() -> PathBuf {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    here.ancestors()
+        .find(|p| p.join("tests/corpus").is_dir())
+        .unwrap_or(here)
+        .to_path_buf()
+}
 
 /// Every capture in `tests/corpus`, aliased by file stem, in file-name order.
 pub fn corpus() -> Vec<ServerSnapshot> {
@@ -17,7 +25,7 @@ pub fn corpus() -> Vec<ServerSnapshot> {
 
 /// The text of every capture in `tests/corpus`, by file stem, in file-name order.
 pub fn corpus_texts() -> Vec<(String, String)> {
-    let dir = Path::new(ROOT).join("tests/corpus");
+    let dir = root().join("tests/corpus");
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("tests/corpus is readable")
         .map(|e| e.expect("corpus entry").path())
@@ -116,13 +124,13 @@ pub fn paired(all: &[ServerSnapshot], rounds: usize, make: impl Fn() -> Assemble
 /// Where criterion writes its estimates (same rules as criterion itself).
 pub fn criterion_dir() -> PathBuf {
     if let Some(home) = std::env::var_os("CRITERION_HOME") {
-        return Path::new(ROOT).join(home);
+        return root().join(home);
     }
     let target =
         std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| "target".into(), PathBuf::from);
     // `join` keeps an absolute target dir; a relative one is taken from the
     // crate root, which is the directory `cargo bench` runs benches in.
-    Path::new(ROOT).join(target).join("criterion")
+    root().join(target).join("criterion")
 }
 
 /// The median of one benchmark in nanoseconds (steadier than the mean on a
@@ -177,7 +185,7 @@ pub fn today() -> String {
 /// Compares `medians` (nanoseconds, by name) with `file` under benches/, or
 /// rewrites it when `MCP_PREAMBLE_SAVE_BASELINE=1`.
 pub fn baseline(file: &str, bench: &str, medians: &[(&str, f64)]) {
-    let path = Path::new(ROOT).join("benches").join(file);
+    let path = root().join("benches").join(file);
     if std::env::var("MCP_PREAMBLE_SAVE_BASELINE").is_ok_and(|v| v == "1") {
         let mut json = serde_json::Map::new();
         for (name, ns) in medians {
