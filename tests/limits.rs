@@ -24,7 +24,7 @@ fn run(assembler: &Assembler, hostile: ServerSnapshot) -> (Vec<Limit>, Vec<Strin
     let h = both.servers().iter().find(|s| s.name == "hostile").unwrap();
     (
         h.limits.iter().map(|l| l.limit).collect(),
-        h.diagnostics.clone(),
+        h.diagnostics(),
     )
 }
 
