@@ -42,9 +42,16 @@ fn lines_match_notes(assembly: &Assembly) {
     let lines: Vec<String> = assembly.notes().iter().map(ToString::to_string).collect();
     assert_eq!(assembly.diagnostics(), lines);
     if lines.is_empty() {
-        assert!(json.get("diagnostics").is_none(), "only when there are some");
+        assert!(
+            json.get("diagnostics").is_none(),
+            "only when there are some"
+        );
     } else {
-        let codes = assembly.notes().iter().map(ConfigDiagnostic::code).collect();
+        let codes = assembly
+            .notes()
+            .iter()
+            .map(ConfigDiagnostic::code)
+            .collect();
         objects_match(&json["diagnostics"], codes, lines);
     }
 }
@@ -68,11 +75,24 @@ fn the_diagnostic_codes_are_pinned() {
     assert_eq!(ConfigDiagnostic::CODES, ["unknown_alias"]);
     assert_eq!(
         Omission::CODES,
-        ["excluded", "empty", "tool_only", "over_budget", "over_total", "render_fuel"]
+        [
+            "excluded",
+            "empty",
+            "tool_only",
+            "over_budget",
+            "over_total",
+            "render_fuel"
+        ]
     );
     assert_eq!(
         PinRendering::CODES,
-        ["accepted", "pending_review", "held", "nothing_to_hold", "dropped"]
+        [
+            "accepted",
+            "pending_review",
+            "held",
+            "nothing_to_hold",
+            "dropped"
+        ]
     );
     assert_eq!(
         AliasSetting::CODES,

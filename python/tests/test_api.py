@@ -234,7 +234,7 @@ def test_diagnostics_are_typed_objects() -> None:
     )
     assert str(unknown) == unknown.message and unknown["closest"] == "billing"
     by_name = {s.name: s for s in a.servers}
-    pin, blank_text, empty = by_name["blank"].diagnostics
+    blank_text, empty, pin = by_name["blank"].diagnostics
     assert (pin.code, pin["state"], pin["rendering"]) == ("pin", "new", "pending_review")
     assert pin.message == f"pin: {pin['summary']}; rendered as sent; pending review"
     assert blank_text == Diagnostic(

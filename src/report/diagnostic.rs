@@ -671,16 +671,25 @@ mod tests {
     fn every_server_diagnostic_has_its_code_and_its_object() {
         let all = one_of_each();
         let places: Vec<usize> = all.iter().map(|(d, _)| place(d)).collect();
-        assert_eq!(places, (0..ServerDiagnostic::CODES.len()).collect::<Vec<_>>());
+        assert_eq!(
+            places,
+            (0..ServerDiagnostic::CODES.len()).collect::<Vec<_>>()
+        );
         let codes: Vec<&str> = all.iter().map(|(d, _)| d.code()).collect();
         assert_eq!(codes, ServerDiagnostic::CODES);
         for (d, object) in &all {
             assert_eq!(serde_json::to_value(d).unwrap(), *object, "{d:?}");
             // `code` first, `message` last, in the pretty JSON too.
             let text = serde_json::to_string(d).unwrap();
-            assert!(text.starts_with(&format!("{{\"code\":\"{}\",", d.code())), "{text}");
+            assert!(
+                text.starts_with(&format!("{{\"code\":\"{}\",", d.code())),
+                "{text}"
+            );
             let message = serde_json::to_string(&d.to_string()).unwrap();
-            assert!(text.ends_with(&format!(",\"message\":{message}}}")), "{text}");
+            assert!(
+                text.ends_with(&format!(",\"message\":{message}}}")),
+                "{text}"
+            );
         }
     }
 
