@@ -240,7 +240,7 @@ fn main() -> ExitCode {
                     d.restatements_kept.len()
                 );
             }
-            for d in &s.diagnostics {
+            for d in &s.notes {
                 println!("    note: {d}");
             }
         }

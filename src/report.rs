@@ -3,9 +3,10 @@
 //!
 //! The JSON of [`Assembly::to_json`] is a public format: field names, their
 //! order and the spelling of every enum value are kept byte-identical across
-//! releases unless CHANGELOG.md says otherwise. Match on the enums
-//! ([`ServerReport::notes`], [`Assembly::notes`]), never on
-//! [`ServerReport::diagnostics`] prose.
+//! releases unless CHANGELOG.md says otherwise; [`REPORT_FORMAT_VERSION`]
+//! is its `format`. Match on the enums ([`ServerReport::notes`],
+//! [`Assembly::notes`]) or, in the JSON, on each diagnostic's `code`; never
+//! on the prose ([`ServerReport::diagnostics`], a diagnostic's `message`).
 
 use serde::Serialize;
 
@@ -184,8 +185,8 @@ pub struct ServerReport {
     /// Whether the block was cut with a marker.
     pub truncated: bool,
     /// Limits the server's data reached ([`Limits`](crate::Limits)); each is
-    /// also a line of [`ServerReport::diagnostics`]. In the JSON only when
-    /// there are any.
+    /// also a [`ServerDiagnostic::LimitHit`] of [`ServerReport::notes`]. In
+    /// the JSON only when there are any.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub limits: Vec<LimitHit>,
     /// Tokens of the server's tool definitions, when
@@ -213,17 +214,16 @@ pub struct ServerReport {
     /// for one (in the JSON only then).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub namespace: Option<Namespace>,
-    /// Problems with the server's data, as lines for people (blank
-    /// instructions, a failed `tools/list`, the omission…): the `Display`
-    /// of each of [`ServerReport::notes`], in the same order. For people
-    /// only; programs match on the notes.
-    pub diagnostics: Vec<String>,
-    /// What [`ServerReport::diagnostics`] says, typed: one entry per line
-    /// (not in the JSON, which has the lines).
-    #[serde(skip)]
+    /// Problems with the server's data (blank instructions, a failed
+    /// `tools/list`, the omission…), typed. In the JSON, `diagnostics`: one
+    /// object per entry with its `code`, fields and `message` (see
+    /// [`ServerDiagnostic::CODES`]); [`ServerReport::diagnostics`] gives the
+    /// lines.
+    #[serde(rename = "diagnostics")]
     pub notes: Vec<ServerDiagnostic>,
-    /// Why the server has no block, when it has none (also a line of
-    /// [`ServerReport::diagnostics`]; not a field of its own in the JSON).
+    /// Why the server has no block, when it has none (also a
+    /// [`ServerDiagnostic::Omitted`] of [`ServerReport::notes`]; not a field
+    /// of its own in the JSON).
     #[serde(skip)]
     pub omitted: Option<Omission>,
     /// The server's position in the input of [`Assembler::assemble`](crate::Assembler::assemble)
@@ -242,9 +242,15 @@ impl ServerReport {
                 .any(|r| r.reason == RemovalReason::Budget)
     }
 
-    /// Records a diagnostic, with its line.
+    /// Problems with the server's data as lines for people: the `Display`
+    /// of each of [`ServerReport::notes`], in the same order, made on each
+    /// call. For people only; programs match on the notes.
+    pub fn diagnostics(&self) -> Vec<String> {
+        self.notes.iter().map(ToString::to_string).collect()
+    }
+
+    /// Records a diagnostic.
     pub(crate) fn note(&mut self, note: ServerDiagnostic) {
-        self.diagnostics.push(note.to_string());
         self.notes.push(note);
     }
 
@@ -289,25 +295,17 @@ impl ServerReport {
     pub(crate) fn unomit_over_budget(&mut self) {
         if let Some(why @ Omission::OverBudget { .. }) = self.omitted {
             let gone = ServerDiagnostic::Omitted(why);
-            // The lines and the notes are one list, kept in step.
-            let mut k = 0;
-            while k < self.notes.len() {
-                if self.notes[k] == gone {
-                    self.notes.remove(k);
-                    self.diagnostics.remove(k);
-                } else {
-                    k += 1;
-                }
-            }
+            self.notes.retain(|note| *note != gone);
             self.omitted = None;
         }
     }
 }
 
-/// The version of the JSON report ([`Assembly::to_json`]'s `format`): 2
-/// since the report says what counted it (`counting`); reports without
-/// `format` are version 1.
-pub const REPORT_FORMAT_VERSION: u32 = 2;
+/// The version of the JSON report ([`Assembly::to_json`]'s `format`): 3
+/// since each diagnostic is an object (`code`, its fields, `message`)
+/// instead of a line; 2 since the report says what counted it
+/// (`counting`); reports without `format` are version 1.
+pub const REPORT_FORMAT_VERSION: u32 = 3;
 
 /// The assembled section and its report.
 #[derive(Debug, Clone, Serialize)]
@@ -319,9 +317,7 @@ pub struct Assembly {
     text: String,
     total_tokens: usize,
     servers: Vec<ServerReport>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    diagnostics: Vec<String>,
-    #[serde(skip)]
+    #[serde(rename = "diagnostics", skip_serializing_if = "Vec::is_empty")]
     notes: Vec<ConfigDiagnostic>,
 }
 
@@ -341,27 +337,26 @@ impl Assembly {
             text,
             total_tokens,
             servers,
-            diagnostics: Vec::new(),
             notes: Vec::new(),
         }
     }
 
     pub(crate) fn with_notes(mut self, notes: Vec<ConfigDiagnostic>) -> Assembly {
-        self.diagnostics = notes.iter().map(ConfigDiagnostic::to_string).collect();
         self.notes = notes;
         self
     }
 
     /// Problems of the configuration rather than of one server, as lines
     /// for people: a budget or policy for an alias no server has (with the
-    /// closest alias). In the JSON only when there are some. Programs
-    /// match on [`Assembly::notes`] instead.
-    pub fn diagnostics(&self) -> &[String] {
-        &self.diagnostics
+    /// closest alias). The `Display` of each of [`Assembly::notes`], in the
+    /// same order, made on each call. Programs match on the notes instead.
+    pub fn diagnostics(&self) -> Vec<String> {
+        self.notes.iter().map(ToString::to_string).collect()
     }
 
-    /// What [`Assembly::diagnostics`] says, typed: one entry per line, in
-    /// the same order.
+    /// Problems of the configuration, typed. In the JSON, `diagnostics`
+    /// (only when there are some): one object per entry with its `code`,
+    /// fields and `message` (see [`ConfigDiagnostic::CODES`]).
     pub fn notes(&self) -> &[ConfigDiagnostic] {
         &self.notes
     }

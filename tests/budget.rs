@@ -293,7 +293,7 @@ fn a_heading_that_does_not_fit_omits_the_server() {
     assert!(!r.included);
     assert_eq!(a.text(), "");
     assert_eq!(
-        r.diagnostics,
+        r.diagnostics(),
         ["omitted: its heading alone is over the budget of 3 tokens"]
     );
     assert!(

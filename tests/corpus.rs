@@ -90,7 +90,7 @@ fn an_errored_tools_list_is_kept_as_a_diagnostic() {
     let report = &assembly.servers()[0];
     assert!(report.included, "instructions still render");
     assert_eq!(
-        report.diagnostics,
+        report.diagnostics(),
         vec!["tools/list failed with -32603: fetch failed".to_string()]
     );
 }
@@ -135,7 +135,7 @@ fn the_seed_edge_cases_of_instructions() {
     let report = &assembly.servers()[0];
     assert_eq!(report.instructions, InstructionsState::Blank);
     assert!(!report.text.contains("   \n"));
-    assert!(report.diagnostics[0].starts_with("instructions are blank"));
+    assert!(report.diagnostics()[0].starts_with("instructions are blank"));
 }
 
 #[test]

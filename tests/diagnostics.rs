@@ -1,5 +1,6 @@
 //! Typed diagnostics: what a report says is matched by type (never by its
-//! prose), and each type's `Display` is the line the report has always had.
+//! prose), each type's `Display` is the line the report has always had, and
+//! the JSON report gives each as an object with its pinned `code`.
 
 mod common;
 
@@ -20,14 +21,84 @@ fn billing() -> ServerSnapshot {
         .with_tool(Tool::new("list_periods", "List billing periods."))
 }
 
-/// Every report's lines are the `Display` of its notes, in order.
+/// Every report's lines are the `Display` of its notes, in order, and
+/// the JSON has one object per note: its code, and its line as `message`.
 fn lines_match_notes(assembly: &Assembly) {
-    for s in assembly.servers() {
+    let json: serde_json::Value = serde_json::from_str(&assembly.to_json()).unwrap();
+    let objects_match = |json: &serde_json::Value, codes: Vec<&str>, lines: Vec<String>| {
+        let objects = json.as_array().unwrap();
+        assert_eq!(objects.len(), lines.len(), "{json}");
+        for ((object, code), line) in objects.iter().zip(codes).zip(lines) {
+            assert_eq!(object["code"], code, "{object}");
+            assert_eq!(object["message"], line, "{object}");
+        }
+    };
+    for (k, s) in assembly.servers().iter().enumerate() {
         let lines: Vec<String> = s.notes.iter().map(ToString::to_string).collect();
-        assert_eq!(s.diagnostics, lines, "{}", s.name);
+        assert_eq!(s.diagnostics(), lines, "{}", s.name);
+        let codes = s.notes.iter().map(ServerDiagnostic::code).collect();
+        objects_match(&json["servers"][k]["diagnostics"], codes, lines);
     }
     let lines: Vec<String> = assembly.notes().iter().map(ToString::to_string).collect();
     assert_eq!(assembly.diagnostics(), lines);
+    if lines.is_empty() {
+        assert!(
+            json.get("diagnostics").is_none(),
+            "only when there are some"
+        );
+    } else {
+        let codes = assembly
+            .notes()
+            .iter()
+            .map(ConfigDiagnostic::code)
+            .collect();
+        objects_match(&json["diagnostics"], codes, lines);
+    }
+}
+
+/// The codes are a public format: renaming one fails here (and is a
+/// change to list in CHANGELOG.md with a new `REPORT_FORMAT_VERSION`).
+#[test]
+fn the_diagnostic_codes_are_pinned() {
+    assert_eq!(
+        ServerDiagnostic::CODES,
+        [
+            "renamed",
+            "blank_instructions",
+            "tools_list_failed",
+            "unnamed_tools",
+            "limit_hit",
+            "pin",
+            "omitted",
+        ]
+    );
+    assert_eq!(ConfigDiagnostic::CODES, ["unknown_alias"]);
+    assert_eq!(
+        Omission::CODES,
+        [
+            "excluded",
+            "empty",
+            "tool_only",
+            "over_budget",
+            "over_total",
+            "render_fuel"
+        ]
+    );
+    assert_eq!(
+        PinRendering::CODES,
+        [
+            "accepted",
+            "pending_review",
+            "held",
+            "nothing_to_hold",
+            "dropped"
+        ]
+    );
+    assert_eq!(
+        AliasSetting::CODES,
+        ["policy", "budget", "visibility", "tool_visibility"]
+    );
+    assert_eq!(mcp_preamble::report::REPORT_FORMAT_VERSION, 3);
 }
 
 fn only(assembly: &Assembly) -> &ServerReport {
@@ -60,13 +131,21 @@ fn a_misspelt_policy_alias_is_matched_by_type() {
         }
         other => panic!("expected one unknown policy alias, got {other:?}"),
     }
-    // The line, and the JSON, are what they always were.
-    assert_eq!(
-        assembly.diagnostics(),
-        ["policy for \"biling\": no server has this alias (did you mean \"billing\"?)"]
-    );
+    // The line is what it always was; the JSON has the fields and the line.
+    let line = "policy for \"biling\": no server has this alias (did you mean \"billing\"?)";
+    assert_eq!(assembly.diagnostics(), [line]);
     let json: serde_json::Value = serde_json::from_str(&assembly.to_json()).unwrap();
-    assert_eq!(json["diagnostics"][0], assembly.diagnostics()[0]);
+    assert_eq!(json["format"], 3);
+    assert_eq!(
+        json["diagnostics"],
+        serde_json::json!([{
+            "code": "unknown_alias",
+            "setting": "policy",
+            "alias": "biling",
+            "closest": "billing",
+            "message": line,
+        }])
+    );
     assert!(
         assembly.servers()[0].included,
         "the misspelt policy applies to nothing"
@@ -128,8 +207,18 @@ fn a_renamed_server() {
         }]
     );
     assert_eq!(
-        second.diagnostics,
+        second.diagnostics(),
         ["another server has the name \"dup\"; shown as \"dup (2)\""]
+    );
+    let json: serde_json::Value = serde_json::from_str(&assembly.to_json()).unwrap();
+    assert_eq!(
+        json["servers"][1]["diagnostics"][0],
+        serde_json::json!({
+            "code": "renamed",
+            "original": "dup",
+            "shown": "dup (2)",
+            "message": "another server has the name \"dup\"; shown as \"dup (2)\"",
+        })
     );
 }
 
@@ -158,8 +247,29 @@ fn blank_instructions_a_failed_tools_list_and_unnamed_tools() {
         ]
     );
     assert_eq!(
-        report.diagnostics[2],
+        report.diagnostics()[2],
         "1 tool(s) with an empty name not listed"
+    );
+    let json: serde_json::Value = serde_json::from_str(&assembly.to_json()).unwrap();
+    assert_eq!(
+        json["servers"][0]["diagnostics"],
+        serde_json::json!([
+            {
+                "code": "blank_instructions",
+                "chars": 3,
+                "message": "instructions are blank (3 characters of whitespace or invisible text); not rendered",
+            },
+            {
+                "code": "tools_list_failed",
+                "error": {"code": -32603, "message": "fetch failed"},
+                "message": "tools/list failed with -32603: fetch failed",
+            },
+            {
+                "code": "unnamed_tools",
+                "count": 1,
+                "message": "1 tool(s) with an empty name not listed",
+            },
+        ])
     );
 }
 
@@ -174,6 +284,18 @@ fn a_limit_hit_carries_the_hit() {
     };
     assert_eq!((hit.limit, hit.allowed, hit.sent), (Limit::Tools, 1, 2));
     assert_eq!(report.limits, [*hit]);
+    let json: serde_json::Value = serde_json::from_str(&assembly.to_json()).unwrap();
+    assert_eq!(
+        json["servers"][0]["diagnostics"],
+        serde_json::json!([{
+            "code": "limit_hit",
+            "limit": "tools",
+            "allowed": 1,
+            "sent": 2,
+            "count": 1,
+            "message": "limit tools reached: 2 tools sent, the first 1 read",
+        }])
+    );
 }
 
 #[test]
@@ -196,8 +318,19 @@ fn a_server_new_to_the_lock() {
         report.notes
     );
     assert_eq!(
-        report.diagnostics,
+        report.diagnostics(),
         ["pin: not in the lock; rendered as sent; pending review"]
+    );
+    let json: serde_json::Value = serde_json::from_str(&assembly.to_json()).unwrap();
+    assert_eq!(
+        json["servers"][0]["diagnostics"],
+        serde_json::json!([{
+            "code": "pin",
+            "state": "new",
+            "summary": "not in the lock",
+            "rendering": "pending_review",
+            "message": "pin: not in the lock; rendered as sent; pending review",
+        }])
     );
 }
 
@@ -225,6 +358,14 @@ fn an_excluded_server_and_its_policy() {
     assert_eq!(report.policy.as_deref(), Some("excluded; weight 2"));
     let json: serde_json::Value = serde_json::from_str(&assembly.to_json()).unwrap();
     assert_eq!(json["servers"][0]["policy"], "excluded; weight 2");
+    assert_eq!(
+        json["servers"][0]["diagnostics"],
+        serde_json::json!([{
+            "code": "omitted",
+            "reason": "excluded",
+            "message": "omitted: excluded by policy",
+        }])
+    );
 }
 
 #[test]
@@ -237,6 +378,16 @@ fn a_heading_over_its_budget() {
         [ServerDiagnostic::Omitted(Omission::OverBudget {
             budget: 3
         })]
+    );
+    let json: serde_json::Value = serde_json::from_str(&assembly.to_json()).unwrap();
+    assert_eq!(
+        json["servers"][0]["diagnostics"],
+        serde_json::json!([{
+            "code": "omitted",
+            "reason": "over_budget",
+            "budget": 3,
+            "message": "omitted: its heading alone is over the budget of 3 tokens",
+        }])
     );
 }
 

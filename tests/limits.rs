@@ -22,10 +22,7 @@ fn run(assembler: &Assembler, hostile: ServerSnapshot) -> (Vec<Limit>, Vec<Strin
     assert_eq!(billing.text, alone.servers()[0].text);
     assert!(billing.limits.is_empty());
     let h = both.servers().iter().find(|s| s.name == "hostile").unwrap();
-    (
-        h.limits.iter().map(|l| l.limit).collect(),
-        h.diagnostics.clone(),
-    )
+    (h.limits.iter().map(|l| l.limit).collect(), h.diagnostics())
 }
 
 fn named(name: &str) -> ServerSnapshot {

@@ -76,11 +76,11 @@ fn a_changed_server_reports_the_diff_and_accept_renders_the_new_text() {
     assert!(diff.contains(&format!("\n+{NEW_TEXT}")), "{diff}");
     assert!(seed.text.contains("audit.example"));
     assert!(
-        seed.diagnostics
+        seed.diagnostics()
             .iter()
             .any(|d| d == "pin: instructions changed; rendered as sent; pending review"),
         "{:?}",
-        seed.diagnostics
+        seed.diagnostics()
     );
     assert_eq!(assembly.servers()[1].pin.state, PinState::Same);
     let json: serde_json::Value = serde_json::from_str(&assembly.to_json()).unwrap();
@@ -144,7 +144,7 @@ fn drop_renders_no_instructions_and_fail_names_the_server() {
     // Listed by its tools only.
     assert!(seed.text.contains("get_invoice"));
     assert!(
-        seed.diagnostics
+        seed.diagnostics()
             .iter()
             .any(|d| d.ends_with("instructions not rendered (on_change = drop)"))
     );

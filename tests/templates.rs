@@ -172,7 +172,7 @@ fn servers_without_instructions_or_tools() {
     assert_eq!(b.text(), "", "nothing to say gives an empty section");
     assert_eq!(b.total_tokens(), 0);
     assert_eq!(
-        b.servers()[1].diagnostics,
+        b.servers()[1].diagnostics(),
         vec!["omitted: no instructions, and servers with only tools are not listed".to_string()]
     );
 }

@@ -39,12 +39,16 @@ from ._errors import (
 from ._native import VERSION as __version__
 from ._reports import (
     Assembly,
+    ConfigDiagnosticCode,
+    Diagnostic,
+    DiagnosticCode,
     Finding,
     InstructionsState,
     PinCheck,
     PinState,
     Removal,
     RemovalReason,
+    ServerDiagnosticCode,
     ServerReport,
     Severity,
 )
@@ -53,7 +57,10 @@ from .session import LiveSection
 __all__ = [
     "Assembler",
     "Assembly",
+    "ConfigDiagnosticCode",
     "ConnectError",
+    "Diagnostic",
+    "DiagnosticCode",
     "DriftError",
     "FileReadError",
     "Finding",
@@ -72,6 +79,7 @@ __all__ = [
     "RemovalReason",
     "RpcErrorInfo",
     "Server",
+    "ServerDiagnosticCode",
     "ServerReport",
     "Severity",
     "TemplateError",

@@ -5,13 +5,68 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Literal, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Literal, Mapping, Optional, Tuple, Union
 
 # The crate's enums as they appear in its JSON (new values may be added).
 RemovalReason = Literal["restates_tool", "repeated", "same_as_server", "budget", "policy"]
 PinState = Literal["unpinned", "new", "same", "changed"]
 InstructionsState = Literal["present", "blank", "absent"]
 Severity = Literal["note", "warning", "error"]
+# The diagnostics' codes: stable, never renamed (the crate's `ServerDiagnostic::CODES`
+# and `ConfigDiagnostic::CODES`).
+ServerDiagnosticCode = Literal[
+    "renamed",
+    "blank_instructions",
+    "tools_list_failed",
+    "unnamed_tools",
+    "limit_hit",
+    "pin",
+    "omitted",
+]
+ConfigDiagnosticCode = Literal["unknown_alias"]
+DiagnosticCode = Union[ServerDiagnosticCode, ConfigDiagnosticCode]
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One thing a report says, typed: a stable ``code``, its ``fields``, and
+    ``message``, the line for people (``str(d)``), which the crate derives from
+    the fields. Match on ``code`` and the fields, never on the message.
+
+    ``fields`` by code (``d["chars"]`` reads one):
+
+    - ``"renamed"``: ``original``, ``shown`` (another server has the name)
+    - ``"blank_instructions"``: ``chars``
+    - ``"tools_list_failed"``: ``error``, ``{"code": int, "message": str}``
+    - ``"unnamed_tools"``: ``count``
+    - ``"limit_hit"``: ``limit``, ``allowed``, ``sent``, ``count``
+    - ``"pin"``: ``state`` (``"new"``/``"changed"``), ``summary``, ``rendering``
+      (``"accepted"``, ``"pending_review"``, ``"held"``, ``"nothing_to_hold"``, ``"dropped"``)
+    - ``"omitted"``: ``reason`` (``"excluded"``, ``"empty"``, ``"tool_only"``,
+      ``"over_budget"`` with ``budget``, ``"over_total"``, ``"render_fuel"``)
+    - ``"unknown_alias"`` (the assembly's, about the configuration): ``setting``
+      (``"policy"``, ``"budget"``, ``"visibility"``, ``"tool_visibility"``),
+      ``alias``, and ``closest`` when an alias is close
+    """
+
+    code: DiagnosticCode
+    message: str
+    fields: Mapping[str, Any] = field(default_factory=dict)
+
+    def __getitem__(self, key: str) -> Any:
+        return self.fields[key]
+
+    def __str__(self) -> str:
+        return self.message
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The object as in the JSON report: ``code``, the fields, ``message``."""
+        return {"code": self.code, **self.fields, "message": self.message}
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> Diagnostic:
+        fields = {k: v for k, v in d.items() if k not in ("code", "message")}
+        return cls(code=d["code"], message=d["message"], fields=fields)
 
 
 @dataclass(frozen=True)
@@ -79,7 +134,8 @@ class ServerReport:
     ``text`` is exactly the server's block in the section; ``tokens_before``
     and ``tokens`` count it before and after trimming (in the assembly's
     encoding); ``instructions`` is ``"present"``, ``"blank"`` or ``"absent"``;
-    ``tools`` is how many tools the server has.
+    ``tools`` is how many tools the server has; ``diagnostics`` are typed
+    :class:`Diagnostic` objects.
     """
 
     name: str
@@ -99,7 +155,7 @@ class ServerReport:
     removed: Tuple[Removal, ...]
     truncated: bool
     pin: PinCheck
-    diagnostics: Tuple[str, ...] = ()
+    diagnostics: Tuple[Diagnostic, ...] = ()
     hidden_characters: Mapping[str, int] = field(default_factory=dict)
     tool_tokens: Optional[int] = None
     policy: Optional[Mapping[str, Any]] = None
@@ -139,7 +195,7 @@ class ServerReport:
             removed=tuple(Removal._from_json(r) for r in d.get("removed", ())),
             truncated=d.get("truncated", False),
             pin=PinCheck._from_json(d.get("pin") or {"state": "unpinned"}),
-            diagnostics=tuple(d.get("diagnostics", ())),
+            diagnostics=tuple(Diagnostic._from_json(x) for x in d.get("diagnostics", ())),
             hidden_characters=dict(d.get("hidden_characters") or {}),
             tool_tokens=d.get("tool_tokens"),
             policy=d.get("policy"),
@@ -155,7 +211,8 @@ class Assembly:
     ``text`` goes into the system prompt; ``digest`` is the SHA-256 of it
     (hex), stable across processes, so a host can tell when the prompt's
     bytes (and its cache) change. ``servers`` has one report per input
-    server, in section order.
+    server, in section order; ``diagnostics`` are the configuration's
+    (:class:`Diagnostic`, ``code`` ``"unknown_alias"``).
     """
 
     text: str
@@ -164,7 +221,7 @@ class Assembly:
     encoding: str
     template: str
     servers: Tuple[ServerReport, ...]
-    diagnostics: Tuple[str, ...]
+    diagnostics: Tuple[Diagnostic, ...]
     _cli_json: str = field(compare=False)
 
     def to_json(self) -> str:
@@ -195,7 +252,7 @@ class Assembly:
             encoding=d["encoding"],
             template=d["template"],
             servers=tuple(ServerReport._from_json(s) for s in d["servers"]),
-            diagnostics=tuple(d.get("diagnostics", ())),
+            diagnostics=tuple(Diagnostic._from_json(x) for x in d.get("diagnostics", ())),
             _cli_json=cli_json,
         )
 

@@ -7,13 +7,13 @@ import hashlib
 import json
 import re
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional, Set, get_args
 
 import pytest
 from mcp import types
 
 import mcp_preamble
-from mcp_preamble import Assembler, Finding, Lock, Server, lint
+from mcp_preamble import Assembler, Diagnostic, Finding, Lock, Server, lint
 
 from .conftest import CORPUS, ROOT
 
@@ -194,3 +194,71 @@ def test_values_json_cannot_hold_as_they_are() -> None:
     assert plain.tool_names == ["ping"] and plain.instructions == "Call ping first."
     with pytest.raises(mcp_preamble.InvalidJsonError):
         Server.from_initialize({**dumped, "instructions": object()}, alias="s")
+
+
+def init_server(name: str, instructions: str, alias: Optional[str] = None) -> Server:
+    result = {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"tools": {}},
+        "serverInfo": {"name": name, "version": "1"},
+        "instructions": instructions,
+    }
+    return Server.from_initialize(result, [], alias=alias)
+
+
+def test_diagnostic_codes_are_pinned() -> None:
+    """The codes are a public format (the crate's ``CODES``): renaming one fails here."""
+    assert get_args(mcp_preamble.ServerDiagnosticCode) == (
+        "renamed",
+        "blank_instructions",
+        "tools_list_failed",
+        "unnamed_tools",
+        "limit_hit",
+        "pin",
+        "omitted",
+    )
+    assert get_args(mcp_preamble.ConfigDiagnosticCode) == ("unknown_alias",)
+
+
+def test_diagnostics_are_typed_objects() -> None:
+    """Each diagnostic is a Diagnostic: its code, its typed fields, and the
+    crate's line as its message; the same object as in the JSON report."""
+    billing = init_server("invoice-server", "Always call list_periods first.", alias="billing")
+    blank = init_server("blank", "   ")
+    a = Assembler(budget=256, server_budgets={"biling": 50}, lock=Lock()).assemble([billing, blank])
+    (unknown,) = a.diagnostics
+    assert unknown == Diagnostic(
+        code="unknown_alias",
+        message='budget for "biling": no server has this alias (did you mean "billing"?)',
+        fields={"setting": "budget", "alias": "biling", "closest": "billing"},
+    )
+    assert str(unknown) == unknown.message and unknown["closest"] == "billing"
+    by_name = {s.name: s for s in a.servers}
+    blank_text, empty, pin = by_name["blank"].diagnostics
+    assert (pin.code, pin["state"], pin["rendering"]) == ("pin", "new", "pending_review")
+    assert pin.message == f"pin: {pin['summary']}; rendered as sent; pending review"
+    assert blank_text == Diagnostic(
+        code="blank_instructions",
+        message="instructions are blank (3 characters of whitespace or invisible text); not rendered",
+        fields={"chars": 3},
+    )
+    assert (empty.code, empty["reason"], str(empty)) == ("omitted", "empty", "omitted: no instructions and no tools")
+    assert [d.code for d in by_name["billing"].diagnostics] == ["pin"]
+    report = a.to_dict()
+    assert report["format"] == 3
+    assert report["diagnostics"] == [unknown.to_dict()]
+    for s, json_server in zip(a.servers, report["servers"]):
+        assert [d.to_dict() for d in s.diagnostics] == json_server["diagnostics"]
+
+
+def test_every_corpus_diagnostic_is_an_object_with_a_known_code() -> None:
+    servers = [Server.from_capture(p) for p in CORPUS]
+    a = Assembler(budget=40, total_budget=400).assemble(servers)
+    codes = set(get_args(mcp_preamble.ServerDiagnosticCode))
+    seen: Set[str] = set()
+    for s, json_server in zip(a.servers, a.to_dict()["servers"]):
+        assert [d.to_dict() for d in s.diagnostics] == json_server["diagnostics"]
+        for d in s.diagnostics:
+            assert d.code in codes and d.message and list(d.to_dict())[0] == "code"
+            seen.add(d.code)
+    assert {"omitted", "tools_list_failed"} <= seen, seen

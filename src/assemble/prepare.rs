@@ -526,7 +526,6 @@ fn report_of(
         rewrites: Vec::new(),
         hidden_mentions: Vec::new(),
         namespace: None,
-        diagnostics: Vec::new(),
         notes: Vec::new(),
         omitted: None,
         index: 0,

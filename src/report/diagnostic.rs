@@ -2,18 +2,26 @@
 //! applied [`AppliedPolicy`], the [`Omission`]) and about the
 //! configuration ([`ConfigDiagnostic`]).
 //!
-//! Each type's `Display` is the line a person reads (and the JSON report
-//! holds, byte for byte); programs match on the variants instead.
+//! Each type's `Display` is the line a person reads; programs match on the
+//! variants instead. In the JSON report a diagnostic is an object: its
+//! stable `code` ([`ServerDiagnostic::CODES`], [`ConfigDiagnostic::CODES`]),
+//! its fields, and `message`, the line, derived from the value:
+//!
+//! ```json
+//! {"code": "unknown_alias", "setting": "budget", "alias": "biling", "closest": "billing",
+//!  "message": "budget for \"biling\": no server has this alias (did you mean \"billing\"?)"}
+//! ```
 
 use std::fmt;
 use std::ops::Deref;
 
+use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
 use crate::limits::LimitHit;
 use crate::pin::PinState;
 
-/// Serializes a value as its `Display` line: the JSON keeps the prose.
+/// Serializes a value as its `Display` line.
 macro_rules! serialize_as_line {
     ($($ty:ty),*) => {$(
         impl Serialize for $ty {
@@ -24,7 +32,7 @@ macro_rules! serialize_as_line {
     )*};
 }
 
-serialize_as_line!(ServerDiagnostic, ConfigDiagnostic, AppliedPolicy, Omission);
+serialize_as_line!(AppliedPolicy, Omission);
 
 /// Why a server has no block in the section.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -45,6 +53,31 @@ pub enum Omission {
     OverTotal,
     /// Not even its heading renders within the template's fuel.
     RenderFuel,
+}
+
+impl Omission {
+    /// Every [`Omission::code`], in declaration order: a public format (the
+    /// `reason` of an `omitted` diagnostic in the JSON report).
+    pub const CODES: &'static [&'static str] = &[
+        "excluded",
+        "empty",
+        "tool_only",
+        "over_budget",
+        "over_total",
+        "render_fuel",
+    ];
+
+    /// The omission's stable name, e.g. `over_budget`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Omission::Excluded => "excluded",
+            Omission::Empty => "empty",
+            Omission::ToolOnly => "tool_only",
+            Omission::OverBudget { .. } => "over_budget",
+            Omission::OverTotal => "over_total",
+            Omission::RenderFuel => "render_fuel",
+        }
+    }
 }
 
 /// The diagnostic line that reports the omission.
@@ -68,9 +101,11 @@ impl fmt::Display for Omission {
     }
 }
 
-/// One thing a server's report says about it: each is a line of
-/// [`ServerReport::diagnostics`](crate::ServerReport::diagnostics) (its
-/// `Display`) and an entry of [`ServerReport::notes`](crate::ServerReport::notes).
+/// One thing a server's report says about it: an entry of
+/// [`ServerReport::notes`](crate::ServerReport::notes). Its `Display` is the
+/// line of [`ServerReport::diagnostics`](crate::ServerReport::diagnostics);
+/// in the JSON report it is an object with its [`code`](ServerDiagnostic::code),
+/// its fields and that line as `message` (see [`ServerDiagnostic::CODES`]).
 ///
 /// ```
 /// use mcp_preamble::{Assembler, ServerSnapshot};
@@ -79,7 +114,10 @@ impl fmt::Display for Omission {
 /// let assembly = Assembler::new().assemble(&[blank]).unwrap();
 /// let report = &assembly.servers()[0];
 /// assert!(matches!(report.notes[0], ServerDiagnostic::BlankInstructions { chars: 3 }));
-/// assert_eq!(report.diagnostics[0], report.notes[0].to_string());
+/// assert_eq!(report.diagnostics()[0], report.notes[0].to_string());
+/// let json: serde_json::Value = serde_json::from_str(&assembly.to_json()).unwrap();
+/// assert_eq!(json["servers"][0]["diagnostics"][0]["code"], "blank_instructions");
+/// assert_eq!(json["servers"][0]["diagnostics"][0]["chars"], 3);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -125,6 +163,96 @@ pub enum ServerDiagnostic {
     Omitted(Omission),
 }
 
+impl ServerDiagnostic {
+    /// Every [`ServerDiagnostic::code`], in declaration order. A public
+    /// format: a code is never renamed or reused. The JSON object of each:
+    ///
+    /// | `code` | fields besides `code` and `message` |
+    /// |---|---|
+    /// | `renamed` | `original`, `shown` |
+    /// | `blank_instructions` | `chars` |
+    /// | `tools_list_failed` | `error`: `{"code", "message"}` (the JSON-RPC error; `message` sanitized to one line) |
+    /// | `unnamed_tools` | `count` |
+    /// | `limit_hit` | `limit` ([`Limit`](crate::report::Limit)'s name), `allowed`, `sent`, `count` |
+    /// | `pin` | `state` (`new` or `changed`), `summary`, `rendering` ([`PinRendering::CODES`]) |
+    /// | `omitted` | `reason` ([`Omission::CODES`]), and `budget` for `over_budget` |
+    pub const CODES: &'static [&'static str] = &[
+        "renamed",
+        "blank_instructions",
+        "tools_list_failed",
+        "unnamed_tools",
+        "limit_hit",
+        "pin",
+        "omitted",
+    ];
+
+    /// The diagnostic's stable snake_case name, e.g. `blank_instructions`
+    /// (the JSON object's `code`).
+    pub fn code(&self) -> &'static str {
+        match self {
+            ServerDiagnostic::Renamed { .. } => "renamed",
+            ServerDiagnostic::BlankInstructions { .. } => "blank_instructions",
+            ServerDiagnostic::ToolsListFailed { .. } => "tools_list_failed",
+            ServerDiagnostic::UnnamedTools { .. } => "unnamed_tools",
+            ServerDiagnostic::LimitHit(_) => "limit_hit",
+            ServerDiagnostic::Pin { .. } => "pin",
+            ServerDiagnostic::Omitted(_) => "omitted",
+        }
+    }
+}
+
+/// `{"code", …its fields, "message"}`: the fields typed, the message its `Display`.
+impl Serialize for ServerDiagnostic {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        /// The JSON-RPC error of a failed `tools/list`.
+        #[derive(Serialize)]
+        struct RpcFields<'a> {
+            code: i64,
+            message: &'a str,
+        }
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("code", self.code())?;
+        match self {
+            ServerDiagnostic::Renamed { original, shown } => {
+                map.serialize_entry("original", original)?;
+                map.serialize_entry("shown", shown)?;
+            }
+            ServerDiagnostic::BlankInstructions { chars } => map.serialize_entry("chars", chars)?,
+            ServerDiagnostic::ToolsListFailed { code, message } => {
+                let error = RpcFields {
+                    code: *code,
+                    message,
+                };
+                map.serialize_entry("error", &error)?;
+            }
+            ServerDiagnostic::UnnamedTools { count } => map.serialize_entry("count", count)?,
+            ServerDiagnostic::LimitHit(hit) => {
+                map.serialize_entry("limit", &hit.limit)?;
+                map.serialize_entry("allowed", &hit.allowed)?;
+                map.serialize_entry("sent", &hit.sent)?;
+                map.serialize_entry("count", &hit.count)?;
+            }
+            ServerDiagnostic::Pin {
+                state,
+                summary,
+                rendering,
+            } => {
+                map.serialize_entry("state", state)?;
+                map.serialize_entry("summary", summary)?;
+                map.serialize_entry("rendering", rendering.code())?;
+            }
+            ServerDiagnostic::Omitted(why) => {
+                map.serialize_entry("reason", why.code())?;
+                if let Omission::OverBudget { budget } = why {
+                    map.serialize_entry("budget", budget)?;
+                }
+            }
+        }
+        map.serialize_entry("message", &self.to_string())?;
+        map.end()
+    }
+}
+
 impl fmt::Display for ServerDiagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -167,6 +295,29 @@ pub enum PinRendering {
     Dropped,
 }
 
+impl PinRendering {
+    /// Every [`PinRendering::code`], in declaration order: a public format
+    /// (the `rendering` of a `pin` diagnostic in the JSON report).
+    pub const CODES: &'static [&'static str] = &[
+        "accepted",
+        "pending_review",
+        "held",
+        "nothing_to_hold",
+        "dropped",
+    ];
+
+    /// The rendering's stable name, e.g. `pending_review`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            PinRendering::Accepted => "accepted",
+            PinRendering::PendingReview => "pending_review",
+            PinRendering::Held => "held",
+            PinRendering::NothingToHold => "nothing_to_hold",
+            PinRendering::Dropped => "dropped",
+        }
+    }
+}
+
 impl fmt::Display for PinRendering {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
@@ -184,6 +335,8 @@ impl fmt::Display for PinRendering {
 /// What an [`Assembly`](crate::Assembly) says about the configuration
 /// rather than one server: [`Assembly::notes`](crate::Assembly::notes);
 /// its `Display` is the line of [`Assembly::diagnostics`](crate::Assembly::diagnostics).
+/// In the JSON report it is an object with its [`code`](ConfigDiagnostic::code),
+/// its fields and that line as `message` (see [`ConfigDiagnostic::CODES`]).
 ///
 /// A host that refuses to start on a misspelt alias matches on it:
 ///
@@ -213,6 +366,22 @@ pub enum ConfigDiagnostic {
 }
 
 impl ConfigDiagnostic {
+    /// Every [`ConfigDiagnostic::code`], in declaration order. A public
+    /// format: a code is never renamed or reused. The JSON object of each:
+    ///
+    /// | `code` | fields besides `code` and `message` |
+    /// |---|---|
+    /// | `unknown_alias` | `setting` ([`AliasSetting::CODES`]), `alias`, and `closest` when one is close |
+    pub const CODES: &'static [&'static str] = &["unknown_alias"];
+
+    /// The diagnostic's stable snake_case name, e.g. `unknown_alias` (the
+    /// JSON object's `code`).
+    pub fn code(&self) -> &'static str {
+        match self {
+            ConfigDiagnostic::UnknownAlias { .. } => "unknown_alias",
+        }
+    }
+
     /// [`ConfigDiagnostic::UnknownAlias`] for `alias`, with the alias of
     /// `known` closest to it (within a few edits), as the assembler and
     /// the CLI report a misspelt alias.
@@ -234,6 +403,29 @@ impl ConfigDiagnostic {
             alias,
             closest,
         }
+    }
+}
+
+/// `{"code", …its fields, "message"}`: the fields typed, the message its `Display`.
+impl Serialize for ConfigDiagnostic {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("code", self.code())?;
+        match self {
+            ConfigDiagnostic::UnknownAlias {
+                setting,
+                alias,
+                closest,
+            } => {
+                map.serialize_entry("setting", setting.code())?;
+                map.serialize_entry("alias", alias)?;
+                if let Some(closest) = closest {
+                    map.serialize_entry("closest", closest)?;
+                }
+            }
+        }
+        map.serialize_entry("message", &self.to_string())?;
+        map.end()
     }
 }
 
@@ -272,6 +464,24 @@ pub enum AliasSetting {
     /// [`Assembler::defer_tools`](crate::Assembler::defer_tools) or
     /// [`Assembler::tool_visibility`](crate::Assembler::tool_visibility).
     ToolVisibility,
+}
+
+impl AliasSetting {
+    /// Every [`AliasSetting::code`], in declaration order: a public format
+    /// (the `setting` of an `unknown_alias` diagnostic in the JSON report).
+    pub const CODES: &'static [&'static str] =
+        &["policy", "budget", "visibility", "tool_visibility"];
+
+    /// The setting's stable name, e.g. `tool_visibility` (its `Display`
+    /// is the words, `tool visibility`).
+    pub fn code(&self) -> &'static str {
+        match self {
+            AliasSetting::Policy => "policy",
+            AliasSetting::Budget => "budget",
+            AliasSetting::Visibility => "visibility",
+            AliasSetting::ToolVisibility => "tool_visibility",
+        }
+    }
 }
 
 impl fmt::Display for AliasSetting {
@@ -380,5 +590,194 @@ impl fmt::Display for PolicyAction {
             PolicyAction::Excluded => f.write_str("excluded"),
             PolicyAction::Weight(w) => write!(f, "weight {w}"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::limits::Limit;
+
+    /// One of each variant, in declaration order, with its JSON object.
+    fn one_of_each() -> Vec<(ServerDiagnostic, serde_json::Value)> {
+        let hit = LimitHit::new(Limit::Tools, 1, 2);
+        vec![
+            (
+                ServerDiagnostic::Renamed {
+                    original: "dup".into(),
+                    shown: "dup (2)".into(),
+                },
+                json!({"code": "renamed", "original": "dup", "shown": "dup (2)",
+                       "message": "another server has the name \"dup\"; shown as \"dup (2)\""}),
+            ),
+            (
+                ServerDiagnostic::BlankInstructions { chars: 3 },
+                json!({"code": "blank_instructions", "chars": 3,
+                       "message": "instructions are blank (3 characters of whitespace or invisible text); not rendered"}),
+            ),
+            (
+                ServerDiagnostic::ToolsListFailed {
+                    code: -32603,
+                    message: "fetch failed".into(),
+                },
+                json!({"code": "tools_list_failed", "error": {"code": -32603, "message": "fetch failed"},
+                       "message": "tools/list failed with -32603: fetch failed"}),
+            ),
+            (
+                ServerDiagnostic::UnnamedTools { count: 2 },
+                json!({"code": "unnamed_tools", "count": 2,
+                       "message": "2 tool(s) with an empty name not listed"}),
+            ),
+            (
+                ServerDiagnostic::LimitHit(hit),
+                json!({"code": "limit_hit", "limit": "tools", "allowed": 1, "sent": 2, "count": 1,
+                       "message": "limit tools reached: 2 tools sent, the first 1 read"}),
+            ),
+            (
+                ServerDiagnostic::Pin {
+                    state: PinState::New,
+                    summary: "not in the lock".into(),
+                    rendering: PinRendering::PendingReview,
+                },
+                json!({"code": "pin", "state": "new", "summary": "not in the lock",
+                       "rendering": "pending_review",
+                       "message": "pin: not in the lock; rendered as sent; pending review"}),
+            ),
+            (
+                ServerDiagnostic::Omitted(Omission::OverBudget { budget: 3 }),
+                json!({"code": "omitted", "reason": "over_budget", "budget": 3,
+                       "message": "omitted: its heading alone is over the budget of 3 tokens"}),
+            ),
+        ]
+    }
+
+    /// The variant's place in declaration order: a new variant does not
+    /// compile here until it is given one (and then a sample and a code).
+    fn place(d: &ServerDiagnostic) -> usize {
+        match d {
+            ServerDiagnostic::Renamed { .. } => 0,
+            ServerDiagnostic::BlankInstructions { .. } => 1,
+            ServerDiagnostic::ToolsListFailed { .. } => 2,
+            ServerDiagnostic::UnnamedTools { .. } => 3,
+            ServerDiagnostic::LimitHit(_) => 4,
+            ServerDiagnostic::Pin { .. } => 5,
+            ServerDiagnostic::Omitted(_) => 6,
+        }
+    }
+
+    #[test]
+    fn every_server_diagnostic_has_its_code_and_its_object() {
+        let all = one_of_each();
+        let places: Vec<usize> = all.iter().map(|(d, _)| place(d)).collect();
+        assert_eq!(
+            places,
+            (0..ServerDiagnostic::CODES.len()).collect::<Vec<_>>()
+        );
+        let codes: Vec<&str> = all.iter().map(|(d, _)| d.code()).collect();
+        assert_eq!(codes, ServerDiagnostic::CODES);
+        for (d, object) in &all {
+            assert_eq!(serde_json::to_value(d).unwrap(), *object, "{d:?}");
+            // `code` first, `message` last, in the pretty JSON too.
+            let text = serde_json::to_string(d).unwrap();
+            assert!(
+                text.starts_with(&format!("{{\"code\":\"{}\",", d.code())),
+                "{text}"
+            );
+            let message = serde_json::to_string(&d.to_string()).unwrap();
+            assert!(
+                text.ends_with(&format!(",\"message\":{message}}}")),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_config_diagnostic_has_its_code_and_its_object() {
+        let with = ConfigDiagnostic::unknown_alias(AliasSetting::ToolVisibility, "note", ["notes"]);
+        assert_eq!(
+            serde_json::to_value(&with).unwrap(),
+            json!({"code": "unknown_alias", "setting": "tool_visibility", "alias": "note",
+                   "closest": "notes",
+                   "message": "tool visibility for \"note\": no server has this alias (did you mean \"notes\"?)"})
+        );
+        let without = ConfigDiagnostic::unknown_alias(AliasSetting::Budget, "zzz", ["notes"]);
+        assert_eq!(
+            serde_json::to_value(&without).unwrap(),
+            json!({"code": "unknown_alias", "setting": "budget", "alias": "zzz",
+                   "message": "budget for \"zzz\": no server has this alias"})
+        );
+        // Exhaustive: a new variant does not compile here without a place.
+        let place = match &with {
+            ConfigDiagnostic::UnknownAlias { .. } => 0,
+        };
+        assert_eq!(place, 0);
+        let codes: Vec<&str> = [with].iter().map(ConfigDiagnostic::code).collect();
+        assert_eq!(codes, ConfigDiagnostic::CODES);
+    }
+
+    #[test]
+    fn the_codes_of_the_fields_follow_their_variants() {
+        let omissions = [
+            Omission::Excluded,
+            Omission::Empty,
+            Omission::ToolOnly,
+            Omission::OverBudget { budget: 1 },
+            Omission::OverTotal,
+            Omission::RenderFuel,
+        ];
+        for (k, o) in omissions.iter().enumerate() {
+            // Exhaustive: a new omission does not compile here without a place.
+            let place = match o {
+                Omission::Excluded => 0,
+                Omission::Empty => 1,
+                Omission::ToolOnly => 2,
+                Omission::OverBudget { .. } => 3,
+                Omission::OverTotal => 4,
+                Omission::RenderFuel => 5,
+            };
+            assert_eq!(place, k);
+        }
+        let codes: Vec<&str> = omissions.iter().map(Omission::code).collect();
+        assert_eq!(codes, Omission::CODES);
+
+        let renderings = [
+            PinRendering::Accepted,
+            PinRendering::PendingReview,
+            PinRendering::Held,
+            PinRendering::NothingToHold,
+            PinRendering::Dropped,
+        ];
+        for (k, r) in renderings.iter().enumerate() {
+            let place = match r {
+                PinRendering::Accepted => 0,
+                PinRendering::PendingReview => 1,
+                PinRendering::Held => 2,
+                PinRendering::NothingToHold => 3,
+                PinRendering::Dropped => 4,
+            };
+            assert_eq!(place, k);
+        }
+        let codes: Vec<&str> = renderings.iter().map(PinRendering::code).collect();
+        assert_eq!(codes, PinRendering::CODES);
+
+        let settings = [
+            AliasSetting::Policy,
+            AliasSetting::Budget,
+            AliasSetting::Visibility,
+            AliasSetting::ToolVisibility,
+        ];
+        for (k, s) in settings.iter().enumerate() {
+            let place = match s {
+                AliasSetting::Policy => 0,
+                AliasSetting::Budget => 1,
+                AliasSetting::Visibility => 2,
+                AliasSetting::ToolVisibility => 3,
+            };
+            assert_eq!(place, k);
+        }
+        let codes: Vec<&str> = settings.iter().map(AliasSetting::code).collect();
+        assert_eq!(codes, AliasSetting::CODES);
     }
 }

@@ -46,7 +46,7 @@ pub fn golden(assembly: &Assembly) -> String {
                 text::one_line(&r.text)
             ));
         }
-        for d in &s.diagnostics {
+        for d in &s.notes {
             out.push_str(&format!("  {d}\n"));
         }
     }

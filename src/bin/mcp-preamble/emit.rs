@@ -155,8 +155,8 @@ fn text_report(assembly: &Assembly, sources: &[Source]) -> String {
                 paint.on("32", &row)
             }
         );
-        for d in &s.diagnostics {
-            let _ = writeln!(out, "    {}", terminal_safe(d));
+        for d in &s.notes {
+            let _ = writeln!(out, "    {}", terminal_safe(&d.to_string()));
         }
     }
     for f in sources.iter().filter(|c| !c.ok) {
