@@ -540,22 +540,6 @@ impl Assembler {
         Some(&p.tools.filter).filter(|f| !f.is_empty())
     }
 
-    /// `s` (configured under `key`) as the model is sent it: without the
-    /// tools its filter hides, the rest with their overrides; and the
-    /// names of the hidden tools (for the gateway's `tools/list`).
-    #[cfg(feature = "serve")]
-    pub(crate) fn sent(
-        &self,
-        key: &str,
-        s: crate::model::ServerSnapshot,
-    ) -> (crate::model::ServerSnapshot, Vec<String>) {
-        let Some(p) = self.policies.get(key) else {
-            return (s, Vec::new());
-        };
-        let (s, hidden) = p.tools.filter(&s).unwrap_or((s, Vec::new()));
-        (p.tools.overridden(s), hidden)
-    }
-
     /// The lock servers are compared with, if any.
     pub(crate) fn lock_ref(&self) -> Option<&Lock> {
         self.lock.as_ref()

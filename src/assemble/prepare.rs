@@ -14,8 +14,8 @@ use crate::error::Result;
 use crate::limits::{Limit, LimitHit};
 use crate::model::{Instructions, ServerSnapshot};
 use crate::report::{
-    AppliedPolicy, Deferral, Omission, PolicyAction, Removal, RemovalReason, Restatement,
-    ServerDiagnostic, ServerReport,
+    AppliedPolicy, Deferral, ExposedTool, Exposure, Omission, PolicyAction, Removal, RemovalReason,
+    Restatement, ServerDiagnostic, ServerReport,
 };
 use crate::sanitize::{self, HiddenChars};
 use crate::segment::{self, UnitKind};
@@ -57,6 +57,8 @@ pub(crate) struct Prepared {
     pub dedup_against: Option<std::collections::BTreeSet<String>>,
     /// The names the model sees for its tools.
     pub names: Arc<ServerNames>,
+    /// What the model is sent of the server (the gateway serves it as is).
+    pub exposure: Arc<Exposure>,
     pub report: ServerReport,
 }
 
@@ -95,7 +97,7 @@ impl Prepared {
         let mut resolved = config.visibility.resolve(config_key, s, &config.counter);
         mentions::always_load(policy, s, &mut resolved);
         let hidden = &mut found.hidden;
-        let (tools, index) = match applied.excluded {
+        let (exposed, (tools, index)) = match applied.excluded {
             true => Default::default(),
             false => {
                 let descriptions = config.tool_descriptions;
@@ -110,10 +112,26 @@ impl Prepared {
         let mut view = view_of(s, name, label, instructions, (tools, index), hidden);
         let mut report = report_of(s, &view, &resolved, applied.actions, applied.removed, found);
         mentions::apply(&mut view, &mut report, &names, s, applied.replaced);
+        let exposure = Exposure {
+            alias: s.alias.clone(),
+            hidden: match applied.excluded {
+                true => Vec::new(),
+                false => names
+                    .hidden
+                    .iter()
+                    .cloned()
+                    .zip(names.hidden_names.iter().cloned())
+                    .collect(),
+            },
+            tools: exposed,
+            // The operator's text is in the section whole or not at all.
+            instructions: view.instructions.clone().filter(|_| !applied.replaced),
+        };
         if let Some(why) = omitted {
             report.omit(why);
         }
         let mut p = Prepared::unfitted(view, report);
+        p.exposure = Arc::new(exposure);
         p.replaced = applied.replaced;
         p.tool_deferred = resolved.deferred;
         p.budget = config_key
@@ -144,6 +162,7 @@ impl Prepared {
             pin: 0,
             dedup_against: None,
             names: Arc::default(),
+            exposure: Arc::default(),
             report,
         }
     }
@@ -583,16 +602,18 @@ fn apply_policy(policy: Option<&Policy>, instructions: Option<String>) -> Applie
     applied
 }
 
-/// The tools as the template sees them, by the names the model sees:
-/// loaded ones, and the index of deferred ones (`deferred` is per tool of `s`).
+/// The tools the model is sent, by the names it sees, their text
+/// sanitized (here only: the section and the gateway read these strings),
+/// and as the template sees them: loaded ones, and the index of deferred
+/// ones (`deferred` is per tool of `s`).
 fn tool_views(
     s: &ServerSnapshot,
     deferred: &[bool],
     descriptions: bool,
     hidden: &mut HiddenChars,
     names: &ServerNames,
-) -> (Vec<ToolView>, Vec<ToolView>) {
-    let (mut loaded, mut index) = (Vec::new(), Vec::new());
+) -> (Vec<ExposedTool>, (Vec<ToolView>, Vec<ToolView>)) {
+    let (mut exposed, mut loaded, mut index) = (Vec::new(), Vec::new(), Vec::new());
     for (t, behind) in s.tools.iter().zip(deferred) {
         let own = sanitize::line_counting(&t.name, hidden);
         if own.is_empty() {
@@ -606,30 +627,36 @@ fn tool_views(
             .title
             .as_deref()
             .map(|x| sanitize::line_counting(x, hidden));
-        let mut description = |wanted: bool| {
-            t.description
-                .as_deref()
-                .filter(|_| wanted)
-                .map(|d| sanitize::text_counting(d, hidden))
-                .filter(|d| !d.is_empty())
-        };
+        let scheme_name = names.exposed(&t.name).cloned();
+        let tool = ExposedTool::new(t, (name.clone(), scheme_name), title.clone());
+        // Sanitized once, for the section and the gateway; its hidden
+        // characters count where the section shows it.
+        let wanted = *behind || descriptions;
+        let description = wanted
+            .then(|| {
+                let (d, found) = tool.description_counted();
+                hidden.add(found);
+                d.map(str::to_string)
+            })
+            .flatten();
         if *behind {
             index.push(ToolView {
                 name,
                 title,
                 description: None,
-                summary: description(true).and_then(|d| summary(&d)),
+                summary: description.as_deref().and_then(summary),
             });
         } else {
             loaded.push(ToolView {
                 name,
                 title,
-                description: description(descriptions),
+                description,
                 summary: None,
             });
         }
+        exposed.push(tool);
     }
-    (loaded, index)
+    (exposed, (loaded, index))
 }
 
 /// Most characters of a summary in the tool index.

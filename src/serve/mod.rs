@@ -17,8 +17,13 @@
 //!   section's tool lists and its prose name tools the same way, and a
 //!   sentence about a hidden tool leaves it), titles and descriptions
 //!   sanitized; plus `mcp_preamble__instructions`, which
-//!   returns one server's full sanitized instructions (the reviewed text
-//!   while a change is held) when the budget shortened them;
+//!   returns one server's full instructions as the section's block starts
+//!   from them (sanitized, tools named as listed, sentences about hidden
+//!   tools out; the reviewed text while a change is held) when the budget
+//!   shortened them. Names, titles, descriptions, annotations, schemas and
+//!   the reader's text are one per-server result of the hub's assembly,
+//!   the one its section is rendered from, made once per revision: the
+//!   gateway maps it to the wire and decides nothing of its own;
 //! - `tools/call`, forwarded to the upstream with its arguments; its
 //!   result or JSON-RPC error comes back as sent, a host's cancellation
 //!   (or the call timeout) cancels the upstream request
