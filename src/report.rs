@@ -361,7 +361,8 @@ impl Assembly {
 
     /// Per server, in the order of [`Assembly::servers`]: the tools the
     /// model is sent under the names it sees, and the instructions before
-    /// de-duplication and budgets (what the gateway serves).
+    /// de-duplication and budgets (what the gateway serves). Empty unless
+    /// the assembler keeps them (`Assembler::exposing`).
     #[cfg_attr(not(feature = "serve"), allow(dead_code))]
     pub(crate) fn exposures(&self) -> &[std::sync::Arc<Exposure>] {
         &self.exposures

@@ -65,6 +65,8 @@ pub struct Assembler {
     pub(super) on_change: Option<OnChange>,
     pub(super) tool_names: ToolNames,
     pub(super) namespace_chars: Option<usize>,
+    /// Keep each server's `Exposure` in the assembly (a gateway serves it).
+    pub(super) expose: bool,
 }
 
 /// What the operator decides for one server, by alias.
@@ -257,6 +259,7 @@ impl Assembler {
             on_change: None,
             tool_names: ToolNames::plain(),
             namespace_chars: None,
+            expose: false,
         }
     }
 
@@ -496,6 +499,21 @@ impl Assembler {
     pub fn tool_names(mut self, names: ToolNames) -> Assembler {
         self.tool_names = names;
         self
+    }
+
+    /// Keeps, per server, what the model is sent (`report::Exposure`) in
+    /// each assembly, for a gateway to serve; off by default, as nothing
+    /// else reads it.
+    #[cfg(feature = "serve")]
+    pub(crate) fn exposing(mut self) -> Assembler {
+        self.expose = true;
+        self
+    }
+
+    /// Whether assemblies keep each server's `report::Exposure`.
+    #[cfg(feature = "serve")]
+    pub(crate) fn exposes(&self) -> bool {
+        self.expose
     }
 
     /// Also renders each server's block as a namespace description of at

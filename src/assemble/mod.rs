@@ -186,7 +186,8 @@ impl Assembler {
             .map(|p| (p.view.name.clone(), p.whole.clone()))
             .collect();
         let mut reports = Vec::with_capacity(prepared.len());
-        let exposures = prepared.iter().map(|p| p.exposure.clone()).collect();
+        // Kept for every server or for none (`Assembler::exposing`).
+        let exposures = prepared.iter().filter_map(|p| p.exposure.clone()).collect();
         for (k, p) in prepared.into_iter().enumerate() {
             let mut report = p.report.clone();
             report.budget = limits[k];

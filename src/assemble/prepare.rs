@@ -57,8 +57,9 @@ pub(crate) struct Prepared {
     pub dedup_against: Option<std::collections::BTreeSet<String>>,
     /// The names the model sees for its tools.
     pub names: Arc<ServerNames>,
-    /// What the model is sent of the server (the gateway serves it as is).
-    pub exposure: Arc<Exposure>,
+    /// What the model is sent of the server (the gateway serves it as
+    /// is), when the assembler keeps it.
+    pub exposure: Option<Arc<Exposure>>,
     pub report: ServerReport,
 }
 
@@ -101,7 +102,8 @@ impl Prepared {
             true => Default::default(),
             false => {
                 let descriptions = config.tool_descriptions;
-                tool_views(s, &resolved.deferred, descriptions, hidden, &names)
+                let how = (descriptions, config.expose);
+                tool_views(s, &resolved.deferred, how, hidden, &names)
             }
         };
         let omitted = omission(&applied, &tools, &index, config.list_tool_only_servers);
@@ -112,7 +114,7 @@ impl Prepared {
         let mut view = view_of(s, name, label, instructions, (tools, index), hidden);
         let mut report = report_of(s, &view, &resolved, applied.actions, applied.removed, found);
         mentions::apply(&mut view, &mut report, &names, s, applied.replaced);
-        let exposure = Exposure {
+        let exposure = config.expose.then(|| Exposure {
             alias: s.alias.clone(),
             hidden: match applied.excluded {
                 true => Vec::new(),
@@ -126,12 +128,12 @@ impl Prepared {
             tools: exposed,
             // The operator's text is in the section whole or not at all.
             instructions: view.instructions.clone().filter(|_| !applied.replaced),
-        };
+        });
         if let Some(why) = omitted {
             report.omit(why);
         }
         let mut p = Prepared::unfitted(view, report);
-        p.exposure = Arc::new(exposure);
+        p.exposure = exposure.map(Arc::new);
         p.replaced = applied.replaced;
         p.tool_deferred = resolved.deferred;
         p.budget = config_key
@@ -162,7 +164,7 @@ impl Prepared {
             pin: 0,
             dedup_against: None,
             names: Arc::default(),
-            exposure: Arc::default(),
+            exposure: None,
             report,
         }
     }
@@ -602,14 +604,15 @@ fn apply_policy(policy: Option<&Policy>, instructions: Option<String>) -> Applie
     applied
 }
 
-/// The tools the model is sent, by the names it sees, their text
-/// sanitized (here only: the section and the gateway read these strings),
-/// and as the template sees them: loaded ones, and the index of deferred
-/// ones (`deferred` is per tool of `s`).
+/// The tools as the template sees them, by the names the model sees:
+/// loaded ones (with descriptions when `descriptions`), and the index of
+/// deferred ones (`deferred` is per tool of `s`); with `expose`, also the
+/// tools the model is sent, whose descriptions the views then read
+/// (sanitized once, for the section and the gateway).
 fn tool_views(
     s: &ServerSnapshot,
     deferred: &[bool],
-    descriptions: bool,
+    (descriptions, expose): (bool, bool),
     hidden: &mut HiddenChars,
     names: &ServerNames,
 ) -> (Vec<ExposedTool>, (Vec<ToolView>, Vec<ToolView>)) {
@@ -627,18 +630,24 @@ fn tool_views(
             .title
             .as_deref()
             .map(|x| sanitize::line_counting(x, hidden));
-        let scheme_name = names.exposed(&t.name).cloned();
-        let tool = ExposedTool::new(t, (name.clone(), scheme_name), title.clone());
-        // Sanitized once, for the section and the gateway; its hidden
-        // characters count where the section shows it.
-        let wanted = *behind || descriptions;
-        let description = wanted
-            .then(|| {
+        let tool = expose.then(|| {
+            let scheme_name = names.exposed(&t.name).cloned();
+            ExposedTool::new(t, (name.clone(), scheme_name), title.clone())
+        });
+        // Hidden characters of a description count where the section shows it.
+        let description = match (*behind || descriptions, &tool) {
+            (false, _) => None,
+            (true, Some(tool)) => {
                 let (d, found) = tool.description_counted();
                 hidden.add(found);
                 d.map(str::to_string)
-            })
-            .flatten();
+            }
+            (true, None) => t
+                .description
+                .as_deref()
+                .map(|d| sanitize::text_counting(d, hidden))
+                .filter(|d| !d.is_empty()),
+        };
         if *behind {
             index.push(ToolView {
                 name,
@@ -654,7 +663,7 @@ fn tool_views(
                 summary: None,
             });
         }
-        exposed.push(tool);
+        exposed.extend(tool);
     }
     (exposed, (loaded, index))
 }

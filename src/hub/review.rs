@@ -142,16 +142,21 @@ impl Hub {
     }
 
     /// Names tools with `scheme` from now on (a gateway's, so that the
-    /// section, its prose and the tools it serves name them alike), unless
-    /// the hub does already: reassembled as with [`Hub::reconfigure`]
+    /// section, its prose and the tools it serves name them alike) and
+    /// keeps what each server exposes in the section's assembly, unless the
+    /// hub does both already: reassembled as with [`Hub::reconfigure`]
     /// (under the same lock, so no reload in between is undone).
     #[cfg(feature = "serve")]
     pub(crate) fn name_tools(&self, scheme: &crate::tool_names::ToolNames) -> Result<u64> {
         let mut state = self.guard();
-        if state.assembler.tool_names_ref() == scheme {
+        if state.assembler.tool_names_ref() == scheme && state.assembler.exposes() {
             return Ok(self.revision());
         }
-        let named = state.assembler.clone().tool_names(scheme.clone());
+        let named = state
+            .assembler
+            .clone()
+            .tool_names(scheme.clone())
+            .exposing();
         let old = std::mem::replace(&mut state.assembler, named);
         let memo = std::mem::take(&mut state.memo);
         let published = self.publish(&mut state);

@@ -84,7 +84,8 @@ pub use names::{GatewayNames, SCHEME, exposed_name, scheme};
 pub use view::{NOTE, READER};
 
 /// `assembler` made ready for a gateway that serves `host`: the section
-/// names tools as the gateway exposes them ([`scheme`]), and the whole
+/// names tools as the gateway exposes them ([`scheme`]), its assemblies
+/// keep what each server exposes (what the gateway serves), and the whole
 /// text, with the gateway's note about its reader tool ([`NOTE`]), fits the
 /// host's cut ([`ServeAs::fit`]).
 pub fn prepare(
@@ -93,7 +94,7 @@ pub fn prepare(
 ) -> crate::error::Result<crate::assemble::Assembler> {
     // Slack for a reader renamed because an upstream tool had its name.
     let reserve = host.measure(NOTE) + 4;
-    host.fit(assembler.tool_names(scheme()), reserve)
+    host.fit(assembler.tool_names(scheme()).exposing(), reserve)
 }
 
 #[cfg(test)]
