@@ -16,6 +16,7 @@ use crate::support::string_enum;
 use crate::tokens::Counting;
 
 mod diagnostic;
+mod exposure;
 
 pub use crate::limits::{Limit, LimitHit};
 pub use crate::rewrite::{Form, HiddenMention, Rewrite};
@@ -25,6 +26,7 @@ pub use diagnostic::{
     AliasSetting, AppliedPolicy, ConfigDiagnostic, Omission, PinRendering, PolicyAction,
     ServerDiagnostic,
 };
+pub(crate) use exposure::{ExposedTool, Exposure};
 
 string_enum! {
     /// Why a piece of a server's block was removed.
@@ -319,6 +321,9 @@ pub struct Assembly {
     servers: Vec<ServerReport>,
     #[serde(rename = "diagnostics", skip_serializing_if = "Vec::is_empty")]
     notes: Vec<ConfigDiagnostic>,
+    /// Per server (as `servers`): what the model is sent.
+    #[serde(skip)]
+    exposures: Vec<std::sync::Arc<Exposure>>,
 }
 
 impl Assembly {
@@ -338,7 +343,24 @@ impl Assembly {
             total_tokens,
             servers,
             notes: Vec::new(),
+            exposures: Vec::new(),
         }
+    }
+
+    /// The same assembly, with what each server exposes (one per server,
+    /// in the order of [`Assembly::servers`]).
+    pub(crate) fn with_exposures(mut self, exposures: Vec<std::sync::Arc<Exposure>>) -> Assembly {
+        self.exposures = exposures;
+        self
+    }
+
+    /// Per server, in the order of [`Assembly::servers`]: the tools the
+    /// model is sent under the names it sees, and the instructions before
+    /// de-duplication and budgets (what the gateway serves). Empty unless
+    /// the assembler keeps them (`Assembler::exposing`).
+    #[cfg_attr(not(feature = "serve"), allow(dead_code))]
+    pub(crate) fn exposures(&self) -> &[std::sync::Arc<Exposure>] {
+        &self.exposures
     }
 
     pub(crate) fn with_notes(mut self, notes: Vec<ConfigDiagnostic>) -> Assembly {

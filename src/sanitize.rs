@@ -63,6 +63,16 @@ impl HiddenChars {
         self.total() == 0
     }
 
+    /// Adds the counts of `other`.
+    pub(crate) fn add(&mut self, other: HiddenChars) {
+        self.control += other.control;
+        self.format += other.format;
+        self.variation_selector += other.variation_selector;
+        self.private_use += other.private_use;
+        self.unassigned += other.unassigned;
+        self.invisible += other.invisible;
+    }
+
     pub(crate) fn tally(&mut self, kind: Hidden) {
         *match kind {
             Hidden::Control => &mut self.control,

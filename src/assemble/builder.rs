@@ -65,6 +65,8 @@ pub struct Assembler {
     pub(super) on_change: Option<OnChange>,
     pub(super) tool_names: ToolNames,
     pub(super) namespace_chars: Option<usize>,
+    /// Keep each server's `Exposure` in the assembly (a gateway serves it).
+    pub(super) expose: bool,
 }
 
 /// What the operator decides for one server, by alias.
@@ -257,6 +259,7 @@ impl Assembler {
             on_change: None,
             tool_names: ToolNames::plain(),
             namespace_chars: None,
+            expose: false,
         }
     }
 
@@ -498,6 +501,21 @@ impl Assembler {
         self
     }
 
+    /// Keeps, per server, what the model is sent (`report::Exposure`) in
+    /// each assembly, for a gateway to serve; off by default, as nothing
+    /// else reads it.
+    #[cfg(feature = "serve")]
+    pub(crate) fn exposing(mut self) -> Assembler {
+        self.expose = true;
+        self
+    }
+
+    /// Whether assemblies keep each server's `report::Exposure`.
+    #[cfg(feature = "serve")]
+    pub(crate) fn exposes(&self) -> bool {
+        self.expose
+    }
+
     /// Also renders each server's block as a namespace description of at
     /// most `max_chars` characters ([`ServerReport::namespace`](crate::ServerReport::namespace)), next to the
     /// section: Codex and OpenAI tool search show a description per
@@ -538,22 +556,6 @@ impl Assembler {
     pub(crate) fn tool_filter_of(&self, key: Option<&str>) -> Option<&ToolFilter> {
         let p = self.policies.get(key?)?;
         Some(&p.tools.filter).filter(|f| !f.is_empty())
-    }
-
-    /// `s` (configured under `key`) as the model is sent it: without the
-    /// tools its filter hides, the rest with their overrides; and the
-    /// names of the hidden tools (for the gateway's `tools/list`).
-    #[cfg(feature = "serve")]
-    pub(crate) fn sent(
-        &self,
-        key: &str,
-        s: crate::model::ServerSnapshot,
-    ) -> (crate::model::ServerSnapshot, Vec<String>) {
-        let Some(p) = self.policies.get(key) else {
-            return (s, Vec::new());
-        };
-        let (s, hidden) = p.tools.filter(&s).unwrap_or((s, Vec::new()));
-        (p.tools.overridden(s), hidden)
     }
 
     /// The lock servers are compared with, if any.

@@ -19,6 +19,9 @@ pub(crate) struct ServerNames {
     names: BTreeMap<String, ExposedName>,
     /// The tools the operator's filter hides, by their own names.
     pub hidden: Vec<String>,
+    /// The names the scheme would give them (as `hidden`): a gateway refuses
+    /// a call under one as hidden rather than unknown.
+    pub hidden_names: Vec<String>,
     /// For the memo keys: what the names are.
     pub fingerprint: u64,
 }
@@ -33,7 +36,13 @@ impl ServerNames {
     /// The name the model sees for the tool named `tool` by its server,
     /// when the scheme names it (not under the plain scheme).
     pub fn get(&self, tool: &str) -> Option<&str> {
-        self.names.get(tool).map(ExposedName::as_str)
+        self.exposed(tool).map(ExposedName::as_str)
+    }
+
+    /// The scheme's name for the tool named `tool` by its server (none
+    /// under the plain scheme).
+    pub fn exposed(&self, tool: &str) -> Option<&ExposedName> {
+        self.names.get(tool)
     }
 }
 
@@ -81,6 +90,7 @@ pub(super) fn expose(
                 hidden.hash(&mut h);
                 Arc::new(ServerNames {
                     names: BTreeMap::new(),
+                    hidden_names: hidden.clone(),
                     hidden,
                     fingerprint: h.finish(),
                 })
@@ -112,12 +122,17 @@ pub(super) fn expose(
                 }
             }
             let hidden = hidden(i);
+            let hidden_names = hidden
+                .iter()
+                .map(|t| scheme.exposed(l, t).into_string())
+                .collect();
             let mut h = std::hash::DefaultHasher::new();
             names.iter().for_each(|(k, v)| (k, v.as_str()).hash(&mut h));
             hidden.hash(&mut h);
             Arc::new(ServerNames {
                 names,
                 hidden,
+                hidden_names,
                 fingerprint: h.finish(),
             })
         })

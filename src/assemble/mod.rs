@@ -186,6 +186,8 @@ impl Assembler {
             .map(|p| (p.view.name.clone(), p.whole.clone()))
             .collect();
         let mut reports = Vec::with_capacity(prepared.len());
+        // Kept for every server or for none (`Assembler::exposing`).
+        let exposures = prepared.iter().filter_map(|p| p.exposure.clone()).collect();
         for (k, p) in prepared.into_iter().enumerate() {
             let mut report = p.report.clone();
             report.budget = limits[k];
@@ -212,7 +214,8 @@ impl Assembler {
             total_tokens,
             reports,
         )
-        .with_notes(self.config_diagnostics(&placement)))
+        .with_notes(self.config_diagnostics(&placement))
+        .with_exposures(exposures))
     }
 
     /// Prepares each server, in section order: sanitize, policy, untrimmed

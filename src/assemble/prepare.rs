@@ -14,8 +14,8 @@ use crate::error::Result;
 use crate::limits::{Limit, LimitHit};
 use crate::model::{Instructions, ServerSnapshot};
 use crate::report::{
-    AppliedPolicy, Deferral, Omission, PolicyAction, Removal, RemovalReason, Restatement,
-    ServerDiagnostic, ServerReport,
+    AppliedPolicy, Deferral, ExposedTool, Exposure, Omission, PolicyAction, Removal, RemovalReason,
+    Restatement, ServerDiagnostic, ServerReport,
 };
 use crate::sanitize::{self, HiddenChars};
 use crate::segment::{self, UnitKind};
@@ -57,6 +57,9 @@ pub(crate) struct Prepared {
     pub dedup_against: Option<std::collections::BTreeSet<String>>,
     /// The names the model sees for its tools.
     pub names: Arc<ServerNames>,
+    /// What the model is sent of the server (the gateway serves it as
+    /// is), when the assembler keeps it.
+    pub exposure: Option<Arc<Exposure>>,
     pub report: ServerReport,
 }
 
@@ -95,11 +98,12 @@ impl Prepared {
         let mut resolved = config.visibility.resolve(config_key, s, &config.counter);
         mentions::always_load(policy, s, &mut resolved);
         let hidden = &mut found.hidden;
-        let (tools, index) = match applied.excluded {
+        let (exposed, (tools, index)) = match applied.excluded {
             true => Default::default(),
             false => {
                 let descriptions = config.tool_descriptions;
-                tool_views(s, &resolved.deferred, descriptions, hidden, &names)
+                let how = (descriptions, config.expose);
+                tool_views(s, &resolved.deferred, how, hidden, &names)
             }
         };
         let omitted = omission(&applied, &tools, &index, config.list_tool_only_servers);
@@ -110,10 +114,26 @@ impl Prepared {
         let mut view = view_of(s, name, label, instructions, (tools, index), hidden);
         let mut report = report_of(s, &view, &resolved, applied.actions, applied.removed, found);
         mentions::apply(&mut view, &mut report, &names, s, applied.replaced);
+        let exposure = config.expose.then(|| Exposure {
+            alias: s.alias.clone(),
+            hidden: match applied.excluded {
+                true => Vec::new(),
+                false => names
+                    .hidden
+                    .iter()
+                    .cloned()
+                    .zip(names.hidden_names.iter().cloned())
+                    .collect(),
+            },
+            tools: exposed,
+            // The operator's text is in the section whole or not at all.
+            instructions: view.instructions.clone().filter(|_| !applied.replaced),
+        });
         if let Some(why) = omitted {
             report.omit(why);
         }
         let mut p = Prepared::unfitted(view, report);
+        p.exposure = exposure.map(Arc::new);
         p.replaced = applied.replaced;
         p.tool_deferred = resolved.deferred;
         p.budget = config_key
@@ -144,6 +164,7 @@ impl Prepared {
             pin: 0,
             dedup_against: None,
             names: Arc::default(),
+            exposure: None,
             report,
         }
     }
@@ -583,15 +604,18 @@ fn apply_policy(policy: Option<&Policy>, instructions: Option<String>) -> Applie
 }
 
 /// The tools as the template sees them, by the names the model sees:
-/// loaded ones, and the index of deferred ones (`deferred` is per tool of `s`).
+/// loaded ones (with descriptions when `descriptions`), and the index of
+/// deferred ones (`deferred` is per tool of `s`); with `expose`, also the
+/// tools the model is sent, whose descriptions the views then read
+/// (sanitized once, for the section and the gateway).
 fn tool_views(
     s: &ServerSnapshot,
     deferred: &[bool],
-    descriptions: bool,
+    (descriptions, expose): (bool, bool),
     hidden: &mut HiddenChars,
     names: &ServerNames,
-) -> (Vec<ToolView>, Vec<ToolView>) {
-    let (mut loaded, mut index) = (Vec::new(), Vec::new());
+) -> (Vec<ExposedTool>, (Vec<ToolView>, Vec<ToolView>)) {
+    let (mut exposed, mut loaded, mut index) = (Vec::new(), Vec::new(), Vec::new());
     for (t, behind) in s.tools.iter().zip(deferred) {
         let own = sanitize::line_counting(&t.name, hidden);
         if own.is_empty() {
@@ -605,30 +629,42 @@ fn tool_views(
             .title
             .as_deref()
             .map(|x| sanitize::line_counting(x, hidden));
-        let mut description = |wanted: bool| {
-            t.description
+        let tool = expose.then(|| {
+            let scheme_name = names.exposed(&t.name).cloned();
+            ExposedTool::new(t, (name.clone(), scheme_name), title.clone())
+        });
+        // Hidden characters of a description count where the section shows it.
+        let description = match (*behind || descriptions, &tool) {
+            (false, _) => None,
+            (true, Some(tool)) => {
+                let (d, found) = tool.description_counted();
+                hidden.add(found);
+                d.map(str::to_string)
+            }
+            (true, None) => t
+                .description
                 .as_deref()
-                .filter(|_| wanted)
                 .map(|d| sanitize::text_counting(d, hidden))
-                .filter(|d| !d.is_empty())
+                .filter(|d| !d.is_empty()),
         };
         if *behind {
             index.push(ToolView {
                 name,
                 title,
                 description: None,
-                summary: description(true).and_then(|d| summary(&d)),
+                summary: description.as_deref().and_then(summary),
             });
         } else {
             loaded.push(ToolView {
                 name,
                 title,
-                description: description(descriptions),
+                description,
                 summary: None,
             });
         }
+        exposed.extend(tool);
     }
-    (loaded, index)
+    (exposed, (loaded, index))
 }
 
 /// Most characters of a summary in the tool index.

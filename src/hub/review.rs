@@ -141,15 +141,30 @@ impl Hub {
         published
     }
 
-    /// The snapshot held for `alias` as the model is sent it (the
-    /// policy's tool filter and overrides applied), and the names of the
-    /// tools the filter hides.
+    /// Names tools with `scheme` from now on (a gateway's, so that the
+    /// section, its prose and the tools it serves name them alike) and
+    /// keeps what each server exposes in the section's assembly, unless the
+    /// hub does both already: reassembled as with [`Hub::reconfigure`]
+    /// (under the same lock, so no reload in between is undone).
     #[cfg(feature = "serve")]
-    pub(crate) fn sent(&self, alias: &str) -> Option<(crate::model::ServerSnapshot, Vec<String>)> {
-        let state = self.guard();
-        let snapshot = state.servers.get(alias)?.snapshot.clone();
-        let key = crate::server_key::ServerKey::alias(alias);
-        Some(state.assembler.sent(key.as_str(), snapshot))
+    pub(crate) fn name_tools(&self, scheme: &crate::tool_names::ToolNames) -> Result<u64> {
+        let mut state = self.guard();
+        if state.assembler.tool_names_ref() == scheme && state.assembler.exposes() {
+            return Ok(self.revision());
+        }
+        let named = state
+            .assembler
+            .clone()
+            .tool_names(scheme.clone())
+            .exposing();
+        let old = std::mem::replace(&mut state.assembler, named);
+        let memo = std::mem::take(&mut state.memo);
+        let published = self.publish(&mut state);
+        if published.is_err() {
+            state.assembler = old;
+            state.memo = memo;
+        }
+        published
     }
 
     /// The lock the hub compares servers with, with every approval in it.

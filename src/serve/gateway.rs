@@ -16,7 +16,7 @@ use tokio::sync::watch;
 
 use super::fit::ServeAs;
 use super::forward::{self, Upstream};
-use super::names::GatewayNames;
+use super::names::{GatewayNames, scheme};
 use super::progress::Relays;
 use super::view::View;
 use crate::config::McpConfig;
@@ -47,6 +47,10 @@ struct Inner {
 /// exposed name ([`GatewayNames`]), and `tools/call` goes to the upstream
 /// [`LiveServer`] that owns the tool. Cheap to clone: clones share
 /// everything (one per HTTP session).
+///
+/// Tools are served as the hub's assembly exposed them, so the gateway
+/// makes the hub name tools with its [`scheme`](super::scheme) (as
+/// [`prepare`](super::prepare) does) when it does not already.
 ///
 /// Faults stay with their upstream: a call to a server that is restarting,
 /// gone, or that ends during the call fails with a JSON-RPC error naming
@@ -81,6 +85,7 @@ impl Gateway {
     }
 
     fn build(hub: Hub, host: ServeAs, call_timeout: Option<Duration>) -> Gateway {
+        name_tools(&hub);
         let view = View::of(&hub, host);
         let (changes, _) = watch::channel(0);
         let gateway = Gateway {
@@ -184,16 +189,21 @@ impl Gateway {
     /// The current view, made again first when the hub's section moved.
     pub(crate) fn view(&self) -> Arc<View> {
         let view = lock(&self.inner.view).clone();
-        if view.digest != self.inner.hub.section().digest() {
+        if !Arc::ptr_eq(&view.section, &self.inner.hub.section()) {
             self.refresh();
             return lock(&self.inner.view).clone();
         }
         view
     }
 
-    /// Makes the view again from the hub; tells hosts when what they see
-    /// changed. Returns whether it did.
+    /// Makes the view again from the hub's section, when that is a new
+    /// one; tells hosts when what they see changed. Returns whether it did.
     pub(crate) fn refresh(&self) -> bool {
+        name_tools(&self.inner.hub);
+        // The view is made from the section alone: the same one, the same view.
+        if Arc::ptr_eq(&lock(&self.inner.view).section, &self.inner.hub.section()) {
+            return false;
+        }
         let next = View::of(&self.inner.hub, self.inner.host);
         let mut view = lock(&self.inner.view);
         let changed = view.stamp != next.stamp;
@@ -289,6 +299,14 @@ impl Gateway {
                 self.inner.call_timeout,
             )
             .await
+    }
+}
+
+/// Makes `hub` name tools as the gateway serves them ([`scheme`]): the
+/// names come from its assembly, and a reload may have set another scheme.
+fn name_tools(hub: &Hub) {
+    if let Err(e) = hub.name_tools(&scheme()) {
+        tracing::warn!(error = %e, "the section could not name tools as the gateway serves them");
     }
 }
 

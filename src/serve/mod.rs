@@ -17,8 +17,13 @@
 //!   section's tool lists and its prose name tools the same way, and a
 //!   sentence about a hidden tool leaves it), titles and descriptions
 //!   sanitized; plus `mcp_preamble__instructions`, which
-//!   returns one server's full sanitized instructions (the reviewed text
-//!   while a change is held) when the budget shortened them;
+//!   returns one server's full instructions as the section's block starts
+//!   from them (sanitized, tools named as listed, sentences about hidden
+//!   tools out; the reviewed text while a change is held) when the budget
+//!   shortened them. Names, titles, descriptions, annotations, schemas and
+//!   the reader's text are one per-server result of the hub's assembly,
+//!   the one its section is rendered from, made once per revision: the
+//!   gateway maps it to the wire and decides nothing of its own;
 //! - `tools/call`, forwarded to the upstream with its arguments; its
 //!   result or JSON-RPC error comes back as sent, a host's cancellation
 //!   (or the call timeout) cancels the upstream request
@@ -79,7 +84,8 @@ pub use names::{GatewayNames, SCHEME, exposed_name, scheme};
 pub use view::{NOTE, READER};
 
 /// `assembler` made ready for a gateway that serves `host`: the section
-/// names tools as the gateway exposes them ([`scheme`]), and the whole
+/// names tools as the gateway exposes them ([`scheme`]), its assemblies
+/// keep what each server exposes (what the gateway serves), and the whole
 /// text, with the gateway's note about its reader tool ([`NOTE`]), fits the
 /// host's cut ([`ServeAs::fit`]).
 pub fn prepare(
@@ -88,7 +94,7 @@ pub fn prepare(
 ) -> crate::error::Result<crate::assemble::Assembler> {
     // Slack for a reader renamed because an upstream tool had its name.
     let reserve = host.measure(NOTE) + 4;
-    host.fit(assembler.tool_names(scheme()), reserve)
+    host.fit(assembler.tool_names(scheme()).exposing(), reserve)
 }
 
 #[cfg(test)]

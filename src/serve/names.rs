@@ -8,7 +8,8 @@
 //! assembler is given the same scheme, so the section's tool lists name the
 //! tools as the gateway lists them. A name two tools would share is told
 //! apart by [`ToolNames::table`] (a hash suffix), so no two tools are ever
-//! listed under one name.
+//! listed under one name. The gateway serves the names the assembly gave
+//! (`Assembly` keeps them per server): it never names a tool itself.
 
 use crate::tool_names::{NameTable, ToolNames};
 
@@ -43,7 +44,12 @@ impl GatewayNames {
         pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
         reader: &str,
     ) -> GatewayNames {
-        let table = scheme().table(pairs);
+        GatewayNames::of_table(scheme().table(pairs), reader)
+    }
+
+    /// The names in `table` (the assembly's, as the gateway serves them),
+    /// and a name for the reader tool no tool in it has.
+    pub(crate) fn of_table(table: NameTable, reader: &str) -> GatewayNames {
         let mut name = reader.to_string();
         let mut n = 1;
         while table.resolve(&name).is_some() {

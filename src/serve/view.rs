@@ -1,7 +1,10 @@
 //! What the gateway serves at one moment: the instructions, the exposed
-//! tools and their names, made from the hub's current section and
-//! snapshots (never re-assembled here: the section comes from the hub's
-//! memo).
+//! tools and their names, mapped to the wire from one hub section (its
+//! text, and per server what the assembly exposed: the tools the model is
+//! sent, under the names the section uses, their text sanitized once, and
+//! the instructions the reader tool returns). Nothing is decided here: no
+//! filter, name, override or sanitizing of its own, so `tools/list`, the
+//! section and the reader cannot disagree.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -10,12 +13,11 @@ use rmcp::model::Tool as WireTool;
 use serde_json::{Value, json};
 
 use super::fit::{ServeAs, within};
-use super::names::{GatewayNames, exposed_name};
-use crate::hub::Hub;
-use crate::model::{ServerSnapshot, Tool};
-use crate::pin::OnChange;
-use crate::sanitize;
+use super::names::GatewayNames;
+use crate::hub::{Hub, Section};
+use crate::report::ExposedTool;
 use crate::support::hash::fnv1a64;
+use crate::tool_names::NameTable;
 
 /// The gateway's own tool: one server's full, sanitized instructions.
 pub const READER: &str = "mcp_preamble__instructions";
@@ -26,10 +28,11 @@ pub const NOTE: &str =
     "Full instructions of one server above: call `mcp_preamble__instructions` with its alias.\n";
 
 /// One moment of the gateway.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct View {
-    /// The hub section's digest this view was made from.
-    pub digest: String,
+    /// The hub section this view was made from (a new one, even with the
+    /// same text, can expose other tools: a schema changed, say).
+    pub section: Arc<Section>,
     /// Changes whenever what a host sees (tools or instructions) changes.
     pub stamp: u64,
     pub names: GatewayNames,
@@ -46,74 +49,36 @@ impl View {
     pub(crate) fn of(hub: &Hub, host: ServeAs) -> View {
         let section = hub.section();
         let assembly = section.assembly();
-        // Servers the policy excludes are not served at all; a server whose
-        // instructions the operator replaced has no other text to read.
-        let policy = |excluded: bool| -> Vec<&str> {
-            assembly
-                .servers()
-                .iter()
-                .filter(|s| {
-                    s.policy.as_ref().is_some_and(|p| {
-                        if excluded {
-                            p.excluded()
-                        } else {
-                            p.instructions_replaced()
-                        }
-                    })
-                })
-                .filter_map(|s| s.alias.as_deref())
-                .collect()
-        };
-        let (excluded, replaced) = (policy(true), policy(false));
-        // Each server as the model is sent it: the policy's tool filter and
-        // overrides applied, as in the section.
-        let mut hidden_tools = Vec::new();
-        let servers: Vec<(String, ServerSnapshot)> = hub
-            .aliases()
-            .into_iter()
-            .filter(|a| !excluded.contains(&a.as_str()))
-            .filter_map(|a| {
-                let (sent, hidden) = hub.sent(&a)?;
-                hidden_tools.extend(hidden.into_iter().map(|t| (a.clone(), t)));
-                Some((a, sent))
-            })
-            .collect();
-        let lock = hub.lock();
-        let pending = hub.pending();
+        let mut table = NameTable::default();
+        let mut tools = Vec::new();
         let mut full = BTreeMap::new();
-        for (alias, snapshot) in &servers {
-            let on_change = pending.get(alias).and_then(|p| p.on_change);
-            let text = if replaced.contains(&alias.as_str()) || on_change == Some(OnChange::Drop) {
-                None
-            } else if on_change == Some(OnChange::Hold) {
-                // Held for review: the reviewed text, as the section has it.
-                lock.as_ref()
-                    .and_then(|l| l.get(crate::server_key::ServerKey::alias(alias).as_str()))
-                    .and_then(|e| e.instructions.as_ref())
-                    .map(|i| i.text())
-            } else {
-                snapshot.instructions.raw().map(sanitize::text)
+        let mut hidden = Vec::new();
+        // Servers in section order; a server the policy excludes exposes nothing.
+        for exposure in assembly.exposures() {
+            let Some(alias) = exposure.alias.as_deref() else {
+                continue;
             };
-            if let Some(text) = text.filter(|t| !t.is_empty()) {
-                full.insert(alias.clone(), text);
+            for tool in &exposure.tools {
+                // Unnamed only under the plain scheme, which the gateway
+                // replaces with its own (`Hub::name_tools`) before serving.
+                let Some(name) = &tool.exposed else { continue };
+                if table.push(alias, &tool.own, name.clone()) {
+                    tools.push(wire_tool(tool));
+                }
+            }
+            hidden.extend(
+                (exposure.hidden.iter())
+                    .map(|(own, name)| (name.clone(), (alias.to_string(), own.clone()))),
+            );
+            if let Some(text) = &exposure.instructions {
+                full.insert(alias.to_string(), text.clone());
             }
         }
-        let pairs = servers
-            .iter()
-            .flat_map(|(a, s)| s.tools.iter().map(move |t| (a.as_str(), t.name.as_str())));
-        let names = GatewayNames::new(pairs, READER);
-        let hidden = hidden_tools
+        let names = GatewayNames::of_table(table, READER);
+        let hidden = hidden
             .into_iter()
-            .map(|(a, t)| (exposed_name(&a, &t), (a, t)))
             .filter(|(n, _)| names.upstream(n).is_none() && n != names.reader())
             .collect();
-        let mut tools = Vec::new();
-        for (alias, snapshot) in &servers {
-            for tool in &snapshot.tools {
-                let name = names.exposed(alias, &tool.name).unwrap_or_default();
-                tools.push(wire_tool(name, tool));
-            }
-        }
         let mut instructions = section.text().to_string();
         if !full.is_empty() {
             let aliases: Vec<&String> = full.keys().collect();
@@ -127,7 +92,7 @@ impl View {
                 .as_bytes(),
         );
         View {
-            digest: section.digest().to_string(),
+            section,
             stamp,
             names,
             tools: Arc::new(tools),
@@ -138,20 +103,19 @@ impl View {
     }
 }
 
-/// An upstream tool as the gateway lists it: its exposed name, its title
-/// and description sanitized (hidden characters out), schema and
-/// annotations as sent.
-fn wire_tool(name: &str, tool: &Tool) -> WireTool {
+/// An upstream tool as the gateway lists it: the assembly's name, title,
+/// description, annotations and schema, as they are.
+fn wire_tool(tool: &ExposedTool) -> WireTool {
+    // MCP wants an object schema: one the server did not send as one, or
+    // that the limits emptied, is served as the empty object schema.
     let schema = match tool.input_schema.as_value() {
-        Value::Object(o) => o.clone(),
+        Value::Object(o) if !o.is_empty() => o.clone(),
         _ => object_schema(json!({"type": "object"})),
     };
+    let name = tool.exposed.as_ref().map_or(&tool.name[..], |n| n.as_str());
     let mut wire = WireTool::new(name.to_string(), String::new(), schema);
-    wire.description = tool
-        .description
-        .as_deref()
-        .map(|d| sanitize::text(d).into());
-    wire.title = tool.title.as_deref().map(sanitize::line);
+    wire.description = tool.description().map(|d| d.to_string().into());
+    wire.title = tool.title.clone();
     // Hints only; one the SDK cannot read is left out rather than guessed.
     wire.annotations = tool
         .annotations

@@ -425,6 +425,22 @@ impl NameTable {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
+
+    /// Adds `tool` of `server` under `name`, a name another table gave it
+    /// (a gateway serving the tools an assembly named); `false`, and
+    /// nothing added, when the pair or the name is in the table already.
+    #[cfg(feature = "serve")]
+    pub(crate) fn push(&mut self, server: &str, tool: &str, name: ExposedName) -> bool {
+        let key = (server.to_string(), tool.to_string());
+        if self.index.contains_key(&key) || self.by_name.contains_key(name.as_str()) {
+            return false;
+        }
+        let at = self.entries.len();
+        self.by_name.insert(name.name.clone(), at);
+        self.index.insert(key.clone(), at);
+        self.entries.push((key.0, key.1, name));
+        true
+    }
 }
 
 impl Pattern {
