@@ -20,11 +20,14 @@ const OTHER_MEANINGS: &[(&str, usize, &str)] = &[
 const ORDINARY_WORDS: &[&str] = &["none"];
 
 /// A host name that means something else in one file.
-const OTHER_WORDS: &[(&str, &str, &str)] = &[(
-    "src/lint/rules/host.rs",
-    "codex",
-    "the directory ~/.codex in a pattern of sensitive paths",
-)];
+const OTHER_WORDS: &[(&str, &str, &str)] = &[
+    (
+        "src/lint/rules/host.rs",
+        "codex",
+        "the directory ~/.codex in a pattern of sensitive paths",
+    ),
+    ("src/config.rs", "vscode", "VS Code's config folder, .vscode"),
+];
 
 /// The code of a file without comments and `#[cfg(test)]` items, and its
 /// string literals apart. In the binary, `///` comments are help text:
