@@ -299,7 +299,7 @@ impl Host {
 
     /// The host with this name or alias.
     pub fn named(name: &str) -> Option<Host> {
-        Host::all().find(|h| h.as_str() == name || h.profile().aliases.iter().any(|a| *a == name))
+        Host::all().find(|h| h.as_str() == name || h.profile().aliases.contains(&name))
     }
 
     /// The host's row.
@@ -311,7 +311,6 @@ impl Host {
     pub fn as_str(self) -> &'static str {
         self.profile().name
     }
-
 }
 
 impl fmt::Debug for Host {
@@ -342,14 +341,17 @@ mod tests {
                         && *n != "plain"
                         && !n.starts_with("mcp-preamble")
                         && !n.is_empty()
-                        && n.bytes().all(|b| b.is_ascii_lowercase()
-                            || b.is_ascii_digit()
-                            || b == b'-'),
+                        && n.bytes()
+                            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
                     "{n:?} cannot be given on the command line"
                 );
                 assert_eq!(Host::named(n), Some(h));
             }
-            assert!(!p.source.is_empty() && !p.placement.is_empty(), "{}", p.name);
+            assert!(
+                !p.source.is_empty() && !p.placement.is_empty(),
+                "{}",
+                p.name
+            );
             assert_eq!(p.tool_names.is_some(), !p.tool_names_source.is_empty());
         }
         assert_eq!(Host::named("cursor"), None);

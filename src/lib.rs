@@ -598,10 +598,10 @@ pub mod connect;
 mod dedup;
 mod error;
 pub mod files;
+pub mod hosts;
 #[cfg(feature = "hub")]
 #[cfg_attr(docsrs, doc(cfg(feature = "hub")))]
 pub mod hub;
-pub mod hosts;
 mod limits;
 pub mod lint;
 mod markdown;

@@ -10,7 +10,11 @@ use mcp_preamble::hosts::{Cut, Host};
 
 /// A number that is a cap in the table but means something else here.
 const OTHER_MEANINGS: &[(&str, usize, &str)] = &[
-    ("src/connect/transport.rs", 2048, "bytes of a server's stderr kept"),
+    (
+        "src/connect/transport.rs",
+        2048,
+        "bytes of a server's stderr kept",
+    ),
     ("src/dedup/mod.rs", 512, "slots of a hash table"),
     ("src/assemble/layout.rs", 512, "bytes of a counted piece"),
 ];
@@ -26,7 +30,11 @@ const OTHER_WORDS: &[(&str, &str, &str)] = &[
         "codex",
         "the directory ~/.codex in a pattern of sensitive paths",
     ),
-    ("src/config.rs", "vscode", "VS Code's config folder, .vscode"),
+    (
+        "src/config.rs",
+        "vscode",
+        "VS Code's config folder, .vscode",
+    ),
 ];
 
 /// The code of a file without comments and `#[cfg(test)]` items, and its

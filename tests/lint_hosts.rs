@@ -645,10 +645,9 @@ mod cli {
             serve.contains("`claude-code` (2048 UTF-16 code units in all), `codex` (512 characters in all), `generic-4000` (4000 characters in all), or `plain`"),
             "{serve}"
         );
-        assert!(
-            help(&["preview", "--help"])
-                .contains("as this host names them: `claude-code`, `vscode`, `codex`, `opencode`, `plain`"),
-        );
+        assert!(help(&["preview", "--help"]).contains(
+            "as this host names them: `claude-code`, `vscode`, `codex`, `opencode`, `plain`"
+        ),);
         let preview = help(&["preview", "--help"]);
         assert!(
             preview.contains(&format!(

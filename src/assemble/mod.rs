@@ -187,15 +187,25 @@ impl Assembler {
                 // Tokens to units is about proportional: scale the total,
                 // then halve should that not settle in a few steps.
                 let scaled = (total as u128 * cap.limit as u128
-                    / cap.measure(&layout.text).max(1) as u128) as usize;
-                total = if steps < 8 { scaled.min(total - 1) } else { total / 2 };
+                    / cap.measure(&layout.text).max(1) as u128)
+                    as usize;
+                total = if steps < 8 {
+                    scaled.min(total - 1)
+                } else {
+                    total / 2
+                };
                 steps += 1;
                 let within = Some(self.total_budget.map_or(total, |t| t.min(total)));
                 prepared = base.clone();
                 limits = self.token_limits(&prepared, within, &mut measure)?;
                 fitted = self.fit(&mut run, &mut prepared, &limits, &mut measure)?;
-                layout =
-                    self.fit_total(&mut prepared, &mut fitted, &mut limits, within, &mut measure)?;
+                layout = self.fit_total(
+                    &mut prepared,
+                    &mut fitted,
+                    &mut limits,
+                    within,
+                    &mut measure,
+                )?;
             }
         }
         if let Some((_, m, _)) = run.memo {

@@ -4,11 +4,11 @@ use std::path::Path;
 
 use super::{Gateway, NOTE, ServeAs};
 use crate::assemble::Assembler;
-use crate::settings::Settings;
-use crate::tokens::{Encoding, Tiktoken, TokenCounter};
 use crate::dedup::carries_constraint;
 use crate::hub::Hub;
 use crate::model::ServerSnapshot;
+use crate::settings::Settings;
+use crate::tokens::{Encoding, Tiktoken, TokenCounter};
 use crate::{sanitize, segment};
 
 /// The corpus's servers with the longest instructions.

@@ -180,8 +180,10 @@ pub async fn preview(mut p: Preview) -> Result<ExitCode, CliError> {
 
 /// `--target namespace`: each server's namespace description after the report.
 fn emit_namespaces(assembly: &mcp_preamble::Assembly) {
-    let mut text =
-        format!("\nnamespace descriptions (at most {} characters each):\n", namespace_chars());
+    let mut text = format!(
+        "\nnamespace descriptions (at most {} characters each):\n",
+        namespace_chars()
+    );
     for r in assembly.servers() {
         if let Some(ns) = &r.namespace {
             text.push_str(&format!(
