@@ -8,7 +8,7 @@
 //!
 //! Each host's rule, and where it comes from (read from the host's source
 //! where it is public; "inferred" where it is not). Which host names by
-//! which rule ([`NameRule`](crate::hosts::NameRule)) is its row of the host
+//! which rule ([`NameRule`]) is its row of the host
 //! table ([`crate::hosts`]); the rules are computed here:
 //!
 //! | scheme | name | characters | past 64 characters |
@@ -68,7 +68,7 @@ use rules::{
 };
 
 /// A host: a row of the host table ([`crate::hosts`]). Those with a
-/// [`NameRule`](crate::hosts::NameRule) name tools by it
+/// [`NameRule`] name tools by it
 /// ([`ToolNames::hosts`]).
 pub use crate::hosts::Host;
 
