@@ -260,6 +260,16 @@
 //! Each server is then fitted to the smaller of its budget and its share, and
 //! the whole section is checked to fit the total.
 //!
+//! Every budget above is in the model's tokens, counted with the
+//! assembler's tokenizer. A host's cap is not: Claude Code keeps the first
+//! 2,048 UTF-16 code units of a server's instructions, Codex about 512
+//! characters (the caps, their units and sources are rows of [`hosts`]).
+//! [`Assembler::host_cap`] takes such a cap ([`hosts::HostCap`], in its
+//! unit) as a second constraint on the whole section: the token budgets
+//! still hold, and when the section is over the cap the servers share a
+//! smaller token total, fairly, until it fits. `serve --as claude-code`
+//! does this, so a policy's `budget = 256` stays 256 tokens there.
+//!
 //! ## Deferred tools
 //!
 //! Hosts with many tools no longer send every definition: Claude Code
@@ -588,6 +598,7 @@ pub mod connect;
 mod dedup;
 mod error;
 pub mod files;
+pub mod hosts;
 #[cfg(feature = "hub")]
 #[cfg_attr(docsrs, doc(cfg(feature = "hub")))]
 pub mod hub;

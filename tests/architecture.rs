@@ -16,7 +16,8 @@ const LAYERS: &[&[&str]] = &[
     &["support"],
     // Secret and URL redaction: regex and serde_json only.
     &["redact"],
-    &["error", "text"],
+    // The host table: read by the lint, the gateway and the tool names.
+    &["error", "text", "hosts"],
     &["sanitize", "tokens", "tool_names", "rewrite", "schema"],
     &["markdown", "limits"],
     &["model", "segment"],

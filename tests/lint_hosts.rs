@@ -71,7 +71,7 @@ fn the_profile_table_is_documented_with_sources() {
         table,
         [
             "claude-code | forwards the first 2048 UTF-16 code units, then \"… [truncated]\" | reported: false",
-            "chatgpt | forwards the first 512 characters | reported: true",
+            "codex | forwards the first 512 characters | reported: true",
             "generic-4000 | forwards the first 4000 characters | reported: true",
             "none | forwards nothing | reported: true",
             "mcp-preamble | assembles within 400 tokens | reported: false",
@@ -95,7 +95,7 @@ fn the_profile_table_is_documented_with_sources() {
     let err = "cursor".parse::<HostProfile>().unwrap_err();
     assert_eq!(
         err.to_string(),
-        "invalid configuration: unknown host \"cursor\" (use claude-code, chatgpt, generic-4000, none, mcp-preamble, mcp-preamble=N or all)"
+        "invalid configuration: unknown host \"cursor\" (use claude-code, codex, generic-4000, none, mcp-preamble, mcp-preamble=N or all)"
     );
 }
 
@@ -189,7 +189,7 @@ fn mcp010_marks_ids_and_ordering_as_constraints_with_their_lines() {
     assert_eq!(
         messages(&found),
         [
-            "chatgpt (reported) forwards the first 512 characters; this constraint sentence (and 1 more) never reaches the model"
+            "codex (reported) forwards the first 512 characters; this constraint sentence (and 1 more) never reaches the model"
         ]
     );
     assert_eq!(found[0].line, Some(3));
@@ -608,7 +608,7 @@ mod cli {
         let text = String::from_utf8_lossy(&out.stdout);
         for host in [
             "claude-code",
-            "chatgpt (reported)",
+            "codex (reported)",
             "generic-4000 (reported)",
             "none (reported)",
             "mcp-preamble",
@@ -631,7 +631,7 @@ mod cli {
             String::from_utf8(out.stdout).unwrap()
         };
         let names =
-            "comma-separated `claude-code`, `chatgpt`, `generic-4000`, `none`, `mcp-preamble`";
+            "comma-separated `claude-code`, `codex`, `generic-4000`, `none`, `mcp-preamble`";
         let lint = help(&["lint", "--help"]);
         assert!(
             lint.contains(&format!(
@@ -639,6 +639,15 @@ mod cli {
             )),
             "{lint}"
         );
+        // `serve --as` and `--tool-names` read the same table.
+        let serve = help(&["serve", "--help"]);
+        assert!(
+            serve.contains("`claude-code` (2048 UTF-16 code units in all), `codex` (512 characters in all), `generic-4000` (4000 characters in all), or `plain`"),
+            "{serve}"
+        );
+        assert!(help(&["preview", "--help"]).contains(
+            "as this host names them: `claude-code`, `vscode`, `codex`, `opencode`, `plain`"
+        ),);
         let preview = help(&["preview", "--help"]);
         assert!(
             preview.contains(&format!(

@@ -113,7 +113,7 @@ fn a_sixty_character_tool_name_is_handled_as_each_host_handles_it() {
     assert_eq!(vscode.as_str(), &format!("mcp_s_{long}")[..64]);
     assert_eq!(vscode.fit(), Fit::Cut);
     // The section shows the name each host sends.
-    for host in Host::ALL {
+    for host in ToolNames::hosts() {
         let a = Assembler::new()
             .tool_names(ToolNames::host(host))
             .assemble(std::slice::from_ref(&server))

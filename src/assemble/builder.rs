@@ -8,6 +8,7 @@ use serde::Deserialize;
 use super::reuse::{BlockMemo, DedupMemo};
 use crate::dedup::{self, Similarity, ToolTextCache};
 use crate::error::Result;
+use crate::hosts::HostCap;
 use crate::limits::Limits;
 use crate::pin::{Lock, OnChange};
 use crate::template::Template;
@@ -55,6 +56,7 @@ pub struct Assembler {
     pub(super) budget: Option<usize>,
     pub(super) server_budgets: BTreeMap<String, usize>,
     pub(super) total_budget: Option<usize>,
+    pub(super) host_cap: Option<HostCap>,
     pub(super) policies: BTreeMap<String, Policy>,
     pub(super) limits: Limits,
     pub(super) visibility: visibility::Rules,
@@ -216,6 +218,7 @@ impl std::fmt::Debug for Assembler {
             .field("budget", &self.budget)
             .field("server_budgets", &self.server_budgets)
             .field("total_budget", &self.total_budget)
+            .field("host_cap", &self.host_cap)
             .field("policies", &self.policies)
             .field("limits", &self.limits)
             .field("visibility", &self.visibility)
@@ -249,6 +252,7 @@ impl Assembler {
             budget: None,
             server_budgets: BTreeMap::new(),
             total_budget: None,
+            host_cap: None,
             policies: BTreeMap::new(),
             limits: Limits::default(),
             visibility: visibility::Rules::default(),
@@ -280,6 +284,32 @@ impl Assembler {
     /// max-min fairness when their own budgets add up to more.
     pub fn total_budget(mut self, tokens: usize) -> Assembler {
         self.total_budget = Some(tokens);
+        self
+    }
+
+    /// A host's cap on the whole section, in the host's unit (not tokens):
+    /// the section, its frame included, also fits `cap`, on top of the
+    /// token budgets ([`Assembler::budget`], [`Assembler::server_budget`],
+    /// [`Assembler::total_budget`]), which keep counting the model's
+    /// tokens. When the section is over the cap, the servers share a
+    /// smaller total of tokens by the same max-min fairness, each block
+    /// walking its ladder further, until the section fits.
+    ///
+    /// ```
+    /// use mcp_preamble::hosts::{Host, Unit};
+    /// use mcp_preamble::{Assembler, ServerSnapshot};
+    ///
+    /// let cap = Host::ClaudeCode.profile().cut.cap().unwrap();
+    /// assert_eq!(cap.unit, Unit::Utf16);
+    /// let server = ServerSnapshot::new("docs").with_instructions("Search the docs first. ".repeat(400));
+    /// let assembly = Assembler::new().budget(1000).host_cap(cap).assemble(&[server])?;
+    /// let block = &assembly.servers()[0];
+    /// assert!(block.tokens <= 1000); // the model's tokens
+    /// assert!(cap.fits(assembly.text())); // UTF-16 units
+    /// # Ok::<(), mcp_preamble::Error>(())
+    /// ```
+    pub fn host_cap(mut self, cap: HostCap) -> Assembler {
+        self.host_cap = Some(cap);
         self
     }
 

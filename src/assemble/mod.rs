@@ -2,7 +2,8 @@
 //!
 //! The driver reads as the pipeline: place (order and names), prepare
 //! (sanitize, policy, de-duplicate within a server), link twins across
-//! servers, limits (budgets and fair shares), fit, fit the total, report.
+//! servers, limits (budgets and fair shares), fit, fit the total, fit a
+//! host's cap (in its unit, by a smaller total), report.
 
 mod builder;
 mod exposure;
@@ -171,9 +172,42 @@ impl Assembler {
         } else if self.dedup {
             link_same_servers(&mut prepared, servers, &placement);
         }
-        let mut limits = self.token_limits(&prepared, &mut measure)?;
+        // Fitted from here on; a host's cap starts again from `base` (kept
+        // only then: holding it makes each fit clone its server).
+        let base = self.host_cap.map(|_| prepared.clone());
+        let total = self.total_budget;
+        let mut limits = self.token_limits(&prepared, total, &mut measure)?;
         let mut fitted = self.fit(&mut run, &mut prepared, &limits, &mut measure)?;
-        let layout = self.fit_total(&mut prepared, &mut fitted, &mut limits, &mut measure)?;
+        let mut layout =
+            self.fit_total(&mut prepared, &mut fitted, &mut limits, total, &mut measure)?;
+        if let (Some(cap), Some(base)) = (self.host_cap, base) {
+            let mut total = self.count_section(&layout);
+            let mut steps = 0u32;
+            while !cap.fits(&layout.text) && total > 0 {
+                // Tokens to units is about proportional: scale the total,
+                // then halve should that not settle in a few steps.
+                let scaled = (total as u128 * cap.limit as u128
+                    / cap.measure(&layout.text).max(1) as u128)
+                    as usize;
+                total = if steps < 8 {
+                    scaled.min(total - 1)
+                } else {
+                    total / 2
+                };
+                steps += 1;
+                let within = Some(self.total_budget.map_or(total, |t| t.min(total)));
+                prepared = base.clone();
+                limits = self.token_limits(&prepared, within, &mut measure)?;
+                fitted = self.fit(&mut run, &mut prepared, &limits, &mut measure)?;
+                layout = self.fit_total(
+                    &mut prepared,
+                    &mut fitted,
+                    &mut limits,
+                    within,
+                    &mut measure,
+                )?;
+            }
+        }
         if let Some((_, m, _)) = run.memo {
             m.evict();
         }
@@ -330,15 +364,16 @@ impl Assembler {
         Ok((decided, fp))
     }
 
-    /// Each server's limit: its own budget, then its fair share of the total
+    /// Each server's limit: its own budget, then its fair share of `total`
     /// when the servers' needs add up to more.
     fn token_limits(
         &self,
         prepared: &[Arc<Prepared>],
+        total: Option<usize>,
         measure: &mut Measure<'_>,
     ) -> Result<Vec<Option<usize>>> {
         let mut limits: Vec<Option<usize>> = prepared.iter().map(|p| p.budget).collect();
-        let Some(total) = self.total_budget else {
+        let Some(total) = total else {
             return Ok(limits);
         };
         let overhead = self.overhead(prepared.iter().filter(|p| p.candidate()).count())?;
@@ -407,7 +442,7 @@ impl Assembler {
         Ok(fitted)
     }
 
-    /// Lays the section out; with a total budget, token merges where blocks
+    /// Lays the section out; with a `total` budget, token merges where blocks
     /// meet the body can cost a token or two, so the largest block shrinks
     /// until the whole section fits.
     fn fit_total(
@@ -415,10 +450,11 @@ impl Assembler {
         prepared: &mut [Arc<Prepared>],
         fitted: &mut [Option<Rendered>],
         limits: &mut [Option<usize>],
+        total: Option<usize>,
         measure: &mut Measure<'_>,
     ) -> Result<Layout> {
         let mut layout = self.layout(fitted)?;
-        let Some(total) = self.total_budget else {
+        let Some(total) = total else {
             return Ok(layout);
         };
         while self.count_section(&layout) > total {

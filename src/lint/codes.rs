@@ -293,7 +293,8 @@ lint_codes! {
             "a constraint sentence is cut off by a host that forwards only the start of the instructions",
         explanation:
             "Several hosts forward only the first characters of a server's instructions and \
-             drop the rest without a word (Claude Code: 2,048 characters, cut mid-word). A \
+             drop the rest without a word (Claude Code cuts mid-word; `--hosts` gives each \
+             host's cut, its unit and its source). A \
              rule on order, obligation or identifiers after the cut never reaches the model, \
              and the model breaks it without knowing it exists.",
         fix:

@@ -17,17 +17,12 @@
 //!
 //! # Adding a host
 //!
-//! Add one entry to `KNOWN` below: the name `--hosts` takes (lowercase,
-//! kebab-case, not `all` and not starting with `mcp-preamble`), the
-//! [`HostCut`], where the host puts the instructions, the source of those
-//! facts, and whether they are only reported by users or authors. Everything
-//! else follows from the entry: [`HostProfile::known`], `FromStr`,
-//! [`HostProfile::parse_list`] and `all`, the list of names in the error for
-//! an unknown host, the `--hosts` and `--as` help of the binary, and
-//! `MCP010`. Where the new kind of cut is not one of [`HostCut`]'s, add a
-//! variant there and teach `rules/cuts.rs` what survives it. The user docs
-//! (`README.md`, the crate docs) describe the hosts in prose; mention the
-//! new one there.
+//! The hosts are the rows of [`crate::hosts`]: add one there. Every row
+//! whose cut is known is a profile here ([`HostProfile::known`]), and
+//! `FromStr`, [`HostProfile::parse_list`], `all`, the error for an unknown
+//! host, the binary's `--hosts` help and `MCP010` follow from it. A new
+//! *kind* of cut also needs a [`HostCut`] variant and the rule in
+//! `rules/cuts.rs` that computes what survives it.
 
 use std::fmt;
 use std::str::FromStr;
@@ -35,6 +30,7 @@ use std::str::FromStr;
 use serde::Serialize;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::hosts::{Cut, Host, Unit};
 
 /// What a host forwards of a server's instructions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -77,39 +73,25 @@ pub struct HostProfile {
     pub reported: bool,
 }
 
-/// The known hosts, one entry each, in the order
-/// [`HostProfile::known`] lists them. `mcp-preamble` itself is not here: its
-/// cut depends on a budget ([`HostProfile::mcp_preamble`]).
-const KNOWN: &[HostProfile] = &[
-    HostProfile {
-        name: "claude-code",
-        cut: HostCut::Utf16(2048),
-        placement: "the system prompt, in a section of MCP server instructions (reported)",
-        source: "github.com/anthropics/claude-code issue #39106: the first 2,048 characters (JavaScript string length, UTF-16 code units) are forwarded, cut mid-word, and `… [truncated]` appended; the cap is undocumented",
-        reported: false,
-    },
-    HostProfile {
-        name: "chatgpt",
-        cut: HostCut::Chars(512),
-        placement: "not documented",
-        source: "ChatGPT / Codex: about 512 characters, reported by server authors",
-        reported: true,
-    },
-    HostProfile {
-        name: "generic-4000",
-        cut: HostCut::Chars(4000),
-        placement: "not documented",
-        source: "reported by server authors",
-        reported: true,
-    },
-    HostProfile {
-        name: "none",
-        cut: HostCut::Nothing,
-        placement: "not forwarded",
-        source: "hosts that store the instructions and never send them to the model (several, reported by server authors)",
-        reported: true,
-    },
-];
+/// The profile of a row of the host table, for hosts whose cut is known.
+fn of_row(host: Host) -> Option<HostProfile> {
+    let row = host.profile();
+    let cut = match row.cut {
+        Cut::Nothing => HostCut::Nothing,
+        Cut::Cap(cap) => match cap.unit {
+            Unit::Utf16 => HostCut::Utf16(cap.limit),
+            _ => HostCut::Chars(cap.limit),
+        },
+        _ => return None,
+    };
+    Some(HostProfile {
+        name: row.name,
+        cut,
+        placement: row.placement,
+        source: row.source,
+        reported: row.reported,
+    })
+}
 
 /// The name of [`HostProfile::mcp_preamble`]'s profile, also the `--hosts`
 /// prefix that gives its budget (`mcp-preamble=N`).
@@ -120,10 +102,10 @@ const ALL: &str = "all";
 
 impl HostProfile {
     /// The known hosts, in the order of the host table (today:
-    /// `claude-code`, `chatgpt`, `generic-4000`, `none`). `mcp-preamble` at
+    /// `claude-code`, `codex`, `generic-4000`, `none`). `mcp-preamble` at
     /// a budget is [`HostProfile::mcp_preamble`].
     pub fn known() -> Vec<HostProfile> {
-        KNOWN.to_vec()
+        Host::all().filter_map(of_row).collect()
     }
 
     /// `mcp-preamble` itself, assembling each server's block within
@@ -209,9 +191,9 @@ impl FromStr for HostProfile {
     /// A known profile by name (`mcp-preamble` needs a budget: see
     /// [`HostProfile::parse_list`]).
     fn from_str(s: &str) -> Result<HostProfile> {
-        KNOWN.iter().find(|p| p.name == s).cloned().ok_or_else(|| {
+        Host::named(s).and_then(of_row).ok_or_else(|| {
             // Every name `--hosts` takes: the table's, then mcp-preamble's.
-            let names: Vec<&str> = KNOWN.iter().map(|p| p.name).collect();
+            let names: Vec<&str> = HostProfile::known().iter().map(|p| p.name).collect();
             Error::new(
                 ErrorKind::InvalidConfig,
                 format!(
@@ -275,7 +257,7 @@ impl HostSurvival {
         self.lost.iter().filter(|u| u.constraint).count()
     }
 
-    /// The survival as lines for people: `host chatgpt (reported): forwards
+    /// The survival as lines for people: `host codex (reported): forwards
     /// the first 512 characters: 512 of 3602 characters, 128 tokens reach the
     /// model; 26 units lost, 9 with a constraint`, then one `lost
     /// constraint, line N: …` line per lost constraint sentence (indented by
@@ -346,18 +328,18 @@ mod tests {
     #[test]
     fn the_table_gives_the_names_and_the_error() {
         let names: Vec<&str> = HostProfile::known().iter().map(|p| p.name).collect();
-        assert_eq!(names, ["claude-code", "chatgpt", "generic-4000", "none"]);
+        assert_eq!(names, ["claude-code", "codex", "generic-4000", "none"]);
         let err = "cursor".parse::<HostProfile>().unwrap_err();
         assert_eq!(
             err.to_string(),
-            "invalid configuration: unknown host \"cursor\" (use claude-code, chatgpt, generic-4000, none, mcp-preamble, mcp-preamble=N or all)"
+            "invalid configuration: unknown host \"cursor\" (use claude-code, codex, generic-4000, none, mcp-preamble, mcp-preamble=N or all)"
         );
         let all: Vec<&str> = HostProfile::all(1).iter().map(|p| p.name).collect();
         assert_eq!(
             all,
             [
                 "claude-code",
-                "chatgpt",
+                "codex",
                 "generic-4000",
                 "none",
                 "mcp-preamble"
@@ -368,7 +350,7 @@ mod tests {
     #[test]
     fn every_known_host_parses_by_its_name() {
         let mut seen = std::collections::HashSet::new();
-        for p in KNOWN {
+        for p in &HostProfile::known() {
             assert!(seen.insert(p.name), "{} twice", p.name);
             assert!(
                 p.name != ALL
@@ -384,6 +366,10 @@ mod tests {
                 HostProfile::parse_list(p.name, 1).unwrap(),
                 std::slice::from_ref(p)
             );
+            // An older name gives the same profile, under its new name.
+            for alias in Host::named(p.name).unwrap().profile().aliases {
+                assert_eq!(&alias.parse::<HostProfile>().unwrap(), p);
+            }
             assert!(
                 !p.source.is_empty() && !p.placement.is_empty(),
                 "{}",

@@ -125,13 +125,13 @@ impl Linter {
     ///
     /// let text = format!("{} You must call list_periods before get_invoice.", "Billing data. ".repeat(40));
     /// let server = ServerSnapshot::new("invoice").with_instructions(text);
-    /// let linter = Linter::new().hosts(["claude-code".parse::<HostProfile>()?, "chatgpt".parse()?]);
+    /// let linter = Linter::new().hosts(["claude-code".parse::<HostProfile>()?, "codex".parse()?]);
     /// let result = linter.check(&server, None);
     /// let lost: Vec<&str> = result.findings.iter()
     ///     .filter(|f| f.code == LintCode::LostUnderHostCut)
     ///     .map(|f| f.message.as_str())
     ///     .collect();
-    /// assert_eq!(lost, ["chatgpt (reported) forwards the first 512 characters; this constraint sentence never reaches the model"]);
+    /// assert_eq!(lost, ["codex (reported) forwards the first 512 characters; this constraint sentence never reaches the model"]);
     /// assert_eq!(result.hosts[0].lost.len(), 0); // claude-code keeps all 607 characters
     /// # Ok::<(), mcp_preamble::Error>(())
     /// ```

@@ -28,19 +28,20 @@
 //! a [`Severity`], a message, an explanation and a fix; a [`LintReport`]
 //! renders as text, JSON or SARIF 2.1.0, as `mcp-preamble lint` prints it.
 //!
-//! Hosts cut instructions, mostly without saying so. [`HostProfile`] keeps
-//! what known hosts do, each fact with its source: `claude-code` forwards
-//! the first 2,048 characters, cut mid-word (claude-code issue #39106);
-//! `chatgpt` (ChatGPT / Codex) about the first 512, reported; `generic-4000`
-//! the first 4,000, reported; `none` nothing; and `mcp-preamble` itself at
+//! Hosts cut instructions, mostly without saying so. [`HostProfile`] gives
+//! what the hosts of the host table ([`crate::hosts`]) do, each fact with
+//! its source: `claude-code` forwards the first 2,048 UTF-16 code units, cut
+//! mid-word (claude-code issue #39106); `codex` (ChatGPT / Codex; `chatgpt`
+//! is its older name here) about the first 512 characters, reported;
+//! `generic-4000` the first 4,000, reported; `none` nothing; and `mcp-preamble` itself at
 //! a token budget (exact: the assembler's own removals). With
 //! [`Linter::hosts`] (`lint --hosts all`) each server gets a row per host
 //! ([`HostSurvival`]: characters, tokens, lost sentences, those carrying a
 //! constraint marked with their line) and `MCP010` for each forwarding
-//! host that cuts off a constraint sentence. Characters are Unicode scalar
-//! values (`chars()`: CJK one each, an emoji one); JavaScript hosts count
-//! UTF-16 code units, two for an astral character, so text full of emoji
-//! is cut a little earlier there than reported.
+//! host that cuts off a constraint sentence. Each cut counts in its host's
+//! unit ([`hosts::Unit`](crate::hosts::Unit)): Unicode scalar values
+//! (`chars()`: CJK one each, an emoji one), or UTF-16 code units for
+//! Claude Code (two for an astral character).
 //!
 //! ```
 //! use mcp_preamble::{ServerSnapshot, Tool};

@@ -1,125 +1,145 @@
 //! Fitting the served instructions to the host that reads them.
 //!
-//! A host that cuts instructions cuts the gateway's too, blindly: Claude
-//! Code keeps the first 2,048 UTF-16 units of a server's instructions
-//! (mid-word), Codex surfaces about the first 512 characters of a
-//! namespace description. Fitted with [`ServeAs`], the hub assembles in
-//! the host's own unit with the whole section as the budget, so the ladder
-//! removes whole units, constraints last, and every server keeps a fair
-//! share instead of the last ones losing everything.
+//! A host that cuts instructions cuts the gateway's too, blindly (the caps
+//! and their units are rows of [`crate::hosts`]; Claude Code keeps the
+//! first UTF-16 units of a server's instructions, mid-word). A gateway is
+//! one server to its host, so the whole served text gets the host's cap.
+//! Fitted with [`ServeAs`], the assembler keeps counting the policy's
+//! budgets in the model's tokens and also fits the whole section in the
+//! host's unit ([`Assembler::host_cap`]): the ladder removes whole units,
+//! constraints last, and every server keeps a fair share instead of the
+//! last ones losing everything.
 
 use crate::assemble::Assembler;
 use crate::error::{Error, ErrorKind, Result};
-use crate::support::string_enum;
-use crate::tokens::TokenCounter;
+use crate::hosts::{Cut, Host, HostCap};
 
-string_enum! {
-    /// The host the gateway's instructions are fitted to (`serve --as`).
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-    #[non_exhaustive]
-    pub enum ServeAs {
-        /// No host cut: the policy's token budgets as they are.
-        #[default]
-        Plain => "plain",
-        /// Claude Code: the whole text within 2,048 UTF-16 units.
-        ClaudeCode => "claude-code",
-        /// Codex: the whole text within the 512 characters it surfaces.
-        Codex => "codex",
-    }
-    /// `plain`, `claude-code` or `codex`.
-    fn as_str;
-    impl FromStr, Err = Error, |s| Error::new(
-        ErrorKind::InvalidConfig,
-        format!("unknown host {s:?} (known: plain, claude-code, codex)"),
-    );
+/// The host the gateway's instructions are fitted to (`serve --as`): a row
+/// of the host table with a cap ([`Cut::Cap`]), or [`ServeAs::Plain`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct ServeAs(Option<Host>);
+
+/// `serve --as`'s word for no host cut.
+const PLAIN: &str = "plain";
+
+// The names of 0.2's variants, kept so that `ServeAs::ClaudeCode` still works.
+#[allow(non_upper_case_globals)]
+impl ServeAs {
+    /// No host cut: the policy's token budgets as they are.
+    pub const Plain: ServeAs = ServeAs(None);
+    /// Claude Code.
+    pub const ClaudeCode: ServeAs = ServeAs(Some(Host::ClaudeCode));
+    /// Codex.
+    pub const Codex: ServeAs = ServeAs(Some(Host::Codex));
 }
 
 impl ServeAs {
+    /// Fitted to `host`; `None` when the host has no cap to fit (its cut
+    /// is unknown, or it forwards nothing).
+    pub fn host(host: Host) -> Option<ServeAs> {
+        host.profile().cut.cap().map(|_| ServeAs(Some(host)))
+    }
+
+    /// Every choice `--as` takes: [`ServeAs::Plain`], then each host of
+    /// the table with a cap.
+    pub fn all() -> Vec<ServeAs> {
+        std::iter::once(ServeAs::Plain)
+            .chain(Host::all().filter_map(ServeAs::host))
+            .collect()
+    }
+
+    /// The host's row, if any.
+    pub fn as_host(self) -> Option<Host> {
+        self.0
+    }
+
+    /// `plain` or the host's name.
+    pub fn as_str(self) -> &'static str {
+        self.0.map_or(PLAIN, Host::as_str)
+    }
+
     /// The host's cap, in its own unit (`None` for [`ServeAs::Plain`]).
-    pub fn cap(self) -> Option<usize> {
-        match self {
-            ServeAs::Plain => None,
-            ServeAs::ClaudeCode => Some(2048),
-            ServeAs::Codex => Some(512),
-        }
+    pub fn cap(self) -> Option<HostCap> {
+        self.0.and_then(|h| h.profile().cut.cap())
     }
 
-    /// The length of `text` in the host's unit: UTF-16 units for Claude
-    /// Code (JavaScript's `length`), characters for Codex, bytes otherwise.
+    /// The length of `text` in the host's unit (bytes for
+    /// [`ServeAs::Plain`]).
     pub fn measure(self, text: &str) -> usize {
-        match self {
-            ServeAs::ClaudeCode => text.encode_utf16().count(),
-            ServeAs::Codex => text.chars().count(),
-            ServeAs::Plain => text.len(),
-        }
+        self.cap().map_or(text.len(), |c| c.measure(text))
     }
 
-    /// `assembler` counting in the host's unit, with the whole section
-    /// (its frame included) less `reserve` units the gateway appends as
-    /// the total budget. [`ServeAs::Plain`] returns it unchanged. Fails when
-    /// the reserve alone does not fit.
+    /// `assembler` with the whole section (its frame included) less
+    /// `reserve` units the gateway appends within the host's cap
+    /// ([`Assembler::host_cap`]), besides its token budgets, which stay
+    /// in the model's tokens. [`ServeAs::Plain`] returns it unchanged.
+    /// Fails when the reserve alone does not fit.
     pub fn fit(self, assembler: Assembler, reserve: usize) -> Result<Assembler> {
         let Some(cap) = self.cap() else {
             return Ok(assembler);
         };
-        match cap.checked_sub(reserve) {
-            Some(budget) if budget > 0 => {
-                Ok(assembler.token_counter(Units(self)).total_budget(budget))
-            }
-            _ => Err(Error::new(
+        match cap.less(reserve) {
+            Some(room) => Ok(assembler.host_cap(room)),
+            None => Err(Error::new(
                 ErrorKind::InvalidConfig,
-                format!("the gateway's note ({reserve} units) leaves nothing of {self}'s {cap}"),
+                format!(
+                    "the gateway's note ({reserve} units) leaves nothing of {self}'s {}",
+                    cap.limit
+                ),
             )),
         }
     }
 }
 
-/// A [`TokenCounter`] that counts in a host's unit.
-#[derive(Debug, Clone, Copy)]
-struct Units(ServeAs);
-
-impl TokenCounter for Units {
-    fn name(&self) -> &str {
-        match self.0 {
-            ServeAs::ClaudeCode => "utf16_units",
-            ServeAs::Codex => "chars",
-            ServeAs::Plain => "bytes",
-        }
-    }
-
-    fn count(&self, text: &str) -> usize {
-        self.0.measure(text)
-    }
-
-    fn splits_after_newline(&self) -> bool {
-        // Counting units is additive everywhere.
-        true
-    }
-
-    fn splits_before_word(&self) -> bool {
-        true
-    }
-
-    fn splits_before_newline(&self) -> bool {
-        true
+impl std::fmt::Display for ServeAs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
     }
 }
 
-/// `text` within `cap` units of `host`: whole lines kept from the start,
-/// the rest dropped. A last resort for an assembler that was not fitted
+impl std::str::FromStr for ServeAs {
+    type Err = Error;
+
+    /// `plain`, or the name (or an older name) of a host with a cap; fails
+    /// with [`ErrorKind::InvalidConfig`] naming the choices.
+    fn from_str(s: &str) -> Result<ServeAs> {
+        if s == PLAIN {
+            return Ok(ServeAs::Plain);
+        }
+        let known: Vec<&str> = ServeAs::all().into_iter().map(ServeAs::as_str).collect();
+        let known = known.join(", ");
+        let why = match Host::named(s) {
+            Some(host) => match ServeAs::host(host) {
+                Some(fitted) => return Ok(fitted),
+                None if host.profile().cut == Cut::Nothing => {
+                    format!("host {s:?} forwards no instructions (fit to one of: {known})")
+                }
+                None => format!("host {s:?} has no known cut (fit to one of: {known})"),
+            },
+            None => format!("unknown host {s:?} (known: {known})"),
+        };
+        Err(Error::new(ErrorKind::InvalidConfig, why))
+    }
+}
+
+/// `text` within the host's cap: whole lines kept from the start, the rest
+/// dropped. A last resort for an assembler that was not fitted
 /// ([`ServeAs::fit`]): a fitted one never needs it.
 pub(crate) fn within(host: ServeAs, text: &str) -> String {
     let Some(cap) = host.cap() else {
         return text.to_string();
     };
-    if host.measure(text) <= cap {
+    if cap.fits(text) {
         return text.to_string();
     }
     let mut out = String::new();
+    let mut used = 0;
     for line in text.split_inclusive('\n') {
-        if host.measure(&out) + host.measure(line) > cap {
+        let n = cap.measure(line);
+        if used + n > cap.limit {
             break;
         }
+        used += n;
         out.push_str(line);
     }
     out

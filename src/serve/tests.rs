@@ -7,6 +7,8 @@ use crate::assemble::Assembler;
 use crate::dedup::carries_constraint;
 use crate::hub::Hub;
 use crate::model::ServerSnapshot;
+use crate::settings::Settings;
+use crate::tokens::{Encoding, Tiktoken, TokenCounter};
 use crate::{sanitize, segment};
 
 /// The corpus's servers with the longest instructions.
@@ -160,11 +162,72 @@ fn unknown_hosts_are_refused_with_the_known_ones() {
     let e = "cursor".parse::<ServeAs>().unwrap_err();
     assert_eq!(
         e.to_string(),
-        "invalid configuration: unknown host \"cursor\" (known: plain, claude-code, codex)"
+        "invalid configuration: unknown host \"cursor\" (known: plain, claude-code, codex, generic-4000)"
     );
-    for host in ServeAs::ALL {
-        assert_eq!(host.as_str().parse::<ServeAs>().unwrap(), *host);
+    let e = "none".parse::<ServeAs>().unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "invalid configuration: host \"none\" forwards no instructions (fit to one of: plain, claude-code, codex, generic-4000)"
+    );
+    assert!(
+        "vscode"
+            .parse::<ServeAs>()
+            .unwrap_err()
+            .to_string()
+            .contains("has no known cut")
+    );
+    for host in ServeAs::all() {
+        assert_eq!(host.as_str().parse::<ServeAs>().unwrap(), host);
     }
+    // The older name of the lint's profile.
+    assert_eq!("chatgpt".parse::<ServeAs>().unwrap(), ServeAs::Codex);
+}
+
+/// Under `--as claude-code`, a policy's budgets stay in the model's tokens
+/// (o200k, the assembler's counter) while the whole text also fits Claude
+/// Code's cap in UTF-16 units: both hold at once.
+#[test]
+fn claude_code_keeps_token_budgets_in_tokens_and_the_text_in_2048_units() {
+    let policy = "version = 1\n[defaults]\nbudget = 256\n[servers.context7-mcp]\nbudget = 64\n";
+    let settings = Settings::from_str(policy, "mcp-preamble.toml").unwrap();
+    let servers = corpus(&[
+        "basic-memory",
+        "context7-mcp",
+        "awslabs-aws-documentation-mcp-server",
+    ]);
+    let serve = |host: ServeAs| {
+        let assembler = super::prepare(Assembler::from_settings(&settings).unwrap(), host).unwrap();
+        let hub = Hub::new(assembler);
+        hub.upsert_all(servers.iter().cloned()).unwrap();
+        Gateway::new(hub, host)
+    };
+    let utf16 = |t: &str| t.encode_utf16().count();
+    // Under the token budgets alone the text is over the cap, so the cap binds.
+    let plain = serve(ServeAs::Plain);
+    assert!(utf16(&plain.instructions()) > 2048);
+
+    let gateway = serve(ServeAs::ClaudeCode);
+    let text = gateway.instructions();
+    assert!(utf16(&text) <= 2048, "{} units", utf16(&text));
+    let o200k = Tiktoken::new(Encoding::O200kBase);
+    let section = gateway.hub().section();
+    let mut over_its_budget_in_units = 0;
+    for report in section.assembly().servers() {
+        let alias = report.alias.as_deref().unwrap();
+        let budget = if alias == "context7-mcp" { 64 } else { 256 };
+        let block = &section.blocks()[alias];
+        assert!(text.contains(block.as_str()), "{alias} is served");
+        // The report counts the model's tokens, and so does the budget.
+        assert_eq!(report.tokens, o200k.count(block), "{alias}");
+        assert!(report.tokens <= budget, "{alias}: {} tokens", report.tokens);
+        assert!(report.budget.unwrap() <= budget, "{alias}");
+        if utf16(block) > budget {
+            over_its_budget_in_units += 1;
+        }
+    }
+    // A budget read as UTF-16 units would have held every block to it.
+    assert!(over_its_budget_in_units > 0);
+    assert!(section.assembly().servers().iter().all(|s| s.included));
 }
 
 #[test]

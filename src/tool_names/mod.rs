@@ -7,7 +7,9 @@
 //! names").
 //!
 //! Each host's rule, and where it comes from (read from the host's source
-//! where it is public; "inferred" where it is not):
+//! where it is public; "inferred" where it is not). Which host names by
+//! which rule ([`NameRule`]) is its row of the host
+//! table ([`crate::hosts`]); the rules are computed here:
 //!
 //! | scheme | name | characters | past 64 characters |
 //! |---|---|---|---|
@@ -55,6 +57,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::hosts::NameRule;
 
 mod name;
 mod rules;
@@ -64,40 +67,13 @@ use rules::{
     allowed, capped_or_over, codex, flush, hashed, js_safe, rust_safe, vscode, vscode_prefix,
 };
 
-/// A host whose tool naming [`ToolNames`] reproduces.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[non_exhaustive]
-pub enum Host {
-    /// Claude Code: `mcp__<server>__<tool>`.
-    ClaudeCode,
-    /// VS Code (Copilot Chat): `mcp_<server>_<tool>`.
-    Vscode,
-    /// Codex: `mcp__<server>__<tool>`, long names shortened with SHA-1.
-    Codex,
-    /// OpenCode: `mcp__<server>__<tool>`.
-    Opencode,
-}
+/// A host: a row of the host table ([`crate::hosts`]). Those with a
+/// [`NameRule`] name tools by it
+/// ([`ToolNames::hosts`]).
+pub use crate::hosts::Host;
 
-impl Host {
-    /// Every host, in the order the docs list them.
-    pub const ALL: [Host; 4] = [Host::ClaudeCode, Host::Vscode, Host::Codex, Host::Opencode];
-
-    /// The scheme's name: `claude-code`, `vscode`, `codex`, `opencode`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Host::ClaudeCode => "claude-code",
-            Host::Vscode => "vscode",
-            Host::Codex => "codex",
-            Host::Opencode => "opencode",
-        }
-    }
-}
-
-impl fmt::Display for Host {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.as_str())
-    }
-}
+/// The scheme of the tools' own names.
+const PLAIN: &str = "plain";
 
 /// How the model sees a server's tools named: a host's scheme, the tools'
 /// own names ([`ToolNames::plain`], the default), or a pattern of your own.
@@ -135,9 +111,26 @@ impl ToolNames {
         ToolNames(Scheme::Plain)
     }
 
-    /// The scheme of one host.
+    /// The scheme of one host; the tools' own names for a host whose
+    /// naming is not known ([`Profile::tool_names`](crate::hosts::Profile::tool_names) is `None`).
     pub fn host(host: Host) -> ToolNames {
-        ToolNames(Scheme::Host(host))
+        match host.profile().tool_names {
+            Some(_) => ToolNames(Scheme::Host(host)),
+            None => ToolNames::plain(),
+        }
+    }
+
+    /// The hosts whose naming is known, in the host table's order.
+    pub fn hosts() -> impl Iterator<Item = Host> + Clone {
+        Host::all().filter(|h| h.profile().tool_names.is_some())
+    }
+
+    /// The naming rule of a host's scheme.
+    fn rule(&self) -> Option<NameRule> {
+        match self.0 {
+            Scheme::Host(h) => h.profile().tool_names,
+            _ => None,
+        }
     }
 
     /// A pattern of your own, such as `"{server}__{tool}"` (a gateway's
@@ -228,8 +221,8 @@ impl ToolNames {
         name: &'a str,
         title: Option<&'a str>,
     ) -> &'a str {
-        match self.0 {
-            Scheme::Host(Host::Vscode) => title.filter(|t| !t.is_empty()).unwrap_or(name),
+        match self.rule() {
+            Some(NameRule::Vscode) => title.filter(|t| !t.is_empty()).unwrap_or(name),
             _ => alias.unwrap_or(name),
         }
     }
@@ -238,14 +231,16 @@ impl ToolNames {
     /// [`ToolNames::server_label`]), as the host computes it: two tools can
     /// get one name. Use [`ToolNames::table`] to name a set of tools.
     pub fn exposed(&self, server: &str, tool: &str) -> ExposedName {
-        match &self.0 {
-            Scheme::Plain => capped_or_over(tool.to_string()),
-            Scheme::Host(Host::ClaudeCode | Host::Opencode) => {
+        if let Scheme::Pattern(p) = &self.0 {
+            return p.apply(server, tool);
+        }
+        match self.rule() {
+            Some(NameRule::Mcp) => {
                 capped_or_over(format!("mcp__{}__{}", js_safe(server), js_safe(tool)))
             }
-            Scheme::Host(Host::Vscode) => vscode(&vscode_prefix(server, 1), tool),
-            Scheme::Host(Host::Codex) => codex(server, tool),
-            Scheme::Pattern(p) => p.apply(server, tool),
+            Some(NameRule::Vscode) => vscode(&vscode_prefix(server, 1), tool),
+            Some(NameRule::Codex) => codex(server, tool),
+            _ => capped_or_over(tool.to_string()),
         }
     }
 
@@ -269,8 +264,8 @@ impl ToolNames {
             if table.index.contains_key(&key) {
                 continue;
             }
-            let wanted = match &self.0 {
-                Scheme::Host(Host::Vscode) => {
+            let wanted = match self.rule() {
+                Some(NameRule::Vscode) => {
                     let prefix = vscode_prefixes.entry(server).or_insert_with(|| {
                         let mut n = 1;
                         while taken_prefixes.contains(&vscode_prefix(server, n)) {
@@ -309,9 +304,13 @@ impl ToolNames {
         table
     }
 
-    /// Every scheme name [`ToolNames::from_str`] knows besides patterns.
-    pub fn names() -> [&'static str; 5] {
-        ["claude-code", "vscode", "codex", "opencode", "plain"]
+    /// Every scheme name [`ToolNames::from_str`] knows besides patterns:
+    /// the hosts of [`ToolNames::hosts`], then `plain`.
+    pub fn names() -> Vec<&'static str> {
+        ToolNames::hosts()
+            .map(Host::as_str)
+            .chain([PLAIN])
+            .collect()
     }
 }
 
@@ -319,7 +318,7 @@ impl fmt::Display for ToolNames {
     /// The scheme's name (`claude-code`, …, `plain`) or the pattern.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
-            Scheme::Plain => f.pad("plain"),
+            Scheme::Plain => f.pad(PLAIN),
             Scheme::Host(h) => f.pad(h.as_str()),
             Scheme::Pattern(p) => f.pad(&p.text),
         }
@@ -332,10 +331,10 @@ impl FromStr for ToolNames {
     /// `claude-code`, `vscode`, `codex`, `opencode`, `plain`, or a pattern
     /// (anything with a `{`); fails with [`ErrorKind::InvalidConfig`].
     fn from_str(s: &str) -> Result<ToolNames> {
-        if let Some(h) = Host::ALL.iter().find(|h| h.as_str() == s) {
-            return Ok(ToolNames::host(*h));
+        if let Some(h) = ToolNames::hosts().find(|h| h.as_str() == s) {
+            return Ok(ToolNames::host(h));
         }
-        if s == "plain" {
+        if s == PLAIN {
             return Ok(ToolNames::plain());
         }
         if s.contains('{') {
@@ -347,7 +346,8 @@ impl FromStr for ToolNames {
         Err(Error::new(
             ErrorKind::InvalidConfig,
             format!(
-                "unknown tool-name scheme {s:?}{hint}: expected claude-code, vscode, codex, opencode, plain, or a pattern with {{tool}} such as \"{{server}}__{{tool}}\""
+                "unknown tool-name scheme {s:?}{hint}: expected {}, or a pattern with {{tool}} such as \"{{server}}__{{tool}}\"",
+                ToolNames::names().join(", ")
             ),
         ))
     }

@@ -61,10 +61,13 @@ pub struct ServeArgs {
     /// A lock file made by `pin`, reloaded when it changes (approvals).
     #[arg(long, value_name = "PATH")]
     pub lock: Option<PathBuf>,
-    /// Fit the instructions to the host: `claude-code` (2,048 UTF-16
-    /// units in all), `codex` (512 characters), or `plain` (the policy's
-    /// token budgets).
-    #[arg(long = "as", default_value = "plain", value_name = "HOST", value_parser = parse_serve_as)]
+    // The help names the hosts and caps of the library's table (`serve_hosts`).
+    #[arg(long = "as", default_value = "plain", value_name = "HOST", value_parser = parse_serve_as, help = format!(
+        "Fit the whole instructions text to the host's cap, in its unit, as well as the \
+         policy's token budgets (which stay in the model's tokens): {}, or `plain` (the \
+         token budgets only)",
+        serve_hosts()
+    ))]
     pub serve_as: mcp_preamble::serve::ServeAs,
     /// Fail a forwarded tools/call after this many seconds (default: wait).
     #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
@@ -175,15 +178,19 @@ pub struct Preview {
     /// `o200k_base` (the default), `cl100k_base`, or a model name.
     #[arg(long, value_name = "E")]
     pub encoding: Option<String>,
-    /// The names the model sees for tools, as this host names them:
-    /// `claude-code`, `vscode`, `codex`, `opencode`, `plain` (the default),
-    /// or a pattern such as `{server}__{tool}`.
-    #[arg(long, value_name = "SCHEME", value_parser = parse_tool_names)]
+    // The help names the schemes of the library's table.
+    #[arg(long, value_name = "SCHEME", value_parser = parse_tool_names, help = format!(
+        "The names the model sees for tools, as this host names them: `{}` (`plain`, the \
+         tools' own names, is the default), or a pattern such as `{{server}}__{{tool}}`",
+        mcp_preamble::ToolNames::names().join("`, `")
+    ))]
     pub tool_names: Option<mcp_preamble::ToolNames>,
-    /// `section` (the default): the system-prompt section; `namespace`: also
-    /// each server's block as a namespace description within 512
-    /// characters, constraints first (Codex and OpenAI tool search).
-    #[arg(long, value_enum, default_value_t = Target::Section)]
+    #[arg(long, value_enum, default_value_t = Target::Section, help = format!(
+        "`section` (the default): the system-prompt section; `namespace`: also each \
+         server's block as a namespace description within {} characters, constraints \
+         first (Codex and OpenAI tool search)",
+        namespace_chars()
+    ))]
     pub target: Target,
     /// Count in this model's tokens (`gpt-4o`, `llama-3.1` with `--tokenizer`,
     /// `claude-sonnet-4`: an estimate); overrides `--encoding`'s default.
@@ -304,8 +311,21 @@ pub enum Target {
     Namespace,
 }
 
-/// The characters of a namespace description Codex and OpenAI tool search surface.
-pub const NAMESPACE_CHARS: usize = 512;
+/// The characters of a namespace description Codex and OpenAI tool search
+/// surface: Codex's cap in the library's host table.
+pub fn namespace_chars() -> usize {
+    let codex = mcp_preamble::hosts::Host::Codex.profile().cut.cap();
+    codex.map_or(usize::MAX, |c| c.limit)
+}
+
+/// The hosts `serve --as` fits to, with their caps, as the help lists them.
+fn serve_hosts() -> String {
+    let hosts: Vec<String> = mcp_preamble::serve::ServeAs::all()
+        .into_iter()
+        .filter_map(|h| Some(format!("`{h}` ({} in all)", h.cap()?)))
+        .collect();
+    hosts.join(", ")
+}
 
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub enum LintFormat {
@@ -314,7 +334,7 @@ pub enum LintFormat {
     Sarif,
 }
 
-/// The known hosts' names as the help lists them: `` `claude-code`, `chatgpt`, … ``.
+/// The known hosts' names as the help lists them, from the library's table.
 fn host_names() -> String {
     let names: Vec<String> = mcp_preamble::lint::HostProfile::known()
         .iter()

@@ -9,7 +9,7 @@ use mcp_preamble::settings::Settings;
 use mcp_preamble::{Assembler, ServerSnapshot};
 
 use crate::CliError;
-use crate::args::{NAMESPACE_CHARS, Preview, Target};
+use crate::args::{Preview, Target, namespace_chars};
 use crate::emit::{emit, emit_err, emit_preview, needed_trimming, pending_review};
 use crate::load::{Source, load_inputs};
 
@@ -47,7 +47,7 @@ fn assembler(p: &Preview, settings: &Settings) -> Result<Assembler, mcp_preamble
         a = a.lock(Lock::from_path(path)?);
     }
     if p.target == Target::Namespace {
-        a = a.namespace_chars(NAMESPACE_CHARS);
+        a = a.namespace_chars(namespace_chars());
     }
     Ok(a)
 }
@@ -180,8 +180,10 @@ pub async fn preview(mut p: Preview) -> Result<ExitCode, CliError> {
 
 /// `--target namespace`: each server's namespace description after the report.
 fn emit_namespaces(assembly: &mcp_preamble::Assembly) {
-    let mut text =
-        format!("\nnamespace descriptions (at most {NAMESPACE_CHARS} characters each):\n");
+    let mut text = format!(
+        "\nnamespace descriptions (at most {} characters each):\n",
+        namespace_chars()
+    );
     for r in assembly.servers() {
         if let Some(ns) = &r.namespace {
             text.push_str(&format!(

@@ -4,6 +4,7 @@
 
 use crate::assemble::Assembler;
 use crate::dedup::{self, Priority};
+use crate::hosts::Unit as HostUnit;
 use crate::lint::LintCode;
 use crate::lint::hosts::{HostCut, HostProfile, HostSurvival, LostUnit, TRUNCATED_MARKER};
 use crate::lint::pass::Pass;
@@ -50,12 +51,11 @@ impl Pass<'_> {
 
     /// The survival of `text` under one profile.
     fn survival(&mut self, profile: &HostProfile, text: &str, units: &[Unit]) -> Survival {
-        let utf16 = matches!(profile.cut, HostCut::Utf16(_));
-        let chars = if utf16 {
-            text.encode_utf16().count()
-        } else {
-            text.chars().count()
+        let unit = match profile.cut {
+            HostCut::Utf16(_) => HostUnit::Utf16,
+            _ => HostUnit::Chars,
         };
+        let chars = unit.measure(text);
         let counter = self.linter.counter.clone();
         let (lost_flags, chars_kept, tokens_kept) = match profile.cut {
             HostCut::Nothing => (vec![true; units.len()], 0, 0),
@@ -117,7 +117,8 @@ impl Pass<'_> {
                 reported: profile.reported,
                 chars,
                 chars_kept,
-                unit: utf16.then(|| "utf16".to_string()),
+                // Absent for characters, as before units had a type.
+                unit: (unit == HostUnit::Utf16).then(|| unit.as_str().to_string()),
                 tokens_kept,
                 lost,
             },

@@ -9,7 +9,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use crate::model::ServerSnapshot;
-use crate::tool_names::{Host, ToolNames};
+use crate::tool_names::ToolNames;
 // Bounded: the names are server-controlled.
 use crate::support::distance::levenshtein_bounded as levenshtein;
 
@@ -126,8 +126,8 @@ impl ServerFacts {
         if !name.starts_with("mcp_") {
             return false;
         }
-        Host::ALL.iter().any(|h| {
-            let scheme = ToolNames::host(*h);
+        ToolNames::hosts().any(|h| {
+            let scheme = ToolNames::host(h);
             self.labels.iter().any(|l| {
                 let tools = &self.index.names;
                 tools.iter().any(|t| scheme.exposed(l, t).as_str() == name)
