@@ -17,7 +17,7 @@ use mcp_preamble::redact;
 use mcp_preamble::report::Omission;
 use mcp_preamble::text::{json_safe, terminal_safe};
 
-use crate::load::{Origin, Source};
+use crate::source::{Origin, Source};
 
 /// `--check`: a server is new or changed against the lock and its
 /// `on_change` is not `accept`.

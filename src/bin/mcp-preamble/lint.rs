@@ -10,7 +10,7 @@ use mcp_preamble::settings::{PolicyFile, Settings};
 use mcp_preamble::text::terminal_safe;
 use mcp_preamble::{Era, ServerSnapshot};
 
-use crate::CliError;
+use crate::error::CliError;
 use crate::args::{LintArgs, LintFormat};
 use crate::emit::{emit, emit_err};
 use crate::load::{gather, gather_with, load_file_eras, require_input};

@@ -8,7 +8,7 @@ use mcp_preamble::ServerSnapshot;
 use mcp_preamble::pin::{Lock, PinState};
 use mcp_preamble::settings::ServerKey;
 
-use crate::CliError;
+use crate::error::CliError;
 use crate::args::PinArgs;
 use crate::emit::{emit_err, emit_line};
 use crate::load::load_inputs;

@@ -13,7 +13,7 @@ use mcp_preamble::pin::Lock;
 use mcp_preamble::serve::{Gateway, ServeAs};
 use mcp_preamble::settings::Settings;
 
-use crate::CliError;
+use crate::error::CliError;
 use crate::args::ServeArgs;
 
 /// How often the policy and lock files are looked at.

@@ -9,7 +9,7 @@ use mcp_preamble::connect::now_ms;
 use mcp_preamble::files::{McpConfig, SnapshotFile};
 use mcp_preamble::settings::PolicyFile;
 
-use crate::CliError;
+use crate::error::CliError;
 use crate::args::SnapshotArgs;
 use crate::emit::{emit_err, emit_line};
 use crate::load::gather;

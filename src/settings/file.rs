@@ -10,9 +10,9 @@ use serde::Deserialize;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
+use super::{ClientSettings, Defaults, POLICY_VERSION, ServerSettings, Settings};
 use crate::assemble::Assembler;
 use crate::error::{Error, ErrorKind, Result};
-use crate::settings::{ClientSettings, Defaults, POLICY_VERSION, ServerSettings, Settings};
 use crate::support::distance;
 
 /// A parsed policy file (see the crate docs, "Policy file"): its
