@@ -23,7 +23,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::limits::{Limit, LimitHit};
 use crate::model::ServerSnapshot;
 use crate::pin::{self, Effect, Pin, PinState};
-use crate::report::{AliasSetting, Assembly, ConfigDiagnostic};
+use crate::report::{AliasSetting, Assembly, ConfigDiagnostic, ServerReport};
 use crate::template::{MAX_BLOCK_BYTES, ServerView};
 
 pub use builder::{Assembler, Order, Policy};
@@ -118,16 +118,7 @@ impl Assembler {
         );
         let _entered = span.enter();
         let fallbacks = self.counter.fallbacks();
-        if self.lock_ref().is_none()
-            && let Some(on_change) = self.reviewing_on_change()
-        {
-            return Err(Error::new(
-                ErrorKind::InvalidConfig,
-                format!(
-                    "on_change = \"{on_change}\" needs a lock to compare servers with (Assembler::lock, or --lock in the CLI); without one every server would go through unreviewed"
-                ),
-            ));
-        }
+        self.check_review_has_lock()?;
         let placement = names::place(servers, self.order);
         // What the model is sent: pins, names and stages see the filtered tools.
         let filtered = exposure::filtered(self, servers, &placement);
@@ -180,6 +171,43 @@ impl Assembler {
 
         let total_tokens = self.count_section(&layout);
         span.record("tokens", total_tokens);
+        let reports = self.reports(prepared, &limits, &mut fitted, &layout, &placement);
+        Ok(Assembly::new(
+            self.counter
+                .counting(self.counter.fallbacks().saturating_sub(fallbacks)),
+            self.template.name(),
+            layout.text,
+            total_tokens,
+            reports,
+        )
+        .with_notes(self.config_diagnostics(&placement)))
+    }
+
+    /// An `on_change` other than `accept` needs a lock to review against.
+    fn check_review_has_lock(&self) -> Result<()> {
+        if self.lock_ref().is_none()
+            && let Some(on_change) = self.reviewing_on_change()
+        {
+            return Err(Error::new(
+                ErrorKind::InvalidConfig,
+                format!(
+                    "on_change = \"{on_change}\" needs a lock to compare servers with (Assembler::lock, or --lock in the CLI); without one every server would go through unreviewed"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Each server's report, in section order: its budget, and the block
+    /// that went into the section.
+    fn reports(
+        &self,
+        prepared: Vec<Arc<Prepared>>,
+        limits: &[Option<usize>],
+        fitted: &mut [Option<Rendered>],
+        layout: &Layout,
+        placement: &Placement,
+    ) -> Vec<ServerReport> {
         // Twins describe their namespace with the first server's text.
         let prepared_names: HashMap<String, Option<String>> = prepared
             .iter()
@@ -204,15 +232,7 @@ impl Assembler {
             }
             reports.push(report);
         }
-        Ok(Assembly::new(
-            self.counter
-                .counting(self.counter.fallbacks().saturating_sub(fallbacks)),
-            self.template.name(),
-            layout.text,
-            total_tokens,
-            reports,
-        )
-        .with_notes(self.config_diagnostics(&placement)))
+        reports
     }
 
     /// Prepares each server, in section order: sanitize, policy, untrimmed

@@ -78,26 +78,7 @@ impl View {
                 Some((a, sent))
             })
             .collect();
-        let lock = hub.lock();
-        let pending = hub.pending();
-        let mut full = BTreeMap::new();
-        for (alias, snapshot) in &servers {
-            let on_change = pending.get(alias).and_then(|p| p.on_change);
-            let text = if replaced.contains(&alias.as_str()) || on_change == Some(OnChange::Drop) {
-                None
-            } else if on_change == Some(OnChange::Hold) {
-                // Held for review: the reviewed text, as the section has it.
-                lock.as_ref()
-                    .and_then(|l| l.get(crate::server_key::ServerKey::alias(alias).as_str()))
-                    .and_then(|e| e.instructions.as_ref())
-                    .map(|i| i.text())
-            } else {
-                snapshot.instructions.raw().map(sanitize::text)
-            };
-            if let Some(text) = text.filter(|t| !t.is_empty()) {
-                full.insert(alias.clone(), text);
-            }
-        }
+        let full = full_texts(hub, &servers, &replaced);
         let pairs = servers
             .iter()
             .flat_map(|(a, s)| s.tools.iter().map(move |t| (a.as_str(), t.name.as_str())));
@@ -136,6 +117,37 @@ impl View {
             hidden,
         }
     }
+}
+
+/// By alias, the text [`READER`] answers with: the sanitized instructions,
+/// or for a server held for review the reviewed text; none for a server
+/// whose instructions the operator replaced or whose change is dropped.
+fn full_texts(
+    hub: &Hub,
+    servers: &[(String, ServerSnapshot)],
+    replaced: &[&str],
+) -> BTreeMap<String, String> {
+    let lock = hub.lock();
+    let pending = hub.pending();
+    let mut full = BTreeMap::new();
+    for (alias, snapshot) in servers {
+        let on_change = pending.get(alias).and_then(|p| p.on_change);
+        let text = if replaced.contains(&alias.as_str()) || on_change == Some(OnChange::Drop) {
+            None
+        } else if on_change == Some(OnChange::Hold) {
+            // Held for review: the reviewed text, as the section has it.
+            lock.as_ref()
+                .and_then(|l| l.get(crate::server_key::ServerKey::alias(alias).as_str()))
+                .and_then(|e| e.instructions.as_ref())
+                .map(|i| i.text())
+        } else {
+            snapshot.instructions.raw().map(sanitize::text)
+        };
+        if let Some(text) = text.filter(|t| !t.is_empty()) {
+            full.insert(alias.clone(), text);
+        }
+    }
+    full
 }
 
 /// An upstream tool as the gateway lists it: its exposed name, its title
