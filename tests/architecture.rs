@@ -79,7 +79,7 @@ const LONG_DATA: &[(&str, &str, &str)] = &[
     (
         "lint/rules/host.rs",
         "HOST_PATTERNS",
-        "a table of host-takeover phrases, one `p(..)` row each",
+        "a table of MCP006 phrases (text acting on the host), one `p(..)` row each",
     ),
 ];
 

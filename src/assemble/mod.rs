@@ -24,6 +24,7 @@ use crate::limits::{Limit, LimitHit};
 use crate::model::ServerSnapshot;
 use crate::pin::{self, Effect, Pin, PinState};
 use crate::report::{AliasSetting, Assembly, ConfigDiagnostic, ServerReport};
+use crate::server_key::ServerKey;
 use crate::template::{MAX_BLOCK_BYTES, ServerView};
 
 pub use builder::{Assembler, Order, Policy};
@@ -42,7 +43,7 @@ impl Assembler {
             .config_keys
             .iter()
             .flatten()
-            .map(String::as_str)
+            .map(ServerKey::as_str)
             .collect();
         let settings = [
             (
@@ -244,7 +245,7 @@ impl Assembler {
         let mut prepared = Vec::with_capacity(placement.order.len());
         for (pos, &i) in placement.order.iter().enumerate() {
             let (name, renamed_from) = &placement.shown[pos];
-            let config_key = placement.config_keys[i].as_deref();
+            let config_key = placement.config_keys[i].as_ref().map(ServerKey::as_str);
             let (pinned, pin_fp) = self.pin_of(run, i, config_key)?;
             let key = run.version(i).map(|version| PreparedKey {
                 version,
