@@ -384,7 +384,11 @@ fn graph_from(sources: &BTreeMap<String, String>) -> Graph {
         let found = imports_in(&plain, &children)
             .into_iter()
             .map(|p| (p, false))
-            .chain(imports_in(&reexports, &children).into_iter().map(|p| (p, true)));
+            .chain(
+                imports_in(&reexports, &children)
+                    .into_iter()
+                    .map(|p| (p, true)),
+            );
         let mut deps = BTreeSet::new();
         for (path, reexport) in found {
             let target = match resolve(&files, module, &path) {
@@ -600,7 +604,10 @@ fn the_binarys_imports_point_down_its_layers() {
 
 #[test]
 fn no_import_goes_through_a_root_reexport() {
-    for (dir, g) in [("src", graph()), ("src/bin/mcp-preamble", graph_of(&bin_dir()))] {
+    for (dir, g) in [
+        ("src", graph()),
+        ("src/bin/mcp-preamble", graph_of(&bin_dir())),
+    ] {
         let list: Vec<String> = g
             .through_root
             .iter()
@@ -639,10 +646,7 @@ fn the_checks_see_a_loop_in_the_binary() {
     let mut g = graph_of(&bin_dir());
     assert!(g.files["load.rs"].contains("emit.rs"));
     assert!(g.files["main.rs"].contains("preview.rs"));
-    g.files
-        .get_mut("emit.rs")
-        .unwrap()
-        .insert("load.rs".into());
+    g.files.get_mut("emit.rs").unwrap().insert("load.rs".into());
     assert_eq!(loops(&g.files), [["emit.rs", "load.rs", "progress.rs"]]);
     assert_eq!(
         against_layers(&g, BIN_LAYERS),
@@ -751,7 +755,11 @@ fn no_function_is_longer_than_80_lines() {
     rust_files(&bin_dir(), &mut paths);
     let mut long = Vec::new();
     for p in &paths {
-        let rel = p.strip_prefix(src_dir()).unwrap().to_string_lossy().replace('\\', "/");
+        let rel = p
+            .strip_prefix(src_dir())
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
         let code = code_of(&std::fs::read_to_string(p).unwrap());
         for (name, line, lines) in items_of(&code) {
             let data = LONG_DATA.iter().any(|(f, n, _)| *f == rel && *n == name);

@@ -516,7 +516,13 @@ fn each_flag_and_its_policy_key_agree() {
             .as_array()
             .unwrap()
             .iter()
-            .map(|s| (s["name"].clone(), s["budget"].clone(), s["deferred"].clone()))
+            .map(|s| {
+                (
+                    s["name"].clone(),
+                    s["budget"].clone(),
+                    s["deferred"].clone(),
+                )
+            })
             .collect();
         (json["assembly"]["text"].clone(), servers)
     };
@@ -539,7 +545,11 @@ fn each_flag_and_its_policy_key_agree() {
         std::fs::write(&policy, format!("version = 1\n{key}")).unwrap();
         let by_flag = report(flags);
         assert_ne!(by_flag, plain, "{flags:?} changes nothing");
-        assert_eq!(by_flag, report(&["--policy", &p]), "{flags:?} against {key:?}");
+        assert_eq!(
+            by_flag,
+            report(&["--policy", &p]),
+            "{flags:?} against {key:?}"
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -4,16 +4,16 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use mcp_preamble::connect::Handshake;
-use mcp_preamble::lint::{Linter, ServerLint};
 use mcp_preamble::files::McpConfig;
+use mcp_preamble::lint::{Linter, ServerLint};
 use mcp_preamble::report::{AliasSetting, ConfigDiagnostic};
 use mcp_preamble::settings::{PolicyFile, Settings};
 use mcp_preamble::text::terminal_safe;
 use mcp_preamble::{Era, ServerSnapshot};
 
-use crate::error::CliError;
 use crate::args::{LintArgs, LintFormat};
 use crate::emit::{emit, emit_err};
+use crate::error::CliError;
 use crate::load::{gather, gather_with, load_file_eras, require_input};
 use mcp_preamble::text::json_safe;
 

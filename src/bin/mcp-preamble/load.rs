@@ -9,9 +9,9 @@ use mcp_preamble::connect::{
 use mcp_preamble::files::{Capture, McpConfig, load_server_file};
 use mcp_preamble::settings::ClientIdentity;
 
-use crate::error::CliError;
 use crate::args::Connect;
 use crate::emit::emit_err;
+use crate::error::CliError;
 use crate::progress::Progress;
 use crate::source::{Origin, Source};
 

@@ -8,9 +8,9 @@ use mcp_preamble::ServerSnapshot;
 use mcp_preamble::pin::{Lock, PinState};
 use mcp_preamble::settings::{ServerKey, ToolFilter};
 
-use crate::error::CliError;
 use crate::args::PinArgs;
 use crate::emit::{emit_err, emit_line};
+use crate::error::CliError;
 use crate::load::{Gathered, load_inputs};
 use crate::snapshot::write_file;
 use crate::source::Source;
@@ -83,7 +83,9 @@ fn read_policy(a: &mut PinArgs) -> Result<BTreeMap<String, ToolFilter>, CliError
 /// The servers to pin, by the key they are pinned under, and the keys of
 /// those that failed. Two servers under one key would overwrite each
 /// other's pin.
-fn by_key(gathered: &Gathered) -> Result<(BTreeMap<String, &ServerSnapshot>, Vec<String>), CliError> {
+fn by_key(
+    gathered: &Gathered,
+) -> Result<(BTreeMap<String, &ServerSnapshot>, Vec<String>), CliError> {
     let mut servers: BTreeMap<String, &ServerSnapshot> = BTreeMap::new();
     for s in &gathered.snapshots {
         let key = ServerKey::of(s).into_string();

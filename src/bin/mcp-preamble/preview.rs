@@ -8,9 +8,9 @@ use mcp_preamble::report::{AliasSetting, ConfigDiagnostic};
 use mcp_preamble::settings::Settings;
 use mcp_preamble::{Assembler, ServerSnapshot};
 
-use crate::error::CliError;
 use crate::args::{NAMESPACE_CHARS, Preview, Target};
 use crate::emit::{emit, emit_err, emit_preview, needed_trimming, pending_review};
+use crate::error::CliError;
 use crate::load::load_inputs;
 use crate::source::Source;
 

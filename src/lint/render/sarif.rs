@@ -32,7 +32,11 @@ impl LintReport {
             results.extend(s.findings.iter().map(|f| server_result(s, f)));
         }
         if let Some(source) = self.policy_source() {
-            results.extend(self.policy_findings().iter().map(|f| policy_result(source, f)));
+            results.extend(
+                self.policy_findings()
+                    .iter()
+                    .map(|f| policy_result(source, f)),
+            );
         }
         let notifications: Vec<Value> = self
             .failures()

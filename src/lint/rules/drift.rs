@@ -355,9 +355,9 @@ fn tool_drift(t: &ToolDrift, a: &str, b: &str) -> (&'static str, String) {
         Some(TextDrift::Presence { a_chars, b_chars }) => {
             format!(": {a_chars} characters in {a}, {b_chars} characters in {b}")
         }
-        Some(TextDrift::Invisible { a: x, b: y }) => format!(
-            ": only invisible characters that sanitizing removes ({x} in {a}, {y} in {b})"
-        ),
+        Some(TextDrift::Invisible { a: x, b: y }) => {
+            format!(": only invisible characters that sanitizing removes ({x} in {a}, {y} in {b})")
+        }
         None => String::new(),
     };
     (what, detail)
