@@ -138,7 +138,8 @@ impl Walk {
             seen: vec![false; len],
             in_code: 0,
             containers: 0,
-            blocks: vec![0..len],
+            // The whole text: a range, not the lengths `vec![0..len]` reads as.
+            blocks: std::iter::once(0..len).collect(),
         }
     }
 
