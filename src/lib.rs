@@ -316,7 +316,9 @@
 //! automatic modes look at one server at a time; a host whose switch covers
 //! all servers at once (Claude Code turns tool search on when all MCP tools
 //! together pass a share of the context) decides itself and calls
-//! [`Assembler::defer`] for each server.
+//! [`Assembler::defer`] for each server. In the policy file, a server's
+//! `deferred = true` is [`Assembler::defer`] and `[defaults]` `defer_over`
+//! is [`Assembler::defer_over`].
 //!
 //! Loaded tools are listed as before. Deferred tools go into the server's
 //! block as a *tool index*: each name with a one-line summary, its
@@ -608,7 +610,6 @@ mod markdown;
 mod model;
 mod moved;
 pub mod pin;
-mod policy;
 pub mod redact;
 pub mod report;
 mod rewrite;

@@ -1,11 +1,15 @@
 //! The crate's import structure: the pipeline stages form layers, and no
-//! file imports (directly or through others) a file that imports it back.
+//! file imports (directly or through others) a file that imports it back;
+//! the binary (`src/bin/mcp-preamble/`) is held to the same rules. And no
+//! function is longer than [`MAX_FN_LINES`].
 //!
 //! `LAYERS` below is the architecture in one list, lowest layer first (see
-//! ARCHITECTURE.md). A module may import from its own folder and from lower
-//! layers only; inside the crate every import names the module that defines
-//! the item (`crate::report::Assembly`, never `crate::Assembly` through a
-//! root re-export). Adding a module means adding it to a layer here.
+//! ARCHITECTURE.md); `BIN_LAYERS` is the binary's. A module may import from
+//! its own folder and from lower layers only; inside the crate every import
+//! names the module that defines the item (`crate::report::Assembly`, never
+//! `crate::Assembly` through a root re-export). A `pub use` is an import too,
+//! unless a module re-exports from its own folder (its facade). Adding a
+//! module means adding it to a layer here.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -34,8 +38,8 @@ const LAYERS: &[&[&str]] = &[
     &["report"],
     &["budget"],
     &["assemble"],
+    // With the policy file (`settings/file.rs`).
     &["settings"],
-    &["policy"],
     &["lint"],
     &["hub"],
     &["connect"],
@@ -47,6 +51,39 @@ const LAYERS: &[&[&str]] = &[
     &["moved"],
 ];
 
+/// The binary's modules, by layer: lowest first. `main.rs` is its root and
+/// may call any of them.
+const BIN_LAYERS: &[&[&str]] = &[
+    &["error", "args", "source"],
+    // Everything printed goes through `emit`.
+    &["emit"],
+    &["memory", "progress"],
+    // Reading files, connecting to a config's servers.
+    &["load"],
+    // The commands; `snapshot` warns about aliases as `lint` does, `pin`
+    // writes the lock as `snapshot` writes its files.
+    &["lint", "preview", "serve"],
+    &["snapshot"],
+    &["pin"],
+];
+
+/// The longest a function may be, from its `fn` line to its closing brace.
+const MAX_FN_LINES: usize = 80;
+
+/// Items longer than [`MAX_FN_LINES`] that are data, not logic: `(file, name, why)`.
+const LONG_DATA: &[(&str, &str, &str)] = &[
+    (
+        "redact/scan.rs",
+        "SECRET_PATTERNS",
+        "a table of credential patterns, one `p(..)` row each",
+    ),
+    (
+        "lint/rules/host.rs",
+        "HOST_PATTERNS",
+        "a table of MCP006 phrases (text acting on the host), one `p(..)` row each",
+    ),
+];
+
 /// A source file's imports: the files it names through `crate::`, `super::`
 /// and `self::` paths, outside comments and `#[cfg(test)]` modules.
 struct Graph {
@@ -55,8 +92,14 @@ struct Graph {
     through_root: Vec<(String, String)>,
 }
 
+/// The library's sources (`src/` without `src/bin/`).
 fn src_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// The binary's sources.
+fn bin_dir() -> PathBuf {
+    src_dir().join("bin").join("mcp-preamble")
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -77,17 +120,25 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// `src/a/b.rs` and `src/a/b/mod.rs` are module `a::b`; `lib.rs` is the root.
+/// `src/a/b.rs` and `src/a/b/mod.rs` are module `a::b`; `lib.rs` (or the
+/// binary's `main.rs`) is the root.
 fn module_of(rel: &str) -> Vec<String> {
     let stem = rel.trim_end_matches(".rs");
     let mut segs: Vec<String> = stem.split('/').map(str::to_owned).collect();
-    if matches!(segs.last().map(String::as_str), Some("mod" | "lib")) {
+    if matches!(segs.last().map(String::as_str), Some("mod"))
+        || matches!(segs.as_slice(), [root] if root == "lib" || root == "main")
+    {
         segs.pop();
     }
     segs
 }
 
-/// The code of a file without comments, string contents, and `#[cfg(test)]` items.
+fn is_root(rel: &str) -> bool {
+    rel == "lib.rs" || rel == "main.rs"
+}
+
+/// The code of a file without comments, string contents, and `#[cfg(test)]`
+/// items; their newlines stay, so lines keep their numbers.
 fn code_of(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let b = text.as_bytes();
@@ -98,24 +149,33 @@ fn code_of(text: &str) -> String {
                 i += 1;
             }
         } else if text[i..].starts_with("/*") {
-            i += text[i..].find("*/").map_or(b.len() - i, |e| e + 2);
+            let end = i + text[i..].find("*/").map_or(b.len() - i, |e| e + 2);
+            out.push_str(&newlines(&text[i..end]));
+            i = end;
         } else if text[i..].starts_with("r#\"") {
-            i += 3 + text[i + 3..].find("\"#").map_or(b.len() - i - 3, |e| e + 2);
-            out.push_str("\"\"");
+            let end = i + 3 + text[i + 3..].find("\"#").map_or(b.len() - i - 3, |e| e + 2);
+            out.push_str(&format!("\"{}\"", newlines(&text[i..end])));
+            i = end;
+        } else if text[i..].starts_with("r\"") && !ident_before(&text[..i]) {
+            let end = i + 2 + text[i + 2..].find('"').map_or(b.len() - i - 2, |e| e + 1);
+            out.push_str(&format!("\"{}\"", newlines(&text[i..end])));
+            i = end;
         } else if b[i] == b'\'' && text[i + 1..].starts_with('\\') {
             // A char literal with an escape: '\n', '\'', '\u{..}'.
             i += 2 + text[i + 2..].find('\'').map_or(b.len() - i - 2, |e| e + 1);
         } else if b[i] == b'\'' && text[i + 1..].chars().nth(1) == Some('\'') {
             i += 2 + text[i + 1..].chars().next().unwrap().len_utf8();
         } else if b[i] == b'"' {
+            let start = i;
             i += 1;
             while i < b.len() && b[i] != b'"' {
                 i += if b[i] == b'\\' { 2 } else { 1 };
             }
-            i += 1;
-            out.push_str("\"\"");
+            i = (i + 1).min(b.len());
+            out.push_str(&format!("\"{}\"", newlines(&text[start..i])));
         } else if text[i..].starts_with("#[cfg(test)]") {
             // Skip the attribute and the item it marks (up to its matching brace or `;`).
+            let start = i;
             i += "#[cfg(test)]".len();
             let mut depth = 0usize;
             while i < b.len() {
@@ -136,6 +196,7 @@ fn code_of(text: &str) -> String {
                 }
                 i += 1;
             }
+            out.push_str(&newlines(&text[start..i.min(b.len())]));
         } else {
             let ch = text[i..].chars().next().unwrap();
             out.push(ch);
@@ -143,6 +204,19 @@ fn code_of(text: &str) -> String {
         }
     }
     out
+}
+
+/// The line breaks of `skipped`, to keep in place of it.
+fn newlines(skipped: &str) -> String {
+    "\n".repeat(skipped.matches('\n').count())
+}
+
+/// Whether `before` ends in a letter, digit or `_`.
+fn ident_before(before: &str) -> bool {
+    before
+        .chars()
+        .next_back()
+        .is_some_and(|c| c.is_alphanumeric() || c == '_')
 }
 
 /// Every path in `code` that starts with `crate::`, `super::` or `self::`,
@@ -166,10 +240,12 @@ fn paths_in(code: &str) -> Vec<String> {
     out
 }
 
-/// The code without `pub use` statements: a module's facade re-exporting
-/// its children's items is not an import of them.
-fn without_reexports(code: &str) -> String {
+/// The code split in two: without its `pub use` statements, and those
+/// statements alone (a re-export is an import too, unless it is a facade
+/// over the module's own folder; [`graph_from`] tells which).
+fn split_reexports(code: &str) -> (String, String) {
     let mut out = String::with_capacity(code.len());
+    let mut reexports = String::new();
     let mut rest = code;
     while let Some(pos) = rest.find("pub") {
         let tail = &rest[pos..];
@@ -184,7 +260,10 @@ fn without_reexports(code: &str) -> String {
         {
             Some(_) => {
                 out.push_str(&rest[..pos]);
-                rest = &tail[tail.find(';').map_or(tail.len(), |e| e + 1)..];
+                let end = tail.find(';').map_or(tail.len(), |e| e + 1);
+                reexports.push_str(&tail[..end]);
+                reexports.push('\n');
+                rest = &tail[end..];
             }
             None => {
                 out.push_str(&rest[..pos + 3]);
@@ -193,7 +272,23 @@ fn without_reexports(code: &str) -> String {
         }
     }
     out.push_str(rest);
-    out
+    (out, reexports)
+}
+
+/// The paths `code` names: [`paths_in`], and `child::X` for each submodule
+/// declared in the file (named without `self::`).
+fn imports_in(code: &str, children: &[String]) -> Vec<String> {
+    let mut found = paths_in(code);
+    for child in children {
+        found.extend(
+            paths_in(&code.replace(&format!("{child}::"), &format!("self::{child}::")))
+                .into_iter()
+                .filter(|p| p.starts_with(&format!("self::{child}"))),
+        );
+    }
+    found.sort();
+    found.dedup();
+    found
 }
 
 /// The submodules a file declares (`mod x;`, `pub mod x;`, `pub(crate) mod x;`).
@@ -250,74 +345,63 @@ fn expand(s: &str, prefix: String, out: &mut Vec<String>) {
     out.push(path);
 }
 
-fn graph() -> Graph {
-    let src = src_dir();
+/// The import graph of the sources under `dir` (`src/bin/` left out).
+fn graph_of(dir: &Path) -> Graph {
     let mut paths = Vec::new();
-    rust_files(&src, &mut paths);
-    let files: BTreeMap<Vec<String>, String> = paths
+    rust_files(dir, &mut paths);
+    let sources: BTreeMap<String, String> = paths
         .iter()
         .map(|p| {
             let rel = p
-                .strip_prefix(&src)
+                .strip_prefix(dir)
                 .unwrap()
                 .to_string_lossy()
                 .replace('\\', "/");
-            (module_of(&rel), rel)
+            (rel, std::fs::read_to_string(p).unwrap())
         })
+        .collect();
+    graph_from(&sources)
+}
+
+/// The library's import graph.
+fn graph() -> Graph {
+    graph_of(&src_dir())
+}
+
+/// The import graph of `sources`: each file's text by its path under the root.
+fn graph_from(sources: &BTreeMap<String, String>) -> Graph {
+    let files: BTreeMap<Vec<String>, String> = sources
+        .keys()
+        .map(|rel| (module_of(rel), rel.clone()))
         .collect();
     let mut graph = Graph {
         files: BTreeMap::new(),
         through_root: Vec::new(),
     };
     for (module, rel) in &files {
-        let text = std::fs::read_to_string(src.join(rel)).unwrap();
-        let is_mod = rel.ends_with("mod.rs") || rel == "lib.rs";
-        let mut deps = BTreeSet::new();
-        let code = without_reexports(&code_of(&text));
-        let mut found = paths_in(&code);
-        // `use child::X` names a submodule declared here without `self::`.
-        for child in children_of(&code) {
-            found.extend(
-                paths_in(&code.replace(&format!("{child}::"), &format!("self::{child}::")))
+        let code = code_of(&sources[rel]);
+        let children = children_of(&code);
+        let (plain, reexports) = split_reexports(&code);
+        let found = imports_in(&plain, &children)
+            .into_iter()
+            .map(|p| (p, false))
+            .chain(
+                imports_in(&reexports, &children)
                     .into_iter()
-                    .filter(|p| p.starts_with(&format!("self::{child}"))),
+                    .map(|p| (p, true)),
             );
-        }
-        found.sort();
-        found.dedup();
-        for path in found {
-            let mut segs: Vec<&str> = path.split("::").filter(|s| !s.is_empty()).collect();
-            let mut base: Vec<String> = match segs.first().copied() {
-                Some("crate") => Vec::new(),
-                Some("self") if is_mod => module.clone(),
-                Some("self") => module.clone(),
-                Some("super") if is_mod => module[..module.len().saturating_sub(1)].to_vec(),
-                Some("super") => module[..module.len().saturating_sub(1)].to_vec(),
-                _ => continue,
+        let mut deps = BTreeSet::new();
+        for (path, reexport) in found {
+            let target = match resolve(&files, module, &path) {
+                Resolved::File(target) => target,
+                Resolved::ThroughRoot => {
+                    graph.through_root.push((rel.clone(), path));
+                    continue;
+                }
+                Resolved::Outside => continue,
             };
-            segs.remove(0);
-            while segs.first() == Some(&"super") {
-                base.pop();
-                segs.remove(0);
-            }
-            // The longest prefix that is a file is the file the item lives in.
-            let mut target = base.clone();
-            for s in &segs {
-                let mut next = target.clone();
-                next.push((*s).to_owned());
-                if files.contains_key(&next) {
-                    target = next;
-                } else {
-                    break;
-                }
-            }
-            if target.is_empty()
-                && !segs.is_empty()
-                && !files.contains_key(&vec![segs[0].to_owned()])
-            {
-                if segs[0] != "self" && segs[0] != "__private" {
-                    graph.through_root.push((rel.clone(), path.clone()));
-                }
+            // A facade re-exporting from its own folder does not import it.
+            if reexport && target.len() > module.len() && target.starts_with(module) {
                 continue;
             }
             if let Some(dep) = files.get(&target).filter(|dep| *dep != rel) {
@@ -327,6 +411,51 @@ fn graph() -> Graph {
         graph.files.insert(rel.clone(), deps);
     }
     graph
+}
+
+/// What a path names, seen from its file.
+enum Resolved {
+    /// The module of the file the item lives in.
+    File(Vec<String>),
+    /// A `crate::Name` through a root re-export.
+    ThroughRoot,
+    /// Not a file of this tree (`self::` at the root, `crate::__private`).
+    Outside,
+}
+
+/// What a path found in `module` names.
+fn resolve(files: &BTreeMap<Vec<String>, String>, module: &[String], path: &str) -> Resolved {
+    let mut segs: Vec<&str> = path.split("::").filter(|s| !s.is_empty()).collect();
+    let mut base: Vec<String> = match segs.first().copied() {
+        Some("crate") => Vec::new(),
+        Some("self") => module.to_vec(),
+        Some("super") => module[..module.len().saturating_sub(1)].to_vec(),
+        _ => return Resolved::Outside,
+    };
+    segs.remove(0);
+    while segs.first() == Some(&"super") {
+        base.pop();
+        segs.remove(0);
+    }
+    // The longest prefix that is a file is the file the item lives in.
+    let mut target = base;
+    for s in &segs {
+        let mut next = target.clone();
+        next.push((*s).to_owned());
+        if files.contains_key(&next) {
+            target = next;
+        } else {
+            break;
+        }
+    }
+    if target.is_empty() && !segs.is_empty() && !files.contains_key(&vec![segs[0].to_owned()]) {
+        return if segs[0] == "self" || segs[0] == "__private" {
+            Resolved::Outside
+        } else {
+            Resolved::ThroughRoot
+        };
+    }
+    Resolved::File(target)
 }
 
 fn top(rel: &str) -> &str {
@@ -393,46 +522,28 @@ fn loops(g: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
     t.out
 }
 
-fn layer_of(module: &str) -> Option<usize> {
-    LAYERS.iter().position(|row| row.contains(&module))
+fn layer_of(layers: &[&[&str]], module: &str) -> Option<usize> {
+    layers.iter().position(|row| row.contains(&module))
 }
 
-#[test]
-fn no_file_imports_a_file_that_imports_it_back() {
-    let g = graph();
-    let found = loops(&g.files);
-    assert!(
-        found.is_empty(),
-        "import loops between files:\n{}",
-        found
-            .iter()
-            .map(|l| l.join(" <-> "))
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
-}
-
-#[test]
-fn imports_point_down_the_layers() {
-    let g = graph();
+/// Each import that does not point down `layers`, and each module in none.
+fn against_layers(g: &Graph, layers: &[&[&str]]) -> Vec<String> {
     let mut wrong = Vec::new();
     for (file, deps) in &g.files {
-        let from = top(file);
-        if from == "lib" {
+        if is_root(file) {
             continue;
         }
-        let Some(lf) = layer_of(from) else {
-            wrong.push(format!(
-                "{file}: module `{from}` is in no layer of tests/architecture.rs"
-            ));
+        let from = top(file);
+        let Some(lf) = layer_of(layers, from) else {
+            wrong.push(format!("{file}: module `{from}` is in no layer"));
             continue;
         };
         for dep in deps {
             let to = top(dep);
-            if to == from || to == "lib" {
+            if to == from || is_root(dep) {
                 continue;
             }
-            match layer_of(to) {
+            match layer_of(layers, to) {
                 Some(lt) if lt < lf => {}
                 Some(_) => wrong.push(format!(
                     "{file} imports {dep}: `{to}` is not below `{from}`"
@@ -441,26 +552,74 @@ fn imports_point_down_the_layers() {
             }
         }
     }
+    wrong
+}
+
+fn describe(found: &[Vec<String>]) -> String {
+    found
+        .iter()
+        .map(|l| l.join(" <-> "))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn no_file_imports_a_file_that_imports_it_back() {
+    let found = loops(&graph().files);
+    assert!(
+        found.is_empty(),
+        "import loops between files:\n{}",
+        describe(&found)
+    );
+}
+
+#[test]
+fn no_file_of_the_binary_imports_a_file_that_imports_it_back() {
+    let found = loops(&graph_of(&bin_dir()).files);
+    assert!(
+        found.is_empty(),
+        "import loops between the binary's files:\n{}",
+        describe(&found)
+    );
+}
+
+#[test]
+fn imports_point_down_the_layers() {
+    let wrong = against_layers(&graph(), LAYERS);
     assert!(
         wrong.is_empty(),
-        "imports against the layers:\n{}",
+        "imports against LAYERS in tests/architecture.rs:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn the_binarys_imports_point_down_its_layers() {
+    let wrong = against_layers(&graph_of(&bin_dir()), BIN_LAYERS);
+    assert!(
+        wrong.is_empty(),
+        "imports against BIN_LAYERS in tests/architecture.rs:\n{}",
         wrong.join("\n")
     );
 }
 
 #[test]
 fn no_import_goes_through_a_root_reexport() {
-    let g = graph();
-    let list: Vec<String> = g
-        .through_root
-        .iter()
-        .map(|(f, p)| format!("{f}: {p}"))
-        .collect();
-    assert!(
-        list.is_empty(),
-        "imports through crate-root re-exports (name the defining module):\n{}",
-        list.join("\n")
-    );
+    for (dir, g) in [
+        ("src", graph()),
+        ("src/bin/mcp-preamble", graph_of(&bin_dir())),
+    ] {
+        let list: Vec<String> = g
+            .through_root
+            .iter()
+            .map(|(f, p)| format!("{dir}/{f}: {p}"))
+            .collect();
+        assert!(
+            list.is_empty(),
+            "imports through crate-root names (name the defining module):\n{}",
+            list.join("\n")
+        );
+    }
 }
 
 #[test]
@@ -478,7 +637,44 @@ fn the_checks_see_a_back_import() {
         .or_default()
         .insert("assemble/mod.rs".into());
     assert!(!loops(&g.files).is_empty());
-    assert!(layer_of("sanitize") < layer_of("assemble"));
+    assert!(layer_of(LAYERS, "sanitize") < layer_of(LAYERS, "assemble"));
+}
+
+#[test]
+fn the_checks_see_a_loop_in_the_binary() {
+    // `load` prints through `emit` and `progress`; `emit` reading `load`
+    // again would close the loop the binary once had.
+    let mut g = graph_of(&bin_dir());
+    assert!(g.files["load.rs"].contains("emit.rs"));
+    assert!(g.files["main.rs"].contains("preview.rs"));
+    g.files.get_mut("emit.rs").unwrap().insert("load.rs".into());
+    assert_eq!(loops(&g.files), [["emit.rs", "load.rs", "progress.rs"]]);
+    assert_eq!(
+        against_layers(&g, BIN_LAYERS),
+        ["emit.rs imports load.rs: `load` is not below `emit`"]
+    );
+}
+
+#[test]
+fn a_reexport_is_an_import_unless_from_its_own_folder() {
+    let sources: BTreeMap<String, String> = [
+        // `a` imports `b`, which re-exports from `a`: a loop.
+        ("lib.rs", "mod a;\nmod b;\nmod c;\npub use a::X;\n"),
+        ("a.rs", "use crate::b::Y;\npub struct X;\n"),
+        ("b.rs", "pub use crate::a::X as Y;\n"),
+        // `c` re-exports its child, which imports `c`: a facade, no loop.
+        ("c/mod.rs", "mod d;\npub use d::Z;\npub struct W;\n"),
+        ("c/d.rs", "use super::W;\npub struct Z(W);\n"),
+    ]
+    .into_iter()
+    .map(|(f, s)| (f.to_owned(), s.to_owned()))
+    .collect();
+    let g = graph_from(&sources);
+    assert_eq!(g.files["b.rs"], BTreeSet::from(["a.rs".to_owned()]));
+    assert_eq!(g.files["c/mod.rs"], BTreeSet::new());
+    assert_eq!(g.files["lib.rs"], BTreeSet::new());
+    assert_eq!(loops(&g.files), [["a.rs", "b.rs"]]);
+    assert!(g.through_root.is_empty());
 }
 
 #[test]
@@ -490,4 +686,116 @@ fn use_groups_are_expanded() {
         paths_in(&code),
         ["crate::a::X", "crate::b::c::Y", "crate::b::Z"]
     );
+}
+
+/// Each function (`fn`) and each static's initializer in `code`: its name,
+/// first line (1-based) and length in lines.
+fn items_of(code: &str) -> Vec<(String, usize, usize)> {
+    let b = code.as_bytes();
+    let mut out = Vec::new();
+    for keyword in ["fn", "static"] {
+        let mut from = 0;
+        while let Some(pos) = code[from..].find(keyword) {
+            let at = from + pos;
+            from = at + keyword.len();
+            let after = &code[from..];
+            let name: String = after
+                .trim_start()
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            // A keyword, not part of a word or `'static`, followed by a name.
+            if ident_before(&code[..at])
+                || code[..at].ends_with('\'')
+                || !after.starts_with(char::is_whitespace)
+                || name.is_empty()
+                || name == "mut"
+            {
+                continue;
+            }
+            let Some(end) = item_end(b, from, keyword == "fn") else {
+                continue;
+            };
+            let first = code[..at].matches('\n').count() + 1;
+            let last = code[..end].matches('\n').count() + 1;
+            out.push((name, first, last - first + 1));
+        }
+    }
+    out
+}
+
+/// Where the item starting at `from` ends: a function at its body's closing
+/// brace (`None` without a body), a static at its `;`.
+fn item_end(b: &[u8], from: usize, is_fn: bool) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut in_body = false;
+    for (i, &c) in b.iter().enumerate().skip(from) {
+        match c {
+            b'{' if is_fn && depth == 0 => {
+                in_body = true;
+                depth += 1;
+            }
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => {
+                depth = depth.checked_sub(1)?;
+                if in_body && depth == 0 {
+                    return Some(i);
+                }
+            }
+            b';' if depth == 0 => return (!is_fn).then_some(i),
+            _ => {}
+        }
+    }
+    None
+}
+
+#[test]
+fn no_function_is_longer_than_80_lines() {
+    let mut paths = Vec::new();
+    rust_files(&src_dir(), &mut paths);
+    rust_files(&bin_dir(), &mut paths);
+    let mut long = Vec::new();
+    for p in &paths {
+        let rel = p
+            .strip_prefix(src_dir())
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let code = code_of(&std::fs::read_to_string(p).unwrap());
+        for (name, line, lines) in items_of(&code) {
+            let data = LONG_DATA.iter().any(|(f, n, _)| *f == rel && *n == name);
+            if lines > MAX_FN_LINES && !data {
+                long.push(format!("src/{rel}:{line}: `{name}` is {lines} lines"));
+            }
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "over {MAX_FN_LINES} lines (split it; a data table goes in LONG_DATA with its reason):\n{}",
+        long.join("\n")
+    );
+}
+
+#[test]
+fn the_length_check_measures_bodies() {
+    let code = code_of(
+        "static T: &[u8] = &[\n1,\n2,\n];\nfn short(x: [u8; 2]) -> u8 {\n    let s = \"}\";\n    x[0]\n}\n\
+         trait A { fn f(&self); }\n#[cfg(test)]\nmod tests {\nfn hidden() {}\n}\n",
+    );
+    assert_eq!(
+        items_of(&code),
+        [("short".to_owned(), 5, 4), ("T".to_owned(), 1, 4)]
+    );
+    // Every allow-listed table exists, and is long.
+    for (file, name, _) in LONG_DATA {
+        let code = code_of(&std::fs::read_to_string(src_dir().join(file)).unwrap());
+        let lines = items_of(&code)
+            .into_iter()
+            .find(|(n, _, _)| n == name)
+            .map(|(_, _, lines)| lines);
+        assert!(
+            lines.is_some_and(|l| l > MAX_FN_LINES),
+            "{file}: `{name}` is no longer a long table: take it out of LONG_DATA"
+        );
+    }
 }

@@ -492,6 +492,68 @@ fn a_policy_file_applies_and_flags_override_it() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Every flag of `preview` that has a policy key lands in the same setting:
+/// the flag alone and the key alone give the same report, and it is not the
+/// report of neither.
+#[test]
+fn each_flag_and_its_policy_key_agree() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+    let a = corpus
+        .join("seed-invoice-server.json")
+        .display()
+        .to_string();
+    let b = corpus.join("basic-memory.json").display().to_string();
+    let dir = scratch("flag-key");
+    let policy = dir.join("mcp-preamble.toml");
+    let p = policy.display().to_string();
+    let report = |args: &[&str]| {
+        let mut all = vec!["preview", a.as_str(), b.as_str(), "--json"];
+        all.extend_from_slice(args);
+        let out = run(&all);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let servers: Vec<_> = json["assembly"]["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (
+                    s["name"].clone(),
+                    s["budget"].clone(),
+                    s["deferred"].clone(),
+                )
+            })
+            .collect();
+        (json["assembly"]["text"].clone(), servers)
+    };
+    let plain = report(&[]);
+    let cases: [(&[&str], &str); 6] = [
+        (&["--budget", "60"], "[defaults]\nbudget = 60\n"),
+        (&["--total-budget", "90"], "[defaults]\ntotal_budget = 90\n"),
+        (
+            &["--server-budget", "seed-invoice-server=40"],
+            "[servers.seed-invoice-server]\nbudget = 40\n",
+        ),
+        (
+            &["--deferred", "seed-invoice-server"],
+            "[servers.seed-invoice-server]\ndeferred = true\n",
+        ),
+        (&["--defer-over", "1"], "[defaults]\ndefer_over = 1\n"),
+        (&["--template", "xml"], "[defaults]\ntemplate = \"xml\"\n"),
+    ];
+    for (flags, key) in cases {
+        std::fs::write(&policy, format!("version = 1\n{key}")).unwrap();
+        let by_flag = report(flags);
+        assert_ne!(by_flag, plain, "{flags:?} changes nothing");
+        assert_eq!(
+            by_flag,
+            report(&["--policy", &p]),
+            "{flags:?} against {key:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A misspelt alias in `--deferred`, `--server-budget` or the policy file
 /// is warned about with the closest alias, and fails `--check`.
 #[test]

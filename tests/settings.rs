@@ -64,6 +64,53 @@ fn the_file_first_then_the_flags() {
     assert_eq!(via_policy.to_json(), via_settings.to_json());
 }
 
+/// Per server the flags' layer (`server_overrides`) wins over
+/// `[servers.<alias>]` as `overrides` does over `[defaults]`, and lands in
+/// the same builder calls as the keys.
+#[test]
+fn the_server_flags_lie_over_the_servers_table() {
+    let servers = [snapshot("seed-invoice-server")];
+    let report = |settings: &Settings| {
+        let a = Assembler::from_settings(settings)
+            .unwrap()
+            .assemble(&servers)
+            .unwrap();
+        let s = &a.servers()[0];
+        (s.budget, s.deferred.is_some(), a.text().to_string())
+    };
+    let file = Settings::from_str(
+        "version = 1\n[defaults]\ndefer_over = 1\n[servers.seed-invoice-server]\nbudget = 400\n",
+        "p.toml",
+    )
+    .unwrap();
+    let (budget, deferred, _) = report(&file);
+    assert_eq!((budget, deferred), (Some(400), true));
+    let mut layered = Settings::from_str(
+        "version = 1\n[servers.seed-invoice-server]\nbudget = 400\n",
+        "p.toml",
+    )
+    .unwrap();
+    let (_, deferred, plain) = report(&layered);
+    assert!(!deferred);
+    let flags = layered
+        .server_overrides
+        .entry("seed-invoice-server".to_string())
+        .or_default();
+    flags.budget = Some(60);
+    flags.deferred = true;
+    let (budget, deferred, text) = report(&layered);
+    assert_eq!((budget, deferred), (Some(60), true));
+    assert_ne!(text, plain);
+    assert_eq!(layered.servers["seed-invoice-server"].budget, Some(400));
+    // The key gives what the flag gives.
+    let keys = Settings::from_str(
+        "version = 1\n[servers.seed-invoice-server]\nbudget = 60\ndeferred = true\n",
+        "p.toml",
+    )
+    .unwrap();
+    assert_eq!(report(&keys), report(&layered));
+}
+
 #[test]
 fn each_kind_of_template_and_encoding_is_loaded_in_one_place() {
     let servers = [snapshot("seed-invoice-server")];
@@ -199,7 +246,7 @@ fn unknown_keys_in_every_table_name_the_closest_key() {
     );
     assert_eq!(
         err("version = 1\n[servers.a]\nzzzzzzzz = 1\n"),
-        "invalid configuration: p.toml:3:1: unknown key \"zzzzzzzz\" in [servers.a] (valid keys: budget, weight, exclude, instructions, label, on_change, tools, tool, always_load)"
+        "invalid configuration: p.toml:3:1: unknown key \"zzzzzzzz\" in [servers.a] (valid keys: budget, weight, exclude, instructions, label, on_change, tools, tool, always_load, deferred)"
     );
 }
 

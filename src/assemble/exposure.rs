@@ -60,7 +60,7 @@ pub(super) fn filtered(
         .iter()
         .zip(&placement.config_keys)
         .map(|(s, key)| {
-            let policy = config.policies.get(key.as_deref()?)?;
+            let policy = config.policies.get(key.as_ref()?.as_str())?;
             policy.tools.filter(s)
         })
         .collect()

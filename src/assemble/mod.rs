@@ -21,10 +21,12 @@ use std::sync::Arc;
 
 use crate::budget::{self, Measure, Render, Rendered};
 use crate::error::{Error, ErrorKind, Result};
+use crate::hosts::HostCap;
 use crate::limits::{Limit, LimitHit};
 use crate::model::ServerSnapshot;
 use crate::pin::{self, Effect, Pin, PinState};
-use crate::report::{AliasSetting, Assembly, ConfigDiagnostic};
+use crate::report::{AliasSetting, Assembly, ConfigDiagnostic, ServerReport};
+use crate::server_key::ServerKey;
 use crate::template::{MAX_BLOCK_BYTES, ServerView};
 
 pub use builder::{Assembler, Order, Policy};
@@ -43,7 +45,7 @@ impl Assembler {
             .config_keys
             .iter()
             .flatten()
-            .map(String::as_str)
+            .map(ServerKey::as_str)
             .collect();
         let settings = [
             (
@@ -119,16 +121,7 @@ impl Assembler {
         );
         let _entered = span.enter();
         let fallbacks = self.counter.fallbacks();
-        if self.lock_ref().is_none()
-            && let Some(on_change) = self.reviewing_on_change()
-        {
-            return Err(Error::new(
-                ErrorKind::InvalidConfig,
-                format!(
-                    "on_change = \"{on_change}\" needs a lock to compare servers with (Assembler::lock, or --lock in the CLI); without one every server would go through unreviewed"
-                ),
-            ));
-        }
+        self.check_review_has_lock()?;
         let placement = names::place(servers, self.order);
         // What the model is sent: pins, names and stages see the filtered tools.
         let filtered = exposure::filtered(self, servers, &placement);
@@ -175,53 +168,119 @@ impl Assembler {
         // Fitted from here on; a host's cap starts again from `base` (kept
         // only then: holding it makes each fit clone its server).
         let base = self.host_cap.map(|_| prepared.clone());
-        let total = self.total_budget;
-        let mut limits = self.token_limits(&prepared, total, &mut measure)?;
-        let mut fitted = self.fit(&mut run, &mut prepared, &limits, &mut measure)?;
-        let mut layout =
-            self.fit_total(&mut prepared, &mut fitted, &mut limits, total, &mut measure)?;
+        let mut out = self.fit_all(&mut run, prepared, self.total_budget, &mut measure)?;
         if let (Some(cap), Some(base)) = (self.host_cap, base) {
-            let mut total = self.count_section(&layout);
-            let mut steps = 0u32;
-            while !cap.fits(&layout.text) && total > 0 {
-                // Tokens to units is about proportional: scale the total,
-                // then halve should that not settle in a few steps.
-                let scaled = (total as u128 * cap.limit as u128
-                    / cap.measure(&layout.text).max(1) as u128)
-                    as usize;
-                total = if steps < 8 {
-                    scaled.min(total - 1)
-                } else {
-                    total / 2
-                };
-                steps += 1;
-                let within = Some(self.total_budget.map_or(total, |t| t.min(total)));
-                prepared = base.clone();
-                limits = self.token_limits(&prepared, within, &mut measure)?;
-                fitted = self.fit(&mut run, &mut prepared, &limits, &mut measure)?;
-                layout = self.fit_total(
-                    &mut prepared,
-                    &mut fitted,
-                    &mut limits,
-                    within,
-                    &mut measure,
-                )?;
-            }
+            out = self.fit_host_cap(cap, &base, out, &mut run, &mut measure)?;
         }
+        let Fitted {
+            prepared,
+            limits,
+            mut fitted,
+            layout,
+        } = out;
         if let Some((_, m, _)) = run.memo {
             m.evict();
         }
 
         let total_tokens = self.count_section(&layout);
         span.record("tokens", total_tokens);
+        // Kept for every server or for none (`Assembler::exposing`).
+        let exposures = prepared.iter().filter_map(|p| p.exposure.clone()).collect();
+        let reports = self.reports(prepared, &limits, &mut fitted, &layout, &placement);
+        Ok(Assembly::new(
+            self.counter
+                .counting(self.counter.fallbacks().saturating_sub(fallbacks)),
+            self.template.name(),
+            layout.text,
+            total_tokens,
+            reports,
+        )
+        .with_notes(self.config_diagnostics(&placement))
+        .with_exposures(exposures))
+    }
+
+    /// Steps 2 to 5 of the ladder for every server within their limits
+    /// (their own budgets, then fair shares of `total`), and the section laid
+    /// out.
+    fn fit_all(
+        &self,
+        run: &mut Run<'_>,
+        mut prepared: Vec<Arc<Prepared>>,
+        total: Option<usize>,
+        measure: &mut Measure<'_>,
+    ) -> Result<Fitted> {
+        let mut limits = self.token_limits(&prepared, total, measure)?;
+        let mut fitted = self.fit(run, &mut prepared, &limits, measure)?;
+        let layout = self.fit_total(&mut prepared, &mut fitted, &mut limits, total, measure)?;
+        Ok(Fitted {
+            prepared,
+            limits,
+            fitted,
+            layout,
+        })
+    }
+
+    /// Under a host's cap ([`Assembler::host_cap`]): fitted again from
+    /// `base` with a smaller token total until the section also fits the
+    /// cap in the host's unit. The token budgets still hold, in tokens.
+    fn fit_host_cap(
+        &self,
+        cap: HostCap,
+        base: &[Arc<Prepared>],
+        mut out: Fitted,
+        run: &mut Run<'_>,
+        measure: &mut Measure<'_>,
+    ) -> Result<Fitted> {
+        let mut total = self.count_section(&out.layout);
+        let mut steps = 0u32;
+        while !cap.fits(&out.layout.text) && total > 0 {
+            // Tokens to units is about proportional: scale the total,
+            // then halve should that not settle in a few steps.
+            let scaled = (total as u128 * cap.limit as u128
+                / cap.measure(&out.layout.text).max(1) as u128) as usize;
+            total = if steps < 8 {
+                scaled.min(total - 1)
+            } else {
+                total / 2
+            };
+            steps += 1;
+            let within = Some(self.total_budget.map_or(total, |t| t.min(total)));
+            out = self.fit_all(run, base.to_vec(), within, measure)?;
+        }
+        Ok(out)
+    }
+
+    /// An `on_change` other than `accept` needs a lock to review against.
+    fn check_review_has_lock(&self) -> Result<()> {
+        if self.lock_ref().is_none()
+            && let Some(on_change) = self.reviewing_on_change()
+        {
+            return Err(Error::new(
+                ErrorKind::InvalidConfig,
+                format!(
+                    "on_change = \"{on_change}\" needs a lock to compare servers with (Assembler::lock, or --lock in the CLI); without one every server would go through unreviewed"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Each server's report, in section order: its budget, and the block
+    /// that went into the section.
+    fn reports(
+        &self,
+        prepared: Vec<Arc<Prepared>>,
+        limits: &[Option<usize>],
+        fitted: &mut [Option<Rendered>],
+        layout: &Layout,
+        placement: &Placement,
+    ) -> Vec<ServerReport> {
         // Twins describe their namespace with the first server's text.
         let prepared_names: HashMap<String, Option<String>> = prepared
             .iter()
             .map(|p| (p.view.name.clone(), p.whole.clone()))
             .collect();
         let mut reports = Vec::with_capacity(prepared.len());
-        // Kept for every server or for none (`Assembler::exposing`).
-        let exposures = prepared.iter().filter_map(|p| p.exposure.clone()).collect();
         for (k, p) in prepared.into_iter().enumerate() {
             let mut report = p.report.clone();
             report.budget = limits[k];
@@ -240,16 +299,7 @@ impl Assembler {
             }
             reports.push(report);
         }
-        Ok(Assembly::new(
-            self.counter
-                .counting(self.counter.fallbacks().saturating_sub(fallbacks)),
-            self.template.name(),
-            layout.text,
-            total_tokens,
-            reports,
-        )
-        .with_notes(self.config_diagnostics(&placement))
-        .with_exposures(exposures))
+        reports
     }
 
     /// Prepares each server, in section order: sanitize, policy, untrimmed
@@ -261,7 +311,7 @@ impl Assembler {
         let mut prepared = Vec::with_capacity(placement.order.len());
         for (pos, &i) in placement.order.iter().enumerate() {
             let (name, renamed_from) = &placement.shown[pos];
-            let config_key = placement.config_keys[i].as_deref();
+            let config_key = placement.config_keys[i].as_ref().map(ServerKey::as_str);
             let (pinned, pin_fp) = self.pin_of(run, i, config_key)?;
             let key = run.version(i).map(|version| PreparedKey {
                 version,
@@ -540,6 +590,14 @@ fn link_same_servers(
     for (k, first) in twins {
         Arc::make_mut(&mut prepared[k]).make_twin(first);
     }
+}
+
+/// What fitting gave, per server in section order, and the section.
+struct Fitted {
+    prepared: Vec<Arc<Prepared>>,
+    limits: Vec<Option<usize>>,
+    fitted: Vec<Option<Rendered>>,
+    layout: Layout,
 }
 
 /// One assembly's inputs and its memo (with the versions and generation).

@@ -16,7 +16,7 @@ pub(super) struct Placement {
     /// suffix was added to it.
     pub shown: Vec<(String, Option<String>)>,
     /// Per input index: the key budgets and policies are looked up by.
-    pub config_keys: Vec<Option<String>>,
+    pub config_keys: Vec<Option<ServerKey>>,
 }
 
 /// Orders `servers` and names them.
@@ -53,10 +53,7 @@ pub(super) fn place(servers: &[&ServerSnapshot], how: Order) -> Placement {
             .map(|i| (names[*i].as_str(), servers[*i].alias.is_some()))
             .collect::<Vec<_>>(),
     );
-    let config_keys = ServerKey::resolve(servers)
-        .into_iter()
-        .map(|k| k.map(ServerKey::into_string))
-        .collect();
+    let config_keys = ServerKey::resolve(servers);
     Placement {
         order,
         shown,

@@ -252,7 +252,7 @@ impl Linter {
     /// ```
     pub fn check_policy(
         &self,
-        policy: &crate::policy::PolicyFile,
+        policy: &crate::settings::PolicyFile,
         aliases: &[&str],
     ) -> Vec<Finding> {
         let code = LintCode::UnknownPolicyAlias;

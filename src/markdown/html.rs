@@ -86,82 +86,10 @@ fn escape_points(text: &str) -> Vec<usize> {
     let cuts = SpanCuts::new(bytes, &url);
     let mut at = Vec::new();
     for options in PARSES {
-        // `<` and `[` that an event of this parse accounts for.
-        let mut seen = vec![false; text.len()];
-        let mut in_code = 0usize;
-        // Containers open around the current event: renderers disagree on
-        // where a list item or quote ends (mistune on tabs and empty items),
-        // so code inside one is escaped like text.
-        let mut containers = 0usize;
-        // The blocks holding inline text, innermost last.
-        let mut blocks = Vec::new();
-        blocks.push(0..text.len());
+        let mut walk = Walk::new(text.len());
         for (event, range) in Parser::new_ext(text, options).into_offset_iter() {
-            let mut text_event = false;
-            match &event {
-                Event::Html(_)
-                | Event::InlineHtml(_)
-                | Event::FootnoteReference(_)
-                | Event::Start(Tag::FootnoteDefinition(_)) => {
-                    let start = range.start + indent_len(&bytes[range.clone()]);
-                    if matches!(bytes.get(start), Some(b'<' | b'[')) {
-                        at.push(start);
-                    }
-                }
-                Event::Text(_) => text_event = in_code == 0,
-                // mistune opens an HTML block at `<hr` in `<hr:x>`.
-                Event::Start(Tag::Link {
-                    link_type: LinkType::Autolink | LinkType::Email,
-                    ..
-                }) if first_on_line(bytes, range.start) && block_tag_at(bytes, range.start + 1) => {
-                    at.push(range.start)
-                }
-                // What another renderer may not keep in the span is escaped
-                // like text.
-                Event::Code(_) => text_event = cuts.cut(bytes, &range, &blocks[blocks.len() - 1]),
-                Event::Start(
-                    Tag::Paragraph
-                    | Tag::Heading { .. }
-                    | Tag::TableCell
-                    | Tag::Item
-                    | Tag::BlockQuote(_)
-                    | Tag::DefinitionListTitle
-                    | Tag::DefinitionListDefinition,
-                ) => blocks.push(range.clone()),
-                Event::End(
-                    TagEnd::Paragraph
-                    | TagEnd::Heading(_)
-                    | TagEnd::TableCell
-                    | TagEnd::Item
-                    | TagEnd::BlockQuote(_)
-                    | TagEnd::DefinitionListTitle
-                    | TagEnd::DefinitionListDefinition,
-                ) if blocks.len() > 1 => {
-                    blocks.pop();
-                }
-                // Only a fence at the top level is code to every renderer:
-                // indented code depends on where a paragraph or list ends.
-                Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(_))) if containers == 0 => {
-                    in_code += 1
-                }
-                Event::End(TagEnd::CodeBlock) => in_code = in_code.saturating_sub(1),
-                _ => {}
-            }
-            match &event {
-                Event::Start(
-                    Tag::Item
-                    | Tag::BlockQuote(_)
-                    | Tag::FootnoteDefinition(_)
-                    | Tag::DefinitionListDefinition,
-                ) => containers += 1,
-                Event::End(
-                    TagEnd::Item
-                    | TagEnd::BlockQuote(_)
-                    | TagEnd::FootnoteDefinition
-                    | TagEnd::DefinitionListDefinition,
-                ) => containers = containers.saturating_sub(1),
-                _ => {}
-            }
+            let text_event = walk.event(bytes, &cuts, &event, &range, &mut at);
+            walk.follow_containers(&event);
             let accounts = matches!(
                 event,
                 Event::Text(_)
@@ -175,20 +103,130 @@ fn escape_points(text: &str) -> Vec<usize> {
                 continue;
             }
             for i in range.filter(|&i| matches!(bytes[i], b'<' | b'[')) {
-                seen[i] = true;
+                walk.seen[i] = true;
                 if text_event && could_start(i) {
                     at.push(i);
                 }
             }
         }
         // Syntax no event covers (link reference definitions, say).
-        at.extend((0..bytes.len()).filter(|&i| !seen[i] && could_start(i)));
+        at.extend((0..bytes.len()).filter(|&i| !walk.seen[i] && could_start(i)));
     }
     at.sort_unstable();
     at.dedup();
     // A `\<` the server wrote is no escape after an autolink.
     at.retain(|&i| bytes[i] == b'<' || !backslashed(bytes, i));
     at
+}
+
+/// One parse's walk over its events, for [`escape_points`].
+struct Walk {
+    /// `<` and `[` that an event of this parse accounts for.
+    seen: Vec<bool>,
+    in_code: usize,
+    /// Containers open around the current event: renderers disagree on
+    /// where a list item or quote ends (mistune on tabs and empty items),
+    /// so code inside one is escaped like text.
+    containers: usize,
+    /// The blocks holding inline text, innermost last.
+    blocks: Vec<Range<usize>>,
+}
+
+impl Walk {
+    fn new(len: usize) -> Walk {
+        Walk {
+            seen: vec![false; len],
+            in_code: 0,
+            containers: 0,
+            // The whole text: a range, not the lengths `vec![0..len]` reads as.
+            blocks: std::iter::once(0..len).collect(),
+        }
+    }
+
+    /// Pushes onto `at` the start of a raw HTML, footnote or block-tag
+    /// event, and follows code and blocks; whether the event's `<` and `[`
+    /// are text that could start one.
+    fn event(
+        &mut self,
+        bytes: &[u8],
+        cuts: &SpanCuts,
+        event: &Event<'_>,
+        range: &Range<usize>,
+        at: &mut Vec<usize>,
+    ) -> bool {
+        let mut text_event = false;
+        match event {
+            Event::Html(_)
+            | Event::InlineHtml(_)
+            | Event::FootnoteReference(_)
+            | Event::Start(Tag::FootnoteDefinition(_)) => {
+                let start = range.start + indent_len(&bytes[range.clone()]);
+                if matches!(bytes.get(start), Some(b'<' | b'[')) {
+                    at.push(start);
+                }
+            }
+            Event::Text(_) => text_event = self.in_code == 0,
+            // mistune opens an HTML block at `<hr` in `<hr:x>`.
+            Event::Start(Tag::Link {
+                link_type: LinkType::Autolink | LinkType::Email,
+                ..
+            }) if first_on_line(bytes, range.start) && block_tag_at(bytes, range.start + 1) => {
+                at.push(range.start)
+            }
+            // What another renderer may not keep in the span is escaped
+            // like text.
+            Event::Code(_) => {
+                text_event = cuts.cut(bytes, range, &self.blocks[self.blocks.len() - 1])
+            }
+            Event::Start(
+                Tag::Paragraph
+                | Tag::Heading { .. }
+                | Tag::TableCell
+                | Tag::Item
+                | Tag::BlockQuote(_)
+                | Tag::DefinitionListTitle
+                | Tag::DefinitionListDefinition,
+            ) => self.blocks.push(range.clone()),
+            Event::End(
+                TagEnd::Paragraph
+                | TagEnd::Heading(_)
+                | TagEnd::TableCell
+                | TagEnd::Item
+                | TagEnd::BlockQuote(_)
+                | TagEnd::DefinitionListTitle
+                | TagEnd::DefinitionListDefinition,
+            ) if self.blocks.len() > 1 => {
+                self.blocks.pop();
+            }
+            // Only a fence at the top level is code to every renderer:
+            // indented code depends on where a paragraph or list ends.
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(_))) if self.containers == 0 => {
+                self.in_code += 1
+            }
+            Event::End(TagEnd::CodeBlock) => self.in_code = self.in_code.saturating_sub(1),
+            _ => {}
+        }
+        text_event
+    }
+
+    /// Follows the containers open around the next event.
+    fn follow_containers(&mut self, event: &Event<'_>) {
+        match event {
+            Event::Start(
+                Tag::Item
+                | Tag::BlockQuote(_)
+                | Tag::FootnoteDefinition(_)
+                | Tag::DefinitionListDefinition,
+            ) => self.containers += 1,
+            Event::End(
+                TagEnd::Item
+                | TagEnd::BlockQuote(_)
+                | TagEnd::FootnoteDefinition
+                | TagEnd::DefinitionListDefinition,
+            ) => self.containers = self.containers.saturating_sub(1),
+            _ => {}
+        }
+    }
 }
 
 /// Where a renderer may end a code span that CommonMark keeps whole.

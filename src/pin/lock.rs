@@ -297,86 +297,110 @@ fn largest_entry(path: &Path) -> Option<(String, u64)> {
     let mut file = std::fs::File::open(path).ok()?;
     let mut buf = vec![0u8; 64 * 1024];
     let mut offset = 0u64;
-    let (mut depth, mut in_str, mut escaped) = (0u32, false, false);
-    let (mut in_servers, mut expect_key) = (false, false);
-    // The string being read, when it is a key we need (first 1 KiB).
-    let mut reading: Option<Vec<u8>> = None;
-    let mut top_key: Vec<u8> = Vec::new();
-    let mut current: Option<(Vec<u8>, u64)> = None;
-    let mut best: Option<(Vec<u8>, u64)> = None;
-    let mut close = |current: &mut Option<(Vec<u8>, u64)>, pos: u64| {
-        if let Some((key, start)) = current.take()
-            && best.as_ref().is_none_or(|(_, n)| pos - start > *n)
-        {
-            best = Some((key, pos - start));
-        }
-    };
+    let mut scan = EntryScan::default();
     loop {
         let n = file.read(&mut buf).ok()?;
         if n == 0 {
             break;
         }
         for (i, &b) in buf[..n].iter().enumerate() {
-            let pos = offset + i as u64;
-            if in_str {
-                if escaped {
-                    escaped = false;
-                } else if b == b'\\' {
-                    escaped = true;
-                } else if b == b'"' {
-                    in_str = false;
-                    if let Some(key) = reading.take() {
-                        if depth == 1 {
-                            top_key = key;
-                        } else {
-                            close(&mut current, pos);
-                            current = Some((key, pos));
-                            expect_key = false;
-                        }
-                    }
-                    continue;
-                }
-                if let Some(r) = reading.as_mut().filter(|r| r.len() < 1024) {
-                    r.push(b);
-                }
-                continue;
-            }
-            match b {
-                b'"' => {
-                    in_str = true;
-                    if depth == 1 || (depth == 2 && in_servers && expect_key) {
-                        reading = Some(Vec::new());
-                    }
-                }
-                b'{' | b'[' => {
-                    depth += 1;
-                    if depth == 2 && b == b'{' && top_key == b"servers" {
-                        (in_servers, expect_key) = (true, true);
-                    }
-                }
-                b'}' | b']' => {
-                    if depth == 2 && in_servers {
-                        close(&mut current, pos);
-                        in_servers = false;
-                    }
-                    depth = depth.saturating_sub(1);
-                }
-                b',' if depth == 2 && in_servers => {
-                    close(&mut current, pos);
-                    expect_key = true;
-                }
-                _ => {}
-            }
+            scan.byte(b, offset + i as u64);
         }
         offset += n as u64;
     }
-    let (key, bytes) = best?;
+    let (key, bytes) = scan.best?;
     let mut quoted = vec![b'"'];
     quoted.extend_from_slice(&key);
     quoted.push(b'"');
     let key = serde_json::from_slice::<String>(&quoted)
         .unwrap_or_else(|_| String::from_utf8_lossy(&key).into_owned());
     Some((crate::sanitize::line(&key), bytes))
+}
+
+/// [`largest_entry`]'s reading of the JSON, one byte at a time.
+#[derive(Default)]
+struct EntryScan {
+    depth: u32,
+    in_str: bool,
+    escaped: bool,
+    in_servers: bool,
+    expect_key: bool,
+    /// The string being read, when it is a key we need (first 1 KiB).
+    reading: Option<Vec<u8>>,
+    top_key: Vec<u8>,
+    /// The entry being read: its key and where it starts.
+    current: Option<(Vec<u8>, u64)>,
+    /// The largest entry so far: its key and size.
+    best: Option<(Vec<u8>, u64)>,
+}
+
+impl EntryScan {
+    /// Ends the entry being read at `pos`, kept if it is the largest yet.
+    fn close(&mut self, pos: u64) {
+        if let Some((key, start)) = self.current.take()
+            && self.best.as_ref().is_none_or(|(_, n)| pos - start > *n)
+        {
+            self.best = Some((key, pos - start));
+        }
+    }
+
+    /// Reads byte `b` at `pos`.
+    fn byte(&mut self, b: u8, pos: u64) {
+        if self.in_str {
+            self.string_byte(b, pos);
+            return;
+        }
+        match b {
+            b'"' => {
+                self.in_str = true;
+                if self.depth == 1 || (self.depth == 2 && self.in_servers && self.expect_key) {
+                    self.reading = Some(Vec::new());
+                }
+            }
+            b'{' | b'[' => {
+                self.depth += 1;
+                if self.depth == 2 && b == b'{' && self.top_key == b"servers" {
+                    (self.in_servers, self.expect_key) = (true, true);
+                }
+            }
+            b'}' | b']' => {
+                if self.depth == 2 && self.in_servers {
+                    self.close(pos);
+                    self.in_servers = false;
+                }
+                self.depth = self.depth.saturating_sub(1);
+            }
+            b',' if self.depth == 2 && self.in_servers => {
+                self.close(pos);
+                self.expect_key = true;
+            }
+            _ => {}
+        }
+    }
+
+    /// Reads byte `b` at `pos` inside a string.
+    fn string_byte(&mut self, b: u8, pos: u64) {
+        if self.escaped {
+            self.escaped = false;
+        } else if b == b'\\' {
+            self.escaped = true;
+        } else if b == b'"' {
+            self.in_str = false;
+            if let Some(key) = self.reading.take() {
+                if self.depth == 1 {
+                    self.top_key = key;
+                } else {
+                    self.close(pos);
+                    self.current = Some((key, pos));
+                    self.expect_key = false;
+                }
+            }
+            return;
+        }
+        if let Some(r) = self.reading.as_mut().filter(|r| r.len() < 1024) {
+            r.push(b);
+        }
+    }
 }
 
 fn is_sha256_hex(s: &str) -> bool {

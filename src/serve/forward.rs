@@ -106,7 +106,13 @@ impl Upstream {
         for p in before {
             relay_to(&host, p).await;
         }
-        match answer.map_err(|e| self.failed(&tool, e))? {
+        let answer = answer.map_err(|e| self.failed(&tool, e))?;
+        self.response(&tool, answer)
+    }
+
+    /// The host's answer from the upstream's result.
+    fn response(&self, tool: &str, answer: ServerResult) -> Result<CallToolResponse, McpError> {
+        match answer {
             ServerResult::CallToolResult(r) => Ok(CallToolResponse::Complete(r)),
             ServerResult::InputRequiredResult(r) => Ok(CallToolResponse::InputRequired(r)),
             ServerResult::CreateTaskResult(r) => Ok(CallToolResponse::Task(r)),
@@ -117,8 +123,8 @@ impl Upstream {
             | ServerResult::CustomResult(_)) => serde_json::to_value(other)
                 .and_then(serde_json::from_value)
                 .map(CallToolResponse::Complete)
-                .map_err(|_| self.failed(&tool, ServiceError::UnexpectedResponse)),
-            _ => Err(self.failed(&tool, ServiceError::UnexpectedResponse)),
+                .map_err(|_| self.failed(tool, ServiceError::UnexpectedResponse)),
+            _ => Err(self.failed(tool, ServiceError::UnexpectedResponse)),
         }
     }
 

@@ -5,7 +5,8 @@
 //!
 //! As in ripgrep, the layers are the same settings: the file's
 //! [`Settings::defaults`] first, then [`Settings::overrides`] (the flags),
-//! and a value set in a later layer wins.
+//! and a value set in a later layer wins; per server, [`Settings::servers`]
+//! then [`Settings::server_overrides`] (`--server-budget`, `--deferred`).
 //!
 //! # The policy file
 //!
@@ -39,6 +40,8 @@
 //! | `[servers.<alias>.tools]` `allow = ["glob", …]`, `deny = […]` | [`Policy::tools`](crate::Policy::tools) ([`ToolFilter`]): the tools the model is sent |
 //! | `[servers.<alias>.tool.<name>]` `description`, `title`, `annotations`, `always_load` | [`Policy::tool`](crate::Policy::tool) ([`ToolOverride`]) |
 //! | `[servers.<alias>]` `always_load = true` | [`Policy::always_load`](crate::Policy::always_load): never deferred |
+//! | `[defaults]` `defer_over` | [`Assembler::defer_over`](crate::Assembler::defer_over): defer the tools of servers with more tools |
+//! | `[servers.<alias>]` `deferred = true` | [`Assembler::defer`](crate::Assembler::defer): the host defers this server's tools |
 //! | `[client]` `name`, `version`, `capabilities`, `roots` | who the CLI says it is when it connects ([`ClientSettings`]); a host that shares the file connects as the same client with [`ClientSettings::client_config`] and [`ClientSettings::handler`] (feature `rmcp`) |
 //!
 //! ```toml
@@ -66,16 +69,17 @@
 //! snapshots it holds.
 
 pub use crate::dedup::Similarity;
-pub use crate::policy::PolicyFile;
 pub use crate::server_key::ServerKey;
 pub use crate::tool_policy::{ToolFilter, ToolOverride};
 #[cfg(feature = "rmcp")]
 pub use client::ClientIdentity;
 pub use client::{Capability, ClientSettings};
+pub use file::PolicyFile;
 pub use weight::Weight;
 
 mod client;
 mod counter;
+mod file;
 mod tools;
 mod weight;
 
@@ -134,6 +138,11 @@ pub struct Settings {
     /// against the working directory, and its errors name no file.
     #[serde(skip)]
     pub overrides: Defaults,
+    /// The layer over `servers`: what the command line (or code) sets for
+    /// one server, by its alias. Its values win; unlike `servers`, an alias
+    /// here that no server has is not reported as a policy.
+    #[serde(skip)]
+    pub server_overrides: BTreeMap<String, ServerOverrides>,
     /// Where the settings were read from, for messages (empty when they
     /// were made in code).
     #[serde(skip)]
@@ -196,6 +205,9 @@ pub struct Defaults {
     /// The names the model sees for tools: `"claude-code"`, `"vscode"`,
     /// `"codex"`, `"opencode"`, `"plain"` or a pattern ([`ToolNames`]).
     pub tool_names: Option<ToolNames>,
+    /// Defer the tools of every server with more than this many tools
+    /// ([`Assembler::defer_over`]).
+    pub defer_over: Option<usize>,
 }
 
 /// `[servers.<alias>]`: the operator's decisions for one server.
@@ -224,6 +236,22 @@ pub struct ServerSettings {
     pub tool: BTreeMap<String, ToolOverride>,
     /// Never defer this server's tools behind tool search.
     pub always_load: Option<bool>,
+    /// The host defers this server's tools behind tool search
+    /// ([`Assembler::defer`]).
+    #[serde(default)]
+    pub deferred: bool,
+}
+
+/// What the command line (or code) sets for one server
+/// ([`Settings::server_overrides`]): the per-server flags, over the
+/// server's `[servers.<alias>]`.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct ServerOverrides {
+    /// Token budget of this server's block (`--server-budget`), over `budget`.
+    pub budget: Option<usize>,
+    /// Defer this server's tools (`--deferred`), as `deferred = true` does.
+    pub deferred: bool,
 }
 
 impl Defaults {
@@ -250,6 +278,7 @@ impl Defaults {
         set(&mut self.tool_descriptions, &over.tool_descriptions);
         set(&mut self.on_change, &over.on_change);
         set(&mut self.tool_names, &over.tool_names);
+        set(&mut self.defer_over, &over.defer_over);
         self
     }
 
@@ -289,6 +318,7 @@ impl Settings {
             servers: BTreeMap::new(),
             client: ClientSettings::default(),
             overrides: Defaults::default(),
+            server_overrides: BTreeMap::new(),
             origin: String::new(),
             base_dir: None,
         }
@@ -433,9 +463,15 @@ impl Assembler {
         if let Some(names) = d.tool_names {
             a = a.tool_names(names);
         }
+        if let Some(n) = d.defer_over {
+            a = a.defer_over(n);
+        }
         for (alias, s) in &settings.servers {
             if let Some(n) = s.budget {
                 a = a.server_budget(alias.clone(), n);
+            }
+            if s.deferred {
+                a = a.defer(alias.clone());
             }
             let mut p = Policy::new();
             if s.exclude {
@@ -456,6 +492,14 @@ impl Assembler {
             p = s.tool_policy(p);
             // Always set, so an alias no server has is reported as a policy.
             a = a.policy(alias.clone(), p);
+        }
+        for (alias, o) in &settings.server_overrides {
+            if let Some(n) = o.budget {
+                a = a.server_budget(alias.clone(), n);
+            }
+            if o.deferred {
+                a = a.defer(alias.clone());
+            }
         }
         Ok(a)
     }
@@ -541,6 +585,7 @@ mod tests {
                 "tool_descriptions",
                 "on_change",
                 "tool_names",
+                "defer_over",
             ]
         );
         assert_eq!(
@@ -554,7 +599,8 @@ mod tests {
                 "on_change",
                 "tools",
                 "tool",
-                "always_load"
+                "always_load",
+                "deferred"
             ]
         );
     }
@@ -565,14 +611,14 @@ mod tests {
     #[test]
     fn every_serde_field_is_a_known_key() {
         let debug_fields = |debug: String| debug.matches(": ").count();
-        // Settings' three skipped fields are not keys of the file.
+        // Settings' four skipped fields are not keys of the file.
         assert_eq!(
             debug_fields(
                 format!("{:?}", Settings::new())
                     .replace(&format!("{:?}", Defaults::default()), "D")
                     .replace(&format!("{:?}", ClientSettings::default()), "C")
             ),
-            Settings::keys().len() + 3
+            Settings::keys().len() + 4
         );
         assert_eq!(
             debug_fields(format!("{:?}", Defaults::default())),
@@ -603,6 +649,8 @@ mod tests {
             ("tools", "{ deny = [\"x*\"] }"),
             ("tool", "{ x = { description = \"d\" } }"),
             ("always_load", "true"),
+            ("defer_over", "3"),
+            ("deferred", "true"),
         ];
         let value = |k: &str| values.iter().find(|(n, _)| *n == k).unwrap().1;
         for k in Defaults::keys() {

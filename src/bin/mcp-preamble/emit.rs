@@ -7,7 +7,7 @@
 //! text under review keeps its URLs), [`emit_line`], [`emit_err`] and the
 //! connection rows redact query strings of URLs too.
 
-use std::fmt;
+use std::fmt::{self, Write as _};
 use std::io::{IsTerminal, Write as _};
 
 use mcp_preamble::Assembly;
@@ -17,7 +17,7 @@ use mcp_preamble::redact;
 use mcp_preamble::report::Omission;
 use mcp_preamble::text::{json_safe, terminal_safe};
 
-use crate::load::{Origin, Source};
+use crate::source::{Origin, Source};
 
 /// `--check`: a server is new or changed against the lock and its
 /// `on_change` is not `accept`.
@@ -85,7 +85,6 @@ pub fn emit_preview(
 
 /// The text report: the section, then a row per server.
 fn text_report(assembly: &Assembly, sources: &[Source]) -> String {
-    use std::fmt::Write as _;
     let mut out = String::new();
     let paint = Paint(std::io::stdout().is_terminal());
     // Printed as is: the library removed every control and format character
@@ -96,6 +95,32 @@ fn text_report(assembly: &Assembly, sources: &[Source]) -> String {
         let _ = writeln!(out);
     }
     let _ = writeln!(out);
+    server_rows(&mut out, &paint, assembly, sources);
+    for f in sources.iter().filter(|c| !c.ok) {
+        let row = format!(
+            "{:<24} {}",
+            truncate(&terminal_safe(&redact::printed(&f.alias)), 24),
+            terminal_safe(&redact::printed(f.error.as_deref().unwrap_or("failed")))
+        );
+        let _ = writeln!(out, "{}", paint.on("31", &row));
+        for line in f.stderr.lines() {
+            let _ = writeln!(out, "    stderr: {}", terminal_safe(&redact::printed(line)));
+        }
+    }
+    pin_diffs(&mut out, &paint, assembly);
+    let last = format!(
+        "section: {} tokens ({}{}, template {})",
+        assembly.total_tokens(),
+        assembly.encoding(),
+        counting_note(assembly.counting()),
+        assembly.template()
+    );
+    let _ = writeln!(out, "{}", terminal_safe(&last));
+    out
+}
+
+/// The table's header and a row per server, with its diagnostics.
+fn server_rows(out: &mut String, paint: &Paint, assembly: &Assembly, sources: &[Source]) {
     // The pin column only when a lock was given.
     let pinned = assembly
         .servers()
@@ -159,17 +184,10 @@ fn text_report(assembly: &Assembly, sources: &[Source]) -> String {
             let _ = writeln!(out, "    {}", terminal_safe(&d.to_string()));
         }
     }
-    for f in sources.iter().filter(|c| !c.ok) {
-        let row = format!(
-            "{:<24} {}",
-            truncate(&terminal_safe(&redact::printed(&f.alias)), 24),
-            terminal_safe(&redact::printed(f.error.as_deref().unwrap_or("failed")))
-        );
-        let _ = writeln!(out, "{}", paint.on("31", &row));
-        for line in f.stderr.lines() {
-            let _ = writeln!(out, "    stderr: {}", terminal_safe(&redact::printed(line)));
-        }
-    }
+}
+
+/// The diff of each new or changed server against its pin.
+fn pin_diffs(out: &mut String, paint: &Paint, assembly: &Assembly) {
     for s in assembly.servers() {
         if !matches!(s.pin.state, PinState::New | PinState::Changed) {
             continue;
@@ -189,15 +207,6 @@ fn text_report(assembly: &Assembly, sources: &[Source]) -> String {
             let _ = writeln!(out, "    {}", paint.on(code, &line));
         }
     }
-    let last = format!(
-        "section: {} tokens ({}{}, template {})",
-        assembly.total_tokens(),
-        assembly.encoding(),
-        counting_note(assembly.counting()),
-        assembly.template()
-    );
-    let _ = writeln!(out, "{}", terminal_safe(&last));
-    out
 }
 
 /// After the counter's name: nothing for exact counts, else what the

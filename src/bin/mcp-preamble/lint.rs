@@ -5,14 +5,15 @@ use std::process::ExitCode;
 
 use mcp_preamble::connect::Handshake;
 use mcp_preamble::files::McpConfig;
+use mcp_preamble::lint::{Linter, ServerLint};
 use mcp_preamble::report::{AliasSetting, ConfigDiagnostic};
 use mcp_preamble::settings::{PolicyFile, Settings};
 use mcp_preamble::text::terminal_safe;
 use mcp_preamble::{Era, ServerSnapshot};
 
-use crate::CliError;
 use crate::args::{LintArgs, LintFormat};
 use crate::emit::{emit, emit_err};
+use crate::error::CliError;
 use crate::load::{gather, gather_with, load_file_eras, require_input};
 use mcp_preamble::text::json_safe;
 
@@ -33,9 +34,49 @@ pub async fn lint(mut a: LintArgs) -> Result<ExitCode, CliError> {
     settings.overrides.tokenizer.clone_from(&a.tokenizer);
     let counter = settings.token_counter()?;
     require_input(&a.files, &a.connect)?;
-    let mut linter = mcp_preamble::lint::Linter::new()
-        .token_counter(counter)
-        .max_tokens(a.max_tokens);
+    let linter = linter(&a, &settings)?.token_counter(counter);
+    let Linted {
+        servers,
+        failures,
+        known,
+    } = lint_inputs(&a, &settings, &linter).await?;
+    let mut report = mcp_preamble::lint::LintReport::new(servers);
+    if let (Some(policy), Some(path)) = (&policy, &a.policy) {
+        // A table for an alias no server has is a finding (MCP017).
+        let known: Vec<&str> = known.iter().map(String::as_str).collect();
+        report.add_policy(
+            path.display().to_string(),
+            linter.check_policy(policy, &known),
+        );
+    }
+    for (source, error) in failures {
+        report.add_failure(source, error);
+    }
+    // Printed as the report keeps them: with secrets redacted.
+    for (source, error) in report.failures() {
+        emit_err(&format!("mcp-preamble: {source}: {error}"));
+    }
+    // Messages quote tool names as sent; the text report has no escapes of
+    // its own, so all of it can go through terminal_safe.
+    let out = match a.format {
+        LintFormat::Text => terminal_safe(&report.to_text()).into_owned(),
+        LintFormat::Json => json_safe(&report.to_json()).into_owned() + "\n",
+        LintFormat::Sarif => json_safe(&report.to_sarif()).into_owned() + "\n",
+    };
+    emit(&out);
+    if !report.failures().is_empty() {
+        Err(CliError::LintIncomplete)
+    } else if report.count_at_least(a.deny) > 0 {
+        Ok(ExitCode::from(1))
+    } else {
+        Ok(ExitCode::SUCCESS)
+    }
+}
+
+/// The linter of the flags, with the policy's tool filters (its counter is
+/// set by the caller).
+fn linter(a: &LintArgs, settings: &Settings) -> Result<Linter, CliError> {
+    let mut linter = Linter::new().max_tokens(a.max_tokens);
     if let Some(list) = &a.hosts {
         linter = linter.hosts(mcp_preamble::lint::HostProfile::parse_list(
             list,
@@ -57,6 +98,25 @@ pub async fn lint(mut a: LintArgs) -> Result<ExitCode, CliError> {
             linter = linter.tool_filter(alias.clone(), filter.clone());
         }
     }
+    Ok(linter)
+}
+
+/// What [`lint_inputs`] found.
+struct Linted {
+    servers: Vec<ServerLint>,
+    /// `(source, error)` of each server that could not be linted.
+    failures: Vec<(String, String)>,
+    /// The aliases given, for the policy's unknown ones.
+    known: Vec<String>,
+}
+
+/// Lints the files, then the config's servers (if any), leaving out the
+/// servers the settings exclude.
+async fn lint_inputs(
+    a: &LintArgs,
+    settings: &Settings,
+    linter: &Linter,
+) -> Result<Linted, CliError> {
     let mut servers = Vec::new();
     let mut failures = Vec::new();
     let mut known = Vec::new();
@@ -89,42 +149,16 @@ pub async fn lint(mut a: LintArgs) -> Result<ExitCode, CliError> {
             .filter(|s| !settings.excludes(s))
             .map(|s| vec![s])
             .collect();
-        connect_again(&config, &a, &mut runs, &mut failures, &origin).await;
+        connect_again(&config, a, &mut runs, &mut failures, &origin).await;
         for run in &runs {
             servers.extend(linter.check_connects(run, Some(&origin)));
         }
     }
-    let mut report = mcp_preamble::lint::LintReport::new(servers);
-    if let (Some(policy), Some(path)) = (&policy, &a.policy) {
-        // A table for an alias no server has is a finding (MCP017).
-        let known: Vec<&str> = known.iter().map(String::as_str).collect();
-        report.add_policy(
-            path.display().to_string(),
-            linter.check_policy(policy, &known),
-        );
-    }
-    for (source, error) in failures {
-        report.add_failure(source, error);
-    }
-    // Printed as the report keeps them: with secrets redacted.
-    for (source, error) in report.failures() {
-        emit_err(&format!("mcp-preamble: {source}: {error}"));
-    }
-    // Messages quote tool names as sent; the text report has no escapes of
-    // its own, so all of it can go through terminal_safe.
-    let out = match a.format {
-        LintFormat::Text => terminal_safe(&report.to_text()).into_owned(),
-        LintFormat::Json => json_safe(&report.to_json()).into_owned() + "\n",
-        LintFormat::Sarif => json_safe(&report.to_sarif()).into_owned() + "\n",
-    };
-    emit(&out);
-    if !report.failures().is_empty() {
-        Err(CliError::LintIncomplete)
-    } else if report.count_at_least(a.deny) > 0 {
-        Ok(ExitCode::from(1))
-    } else {
-        Ok(ExitCode::SUCCESS)
-    }
+    Ok(Linted {
+        servers,
+        failures,
+        known,
+    })
 }
 
 /// The later connects of `--connects` and `--eras`, appended to each

@@ -9,59 +9,11 @@ use mcp_preamble::connect::{
 use mcp_preamble::files::{Capture, McpConfig, load_server_file};
 use mcp_preamble::settings::ClientIdentity;
 
-use crate::CliError;
 use crate::args::Connect;
 use crate::emit::emit_err;
+use crate::error::CliError;
 use crate::progress::Progress;
-
-/// How a server's snapshot was read (`"source"` in `preview --json`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Origin {
-    /// Connected now.
-    Live,
-    /// A fresh `server/discover` result from the cache.
-    Cache,
-    /// A capture or snapshot file.
-    File,
-}
-
-/// Where a server's snapshot came from.
-#[derive(serde::Serialize)]
-pub struct Source {
-    pub alias: String,
-    pub source: Origin,
-    pub ok: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub stderr: String,
-    pub elapsed_ms: u64,
-}
-
-impl Source {
-    fn ok(alias: &str, source: Origin, elapsed_ms: u64) -> Source {
-        Source {
-            alias: alias.to_string(),
-            source,
-            ok: true,
-            error: None,
-            stderr: String::new(),
-            elapsed_ms,
-        }
-    }
-
-    pub fn failed(alias: String, source: Origin, error: String) -> Source {
-        Source {
-            alias,
-            source,
-            ok: false,
-            error: Some(error),
-            stderr: String::new(),
-            elapsed_ms: 0,
-        }
-    }
-}
+use crate::source::{Origin, Source};
 
 /// With neither files nor a config there is nothing to do.
 pub fn require_input(files: &[PathBuf], connect: &Connect) -> Result<(), CliError> {

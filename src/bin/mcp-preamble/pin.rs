@@ -6,27 +6,17 @@ use std::process::ExitCode;
 
 use mcp_preamble::ServerSnapshot;
 use mcp_preamble::pin::{Lock, PinState};
-use mcp_preamble::settings::ServerKey;
+use mcp_preamble::settings::{ServerKey, ToolFilter};
 
-use crate::CliError;
 use crate::args::PinArgs;
 use crate::emit::{emit_err, emit_line};
-use crate::load::load_inputs;
+use crate::error::CliError;
+use crate::load::{Gathered, load_inputs};
 use crate::snapshot::write_file;
+use crate::source::Source;
 
 pub async fn pin(mut a: PinArgs) -> Result<ExitCode, CliError> {
-    // The policy file's `[client]`: pin as the host that shares it; its
-    // tool filters: pin what the model is sent.
-    let mut filters = BTreeMap::new();
-    if let Some(path) = &a.policy {
-        let settings = mcp_preamble::settings::Settings::from_path(path)?;
-        for (alias, s) in &settings.servers {
-            if let Some(f) = s.tools.clone().filter(|f| !f.is_empty()) {
-                filters.insert(alias.clone(), f);
-            }
-        }
-        a.connect.client = settings.client;
-    }
+    let filters = read_policy(&mut a)?;
     let old = match std::fs::symlink_metadata(&a.lock) {
         Ok(_) => Lock::from_path(&a.lock)?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Lock::new(),
@@ -34,50 +24,8 @@ pub async fn pin(mut a: PinArgs) -> Result<ExitCode, CliError> {
     };
     let mut gathered = load_inputs(&a.files, &a.connect).await?;
     gathered.close().await;
-
-    // Servers by the key they are pinned under; two servers under one key
-    // would overwrite each other's pin.
-    let mut servers: BTreeMap<String, &ServerSnapshot> = BTreeMap::new();
-    for s in &gathered.snapshots {
-        let key = ServerKey::of(s).into_string();
-        if servers.insert(key.clone(), s).is_some() {
-            return Err(invalid(format!(
-                "two servers are named {key:?}: give them different aliases"
-            )));
-        }
-    }
-    // Keyed as pins are. A server whose tools/list failed is not pinned
-    // either: its tools are unknown.
-    let key_of = |alias: &str| ServerKey::alias(alias).into_string();
-    let mut failed: Vec<String> = gathered
-        .sources
-        .iter()
-        .filter(|s| !s.ok)
-        .map(|s| key_of(&s.alias))
-        .collect();
-    for (key, s) in &servers {
-        if let Some(e) = &s.tools_error {
-            emit_err(&format!(
-                "{key}: tools/list failed ({}: {}); not pinned",
-                e.code, e.message
-            ));
-            failed.push(key.clone());
-        }
-    }
-    servers.retain(|key, _| !failed.contains(key));
-    for alias in &a.update {
-        if !servers.contains_key(alias) && !failed.contains(alias) {
-            let known: Vec<&str> = servers.keys().map(String::as_str).collect();
-            return Err(invalid(format!(
-                "--update {alias:?}: no server has this alias (known: {})",
-                if known.is_empty() {
-                    "none".to_string()
-                } else {
-                    known.join(", ")
-                }
-            )));
-        }
-    }
+    let (servers, failed) = by_key(&gathered)?;
+    check_updates(&a.update, &servers, &failed)?;
 
     // With --all the lock is made afresh: a failed server keeps its old
     // pin, a server no longer given loses it. Otherwise every pin is kept
@@ -95,70 +43,11 @@ pub async fn pin(mut a: PinArgs) -> Result<ExitCode, CliError> {
     };
     let mut held_back = Vec::new();
     for (key, s) in &servers {
-        let filter = filters.get(key);
-        let before = match filter {
-            Some(f) => old.check_sent(s, f),
-            None => old.check(s),
-        };
-        if before.state == PinState::Changed && !a.all && !a.update.contains(key) {
-            emit_line(&format!(
-                "{key}: changed, not pinned again ({}); to accept: --update {key}",
-                before.summary()
-            ));
-            for line in before.diff.as_deref().unwrap_or("").lines() {
-                emit_line(&format!("    {line}"));
-            }
+        if !pin_one(&a, &old, &mut lock, key, s, filters.get(key)) {
             held_back.push(key.clone());
-            continue;
-        }
-        match filter {
-            Some(f) => lock.pin_sent(s, f, &mcp_preamble::Limits::default()),
-            None => lock.pin(s),
-        }
-        // Name and version are recorded but not compared: say when they moved.
-        let moved = match (old.get(key), lock.get(key)) {
-            (Some(a), Some(b)) if (&a.name, &a.version) != (&b.name, &b.version) => Some(format!(
-                "{} {} -> {} {}",
-                a.name, a.version, b.name, b.version
-            )),
-            _ => None,
-        };
-        let what = match (before.state, moved) {
-            (PinState::Same, None) => "unchanged".to_string(),
-            (PinState::Same, Some(moved)) => format!("pinned again ({moved}; same text)"),
-            (PinState::New, _) => "pinned (new)".to_string(),
-            (_, _) => format!("pinned again ({})", before.summary()),
-        };
-        emit_line(&format!("{key}: {what}"));
-    }
-    for key in old
-        .keys()
-        .filter(|k| !servers.contains_key(*k) && !failed.iter().any(|f| f == k))
-    {
-        emit_line(&format!(
-            "{key}: no longer given; {}",
-            if a.all {
-                "pin removed"
-            } else {
-                "pin kept (--all removes it)"
-            }
-        ));
-    }
-    for f in gathered.sources.iter().filter(|c| !c.ok) {
-        let kept = if old.get(&key_of(&f.alias)).is_some() {
-            "its old pin is kept"
-        } else {
-            "not pinned"
-        };
-        emit_err(&format!(
-            "{}: {}; {kept}",
-            f.alias,
-            f.error.as_deref().unwrap_or("failed")
-        ));
-        for line in f.stderr.lines() {
-            emit_err(&format!("    stderr: {line}"));
         }
     }
+    report_left_out(&a, &old, &servers, &failed, &gathered.sources);
 
     write_lock(&a.lock, &lock)?;
     emit_line(&format!("wrote {}", a.lock.display()));
@@ -173,6 +62,169 @@ pub async fn pin(mut a: PinArgs) -> Result<ExitCode, CliError> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The policy file's `[client]`: pin as the host that shares it; its
+/// tool filters, by alias: pin what the model is sent.
+fn read_policy(a: &mut PinArgs) -> Result<BTreeMap<String, ToolFilter>, CliError> {
+    let mut filters = BTreeMap::new();
+    if let Some(path) = &a.policy {
+        let settings = mcp_preamble::settings::Settings::from_path(path)?;
+        for (alias, s) in &settings.servers {
+            if let Some(f) = s.tools.clone().filter(|f| !f.is_empty()) {
+                filters.insert(alias.clone(), f);
+            }
+        }
+        a.connect.client = settings.client;
+    }
+    Ok(filters)
+}
+
+/// The servers to pin, by the key they are pinned under, and the keys of
+/// those that failed. Two servers under one key would overwrite each
+/// other's pin.
+fn by_key(
+    gathered: &Gathered,
+) -> Result<(BTreeMap<String, &ServerSnapshot>, Vec<String>), CliError> {
+    let mut servers: BTreeMap<String, &ServerSnapshot> = BTreeMap::new();
+    for s in &gathered.snapshots {
+        let key = ServerKey::of(s).into_string();
+        if servers.insert(key.clone(), s).is_some() {
+            return Err(invalid(format!(
+                "two servers are named {key:?}: give them different aliases"
+            )));
+        }
+    }
+    // Keyed as pins are. A server whose tools/list failed is not pinned
+    // either: its tools are unknown.
+    let mut failed: Vec<String> = gathered
+        .sources
+        .iter()
+        .filter(|s| !s.ok)
+        .map(|s| key_of(&s.alias))
+        .collect();
+    for (key, s) in &servers {
+        if let Some(e) = &s.tools_error {
+            emit_err(&format!(
+                "{key}: tools/list failed ({}: {}); not pinned",
+                e.code, e.message
+            ));
+            failed.push(key.clone());
+        }
+    }
+    servers.retain(|key, _| !failed.contains(key));
+    Ok((servers, failed))
+}
+
+/// The key a source's alias is pinned under.
+fn key_of(alias: &str) -> String {
+    ServerKey::alias(alias).into_string()
+}
+
+/// Each `--update` alias is a server's (one that failed counts).
+fn check_updates(
+    update: &[String],
+    servers: &BTreeMap<String, &ServerSnapshot>,
+    failed: &[String],
+) -> Result<(), CliError> {
+    for alias in update {
+        if !servers.contains_key(alias) && !failed.contains(alias) {
+            let known: Vec<&str> = servers.keys().map(String::as_str).collect();
+            return Err(invalid(format!(
+                "--update {alias:?}: no server has this alias (known: {})",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Pins one server into `lock` and says what happened; `false` when it
+/// changed and is held back (neither `--all` nor `--update` for it).
+fn pin_one(
+    a: &PinArgs,
+    old: &Lock,
+    lock: &mut Lock,
+    key: &str,
+    s: &ServerSnapshot,
+    filter: Option<&ToolFilter>,
+) -> bool {
+    let before = match filter {
+        Some(f) => old.check_sent(s, f),
+        None => old.check(s),
+    };
+    if before.state == PinState::Changed && !a.all && !a.update.iter().any(|u| u == key) {
+        emit_line(&format!(
+            "{key}: changed, not pinned again ({}); to accept: --update {key}",
+            before.summary()
+        ));
+        for line in before.diff.as_deref().unwrap_or("").lines() {
+            emit_line(&format!("    {line}"));
+        }
+        return false;
+    }
+    match filter {
+        Some(f) => lock.pin_sent(s, f, &mcp_preamble::Limits::default()),
+        None => lock.pin(s),
+    }
+    // Name and version are recorded but not compared: say when they moved.
+    let moved = match (old.get(key), lock.get(key)) {
+        (Some(a), Some(b)) if (&a.name, &a.version) != (&b.name, &b.version) => Some(format!(
+            "{} {} -> {} {}",
+            a.name, a.version, b.name, b.version
+        )),
+        _ => None,
+    };
+    let what = match (before.state, moved) {
+        (PinState::Same, None) => "unchanged".to_string(),
+        (PinState::Same, Some(moved)) => format!("pinned again ({moved}; same text)"),
+        (PinState::New, _) => "pinned (new)".to_string(),
+        (_, _) => format!("pinned again ({})", before.summary()),
+    };
+    emit_line(&format!("{key}: {what}"));
+    true
+}
+
+/// The pins of servers no longer given, and the servers that failed.
+fn report_left_out(
+    a: &PinArgs,
+    old: &Lock,
+    servers: &BTreeMap<String, &ServerSnapshot>,
+    failed: &[String],
+    sources: &[Source],
+) {
+    for key in old
+        .keys()
+        .filter(|k| !servers.contains_key(*k) && !failed.iter().any(|f| f == k))
+    {
+        emit_line(&format!(
+            "{key}: no longer given; {}",
+            if a.all {
+                "pin removed"
+            } else {
+                "pin kept (--all removes it)"
+            }
+        ));
+    }
+    for f in sources.iter().filter(|c| !c.ok) {
+        let kept = if old.get(&key_of(&f.alias)).is_some() {
+            "its old pin is kept"
+        } else {
+            "not pinned"
+        };
+        emit_err(&format!(
+            "{}: {}; {kept}",
+            f.alias,
+            f.error.as_deref().unwrap_or("failed")
+        ));
+        for line in f.stderr.lines() {
+            emit_err(&format!("    stderr: {line}"));
+        }
+    }
 }
 
 /// Writes the lock whole or not at all (a temporary file moved into place);

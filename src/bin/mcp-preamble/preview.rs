@@ -8,10 +8,11 @@ use mcp_preamble::report::{AliasSetting, ConfigDiagnostic};
 use mcp_preamble::settings::Settings;
 use mcp_preamble::{Assembler, ServerSnapshot};
 
-use crate::CliError;
 use crate::args::{Preview, Target, namespace_chars};
 use crate::emit::{emit, emit_err, emit_preview, needed_trimming, pending_review};
-use crate::load::{Source, load_inputs};
+use crate::error::CliError;
+use crate::load::load_inputs;
+use crate::source::Source;
 
 /// The policy file's settings (if any) with the flags over them: a flag wins.
 fn settings(p: &Preview) -> Result<Settings, mcp_preamble::Error> {
@@ -27,22 +28,22 @@ fn settings(p: &Preview) -> Result<Settings, mcp_preamble::Error> {
     flags.tool_names.clone_from(&p.tool_names);
     flags.model.clone_from(&p.model);
     flags.tokenizer.clone_from(&p.tokenizer);
+    flags.defer_over = p.defer_over;
+    // Budgets by alias are warned about by the CLI, not as policies.
+    for (alias, n) in &p.server_budget {
+        let server = settings.server_overrides.entry(alias.clone()).or_default();
+        server.budget = Some(*n);
+    }
+    for alias in &p.deferred {
+        let server = settings.server_overrides.entry(alias.clone()).or_default();
+        server.deferred = true;
+    }
     Ok(settings)
 }
 
 /// The assembler of `settings`, with the flags the policy file has no key for.
 fn assembler(p: &Preview, settings: &Settings) -> Result<Assembler, mcp_preamble::Error> {
     let mut a = Assembler::from_settings(settings)?;
-    // Budgets by alias are warned about by the CLI, not as policies.
-    for (alias, n) in &p.server_budget {
-        a = a.server_budget(alias.clone(), *n);
-    }
-    for alias in &p.deferred {
-        a = a.defer(alias.clone());
-    }
-    if let Some(n) = p.defer_over {
-        a = a.defer_over(n);
-    }
     if let Some(path) = &p.lock {
         a = a.lock(Lock::from_path(path)?);
     }

@@ -13,8 +13,8 @@ use mcp_preamble::pin::Lock;
 use mcp_preamble::serve::{Gateway, ServeAs};
 use mcp_preamble::settings::Settings;
 
-use crate::CliError;
 use crate::args::ServeArgs;
+use crate::error::CliError;
 
 /// How often the policy and lock files are looked at.
 const WATCH: Duration = Duration::from_millis(300);

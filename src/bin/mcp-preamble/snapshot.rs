@@ -9,9 +9,9 @@ use mcp_preamble::connect::now_ms;
 use mcp_preamble::files::{McpConfig, SnapshotFile};
 use mcp_preamble::settings::PolicyFile;
 
-use crate::CliError;
 use crate::args::SnapshotArgs;
 use crate::emit::{emit_err, emit_line};
+use crate::error::CliError;
 use crate::load::gather;
 
 /// Exit 1 when a server failed or a file was skipped or not written.

@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use crate::lint::{LintCode, LintReport};
+use crate::lint::{Finding, LintCode, LintReport, ServerLint};
 
 impl LintReport {
     /// The report as a SARIF 2.1.0 log (the format code-scanning tools
@@ -29,58 +29,14 @@ impl LintReport {
             .collect();
         let mut results = Vec::new();
         for s in self.servers() {
-            for f in &s.findings {
-                let rule_index = LintCode::ALL.iter().position(|c| *c == f.code).unwrap_or(0);
-                let mut logical = vec![json!({"name": s.server, "kind": "module"})];
-                // A finding in a tool description is located at the tool too.
-                if let Some(tool) = f.tool.as_ref().filter(|_| f.code.about_tool_description()) {
-                    logical.push(json!({
-                        "name": tool,
-                        "fullyQualifiedName": format!("{}/{tool}", s.server),
-                        "kind": "function",
-                    }));
-                }
-                let mut location = json!({"logicalLocations": logical});
-                if let Some(source) = &s.source {
-                    location["physicalLocation"] =
-                        json!({"artifactLocation": {"uri": uri_reference(source)}});
-                }
-                let mut properties = json!({"server": s.server, "fix": f.fix});
-                if let Some(excerpt) = &f.excerpt {
-                    properties["excerpt"] = json!(excerpt);
-                }
-                if let Some(tool) = &f.tool {
-                    properties["tool"] = json!(tool);
-                }
-                if let Some(line) = f.line {
-                    properties["instructionsLine"] = json!(line);
-                }
-                results.push(json!({
-                    "ruleId": f.code.code(),
-                    "ruleIndex": rule_index,
-                    "level": f.severity.as_str(),
-                    "message": {"text": f.message},
-                    "locations": [location],
-                    "properties": properties,
-                }));
-            }
+            results.extend(s.findings.iter().map(|f| server_result(s, f)));
         }
         if let Some(source) = self.policy_source() {
-            for f in self.policy_findings() {
-                let rule_index = LintCode::ALL.iter().position(|c| *c == f.code).unwrap_or(0);
-                let mut physical = json!({"artifactLocation": {"uri": uri_reference(source)}});
-                if let Some(line) = f.line {
-                    physical["region"] = json!({"startLine": line});
-                }
-                results.push(json!({
-                    "ruleId": f.code.code(),
-                    "ruleIndex": rule_index,
-                    "level": f.severity.as_str(),
-                    "message": {"text": f.message},
-                    "locations": [{"physicalLocation": physical}],
-                    "properties": {"server": f.server, "fix": f.fix},
-                }));
-            }
+            results.extend(
+                self.policy_findings()
+                    .iter()
+                    .map(|f| policy_result(source, f)),
+            );
         }
         let notifications: Vec<Value> = self
             .failures()
@@ -111,6 +67,63 @@ impl LintReport {
         });
         serde_json::to_string_pretty(&log).unwrap_or_default()
     }
+}
+
+/// The index of a finding's rule in the run's `rules`.
+fn rule_index(code: LintCode) -> usize {
+    LintCode::ALL.iter().position(|c| *c == code).unwrap_or(0)
+}
+
+/// One finding of a server, located at its source file (when known), the
+/// server and, for a tool description, the tool.
+fn server_result(s: &ServerLint, f: &Finding) -> Value {
+    let mut logical = vec![json!({"name": s.server, "kind": "module"})];
+    // A finding in a tool description is located at the tool too.
+    if let Some(tool) = f.tool.as_ref().filter(|_| f.code.about_tool_description()) {
+        logical.push(json!({
+            "name": tool,
+            "fullyQualifiedName": format!("{}/{tool}", s.server),
+            "kind": "function",
+        }));
+    }
+    let mut location = json!({"logicalLocations": logical});
+    if let Some(source) = &s.source {
+        location["physicalLocation"] = json!({"artifactLocation": {"uri": uri_reference(source)}});
+    }
+    let mut properties = json!({"server": s.server, "fix": f.fix});
+    if let Some(excerpt) = &f.excerpt {
+        properties["excerpt"] = json!(excerpt);
+    }
+    if let Some(tool) = &f.tool {
+        properties["tool"] = json!(tool);
+    }
+    if let Some(line) = f.line {
+        properties["instructionsLine"] = json!(line);
+    }
+    json!({
+        "ruleId": f.code.code(),
+        "ruleIndex": rule_index(f.code),
+        "level": f.severity.as_str(),
+        "message": {"text": f.message},
+        "locations": [location],
+        "properties": properties,
+    })
+}
+
+/// One finding of the policy file, at its line.
+fn policy_result(source: &str, f: &Finding) -> Value {
+    let mut physical = json!({"artifactLocation": {"uri": uri_reference(source)}});
+    if let Some(line) = f.line {
+        physical["region"] = json!({"startLine": line});
+    }
+    json!({
+        "ruleId": f.code.code(),
+        "ruleIndex": rule_index(f.code),
+        "level": f.severity.as_str(),
+        "message": {"text": f.message},
+        "locations": [{"physicalLocation": physical}],
+        "properties": {"server": f.server, "fix": f.fix},
+    })
 }
 
 /// A path as a relative URI reference: `/` separators, and every byte

@@ -16,11 +16,11 @@ use crate::lint::pass::Pass;
 use crate::sanitize;
 use crate::segment::{self, Unit};
 
-impl Pass<'_> {
+impl<'a> Pass<'a> {
     /// MCP018 over the instructions, the tool names and the tool descriptions.
     pub(super) fn confusable_names(&mut self, instructions: Option<&str>) {
         let server = self.server;
-        let mut by_skeleton: HashMap<String, &str> = HashMap::new();
+        let mut by_skeleton: HashMap<String, &'a str> = HashMap::new();
         for t in &server.tools {
             // A name without look-alike letters is the one a look-alike imitates.
             if !t.name.chars().any(|c| lookalike(c).is_some()) {
@@ -49,7 +49,19 @@ impl Pass<'_> {
                 );
             }
         }
-        // Words of tool descriptions.
+        self.confusable_description_words(&by_skeleton, &real);
+        if let Some(text) = instructions {
+            self.confusable_instruction_words(text, &by_skeleton, &real);
+        }
+    }
+
+    /// MCP018 over the words of the tool descriptions.
+    fn confusable_description_words(
+        &mut self,
+        by_skeleton: &HashMap<String, &'a str>,
+        real: &BTreeSet<&str>,
+    ) {
+        let server = self.server;
         for t in &server.tools {
             let Some(d) = t.description.as_deref() else {
                 continue;
@@ -57,7 +69,7 @@ impl Pass<'_> {
             let d = sanitize::text(d);
             let mut said = BTreeSet::new();
             for w in words(&d) {
-                if let Some(target) = imitated(w, &by_skeleton, &real)
+                if let Some(target) = imitated(w, by_skeleton, real)
                     && said.insert(w)
                 {
                     self.push_tool(
@@ -75,12 +87,19 @@ impl Pass<'_> {
                 }
             }
         }
-        // Words of the instructions.
-        let Some(text) = instructions else { return };
+    }
+
+    /// MCP018 over the words of the instructions, each at its unit.
+    fn confusable_instruction_words(
+        &mut self,
+        text: &str,
+        by_skeleton: &HashMap<String, &'a str>,
+        real: &BTreeSet<&str>,
+    ) {
         let mut said = BTreeSet::new();
         let mut units: Option<Vec<Unit>> = None;
         for w in words(text) {
-            if let Some(target) = imitated(w, &by_skeleton, &real)
+            if let Some(target) = imitated(w, by_skeleton, real)
                 && said.insert(w)
             {
                 // `w` is a slice of `text`: its offset finds its unit.
@@ -150,83 +169,87 @@ fn skeleton(word: &str) -> String {
         .collect()
 }
 
+/// Cyrillic letters and the Latin ones they look like.
+const CYRILLIC: &[(char, char)] = &[
+    ('а', 'a'),
+    ('е', 'e'),
+    ('ё', 'e'),
+    ('һ', 'h'),
+    ('і', 'i'),
+    ('ї', 'i'),
+    ('ј', 'j'),
+    ('ӏ', 'l'),
+    ('о', 'o'),
+    ('р', 'p'),
+    ('с', 'c'),
+    ('ѕ', 's'),
+    ('у', 'y'),
+    ('х', 'x'),
+    ('ԁ', 'd'),
+    ('ԛ', 'q'),
+    ('ԝ', 'w'),
+    ('А', 'A'),
+    ('В', 'B'),
+    ('Е', 'E'),
+    ('Н', 'H'),
+    ('І', 'I'),
+    ('Ј', 'J'),
+    ('К', 'K'),
+    ('М', 'M'),
+    ('О', 'O'),
+    ('Р', 'P'),
+    ('С', 'C'),
+    ('Ѕ', 'S'),
+    ('Т', 'T'),
+    ('Х', 'X'),
+    ('У', 'Y'),
+    ('Ԁ', 'D'),
+    ('Ԛ', 'Q'),
+    ('Ԝ', 'W'),
+];
+/// Greek letters and the Latin ones they look like.
+const GREEK: &[(char, char)] = &[
+    ('α', 'a'),
+    ('ε', 'e'),
+    ('ι', 'i'),
+    ('κ', 'k'),
+    ('ν', 'v'),
+    ('ο', 'o'),
+    ('ρ', 'p'),
+    ('υ', 'u'),
+    ('χ', 'x'),
+    ('γ', 'y'),
+    ('ϲ', 'c'),
+    ('Α', 'A'),
+    ('Β', 'B'),
+    ('Ε', 'E'),
+    ('Ζ', 'Z'),
+    ('Η', 'H'),
+    ('Ι', 'I'),
+    ('Κ', 'K'),
+    ('Μ', 'M'),
+    ('Ν', 'N'),
+    ('Ο', 'O'),
+    ('Ρ', 'P'),
+    ('Τ', 'T'),
+    ('Υ', 'Y'),
+    ('Χ', 'X'),
+];
+/// Other look-alikes, with their script.
+const OTHER: &[(char, char, &str)] = &[
+    ('ı', 'i', "Latin dotless i"),
+    ('ȷ', 'j', "Latin dotless j"),
+    ('ℓ', 'l', "letterlike"),
+    ('օ', 'o', "Armenian"),
+    ('ս', 'u', "Armenian"),
+    ('ց', 'g', "Armenian"),
+    ('ɑ', 'a', "Latin alpha"),
+    ('ɡ', 'g', "Latin script g"),
+];
+
 /// The Latin letter `c` looks like, and `c`'s script; `None` for Latin
 /// letters and everything that looks like no Latin letter.
 fn lookalike(c: char) -> Option<(char, &'static str)> {
-    const CYRILLIC: &[(char, char)] = &[
-        ('а', 'a'),
-        ('е', 'e'),
-        ('ё', 'e'),
-        ('һ', 'h'),
-        ('і', 'i'),
-        ('ї', 'i'),
-        ('ј', 'j'),
-        ('ӏ', 'l'),
-        ('о', 'o'),
-        ('р', 'p'),
-        ('с', 'c'),
-        ('ѕ', 's'),
-        ('у', 'y'),
-        ('х', 'x'),
-        ('ԁ', 'd'),
-        ('ԛ', 'q'),
-        ('ԝ', 'w'),
-        ('А', 'A'),
-        ('В', 'B'),
-        ('Е', 'E'),
-        ('Н', 'H'),
-        ('І', 'I'),
-        ('Ј', 'J'),
-        ('К', 'K'),
-        ('М', 'M'),
-        ('О', 'O'),
-        ('Р', 'P'),
-        ('С', 'C'),
-        ('Ѕ', 'S'),
-        ('Т', 'T'),
-        ('Х', 'X'),
-        ('У', 'Y'),
-        ('Ԁ', 'D'),
-        ('Ԛ', 'Q'),
-        ('Ԝ', 'W'),
-    ];
-    const GREEK: &[(char, char)] = &[
-        ('α', 'a'),
-        ('ε', 'e'),
-        ('ι', 'i'),
-        ('κ', 'k'),
-        ('ν', 'v'),
-        ('ο', 'o'),
-        ('ρ', 'p'),
-        ('υ', 'u'),
-        ('χ', 'x'),
-        ('γ', 'y'),
-        ('ϲ', 'c'),
-        ('Α', 'A'),
-        ('Β', 'B'),
-        ('Ε', 'E'),
-        ('Ζ', 'Z'),
-        ('Η', 'H'),
-        ('Ι', 'I'),
-        ('Κ', 'K'),
-        ('Μ', 'M'),
-        ('Ν', 'N'),
-        ('Ο', 'O'),
-        ('Ρ', 'P'),
-        ('Τ', 'T'),
-        ('Υ', 'Y'),
-        ('Χ', 'X'),
-    ];
-    const OTHER: &[(char, char, &str)] = &[
-        ('ı', 'i', "Latin dotless i"),
-        ('ȷ', 'j', "Latin dotless j"),
-        ('ℓ', 'l', "letterlike"),
-        ('օ', 'o', "Armenian"),
-        ('ս', 'u', "Armenian"),
-        ('ց', 'g', "Armenian"),
-        ('ɑ', 'a', "Latin alpha"),
-        ('ɡ', 'g', "Latin script g"),
-    ];
     if c.is_ascii() {
         return None;
     }

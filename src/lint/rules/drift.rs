@@ -260,27 +260,7 @@ impl Pass<'_> {
             ""
         };
         if let Some(t) = d.instructions {
-            let (message, line) = match t {
-                TextDrift::Presence { a_chars, b_chars } => (
-                    format!(
-                        "instructions differ {between}: {} characters in {a}, {} characters in {b}{cache}",
-                        a_chars, b_chars
-                    ),
-                    None,
-                ),
-                TextDrift::Line { line, a: x, b: y } => (
-                    format!(
-                        "instructions differ {between}, first at line {line}: \"{x}\" in {a}, \"{y}\" in {b}{cache}"
-                    ),
-                    Some(line),
-                ),
-                TextDrift::Invisible { a: x, b: y } => (
-                    format!(
-                        "instructions differ {between} only in invisible characters that sanitizing removes ({x} in {a}, {y} in {b}){cache}"
-                    ),
-                    None,
-                ),
-            };
+            let (message, line) = instructions_drift(t, &between, a, b, cache);
             self.push(code, message, None, None, fix.clone());
             if let (Some(line), Some(f)) = (line, self.findings.last_mut()) {
                 f.line = Some(line);
@@ -301,23 +281,7 @@ impl Pass<'_> {
             .redescribed
             .split_at(d.redescribed.len().min(MAX_TOOL_FINDINGS));
         for t in shown {
-            let what = match (&t.description, t.schema) {
-                (Some(_), true) => "description and inputSchema",
-                (Some(_), false) => "description",
-                _ => "inputSchema",
-            };
-            let detail = match &t.description {
-                Some(TextDrift::Line { line, a: x, b: y }) => {
-                    format!(", first at line {line}: \"{x}\" in {a}, \"{y}\" in {b}")
-                }
-                Some(TextDrift::Presence { a_chars, b_chars }) => {
-                    format!(": {a_chars} characters in {a}, {b_chars} characters in {b}")
-                }
-                Some(TextDrift::Invisible { a: x, b: y }) => format!(
-                    ": only invisible characters that sanitizing removes ({x} in {a}, {y} in {b})"
-                ),
-                None => String::new(),
-            };
+            let (what, detail) = tool_drift(t, a, b);
             self.push(
                 code,
                 format!(
@@ -344,6 +308,59 @@ impl Pass<'_> {
             );
         }
     }
+}
+
+/// The message about drifted instructions, and the line it is first at.
+fn instructions_drift(
+    t: TextDrift,
+    between: &str,
+    a: &str,
+    b: &str,
+    cache: &str,
+) -> (String, Option<usize>) {
+    match t {
+        TextDrift::Presence { a_chars, b_chars } => (
+            format!(
+                "instructions differ {between}: {} characters in {a}, {} characters in {b}{cache}",
+                a_chars, b_chars
+            ),
+            None,
+        ),
+        TextDrift::Line { line, a: x, b: y } => (
+            format!(
+                "instructions differ {between}, first at line {line}: \"{x}\" in {a}, \"{y}\" in {b}{cache}"
+            ),
+            Some(line),
+        ),
+        TextDrift::Invisible { a: x, b: y } => (
+            format!(
+                "instructions differ {between} only in invisible characters that sanitizing removes ({x} in {a}, {y} in {b}){cache}"
+            ),
+            None,
+        ),
+    }
+}
+
+/// What of a tool drifted, and how its description differs.
+fn tool_drift(t: &ToolDrift, a: &str, b: &str) -> (&'static str, String) {
+    let what = match (&t.description, t.schema) {
+        (Some(_), true) => "description and inputSchema",
+        (Some(_), false) => "description",
+        _ => "inputSchema",
+    };
+    let detail = match &t.description {
+        Some(TextDrift::Line { line, a: x, b: y }) => {
+            format!(", first at line {line}: \"{x}\" in {a}, \"{y}\" in {b}")
+        }
+        Some(TextDrift::Presence { a_chars, b_chars }) => {
+            format!(": {a_chars} characters in {a}, {b_chars} characters in {b}")
+        }
+        Some(TextDrift::Invisible { a: x, b: y }) => {
+            format!(": only invisible characters that sanitizing removes ({x} in {a}, {y} in {b})")
+        }
+        None => String::new(),
+    };
+    (what, detail)
 }
 
 #[cfg(test)]

@@ -10,9 +10,9 @@ use serde::Deserialize;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
+use super::{ClientSettings, Defaults, POLICY_VERSION, ServerSettings, Settings};
 use crate::assemble::Assembler;
 use crate::error::{Error, ErrorKind, Result};
-use crate::settings::{ClientSettings, Defaults, POLICY_VERSION, ServerSettings, Settings};
 use crate::support::distance;
 
 /// A parsed policy file (see the crate docs, "Policy file"): its
@@ -382,7 +382,7 @@ mod tests {
         );
         assert_eq!(
             err("version = 1\n[defaults]\nzzzzzzzz = 1\n"),
-            "invalid configuration: mcp-preamble.toml:3:1: unknown key \"zzzzzzzz\" in [defaults] (valid keys: budget, total_budget, template, encoding, model, tokenizer, dedup, similarity, order, list_tool_only_servers, tool_descriptions, on_change, tool_names)"
+            "invalid configuration: mcp-preamble.toml:3:1: unknown key \"zzzzzzzz\" in [defaults] (valid keys: budget, total_budget, template, encoding, model, tokenizer, dedup, similarity, order, list_tool_only_servers, tool_descriptions, on_change, tool_names, defer_over)"
         );
     }
 
