@@ -33,8 +33,8 @@ pub async fn pin(mut a: PinArgs) -> Result<ExitCode, CliError> {
     let mut lock = if a.all {
         let mut fresh = Lock::new();
         for key in &failed {
-            if let Some(entry) = old.get(key) {
-                fresh.insert(key.clone(), entry.clone());
+            if let Some(entry) = old.get(key.as_str()) {
+                fresh.insert(key.as_str(), entry.clone());
             }
         }
         fresh
@@ -43,8 +43,9 @@ pub async fn pin(mut a: PinArgs) -> Result<ExitCode, CliError> {
     };
     let mut held_back = Vec::new();
     for (key, s) in &servers {
+        let key = key.as_str();
         if !pin_one(&a, &old, &mut lock, key, s, filters.get(key)) {
-            held_back.push(key.clone());
+            held_back.push(key);
         }
     }
     report_left_out(&a, &old, &servers, &failed, &gathered.sources);
@@ -83,21 +84,20 @@ fn read_policy(a: &mut PinArgs) -> Result<BTreeMap<String, ToolFilter>, CliError
 /// The servers to pin, by the key they are pinned under, and the keys of
 /// those that failed. Two servers under one key would overwrite each
 /// other's pin.
-fn by_key(
-    gathered: &Gathered,
-) -> Result<(BTreeMap<String, &ServerSnapshot>, Vec<String>), CliError> {
-    let mut servers: BTreeMap<String, &ServerSnapshot> = BTreeMap::new();
+fn by_key(gathered: &Gathered) -> Result<(Servers<'_>, Vec<ServerKey>), CliError> {
+    let mut servers = Servers::new();
     for s in &gathered.snapshots {
-        let key = ServerKey::of(s).into_string();
+        let key = ServerKey::of(s);
         if servers.insert(key.clone(), s).is_some() {
             return Err(invalid(format!(
-                "two servers are named {key:?}: give them different aliases"
+                "two servers are named {:?}: give them different aliases",
+                key.as_str()
             )));
         }
     }
     // Keyed as pins are. A server whose tools/list failed is not pinned
     // either: its tools are unknown.
-    let mut failed: Vec<String> = gathered
+    let mut failed: Vec<ServerKey> = gathered
         .sources
         .iter()
         .filter(|s| !s.ok)
@@ -116,20 +116,23 @@ fn by_key(
     Ok((servers, failed))
 }
 
+/// The servers to pin, by the key they are pinned under.
+type Servers<'g> = BTreeMap<ServerKey, &'g ServerSnapshot>;
+
 /// The key a source's alias is pinned under.
-fn key_of(alias: &str) -> String {
-    ServerKey::alias(alias).into_string()
+fn key_of(alias: &str) -> ServerKey {
+    ServerKey::alias(alias)
 }
 
 /// Each `--update` alias is a server's (one that failed counts).
 fn check_updates(
     update: &[String],
-    servers: &BTreeMap<String, &ServerSnapshot>,
-    failed: &[String],
+    servers: &Servers,
+    failed: &[ServerKey],
 ) -> Result<(), CliError> {
     for alias in update {
-        if !servers.contains_key(alias) && !failed.contains(alias) {
-            let known: Vec<&str> = servers.keys().map(String::as_str).collect();
+        if !servers.contains_key(alias.as_str()) && !failed.iter().any(|k| k == alias.as_str()) {
+            let known: Vec<&str> = servers.keys().map(ServerKey::as_str).collect();
             return Err(invalid(format!(
                 "--update {alias:?}: no server has this alias (known: {})",
                 if known.is_empty() {
@@ -193,8 +196,8 @@ fn pin_one(
 fn report_left_out(
     a: &PinArgs,
     old: &Lock,
-    servers: &BTreeMap<String, &ServerSnapshot>,
-    failed: &[String],
+    servers: &Servers,
+    failed: &[ServerKey],
     sources: &[Source],
 ) {
     for key in old
@@ -211,7 +214,7 @@ fn report_left_out(
         ));
     }
     for f in sources.iter().filter(|c| !c.ok) {
-        let kept = if old.get(&key_of(&f.alias)).is_some() {
+        let kept = if old.get(key_of(&f.alias).as_str()).is_some() {
             "its old pin is kept"
         } else {
             "not pinned"
