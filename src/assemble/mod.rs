@@ -172,22 +172,28 @@ impl Assembler {
         if let (Some(cap), Some(base)) = (self.host_cap, base) {
             out = self.fit_host_cap(cap, &base, out, &mut run, &mut measure)?;
         }
+        if let Some((_, m, _)) = run.memo {
+            m.evict();
+        }
+        let assembly = self.finish(out, &placement, fallbacks);
+        span.record("tokens", assembly.total_tokens());
+        Ok(assembly)
+    }
+
+    /// The assembly from what fitting gave: the section and its count, each
+    /// server's report and (when kept) exposure, the settings' diagnostics.
+    fn finish(&self, out: Fitted, placement: &Placement, fallbacks: u64) -> Assembly {
         let Fitted {
             prepared,
             limits,
             mut fitted,
             layout,
         } = out;
-        if let Some((_, m, _)) = run.memo {
-            m.evict();
-        }
-
         let total_tokens = self.count_section(&layout);
-        span.record("tokens", total_tokens);
         // Kept for every server or for none (`Assembler::exposing`).
         let exposures = prepared.iter().filter_map(|p| p.exposure.clone()).collect();
-        let reports = self.reports(prepared, &limits, &mut fitted, &layout, &placement);
-        Ok(Assembly::new(
+        let reports = self.reports(prepared, &limits, &mut fitted, &layout, placement);
+        Assembly::new(
             self.counter
                 .counting(self.counter.fallbacks().saturating_sub(fallbacks)),
             self.template.name(),
@@ -195,8 +201,8 @@ impl Assembler {
             total_tokens,
             reports,
         )
-        .with_notes(self.config_diagnostics(&placement))
-        .with_exposures(exposures))
+        .with_notes(self.config_diagnostics(placement))
+        .with_exposures(exposures)
     }
 
     /// Steps 2 to 5 of the ladder for every server within their limits
