@@ -172,13 +172,19 @@ async fn connection(stream: TcpStream, peer: SocketAddr, mcp: Mcp, limits: HttpL
 fn refusal(req: &Request<Incoming>) -> Option<Answer> {
     let headers = req.headers();
     if headers.get_all(hyper::header::HOST).iter().count() > 1 {
-        return Some(plain(StatusCode::BAD_REQUEST, "bad request: more than one host header"));
+        return Some(plain(
+            StatusCode::BAD_REQUEST,
+            "bad request: more than one host header",
+        ));
     }
     let mut origins = headers.get_all(hyper::header::ORIGIN).iter();
     let local = origins.all(|o| o.to_str().is_ok_and(loopback_origin));
     if !local {
         tracing::warn!("refused an http request from a non-local origin");
-        return Some(plain(StatusCode::FORBIDDEN, "forbidden: the origin is not local"));
+        return Some(plain(
+            StatusCode::FORBIDDEN,
+            "forbidden: the origin is not local",
+        ));
     }
     None
 }
@@ -194,7 +200,7 @@ fn loopback_origin(origin: &str) -> bool {
     };
     let host = match rest.strip_prefix('[') {
         Some(v6) => match v6.split_once(']') {
-            Some((addr, port)) if addr == "::1" => return port_only(port),
+            Some(("::1", port)) => return port_only(port),
             _ => return false,
         },
         None => rest,

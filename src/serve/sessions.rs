@@ -12,9 +12,7 @@ use std::time::Duration;
 use futures_core::Stream;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::streamable_http_server::SessionManager;
-use rmcp::transport::streamable_http_server::session::local::{
-    LocalSessionManager, SessionConfig,
-};
+use rmcp::transport::streamable_http_server::session::local::{LocalSessionManager, SessionConfig};
 use rmcp::transport::streamable_http_server::session::{EventStore, ServerSseMessage, SessionId};
 
 /// [`LocalSessionManager`] with at most `cap` live sessions, each closed

@@ -383,7 +383,9 @@ fn parse_timeout(s: &str) -> Result<Duration, String> {
 fn parse_positive_timeout(s: &str) -> Result<Duration, String> {
     let t = parse_timeout(s)?;
     if t.is_zero() {
-        return Err(format!("{s} seconds would close every connection; give more than 0"));
+        return Err(format!(
+            "{s} seconds would close every connection; give more than 0"
+        ));
     }
     Ok(t)
 }
