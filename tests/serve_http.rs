@@ -84,7 +84,11 @@ impl Gateway {
     /// Sends `head` (request line and headers, without the blank line)
     /// with `body`, and reads the whole answer (`Connection: close`).
     fn exchange(&self, head: &str, body: &str) -> String {
-        let mut s = self.connect();
+        // Refused: the gateway is gone, and the answer is empty.
+        let Ok(mut s) = TcpStream::connect(&self.authority) else {
+            return String::new();
+        };
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
         let sent = write!(
             s,
             "{head}\r\nContent-Type: application/json\r\n\
@@ -180,6 +184,45 @@ fn a_connection_that_moves_nothing_is_closed_after_the_idle_timeout() {
     );
     assert!(started.elapsed() < Duration::from_secs(10));
     assert!(answered(&gateway.initialize("")));
+}
+
+#[test]
+fn connections_past_the_cap_wait_until_one_closes() {
+    let gateway = Gateway::start(
+        "cap",
+        &[
+            "--max-connections",
+            "2",
+            "--header-timeout",
+            "60",
+            "--idle-timeout",
+            "60",
+        ],
+        None,
+    );
+    let held: Vec<TcpStream> = (0..2).map(|_| gateway.connect()).collect();
+    std::thread::sleep(Duration::from_millis(300));
+    // A third client waits in the listen queue: its head is not even read.
+    let mut third = gateway.connect();
+    third
+        .set_read_timeout(Some(Duration::from_millis(1500)))
+        .unwrap();
+    write!(
+        third,
+        "GET /mcp HTTP/1.1\r\nHost: {}\r\n\r\n",
+        gateway.authority
+    )
+    .unwrap();
+    let mut buf = [0u8; 12];
+    let early = third.read(&mut buf);
+    assert!(early.is_err(), "answered past the cap: {early:?}");
+    // One closes; the third is served.
+    drop(held);
+    third
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let read = third.read(&mut buf).unwrap();
+    assert!(buf[..read].starts_with(b"HTTP/1.1"), "{:?}", &buf[..read]);
 }
 
 #[test]
