@@ -258,6 +258,21 @@ fn an_initialize_flood_keeps_the_live_sessions_under_the_cap() {
 }
 
 #[test]
+fn a_session_without_requests_is_closed_after_the_session_idle() {
+    let gateway = Gateway::start("expiry", &["--session-idle", "1"], None);
+    let answer = gateway.initialize("");
+    let id = session_id(&answer).unwrap_or_else(|| panic!("no session: {answer}"));
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nMcp-Session-Id: {id}",
+        gateway.authority
+    );
+    std::thread::sleep(Duration::from_millis(3000));
+    let late = gateway.exchange(&head, &initialized);
+    assert!(late.starts_with("HTTP/1.1 404"), "{late}");
+}
+
+#[test]
 fn a_request_from_a_non_local_origin_is_refused() {
     let gateway = Gateway::start("origin", &[], None);
     for origin in [
