@@ -101,7 +101,9 @@ impl Gateway {
             BoundedSessions::new(limits.max_sessions, limits.session_idle).into(),
             StreamableHttpServerConfig::default(),
         );
-        let slots = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+        let slots = Arc::new(Semaphore::new(
+            limits.max_connections.clamp(1, Semaphore::MAX_PERMITS),
+        ));
         loop {
             let Ok(slot) = slots.clone().acquire_owned().await else {
                 return Ok(());
@@ -126,7 +128,8 @@ impl Gateway {
 /// How long to wait after a failed `accept`: out of descriptors or memory
 /// the next one fails too until a connection closes.
 fn accept_pause(e: &std::io::Error) -> Duration {
-    // EMFILE, ENFILE, ENOBUFS, ENOMEM (Linux and the BSDs share 23, 24, 12).
+    // ENOMEM 12, ENFILE 23, EMFILE 24 (Linux and the BSDs); ENOBUFS 105
+    // on Linux, 55 on the BSDs.
     match e.raw_os_error() {
         Some(12 | 23 | 24 | 55 | 105) => Duration::from_millis(100),
         _ => Duration::from_millis(5),
