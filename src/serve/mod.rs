@@ -43,7 +43,9 @@
 //!
 //! On stdio ([`Gateway::serve_stdio`]), or with the feature `serve-http`
 //! over Streamable HTTP on a loopback address only (`Gateway::serve_http`
-//! on a listener from `bind_loopback`).
+//! on a listener from `bind_loopback`), each client bounded by
+//! `HttpLimits` (timeouts, connections, sessions) and refused for a
+//! non-local `Origin` or a second `Host` header.
 //!
 //! Not served: resources and prompts of the upstreams (a host that needs
 //! them connects the server directly).
@@ -73,13 +75,15 @@ mod gateway;
 mod http;
 mod names;
 mod progress;
+#[cfg(feature = "serve-http")]
+mod sessions;
 mod view;
 
 pub use fit::ServeAs;
 pub use gateway::Gateway;
 #[cfg(feature = "serve-http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serve-http")))]
-pub use http::bind_loopback;
+pub use http::{HttpLimits, bind_loopback};
 pub use names::{GatewayNames, SCHEME, exposed_name, scheme};
 pub use view::{NOTE, READER};
 

@@ -77,6 +77,24 @@ pub struct ServeArgs {
     /// interrupted.
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<std::net::SocketAddr>,
+    /// With `--listen`: close a connection that has not sent a whole
+    /// request head this many seconds after it opened or was last answered.
+    #[arg(long, default_value = "10", value_name = "SECONDS", value_parser = parse_positive_timeout)]
+    pub header_timeout: Duration,
+    /// With `--listen`: close a connection that moved no byte for this
+    /// many seconds (event streams send a keep-alive every 15).
+    #[arg(long, default_value = "120", value_name = "SECONDS", value_parser = parse_positive_timeout)]
+    pub idle_timeout: Duration,
+    /// With `--listen`: connections served at once (more wait to be accepted).
+    #[arg(long, default_value = "256", value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections: u32,
+    /// With `--listen`: live MCP sessions; a new one beyond closes the
+    /// least recently used.
+    #[arg(long, default_value = "128", value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_sessions: u32,
+    /// With `--listen`: close a session without a request for this many seconds.
+    #[arg(long, default_value = "300", value_name = "SECONDS", value_parser = parse_positive_timeout)]
+    pub session_idle: Duration,
     /// Write the log here instead of stderr (never stdout). The level is
     /// `MCP_PREAMBLE_LOG` (`error`, `warn`, `info`, `debug`, `trace`; default `info`).
     #[arg(long, value_name = "FILE")]
@@ -359,6 +377,17 @@ fn parse_timeout(s: &str) -> Result<Duration, String> {
         return Err(format!("{s} is outside 0 to 86400 seconds"));
     }
     Duration::try_from_secs_f64(secs).map_err(|e| e.to_string())
+}
+
+/// A timeout that may not be zero (zero would close every connection).
+fn parse_positive_timeout(s: &str) -> Result<Duration, String> {
+    let t = parse_timeout(s)?;
+    if t.is_zero() {
+        return Err(format!(
+            "{s} seconds would close every connection; give more than 0"
+        ));
+    }
+    Ok(t)
 }
 
 fn parse_serve_as(s: &str) -> Result<mcp_preamble::serve::ServeAs, String> {

@@ -69,7 +69,7 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     let reviews = tokio::spawn(tell_pending(gateway.hub().clone()));
     let served = match listener {
         Some(listener) => tokio::select! {
-            served = gateway.serve_http(listener) => served,
+            served = gateway.serve_http_with(listener, http_limits(&a)) => served,
             _ = tokio::signal::ctrl_c() => Ok(()),
         },
         None => gateway.serve_stdio().await,
@@ -80,6 +80,17 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     tracing::info!("stopped serving");
     served?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The `--listen` flags as the gateway's limits.
+fn http_limits(a: &ServeArgs) -> mcp_preamble::serve::HttpLimits {
+    mcp_preamble::serve::HttpLimits {
+        header_read_timeout: a.header_timeout,
+        idle_timeout: a.idle_timeout,
+        max_connections: usize::try_from(a.max_connections).unwrap_or(usize::MAX),
+        max_sessions: usize::try_from(a.max_sessions).unwrap_or(usize::MAX),
+        session_idle: a.session_idle,
+    }
 }
 
 /// Logs each server that changed and awaits review, once per change.

@@ -1,0 +1,157 @@
+//! A cap on the gateway's live Streamable HTTP sessions: rmcp's
+//! [`LocalSessionManager`] keeps every session until it has been idle for
+//! its keep-alive, so a client that only sends `initialize` could fill the
+//! memory. [`BoundedSessions`] closes the least recently used session when
+//! a new one would pass the cap.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use futures_core::Stream;
+use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::transport::streamable_http_server::SessionManager;
+use rmcp::transport::streamable_http_server::session::local::{LocalSessionManager, SessionConfig};
+use rmcp::transport::streamable_http_server::session::{EventStore, ServerSseMessage, SessionId};
+
+/// [`LocalSessionManager`] with at most `cap` live sessions, each closed
+/// after `idle` without a request.
+#[derive(Debug)]
+pub(super) struct BoundedSessions {
+    inner: LocalSessionManager,
+    cap: usize,
+    /// Each live session and when it was last used (a counter, not a
+    /// clock: only the order matters).
+    used: Mutex<Used>,
+}
+
+#[derive(Debug, Default)]
+struct Used {
+    tick: u64,
+    sessions: HashMap<SessionId, u64>,
+}
+
+impl BoundedSessions {
+    pub(super) fn new(cap: usize, idle: Duration) -> Self {
+        let mut inner = LocalSessionManager::default();
+        let mut config = SessionConfig::default();
+        config.keep_alive = Some(idle);
+        inner.session_config = config;
+        Self {
+            inner,
+            cap: cap.max(1),
+            used: Mutex::new(Used::default()),
+        }
+    }
+
+    fn used(&self) -> std::sync::MutexGuard<'_, Used> {
+        // A panic elsewhere while holding the lock leaves a usable map.
+        self.used.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Marks `id` as used now, if it is live.
+    fn touch(&self, id: &SessionId) {
+        let mut used = self.used();
+        used.tick += 1;
+        let tick = used.tick;
+        if let Some(at) = used.sessions.get_mut(id) {
+            *at = tick;
+        }
+    }
+
+    /// The least recently used sessions to close so that one more fits.
+    fn victims(&self) -> Vec<SessionId> {
+        let mut used = self.used();
+        let over = (used.sessions.len() + 1).saturating_sub(self.cap);
+        let mut by_age: Vec<(u64, SessionId)> = used
+            .sessions
+            .iter()
+            .map(|(id, at)| (*at, id.clone()))
+            .collect();
+        by_age.sort();
+        let victims: Vec<SessionId> = by_age.into_iter().take(over).map(|(_, id)| id).collect();
+        for id in &victims {
+            used.sessions.remove(id);
+        }
+        victims
+    }
+}
+
+type Inner = LocalSessionManager;
+type InnerError = <Inner as SessionManager>::Error;
+
+impl SessionManager for BoundedSessions {
+    type Error = InnerError;
+    type Transport = <Inner as SessionManager>::Transport;
+
+    async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
+        for id in self.victims() {
+            tracing::info!(session = %id, cap = self.cap, "closed the least recently used http session (session cap)");
+            let _ = self.inner.close_session(&id).await;
+        }
+        let (id, transport) = self.inner.create_session().await?;
+        let mut used = self.used();
+        used.tick += 1;
+        let tick = used.tick;
+        used.sessions.insert(id.clone(), tick);
+        Ok((id, transport))
+    }
+
+    async fn initialize_session(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<ServerJsonRpcMessage, Self::Error> {
+        self.touch(id);
+        self.inner.initialize_session(id, message).await
+    }
+
+    async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
+        self.inner.has_session(id).await
+    }
+
+    async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
+        self.used().sessions.remove(id);
+        self.inner.close_session(id).await
+    }
+
+    async fn create_stream(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        self.touch(id);
+        self.inner.create_stream(id, message).await
+    }
+
+    async fn accept_message(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<(), Self::Error> {
+        self.touch(id);
+        self.inner.accept_message(id, message).await
+    }
+
+    async fn create_standalone_stream(
+        &self,
+        id: &SessionId,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        self.touch(id);
+        self.inner.create_standalone_stream(id).await
+    }
+
+    async fn resume(
+        &self,
+        id: &SessionId,
+        last_event_id: String,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        self.touch(id);
+        self.inner.resume(id, last_event_id).await
+    }
+
+    fn event_store(&self) -> Option<Arc<dyn EventStore>> {
+        self.inner.event_store()
+    }
+}
