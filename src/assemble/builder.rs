@@ -13,7 +13,7 @@ use crate::limits::Limits;
 use crate::pin::{Lock, OnChange};
 use crate::template::Template;
 use crate::tokens::{Counter, Encoding, Tiktoken, TokenCounter};
-use crate::tool_names::{NameTable, ToolNames};
+use crate::tool_names::{Kept, ToolNames};
 use crate::tool_policy::{ToolFilter, ToolOverride, ToolRules};
 use crate::visibility::{self, DeferWhen, Visibility};
 
@@ -70,7 +70,7 @@ pub struct Assembler {
     /// Keep each server's `Exposure` in the assembly (a gateway serves it).
     pub(super) expose: bool,
     /// The names tools keep (a gateway's served names, set by its hub).
-    pub(super) kept_names: Option<Arc<NameTable>>,
+    pub(super) kept_names: Option<Arc<Kept>>,
 }
 
 /// What the operator decides for one server, by alias.
@@ -546,7 +546,7 @@ impl Assembler {
     /// Names tools keeping the names of `kept` ([`ToolNames::table_keeping`]):
     /// a gateway's hub gives the names it has served, so none moves.
     #[cfg(feature = "serve")]
-    pub(crate) fn keep_names(&mut self, kept: Option<Arc<NameTable>>) {
+    pub(crate) fn keep_names(&mut self, kept: Option<Arc<Kept>>) {
         self.kept_names = kept;
     }
 

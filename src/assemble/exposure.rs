@@ -11,7 +11,7 @@ use std::sync::Arc;
 use super::builder::Assembler;
 use super::names::Placement;
 use crate::model::ServerSnapshot;
-use crate::tool_names::{ExposedName, NameTable, ToolNames};
+use crate::tool_names::{ExposedName, Kept, NameTable, ToolNames};
 
 /// One server's tools by their own name: the name the model sees.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -75,7 +75,7 @@ pub(super) fn expose(
     servers: &[&ServerSnapshot],
     placement: &Placement,
     filtered: &[Filtered],
-    kept: Option<&NameTable>,
+    kept: Option<&Kept>,
 ) -> (Vec<Arc<ServerNames>>, NameTable) {
     let hidden = |i: usize| {
         filtered[i]
@@ -114,7 +114,7 @@ pub(super) fn expose(
             .iter()
             .map(move |t| (l.as_str(), t.name.as_str()))
     });
-    let table = scheme.table_keeping(pairs, kept.unwrap_or(&NameTable::default()));
+    let table = scheme.table_keeping(pairs, kept.unwrap_or(&Kept::default()));
     let names = placement
         .order
         .iter()

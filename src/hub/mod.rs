@@ -100,7 +100,7 @@ struct State {
     /// The names a gateway has served, by (alias, tool), that tools keep
     /// (see `served_names`).
     #[cfg(feature = "serve")]
-    served: Arc<crate::tool_names::NameTable>,
+    served: Arc<crate::tool_names::Kept>,
     next_key: u64,
     assembler: Assembler,
     memo: Memo,
@@ -607,7 +607,11 @@ fn assemble(state: &mut State) -> Result<crate::report::Assembly> {
         .assemble_with(&servers, Some((&keys, &mut state.memo)))?;
     #[cfg(feature = "serve")]
     if let Some(names) = assembly.names() {
-        state.served = Arc::new(state.served.kept_after(names, RETIRED_NAMES));
+        let kept = crate::tool_names::Kept {
+            given: state.served.given.kept_after(names, RETIRED_NAMES),
+            reserved: state.served.reserved.clone(),
+        };
+        state.served = Arc::new(kept);
     }
     Ok(assembly)
 }

@@ -170,6 +170,28 @@ fn a_hostile_upstream_cannot_take_a_name_the_gateway_served() {
     );
 }
 
+/// The reader is the gateway's own tool: no upstream takes its name, even
+/// one whose alias makes it (`mcp_preamble` with a tool `instructions`).
+#[test]
+fn no_upstream_takes_the_readers_name() {
+    let gateway = gateway();
+    let hub = gateway.hub();
+    hub.upsert("notes", server(&[("search", "Search.")]))
+        .unwrap();
+    assert_eq!(gateway.view().names.reader(), super::READER);
+    hub.upsert("mcp_preamble", server(&[("instructions", "Mine.")]))
+        .unwrap();
+    let view = gateway.view();
+    assert_eq!(view.names.reader(), super::READER);
+    assert_eq!(view.names.upstream(super::READER), None);
+    let theirs = view.names.exposed("mcp_preamble", "instructions").unwrap();
+    assert!(
+        theirs.starts_with("mcp_preamble__instructions_"),
+        "{theirs}"
+    );
+    listed(&gateway);
+}
+
 /// Same history, same names: the names depend on what happened, never on
 /// a clock or a hash map's order.
 #[test]

@@ -256,18 +256,19 @@ impl ToolNames {
     /// numbered prefixes for servers whose prefixes repeat are given here.
     /// A pair given twice is named once.
     pub fn table<'a>(&self, tools: impl IntoIterator<Item = (&'a str, &'a str)>) -> NameTable {
-        self.table_keeping(tools, &NameTable::default())
+        self.table_keeping(tools, &Kept::default())
     }
 
     /// As [`ToolNames::table`], keeping the names of `kept` (the names a
     /// gateway has served so far): a pair of `kept` gets its name there,
     /// and no other pair gets a name `kept` holds, whether or not the
-    /// pair that holds it is given now. So a name, once given, never moves
-    /// to another tool, whatever is added or listed first later.
+    /// pair that holds it is given now, nor a reserved one. So a name,
+    /// once given, never moves to another tool, whatever is added or
+    /// listed first later.
     pub(crate) fn table_keeping<'a>(
         &self,
         tools: impl IntoIterator<Item = (&'a str, &'a str)>,
-        kept: &NameTable,
+        kept: &Kept,
     ) -> NameTable {
         let mut table = NameTable::default();
         let mut vscode_prefixes: BTreeMap<&str, String> = BTreeMap::new();
@@ -294,11 +295,10 @@ impl ToolNames {
             };
             let taken = |name: &str| {
                 table.by_name.contains_key(name)
-                    || kept
-                        .resolve(name)
-                        .is_some_and(|owner| owner != (server, tool))
+                    || kept.reserved.contains(name)
+                    || (kept.given.resolve(name)).is_some_and(|owner| owner != (server, tool))
             };
-            let mut given = match kept.get(server, tool) {
+            let mut given = match kept.given.get(server, tool) {
                 Some(name) if !table.by_name.contains_key(name.as_str()) => name.clone(),
                 _ => wanted.clone(),
             };
@@ -386,6 +386,17 @@ impl serde::Serialize for ToolNames {
     fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         s.collect_str(self)
     }
+}
+
+/// What [`ToolNames::table_keeping`] keeps: the names given so far (a
+/// gateway's, across its revisions), and names no tool may get (the
+/// gateway's own tools').
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Kept {
+    /// The names given, by (server, tool).
+    pub given: NameTable,
+    /// Names no tool gets.
+    pub reserved: BTreeSet<String>,
 }
 
 /// A tool that got another name than its scheme's, because an earlier
