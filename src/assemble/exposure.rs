@@ -11,7 +11,7 @@ use std::sync::Arc;
 use super::builder::Assembler;
 use super::names::Placement;
 use crate::model::ServerSnapshot;
-use crate::tool_names::{ExposedName, Kept, NameTable, ToolNames};
+use crate::tool_names::{ExposedName, ToolNames};
 
 /// One server's tools by their own name: the name the model sees.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -67,16 +67,13 @@ pub(super) fn filtered(
 }
 
 /// Per section position, the names of that server's tools (`servers` as
-/// filtered; `filtered` says what each hid), keeping those of `kept` (see
-/// [`ToolNames::table_keeping`]); and the table of every name given (empty
-/// under the plain scheme).
+/// filtered; `filtered` says what each hid).
 pub(super) fn expose(
     scheme: &ToolNames,
     servers: &[&ServerSnapshot],
     placement: &Placement,
     filtered: &[Filtered],
-    kept: Option<&Kept>,
-) -> (Vec<Arc<ServerNames>>, NameTable) {
+) -> Vec<Arc<ServerNames>> {
     let hidden = |i: usize| {
         filtered[i]
             .as_ref()
@@ -84,7 +81,7 @@ pub(super) fn expose(
             .unwrap_or_default()
     };
     if scheme.is_plain() {
-        let plain = placement
+        return placement
             .order
             .iter()
             .map(|&i| {
@@ -99,7 +96,6 @@ pub(super) fn expose(
                 })
             })
             .collect();
-        return (plain, NameTable::default());
     }
     let label = |s: &ServerSnapshot| {
         let info = &s.server_info;
@@ -108,14 +104,13 @@ pub(super) fn expose(
             .to_string()
     };
     let labels: Vec<String> = placement.order.iter().map(|&i| label(servers[i])).collect();
-    let pairs = placement.order.iter().zip(&labels).flat_map(|(&i, l)| {
+    let table = scheme.table(placement.order.iter().zip(&labels).flat_map(|(&i, l)| {
         servers[i]
             .tools
             .iter()
             .map(move |t| (l.as_str(), t.name.as_str()))
-    });
-    let table = scheme.table_keeping(pairs, kept.unwrap_or(&Kept::default()));
-    let names = placement
+    }));
+    placement
         .order
         .iter()
         .zip(&labels)
@@ -141,6 +136,5 @@ pub(super) fn expose(
                 fingerprint: h.finish(),
             })
         })
-        .collect();
-    (names, table)
+        .collect()
 }
