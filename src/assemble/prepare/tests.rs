@@ -1,0 +1,22 @@
+use super::*;
+
+#[test]
+fn summaries_are_first_sentences_cut_at_a_word() {
+    assert_eq!(
+        summary("Search the web. Then more.").as_deref(),
+        Some("Search the web.")
+    );
+    assert_eq!(
+        summary("# Scrape\n\n- Scrape one URL.\n- More.").as_deref(),
+        Some("Scrape one URL.")
+    );
+    assert_eq!(
+        summary("## Only a heading").as_deref(),
+        Some("Only a heading")
+    );
+    assert_eq!(summary("```\ncode\n```"), None);
+    let long = "word ".repeat(40);
+    let s = summary(&long).unwrap();
+    assert!(s.chars().count() <= SUMMARY_CHARS, "{s}");
+    assert!(s.ends_with("word…"), "{s}");
+}
