@@ -603,11 +603,9 @@ fn apply_policy(policy: Option<&Policy>, instructions: Option<String>) -> Applie
     applied
 }
 
-/// The tools as the template sees them, by the names the model sees:
-/// loaded ones (with descriptions when `descriptions`), and the index of
-/// deferred ones (`deferred` is per tool of `s`); with `expose`, also the
-/// tools the model is sent, whose descriptions the views then read
-/// (sanitized once, for the section and the gateway).
+/// The tools as the template sees them, by the names the model sees: loaded ones (with descriptions
+/// when `descriptions`), the index of deferred ones (`deferred`: per tool of `s`); with `expose`,
+/// also the tools the model is sent, whose descriptions (sanitized once) the views then read.
 fn tool_views(
     s: &ServerSnapshot,
     deferred: &[bool],
