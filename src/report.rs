@@ -14,6 +14,7 @@ use crate::model::{Era, InstructionsState};
 use crate::pin::{Effect, Pin, PinState};
 use crate::support::string_enum;
 use crate::tokens::Counting;
+use crate::tool_names::NameTable;
 
 mod diagnostic;
 mod exposure;
@@ -303,11 +304,12 @@ impl ServerReport {
     }
 }
 
-/// The version of the JSON report ([`Assembly::to_json`]'s `format`): 3
+/// The version of the JSON report ([`Assembly::to_json`]'s `format`): 4
+/// since the `duplicate_tools` diagnostic; 3
 /// since each diagnostic is an object (`code`, its fields, `message`)
 /// instead of a line; 2 since the report says what counted it
 /// (`counting`); reports without `format` are version 1.
-pub const REPORT_FORMAT_VERSION: u32 = 3;
+pub const REPORT_FORMAT_VERSION: u32 = 4;
 
 /// The assembled section and its report.
 #[derive(Debug, Clone, Serialize)]
@@ -324,6 +326,10 @@ pub struct Assembly {
     /// Per server (as `servers`): what the model is sent.
     #[serde(skip)]
     exposures: Vec<std::sync::Arc<Exposure>>,
+    /// Every tool's name, as the scheme's table gave them (kept with the
+    /// exposures: a gateway's hub keeps the names it served).
+    #[serde(skip)]
+    names: Option<std::sync::Arc<NameTable>>,
 }
 
 impl Assembly {
@@ -344,7 +350,20 @@ impl Assembly {
             servers,
             notes: Vec::new(),
             exposures: Vec::new(),
+            names: None,
         }
+    }
+
+    /// The same assembly, with the table of every tool's name.
+    pub(crate) fn with_names(mut self, names: std::sync::Arc<NameTable>) -> Assembly {
+        self.names = Some(names);
+        self
+    }
+
+    /// The table of every tool's name, when the assembler keeps exposures.
+    #[cfg_attr(not(feature = "serve"), allow(dead_code))]
+    pub(crate) fn names(&self) -> Option<&std::sync::Arc<NameTable>> {
+        self.names.as_ref()
     }
 
     /// The same assembly, with what each server exposes (one per server,

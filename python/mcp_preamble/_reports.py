@@ -22,6 +22,7 @@ ServerDiagnosticCode = Literal[
     "limit_hit",
     "pin",
     "omitted",
+    "duplicate_tools",
 ]
 ConfigDiagnosticCode = Literal["unknown_alias"]
 DiagnosticCode = Union[ServerDiagnosticCode, ConfigDiagnosticCode]
@@ -44,6 +45,8 @@ class Diagnostic:
       (``"accepted"``, ``"pending_review"``, ``"held"``, ``"nothing_to_hold"``, ``"dropped"``)
     - ``"omitted"``: ``reason`` (``"excluded"``, ``"empty"``, ``"tool_only"``,
       ``"over_budget"`` with ``budget``, ``"over_total"``, ``"render_fuel"``)
+    - ``"duplicate_tools"``: ``count``, ``names`` (tools listed under an earlier
+      tool's name; only the first is listed)
     - ``"unknown_alias"`` (the assembly's, about the configuration): ``setting``
       (``"policy"``, ``"budget"``, ``"visibility"``, ``"tool_visibility"``),
       ``alias``, and ``closest`` when an alias is close

@@ -13,7 +13,7 @@ use crate::limits::Limits;
 use crate::pin::{Lock, OnChange};
 use crate::template::Template;
 use crate::tokens::{Counter, Encoding, Tiktoken, TokenCounter};
-use crate::tool_names::ToolNames;
+use crate::tool_names::{Kept, ToolNames};
 use crate::tool_policy::{ToolFilter, ToolOverride, ToolRules};
 use crate::visibility::{self, DeferWhen, Visibility};
 
@@ -69,6 +69,8 @@ pub struct Assembler {
     pub(super) namespace_chars: Option<usize>,
     /// Keep each server's `Exposure` in the assembly (a gateway serves it).
     pub(super) expose: bool,
+    /// The names tools keep (a gateway's served names, set by its hub).
+    pub(super) kept_names: Option<Arc<Kept>>,
 }
 
 /// What the operator decides for one server, by alias.
@@ -264,6 +266,7 @@ impl Assembler {
             tool_names: ToolNames::plain(),
             namespace_chars: None,
             expose: false,
+            kept_names: None,
         }
     }
 
@@ -538,6 +541,13 @@ impl Assembler {
     pub(crate) fn exposing(mut self) -> Assembler {
         self.expose = true;
         self
+    }
+
+    /// Names tools keeping the names of `kept` ([`ToolNames::table_keeping`]):
+    /// a gateway's hub gives the names it has served, so none moves.
+    #[cfg(feature = "serve")]
+    pub(crate) fn keep_names(&mut self, kept: Option<Arc<Kept>>) {
+        self.kept_names = kept;
     }
 
     /// Whether assemblies keep each server's `report::Exposure`.

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use super::builder::Assembler;
 use super::names::Placement;
 use crate::model::ServerSnapshot;
-use crate::tool_names::{ExposedName, ToolNames};
+use crate::tool_names::{ExposedName, Kept, NameTable, ToolNames};
 
 /// One server's tools by their own name: the name the model sees.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -67,13 +67,16 @@ pub(super) fn filtered(
 }
 
 /// Per section position, the names of that server's tools (`servers` as
-/// filtered; `filtered` says what each hid).
+/// filtered; `filtered` says what each hid), keeping those of `kept` (see
+/// [`ToolNames::table_keeping`]); and the table of every name given (empty
+/// under the plain scheme).
 pub(super) fn expose(
     scheme: &ToolNames,
     servers: &[&ServerSnapshot],
     placement: &Placement,
     filtered: &[Filtered],
-) -> Vec<Arc<ServerNames>> {
+    kept: Option<&Kept>,
+) -> (Vec<Arc<ServerNames>>, NameTable) {
     let hidden = |i: usize| {
         filtered[i]
             .as_ref()
@@ -81,7 +84,7 @@ pub(super) fn expose(
             .unwrap_or_default()
     };
     if scheme.is_plain() {
-        return placement
+        let plain = placement
             .order
             .iter()
             .map(|&i| {
@@ -96,6 +99,7 @@ pub(super) fn expose(
                 })
             })
             .collect();
+        return (plain, NameTable::default());
     }
     let label = |s: &ServerSnapshot| {
         let info = &s.server_info;
@@ -104,13 +108,14 @@ pub(super) fn expose(
             .to_string()
     };
     let labels: Vec<String> = placement.order.iter().map(|&i| label(servers[i])).collect();
-    let table = scheme.table(placement.order.iter().zip(&labels).flat_map(|(&i, l)| {
+    let pairs = placement.order.iter().zip(&labels).flat_map(|(&i, l)| {
         servers[i]
             .tools
             .iter()
             .map(move |t| (l.as_str(), t.name.as_str()))
-    }));
-    placement
+    });
+    let table = scheme.table_keeping(pairs, kept.unwrap_or(&Kept::default()));
+    let names = placement
         .order
         .iter()
         .zip(&labels)
@@ -136,5 +141,6 @@ pub(super) fn expose(
                 fingerprint: h.finish(),
             })
         })
-        .collect()
+        .collect();
+    (names, table)
 }

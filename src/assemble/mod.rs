@@ -131,7 +131,9 @@ impl Assembler {
             .map(|(s, f)| f.as_ref().map_or(*s, |(kept, _)| kept))
             .collect();
         let servers = &sent[..];
-        let exposed = exposure::expose(&self.tool_names, servers, &placement, &filtered);
+        let kept = self.kept_names.as_deref();
+        let (exposed, table) =
+            exposure::expose(&self.tool_names, servers, &placement, &filtered, kept);
         let mut session = self.template.session(0)?;
         // A block that runs out of template fuel, or grows past
         // MAX_BLOCK_BYTES, fits no budget: the ladder cuts it. The size cap
@@ -175,7 +177,10 @@ impl Assembler {
         if let Some((_, m, _)) = run.memo {
             m.evict();
         }
-        let assembly = self.finish(out, &placement, fallbacks);
+        let mut assembly = self.finish(out, &placement, fallbacks);
+        if self.expose {
+            assembly = assembly.with_names(Arc::new(table));
+        }
         span.record("tokens", assembly.total_tokens());
         Ok(assembly)
     }

@@ -435,6 +435,26 @@ impl Found {
             self.notes.push(ServerDiagnostic::UnnamedTools { count });
         }
     }
+
+    /// Tools left out of the list because an earlier tool has their name
+    /// (only the first of each is listed, see `tool_views`).
+    fn duplicate_tools(&mut self, s: &ServerSnapshot) {
+        let mut seen = HashSet::new();
+        let (mut count, mut names) = (0, Vec::new());
+        for t in &s.tools {
+            if !seen.insert(t.name.as_str()) {
+                count += 1;
+                let name = sanitize::line(&t.name);
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+        }
+        if count > 0 {
+            self.notes
+                .push(ServerDiagnostic::DuplicateTools { count, names });
+        }
+    }
 }
 
 /// Sanitizes the instructions (or takes the `held` ones) and applies the
@@ -460,6 +480,7 @@ fn intake(
     let applied = apply_policy(policy, own);
     found.data_problems(s, applied.excluded);
     found.unnamed_tools(s);
+    found.duplicate_tools(s);
     (found, applied)
 }
 
@@ -614,7 +635,12 @@ fn tool_views(
     names: &ServerNames,
 ) -> (Vec<ExposedTool>, (Vec<ToolView>, Vec<ToolView>)) {
     let (mut exposed, mut loaded, mut index) = (Vec::new(), Vec::new(), Vec::new());
+    // One tool per name, the first (model APIs refuse a name twice).
+    let mut seen = HashSet::new();
     for (t, behind) in s.tools.iter().zip(deferred) {
+        if !seen.insert(t.name.as_str()) {
+            continue;
+        }
         let own = sanitize::line_counting(&t.name, hidden);
         if own.is_empty() {
             continue;

@@ -66,6 +66,12 @@ pub use section::{Delta, Section};
 /// How many past revisions [`Hub::changes_since`] can answer from.
 const HISTORY: usize = 256;
 
+/// How many names of tools no server lists any more a gateway keeps
+/// reserved (so a tool that comes back gets its name, and no other takes
+/// it meanwhile); past that, the oldest are forgotten.
+#[cfg(feature = "serve")]
+const RETIRED_NAMES: usize = 4096;
+
 /// How many state changes a slow [`Hub::subscribe_states`] receiver may
 /// fall behind before it misses the oldest (it then gets `Lagged`).
 const STATE_EVENTS: usize = 1024;
@@ -91,6 +97,10 @@ struct Past {
 
 struct State {
     servers: BTreeMap<String, Entry>,
+    /// The names a gateway has served, by (alias, tool), that tools keep
+    /// (see `served_names`).
+    #[cfg(feature = "serve")]
+    served: Arc<crate::tool_names::Kept>,
     next_key: u64,
     assembler: Assembler,
     memo: Memo,
@@ -176,6 +186,8 @@ impl Hub {
             inner: Arc::new(Inner {
                 state: Mutex::new(State {
                     servers: BTreeMap::new(),
+                    #[cfg(feature = "serve")]
+                    served: Arc::default(),
                     next_key: 0,
                     assembler,
                     memo: Memo::default(),
@@ -510,12 +522,8 @@ impl Hub {
 
     /// Re-assembles and publishes a new revision.
     fn publish(&self, state: &mut State) -> Result<u64> {
+        let assembly = assemble(state)?;
         let aliases: Vec<&String> = state.servers.keys().collect();
-        let keys: Vec<u64> = state.servers.values().map(|e| e.key).collect();
-        let servers: Vec<&ServerSnapshot> = state.servers.values().map(|e| &e.snapshot).collect();
-        let assembly = state
-            .assembler
-            .assemble_with(&servers, Some((&keys, &mut state.memo)))?;
         // Blocks by the hub's own alias (the shown name may be sanitized or suffixed).
         let mut blocks = BTreeMap::new();
         let mut names = BTreeMap::new();
@@ -583,6 +591,29 @@ impl Hub {
         }));
         Ok(revision)
     }
+}
+
+/// Assembles the servers (the memo reused). A gateway's hub names tools
+/// keeping every name it has served, and keeps the names given.
+fn assemble(state: &mut State) -> Result<crate::report::Assembly> {
+    let keys: Vec<u64> = state.servers.values().map(|e| e.key).collect();
+    #[cfg(feature = "serve")]
+    if state.assembler.exposes() {
+        state.assembler.keep_names(Some(state.served.clone()));
+    }
+    let servers: Vec<&ServerSnapshot> = state.servers.values().map(|e| &e.snapshot).collect();
+    let assembly = state
+        .assembler
+        .assemble_with(&servers, Some((&keys, &mut state.memo)))?;
+    #[cfg(feature = "serve")]
+    if let Some(names) = assembly.names() {
+        let kept = crate::tool_names::Kept {
+            given: state.served.given.kept_after(names, RETIRED_NAMES),
+            reserved: state.served.reserved.clone(),
+        };
+        state.served = Arc::new(kept);
+    }
+    Ok(assembly)
 }
 
 fn unknown(alias: &str) -> Error {

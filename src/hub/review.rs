@@ -142,14 +142,24 @@ impl Hub {
     }
 
     /// Names tools with `scheme` from now on (a gateway's, so that the
-    /// section, its prose and the tools it serves name them alike) and
-    /// keeps what each server exposes in the section's assembly, unless the
-    /// hub does both already: reassembled as with [`Hub::reconfigure`]
-    /// (under the same lock, so no reload in between is undone).
+    /// section, its prose and the tools it serves name them alike), never
+    /// as one of `reserved` (the gateway's own tools), and keeps what each
+    /// server exposes in the section's assembly, unless the hub does all
+    /// that already: reassembled as with [`Hub::reconfigure`] (under the
+    /// same lock, so no reload in between is undone). From then on every
+    /// name given is kept (see `tool_names::Kept`).
     #[cfg(feature = "serve")]
-    pub(crate) fn name_tools(&self, scheme: &crate::tool_names::ToolNames) -> Result<u64> {
+    pub(crate) fn name_tools(
+        &self,
+        scheme: &crate::tool_names::ToolNames,
+        reserved: &[&str],
+    ) -> Result<u64> {
         let mut state = self.guard();
-        if state.assembler.tool_names_ref() == scheme && state.assembler.exposes() {
+        let reserved: std::collections::BTreeSet<String> =
+            reserved.iter().map(|r| r.to_string()).collect();
+        if state.served.reserved != reserved {
+            Arc::make_mut(&mut state.served).reserved = reserved;
+        } else if state.assembler.tool_names_ref() == scheme && state.assembler.exposes() {
             return Ok(self.revision());
         }
         let named = state

@@ -161,6 +161,15 @@ pub enum ServerDiagnostic {
     },
     /// The server has no block (also [`ServerReport::omitted`](crate::ServerReport::omitted)).
     Omitted(Omission),
+    /// Tools listed under the name of an earlier tool of the same server:
+    /// only the first of each name is listed (and served by a gateway), as
+    /// model APIs refuse two tools under one name.
+    DuplicateTools {
+        /// How many later tools were left out.
+        count: usize,
+        /// Each repeated name once, in order, sanitized to one line.
+        names: Vec<String>,
+    },
 }
 
 impl ServerDiagnostic {
@@ -176,6 +185,7 @@ impl ServerDiagnostic {
     /// | `limit_hit` | `limit` ([`Limit`](crate::report::Limit)'s name), `allowed`, `sent`, `count` |
     /// | `pin` | `state` (`new` or `changed`), `summary`, `rendering` ([`PinRendering::CODES`]) |
     /// | `omitted` | `reason` ([`Omission::CODES`]), and `budget` for `over_budget` |
+    /// | `duplicate_tools` | `count`, `names` |
     pub const CODES: &'static [&'static str] = &[
         "renamed",
         "blank_instructions",
@@ -184,6 +194,7 @@ impl ServerDiagnostic {
         "limit_hit",
         "pin",
         "omitted",
+        "duplicate_tools",
     ];
 
     /// The diagnostic's stable snake_case name, e.g. `blank_instructions`
@@ -197,6 +208,7 @@ impl ServerDiagnostic {
             ServerDiagnostic::LimitHit(_) => "limit_hit",
             ServerDiagnostic::Pin { .. } => "pin",
             ServerDiagnostic::Omitted(_) => "omitted",
+            ServerDiagnostic::DuplicateTools { .. } => "duplicate_tools",
         }
     }
 }
@@ -247,6 +259,10 @@ impl Serialize for ServerDiagnostic {
                     map.serialize_entry("budget", budget)?;
                 }
             }
+            ServerDiagnostic::DuplicateTools { count, names } => {
+                map.serialize_entry("count", count)?;
+                map.serialize_entry("names", names)?;
+            }
         }
         map.serialize_entry("message", &self.to_string())?;
         map.end()
@@ -275,6 +291,14 @@ impl fmt::Display for ServerDiagnostic {
                 summary, rendering, ..
             } => write!(f, "pin: {summary}; {rendering}"),
             ServerDiagnostic::Omitted(why) => why.fmt(f),
+            ServerDiagnostic::DuplicateTools { count, names } => {
+                let names: Vec<String> = names.iter().map(|n| format!("{n:?}")).collect();
+                write!(
+                    f,
+                    "{count} tool(s) with the name of an earlier tool not listed: {}",
+                    names.join(", ")
+                )
+            }
         }
     }
 }

@@ -15,7 +15,9 @@
 //!   (`[servers.<alias>.tool.<name>]`), under a name of [`GatewayNames`]
 //!   (`{alias}__{tool}`, at most 64 characters, never two alike; the
 //!   section's tool lists and its prose name tools the same way, and a
-//!   sentence about a hidden tool leaves it), titles and descriptions
+//!   sentence about a hidden tool leaves it; a name once given stays with
+//!   its (alias, tool) for the gateway's life, and a tool listed twice by
+//!   its server is served once, the first), titles and descriptions
 //!   sanitized; plus `mcp_preamble__instructions`, which
 //!   returns one server's full instructions as the section's block starts
 //!   from them (sanitized, tools named as listed, sentences about hidden
@@ -103,3 +105,6 @@ pub fn prepare(
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod name_tests;

@@ -8,7 +8,11 @@
 //! assembler is given the same scheme, so the section's tool lists name the
 //! tools as the gateway lists them. A name two tools would share is told
 //! apart by [`ToolNames::table`] (a hash suffix), so no two tools are ever
-//! listed under one name. The gateway serves the names the assembly gave
+//! listed under one name. The gateway's hub keeps every name it has given,
+//! and names each new assembly's tools keeping them (a tool keeps its
+//! name; a new one never gets a name another tool holds or held), so no
+//! upstream can take a name the host has for another tool by adding a
+//! tool later. The gateway serves the names the assembly gave
 //! (`Assembly` keeps them per server): it never names a tool itself.
 
 use crate::tool_names::{NameTable, ToolNames};

@@ -256,6 +256,20 @@ impl ToolNames {
     /// numbered prefixes for servers whose prefixes repeat are given here.
     /// A pair given twice is named once.
     pub fn table<'a>(&self, tools: impl IntoIterator<Item = (&'a str, &'a str)>) -> NameTable {
+        self.table_keeping(tools, &Kept::default())
+    }
+
+    /// As [`ToolNames::table`], keeping the names of `kept` (the names a
+    /// gateway has served so far): a pair of `kept` gets its name there,
+    /// and no other pair gets a name `kept` holds, whether or not the
+    /// pair that holds it is given now, nor a reserved one. So a name,
+    /// once given, never moves to another tool, whatever is added or
+    /// listed first later.
+    pub(crate) fn table_keeping<'a>(
+        &self,
+        tools: impl IntoIterator<Item = (&'a str, &'a str)>,
+        kept: &Kept,
+    ) -> NameTable {
         let mut table = NameTable::default();
         let mut vscode_prefixes: BTreeMap<&str, String> = BTreeMap::new();
         let mut taken_prefixes: BTreeSet<String> = BTreeSet::new();
@@ -279,16 +293,24 @@ impl ToolNames {
                 }
                 _ => self.exposed(server, tool),
             };
-            let mut given = wanted.clone();
+            let taken = |name: &str| {
+                table.by_name.contains_key(name)
+                    || kept.reserved.contains(name)
+                    || (kept.given.resolve(name)).is_some_and(|owner| owner != (server, tool))
+            };
+            let mut given = match kept.given.get(server, tool) {
+                Some(name) if !table.by_name.contains_key(name.as_str()) => name.clone(),
+                _ => wanted.clone(),
+            };
             let mut n = 0u32;
-            while table.by_name.contains_key(given.as_str()) {
+            while taken(given.as_str()) {
                 n += 1;
                 given = ExposedName {
                     name: hashed(&wanted.name, &format!("{server}\u{0}{tool}\u{0}{n}")),
                     fit: Fit::Hashed,
                 };
             }
-            if n > 0 {
+            if given.name != wanted.name {
                 table.collisions.push(Collision {
                     server: server.to_string(),
                     tool: tool.to_string(),
@@ -366,6 +388,17 @@ impl serde::Serialize for ToolNames {
     }
 }
 
+/// What [`ToolNames::table_keeping`] keeps: the names given so far (a
+/// gateway's, across its revisions), and names no tool may get (the
+/// gateway's own tools').
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Kept {
+    /// The names given, by (server, tool).
+    pub given: NameTable,
+    /// Names no tool gets.
+    pub reserved: BTreeSet<String>,
+}
+
 /// A tool that got another name than its scheme's, because an earlier
 /// tool of the [`NameTable`] had that one.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -426,11 +459,35 @@ impl NameTable {
         self.entries.is_empty()
     }
 
-    /// Adds `tool` of `server` under `name`, a name another table gave it
-    /// (a gateway serving the tools an assembly named); `false`, and
-    /// nothing added, when the pair or the name is in the table already.
+    /// The names a gateway keeps after it served `now`: every entry of
+    /// `now`, then the entries of `self` (the names kept before) whose tool
+    /// `now` does not name, so a tool that leaves and comes back gets its
+    /// name again and no other tool takes it meanwhile. At most `retired`
+    /// of those are kept, the most recently served first (the rest are
+    /// forgotten, oldest first: the table stays bounded when an upstream
+    /// churns names).
     #[cfg(feature = "serve")]
-    pub(crate) fn push(&mut self, server: &str, tool: &str, name: ExposedName) -> bool {
+    pub(crate) fn kept_after(&self, now: &NameTable, retired: usize) -> NameTable {
+        let mut kept = NameTable::default();
+        for (s, t, n) in now.iter() {
+            kept.insert(s, t, n.clone());
+        }
+        let mut left = retired;
+        for (s, t, n) in self.iter() {
+            if left == 0 {
+                break;
+            }
+            if kept.insert(s, t, n.clone()) {
+                left -= 1;
+            }
+        }
+        kept
+    }
+
+    /// Adds `tool` of `server` under `name`; `false`, and nothing added,
+    /// when the pair or the name is in the table already.
+    #[cfg(feature = "serve")]
+    fn insert(&mut self, server: &str, tool: &str, name: ExposedName) -> bool {
         let key = (server.to_string(), tool.to_string());
         if self.index.contains_key(&key) || self.by_name.contains_key(name.as_str()) {
             return false;
@@ -440,6 +497,14 @@ impl NameTable {
         self.index.insert(key.clone(), at);
         self.entries.push((key.0, key.1, name));
         true
+    }
+
+    /// Adds `tool` of `server` under `name`, a name another table gave it
+    /// (a gateway serving the tools an assembly named); `false`, and
+    /// nothing added, when the pair or the name is in the table already.
+    #[cfg(feature = "serve")]
+    pub(crate) fn push(&mut self, server: &str, tool: &str, name: ExposedName) -> bool {
+        self.insert(server, tool, name)
     }
 }
 

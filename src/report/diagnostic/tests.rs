@@ -53,6 +53,14 @@ fn one_of_each() -> Vec<(ServerDiagnostic, serde_json::Value)> {
             json!({"code": "omitted", "reason": "over_budget", "budget": 3,
                    "message": "omitted: its heading alone is over the budget of 3 tokens"}),
         ),
+        (
+            ServerDiagnostic::DuplicateTools {
+                count: 2,
+                names: vec!["x".into(), "y".into()],
+            },
+            json!({"code": "duplicate_tools", "count": 2, "names": ["x", "y"],
+                   "message": "2 tool(s) with the name of an earlier tool not listed: \"x\", \"y\""}),
+        ),
     ]
 }
 
@@ -67,6 +75,7 @@ fn place(d: &ServerDiagnostic) -> usize {
         ServerDiagnostic::LimitHit(_) => 4,
         ServerDiagnostic::Pin { .. } => 5,
         ServerDiagnostic::Omitted(_) => 6,
+        ServerDiagnostic::DuplicateTools { .. } => 7,
     }
 }
 
