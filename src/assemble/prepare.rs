@@ -94,7 +94,8 @@ impl Prepared {
         names: Arc<ServerNames>,
     ) -> Prepared {
         let policy = config_key.and_then(|k| config.policies.get(k));
-        let (mut found, applied) = intake(s, name, renamed_from, held, policy);
+        let repeated = repeated_tools(s);
+        let (mut found, applied) = intake(s, name, renamed_from, held, policy, &repeated);
         let mut resolved = config.visibility.resolve(config_key, s, &config.counter);
         mentions::always_load(policy, s, &mut resolved);
         let hidden = &mut found.hidden;
@@ -103,7 +104,7 @@ impl Prepared {
             false => {
                 let descriptions = config.tool_descriptions;
                 let how = (descriptions, config.expose);
-                tool_views(s, &resolved.deferred, how, hidden, &names)
+                tool_views(s, &resolved.deferred, how, hidden, (&names, &repeated))
             }
         };
         let omitted = omission(&applied, &tools, &index, config.list_tool_only_servers);
@@ -437,24 +438,44 @@ impl Found {
     }
 
     /// Tools left out of the list because an earlier tool has their name
-    /// (only the first of each is listed, see `tool_views`).
-    fn duplicate_tools(&mut self, s: &ServerSnapshot) {
-        let mut seen = HashSet::new();
-        let (mut count, mut names) = (0, Vec::new());
-        for t in &s.tools {
-            if !seen.insert(t.name.as_str()) {
-                count += 1;
-                let name = sanitize::line(&t.name);
-                if !names.contains(&name) {
-                    names.push(name);
-                }
+    /// (`repeated`, see [`repeated_tools`]; only the first is listed).
+    fn duplicate_tools(&mut self, s: &ServerSnapshot, repeated: &[usize]) {
+        let mut names: Vec<String> = Vec::new();
+        for &i in repeated {
+            let name = sanitize::line(&s.tools[i].name);
+            if !names.contains(&name) {
+                names.push(name);
             }
         }
-        if count > 0 {
+        if !repeated.is_empty() {
+            let count = repeated.len();
             self.notes
                 .push(ServerDiagnostic::DuplicateTools { count, names });
         }
     }
+}
+
+/// The positions, ascending, of the tools of `s` whose name an earlier tool
+/// has. One sort of borrowed names: this runs for every server of every
+/// assembly, and repeats are rare.
+fn repeated_tools(s: &ServerSnapshot) -> Vec<usize> {
+    if s.tools.len() < 2 {
+        return Vec::new();
+    }
+    let mut names: Vec<(&str, usize)> = s
+        .tools
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.name.as_str(), i))
+        .collect();
+    names.sort_unstable();
+    let mut repeated: Vec<usize> = names
+        .windows(2)
+        .filter(|w| w[0].0 == w[1].0)
+        .map(|w| w[1].1)
+        .collect();
+    repeated.sort_unstable();
+    repeated
 }
 
 /// Sanitizes the instructions (or takes the `held` ones) and applies the
@@ -465,6 +486,7 @@ fn intake(
     renamed_from: Option<&str>,
     held: Option<Option<&str>>,
     policy: Option<&Policy>,
+    repeated: &[usize],
 ) -> (Found, Applied) {
     let mut found = Found::default();
     if let Some(original) = renamed_from {
@@ -480,7 +502,7 @@ fn intake(
     let applied = apply_policy(policy, own);
     found.data_problems(s, applied.excluded);
     found.unnamed_tools(s);
-    found.duplicate_tools(s);
+    found.duplicate_tools(s, repeated);
     (found, applied)
 }
 
@@ -632,13 +654,12 @@ fn tool_views(
     deferred: &[bool],
     (descriptions, expose): (bool, bool),
     hidden: &mut HiddenChars,
-    names: &ServerNames,
+    (names, repeated): (&ServerNames, &[usize]),
 ) -> (Vec<ExposedTool>, (Vec<ToolView>, Vec<ToolView>)) {
     let (mut exposed, mut loaded, mut index) = (Vec::new(), Vec::new(), Vec::new());
-    // One tool per name, the first (model APIs refuse a name twice).
-    let mut seen = HashSet::new();
-    for (t, behind) in s.tools.iter().zip(deferred) {
-        if !seen.insert(t.name.as_str()) {
+    for (i, (t, behind)) in s.tools.iter().zip(deferred).enumerate() {
+        // One tool per name, the first (model APIs refuse a name twice).
+        if !repeated.is_empty() && repeated.binary_search(&i).is_ok() {
             continue;
         }
         let own = sanitize::line_counting(&t.name, hidden);

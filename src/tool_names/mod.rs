@@ -270,6 +270,8 @@ impl ToolNames {
         tools: impl IntoIterator<Item = (&'a str, &'a str)>,
         kept: &Kept,
     ) -> NameTable {
+        // Nothing kept (every table outside a gateway): no lookups per tool.
+        let keeping = !(kept.given.is_empty() && kept.reserved.is_empty());
         let mut table = NameTable::default();
         let mut vscode_prefixes: BTreeMap<&str, String> = BTreeMap::new();
         let mut taken_prefixes: BTreeSet<String> = BTreeSet::new();
@@ -295,10 +297,12 @@ impl ToolNames {
             };
             let taken = |name: &str| {
                 table.by_name.contains_key(name)
-                    || kept.reserved.contains(name)
-                    || (kept.given.resolve(name)).is_some_and(|owner| owner != (server, tool))
+                    || (keeping
+                        && (kept.reserved.contains(name)
+                            || (kept.given.resolve(name))
+                                .is_some_and(|owner| owner != (server, tool))))
             };
-            let mut given = match kept.given.get(server, tool) {
+            let mut given = match keeping.then(|| kept.given.get(server, tool)).flatten() {
                 Some(name) if !table.by_name.contains_key(name.as_str()) => name.clone(),
                 _ => wanted.clone(),
             };

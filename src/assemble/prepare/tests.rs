@@ -20,3 +20,16 @@ fn summaries_are_first_sentences_cut_at_a_word() {
     assert!(s.chars().count() <= SUMMARY_CHARS, "{s}");
     assert!(s.ends_with("word…"), "{s}");
 }
+
+#[test]
+fn repeated_tools_are_the_later_ones_of_each_name_in_order() {
+    let mut s = ServerSnapshot::new("s");
+    for name in ["a", "b", "a", "c", "b", "a"] {
+        s.tools.push(crate::model::Tool::new(name, ""));
+    }
+    assert_eq!(repeated_tools(&s), vec![2, 4, 5]);
+    s.tools.truncate(2);
+    assert_eq!(repeated_tools(&s), Vec::<usize>::new());
+    s.tools.truncate(0);
+    assert_eq!(repeated_tools(&s), Vec::<usize>::new());
+}
