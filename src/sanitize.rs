@@ -275,16 +275,23 @@ pub(crate) fn line_counting(raw: &str, removed: &mut HiddenChars) -> String {
     crate::text::cut_chars(&out, MAX_LINE_CHARS)
 }
 
+/// Whether a JSON string loses `c`: what sanitizing drops, but a carriage
+/// return (a line break, and JSON shows it escaped).
+fn dropped_in_json(c: char) -> bool {
+    c != '\r' && is_dropped(c)
+}
+
 /// `raw` with the characters sanitizing drops removed and nothing else
 /// changed (no line or whitespace rule: a schema's `default`, `enum` or
-/// `pattern` keeps its meaning); borrowed when there are none.
+/// `pattern` keeps its meaning, carriage returns too); borrowed when there
+/// are none.
 fn stripped<'a>(raw: &'a str, removed: &mut HiddenChars) -> std::borrow::Cow<'a, str> {
-    if !raw.chars().any(is_dropped) {
+    if !raw.chars().any(dropped_in_json) {
         return std::borrow::Cow::Borrowed(raw);
     }
     let mut out = String::with_capacity(raw.len());
     for c in raw.chars() {
-        match hidden(c) {
+        match hidden(c).filter(|_| c != '\r') {
             Some(kind) => removed.tally(kind),
             None => out.push(c),
         }
@@ -307,10 +314,10 @@ pub(crate) fn json_counting(
     let mut dirty = false;
     while let Some(v) = stack.pop() {
         match v {
-            Value::String(s) => dirty |= s.chars().any(is_dropped),
+            Value::String(s) => dirty |= s.chars().any(dropped_in_json),
             Value::Array(items) => stack.extend(items),
             Value::Object(map) => {
-                dirty |= map.keys().any(|k| k.chars().any(is_dropped));
+                dirty |= map.keys().any(|k| k.chars().any(dropped_in_json));
                 stack.extend(map.values());
             }
             _ => {}
@@ -333,11 +340,11 @@ pub(crate) fn json_counting(
             }
             Value::Array(items) => stack.extend(items.iter_mut()),
             Value::Object(map) => {
-                if map.keys().any(|k| k.chars().any(is_dropped)) {
+                if map.keys().any(|k| k.chars().any(dropped_in_json)) {
                     // Clean keys first: a key cannot take over one sent clean.
                     let (dirty, mut clean): (serde_json::Map<_, _>, _) = std::mem::take(map)
                         .into_iter()
-                        .partition(|(k, _)| k.chars().any(is_dropped));
+                        .partition(|(k, _)| k.chars().any(dropped_in_json));
                     for (k, item) in dirty {
                         let k = stripped(&k, removed).into_owned();
                         clean.entry(k).or_insert(item);
