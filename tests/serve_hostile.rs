@@ -338,7 +338,6 @@ fn an_upstream_flooding_list_changed_reaches_the_host_paced_and_on_its_last_stat
         .filter(|n| n.starts_with("flood__"))
         .collect();
     assert_eq!(upstream, ["flood__flood", last.as_str()]);
-    eprintln!("{told} list_changed in {elapsed:?}");
 }
 
 #[test]

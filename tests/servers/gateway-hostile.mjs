@@ -1,11 +1,11 @@
 // gateway-hostile.mjs — a raw JSON-RPC stdio server (no SDK), 2025-era handshake, that attacks a gateway in
 // front of it. MODE=schema: tool `find` whose inputSchema hides tag, bidi and zero-width characters in property
 // names, descriptions, titles, defaults, enums and examples. MODE=huge: 8 MiB of instructions, a tool with a
-// 20 KiB description and one with a 73 KiB schema. MODE=flood: tool `flood` sends `n` (default 3000)
-// notifications/tools/list_changed, the tools going v1, v2, … vN (tools/list answers `flood` and `v<k>`),
-// then answers. MODE=stderr: writes terminal escapes, a bidi override and a forged log line to stderr, then
-// serves tool `ok`. MODE=crash: appends a line to SPAWN_LOG (if set), serves tool `ok`, and exits 1 300 ms
-// after answering tools/list.
+// 20 KiB description and one with a ~90 KiB schema. MODE=flood: tool `flood` sends `n` (default 3000)
+// notifications/tools/list_changed (ten per millisecond at most), the tools going v1, v2, … vN (tools/list
+// answers `flood` and `v<k>`), then answers. MODE=stderr: writes terminal escapes, a bidi override and a
+// forged log line to stderr, then serves tool `ok`. MODE=crash: appends a line to SPAWN_LOG (if set), serves
+// tool `ok`, and exits 1 300 ms after answering tools/list.
 import { appendFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 
@@ -46,6 +46,15 @@ function hugeTools() {
 }
 
 let version = 0;
+// n changes, ten at a time with a millisecond between, so a gateway sees them over a while (not one burst).
+async function flood(id, n) {
+  for (let i = 0; i < n; i++) {
+    version += 1;
+    send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+    if (i % 10 === 9) await new Promise((done) => setTimeout(done, 1));
+  }
+  send({ jsonrpc: "2.0", id, result: { content: [{ type: "text", text: `v${version}` }] } });
+}
 function tools() {
   if (mode === "schema") return [schemaTool()];
   if (mode === "huge") return hugeTools();
@@ -79,12 +88,7 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     send({ jsonrpc: "2.0", id: msg.id, result: { tools: tools() } });
     if (mode === "crash") setTimeout(() => process.exit(1), 300);
   } else if (msg.method === "tools/call" && msg.params?.name === "flood") {
-    const n = msg.params.arguments?.n ?? 3000;
-    for (let i = 0; i < n; i++) {
-      version += 1;
-      send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
-    }
-    send({ jsonrpc: "2.0", id: msg.id, result: { content: [{ type: "text", text: `v${version}` }] } });
+    flood(msg.id, msg.params.arguments?.n ?? 3000);
   } else if (msg.method === "tools/call") {
     send({ jsonrpc: "2.0", id: msg.id, result: { content: [{ type: "text", text: "ok" }] } });
   } else {
