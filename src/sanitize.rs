@@ -275,6 +275,90 @@ pub(crate) fn line_counting(raw: &str, removed: &mut HiddenChars) -> String {
     crate::text::cut_chars(&out, MAX_LINE_CHARS)
 }
 
+/// Whether a JSON string loses `c`: what sanitizing drops, but a carriage
+/// return (a line break, and JSON shows it escaped).
+fn dropped_in_json(c: char) -> bool {
+    c != '\r' && is_dropped(c)
+}
+
+/// `raw` with the characters sanitizing drops removed and nothing else
+/// changed (no line or whitespace rule: a schema's `default`, `enum` or
+/// `pattern` keeps its meaning, carriage returns too); borrowed when there
+/// are none.
+fn stripped<'a>(raw: &'a str, removed: &mut HiddenChars) -> std::borrow::Cow<'a, str> {
+    if !raw.chars().any(dropped_in_json) {
+        return std::borrow::Cow::Borrowed(raw);
+    }
+    let mut out = String::with_capacity(raw.len());
+    for c in raw.chars() {
+        match hidden(c).filter(|_| c != '\r') {
+            Some(kind) => removed.tally(kind),
+            None => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// A JSON value from a server (a tool's `inputSchema`) with the characters
+/// sanitizing drops removed from every string in it, object keys included
+/// (descriptions, titles, defaults, enums, examples, property names), and
+/// nothing else changed; `None` when it holds none, so a clean schema is
+/// served byte for byte. A key that strips to one sent clean (or to an
+/// earlier stripped one) is left out. Walks without recursion, so any depth is safe.
+pub(crate) fn json_counting(
+    value: &serde_json::Value,
+    removed: &mut HiddenChars,
+) -> Option<serde_json::Value> {
+    use serde_json::Value;
+    let mut stack = vec![value];
+    let mut dirty = false;
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::String(s) => dirty |= s.chars().any(dropped_in_json),
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => {
+                dirty |= map.keys().any(|k| k.chars().any(dropped_in_json));
+                stack.extend(map.values());
+            }
+            _ => {}
+        }
+        if dirty {
+            break;
+        }
+    }
+    if !dirty {
+        return None;
+    }
+    let mut out = value.clone();
+    let mut stack = vec![&mut out];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::String(s) => {
+                if let std::borrow::Cow::Owned(clean) = stripped(s, removed) {
+                    *s = clean;
+                }
+            }
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            Value::Object(map) => {
+                if map.keys().any(|k| k.chars().any(dropped_in_json)) {
+                    // Clean keys first: a key cannot take over one sent clean.
+                    let (dirty, mut clean): (serde_json::Map<_, _>, _) = std::mem::take(map)
+                        .into_iter()
+                        .partition(|(k, _)| k.chars().any(dropped_in_json));
+                    for (k, item) in dirty {
+                        let k = stripped(&k, removed).into_owned();
+                        clean.entry(k).or_insert(item);
+                    }
+                    *map = clean;
+                }
+                stack.extend(map.values_mut());
+            }
+            _ => {}
+        }
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -334,5 +418,35 @@ mod tests {
         let cut = line(&long);
         assert_eq!(cut.chars().count(), MAX_LINE_CHARS);
         assert!(cut.ends_with('…'));
+    }
+
+    #[test]
+    fn json_strings_and_keys_lose_hidden_characters_and_nothing_else() {
+        use serde_json::json;
+        let clean = json!({"type": "object", "properties": {"a b": {"default": "  x\r\n"}}});
+        assert_eq!(json_counting(&clean, &mut HiddenChars::default()), None);
+        let raw = json!({
+            "type": "object",
+            "properties": {
+                "p\u{e0041}": {"description": "find\u{202e} it", "default": " d\u{200b} ",
+                                 "enum": ["a\u{2066}", 1, null], "examples": [{"t": "\u{1b}[2Kx"}]},
+                "q\u{200b}": {"type": "number"},
+                "q": {"type": "string"},
+            },
+            "required": ["p\u{e0041}"],
+        });
+        let mut removed = HiddenChars::default();
+        let out = json_counting(&raw, &mut removed).unwrap();
+        let text = out.to_string();
+        assert!(!text.chars().any(|c| hidden(c).is_some()), "{text}");
+        let p = &out["properties"]["p"];
+        assert_eq!(p["description"], "find it");
+        assert_eq!(p["default"], " d ");
+        assert_eq!(p["enum"], json!(["a", 1, null]));
+        assert_eq!(p["examples"][0]["t"], "[2Kx");
+        assert_eq!(out["properties"]["q"], json!({"type": "string"}));
+        assert_eq!(out["required"], json!(["p"]));
+        assert_eq!(out["properties"].as_object().unwrap().len(), 2);
+        assert_eq!(removed.total(), 7);
     }
 }

@@ -15,6 +15,11 @@ const OTHER_MEANINGS: &[(&str, usize, &str)] = &[
         2048,
         "bytes of a server's stderr kept",
     ),
+    (
+        "src/connect/stderr.rs",
+        2048,
+        "bytes of a server's stderr line logged",
+    ),
     ("src/dedup/mod.rs", 512, "slots of a hash table"),
     ("src/assemble/layout.rs", 512, "bytes of a counted piece"),
 ];

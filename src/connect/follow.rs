@@ -431,6 +431,8 @@ struct Supervisor<H: rmcp::ClientHandler> {
 
 impl<H: rmcp::ClientHandler> Supervisor<H> {
     async fn run(self, mut follower: Follower, mut closed: Closed) {
+        // When each restart within the budget's window was made.
+        let mut restarts = std::collections::VecDeque::new();
         loop {
             let modern = follower.modern;
             let (done, ending) = follower.run(closed, modern).await;
@@ -442,9 +444,17 @@ impl<H: rmcp::ClientHandler> Supervisor<H> {
             let hub = done.hub.clone();
             let why = Why::new(StateReason::ConnectionLost).exit(status);
             let _ = hub.disconnected_as(Some(done.owner), &done.alias, why);
-            let Some(next) = self.restart_within_grace(&hub).await else {
+            if self.budget_spent(&mut restarts) {
+                // Restarted too often of late: its tools go now, with one revision.
+                let why = Why::new(StateReason::GaveUp).exit(status);
+                let _ = hub.remove_as(Some(done.owner), &done.alias, why);
+                return;
+            }
+            let recent = u32::try_from(restarts.len()).unwrap_or(u32::MAX);
+            let Some(next) = self.restart_within_grace(&hub, recent).await else {
                 return;
             };
+            restarts.push_back(Instant::now());
             let alias = done.alias.clone();
             let owner = hub.new_owner();
             let snapshot = next.snapshot.clone();
@@ -470,13 +480,35 @@ impl<H: rmcp::ClientHandler> Supervisor<H> {
         }
     }
 
-    /// Starts the server again with growing, jittered pauses, until it
-    /// connects, the attempts run out, the grace period would end, or the
-    /// host closed it.
-    async fn restart_within_grace(&self, hub: &Hub) -> Option<Connection<HubHandler<H>>> {
+    /// Whether the server was restarted [`Restart::restarts`] times within
+    /// the budget's window (forgetting restarts older than it); never
+    /// without restarts (the grace period decides then).
+    fn budget_spent(&self, restarts: &mut std::collections::VecDeque<Instant>) -> bool {
+        let Some(restart) = self.restart.filter(|_| self.make.is_some()) else {
+            return false;
+        };
+        let now = Instant::now();
+        while restarts
+            .front()
+            .is_some_and(|at| now.duration_since(*at) > restart.restart_window())
+        {
+            restarts.pop_front();
+        }
+        restarts.len() >= usize::try_from(restart.restarts()).unwrap_or(usize::MAX)
+    }
+
+    /// Starts the server again with growing, jittered pauses (the backoff
+    /// goes on from `recent`, the restarts within the budget's window),
+    /// until it connects, the attempts run out, the grace period would
+    /// end, or the host closed it.
+    async fn restart_within_grace(
+        &self,
+        hub: &Hub,
+        recent: u32,
+    ) -> Option<Connection<HubHandler<H>>> {
         let (restart, make) = (self.restart?, self.make.as_ref()?);
         let deadline = Instant::now() + hub.grace_period();
-        for attempt in 0..restart.max_attempts {
+        for attempt in recent..recent.saturating_add(restart.max_attempts) {
             let pause = restart.pause(attempt, jitter());
             if Instant::now() + pause >= deadline || lock(&self.link).closed {
                 return None;

@@ -28,6 +28,7 @@ mod handshake;
 mod options;
 mod probe;
 mod snapshot;
+mod stderr;
 mod tap;
 mod transport;
 

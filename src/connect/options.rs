@@ -172,6 +172,14 @@ impl ConnectOptions {
 /// block byte for byte: no new revision. [`Hub::subscribe_states`] tells
 /// of each step.
 ///
+/// Restarts have a budget over time, so a server that exits after every
+/// handshake is not started forever: at most `max_restarts` (default 5)
+/// within `window` (default 60 s), each pausing as the next attempt of
+/// the backoff above (250 ms, 500 ms, 1 s… before jitter); when the server
+/// ends once more with the budget spent, the hub gives up: the server is
+/// removed at once (`gone`, reason `gave_up`, one new revision) and not
+/// started again.
+///
 /// ```
 /// use std::time::Duration;
 /// use mcp_preamble::connect::{ConnectOptions, Restart};
@@ -180,6 +188,8 @@ impl ConnectOptions {
 /// let options = ConnectOptions::new().restart(restart);
 /// assert!(restart.pause(0, 0.0) >= Duration::from_millis(50));
 /// assert!(restart.pause(2, 0.99) <= Duration::from_millis(400));
+/// let budget = Restart::new().max_restarts(3).window(Duration::from_secs(30));
+/// assert_eq!((budget.restarts(), budget.restart_window()), (3, Duration::from_secs(30)));
 /// ```
 ///
 /// [`Hub::subscribe_states`]: crate::hub::Hub::subscribe_states
@@ -188,6 +198,8 @@ pub struct Restart {
     pub(super) max_attempts: u32,
     first_pause: Duration,
     max_pause: Duration,
+    max_restarts: u32,
+    window: Duration,
 }
 
 impl Default for Restart {
@@ -197,13 +209,40 @@ impl Default for Restart {
 }
 
 impl Restart {
-    /// Five attempts, pausing 250 ms before the first, at most 8 s.
-    pub fn new() -> Restart {
+    /// Five attempts, pausing 250 ms before the first, at most 8 s; at
+    /// most five restarts within 60 s.
+    pub const fn new() -> Restart {
         Restart {
             max_attempts: 5,
             first_pause: Duration::from_millis(250),
             max_pause: Duration::from_secs(8),
+            max_restarts: 5,
+            window: Duration::from_secs(60),
         }
+    }
+
+    /// How many times the server may be restarted within
+    /// [`Restart::window`] (default 5); when it ends once more, the hub
+    /// gives up on it. 0: it is never restarted.
+    pub fn max_restarts(mut self, restarts: u32) -> Restart {
+        self.max_restarts = restarts;
+        self
+    }
+
+    /// The time over which [`Restart::max_restarts`] counts (default 60 s).
+    pub fn window(mut self, window: Duration) -> Restart {
+        self.window = window;
+        self
+    }
+
+    /// The restart budget: how many within [`Restart::restart_window`].
+    pub const fn restarts(&self) -> u32 {
+        self.max_restarts
+    }
+
+    /// The time the restart budget counts over.
+    pub const fn restart_window(&self) -> Duration {
+        self.window
     }
 
     /// How many restarts to try, in a row, before giving up (default 5).

@@ -18,6 +18,7 @@ use super::connect_error;
 use super::handshake::Handshake;
 use super::options::ConnectOptions;
 use super::snapshot::snapshot_of;
+use super::stderr::StderrLines;
 use crate::config::{ServerEntry, ServerTransport};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::ServerSnapshot;
@@ -231,6 +232,7 @@ async fn start<H: rmcp::ClientHandler>(
             env,
             cwd,
         } => {
+            let stderr = (stderr, entry.alias.as_str());
             let transport = spawn_stdio(command, args, env, cwd.as_deref(), stderr)?
                 .tapped(options.progress_tap(&entry.alias));
             let process = Some(transport.process());
@@ -305,13 +307,14 @@ pub(super) fn server_env(
     out
 }
 
-/// Spawns a stdio server; its stderr is kept in `stderr` as it arrives.
+/// Spawns a stdio server; its stderr is kept in `stderr` as it arrives,
+/// and logged line by line under `alias`.
 fn spawn_stdio(
     command: &str,
     args: &[String],
     env: &BTreeMap<String, String>,
     cwd: Option<&Path>,
-    stderr: &StderrTail,
+    (stderr, alias): (&StderrTail, &str),
 ) -> Result<ChildTransport> {
     if let Some(dir) = cwd
         && !dir.is_dir()
@@ -340,6 +343,7 @@ fn spawn_stdio(
         .map_err(|e| connect_error(format!("cannot start {command:?}: {e}")))?;
     if let Some(mut pipe) = child_stderr {
         let tail = stderr.clone();
+        let mut log = StderrLines::new(alias);
         tokio::spawn(async move {
             let mut buf = [0u8; 1024];
             while let Ok(n) = pipe.read(&mut buf).await {
@@ -347,7 +351,9 @@ fn spawn_stdio(
                     break;
                 }
                 tail.push(&buf[..n]);
+                log.feed(&buf[..n], tokio::time::Instant::now());
             }
+            log.finish(tokio::time::Instant::now());
         });
     }
     Ok(transport)

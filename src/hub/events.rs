@@ -31,6 +31,10 @@ string_enum! {
         Removed => "removed",
         /// The grace period ended before the server came back.
         GraceExpired => "grace_expired",
+        /// The server ended again after its restart budget was spent
+        /// (`Restart::max_restarts` within `Restart::window`): the hub
+        /// gave up on it and removed it.
+        GaveUp => "gave_up",
     }
     /// The reason in snake case, as in the JSON.
     fn as_str;
@@ -93,7 +97,8 @@ impl Hub {
     /// `connected` (added, followed, back within its grace period,
     /// restarted), `reconnecting` (the connection ended on its own; with
     /// the exit status when the hub started the server) and `gone`
-    /// (closed or removed by the host, or its grace period ended). A
+    /// (closed or removed by the host, its grace period ended, or its
+    /// restart budget was spent). A
     /// change that leaves a server's state as it was (new tools, say) is
     /// not an event: [`Hub::subscribe`] tells of those.
     ///
@@ -158,7 +163,8 @@ mod tests {
                 "connection_lost",
                 "closed",
                 "removed",
-                "grace_expired"
+                "grace_expired",
+                "gave_up"
             ]
         );
         for r in StateReason::ALL {

@@ -47,10 +47,13 @@ pub(crate) struct ExposedTool {
     pub exposed: Option<ExposedName>,
     /// `title`, sanitized to one line.
     pub title: Option<String>,
-    /// `annotations`, as sent or overridden.
+    /// `annotations`, as sent or overridden (its `title` sanitized to one line).
     pub annotations: Option<ToolAnnotations>,
     /// `inputSchema`, as read within the limits.
     pub input_schema: InputSchema,
+    /// It with every hidden character removed from its strings and keys,
+    /// on first read (`None`: it had none): what the gateway serves.
+    served_schema: OnceLock<Option<serde_json::Value>>,
     /// `description` as sent or overridden.
     sent: Option<String>,
     /// It sanitized, and the hidden characters that removed: on first read
@@ -72,8 +75,13 @@ impl ExposedTool {
             name,
             exposed,
             title,
-            annotations: own.annotations.clone(),
+            annotations: own.annotations.clone().map(|mut a| {
+                // The one text among the hints: a title, one line like `title`.
+                a.title = a.title.as_deref().map(sanitize::line);
+                a
+            }),
             input_schema: own.input_schema.clone(),
+            served_schema: OnceLock::new(),
             sent: own.description.clone(),
             description: OnceLock::new(),
         }
@@ -92,6 +100,18 @@ impl ExposedTool {
             (text, hidden)
         });
         (text.as_deref(), *hidden)
+    }
+
+    /// `inputSchema` as the gateway serves it: every string in it (object
+    /// keys too: descriptions, titles, defaults, enums, examples, property
+    /// names) without the characters sanitizing drops, nothing else changed.
+    #[cfg_attr(not(feature = "serve"), allow(dead_code))]
+    pub fn served_schema(&self) -> &serde_json::Value {
+        let schema = self.input_schema.as_value();
+        let clean = self
+            .served_schema
+            .get_or_init(|| sanitize::json_counting(schema, &mut HiddenChars::default()));
+        clean.as_ref().unwrap_or(schema)
     }
 
     /// `description`, sanitized; `None` when absent or empty once sanitized.

@@ -28,6 +28,13 @@ use crate::hub::Hub;
 /// of (a tool's schema, say, which the section does not show).
 const POLL: Duration = Duration::from_millis(500);
 
+/// The shortest time between two `list_changed` to one host, and between
+/// two views made from the hub: an upstream that changes its tools
+/// thousands of times a second reaches each host as at most one
+/// notification per period, and the last change always reaches it (the
+/// host then reads the tools as they are).
+pub(crate) const LIST_CHANGED_EVERY: Duration = Duration::from_millis(250);
+
 struct Inner {
     hub: Hub,
     host: ServeAs,
@@ -57,7 +64,8 @@ struct Inner {
 /// it, and the other servers' calls go on. Each change of the tools or the
 /// instructions is told to every connected host with one
 /// `notifications/tools/list_changed` (through `subscriptions/listen` for
-/// 2026-07-28 clients).
+/// 2026-07-28 clients), at most one per 250 ms: changes within that time
+/// are told together when it ends.
 #[derive(Clone)]
 pub struct Gateway {
     inner: Arc<Inner>,
@@ -236,6 +244,9 @@ impl Gateway {
                 }
                 let Some(inner) = weak.upgrade() else { return };
                 Gateway { inner }.refresh();
+                // A flood of upstream changes makes a view per period;
+                // what arrives meanwhile is taken in by the next one.
+                tokio::time::sleep(LIST_CHANGED_EVERY).await;
             }
         });
     }
@@ -342,10 +353,9 @@ impl ServerHandler for Gateway {
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         // A 2025-era session: list changes go to it as plain notifications.
         let peer = context.peer;
-        let mut changes = self.inner.changes.subscribe();
-        changes.borrow_and_update();
+        let mut changes = Paced::new(self.inner.changes.subscribe());
         tokio::spawn(async move {
-            while changes.changed().await.is_ok() {
+            while changes.next().await {
                 if peer.notify_tool_list_changed().await.is_err() {
                     return;
                 }
@@ -362,17 +372,48 @@ impl ServerHandler for Gateway {
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
         // A 2026-07-28 session: list changes go through its subscription.
-        let mut changes = self.inner.changes.subscribe();
-        changes.borrow_and_update();
+        let mut changes = Paced::new(self.inner.changes.subscribe());
         loop {
             tokio::select! {
                 _ = context.cancelled() => return Ok(()),
-                changed = changes.changed() => {
-                    if changed.is_err() || context.sink().notify_tool_list_changed().await.is_err() {
+                changed = changes.next() => {
+                    if !changed || context.sink().notify_tool_list_changed().await.is_err() {
                         return Ok(());
                     }
                 }
             }
         }
+    }
+}
+
+/// One host's `list_changed`: at most one per [`LIST_CHANGED_EVERY`], on
+/// the trailing edge (a change within the period is told when it ends, so
+/// the last one is never lost).
+struct Paced {
+    changes: watch::Receiver<u64>,
+    last: Option<tokio::time::Instant>,
+}
+
+impl Paced {
+    fn new(mut changes: watch::Receiver<u64>) -> Paced {
+        changes.borrow_and_update();
+        Paced {
+            changes,
+            last: None,
+        }
+    }
+
+    /// Waits for the next change to tell; `false` once the gateway is gone.
+    async fn next(&mut self) -> bool {
+        if self.changes.changed().await.is_err() {
+            return false;
+        }
+        if let Some(last) = self.last {
+            tokio::time::sleep_until(last + LIST_CHANGED_EVERY).await;
+        }
+        // Every change until now is in the one notification.
+        self.changes.borrow_and_update();
+        self.last = Some(tokio::time::Instant::now());
+        true
     }
 }

@@ -41,7 +41,19 @@
 //!   flight is dropped (logged at debug), never sent to another call;
 //! - `notifications/tools/list_changed` once per change of the tools or
 //!   the instructions (2025 sessions as notifications, 2026-07-28 ones
-//!   through `subscriptions/listen`).
+//!   through `subscriptions/listen`), at most one per 250 ms to a host:
+//!   changes within that time are told together at its end, so an upstream
+//!   that changes its tools thousands of times a second costs a host four
+//!   notifications a second, and the last change always reaches it.
+//!
+//! Everything served is what the assembly kept within its
+//! [`Limits`](crate::Limits) (instructions, tools, descriptions, schemas;
+//! the hub's report names each limit a server reached), sanitized: names,
+//! titles and descriptions by the section's rules, and every string of an
+//! `inputSchema` (property names, descriptions, titles, defaults, enums,
+//! examples) without the hidden characters those rules drop (tag
+//! characters, bidi controls, zero-width and control characters), the
+//! rest as sent.
 //!
 //! On stdio ([`Gateway::serve_stdio`]), or with the feature `serve-http`
 //! over Streamable HTTP on a loopback address only (`Gateway::serve_http`

@@ -104,11 +104,12 @@ impl View {
 }
 
 /// An upstream tool as the gateway lists it: the assembly's name, title,
-/// description, annotations and schema, as they are.
+/// description, annotations and schema, as they are (the schema's strings
+/// stripped of hidden characters, as the description was sanitized).
 fn wire_tool(tool: &ExposedTool) -> WireTool {
     // MCP wants an object schema: one the server did not send as one, or
     // that the limits emptied, is served as the empty object schema.
-    let schema = match tool.input_schema.as_value() {
+    let schema = match tool.served_schema() {
         Value::Object(o) if !o.is_empty() => o.clone(),
         _ => object_schema(json!({"type": "object"})),
     };

@@ -278,10 +278,53 @@ pub fn emit_err(line: &str) {
     );
 }
 
+/// The gateway's log (`serve`, a file or stderr): every event is one line,
+/// redacted and made terminal-safe like everything else printed, and a
+/// newline inside an event (an upstream's stderr, an error it sent) is
+/// shown as `\n`, so nothing an upstream writes starts a log line of its own.
+pub struct LogLines<W>(pub W);
+
+impl<W: std::io::Write> std::io::Write for LogLines<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        // tracing-subscriber writes each event whole, in one call.
+        let text = String::from_utf8_lossy(buf);
+        self.0.write_all(log_line(&text).as_bytes())?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+/// One log event as the line written: its own final newline kept, the
+/// others shown as `\n` (and carriage returns, escapes, bidi controls as
+/// [`terminal_safe`] shows them).
+fn log_line(event: &str) -> String {
+    let body = event.strip_suffix('\n').unwrap_or(event);
+    let redacted = redact::printed(body);
+    format!("{}\n", terminal_safe(&redacted.replace('\n', "\\n")))
+}
+
 pub fn truncate(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
         s.to_string()
     } else {
         s.chars().take(n - 1).collect::<String>() + "…"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_log_event_is_one_inert_line() {
+        let forged = "x INFO up: stderr: a\x1b]0;t\x07\r\n2026-01-01T00:00:00Z  INFO ok\u{202e}\n";
+        assert_eq!(
+            log_line(forged),
+            "x INFO up: stderr: a\\x1b]0;t\\x07\\x0d\\n2026-01-01T00:00:00Z  INFO ok\\u{202e}\n"
+        );
+        assert_eq!(log_line("plain\n"), "plain\n");
     }
 }

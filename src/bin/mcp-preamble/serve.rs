@@ -8,13 +8,18 @@ use std::time::{Duration, SystemTime};
 use mcp_preamble::Assembler;
 use mcp_preamble::connect::{ConnectOptions, Restart};
 use mcp_preamble::files::McpConfig;
-use mcp_preamble::hub::Hub;
+use mcp_preamble::hub::{Hub, ServerState, StateReason};
 use mcp_preamble::pin::Lock;
 use mcp_preamble::serve::{Gateway, ServeAs};
 use mcp_preamble::settings::Settings;
 
 use crate::args::ServeArgs;
+use crate::emit::LogLines;
 use crate::error::CliError;
+
+/// How upstreams that end on their own are restarted: at most five times
+/// within a minute, with growing pauses; then the gateway gives up on one.
+const RESTART: Restart = Restart::new();
 
 /// How often the policy and lock files are looked at.
 const WATCH: Duration = Duration::from_millis(300);
@@ -34,6 +39,8 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     a.connect.client = settings.client.clone();
     let assembler = assembler(&settings, a.lock.as_deref(), a.serve_as)?;
     let hub = Hub::new(assembler);
+    // From the first connection on: restarts and crashes are logged.
+    let states = tokio::spawn(tell_states(hub.clone()));
     let gateway = match a.call_timeout {
         Some(t) => Gateway::with_call_timeout(hub, a.serve_as, t),
         None => Gateway::new(hub, a.serve_as),
@@ -42,7 +49,7 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
         .handshake(a.connect.handshake.clone())
         .timeout(a.connect.timeout)
         .client(a.connect.client_settings().client_config())
-        .restart(Restart::new());
+        .restart(RESTART);
     for failure in gateway.connect_all(&config, &options).await {
         // Its tools are not served; the others are.
         tracing::warn!(alias = %failure.alias, error = %failure.error, stderr = %failure.stderr, "server not started");
@@ -67,6 +74,7 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     };
     let watcher = tokio::spawn(reload.run(gateway.hub().clone()));
     let reviews = tokio::spawn(tell_pending(gateway.hub().clone()));
+    let limits = tokio::spawn(tell_limits(gateway.hub().clone()));
     let served = match listener {
         Some(listener) => tokio::select! {
             served = gateway.serve_http_with(listener, http_limits(&a)) => served,
@@ -76,6 +84,8 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     };
     watcher.abort();
     reviews.abort();
+    limits.abort();
+    states.abort();
     gateway.close().await;
     tracing::info!("stopped serving");
     served?;
@@ -110,6 +120,54 @@ async fn tell_pending(hub: Hub) {
         }
         told = now.iter().map(|(a, p)| (a.clone(), p.clone())).collect();
         if pending.changed().await.is_err() {
+            return;
+        }
+    }
+}
+
+/// Logs every upstream's state changes: connected, ended on its own (with
+/// its exit status) and restarted, and gone (the grace period ended, or
+/// the restart budget was spent and the gateway gave up on it).
+async fn tell_states(hub: Hub) {
+    use tokio::sync::broadcast::error::RecvError;
+    let mut states = hub.subscribe_states();
+    loop {
+        match states.recv().await {
+            Ok(change) if change.reason == StateReason::GaveUp => tracing::warn!(
+                upstream = %change.alias,
+                "gave up on the upstream: it ended again after {} restarts within {} s; its tools are no longer served ({change})",
+                RESTART.restarts(),
+                RESTART.restart_window().as_secs()
+            ),
+            Ok(change) if change.state == ServerState::Connected => {
+                tracing::info!(upstream = %change.alias, "{change}")
+            }
+            Ok(change) => tracing::warn!(upstream = %change.alias, "{change}"),
+            Err(RecvError::Lagged(n)) => tracing::warn!("{n} upstream state changes not logged"),
+            Err(RecvError::Closed) => return,
+        }
+    }
+}
+
+/// Logs each upstream whose data the gateway cut to its limits (what it
+/// sent, what was kept), once per change.
+async fn tell_limits(hub: Hub) {
+    let mut sections = hub.subscribe();
+    let mut told = std::collections::BTreeMap::new();
+    loop {
+        let section = sections.borrow_and_update().clone();
+        let mut now = std::collections::BTreeMap::new();
+        for server in section.assembly().servers() {
+            let alias = server.alias.clone().unwrap_or_else(|| server.name.clone());
+            if !server.limits.is_empty() && told.get(&alias) != Some(&server.limits) {
+                for hit in &server.limits {
+                    tracing::warn!(upstream = %alias, "served within the limits: {hit}");
+                }
+            }
+            now.insert(alias, server.limits.clone());
+        }
+        told = now;
+        if sections.changed().await.is_err() {
             return;
         }
     }
@@ -212,8 +270,9 @@ async fn next_hangup(_: &mut Hangups) {
 }
 
 /// The log goes to `file` or stderr, never stdout (stdout is the MCP
-/// channel). `MCP_PREAMBLE_LOG` chooses what is logged, as targets and
-/// levels (`debug`, `info,rmcp=debug`); default: `info,rmcp=warn`.
+/// channel), one line per event made safe by [`LogLines`].
+/// `MCP_PREAMBLE_LOG` chooses what is logged, as targets and levels
+/// (`debug`, `info,rmcp=debug`); default: `info,rmcp=warn`.
 fn init_log(file: Option<&Path>) -> Result<(), CliError> {
     use tracing_subscriber::fmt::writer::BoxMakeWriter;
     use tracing_subscriber::prelude::*;
@@ -228,9 +287,9 @@ fn init_log(file: Option<&Path>) -> Result<(), CliError> {
                 .append(true)
                 .open(path)
                 .map_err(|e| CliError::OutDir(path.to_path_buf(), e))?;
-            BoxMakeWriter::new(std::sync::Mutex::new(f))
+            BoxMakeWriter::new(std::sync::Mutex::new(LogLines(f)))
         }
-        None => BoxMakeWriter::new(std::io::stderr),
+        None => BoxMakeWriter::new(|| LogLines(std::io::stderr())),
     };
     let layer = tracing_subscriber::fmt::layer()
         .with_writer(writer)
