@@ -108,6 +108,7 @@ pub fn http(port: u16) {
             let Ok((stream, _)) = listener.accept().await else {
                 continue;
             };
+            let _ = stream.set_nodelay(true);
             let mcp = mcp.clone();
             tokio::spawn(async move {
                 let service = hyper::service::service_fn(move |req| {
