@@ -232,7 +232,7 @@ pub async fn list(session: &RunningService<RoleClient, ()>) -> Vec<WireTool> {
 /// Writes the discriminant `arbitrary`'s derive reads as variant `k` of `n`
 /// (a little-endian `u32` scaled by `n`).
 pub(crate) fn put_variant(e: &mut crate::Encoder, k: u64, n: u64) {
-    let x = u32::try_from(((k << 32) + n - 1) / n).unwrap_or(u32::MAX);
+    let x = u32::try_from((k << 32).div_ceil(n)).unwrap_or(u32::MAX);
     e.front(&x.to_le_bytes());
 }
 
