@@ -27,9 +27,7 @@ fn root() -> PathBuf {
 }
 
 fn out_dir(target: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("corpus")
-        .join(target);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus").join(target);
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).unwrap();
     dir
@@ -58,9 +56,7 @@ fn small_page(page: &Value) -> Value {
             }
             // Schemas are large and only copied through.
             if let Some(tool) = t.as_object_mut() {
-                tool.retain(|k, _| {
-                    ["name", "title", "description", "annotations"].contains(&k.as_str())
-                });
+                tool.retain(|k, _| ["name", "title", "description", "annotations"].contains(&k.as_str()));
                 tool.insert("inputSchema".into(), json!({"type": "object"}));
             }
         }
@@ -116,29 +112,17 @@ fn wire(caps: &[CaptureFile]) {
     for c in caps {
         let v = &c.value;
         if let Some(init) = v.get("initialize").filter(|x| !x.is_null()) {
-            write(
-                &dir,
-                &format!("initialize-{}", c.stem),
-                &tagged(0, &init.to_string()),
-            );
+            write(&dir, &format!("initialize-{}", c.stem), &tagged(0, &init.to_string()));
         }
         if let Some(disc) = v.get("discover").filter(|x| !x.is_null()) {
-            write(
-                &dir,
-                &format!("discover-{}", c.stem),
-                &tagged(1, &disc.to_string()),
-            );
+            write(&dir, &format!("discover-{}", c.stem), &tagged(1, &disc.to_string()));
         }
         let page = v
             .get("discover_tools_list_pages")
             .and_then(|p| p.get(0))
             .or_else(|| v.get("tools_list_pages").and_then(|p| p.get(0)));
         if let Some(page) = page {
-            write(
-                &dir,
-                &format!("tools-{}", c.stem),
-                &tagged(2, &small_page(page).to_string()),
-            );
+            write(&dir, &format!("tools-{}", c.stem), &tagged(2, &small_page(page).to_string()));
         }
         let capture = if c.raw.len() <= WHOLE_CAPTURE_MAX {
             c.raw.clone()
@@ -148,11 +132,7 @@ fn wire(caps: &[CaptureFile]) {
         write(&dir, &format!("capture-{}", c.stem), &tagged(3, &capture));
     }
     // Snapshot files, and the load_server_file dispatch, from a few captures.
-    for stem in [
-        "seed-invoice-server",
-        "synthetic-python-unicode",
-        "supabase-mcp-server-supabase",
-    ] {
+    for stem in ["seed-invoice-server", "synthetic-python-unicode", "supabase-mcp-server-supabase"] {
         let c = caps.iter().find(|c| c.stem == stem).unwrap();
         let snapshot = mcp_preamble::files::Capture::from_json(&small_capture(c).to_string())
             .unwrap()
@@ -161,11 +141,7 @@ fn wire(caps: &[CaptureFile]) {
         let file = mcp_preamble::files::SnapshotFile::new(snapshot, 1_764_460_800_000).to_json();
         write(&dir, &format!("snapshot-{stem}"), &tagged(4, &file));
         write(&dir, &format!("load-snapshot-{stem}"), &tagged(6, &file));
-        write(
-            &dir,
-            &format!("load-capture-{stem}"),
-            &tagged(6, &small_capture(c).to_string()),
-        );
+        write(&dir, &format!("load-capture-{stem}"), &tagged(6, &small_capture(c).to_string()));
     }
     // Two pages at once (a JSON array of pages).
     let pages = json!([
@@ -183,11 +159,7 @@ fn wire(caps: &[CaptureFile]) {
     }
     // A lock of three servers, and the example policy file.
     let mut lock = mcp_preamble::pin::Lock::new();
-    for stem in [
-        "seed-invoice-server",
-        "synthetic-python-unicode",
-        "mcp-server-time",
-    ] {
+    for stem in ["seed-invoice-server", "synthetic-python-unicode", "mcp-server-time"] {
         let c = caps.iter().find(|c| c.stem == stem).unwrap();
         let snapshot = mcp_preamble::files::Capture::from_json(&small_capture(c).to_string())
             .unwrap()
@@ -306,25 +278,14 @@ fn structured(caps: &[CaptureFile]) {
     // The same name twice, and an alias claiming another server's name.
     let mut twins = vec![with_instructions[0].clone(), with_instructions[0].clone()];
     twins[1].alias = Some(twins[0].name.clone());
-    twins.push(ServerIn {
-        name: twins[0].name.clone(),
-        alias: None,
-        instructions: Some("x".into()),
-        tools: vec![],
-    });
+    twins.push(ServerIn { name: twins[0].name.clone(), alias: None, instructions: Some("x".into()), tools: vec![] });
     groups.push(("twins".into(), twins));
     // Names whose heading rendered as other text than the name in some
     // engine (the first differential campaign): a closing `#` run, emphasis,
     // strikethrough, links, entities, backslashes, autolinks.
     let names = [
-        "bank ###",
-        "###",
-        "c# server#",
-        "-*New** and **bold**",
-        "_a_ b__c__ snake_case",
-        "~~gone~~ [a](https://e.example/x)",
-        "AT&amp;T &#35; &copy;",
-        "a\\*b\\* e\\",
+        "bank ###", "###", "c# server#", "-*New** and **bold**", "_a_ b__c__ snake_case",
+        "~~gone~~ [a](https://e.example/x)", "AT&amp;T &#35; &copy;", "a\\*b\\* e\\",
         "http://e.com/*x*_y_ www.e.com/~z~",
     ];
     for (i, chunk) in names.chunks(3).enumerate() {
@@ -342,10 +303,7 @@ fn structured(caps: &[CaptureFile]) {
 
     for (i, (name, servers)) in groups.iter().enumerate() {
         let name = name.replace(|c: char| !c.is_ascii_alphanumeric() && c != '-', "_");
-        let input = SectionInput {
-            flags: (i % 32) as u8,
-            servers: servers.clone(),
-        };
+        let input = SectionInput { flags: (i % 32) as u8, servers: servers.clone() };
         write(&section, &name, &check(&input));
 
         let input = BudgetInput {
