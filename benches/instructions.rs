@@ -1,6 +1,8 @@
 //! The regression guard CI trusts: instruction counts (valgrind's callgrind)
-//! of cold assembly, repeat assembly, reading the captures into snapshots
-//! and the floor over the corpus, compared with `benches/instructions.json`.
+//! of cold assembly, repeat assembly, reading the captures into snapshots,
+//! one call forwarded by the gateway (`forward`: its in-process part, no
+//! process or transport) and the floor over the corpus, compared with
+//! `benches/instructions.json`.
 //!
 //! Instruction counts do not depend on what else the machine does: the same
 //! binary on the same input gives the same count, where wall-clock timings
@@ -29,14 +31,19 @@ use std::hint::black_box;
 use std::path::Path;
 use std::process::Command;
 
+use mcp_preamble::serve::{GatewayNames, READER, forward_in_process};
 use mcp_preamble::{Assembler, ServerSnapshot};
 
 /// Scenarios the guard fails on when they grow, and the floor they are
 /// compared with.
 /// `read` is where a tool's input schema is measured, once, for the
 /// limit checks of every assembly after.
+/// `forward` is one `tools/call` through the gateway: the host's line read,
+/// the name mapped, the upstream's request written, its answer read and
+/// mapped back, the host's answer written. It is counted and printed; it
+/// joins `GUARDED` with its first entry in `benches/instructions.json`.
 const GUARDED: [&str; 3] = ["cold", "repeat", "read"];
-const ALL: [&str; 4] = ["cold", "repeat", "read", "floor"];
+const ALL: [&str; 5] = ["cold", "repeat", "read", "forward", "floor"];
 /// How much growth over the baseline is tolerated.
 const TOLERANCE: f64 = 0.10;
 const CHILD: &str = "--callgrind-child";
@@ -44,6 +51,44 @@ const CHILD: &str = "--callgrind-child";
 /// The input strings a token count cannot avoid (as `benches/assemble.rs`).
 fn floor(all: &[ServerSnapshot]) -> usize {
     support::floor(all)
+}
+
+/// One forwarded call: the gateway's names for every corpus tool, a host's
+/// `tools/call` of one of them with arguments, and the upstream's answer.
+struct Forward {
+    names: GatewayNames,
+    host: String,
+    answer: String,
+}
+
+impl Forward {
+    fn of(all: &[ServerSnapshot]) -> Forward {
+        let pairs: Vec<(&str, &str)> = all
+            .iter()
+            .flat_map(|s| {
+                let alias = s.alias.as_deref().unwrap_or_default();
+                s.tools.iter().map(move |t| (alias, t.name.as_str()))
+            })
+            .collect();
+        let names = GatewayNames::new(pairs.iter().copied(), READER);
+        let (alias, tool) = pairs[pairs.len() / 2];
+        let name = names.exposed(alias, tool).expect("a named tool");
+        let host = serde_json::json!({
+            "jsonrpc": "2.0", "id": 17, "method": "tools/call",
+            "params": {"name": name, "arguments": {"owner": "octo", "repo": "hello-world", "state": "open", "perPage": 30}},
+        })
+        .to_string();
+        let answer = serde_json::json!({
+            "jsonrpc": "2.0", "id": 4,
+            "result": {"content": [{"type": "text", "text": "[{\"number\": 1347, \"title\": \"Found a bug\", \"state\": \"open\"}]"}], "isError": false},
+        })
+        .to_string();
+        Forward {
+            names,
+            host,
+            answer,
+        }
+    }
 }
 
 /// The only function callgrind counts in (`--toggle-collect`).
@@ -54,8 +99,14 @@ fn measured(
     all: &[ServerSnapshot],
     warm: &Assembler,
     fresh: &Assembler,
+    forward: &Forward,
 ) -> usize {
     match scenario {
+        "forward" => forward_in_process(&forward.names, black_box(&forward.host), &forward.answer)
+            .expect("a forwarded call")
+            .iter()
+            .map(String::len)
+            .sum(),
         "read" => support::read(black_box(texts)).len(),
         "cold" => fresh.assemble(black_box(all)).unwrap().total_tokens(),
         "repeat" => warm.assemble(black_box(all)).unwrap().total_tokens(),
@@ -74,7 +125,14 @@ fn child(scenario: &str) {
     warm.assemble(&all).unwrap();
     let fresh = Assembler::new();
     let _ = floor(&all);
-    black_box(measured(scenario, &texts, &all, &warm, &fresh));
+    let forward = Forward::of(&all);
+    // Once outside the count, as each call after the gateway's first.
+    black_box(forward_in_process(
+        &forward.names,
+        &forward.host,
+        &forward.answer,
+    ));
+    black_box(measured(scenario, &texts, &all, &warm, &fresh, &forward));
 }
 
 /// `getrandom` that fills with a fixed pattern, for the child only: std's

@@ -1,27 +1,49 @@
-//! `mcp-preamble serve`: a forwarded `tools/call` round trip next to a
-//! direct one (1,000 calls each over stdio, to the invoice test server),
-//! and the instructions served from the hub's memo next to assembling them
-//! per `initialize`. Prints both ratios. Needs node and
-//! `npm ci` in tests/servers.
+//! `mcp-preamble serve`: a forwarded `tools/call` next to a direct one,
+//! against two upstreams (the Rust one of `serve/upstream.rs`, rmcp's
+//! server side, and the Node invoice test server), over stdio and over
+//! Streamable HTTP (`serve --listen`), at 1 and 32 concurrent clients: p50
+//! and p99 of the round trip and the throughput, direct and through the
+//! gateway, and their ratios (gateway / direct); then the cold fan-out (the
+//! gateway's start to all tools of 10 upstreams listed) and the
+//! instructions served from the hub's memo next to assembling them per
+//! `initialize`. Writes the Rust upstream's ratios to
+//! `target/bench-serve.json` (`{"stdio"|"http": {"1"|"32": {"p50_ratio",
+//! "p99_ratio", "rps_ratio"}}, "cold_fanout_10_ms"}`). Needs node and
+//! `npm ci` in tests/servers:
+//!
+//! ```text
+//! cargo bench --bench serve --features cli
+//! ```
+
+#[path = "serve/load.rs"]
+mod load;
+#[path = "serve/upstream.rs"]
+mod upstream;
 
 use std::hint::black_box;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use mcp_preamble::connect::{ConnectOptions, connect};
 use mcp_preamble::files::{ServerEntry, ServerTransport};
 use mcp_preamble::hub::Hub;
-use mcp_preamble::rmcp::model::CallToolRequestParams;
 use mcp_preamble::serve::{Gateway, ServeAs, prepare};
 use mcp_preamble::{Assembler, ServerSnapshot};
+use serde_json::{Value, json};
 
-const CALLS: u32 = 1000;
+use load::{Run, cold, measure};
 
-fn servers() -> std::path::PathBuf {
+/// Calls per client: one client, and each of 32.
+const CALLS_ONE: usize = 1000;
+const CALLS_MANY: usize = 100;
+const CLIENTS: [usize; 2] = [1, 32];
+const GATEWAY: &str = env!("CARGO_BIN_EXE_mcp-preamble");
+
+fn servers() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/servers")
 }
 
-fn entry(alias: &str, command: &str, args: Vec<String>) -> ServerEntry {
+fn stdio_entry(alias: &str, command: &str, args: Vec<String>) -> ServerEntry {
     ServerEntry {
         alias: alias.into(),
         transport: ServerTransport::Stdio {
@@ -33,61 +55,245 @@ fn entry(alias: &str, command: &str, args: Vec<String>) -> ServerEntry {
     }
 }
 
-/// The mean round trip of `tool` over `CALLS` calls (after 20 to warm up).
-async fn round_trip(e: &ServerEntry, tool: &str) -> Duration {
-    let options = ConnectOptions::new().timeout(Duration::from_secs(60));
-    let c = connect(e, &options).await.expect("connects");
-    for _ in 0..20 {
-        c.client
-            .call_tool(CallToolRequestParams::new(tool.to_string()))
-            .await
-            .unwrap();
+/// An upstream as a command line: over stdio, and over HTTP on a port.
+struct Kind {
+    name: &'static str,
+    command: String,
+    stdio: Vec<String>,
+    http: Box<dyn Fn(u16) -> Vec<String>>,
+}
+
+fn kinds() -> Vec<Kind> {
+    let me = std::env::current_exe()
+        .expect("the bench's path")
+        .display()
+        .to_string();
+    let invoice = servers().join("invoice.mjs").display().to_string();
+    let http = servers().join("http.mjs").display().to_string();
+    vec![
+        Kind {
+            name: "rust",
+            command: me,
+            stdio: vec![upstream::STDIO.into()],
+            http: Box::new(|port| vec![upstream::HTTP.into(), port.to_string()]),
+        },
+        Kind {
+            name: "node",
+            command: "node".into(),
+            stdio: vec![invoice],
+            http: Box::new(move |port| vec![http.clone(), port.to_string()]),
+        },
+    ]
+}
+
+/// A child process killed when dropped.
+struct Spawned(Child);
+
+impl Drop for Spawned {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
     }
-    let start = Instant::now();
-    for _ in 0..CALLS {
-        let r = c
-            .client
-            .call_tool(CallToolRequestParams::new(tool.to_string()))
-            .await
-            .unwrap();
-        black_box(r);
+}
+
+fn spawn(command: &str, args: &[String]) -> Spawned {
+    let child = Command::new(command)
+        .args(args)
+        .current_dir(servers())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{command}: {e}"));
+    Spawned(child)
+}
+
+fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    l.local_addr().expect("an address").port()
+}
+
+/// Waits until something listens on `port` (30 s at most).
+fn listening(port: u16) {
+    let until = Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < until, "nothing listens on {port}");
+        std::thread::sleep(Duration::from_millis(20));
     }
-    let mean = start.elapsed() / CALLS;
-    c.close().await;
-    mean
+}
+
+/// A gateway config of `servers` (alias, entry JSON), written to `dir`.
+fn config(dir: &Path, name: &str, servers: Value) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, json!({ "mcpServers": servers }).to_string()).unwrap();
+    path.display().to_string()
+}
+
+/// The ratios of one transport and concurrency.
+struct Ratios {
+    direct: Run,
+    gateway: Run,
+}
+
+impl Ratios {
+    fn json(&self) -> Value {
+        let r = |g: Duration, d: Duration| g.as_secs_f64() / d.as_secs_f64();
+        json!({
+            "p50_ratio": r(self.gateway.quantile(0.5), self.direct.quantile(0.5)),
+            "p99_ratio": r(self.gateway.quantile(0.99), self.direct.quantile(0.99)),
+            "rps_ratio": self.gateway.rps() / self.direct.rps(),
+        })
+    }
+
+    fn print(&self, upstream: &str, transport: &str, clients: usize) {
+        let j = self.json();
+        println!(
+            "{upstream:<5} {transport:<5} {clients:>2} clients: direct p50 {:>9.1?} p99 {:>9.1?} {:>7.0} rps | gateway p50 {:>9.1?} p99 {:>9.1?} {:>7.0} rps | p50 {:.2}x p99 {:.2}x rps {:.2}x",
+            self.direct.quantile(0.5),
+            self.direct.quantile(0.99),
+            self.direct.rps(),
+            self.gateway.quantile(0.5),
+            self.gateway.quantile(0.99),
+            self.gateway.rps(),
+            j["p50_ratio"].as_f64().unwrap_or(0.0),
+            j["p99_ratio"].as_f64().unwrap_or(0.0),
+            j["rps_ratio"].as_f64().unwrap_or(0.0),
+        );
+    }
+}
+
+fn calls(clients: usize) -> usize {
+    if clients == 1 { CALLS_ONE } else { CALLS_MANY }
+}
+
+/// Over stdio: `clients` concurrent calls on one connection, to the
+/// upstream and to a gateway in front of it.
+async fn over_stdio(kind: &Kind, dir: &Path) -> Vec<(usize, Ratios)> {
+    let direct = stdio_entry("billing", &kind.command, kind.stdio.clone());
+    let upstream = json!({"billing": {"command": kind.command, "args": kind.stdio}});
+    let cfg = config(dir, &format!("{}-stdio.json", kind.name), upstream);
+    let gateway = stdio_entry(
+        "gateway",
+        GATEWAY,
+        vec!["serve".into(), "--config".into(), cfg],
+    );
+    let mut out = Vec::new();
+    for clients in CLIENTS {
+        let n = calls(clients);
+        let direct = measure(&direct, "list_periods", clients, n, true).await;
+        let gateway = measure(&gateway, "billing__list_periods", clients, n, true).await;
+        out.push((clients, Ratios { direct, gateway }));
+    }
+    out
+}
+
+/// Over Streamable HTTP: one session per client, to the upstream's HTTP
+/// endpoint and to `serve --listen` in front of that same endpoint.
+async fn over_http(kind: &Kind, dir: &Path) -> Vec<(usize, Ratios)> {
+    let port = free_port();
+    let _upstream = spawn(&kind.command, &(kind.http)(port));
+    listening(port);
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let cfg = config(
+        dir,
+        &format!("{}-http.json", kind.name),
+        json!({"billing": {"url": url}}),
+    );
+    let listen = free_port();
+    let args = [
+        "serve",
+        "--listen",
+        &format!("127.0.0.1:{listen}"),
+        "--config",
+        &cfg,
+    ];
+    let _gateway = spawn(GATEWAY, &args.map(String::from));
+    listening(listen);
+    let direct = ServerEntry::http("billing", url);
+    let gateway = ServerEntry::http("gateway", format!("http://127.0.0.1:{listen}/mcp"));
+    let mut out = Vec::new();
+    for clients in CLIENTS {
+        let n = calls(clients);
+        let direct = measure(&direct, "list_periods", clients, n, false).await;
+        let gateway = measure(&gateway, "billing__list_periods", clients, n, false).await;
+        out.push((clients, Ratios { direct, gateway }));
+    }
+    out
+}
+
+/// The median of three cold starts of a gateway in front of 10 Rust
+/// upstreams, to all 20 tools listed.
+async fn fan_out(kind: &Kind, dir: &Path) -> f64 {
+    let servers: serde_json::Map<String, Value> = (0..10)
+        .map(|i| {
+            (
+                format!("s{i}"),
+                json!({"command": kind.command, "args": kind.stdio}),
+            )
+        })
+        .collect();
+    let cfg = config(dir, "fan-out.json", Value::Object(servers));
+    let gateway = stdio_entry(
+        "gateway",
+        GATEWAY,
+        vec!["serve".into(), "--config".into(), cfg],
+    );
+    let mut runs = Vec::new();
+    for _ in 0..3 {
+        runs.push(cold(&gateway, 20).await);
+    }
+    runs.sort_by(f64::total_cmp);
+    runs[1]
+}
+
+fn report_path() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
+    target.join("bench-serve.json")
+}
+
+fn forwarding(runtime: &tokio::runtime::Runtime) {
+    let dir = std::env::temp_dir().join(format!("mcp-preamble-bench-serve-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut report = json!({});
+    for kind in kinds() {
+        let (stdio, http) = runtime
+            .block_on(async { (over_stdio(&kind, &dir).await, over_http(&kind, &dir).await) });
+        for (transport, runs) in [("stdio", &stdio), ("http", &http)] {
+            for (clients, ratios) in runs {
+                ratios.print(kind.name, transport, *clients);
+                if kind.name == "rust" {
+                    report[transport][clients.to_string()] = ratios.json();
+                }
+            }
+        }
+    }
+    let rust = &kinds()[0];
+    let cold_ms = runtime.block_on(fan_out(rust, &dir));
+    println!(
+        "cold fan-out, 10 rust upstreams over stdio, start to all tools listed: {cold_ms:.1} ms"
+    );
+    report["cold_fanout_10_ms"] = json!(cold_ms);
+    let _ = std::fs::remove_dir_all(&dir);
+    let path = report_path();
+    let _ = std::fs::create_dir_all(path.parent().unwrap());
+    std::fs::write(&path, serde_json::to_string_pretty(&report).unwrap() + "\n").unwrap();
+    println!("wrote {}", path.display());
 }
 
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    match args.get(1).map(String::as_str) {
+        Some(upstream::STDIO) => return upstream::stdio(),
+        Some(upstream::HTTP) => {
+            let port = args.get(2).and_then(|p| p.parse().ok()).expect("a port");
+            return upstream::http(port);
+        }
+        _ => {}
+    }
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let invoice = servers().join("invoice.mjs").display().to_string();
-    let direct = entry("billing", "node", vec![invoice.clone()]);
-    let dir = std::env::temp_dir().join(format!("mcp-preamble-bench-serve-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let config = dir.join("mcp.json");
-    let servers =
-        serde_json::json!({"mcpServers": {"billing": {"command": "node", "args": [invoice]}}});
-    std::fs::write(&config, servers.to_string()).unwrap();
-    let gateway = entry(
-        "gateway",
-        env!("CARGO_BIN_EXE_mcp-preamble"),
-        vec![
-            "serve".into(),
-            "--config".into(),
-            config.display().to_string(),
-        ],
-    );
-    let (alone, forwarded) = runtime.block_on(async {
-        (
-            round_trip(&direct, "list_periods").await,
-            round_trip(&gateway, "billing__list_periods").await,
-        )
-    });
-    let _ = std::fs::remove_dir_all(&dir);
-    println!(
-        "tools/call round trip over stdio ({CALLS} calls): direct {alone:?}, through serve {forwarded:?}, overhead {:.2}x (+{:?})",
-        forwarded.as_secs_f64() / alone.as_secs_f64(),
-        forwarded.saturating_sub(alone)
-    );
+    forwarding(&runtime);
 
     // Instructions per `initialize`: read from the memo vs assembled anew.
     let corpus: Vec<ServerSnapshot> =

@@ -76,6 +76,24 @@ fn lint_corpus() {
     replay("lint", |d| typed(d, targets::lint::run));
 }
 
+#[cfg(feature = "serve")]
+#[test]
+fn serve_host_corpus() {
+    assert!(replay("serve_host", targets::serve_host::run) >= 10);
+}
+
+#[cfg(feature = "serve")]
+#[test]
+fn serve_upstream_corpus() {
+    replay("serve_upstream", |d| typed(d, targets::serve_upstream::run));
+}
+
+#[cfg(feature = "serve")]
+#[test]
+fn serve_names_corpus() {
+    replay("serve_names", |d| typed(d, targets::serve_names::run));
+}
+
 /// The replay decodes structured inputs: a corpus file that decodes to nothing would make its
 /// target's replay pass without running. Most committed inputs decode (they were kept by the
 /// fuzzer because they reached new code).
@@ -93,11 +111,24 @@ fn structured_corpora_decode() {
             .count();
         (ok, files.len())
     }
-    for (target, (ok, all)) in [
+    #[allow(unused_mut)]
+    let mut all = vec![
         ("section", decoded::<SectionInput>("section")),
         ("budgets", decoded::<BudgetInput>("budgets")),
         ("lint", decoded::<LintInput>("lint")),
-    ] {
+    ];
+    #[cfg(feature = "serve")]
+    all.extend([
+        (
+            "serve_upstream",
+            decoded::<targets::serve_upstream::UpstreamInput>("serve_upstream"),
+        ),
+        (
+            "serve_names",
+            decoded::<targets::serve_names::NamesInput>("serve_names"),
+        ),
+    ]);
+    for (target, (ok, all)) in all {
         assert!(ok * 2 > all, "{target}: only {ok} of {all} inputs decode");
     }
 }

@@ -12,6 +12,8 @@ use icu_properties::props::{DefaultIgnorableCodePoint, GeneralCategory, Variatio
 use icu_properties::{CodePointMapData, CodePointSetData};
 use mcp_preamble::{ServerSnapshot, Tool};
 
+#[cfg(feature = "serve")]
+pub mod gateway;
 pub mod targets;
 
 /// Loads the tokenizer before the first input: its one-time load takes

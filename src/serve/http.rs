@@ -138,6 +138,9 @@ fn accept_pause(e: &std::io::Error) -> Duration {
 
 /// Serves one connection until it ends, its head is late, or it is idle.
 async fn connection(stream: TcpStream, peer: SocketAddr, mcp: Mcp, limits: HttpLimits) {
+    // An answer is small writes (head, then event-stream chunks): without
+    // this, Nagle's algorithm holds the last one for the client's delayed ACK.
+    let _ = stream.set_nodelay(true);
     let activity = Activity::new();
     let io = TokioIo::new(Watched {
         inner: stream,

@@ -94,6 +94,8 @@ mod sessions;
 mod view;
 
 pub use fit::ServeAs;
+#[doc(hidden)]
+pub use forward::forward_in_process;
 pub use gateway::Gateway;
 #[cfg(feature = "serve-http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serve-http")))]

@@ -7,5 +7,11 @@
 pub mod budgets;
 pub mod lint;
 pub mod section;
+#[cfg(feature = "serve")]
+pub mod serve_host;
+#[cfg(feature = "serve")]
+pub mod serve_names;
+#[cfg(feature = "serve")]
+pub mod serve_upstream;
 pub mod template;
 pub mod wire;
