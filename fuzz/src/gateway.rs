@@ -31,14 +31,14 @@ use crate::{QuarterCounter, Seed, assert_no_hidden};
 pub const ALIASES: [&str; 3] = ["github", "github (work)", "a b"];
 
 /// Whether the names contract of issue 35 item 1 (a name the host has seen
-/// for a tool never moves to another tool while both exist) is checked.
-/// Off until that item lands on this branch: `serve_names` finds the
-/// takeover of its finding within seconds with it on.
-pub const NAMES_CONTRACT: bool = false;
+/// for a tool never moves to another tool while both exist) is checked:
+/// `serve_names` finds the takeover of its finding within seconds on a
+/// gateway without the contract.
+pub const NAMES_CONTRACT: bool = true;
 
 /// Whether schemas are checked for hidden characters like names and
-/// descriptions (issue 35 item 3; off until schemas are sanitized).
-pub const SCHEMAS_SANITIZED: bool = false;
+/// descriptions (issue 35 item 3).
+pub const SCHEMAS_SANITIZED: bool = true;
 
 /// A gateway (claude-code's fit, token counts by [`QuarterCounter`]: the
 /// targets check names and structure, not counts) over a fresh hub.
