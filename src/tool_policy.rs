@@ -23,7 +23,7 @@ use crate::visibility::glob;
 /// A tool is sent when `allow` is empty or one of its patterns matches the
 /// name as the server sent it, and no `deny` pattern matches (deny wins).
 /// `deny` matches the name by what a reader sees, too: both the pattern and
-/// the name are compared as [`name_form`]s (compatibility forms and case
+/// the name are compared by their forms (compatibility forms and case
 /// folded, invisible characters dropped, look-alike letters read as Latin,
 /// every run of separators one `_`), so `deny = ["delete_file"]` also hides
 /// `delete.file`, `Delete-File`, `delete\u{200b}file` and `dеlete_file`
