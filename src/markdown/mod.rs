@@ -145,7 +145,11 @@ pub(crate) fn md_line_with(value: &str, images: bool) -> String {
         match c {
             '<' => out.push_str("&lt;"),
             '`' => out.push_str("\\`"),
-            '!' if !images && line[i + 1..].starts_with('[') => out.push_str("\\!"),
+            // A `!` the server escaped is text already; a backslash before
+            // it that is itself escaped is not.
+            '!' if !images && line[i + 1..].starts_with('[') && !escapes_next(&out) => {
+                out.push_str("\\!")
+            }
             '(' if line[..i].ends_with(']') => {
                 out.push('(');
                 let dest = line[i + 1..].trim_start_matches([' ', '\t']);
@@ -157,6 +161,12 @@ pub(crate) fn md_line_with(value: &str, images: bool) -> String {
         }
     }
     out
+}
+
+/// Whether `out` ends with an odd run of backslashes (the next character
+/// is escaped).
+fn escapes_next(out: &str) -> bool {
+    out.bytes().rev().take_while(|b| *b == b'\\').count() % 2 == 1
 }
 
 /// `md_heading`: [`md_line`] for the text of a heading, which every engine

@@ -509,6 +509,10 @@ fn unsafe_schemes_and_images_are_inert() {
         "a ![b](https://b/p.png)"
     );
     assert_eq!(md_line("[c](<javascript:x>)"), "\\[c](&lt;javascript:x>)");
+    // Found by the `links` target: a `!` the server escaped stays escaped
+    // (a second backslash would escape the first and free the image).
+    assert_eq!(md_line("a\\![b](y)"), "a\\![b](y)");
+    assert_eq!(md_line("a\\\\![b](y)"), "a\\\\\\![b](y)");
     assert_eq!(
         md_line("f(x) and [c](https://x)"),
         "f(x) and [c](https://x)"
