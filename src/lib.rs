@@ -151,7 +151,9 @@
 //! sanitized line or none) and `more_deferred` (a count). With nothing
 //! deferred, `deferred` is empty and `tools` holds every tool. Undefined
 //! variables are errors. Your templates get the built-ins' escaping as
-//! filters: `md_block(depth)`, `md_line`, `md_heading` (a heading's text:
+//! filters: `md_block(depth)`, `md_line` (both make server links inert and
+//! turn server images into links; `images=true` keeps images, with their
+//! unsafe destinations still neutralized), `md_heading` (a heading's text:
 //! every engine shows exactly the value), `md_code`, `xml_text`, `xml_attr`,
 //! `one_line`, and the test `list_name` (a name that cannot read as two in a
 //! comma-separated list). A template error names the template and line.

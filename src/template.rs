@@ -10,12 +10,12 @@
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
-use minijinja::value::Serde;
+use minijinja::value::{Kwargs, Serde};
 use minijinja::{Environment, State, UndefinedBehavior, Value};
 use serde::Serialize;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::markdown::{md_block, md_code, md_heading, md_line};
+use crate::markdown::{md_block_with, md_code, md_heading, md_line_with};
 use crate::sanitize;
 use crate::text;
 
@@ -188,14 +188,23 @@ fn environment() -> Environment<'static> {
     env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
     env.add_filter(
         "md_block",
-        |state: &State, value: &str, depth: Option<u8>| -> Result<String, minijinja::Error> {
+        |state: &State,
+         value: &str,
+         depth: Option<u8>,
+         kwargs: Kwargs|
+         -> Result<String, minijinja::Error> {
             charge(state, value)?;
-            Ok(md_block_filter(value, depth))
+            let images = images_kwarg(&kwargs)?;
+            Ok(md_block_filter(value, depth, images))
         },
     );
-    env.add_filter("md_line", |state: &State, value: &str| {
-        charge(state, value).map(|()| md_line(value))
-    });
+    env.add_filter(
+        "md_line",
+        |state: &State, value: &str, kwargs: Kwargs| -> Result<String, minijinja::Error> {
+            charge(state, value)?;
+            Ok(md_line_with(value, images_kwarg(&kwargs)?))
+        },
+    );
     env.add_filter("md_heading", |state: &State, value: &str| {
         charge(state, value).map(|()| md_heading(value))
     });
@@ -434,8 +443,16 @@ fn xml_attr(value: &str) -> String {
     text::xml_attr(&sanitize::line(value))
 }
 
-fn md_block_filter(value: &str, depth: Option<u8>) -> String {
-    md_block(value, depth.unwrap_or(3).clamp(1, 5) as usize)
+fn md_block_filter(value: &str, depth: Option<u8>, images: bool) -> String {
+    md_block_with(value, depth.unwrap_or(3).clamp(1, 5) as usize, images)
+}
+
+/// The `images=true` keyword of `md_block` and `md_line`: server images stay
+/// images (by default they become links, so a section viewed loads nothing).
+fn images_kwarg(kwargs: &Kwargs) -> Result<bool, minijinja::Error> {
+    let images = kwargs.get::<Option<bool>>("images")?.unwrap_or(false);
+    kwargs.assert_all_used()?;
+    Ok(images)
 }
 
 #[cfg(test)]

@@ -81,6 +81,8 @@
 //! is cut once more at its last such place, so the section counts only the
 //! block's last word and the body text after it anew.
 
+#[cfg(feature = "tokenizers")]
+mod cost;
 mod estimate;
 #[cfg(feature = "tokenizers")]
 mod hf;

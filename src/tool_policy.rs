@@ -13,13 +13,22 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::model::{ServerSnapshot, ToolAnnotations};
+use crate::sanitize;
+use crate::support::lookalike::lookalike;
 use crate::visibility::glob;
 
 /// `[servers.<alias>.tools]`: the tools of a server the model is sent, by
 /// name pattern (`*` any run of characters, `?` one character).
 ///
-/// A tool is sent when `allow` is empty or one of its patterns matches,
-/// and no `deny` pattern matches (deny wins).
+/// A tool is sent when `allow` is empty or one of its patterns matches the
+/// name as the server sent it, and no `deny` pattern matches (deny wins).
+/// `deny` matches the name by what a reader sees, too: both the pattern and
+/// the name are compared by their forms (compatibility forms and case
+/// folded, invisible characters dropped, look-alike letters read as Latin,
+/// every run of separators one `_`), so `deny = ["delete_file"]` also hides
+/// `delete.file`, `Delete-File`, `delete\u{200b}file` and `dеlete_file`
+/// with a Cyrillic `е`: whatever name a host shows for them, the model is
+/// never sent one, and the gateway never calls one.
 ///
 /// ```
 /// use mcp_preamble::settings::ToolFilter;
@@ -60,8 +69,19 @@ impl ToolFilter {
 
     /// Whether the tool named `name` is sent.
     pub fn sends(&self, name: &str) -> bool {
-        (self.allow.is_empty() || self.allow.iter().any(|p| glob(p, name)))
-            && !self.deny.iter().any(|p| glob(p, name))
+        if !(self.allow.is_empty() || self.allow.iter().any(|p| glob(p, name))) {
+            return false;
+        }
+        if self.deny.is_empty() {
+            return true;
+        }
+        // An invisible character is dropped by sanitizing and a separator
+        // in hosts' name rules: both readings are checked.
+        let forms = [name_form(name, false), name_form(name, true)];
+        !self.deny.iter().any(|p| {
+            let p_form = name_form(p, false);
+            glob(p, name) || forms.iter().any(|f| glob(&p_form, f))
+        })
     }
 
     /// Whether the filter sends every tool.
@@ -75,6 +95,38 @@ impl ToolFilter {
         kept.tools.retain(|t| self.sends(&t.name));
         kept
     }
+}
+
+/// How a tool name reads, for the `deny` rules: NFKC, invisible characters
+/// dropped (or, with `hidden_gap`, read as a separator), look-alike letters
+/// as the Latin one, combining marks dropped, lower case, and every run of
+/// other characters but `*` and `?` (the patterns' wildcards) one `_`, none
+/// at either end.
+fn name_form(name: &str, hidden_gap: bool) -> String {
+    use unicode_normalization::UnicodeNormalization as _;
+    use unicode_normalization::char::is_combining_mark;
+    let mut out = String::with_capacity(name.len());
+    let mut gap = false;
+    let letters = name
+        .nfkc()
+        .filter(|c| hidden_gap || sanitize::hidden(*c).is_none())
+        .map(|c| lookalike(c).map_or(c, |(l, _)| l))
+        .nfd()
+        .filter(|c| !is_combining_mark(*c))
+        .flat_map(char::to_lowercase);
+    for c in letters {
+        let hidden = sanitize::hidden(c).is_some();
+        if !hidden && (c.is_alphanumeric() || matches!(c, '*' | '?')) {
+            if gap && !out.is_empty() {
+                out.push('_');
+            }
+            gap = false;
+            out.push(c);
+        } else {
+            gap = true;
+        }
+    }
+    out
 }
 
 /// `[servers.<alias>.tool.<name>]`: what the operator says about one tool
@@ -197,6 +249,27 @@ mod tests {
         let f = f.allow("*_invoice");
         assert!(!f.sends("list_periods"));
         assert!(ToolFilter::new().sends("anything"));
+    }
+
+    #[test]
+    fn name_forms_fold_what_a_reader_cannot_tell_apart() {
+        for name in [
+            "delete_file",
+            "delete.file",
+            "Delete-File",
+            "DELETE FILE",
+            "d\u{435}lete_file",
+            "delete_f\u{456}le",
+            "\u{ff44}elete_file",
+            "delete__file_",
+            "dele\u{301}te/file",
+        ] {
+            assert_eq!(name_form(name, false), "delete_file", "{name:?}");
+        }
+        assert_eq!(name_form("delete\u{200b}file", true), "delete_file");
+        assert_eq!(name_form("delete\u{200b}file", false), "deletefile");
+        assert_eq!(name_form("delete_*", false), "delete_*");
+        assert_ne!(name_form("deletefile", false), "delete_file");
     }
 
     #[test]

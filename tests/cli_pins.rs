@@ -402,3 +402,83 @@ fn a_homoglyph_edit_is_marked_and_not_pinned_without_update() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Twenty `pin` runs at once, each pinning its own server into one lock:
+/// every run waits for the others' read-modify-write, so the lock ends with
+/// all twenty pins (before the OS lock, each run kept only its own).
+#[test]
+fn twenty_concurrent_pins_keep_twenty_pins() {
+    use mcp_preamble::files::SnapshotFile;
+    use mcp_preamble::{ServerSnapshot, Tool};
+    let dir = scratch("concurrent");
+    let lock = dir.join("shared.lock");
+    let files: Vec<PathBuf> = (0..20)
+        .map(|n| {
+            let snapshot = ServerSnapshot::new(format!("server-{n:02}"))
+                .with_instructions(format!("Server {n} rules."))
+                .with_tool(Tool::new(format!("tool_{n}"), "Does a thing."));
+            let path = dir.join(format!("server-{n:02}.json"));
+            std::fs::write(&path, SnapshotFile::new(snapshot, 0).to_json()).unwrap();
+            path
+        })
+        .collect();
+    let children: Vec<_> = files
+        .iter()
+        .map(|f| {
+            Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
+                .arg("pin")
+                .arg(f)
+                .arg("--lock")
+                .arg(&lock)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert!(
+            stdout(&out).contains(": pinned (new)\n"),
+            "{}",
+            stdout(&out)
+        );
+    }
+    let pinned = mcp_preamble::pin::Lock::from_path(&lock).unwrap();
+    let keys: Vec<String> = (0..20).map(|n| format!("server-{n:02}")).collect();
+    for key in &keys {
+        assert!(
+            pinned.get(key).is_some(),
+            "{key} lost: {:?}",
+            std::fs::read_to_string(&lock)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A symlink planted where `pin` takes its turn is refused, not followed.
+#[cfg(unix)]
+#[test]
+fn a_symlinked_turn_file_is_refused() {
+    let dir = scratch("turn-symlink");
+    let lock = dir.join("a.lock");
+    let outside = dir.join("outside.txt");
+    std::fs::write(&outside, "keep").unwrap();
+    std::os::unix::fs::symlink(&outside, dir.join("a.lock.pinning")).unwrap();
+    let seed = common::corpus_dir().join("seed-invoice-server.json");
+    let out = run(&[
+        "pin",
+        seed.to_str().unwrap(),
+        "--lock",
+        lock.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("a.lock.pinning: a symlink, not followed (remove it)"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "keep");
+    assert!(!lock.exists());
+}

@@ -67,6 +67,103 @@ fn section_corpus() {
 }
 
 #[test]
+fn links_corpus() {
+    assert!(replay("links", |d| typed(d, targets::links::run)) >= 13);
+}
+
+/// The `links` seeds of issue 40 (`targets::links::seeds`) are committed as
+/// `fuzz/corpus/links/seed-<name>`, each decoding to its value;
+/// `MCP_PREAMBLE_BLESS_SEEDS=1` writes them.
+#[test]
+fn links_seeds_are_committed() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/links");
+    for (name, input) in targets::links::seeds() {
+        let bytes = input.seed();
+        let back = targets::links::LinksInput::arbitrary_take_rest(Unstructured::new(&bytes));
+        assert_eq!(
+            back.as_ref().ok(),
+            Some(&input),
+            "{name} does not decode to its value"
+        );
+        let path = dir.join(format!("seed-{name}"));
+        if std::env::var_os("MCP_PREAMBLE_BLESS_SEEDS").is_some() {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(&path, &bytes).unwrap();
+        }
+        assert_eq!(
+            std::fs::read(&path).ok(),
+            Some(bytes),
+            "{} is stale",
+            path.display()
+        );
+    }
+}
+
+/// The `links` corpus through every engine: each input's section read by
+/// cmark-gfm, C cmark, markdown-it, mistune and commonmark.py
+/// (`fuzz/differential/check.py`, the harness of `tests/renderers/render.py`):
+/// the real headings, no live tag, no image, no unsafe target, the host's
+/// text its own paragraph. Skipped without the engines, unless
+/// `MCP_PREAMBLE_REQUIRE_RENDERERS` is set (CI).
+#[test]
+fn links_corpus_through_every_engine() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let python = std::env::var("MCP_PREAMBLE_PYTHON").unwrap_or_else(|_| "python3".into());
+    let engines = Command::new(&python)
+        .arg(root.join("tests/renderers/render.py"))
+        .arg("--check")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !engines {
+        assert!(
+            std::env::var("MCP_PREAMBLE_REQUIRE_RENDERERS").is_err(),
+            "no engines"
+        );
+        eprintln!("SKIPPED: the markdown engines are not installed");
+        return;
+    }
+    let mut items = Vec::new();
+    for file in corpus("links") {
+        let data = std::fs::read(&file).unwrap();
+        let Ok(input) = targets::links::LinksInput::arbitrary_take_rest(Unstructured::new(&data))
+        else {
+            continue;
+        };
+        let Some(a) = input.assemble() else { continue };
+        let names: Vec<&str> = a
+            .servers()
+            .iter()
+            .filter(|s| s.included)
+            .map(|s| s.name.as_str())
+            .collect();
+        items.push(serde_json::json!({
+            "input": file.display().to_string(),
+            "doc": format!("{}Host text after the section.\n", a.text()),
+            "names": names,
+        }));
+    }
+    assert!(items.len() >= 13);
+    let mut child = Command::new(&python)
+        .arg(root.join("fuzz/differential/check.py"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let input = serde_json::to_vec(&items).unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(&input).unwrap());
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+#[test]
 fn budgets_corpus() {
     replay("budgets", |d| typed(d, targets::budgets::run));
 }
@@ -116,6 +213,7 @@ fn structured_corpora_decode() {
         ("section", decoded::<SectionInput>("section")),
         ("budgets", decoded::<BudgetInput>("budgets")),
         ("lint", decoded::<LintInput>("lint")),
+        ("links", decoded::<targets::links::LinksInput>("links")),
     ];
     #[cfg(feature = "serve")]
     all.extend([

@@ -386,3 +386,76 @@ fn policy_weight_clamps_to_the_documented_range() {
     assert_eq!(shown(f64::NAN), None);
     assert_eq!(shown(2.5), Some(2.5));
 }
+
+/// Look-alikes of a denied tool: each is a name a host would show as the
+/// denied one (or that reads as it), so each is hidden with it: none is
+/// listed in the section or served (the gateway serves what the assembly
+/// exposes and refuses a hidden tool's call).
+#[test]
+fn every_look_alike_of_a_denied_tool_is_hidden() {
+    use mcp_preamble::settings::ToolFilter;
+    use mcp_preamble::{Policy, Tool};
+    let look_alikes = [
+        "delete.file",
+        "delete\u{200b}file",
+        "Delete-File",
+        "DELETE_FILE",
+        "delete file",
+        "delete/file",
+        "delete:file",
+        "delete__file",
+        "d\u{435}lete_file",
+        "delete_f\u{456}le",
+        "\u{ff44}\u{ff45}lete_file",
+        "delete\u{ad}_file",
+        "delete\u{2060}file",
+        "dele\u{301}te_file",
+        "delete_file\u{fe0f}",
+    ];
+    let mut server = ServerSnapshot::new("files")
+        .with_instructions("File tools.")
+        .with_tool(Tool::new("delete_file", "Deletes a file."))
+        .with_tool(Tool::new("read_file", "Reads a file."));
+    for (n, name) in look_alikes.iter().enumerate() {
+        server = server.with_tool(Tool::new(*name, format!("Look-alike number {n}.")));
+    }
+    let assembly = Assembler::new()
+        .tool_descriptions(true)
+        .policy(
+            "files",
+            Policy::new().tools(ToolFilter::new().deny("delete_file")),
+        )
+        .assemble(&[server])
+        .unwrap();
+    let report = &assembly.servers()[0];
+    assert!(
+        !assembly.text().contains("Look-alike"),
+        "{}",
+        assembly.text()
+    );
+    assert!(
+        !assembly.text().contains("Deletes a file"),
+        "{}",
+        assembly.text()
+    );
+    assert!(
+        assembly.text().contains("Reads a file."),
+        "{}",
+        assembly.text()
+    );
+    let mut hidden = report.hidden_tools.clone();
+    hidden.sort();
+    let mut want: Vec<String> = look_alikes.iter().map(|s| s.to_string()).collect();
+    want.push("delete_file".into());
+    want.sort();
+    assert_eq!(hidden, want);
+    // Other tools are untouched, and `allow` still matches the name as sent.
+    let f = ToolFilter::new().allow("read_file");
+    assert!(f.sends("read_file") && !f.sends("read.file") && !f.sends("Read_File"));
+    assert!(ToolFilter::new().deny("delete_*").sends("read_file"));
+    assert!(
+        !ToolFilter::new()
+            .deny("delete_*")
+            .sends("Delete.Everything")
+    );
+}

@@ -234,3 +234,49 @@ fn same_names_order_by_content_not_input() {
     let b = Assembler::new().assemble(&[two, one]).unwrap();
     assert_eq!(a.text(), b.text());
 }
+
+/// Server images become links unless a template asks for them with
+/// `images=true`; a script target is neutralized either way.
+#[test]
+fn images_are_kept_only_when_a_template_asks() {
+    let server = ServerSnapshot::new("pics")
+        .with_instructions("See ![chart](https://b.example/c.png) and [x](javascript:alert(1)).")
+        .with_tool(Tool::new("draw", "Draws ![d](https://b.example/d.png)."));
+    let builtin = Assembler::new()
+        .tool_descriptions(true)
+        .assemble(std::slice::from_ref(&server))
+        .unwrap();
+    assert!(
+        builtin
+            .text()
+            .contains("See \\![chart](https://b.example/c.png) and [x](./javascript:alert(1)).")
+    );
+    assert!(
+        builtin
+            .text()
+            .contains("Draws \\![d](https://b.example/d.png).")
+    );
+    let source = "{% macro server(s) %}{{ s.instructions | md_block(3, images=true) }} \
+                  {{ s.tools[0].description | md_line(images=true) }}{% endmacro %}\
+                  {% for b in blocks %}{{ b }}{% endfor %}";
+    let t = Template::from_source("pictures", source).unwrap();
+    let kept = Assembler::new()
+        .tool_descriptions(true)
+        .template(t)
+        .assemble(&[server])
+        .unwrap();
+    assert_eq!(
+        kept.text(),
+        "See ![chart](https://b.example/c.png) and [x](./javascript:alert(1)). Draws ![d](https://b.example/d.png)."
+    );
+    // Any other keyword is an error naming it.
+    let bad = "{% macro server(s) %}{{ s.instructions | md_block(3, image=true) }}{% endmacro %}\
+               {% for b in blocks %}{{ b }}{% endfor %}";
+    let t = Template::from_source("bad", bad).unwrap();
+    let err = Assembler::new()
+        .template(t)
+        .assemble(&[invoice()])
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Template);
+    assert!(err.to_string().contains("image"), "{err}");
+}

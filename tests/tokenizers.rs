@@ -593,3 +593,97 @@ mod cli {
         );
     }
 }
+
+/// A small WordLevel file with the given normalizer, pre-tokenizer,
+/// truncation and padding.
+fn word_level(normalizer: &str, pre: &str, truncation: &str, padding: &str) -> String {
+    format!(
+        r#"{{"version": "1.0", "truncation": {truncation}, "padding": {padding}, "added_tokens": [],
+        "normalizer": {normalizer}, "pre_tokenizer": {pre}, "post_processor": null, "decoder": null,
+        "model": {{"type": "WordLevel", "vocab": {{"a": 0, "b": 1, "[UNK]": 2}}, "unk_token": "[UNK]"}}}}"#
+    )
+}
+
+/// A file's truncation (sentence-embedding files ship 128-512) and padding
+/// would make a 6,000-token server count as 8, or pad every count to 4096:
+/// both are switched off at load, and the name in reports says so.
+#[test]
+fn a_files_truncation_and_padding_are_switched_off() {
+    let dir = std::env::temp_dir().join(format!("mcp-preamble-tok-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("tokenizer.json");
+    let truncation =
+        r#"{"direction": "Right", "max_length": 8, "strategy": "LongestFirst", "stride": 0}"#;
+    let padding = r#"{"strategy": {"Fixed": 4096}, "direction": "Right", "pad_to_multiple_of": null,
+        "pad_id": 2, "pad_type_id": 0, "pad_token": "[UNK]"}"#;
+    let ws = r#"{"type": "Whitespace"}"#;
+    std::fs::write(&file, word_level("null", ws, truncation, padding)).unwrap();
+    let t = HfTokenizer::from_file(&file).unwrap();
+    let long = "a b ".repeat(3000);
+    assert_eq!(t.count(&long), 6000);
+    assert_eq!(t.count("a b"), 2);
+    assert!(
+        t.name().starts_with("tokenizer.json sha256:")
+            && t.name()
+                .ends_with(" (ignored: truncation to 8, padding to 4096)"),
+        "{}",
+        t.name()
+    );
+    // The section is counted whole: a block over its budget is cut, not
+    // reported as fitting.
+    let server = ServerSnapshot::new("big").with_instructions(long.trim_end());
+    let a = Assembler::new()
+        .token_counter(t)
+        .budget(100)
+        .assemble(&[server])
+        .unwrap();
+    let s = &a.servers()[0];
+    assert!(
+        s.tokens <= 100 && s.tokens_before > 6000,
+        "{} of {}",
+        s.tokens,
+        s.tokens_before
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A normalizer that multiplies the text (a `Replace` of one character by
+/// ten, three times over: 1000x) or a split pattern that backtracks
+/// exponentially is refused at load, naming the file and the reason.
+#[test]
+fn a_file_that_makes_counting_super_linear_is_refused_naming_it() {
+    let dir = std::env::temp_dir().join(format!("mcp-preamble-slow-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ws = r#"{"type": "Whitespace"}"#;
+    let replace = r#"{"type": "Replace", "pattern": {"String": "a"}, "content": "aaaaaaaaaa"}"#;
+    let multiplying =
+        format!(r#"{{"type": "Sequence", "normalizers": [{replace}, {replace}, {replace}]}}"#);
+    let file = dir.join("multiplying.json");
+    std::fs::write(&file, word_level(&multiplying, ws, "null", "null")).unwrap();
+    let e = HfTokenizer::from_file(&file).unwrap_err();
+    assert_eq!(e.kind(), mcp_preamble::ErrorKind::InvalidTokenizer);
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "invalid tokenizer: {}: its normalizer can make a text 1000 times longer (at most 256): counting would cost that much per byte",
+            file.display()
+        )
+    );
+    let split = r#"{"type": "Split", "pattern": {"Regex": "(?:\\s*a)+(?=b)"}, "behavior": "Isolated", "invert": false}"#;
+    let file = dir.join("backtracking.json");
+    std::fs::write(&file, word_level("null", split, "null", "null")).unwrap();
+    let e = HfTokenizer::from_file(&file).unwrap_err();
+    assert!(
+        e.to_string().starts_with(&format!(
+            "invalid tokenizer: {}: its pattern ",
+            file.display()
+        )) && e
+            .to_string()
+            .contains("time exponential in a text's length"),
+        "{e}"
+    );
+    // One Replace growing a character threefold (Gemma's `▁`) loads.
+    let gemma = r#"{"type": "Replace", "pattern": {"String": " "}, "content": "▁"}"#;
+    assert!(HfTokenizer::from_json(&word_level(gemma, ws, "null", "null")).is_ok());
+    let _ = std::fs::remove_dir_all(&dir);
+}

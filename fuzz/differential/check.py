@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """The differential oracle of the `section` fuzz target: every markdown
 section that `examples/sections.rs` printed (one per corpus input) is read
-by cmark-gfm, C cmark, markdown-it and mistune through the harness of
+by cmark-gfm, C cmark, markdown-it, mistune and commonmark.py through the harness of
 tests/renderers/render.py, and each engine must see
 
 - exactly one heading of level 1-2, `MCP server instructions`;
 - exactly one level-3 heading per included server, in section order, whose
   text is the server's shown name (whitespace-normalized);
 - no live tag (raw HTML, comments, declarations, `<hr>`);
+- no image, and no link to a `javascript:`, `vbscript:`, `data:` or `file:`
+  target (read as a browser reads it);
 - the host's text appended after the section as a top-level paragraph.
 
 Reads the JSON list on stdin; prints one line per failing input and engine
@@ -28,6 +30,12 @@ def norm(s):
     return " ".join(s.split())
 
 
+def unsafe(href):
+    url = href.lstrip("".join(chr(c) for c in range(33)))
+    url = "".join(c for c in url if c not in "\t\n\r").lower()
+    return url.startswith(("javascript:", "vbscript:", "data:", "file:"))
+
+
 def problems(item):
     out = []
     for engine, to_html in render.ENGINES.items():
@@ -38,6 +46,11 @@ def problems(item):
             out.append(f"{engine}: headings {heads!r}, want {want!r}")
         if r["live"]:
             out.append(f"{engine}: live {r['live'][:5]!r}")
+        if r["images"]:
+            out.append(f"{engine}: images {r['images'][:5]!r}")
+        bad = [h for h in r["hrefs"] if unsafe(h)]
+        if bad:
+            out.append(f"{engine}: unsafe targets {bad[:5]!r}")
         if not any(norm(p) == HOST for p in r["top"]):
             out.append(f"{engine}: the host's text is not a paragraph of its own")
     return out

@@ -1,6 +1,8 @@
-//! The `section` target's inputs as the markdown sections it assembles, for
-//! the differential check of `fuzz/differential/check.py` (which reads them
-//! with cmark-gfm, C cmark, markdown-it and mistune).
+//! The `section` and `links` targets' inputs as the markdown sections they
+//! assemble, for the differential check of `fuzz/differential/check.py`
+//! (which reads them with cmark-gfm, C cmark, markdown-it, mistune and
+//! commonmark.py). A directory whose name ends in `links` holds `links`
+//! inputs.
 //!
 //! ```text
 //! cargo run --release --example sections -- corpus/section corpus-work/section > sections.json
@@ -16,6 +18,7 @@ use std::path::Path;
 use arbitrary::{Arbitrary, Unstructured};
 use mcp_preamble::{Assembler, Order, Template};
 use mcp_preamble_fuzz::SectionInput;
+use mcp_preamble_fuzz::targets::links::LinksInput;
 
 /// What a host appends right after the section (as tests/renderers.rs does).
 const HOST: &str = "Host text after the section.\n";
@@ -48,6 +51,19 @@ fn section(input: &SectionInput) -> Option<(String, Vec<String>)> {
     Some((format!("{}{HOST}", assembly.text()), names))
 }
 
+/// A `links` input's section and shown names.
+fn links_section(bytes: &[u8]) -> Option<(String, Vec<String>)> {
+    let input = LinksInput::arbitrary_take_rest(Unstructured::new(bytes)).ok()?;
+    let assembly = input.assemble()?;
+    let names = assembly
+        .servers()
+        .iter()
+        .filter(|s| s.included)
+        .map(|s| s.name.clone())
+        .collect();
+    Some((format!("{}{HOST}", assembly.text()), names))
+}
+
 fn main() {
     let mut out = Vec::new();
     for dir in std::env::args().skip(1) {
@@ -61,10 +77,14 @@ fn main() {
             let Ok(bytes) = std::fs::read(&path) else {
                 continue;
             };
-            let Ok(input) = SectionInput::arbitrary_take_rest(Unstructured::new(&bytes)) else {
-                continue;
+            let made = if dir.trim_end_matches('/').ends_with("links") {
+                links_section(&bytes)
+            } else {
+                SectionInput::arbitrary_take_rest(Unstructured::new(&bytes))
+                    .ok()
+                    .and_then(|input| section(&input))
             };
-            if let Some((doc, names)) = section(&input) {
+            if let Some((doc, names)) = made {
                 out.push(serde_json::json!({
                     "input": path.display().to_string(),
                     "doc": doc,

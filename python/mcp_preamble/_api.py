@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import tempfile
 import time
 from typing import Any, Iterable, List, Mapping, Optional, Sequence, Union
 
@@ -226,9 +228,23 @@ class Lock:
         return self._native.to_json()
 
     def save(self, path: PathLike) -> None:
-        """Writes the lock file."""
-        with open(path, "w", encoding="utf-8", newline="") as f:
-            f.write(self.to_json())
+        """Writes the lock file whole or not at all, as ``mcp-preamble pin`` does.
+
+        The text goes to a new temporary file beside ``path``, renamed into
+        place: a symlink at ``path`` is replaced itself, never written through.
+        """
+        target = os.fspath(path)
+        fd, tmp = tempfile.mkstemp(prefix=".mcp-preamble-lock-", dir=os.path.dirname(target) or ".")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+                f.write(self.to_json())
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
 
     def pin(self, server: Server) -> None:
         """Pins the server as it is now (replacing its pin)."""

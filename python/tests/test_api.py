@@ -132,6 +132,25 @@ def test_pins_save_load_and_compare(tmp_path: Path) -> None:
     assert repr(loaded) == "Lock(keys=[])"
 
 
+def test_lock_save_replaces_a_symlink_and_never_writes_through_it(tmp_path: Path) -> None:
+    raw = capture(ROOT / "tests" / "corpus" / "seed-invoice-server.json")
+    lock = Lock()
+    lock.pin(Server.from_initialize(raw["initialize"], raw["tools_list_pages"], alias="billing"))
+    outside = tmp_path / "outside.txt"
+    outside.write_text("not a lock")
+    path = tmp_path / "mcp-preamble.lock"
+    path.symlink_to(outside)
+    lock.save(path)
+    assert outside.read_text() == "not a lock"
+    assert not path.is_symlink() and Lock.load(path).keys() == ["billing"]
+    # A dangling link is replaced too, and no temporary file is left behind.
+    dangling = tmp_path / "dangling.lock"
+    dangling.symlink_to(tmp_path / "missing" / "x")
+    lock.save(dangling)
+    assert not dangling.is_symlink() and not (tmp_path / "missing").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dangling.lock", "mcp-preamble.lock", "outside.txt"]
+
+
 def test_lint_findings() -> None:
     server = Server.from_initialize(
         {

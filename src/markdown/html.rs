@@ -37,10 +37,17 @@ const ESCAPE_PASSES: usize = 8;
 /// the end of the page, past later servers' blocks, behind a rule; link
 /// reference definitions because they retarget links anywhere on the page,
 /// in other servers' blocks and in the host's text.
-pub(super) fn escape_inline(text: &str) -> String {
+///
+/// Links and images are read from the parse but escaped as if any engine may
+/// start an autolink before them (cmark-gfm and mistune take `[docs](` into a
+/// bare URL glued to it): every `<` in a destination or title becomes `&lt;`,
+/// a destination with a script-capable scheme (`javascript:`, `vbscript:`,
+/// `data:`, `file:`) gets `./` before it (a relative path in every browser),
+/// and unless `images` the `!` of an image gets a backslash (a link remains).
+pub(super) fn escape_inline(text: &str, images: bool) -> String {
     let mut text = text.to_string();
     for _ in 0..ESCAPE_PASSES {
-        let at = escape_points(&text);
+        let at = escape_points(&text, images);
         if at.is_empty() {
             break;
         }
@@ -50,15 +57,23 @@ pub(super) fn escape_inline(text: &str) -> String {
             out.push_str(&text[from..i]);
             // An autolink (cmark-gfm's, mistune's) may take a backslash
             // into the link; an entity stays text in every engine.
-            if text.as_bytes()[i] == b'<' {
-                if backslashed(text.as_bytes(), i) {
-                    out.pop();
+            match text.as_bytes()[i] {
+                b'<' => {
+                    if backslashed(text.as_bytes(), i) {
+                        out.pop();
+                    }
+                    out.push_str("&lt;");
+                    from = i + 1;
                 }
-                out.push_str("&lt;");
-                from = i + 1;
-            } else {
-                out.push('\\');
-                from = i;
+                b'[' | b'!' => {
+                    out.push('\\');
+                    from = i;
+                }
+                // The start of an unsafe destination: a relative path now.
+                _ => {
+                    out.push_str("./");
+                    from = i;
+                }
             }
         }
         out.push_str(&text[from..]);
@@ -72,7 +87,7 @@ pub(super) fn escape_inline(text: &str) -> String {
 /// code that could start one (renderers disagree at the edges of the rules).
 /// A `<` in the middle of an HTML block line waits for the next pass: the
 /// block may dissolve and leave it in a code span.
-fn escape_points(text: &str) -> Vec<usize> {
+fn escape_points(text: &str, images: bool) -> Vec<usize> {
     if !text.contains(['<', '[']) {
         return Vec::new();
     }
@@ -88,6 +103,7 @@ fn escape_points(text: &str) -> Vec<usize> {
     for options in PARSES {
         let mut walk = Walk::new(text.len());
         for (event, range) in Parser::new_ext(text, options).into_offset_iter() {
+            walk.links(bytes, &event, &range, images, &mut at);
             let text_event = walk.event(bytes, &cuts, &event, &range, &mut at);
             walk.follow_containers(&event);
             let accounts = matches!(
@@ -115,7 +131,7 @@ fn escape_points(text: &str) -> Vec<usize> {
     at.sort_unstable();
     at.dedup();
     // A `\<` the server wrote is no escape after an autolink.
-    at.retain(|&i| bytes[i] == b'<' || !backslashed(bytes, i));
+    at.retain(|&i| !matches!(bytes[i], b'[' | b'!') || !backslashed(bytes, i));
     at
 }
 
@@ -130,6 +146,9 @@ struct Walk {
     containers: usize,
     /// The blocks holding inline text, innermost last.
     blocks: Vec<Range<usize>>,
+    /// Links and images open around the current event, innermost last: the
+    /// end of their text so far, and whether the destination is unsafe.
+    links: Vec<(usize, bool)>,
 }
 
 impl Walk {
@@ -140,6 +159,63 @@ impl Walk {
             containers: 0,
             // The whole text: a range, not the lengths `vec![0..len]` reads as.
             blocks: std::iter::once(0..len).collect(),
+            links: Vec::new(),
+        }
+    }
+
+    /// Pushes onto `at` what makes a link or image inert in every engine:
+    /// each `<` (and `[` that could start a footnote or definition) after its
+    /// text, in the destination and title, whatever groups them; the start
+    /// of an unsafe destination; an image's `!` unless `images`.
+    fn links(
+        &mut self,
+        bytes: &[u8],
+        event: &Event<'_>,
+        range: &Range<usize>,
+        images: bool,
+        at: &mut Vec<usize>,
+    ) {
+        match event {
+            Event::Start(Tag::Link {
+                link_type: LinkType::Autolink | LinkType::Email,
+                dest_url,
+                ..
+            }) => {
+                if unsafe_destination(dest_url) && bytes.get(range.start) == Some(&b'<') {
+                    at.push(range.start);
+                }
+            }
+            Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) => {
+                let image = bytes.get(range.start) == Some(&b'!');
+                if image && !images {
+                    at.push(range.start);
+                }
+                let text_start = range.start + 1 + usize::from(image);
+                self.links.push((text_start, unsafe_destination(dest_url)));
+            }
+            Event::End(TagEnd::Link | TagEnd::Image) => {
+                if let Some((text_end, unsafe_dest)) = self.links.pop() {
+                    let tail = text_end.min(range.end)..range.end;
+                    at.extend(tail.clone().filter(|&i| {
+                        bytes[i] == b'<'
+                            || (bytes[i] == b'['
+                                && (could_start_footnote(bytes, i)
+                                    || could_start_definition(bytes, i)))
+                    }));
+                    if unsafe_dest && let Some(d) = destination_start(bytes, tail) {
+                        at.push(d);
+                    }
+                }
+                self.grow_link_text(range.end);
+            }
+            _ => self.grow_link_text(range.end),
+        }
+    }
+
+    /// The innermost open link's text reaches at least `end`.
+    fn grow_link_text(&mut self, end: usize) {
+        if let Some((text_end, _)) = self.links.last_mut() {
+            *text_end = (*text_end).max(end);
         }
     }
 
@@ -313,9 +389,10 @@ impl SpanCuts {
     }
 }
 
-/// Bytes inside a bare `http://`, `https://` or `www.` link as the longest
-/// reading takes one (cmark-gfm's extended autolinks, mistune's url plugin):
-/// up to an ASCII blank or `<`, whatever else comes.
+/// Bytes inside a bare URL as the longest reading takes one (cmark-gfm's
+/// extended autolinks of `http://`, `https://`, `ftp://` and `www.`,
+/// mistune's url plugin): from `www.` or any `scheme://`, up to an ASCII
+/// blank or `<`, whatever else comes.
 fn bare_url_bytes(text: &str) -> Vec<bool> {
     let b = text.as_bytes();
     let mut on = false;
@@ -323,15 +400,53 @@ fn bare_url_bytes(text: &str) -> Vec<bool> {
         .map(|i| {
             if b[i] == b'<' || b[i].is_ascii_whitespace() {
                 on = false;
-            } else if [&b"http://"[..], b"https://", b"www."]
-                .iter()
-                .any(|p| b[i..].len() >= p.len() && b[i..i + p.len()].eq_ignore_ascii_case(p))
+            } else if (b[i] == b':'
+                && i > 0
+                && b[i - 1].is_ascii_alphanumeric()
+                && b[i + 1..].starts_with(b"//"))
+                || b[i..]
+                    .get(..4)
+                    .is_some_and(|w| w.eq_ignore_ascii_case(b"www."))
             {
                 on = true;
             }
             on
         })
         .collect()
+}
+
+/// Schemes a browser runs or reads local data with, as a link's target.
+const UNSAFE_SCHEMES: [&str; 4] = ["javascript:", "vbscript:", "data:", "file:"];
+
+/// Whether a destination (as the parser decoded it) starts with an unsafe
+/// scheme, read as a browser reads it: leading blanks and controls skipped,
+/// tabs and newlines inside dropped, any case.
+pub(super) fn unsafe_destination(dest: &str) -> bool {
+    let chars = dest
+        .trim_start_matches(|c: char| c <= ' ')
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'));
+    UNSAFE_SCHEMES.iter().any(|scheme| {
+        let mut probe = chars.clone();
+        scheme
+            .chars()
+            .all(|s| probe.next().is_some_and(|c| c.eq_ignore_ascii_case(&s)))
+    })
+}
+
+/// The first byte of an inline link's destination in its source after the
+/// link text (`](`, blanks, an optional `<`), if there is one.
+fn destination_start(b: &[u8], tail: Range<usize>) -> Option<usize> {
+    let end = tail.end;
+    let mut i = tail.start;
+    i += usize::from(b.get(i) == Some(&b']'));
+    (b.get(i) == Some(&b'(')).then_some(())?;
+    i += 1;
+    while i < end && b[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    i += usize::from(b.get(i) == Some(&b'<'));
+    (i < end && !matches!(b[i], b')' | b'>')).then_some(i)
 }
 
 /// Whether the `[` at `i` could start a footnote reference or definition:

@@ -5,7 +5,7 @@
 
 mod html;
 
-use html::{PARSES, container_prefix, escape_inline};
+use html::{PARSES, container_prefix, escape_inline, unsafe_destination};
 
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag};
 
@@ -111,25 +111,62 @@ fn is_break_like(rest: &str) -> bool {
         && marks.all(|c| matches!(c, '=' | '-' | '*' | '_'))
 }
 
+/// [`md_line_with`], images turned into links.
+#[cfg(test)]
+pub(crate) fn md_line(value: &str) -> String {
+    md_line_with(value, false)
+}
+
+/// [`md_block_with`], images turned into links.
+#[cfg(test)]
+pub(crate) fn md_block(text: &str, depth: usize) -> String {
+    md_block_with(text, depth, false)
+}
+
 /// `md_line`: one line that cannot start a markdown block of its own, nor
 /// open a code span or an HTML comment that would run into what follows.
 /// Every `<` becomes `&lt;`: an autolink (cmark-gfm's `www.` and `http://`,
 /// mistune's url plugin) takes a backslash into the link and would leave the
-/// `<` after it live. A backslashed backtick it takes is link text.
-pub(crate) fn md_line(value: &str) -> String {
+/// `<` after it live. A backslashed backtick it takes is link text. An
+/// image's `!` gets a backslash unless `images` (a link remains), and a
+/// link destination that starts with an unsafe scheme or an entity gets
+/// `./` before it (a relative path in every browser).
+pub(crate) fn md_line_with(value: &str, images: bool) -> String {
     let line = sanitize::line(value);
     let mut out = String::with_capacity(line.len() + 1);
     if line.starts_with(['#', '>', '=', '-', '*', '+', '_', '|', '~', '[']) {
         out.push('\\');
     }
-    for c in line.chars() {
+    let mut relative_at = None;
+    for (i, c) in line.char_indices() {
+        if relative_at == Some(i) {
+            out.push_str("./");
+        }
         match c {
             '<' => out.push_str("&lt;"),
             '`' => out.push_str("\\`"),
+            // A `!` the server escaped is text already; a backslash before
+            // it that is itself escaped is not.
+            '!' if !images && line[i + 1..].starts_with('[') && !escapes_next(&out) => {
+                out.push_str("\\!")
+            }
+            '(' if line[..i].ends_with(']') => {
+                out.push('(');
+                let dest = line[i + 1..].trim_start_matches([' ', '\t']);
+                if dest.starts_with('&') || unsafe_destination(dest) {
+                    relative_at = Some(line.len() - dest.len());
+                }
+            }
             c => out.push(c),
         }
     }
     out
+}
+
+/// Whether `out` ends with an odd run of backslashes (the next character
+/// is escaped).
+fn escapes_next(out: &str) -> bool {
+    out.bytes().rev().take_while(|b| *b == b'\\').count() % 2 == 1
 }
 
 /// `md_heading`: [`md_line`] for the text of a heading, which every engine
@@ -209,16 +246,18 @@ fn longest_run(s: &str, ch: char) -> usize {
 /// break or raw HTML remains, or the text would swallow what follows it (an
 /// unclosed fence, also in a container), an open top-level fence is closed
 /// where every renderer opens it, and failing that the whole text is put in
-/// a code fence longer than any backtick run inside it.
-pub(crate) fn md_block(text: &str, depth: usize) -> String {
+/// a code fence longer than any backtick run inside it. Links and images
+/// are made inert as [`escape_inline`] says; an image stays one only with
+/// `images`.
+pub(crate) fn md_block_with(text: &str, depth: usize, images: bool) -> String {
     let lines = escape_lines(text, depth);
-    let escaped = escape_inline(&lines);
-    if md_contained(&escaped, depth) {
+    let escaped = escape_inline(&lines, images);
+    if md_contained(&escaped, depth, images) {
         return escaped;
     }
     if let Some(fence) = open_fence(&escaped) {
         let closed = format!("{escaped}\n{}", fence.closing());
-        if md_contained(&closed, depth) {
+        if md_contained(&closed, depth, images) {
             return closed;
         }
     }
@@ -274,8 +313,9 @@ fn open_fence(text: &str) -> Option<Fence> {
 /// Whether markdown `text`, followed by a heading of level `depth`, keeps
 /// that heading at the top level under every parse in [`PARSES`], and holds
 /// no heading of its level or above, no thematic break, no raw HTML, no
-/// footnote and no fenced code block left open inside a container.
-fn md_contained(text: &str, depth: usize) -> bool {
+/// footnote, no fenced code block left open inside a container, no link to
+/// an unsafe scheme, and no image unless `images`.
+fn md_contained(text: &str, depth: usize, images: bool) -> bool {
     let mut doc = String::with_capacity(text.len() + 16);
     doc.push_str(text);
     doc.push_str("\n\n");
@@ -283,10 +323,16 @@ fn md_contained(text: &str, depth: usize) -> bool {
     doc.push_str(" probe\n");
     PARSES
         .iter()
-        .all(|&options| contained_in(&doc, text.len() + 2, depth, options))
+        .all(|&options| contained_in(&doc, text.len() + 2, depth, images, options))
 }
 
-fn contained_in(doc: &str, probe_start: usize, depth: usize, options: Options) -> bool {
+fn contained_in(
+    doc: &str,
+    probe_start: usize,
+    depth: usize,
+    images: bool,
+    options: Options,
+) -> bool {
     let mut nesting = 0usize;
     let mut probe_seen = false;
     for (event, range) in Parser::new_ext(doc, options).into_offset_iter() {
@@ -307,7 +353,12 @@ fn contained_in(doc: &str, probe_start: usize, depth: usize, options: Options) -
                 }
                 let open_fence = matches!(tag, Tag::CodeBlock(CodeBlockKind::Fenced(_)))
                     && !fence_closed(&doc[range]);
-                if open_fence || matches!(tag, Tag::FootnoteDefinition(_)) {
+                let live_link = match &tag {
+                    Tag::Image { dest_url, .. } => !images || unsafe_destination(dest_url),
+                    Tag::Link { dest_url, .. } => unsafe_destination(dest_url),
+                    _ => false,
+                };
+                if open_fence || live_link || matches!(tag, Tag::FootnoteDefinition(_)) {
                     return false;
                 }
                 nesting += 1;

@@ -75,11 +75,15 @@ fn footnotes_are_escaped_where_they_stand() {
 #[test]
 fn containment_is_checked_under_gfm_too() {
     // Headings only the GFM parse sees.
-    assert!(!md_contained("[^1]: # x", 3));
-    assert!(!md_contained("Term\n: # x", 3));
-    assert!(!md_contained("Note[^1].\n\n[^1]: x", 3));
-    assert!(!md_contained("| a |\n|---|\n| <b>x</b> |", 3));
-    assert!(md_contained("| a |\n|---|\n| ~~b~~ |\n\n- [ ] task", 3));
+    assert!(!md_contained("[^1]: # x", 3, false));
+    assert!(!md_contained("Term\n: # x", 3, false));
+    assert!(!md_contained("Note[^1].\n\n[^1]: x", 3, false));
+    assert!(!md_contained("| a |\n|---|\n| <b>x</b> |", 3, false));
+    assert!(md_contained(
+        "| a |\n|---|\n| ~~b~~ |\n\n- [ ] task",
+        3,
+        false
+    ));
 }
 
 #[test]
@@ -415,4 +419,102 @@ fn a_backtick_in_the_info_string_is_not_a_fence_on_either_side() {
     );
     // A tilde fence may hold backticks in its info string.
     assert_eq!(fence_open("~~~a`b"), Some(Fence { ch: '~', run: 3 }));
+}
+
+#[test]
+fn glued_links_keep_no_tag_in_destinations_or_titles() {
+    // cmark-gfm and mistune take `[docs](` into the bare URL: whatever
+    // pulldown-cmark groups, no `<` is left in a destination or title.
+    for (text, want) in [
+        (
+            "See https://x.example/[docs](<template>) now.",
+            "See https://x.example/[docs](&lt;template>) now.",
+        ),
+        (
+            "See www.x.example/[docs](y<template>) now.",
+            "See www.x.example/[docs](y&lt;template>) now.",
+        ),
+        (
+            "ftp://x.example/[a](y \"<h3>v</h3>\")",
+            "ftp://x.example/[a](y \"&lt;h3>v&lt;/h3>\")",
+        ),
+        (
+            "[a](b\t'<img src=x onerror=alert(1)>')",
+            "[a](b\t'&lt;img src=x onerror=alert(1)>')",
+        ),
+    ] {
+        assert_eq!(md_block(text, 3), want, "{text:?}");
+    }
+    // The link text is escaped as text, code in it stays code.
+    assert_eq!(md_block("[`<b>`](y)", 3), "[`<b>`](y)");
+    // A code span glued to any `scheme://` URL is escaped like text.
+    assert_eq!(
+        md_block("ftp://x.example/`<h3>v</h3>`", 3),
+        "ftp://x.example/`&lt;h3>v&lt;/h3>`"
+    );
+    assert_eq!(
+        md_block("gopher://x/`<b>` `x`", 3),
+        "gopher://x/`&lt;b>` `x`"
+    );
+}
+
+#[test]
+fn unsafe_schemes_and_images_are_inert() {
+    for (text, want) in [
+        ("[c](javascript:alert(1))", "[c](./javascript:alert(1))"),
+        ("[c](JavaScript:alert(1))", "[c](./JavaScript:alert(1))"),
+        ("[c]( <vbscript:x>)", "[c]( &lt;./vbscript:x>)"),
+        ("[c](&#106;avascript:x)", "[c](./&#106;avascript:x)"),
+        ("[c](data:text/html,x)", "[c](./data:text/html,x)"),
+        ("[c](file:///etc/passwd)", "[c](./file:///etc/passwd)"),
+        ("<javascript:alert(1)>", "&lt;javascript:alert(1)>"),
+        (
+            "![b](https://b.example/p.png)",
+            "\\![b](https://b.example/p.png)",
+        ),
+        ("![b](data:image/png,x)", "\\![b](./data:image/png,x)"),
+        (
+            "[![b](https://b.example/p.png)](https://x)",
+            "[\\![b](https://b.example/p.png)](https://x)",
+        ),
+        (
+            "[c](https://x.example/data:x)",
+            "[c](https://x.example/data:x)",
+        ),
+        ("The data: field.", "The data: field."),
+    ] {
+        assert_eq!(md_block(text, 3), want, "{text:?}");
+    }
+    // Images kept on request, their unsafe targets still neutralized.
+    assert_eq!(
+        md_block_with("![b](https://b.example/p.png)", 3, true),
+        "![b](https://b.example/p.png)"
+    );
+    assert_eq!(
+        md_block_with("![b](javascript:x)", 3, true),
+        "![b](./javascript:x)"
+    );
+    // One line: the same without a parse.
+    assert_eq!(md_line("[c](javascript:x)"), "\\[c](./javascript:x)");
+    assert_eq!(
+        md_line("see [c]( JAVASCRIPT:x)"),
+        "see [c]( ./JAVASCRIPT:x)"
+    );
+    assert_eq!(
+        md_line("a ![b](https://b/p.png)"),
+        "a \\![b](https://b/p.png)"
+    );
+    assert_eq!(
+        md_line_with("a ![b](https://b/p.png)", true),
+        "a ![b](https://b/p.png)"
+    );
+    assert_eq!(md_line("[c](<javascript:x>)"), "\\[c](&lt;javascript:x>)");
+    // Found by the `links` target: a `!` the server escaped stays escaped
+    // (a second backslash would escape the first and free the image).
+    assert_eq!(md_line("a\\![b](y)"), "a\\![b](y)");
+    assert_eq!(md_line("a\\\\![b](y)"), "a\\\\\\![b](y)");
+    assert_eq!(
+        md_line("f(x) and [c](https://x)"),
+        "f(x) and [c](https://x)"
+    );
 }

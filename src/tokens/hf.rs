@@ -32,6 +32,18 @@ use crate::support::hash::sha256_hex;
 /// [`TokenCounter::splits_before_newline`] is left `false` (the default):
 /// no tokenizer file has been checked for it.
 ///
+/// A file's own `truncation` and `padding` (sentence-embedding files ship
+/// `max_length` 128 to 512) are switched off when it is loaded: with them a
+/// long text would count as the length cut to, a short one as the padded
+/// length. The name in reports says what the file asked for:
+/// `tokenizer.json sha256:0123456789ab (ignored: truncation to 8, padding to 4096)`.
+///
+/// A file whose normalizer can make a text more than 256 times longer, or
+/// whose split pattern repeats a repetition in a backtracking engine
+/// (`(a+)+` with a look-ahead), is refused at load with
+/// [`ErrorKind::InvalidTokenizer`] naming the file: either makes one count
+/// cost far more than the text's length.
+///
 /// ```no_run
 /// use mcp_preamble::Assembler;
 /// use mcp_preamble::tokens::HfTokenizer;
@@ -43,6 +55,8 @@ use crate::support::hash::sha256_hex;
 #[derive(Clone)]
 pub struct HfTokenizer {
     name: String,
+    /// The file's truncation and padding, switched off (empty: none).
+    ignored: String,
     tokenizer: Arc<tokenizers::Tokenizer>,
     splits_after_newline: bool,
     splits_before_word: bool,
@@ -147,7 +161,7 @@ struct Added {
 /// text goes on (the property tiktoken's o200k and cl100k patterns have).
 /// GPT-2's pattern is not here: without `\s*[\r\n]+` the last newline of a
 /// piece joins a different match when the piece is cut.
-const SAFE_SPLITS: &[&str] = &[
+pub(super) const SAFE_SPLITS: &[&str] = &[
     // Llama 3 (and DeepSeek's byte-level models with the same split).
     r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
     // Qwen 2, 2.5 and 3.
@@ -282,6 +296,21 @@ fn spans_a_word_cut(s: &str) -> bool {
         .any(|w| w[0].is_ascii_graphic() && w[1] == b' ')
 }
 
+/// The file's truncation and padding, as the report names them.
+fn ignored_settings(t: &tokenizers::Tokenizer) -> String {
+    let mut parts = Vec::new();
+    if let Some(tr) = t.get_truncation() {
+        parts.push(format!("truncation to {}", tr.max_length));
+    }
+    if let Some(p) = t.get_padding() {
+        parts.push(match p.strategy {
+            tokenizers::PaddingStrategy::Fixed(n) => format!("padding to {n}"),
+            tokenizers::PaddingStrategy::BatchLongest => "padding".to_string(),
+        });
+    }
+    parts.join(", ")
+}
+
 impl HfTokenizer {
     /// Loads a `tokenizer.json`. Its name in reports is the file name and
     /// the first 12 hex digits of the file's SHA-256
@@ -301,7 +330,7 @@ impl HfTokenizer {
         let name = format!("{file} sha256:{}", &sha256_hex(json.as_bytes())[..12]);
         HfTokenizer::from_json(&json)
             .map(|t| t.named(name))
-            .map_err(|e| Error::new(e.kind(), format!("{}: {e}", path.display())))
+            .map_err(|e| Error::new(e.kind(), format!("{}: {}", path.display(), e.detail())))
     }
 
     /// A tokenizer from the text of a `tokenizer.json`, named `tokenizer.json`
@@ -310,23 +339,38 @@ impl HfTokenizer {
     pub fn from_json(json: &str) -> Result<HfTokenizer> {
         let invalid = |why: String| Error::new(ErrorKind::InvalidTokenizer, why);
         let shape: Shape = serde_json::from_str(json).map_err(|e| invalid(e.to_string()))?;
+        // Before the tokenizers crate runs anything of the file.
+        if let Some(why) = super::cost::refusal(&shape.normalizer, &shape.pre_tokenizer) {
+            return Err(invalid(why));
+        }
         // The tokenizers crate is not written for hostile files: a panic
         // while loading one is an error here, never the host's crash.
         let loaded = std::panic::catch_unwind(|| json.parse::<tokenizers::Tokenizer>())
             .map_err(|_| invalid("the tokenizers crate could not load it".into()))?;
         let mut tokenizer = loaded.map_err(|e| invalid(e.to_string()))?;
         tokenizer.set_encode_special_tokens(true);
+        let ignored = ignored_settings(&tokenizer);
+        tokenizer
+            .with_truncation(None)
+            .map_err(|e| invalid(e.to_string()))?;
+        tokenizer.with_padding(None);
         Ok(HfTokenizer {
             name: "tokenizer.json".into(),
+            ignored,
             tokenizer: Arc::new(tokenizer),
             splits_after_newline: shape.splits_after_newline(),
             splits_before_word: shape.splits_before_word(),
-        })
+        }
+        .named("tokenizer.json"))
     }
 
-    /// The same tokenizer under another name in reports.
+    /// The same tokenizer under another name in reports (followed by what
+    /// the file asked for that counting ignores, if anything).
     pub fn named(mut self, name: impl Into<String>) -> HfTokenizer {
         self.name = name.into();
+        if !self.ignored.is_empty() {
+            self.name = format!("{} (ignored: {})", self.name, self.ignored);
+        }
         self
     }
 }
@@ -442,6 +486,37 @@ mod tests {
             let e = HfTokenizer::from_json(json).unwrap_err();
             assert_eq!(e.kind(), ErrorKind::InvalidTokenizer, "{json}");
         }
+    }
+
+    fn word_level(truncation: &str, padding: &str) -> String {
+        format!(
+            r#"{{"version": "1.0", "truncation": {truncation}, "padding": {padding}, "added_tokens": [],
+            "normalizer": null, "pre_tokenizer": {{"type": "Whitespace"}}, "post_processor": null,
+            "decoder": null, "model": {{"type": "WordLevel", "vocab": {{"a": 0, "b": 1, "[UNK]": 2}},
+            "unk_token": "[UNK]"}}}}"#
+        )
+    }
+
+    #[test]
+    fn truncation_and_padding_of_the_file_are_switched_off_and_named() {
+        let truncation =
+            r#"{"direction": "Right", "max_length": 8, "strategy": "LongestFirst", "stride": 0}"#;
+        let padding = r#"{"strategy": {"Fixed": 4096}, "direction": "Right", "pad_to_multiple_of": null,
+            "pad_id": 2, "pad_type_id": 0, "pad_token": "[UNK]"}"#;
+        let long = "a b ".repeat(1000);
+        let t = HfTokenizer::from_json(&word_level(truncation, "null")).unwrap();
+        assert_eq!(t.count(&long), 2000);
+        assert_eq!(t.name(), "tokenizer.json (ignored: truncation to 8)");
+        assert_eq!(t.named("x").name(), "x (ignored: truncation to 8)");
+        let t = HfTokenizer::from_json(&word_level("null", padding)).unwrap();
+        assert_eq!(t.count("a b"), 2);
+        assert_eq!(t.count(""), 0);
+        let both = HfTokenizer::from_json(&word_level(truncation, padding)).unwrap();
+        assert_eq!(both.count(&long), 2000);
+        assert_eq!(
+            both.named("f").name(),
+            "f (ignored: truncation to 8, padding to 4096)"
+        );
     }
 
     #[test]

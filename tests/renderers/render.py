@@ -6,12 +6,13 @@ every engine makes of it, read the way a browser reads HTML:
 
     {"engine": {"headings": [[level, text], ...], "live": [...], "hrefs": [...],
                 "top": [text of each top-level paragraph, ...],
-                "links": [[text, href], ...]}}
+                "links": [[text, href], ...], "images": [src, ...]}}
 
 Engines: cmark-gfm (GitHub, with its autolink, table, strikethrough and
 tasklist extensions, footnotes on), C cmark (cmark-gfm with no extension:
-plain CommonMark), markdown-it-py (CommonMark with tables and strikethrough)
-and mistune (with its common plugins). Raw HTML is passed through by every
+plain CommonMark), markdown-it-py (CommonMark with tables and strikethrough),
+mistune (with its common plugins) and commonmark.py (an older CommonMark
+spec, 0.29). Raw HTML is passed through by every
 engine (the "unsafe" settings), so any tag the markdown did not make is
 reported under "live": a start tag outside what markdown generates, a
 comment, a declaration or a processing instruction. `hr` counts as live too:
@@ -26,6 +27,7 @@ from html.parser import HTMLParser
 try:
     import cmarkgfm
     from cmarkgfm.cmark import Options
+    import commonmark
     import mistune
     from markdown_it import MarkdownIt
 except ImportError as e:  # pragma: no cover
@@ -56,6 +58,8 @@ class Reader(HTMLParser):
         # Each link's text and target.
         self.links = []
         self.link = None
+        # Each image's source: an image loads when the page is viewed.
+        self.images = []
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
@@ -76,6 +80,7 @@ class Reader(HTMLParser):
             self.link = [attrs["href"], ""]
         if tag == "img" and attrs.get("src"):
             self.hrefs.append(attrs["src"])
+            self.images.append(attrs["src"])
         if tag == "img" and any(k.startswith("on") for k in attrs):
             self.live.append("<img on…>")
 
@@ -121,7 +126,7 @@ def read(html):
     r.feed(html)
     r.close()
     return {"headings": r.headings, "live": r.live, "hrefs": r.hrefs, "top": r.top,
-            "links": r.links}
+            "links": r.links, "images": r.images}
 
 
 UNSAFE = Options.CMARK_OPT_UNSAFE
@@ -138,6 +143,7 @@ ENGINES = {
     "cmark": lambda t: cmarkgfm.markdown_to_html(t, options=UNSAFE),
     "markdown-it": MD_IT.render,
     "mistune": MISTUNE,
+    "commonmark.py": commonmark.commonmark,
 }
 
 
@@ -145,7 +151,7 @@ def main():
     if "--check" in sys.argv:
         import importlib.metadata as m
 
-        for p in ("cmarkgfm", "mistune", "markdown-it-py"):
+        for p in ("cmarkgfm", "mistune", "markdown-it-py", "commonmark"):
             print(p, m.version(p))
         return
     docs = json.load(sys.stdin)

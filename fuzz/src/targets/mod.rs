@@ -5,6 +5,7 @@
 //! this library as a module and glob-imports it at its root.
 
 pub mod budgets;
+pub mod links;
 pub mod lint;
 pub mod section;
 #[cfg(feature = "serve")]

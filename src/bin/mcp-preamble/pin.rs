@@ -1,7 +1,7 @@
 //! `mcp-preamble pin`: what the servers say now, written to a lock file.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use mcp_preamble::ServerSnapshot;
@@ -17,15 +17,18 @@ use crate::source::Source;
 
 pub async fn pin(mut a: PinArgs) -> Result<ExitCode, CliError> {
     let filters = read_policy(&mut a)?;
+    let mut gathered = load_inputs(&a.files, &a.connect).await?;
+    gathered.close().await;
+    let (servers, failed) = by_key(&gathered)?;
+    check_updates(&a.update, &servers, &failed)?;
+    // From reading the lock to writing it, other `pin` runs wait: each
+    // keeps the pins the others wrote.
+    let _turn = take_turn(&a.lock)?;
     let old = match std::fs::symlink_metadata(&a.lock) {
         Ok(_) => Lock::from_path(&a.lock)?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Lock::new(),
         Err(e) => return Err(invalid(format!("{}: {e}", a.lock.display()))),
     };
-    let mut gathered = load_inputs(&a.files, &a.connect).await?;
-    gathered.close().await;
-    let (servers, failed) = by_key(&gathered)?;
-    check_updates(&a.update, &servers, &failed)?;
 
     // With --all the lock is made afresh: a failed server keeps its old
     // pin, a server no longer given loses it. Otherwise every pin is kept
@@ -228,6 +231,31 @@ fn report_left_out(
             emit_err(&format!("    stderr: {line}"));
         }
     }
+}
+
+/// An exclusive OS lock (`flock`, `LockFileEx`) on `<lock>.pinning` beside
+/// the lock file, held until the returned file is dropped. Not the lock file
+/// itself: it is replaced by a rename, so a second run would lock the old
+/// file. A symlink there is refused rather than followed.
+fn take_turn(lock: &Path) -> Result<std::fs::File, CliError> {
+    let mut name = lock.as_os_str().to_owned();
+    name.push(".pinning");
+    let path = PathBuf::from(name);
+    let fail = |e: std::io::Error| invalid(format!("{}: {e}", path.display()));
+    if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(invalid(format!(
+            "{}: a symlink, not followed (remove it)",
+            path.display()
+        )));
+    }
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(fail)?;
+    file.lock().map_err(fail)?;
+    Ok(file)
 }
 
 /// Writes the lock whole or not at all (a temporary file moved into place);
