@@ -124,7 +124,7 @@ SAME_AS_THE_CLI: List[Tuple[Dict[str, Any], List[str], str]] = [
     ({"model": "llama-3.1"}, ["--model", "llama-3.1"], "invalid_config"),
     ({"encoding": "no-such-encoding"}, ["--encoding", "no-such-encoding"], "unknown_encoding"),
     ({"template": "no-such-template"}, ["--template", "no-such-template"], "unknown_template"),
-    ({"tokenizer": "no-such-tokenizer.json"}, ["--tokenizer", "no-such-tokenizer.json"], "invalid_tokenizer"),
+    ({"tokenizer": "no-such-tokenizer.json"}, ["--tokenizer", "no-such-tokenizer.json"], "io"),
 ]
 
 
@@ -135,7 +135,8 @@ def cli_message(cli: Path, flags: List[str]) -> Tuple[str, bool]:
     assert out.returncode == 2, (flags, out.stderr)
     first = out.stderr.splitlines()[0]
     if first.startswith("error: invalid value"):
-        return first.split("': ", 1)[1], True
+        # clap's line: `error: invalid value 'V' for '--flag <N>': MESSAGE` (or the values on the next lines).
+        return (first.split("': ", 1)[1] if "': " in first else out.stderr), True
     assert first.startswith("mcp-preamble: "), first
     return first[len("mcp-preamble: ") :], False
 
@@ -148,9 +149,8 @@ def test_invalid_keywords_fail_with_the_clis_message(cli: Path, case: int) -> No
         Assembler(**kw).assemble([Server.from_capture(ROOT / "tests" / "corpus" / "seed-invoice-server.json")])
     assert e.value.kind == kind, str(e.value)
     if by_parser:
-        # The flag's value parser: the same words after the keyword's name.
-        key = next(iter(kw))
-        assert str(e.value).endswith(f"{key}: {message}") or str(e.value).endswith(f"]: {message}"), (str(e.value), message)
+        # The flag's value parser: its words, after the keyword's name when the crate's error has none.
+        assert str(e.value) == message or str(e.value).endswith(f": {message}"), (str(e.value), message)
     else:
         assert str(e.value) == message
 

@@ -171,4 +171,5 @@ def test_the_models_tokens_and_the_hosts_names_as_the_cli_counts_them(cli: Path,
     assert llama.counting["exact"] is True and llama.total_tokens != plain.total_tokens
     assert claude.counting["exact"] is False and claude.total_tokens >= plain.total_tokens
     assert "mcp__" in claude_code.text and "mcp__" not in plain.text
-    assert any(s.deferred for s in deferred.servers) and all(s.namespace for s in deferred.servers if s.included)
+    assert any(s.deferred for s in deferred.servers) and any(s.namespace for s in deferred.servers)
+    assert all(s.namespace is None for s in claude_code.servers)
