@@ -31,7 +31,6 @@ use std::hint::black_box;
 use std::path::Path;
 use std::process::Command;
 
-use mcp_preamble::serve::{GatewayNames, READER, forward_in_process};
 use mcp_preamble::{Assembler, ServerSnapshot};
 
 /// Scenarios the guard fails on when they grow, and the floor they are
@@ -40,10 +39,14 @@ use mcp_preamble::{Assembler, ServerSnapshot};
 /// limit checks of every assembly after.
 /// `forward` is one `tools/call` through the gateway: the host's line read,
 /// the name mapped, the upstream's request written, its answer read and
-/// mapped back, the host's answer written. It is counted and printed; it
-/// joins `GUARDED` with its first entry in `benches/instructions.json`.
+/// mapped back, the host's answer written. Built only with the guard's
+/// `forward` feature; counted and printed, it joins `GUARDED` with its
+/// first entry in `benches/instructions.json`.
 const GUARDED: [&str; 3] = ["cold", "repeat", "read"];
-const ALL: [&str; 5] = ["cold", "repeat", "read", "forward", "floor"];
+#[cfg(feature = "forward")]
+const ALL: &[&str] = &["cold", "repeat", "read", "forward", "floor"];
+#[cfg(not(feature = "forward"))]
+const ALL: &[&str] = &["cold", "repeat", "read", "floor"];
 /// How much growth over the baseline is tolerated.
 const TOLERANCE: f64 = 0.10;
 const CHILD: &str = "--callgrind-child";
@@ -53,43 +56,82 @@ fn floor(all: &[ServerSnapshot]) -> usize {
     support::floor(all)
 }
 
-/// One forwarded call: the gateway's names for every corpus tool, a host's
-/// `tools/call` of one of them with arguments, and the upstream's answer.
-struct Forward {
-    names: GatewayNames,
-    host: String,
-    answer: String,
-}
+#[cfg(feature = "forward")]
+mod forward {
+    use std::hint::black_box;
 
-impl Forward {
-    fn of(all: &[ServerSnapshot]) -> Forward {
-        let pairs: Vec<(&str, &str)> = all
-            .iter()
-            .flat_map(|s| {
-                let alias = s.alias.as_deref().unwrap_or_default();
-                s.tools.iter().map(move |t| (alias, t.name.as_str()))
+    use mcp_preamble::ServerSnapshot;
+    use mcp_preamble::serve::{GatewayNames, READER, forward_in_process};
+
+    /// One forwarded call: the gateway's names for every corpus tool, a host's
+    /// `tools/call` of one of them with arguments, and the upstream's answer.
+    pub struct Forward {
+        names: GatewayNames,
+        host: String,
+        answer: String,
+    }
+
+    impl Forward {
+        pub fn of(all: &[ServerSnapshot]) -> Forward {
+            let pairs: Vec<(&str, &str)> = all
+                .iter()
+                .flat_map(|s| {
+                    let alias = s.alias.as_deref().unwrap_or_default();
+                    s.tools.iter().map(move |t| (alias, t.name.as_str()))
+                })
+                .collect();
+            let names = GatewayNames::new(pairs.iter().copied(), READER);
+            let (alias, tool) = pairs[pairs.len() / 2];
+            let name = names.exposed(alias, tool).expect("a named tool");
+            let host = serde_json::json!({
+                "jsonrpc": "2.0", "id": 17, "method": "tools/call",
+                "params": {"name": name, "arguments": {"owner": "octo", "repo": "hello-world", "state": "open", "perPage": 30}},
             })
-            .collect();
-        let names = GatewayNames::new(pairs.iter().copied(), READER);
-        let (alias, tool) = pairs[pairs.len() / 2];
-        let name = names.exposed(alias, tool).expect("a named tool");
-        let host = serde_json::json!({
-            "jsonrpc": "2.0", "id": 17, "method": "tools/call",
-            "params": {"name": name, "arguments": {"owner": "octo", "repo": "hello-world", "state": "open", "perPage": 30}},
-        })
-        .to_string();
-        let answer = serde_json::json!({
-            "jsonrpc": "2.0", "id": 4,
-            "result": {"content": [{"type": "text", "text": "[{\"number\": 1347, \"title\": \"Found a bug\", \"state\": \"open\"}]"}], "isError": false},
-        })
-        .to_string();
-        Forward {
-            names,
-            host,
-            answer,
+            .to_string();
+            let answer = serde_json::json!({
+                "jsonrpc": "2.0", "id": 4,
+                "result": {"content": [{"type": "text", "text": "[{\"number\": 1347, \"title\": \"Found a bug\", \"state\": \"open\"}]"}], "isError": false},
+            })
+            .to_string();
+            Forward {
+                names,
+                host,
+                answer,
+            }
+        }
+    }
+
+    impl Forward {
+        /// The call, as `measured` counts it.
+        pub fn run(&self) -> usize {
+            forward_in_process(&self.names, black_box(&self.host), &self.answer)
+                .expect("a forwarded call")
+                .iter()
+                .map(String::len)
+                .sum()
         }
     }
 }
+
+/// Without the `forward` feature: no gateway in the build, no `forward` scenario.
+#[cfg(not(feature = "forward"))]
+mod forward {
+    use mcp_preamble::ServerSnapshot;
+
+    pub struct Forward;
+
+    impl Forward {
+        pub fn of(_: &[ServerSnapshot]) -> Forward {
+            Forward
+        }
+
+        pub fn run(&self) -> usize {
+            panic!("the forward scenario needs the guard's `forward` feature")
+        }
+    }
+}
+
+use forward::Forward;
 
 /// The only function callgrind counts in (`--toggle-collect`).
 #[inline(never)]
@@ -102,11 +144,7 @@ fn measured(
     forward: &Forward,
 ) -> usize {
     match scenario {
-        "forward" => forward_in_process(&forward.names, black_box(&forward.host), &forward.answer)
-            .expect("a forwarded call")
-            .iter()
-            .map(String::len)
-            .sum(),
+        "forward" => forward.run(),
         "read" => support::read(black_box(texts)).len(),
         "cold" => fresh.assemble(black_box(all)).unwrap().total_tokens(),
         "repeat" => warm.assemble(black_box(all)).unwrap().total_tokens(),
@@ -127,11 +165,9 @@ fn child(scenario: &str) {
     let _ = floor(&all);
     let forward = Forward::of(&all);
     // Once outside the count, as each call after the gateway's first.
-    black_box(forward_in_process(
-        &forward.names,
-        &forward.host,
-        &forward.answer,
-    ));
+    if cfg!(feature = "forward") {
+        black_box(forward.run());
+    }
     black_box(measured(scenario, &texts, &all, &warm, &fresh, &forward));
 }
 
@@ -256,7 +292,7 @@ fn main() {
         }
     };
     let mut counts = Vec::new();
-    for scenario in ALL {
+    for &scenario in ALL {
         let counted = count(scenario, preload.as_deref());
         match counted {
             Ok(n) => counts.push((scenario, n)),

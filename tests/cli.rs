@@ -371,6 +371,18 @@ fn budgets_take_digits_only() {
         stderr(&out),
         "error: invalid value '+5' for '--max-tokens <N>': \"+5\" is not a number of tokens\n\nFor more information, try '--help'.\n"
     );
+    let out = run(&["preview", &file, "--defer-over=-1"]);
+    assert_eq!(
+        stderr(&out),
+        "error: invalid value '-1' for '--defer-over <N>': \"-1\" is not a number of tools\n\nFor more information, try '--help'.\n"
+    );
+    // A budget of 0 would leave every block empty: refused, as in the policy file.
+    let out = run(&["preview", &file, "--budget", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "mcp-preamble: invalid configuration: budget = 0 leaves no room for any text: give 1 or more tokens\n"
+    );
     let out = run(&["preview", &file, "--budget=99999999999999999999999"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("is too large a number of tokens"));

@@ -28,12 +28,15 @@ from ._errors import (
     InvalidConfigError,
     InvalidJsonError,
     InvalidMessageError,
+    InvalidTokenizerError,
+    InvalidTypeError,
     JsonRpcError,
     McpPreambleError,
     McpTimeoutError,
     RpcErrorInfo,
     TemplateError,
     UnknownEncodingError,
+    UnknownModelError,
     UnknownTemplateError,
 )
 from ._native import VERSION as __version__
@@ -52,7 +55,8 @@ from ._reports import (
     ServerReport,
     Severity,
 )
-from .session import LiveSection
+from .connect import connect_config
+from .session import LiveSection, ServerState, StateChange, StateReason
 
 __all__ = [
     "Assembler",
@@ -68,6 +72,8 @@ __all__ = [
     "InvalidConfigError",
     "InvalidJsonError",
     "InvalidMessageError",
+    "InvalidTokenizerError",
+    "InvalidTypeError",
     "JsonRpcError",
     "LiveSection",
     "Lock",
@@ -81,10 +87,15 @@ __all__ = [
     "Server",
     "ServerDiagnosticCode",
     "ServerReport",
+    "ServerState",
     "Severity",
+    "StateChange",
+    "StateReason",
     "TemplateError",
     "UnknownEncodingError",
+    "UnknownModelError",
     "UnknownTemplateError",
     "__version__",
+    "connect_config",
     "lint",
 ]

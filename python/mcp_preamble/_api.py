@@ -7,10 +7,10 @@ import json
 import os
 import tempfile
 import time
-from typing import Any, Iterable, List, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
 from . import _native
-from ._errors import InvalidJsonError
+from ._errors import InvalidJsonError, InvalidTypeError
 from ._reports import Assembly, Finding, PinCheck, _findings
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -269,15 +269,61 @@ class Lock:
         return f"Lock(keys={self.keys()!r})"
 
 
+def _count(key: str, value: Any) -> Optional[str]:
+    """A count keyword as the text the CLI's flag would get (the crate checks
+    it as it checks the flag: ``-1`` and ``10**30`` are refused there)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        detail = f"{key}: expected an int, got {type(value).__name__}"
+        raise InvalidTypeError(f"invalid configuration: {detail}", detail=detail)
+    return str(value)
+
+
+def _text(key: str, value: Any) -> Optional[str]:
+    if value is None or isinstance(value, str):
+        return value
+    detail = f"{key}: expected a str, got {type(value).__name__}"
+    raise InvalidTypeError(f"invalid configuration: {detail}", detail=detail)
+
+
+def _aliases(key: str, value: Any) -> List[str]:
+    """``deferred``: one alias or several (the CLI's flag repeats)."""
+    if value is None:
+        return []
+    items = [value] if isinstance(value, str) else list(value)
+    return [_text(key, a) or "" for a in items]
+
+
 class Assembler:
     """Turns servers into one budgeted, sanitized system-prompt section.
 
-    The arguments are the CLI's flags: ``budget`` (tokens per server block),
-    ``total_budget`` (the whole section), ``template`` (``"markdown"``,
-    ``"xml"`` or a template file), ``encoding`` (``"o200k_base"``,
-    ``"cl100k_base"``) or ``model`` (a model name such as ``"gpt-4o"``),
-    ``server_budgets`` (by alias), ``dedup``, and ``lock`` (pins: each
-    report gets its pin state). The same servers and settings give
+    Every keyword is a setting of ``mcp-preamble preview`` and of the policy
+    file's ``[defaults]``, under the policy key's name, checked as the CLI
+    and the file check it (python/README.md has the table):
+
+    - ``budget``, ``total_budget``: tokens per server block, and for the
+      whole section (shared fairly); at least 1. ``server_budgets``: by alias.
+    - ``template``: ``"markdown"``, ``"xml"`` or a template file.
+    - ``model`` (``"gpt-4o"``, ``"claude-sonnet-4"``, ``"llama-3.1"`` with
+      ``tokenizer``…), ``tokenizer`` (a Hugging Face ``tokenizer.json``),
+      ``encoding`` (``"o200k_base"``, ``"cl100k_base"``): what tokens are
+      counted in; ``model`` wins over ``encoding``, as in the CLI.
+    - ``tool_names``: ``"claude-code"``, ``"vscode"``, ``"codex"``,
+      ``"opencode"``, ``"plain"`` or a pattern like ``"{server}__{tool}"``.
+    - ``deferred`` (aliases), ``defer_over`` (a number of tools): tools the
+      host defers behind tool search.
+    - ``target``: ``"section"`` or ``"namespace"`` (each block also as a
+      namespace description, ``ServerReport.namespace``).
+    - ``order`` (``"name"``, ``"insertion"``), ``dedup``, ``similarity``
+      (0.0 to 1.0), ``list_tool_only_servers``, ``tool_descriptions``,
+      ``on_change`` (``"accept"``, ``"hold"``, ``"drop"``, ``"fail"``).
+    - ``lock``: pins (each report gets its pin state); ``policy``: a policy
+      file, which the keywords override.
+
+    An invalid value raises :class:`InvalidConfigError` (or the kind's own
+    subclass: :class:`UnknownModelError`, :class:`InvalidTokenizerError`…)
+    with the CLI's message. The same servers and settings give
     byte-identical sections.
     """
 
@@ -291,25 +337,55 @@ class Assembler:
         template: Optional[PathLike] = None,
         encoding: Optional[str] = None,
         model: Optional[str] = None,
+        tokenizer: Optional[PathLike] = None,
         server_budgets: Optional[Mapping[str, int]] = None,
+        tool_names: Optional[str] = None,
+        deferred: Union[None, str, Iterable[str]] = None,
+        defer_over: Optional[int] = None,
+        target: Optional[str] = None,
+        order: Optional[str] = None,
         dedup: Optional[bool] = None,
+        similarity: Optional[float] = None,
+        list_tool_only_servers: Optional[bool] = None,
+        tool_descriptions: Optional[bool] = None,
+        on_change: Optional[str] = None,
         lock: Optional[Lock] = None,
         policy: Optional[PathLike] = None,
     ) -> None:
-        if encoding is not None and model is not None:
-            raise TypeError("give encoding or model, not both")
-        settings = {
-            "policy": os.fspath(policy) if policy is not None else None,
-            "budget": budget,
-            "total_budget": total_budget,
-            "template": os.fspath(template) if template is not None else None,
-            "encoding": encoding if encoding is not None else model,
-            "server_budgets": dict(server_budgets or {}),
+        # The keys only the policy file has (no `preview` flag): read by the
+        # file's own schema in the crate, so a value is refused with its message.
+        policy_only = {
+            "order": order,
+            "on_change": on_change,
             "dedup": dedup,
+            "similarity": similarity,
+            "list_tool_only_servers": list_tool_only_servers,
+            "tool_descriptions": tool_descriptions,
         }
-        self._settings = {k: v for k, v in settings.items() if v is not None and v != {}}
-        native_lock = lock._native if lock is not None else None
-        self._native = _native.NativeAssembler(lock=native_lock, **settings)  # type: ignore[arg-type]
+        budgets = {_text("server_budgets", k) or "": _count(f"server_budgets[{k!r}]", v) for k, v in (server_budgets or {}).items()}
+        keywords: Dict[str, Any] = {
+            "policy": os.fspath(policy) if policy is not None else None,
+            "budget": _count("budget", budget),
+            "total_budget": _count("total_budget", total_budget),
+            "defer_over": _count("defer_over", defer_over),
+            "server_budgets": budgets,
+            "deferred": _aliases("deferred", deferred),
+            "template": _text("template", os.fspath(template) if template is not None else None),
+            "encoding": _text("encoding", encoding),
+            "model": _text("model", model),
+            "tokenizer": _text("tokenizer", os.fspath(tokenizer) if tokenizer is not None else None),
+            "tool_names": _text("tool_names", tool_names),
+            "target": _text("target", target),
+            "policy_keys": _json({k: v for k, v in policy_only.items() if v is not None}, "settings"),
+        }
+        if lock is not None and not isinstance(lock, Lock):
+            detail = f"lock: expected mcp_preamble.Lock, got {type(lock).__name__}"
+            raise InvalidTypeError(f"invalid configuration: {detail}", detail=detail)
+        self._native = _native.NativeAssembler(keywords, lock._native if lock is not None else None)
+        shown = {**keywords, **policy_only, "server_budgets": dict(server_budgets or {}), "deferred": keywords["deferred"]}
+        shown.update(budget=budget, total_budget=total_budget, defer_over=defer_over)
+        shown.pop("policy_keys")
+        self._settings = {k: v for k, v in shown.items() if v is not None and v != {} and v != []}
 
     @classmethod
     def from_policy(cls, path: PathLike, **overrides: Any) -> Assembler:

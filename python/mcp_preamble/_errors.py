@@ -21,7 +21,7 @@ class McpPreambleError(Exception):
     ``kind`` is the Rust crate's ``ErrorKind`` as a snake_case string
     (``"invalid_json"``, ``"invalid_message"``, ``"rpc_error"``, ``"io"``,
     ``"template"``, ``"unknown_template"``, ``"unknown_encoding"``,
-    ``"invalid_config"``, ``"connect"``, ``"timeout"``, ``"drift"``);
+    ``"unknown_model"``, ``"invalid_tokenizer"``, ``"invalid_config"``, ``"connect"``, ``"timeout"``, ``"drift"``);
     ``str(exc)`` is the crate's message, exactly.
     """
 
@@ -96,10 +96,29 @@ class UnknownEncodingError(McpPreambleError):
     kind = "unknown_encoding"
 
 
+class UnknownModelError(McpPreambleError):
+    """No model of the model table has that name (``model=``)."""
+
+    kind = "unknown_model"
+
+
+class InvalidTokenizerError(McpPreambleError):
+    """A ``tokenizer.json`` could not be read or loaded (``tokenizer=``)."""
+
+    kind = "invalid_tokenizer"
+
+
 class InvalidConfigError(McpPreambleError):
-    """A configuration value or file (policy, lock) is invalid."""
+    """A configuration value or file (policy, lock, MCP config) is invalid,
+    or an ``Assembler`` keyword is: a budget that is not a whole number of
+    tokens of at least 1, an unknown ``tool_names`` scheme, ``order``…"""
 
     kind = "invalid_config"
+
+
+class InvalidTypeError(InvalidConfigError, TypeError):
+    """A keyword of the wrong Python type (``budget="5"``): both an
+    :class:`InvalidConfigError` and a ``TypeError``."""
 
 
 class ConnectError(McpPreambleError):
@@ -130,6 +149,8 @@ _BY_KIND = {
         TemplateError,
         UnknownTemplateError,
         UnknownEncodingError,
+        UnknownModelError,
+        InvalidTokenizerError,
         InvalidConfigError,
         ConnectError,
         McpTimeoutError,

@@ -1,5 +1,5 @@
 # Stubs of the extension module (python/src/); the public API is the pure-Python layer.
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional
 
 VERSION: str
 
@@ -42,17 +42,7 @@ class NativeAssembly:
     def cli_json(self) -> str: ...
 
 class NativeAssembler:
-    def __init__(
-        self,
-        policy: Optional[str] = None,
-        budget: Optional[int] = None,
-        total_budget: Optional[int] = None,
-        template: Optional[str] = None,
-        encoding: Optional[str] = None,
-        server_budgets: Dict[str, int] = ...,
-        dedup: Optional[bool] = None,
-        lock: Optional[NativeLock] = None,
-    ) -> None: ...
+    def __init__(self, keywords: Dict[str, Any], lock: Optional[NativeLock] = None) -> None: ...
     def assemble(self, servers: List[NativeServer]) -> NativeAssembly: ...
 
 class NativeLock:
@@ -73,3 +63,6 @@ def lint_json(
     max_tokens: int = 400,
     encoding: Optional[str] = None,
 ) -> str: ...
+
+def config_json(path: str) -> str: ...
+def policy_keys() -> List[str]: ...

@@ -164,6 +164,9 @@ class ServerReport:
     policy: Optional[Mapping[str, Any]] = None
     deferred: Optional[Mapping[str, Any]] = None
     limits: Tuple[Mapping[str, Any], ...] = ()
+    namespace: Optional[Mapping[str, Any]] = None
+    """With ``Assembler(target="namespace")``: the block as a namespace
+    description (``text``, ``chars``, ``max_chars``, ``units_left_out``)."""
 
     @property
     def trimmed(self) -> bool:
@@ -204,6 +207,7 @@ class ServerReport:
             policy=d.get("policy"),
             deferred=d.get("deferred"),
             limits=tuple(d.get("limits", ())),
+            namespace=d.get("namespace"),
         )
 
 
@@ -226,6 +230,10 @@ class Assembly:
     servers: Tuple[ServerReport, ...]
     diagnostics: Tuple[Diagnostic, ...]
     _cli_json: str = field(compare=False)
+    counting: Mapping[str, Any] = field(default_factory=dict)
+    """What counted the tokens: ``counter`` (the ``encoding``), ``exact``
+    (``False`` for an estimate such as ``model="claude-sonnet-4"``) and the
+    ``estimate``'s factors."""
 
     def to_json(self) -> str:
         """The report, byte for byte what ``mcp-preamble preview --json`` prints
@@ -257,6 +265,7 @@ class Assembly:
             servers=tuple(ServerReport._from_json(s) for s in d["servers"]),
             diagnostics=tuple(Diagnostic._from_json(x) for x in d.get("diagnostics", ())),
             _cli_json=cli_json,
+            counting=d["counting"],
         )
 
 

@@ -17,6 +17,8 @@ pub fn kind_name(kind: ErrorKind) -> &'static str {
         ErrorKind::Template => "template",
         ErrorKind::UnknownTemplate => "unknown_template",
         ErrorKind::UnknownEncoding => "unknown_encoding",
+        ErrorKind::UnknownModel => "unknown_model",
+        ErrorKind::InvalidTokenizer => "invalid_tokenizer",
         ErrorKind::InvalidConfig => "invalid_config",
         ErrorKind::Connect => "connect",
         ErrorKind::Timeout => "timeout",
@@ -38,6 +40,20 @@ pub fn to_py(err: Error) -> PyErr {
         err.line(),
         err.template_name().map(str::to_string),
         rpc,
+    )
+}
+
+/// `err` about the keyword `key`: `invalid configuration: budget: "-1" is
+/// not a number of tokens` (the CLI prints the part after the key for its flag).
+pub fn keyed(key: &str, err: Error) -> PyErr {
+    let detail = format!("{key}: {}", err.detail());
+    raise(
+        kind_name(err.kind()),
+        format!("{}: {detail}", err.kind()),
+        detail,
+        None,
+        None,
+        None,
     )
 }
 

@@ -8,6 +8,7 @@
 use pyo3::prelude::*;
 
 mod assembly;
+mod config;
 mod errors;
 mod lint;
 mod pins;
@@ -21,6 +22,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<assembly::NativeAssembly>()?;
     m.add_class::<pins::NativeLock>()?;
     m.add_function(wrap_pyfunction!(lint::lint_json, m)?)?;
+    m.add_function(wrap_pyfunction!(config::config_json, m)?)?;
+    m.add_function(wrap_pyfunction!(config::policy_keys, m)?)?;
     // The package's version is the crate's (one workspace version).
     m.add("VERSION", env!("CARGO_PKG_VERSION"))?;
     Ok(())

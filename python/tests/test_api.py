@@ -101,7 +101,7 @@ def test_assembly_results() -> None:
     assert re.fullmatch(r"Assembly\(servers=\[antv-mcp-server-chart, .*\], total_tokens=\d+, "
                         r"encoding='o200k_base', digest='[0-9a-f]{12}'…\)", repr(a))
     assert repr(a.servers[0]).startswith("ServerReport(name='antv-mcp-server-chart', instructions='absent'")
-    assert repr(Assembler(budget=64, model="gpt-4o")) == "Assembler(budget=64, encoding='gpt-4o')"
+    assert repr(Assembler(budget=64, model="gpt-4o")) == "Assembler(budget=64, model='gpt-4o')"
     xml = Assembler(template="xml").assemble(servers[:3])
     assert xml.template == "xml" and xml.text.startswith("<mcp_servers>")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
 import pytest
 
@@ -141,3 +141,35 @@ def test_lint_compares_a_captures_two_handshakes_as_the_cli_does(cli: Path, tmp_
     # A server without its other handshake has nothing to compare with.
     alone = Server.from_snapshot_json(server.to_snapshot_json(0))
     assert alone.other_eras == [] and "MCP015" not in [f.code for f in lint([alone])]
+
+
+def test_the_models_tokens_and_the_hosts_names_as_the_cli_counts_them(cli: Path, llama3_tokenizer: Path) -> None:
+    """`model=`, `tokenizer=`, `tool_names=`, `deferred=`, `defer_over=` and
+    `target=` give the bytes and counts of the CLI's flags of those names,
+    on the whole corpus."""
+    tok = str(llama3_tokenizer)
+    cases: List[Tuple[List[str], Dict[str, Any]]] = [
+        (["--model", "llama-3.1", "--tokenizer", tok, "--budget", "64"], {"model": "llama-3.1", "tokenizer": tok, "budget": 64}),
+        (["--model", "claude-sonnet-4", "--budget", "64"], {"model": "claude-sonnet-4", "budget": 64}),
+        (["--tool-names", "claude-code", "--total-budget", "900"], {"tool_names": "claude-code", "total_budget": 900}),
+        (
+            ["--deferred", "basic-memory", "--deferred", "context7-mcp", "--defer-over", "20", "--target", "namespace"],
+            {"deferred": ["basic-memory", "context7-mcp"], "defer_over": 20, "target": "namespace"},
+        ),
+    ]
+    servers = [Server.from_capture(p) for p in CORPUS]
+    reports = []
+    for flags, kw in cases:
+        expected = run_cli(cli, ["preview", "--json", *flags, *map(str, CORPUS)])
+        assembly = Assembler(**kw).assemble(servers)
+        assert assembly.to_json().encode() == expected, flags
+        check_fields(assembly, expected)
+        reports.append(assembly)
+    llama, claude, claude_code, deferred = reports
+    # Each setting took effect: other counters, other names, deferred tools, namespaces.
+    plain = Assembler(budget=64).assemble(servers)
+    assert llama.counting["exact"] is True and llama.total_tokens != plain.total_tokens
+    assert claude.counting["exact"] is False and claude.total_tokens >= plain.total_tokens
+    assert "mcp__" in claude_code.text and "mcp__" not in plain.text
+    assert any(s.deferred for s in deferred.servers) and any(s.namespace for s in deferred.servers)
+    assert all(s.namespace is None for s in claude_code.servers)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import textwrap
 from pathlib import Path
@@ -31,13 +32,16 @@ def run(code: str, namespace: Dict[str, Any]) -> None:
         exec(compile(code, "<readme>", "exec"), namespace)
 
 
-def test_python_readme(node_servers: Path, monkeypatch: Any) -> None:
+def test_python_readme(node_servers: Path, monkeypatch: Any, tmp_path: Path) -> None:
     monkeypatch.chdir(ROOT)
     found = snippets(ROOT / "python" / "README.md")
-    assert len(found) == 3
+    assert len(found) == 4
     params = StdioServerParameters(command="node", args=[str(node_servers / "invoice.mjs")], cwd=str(node_servers))
+    # The config the connect_config snippet reads: the invoice server as "billing".
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"billing": {"command": "node", "args": [str(node_servers / "invoice.mjs")]}}}))
     for code in found:
-        run(code, {"params": params})
+        run(code.replace('"mcp.json"', repr(str(config))), {"params": params})
 
 
 def test_root_readme_python_section(monkeypatch: Any) -> None:

@@ -96,27 +96,3 @@ def test_the_session_gives_what_the_crate_reads_from_the_wire(node_servers: Path
     assert server.tool_names == capture.tool_names
     a = Assembler(budget=40)
     assert a.assemble([server]).text == a.assemble([capture]).text
-
-
-def test_a_session_that_cannot_relist_raises_once_and_keeps_its_block(node_servers: Path) -> None:
-    async def main() -> None:
-        live = LiveSection()
-        async with stdio_client(params(node_servers, "invoice.mjs")) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                await live.add("billing", session)
-                before = await live.section()
-        # The session is closed: a change notice now cannot be followed.
-        live.mark_changed("billing")
-        raised = False
-        try:
-            await live.section()
-        except Exception:
-            raised = True
-        assert raised, "re-listing a closed session did not fail"
-        after = await live.section()
-        assert after.text == before.text and live.revision == 1
-        await live.remove("billing")
-        assert (await live.section()).servers == ()
-
-    asyncio.run(main())

@@ -282,10 +282,35 @@ impl Defaults {
         self
     }
 
-    /// The keys of `[defaults]`, in the schema's order.
-    pub(crate) fn keys() -> &'static [&'static str] {
+    /// The keys of `[defaults]`, in the schema's order (what the Python
+    /// package checks its `Assembler` keywords against).
+    pub fn keys() -> &'static [&'static str] {
         serde_fields::<Defaults>()
     }
+}
+
+/// A count as the CLI's flags and the Python package's keywords take it:
+/// ASCII digits only (`usize::from_str` alone would take `+5`), so `-1`,
+/// `+5` and `" 5"` are errors, and so is a count past `usize`. `unit` names
+/// what is counted: `"-1" is not a number of tokens`. The error is
+/// [`ErrorKind::InvalidConfig`]; its [`Error::detail`] is what the CLI prints.
+///
+/// ```
+/// use mcp_preamble::settings::parse_count;
+/// assert_eq!(parse_count("0500", "tokens")?, 500);
+/// let e = parse_count("-1", "tokens").unwrap_err();
+/// assert_eq!(e.detail(), r#""-1" is not a number of tokens"#);
+/// # Ok::<(), mcp_preamble::Error>(())
+/// ```
+pub fn parse_count(s: &str, unit: &str) -> Result<usize> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        let detail = format!("{s:?} is not a number of {unit}");
+        return Err(Error::new(ErrorKind::InvalidConfig, detail));
+    }
+    s.parse().map_err(|_| {
+        let detail = format!("{s} is too large a number of {unit}");
+        Error::new(ErrorKind::InvalidConfig, detail)
+    })
 }
 
 impl ServerSettings {
@@ -396,6 +421,47 @@ impl Settings {
             .or_else(|| get(&self.defaults).map(|v| (v, Layer::File)))
     }
 
+    /// Fails on a budget of 0 tokens in any layer: it would leave every
+    /// block (or the section) empty without a word.
+    fn check_budgets(&self) -> Result<()> {
+        const ZERO: &str = "= 0 leaves no room for any text: give 1 or more tokens";
+        let zero = |what: String| {
+            Err(Error::new(
+                ErrorKind::InvalidConfig,
+                format!("{what} {ZERO}"),
+            ))
+        };
+        let in_file = |what: String| match self.origin.as_str() {
+            "" => zero(what),
+            origin => zero(format!("{origin}: {what}")),
+        };
+        for (key, over, file) in [
+            ("budget", self.overrides.budget, self.defaults.budget),
+            (
+                "total_budget",
+                self.overrides.total_budget,
+                self.defaults.total_budget,
+            ),
+        ] {
+            match (over, file) {
+                (Some(0), _) => return zero(key.to_string()),
+                (None, Some(0)) => return in_file(format!("[defaults] {key}")),
+                _ => {}
+            }
+        }
+        if let Some((alias, _)) = self
+            .server_overrides
+            .iter()
+            .find(|(_, o)| o.budget == Some(0))
+        {
+            return zero(format!("the budget of {alias:?}"));
+        }
+        if let Some((alias, _)) = self.servers.iter().find(|(_, s)| s.budget == Some(0)) {
+            return in_file(format!("[servers.{alias}] budget"));
+        }
+        Ok(())
+    }
+
     /// An error about a file's key names the file and the key; one about
     /// an override is the error itself.
     fn named(&self, layer: Layer, key: &str, e: Error) -> Error {
@@ -420,7 +486,8 @@ impl Assembler {
     /// built-in name or a file) and encodings (a name or a model) are
     /// loaded. Builder calls after this override them.
     ///
-    /// Fails when a template or encoding cannot be loaded: for a value of
+    /// Fails on a budget of 0 tokens (every block would be empty), and
+    /// when a template or encoding cannot be loaded: for a value of
     /// the file, with [`ErrorKind::InvalidConfig`] naming the file and the
     /// key (`mcp-preamble.toml: [defaults] template: …`); for one of
     /// [`Settings::overrides`], with the loader's own error.
@@ -428,6 +495,7 @@ impl Assembler {
     /// A live hub takes new settings without reconnecting any server:
     /// `hub.reconfigure(Assembler::from_settings(&Settings::from_path(p)?)?)`.
     pub fn from_settings(settings: &Settings) -> Result<Assembler> {
+        settings.check_budgets()?;
         let mut a = Assembler::new();
         if let Some(template) = settings.chosen_template()? {
             a = a.template(template);

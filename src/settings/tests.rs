@@ -166,3 +166,71 @@ fn templates_and_encodings_of_each_kind() {
         Encoding::from_name("nope").unwrap_err().to_string()
     );
 }
+
+#[test]
+fn a_budget_of_zero_tokens_is_refused_in_every_layer() {
+    let refused = |settings: &Settings| {
+        Assembler::from_settings(settings)
+            .err()
+            .map(|e| e.to_string())
+    };
+    let tail = "= 0 leaves no room for any text: give 1 or more tokens";
+    let file = |body: &str| Settings::from_str(&format!("version = 1\n{body}"), "p.toml").unwrap();
+    assert_eq!(
+        refused(&file("[defaults]\nbudget = 0\n")),
+        Some(format!(
+            "invalid configuration: p.toml: [defaults] budget {tail}"
+        ))
+    );
+    assert_eq!(
+        refused(&file("[defaults]\ntotal_budget = 0\n")),
+        Some(format!(
+            "invalid configuration: p.toml: [defaults] total_budget {tail}"
+        ))
+    );
+    assert_eq!(
+        refused(&file("[servers.billing]\nbudget = 0\n")),
+        Some(format!(
+            "invalid configuration: p.toml: [servers.billing] budget {tail}"
+        ))
+    );
+    // A flag over the file's 0 wins; a flag of 0 is refused under its own name.
+    let mut over = file("[defaults]\nbudget = 0\n");
+    over.overrides.budget = Some(5);
+    assert_eq!(refused(&over), None);
+    over.overrides.total_budget = Some(0);
+    assert_eq!(
+        refused(&over),
+        Some(format!("invalid configuration: total_budget {tail}"))
+    );
+    let mut server = Settings::new();
+    server
+        .server_overrides
+        .entry("billing".into())
+        .or_default()
+        .budget = Some(0);
+    assert_eq!(
+        refused(&server),
+        Some(format!(
+            "invalid configuration: the budget of \"billing\" {tail}"
+        ))
+    );
+    // One token is a budget.
+    assert_eq!(refused(&file("[defaults]\nbudget = 1\n")), None);
+}
+
+#[test]
+fn counts_take_ascii_digits_only() {
+    assert_eq!(parse_count("0500", "tokens").unwrap(), 500);
+    assert_eq!(parse_count("0", "tools").unwrap(), 0);
+    for bad in ["", "-1", "+5", " 5", "5 ", "1e3", "５"] {
+        let e = parse_count(bad, "tools").unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidConfig);
+        assert_eq!(e.detail(), format!("{bad:?} is not a number of tools"));
+    }
+    let huge = "99999999999999999999999";
+    assert_eq!(
+        parse_count(huge, "tokens").unwrap_err().detail(),
+        format!("{huge} is too large a number of tokens")
+    );
+}

@@ -188,7 +188,7 @@ pub struct Preview {
     #[arg(long, value_name = "ALIAS")]
     pub deferred: Vec<String>,
     /// Defer the tools of servers with more than N tools.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = parse_tools)]
     pub defer_over: Option<usize>,
     /// `markdown` (the default), `xml`, or a template file.
     #[arg(long, value_name = "NAME|PATH")]
@@ -409,13 +409,15 @@ fn parse_server_budget(s: &str) -> Result<(String, usize), String> {
     Ok((alias.to_string(), parse_tokens(n)?))
 }
 
-/// A token count: ASCII digits only (`usize::from_str` also takes `+5`).
+/// A token count: ASCII digits only (`usize::from_str` also takes `+5`);
+/// the library's check, which the Python package's keywords share.
 fn parse_tokens(s: &str) -> Result<usize, String> {
-    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("{s:?} is not a number of tokens"));
-    }
-    s.parse()
-        .map_err(|_| format!("{s} is too large a number of tokens"))
+    mcp_preamble::settings::parse_count(s, "tokens").map_err(|e| e.detail().to_string())
+}
+
+/// A number of tools, checked as token counts are.
+fn parse_tools(s: &str) -> Result<usize, String> {
+    mcp_preamble::settings::parse_count(s, "tools").map_err(|e| e.detail().to_string())
 }
 
 fn parse_tool_names(s: &str) -> Result<mcp_preamble::ToolNames, String> {
