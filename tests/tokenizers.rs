@@ -593,3 +593,21 @@ mod cli {
         );
     }
 }
+
+#[test]
+fn no_budget_leaves_a_pair_open_in_llama3() {
+    // Issue 39, item 1: `fragments.rs` checks o200k; the same corpus at every
+    // budget from 16 to 400 in Llama 3's tokenizer.
+    let assembler = Assembler::new()
+        .token_counter(tokenizer("llama3"))
+        .template(common::fragments::marked_template());
+    let (found, trimmed) =
+        common::fragments::orphans(&assembler, &common::all_snapshots(), 16..=400);
+    assert!(trimmed > 1000, "only {trimmed} trimmed blocks were checked");
+    assert!(
+        found.is_empty(),
+        "{} orphans, the first: {:?}",
+        found.len(),
+        found.first()
+    );
+}
