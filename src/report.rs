@@ -303,11 +303,13 @@ impl ServerReport {
     }
 }
 
-/// The version of the JSON report ([`Assembly::to_json`]'s `format`): 3
+/// The version of the JSON report ([`Assembly::to_json`]'s `format`): 4
+/// since a server's diagnostics have the codes `tool_name_over_cap` and
+/// `unmatched_tool_rule`; 3
 /// since each diagnostic is an object (`code`, its fields, `message`)
 /// instead of a line; 2 since the report says what counted it
 /// (`counting`); reports without `format` are version 1.
-pub const REPORT_FORMAT_VERSION: u32 = 3;
+pub const REPORT_FORMAT_VERSION: u32 = 4;
 
 /// The assembled section and its report.
 #[derive(Debug, Clone, Serialize)]

@@ -1047,7 +1047,7 @@ fn codes_and_severities_parse_with_exact_errors() {
     assert_eq!(err.kind(), ErrorKind::InvalidConfig);
     assert_eq!(
         err.to_string(),
-        "invalid configuration: unknown lint code \"MCP999\" (use MCP001 to MCP018 or a name)"
+        "invalid configuration: unknown lint code \"MCP999\" (use MCP001 to MCP019 or a name)"
     );
     assert_eq!("warning".parse::<Severity>().unwrap(), Severity::Warning);
     let err = "fatal".parse::<Severity>().unwrap_err();
@@ -1090,6 +1090,7 @@ fn every_code_is_documented_and_stable() {
             "MCP016 unstable-text warning",
             "MCP017 unknown-policy-alias warning",
             "MCP018 confusable-tool-name error",
+            "MCP019 tool-name-over-host-cap error",
         ]
     );
     for c in LintCode::ALL {

@@ -22,6 +22,7 @@ ServerDiagnosticCode = Literal[
     "limit_hit",
     "pin",
     "omitted",
+    "tool_name_over_cap",
 ]
 ConfigDiagnosticCode = Literal["unknown_alias"]
 DiagnosticCode = Union[ServerDiagnosticCode, ConfigDiagnosticCode]
@@ -44,6 +45,8 @@ class Diagnostic:
       (``"accepted"``, ``"pending_review"``, ``"held"``, ``"nothing_to_hold"``, ``"dropped"``)
     - ``"omitted"``: ``reason`` (``"excluded"``, ``"empty"``, ``"tool_only"``,
       ``"over_budget"`` with ``budget``, ``"over_total"``, ``"render_fuel"``)
+    - ``"tool_name_over_cap"``: ``tool``, ``name``, ``chars``, ``cap`` (a host tool name the
+      model API rejects)
     - ``"unknown_alias"`` (the assembly's, about the configuration): ``setting``
       (``"policy"``, ``"budget"``, ``"visibility"``, ``"tool_visibility"``),
       ``alias``, and ``closest`` when an alias is close

@@ -50,6 +50,7 @@ pub struct Assembler {
     pub(super) order: Order,
     pub(super) list_tool_only_servers: bool,
     pub(super) tool_descriptions: bool,
+    pub(super) tool_list: bool,
     pub(super) dedup: bool,
     pub(super) dedup_across_servers: bool,
     pub(super) similarity: f64,
@@ -246,6 +247,7 @@ impl Assembler {
             order: Order::Name,
             list_tool_only_servers: true,
             tool_descriptions: false,
+            tool_list: true,
             dedup: true,
             dedup_across_servers: false,
             similarity: dedup::DEFAULT_SIMILARITY,
@@ -425,6 +427,27 @@ impl Assembler {
     /// tools (default: `true`). Servers with neither are always omitted.
     pub fn list_tool_only_servers(mut self, yes: bool) -> Assembler {
         self.list_tool_only_servers = yes;
+        self
+    }
+
+    /// Whether a block lists its server's loaded tools (default: `true`).
+    /// Off for a host that sends the model every tool definition itself
+    /// ([`Profile::sends_tools`](crate::hosts::Profile::sends_tools); the
+    /// gateway turns it off under `serve --as` such a host): the block then
+    /// spends its budget on what only it carries, and servers with only
+    /// tools get no block. Deferred tools are still indexed.
+    ///
+    /// ```
+    /// use mcp_preamble::{Assembler, ServerSnapshot, Tool};
+    /// let s = ServerSnapshot::new("billing")
+    ///     .with_instructions("Always call list_periods first.")
+    ///     .with_tool(Tool::new("list_periods", "List billing periods."));
+    /// let a = Assembler::new().tool_list(false).assemble(&[s])?;
+    /// assert!(!a.text().contains("Tools:"));
+    /// # Ok::<(), mcp_preamble::Error>(())
+    /// ```
+    pub fn tool_list(mut self, yes: bool) -> Assembler {
+        self.tool_list = yes;
         self
     }
 

@@ -20,6 +20,7 @@ use crate::report::{
 use crate::sanitize::{self, HiddenChars};
 use crate::segment::{self, UnitKind};
 use crate::template::{ServerView, ToolView};
+use crate::tool_names::{Fit, MAX_LEN};
 use crate::visibility::Resolved;
 
 /// One server on its way through the stages.
@@ -95,6 +96,7 @@ impl Prepared {
     ) -> Prepared {
         let policy = config_key.and_then(|k| config.policies.get(k));
         let (mut found, applied) = intake(s, name, renamed_from, held, policy);
+        found.names_over_cap(s, &names);
         let mut resolved = config.visibility.resolve(config_key, s, &config.counter);
         mentions::always_load(policy, s, &mut resolved);
         let hidden = &mut found.hidden;
@@ -106,7 +108,9 @@ impl Prepared {
                 tool_views(s, &resolved.deferred, how, hidden, &names)
             }
         };
-        let omitted = omission(&applied, &tools, &index, config.list_tool_only_servers);
+        let listed = config.list_tool_only_servers && config.tool_list;
+        let omitted = omission(&applied, &tools, &index, listed);
+        let tools = if config.tool_list { tools } else { Vec::new() };
         let label = policy
             .and_then(|p| p.label.as_deref())
             .filter(|_| applied.replaced && applied.instructions.is_some());
@@ -391,6 +395,22 @@ fn drop_repeats(
 }
 
 impl Found {
+    /// The tools whose name under the host's scheme is past its cap and
+    /// sent whole anyway.
+    fn names_over_cap(&mut self, s: &ServerSnapshot, names: &ServerNames) {
+        for t in &s.tools {
+            let Some(name) = names.exposed(&t.name).filter(|n| n.fit() == Fit::OverCap) else {
+                continue;
+            };
+            self.notes.push(ServerDiagnostic::ToolNameOverCap {
+                tool: sanitize::line(&t.name),
+                name: name.as_str().to_string(),
+                chars: name.as_str().chars().count(),
+                cap: MAX_LEN,
+            });
+        }
+    }
+
     /// The sanitized instructions, `None` when absent or blank (a blank one
     /// is reported).
     fn instructions(&mut self, s: &ServerSnapshot) -> Option<String> {

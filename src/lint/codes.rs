@@ -425,6 +425,22 @@ lint_codes! {
             "Spell tool names, and the names that mention them, in one script: replace the \
              look-alike letters with the Latin ones.",
     },
+    /// Only with [`Linter::hosts`](super::Linter::hosts), for the hosts whose
+    /// naming rule sends a long name whole (Claude Code).
+    ToolNameOverHostCap {
+        code: "MCP019",
+        name: "tool-name-over-host-cap",
+        severity: Error,
+        about_tool_description: true,
+        summary: "a tool's name as a host sends it is past the model API's cap on tool names",
+        explanation:
+            "Claude Code names an MCP tool `mcp__<server>__<tool>` and sends the name whole, \
+             while the model API caps tool names at 64 characters: a longer name makes every \
+             request fail, for every tool of every server, until the user removes the server.",
+        fix:
+            "Shorten the tool's name so that `mcp__<server>__<tool>` stays within 64 \
+             characters with the server names users give it.",
+    },
 }
 
 impl LintCode {
@@ -598,7 +614,7 @@ mod tests {
         assert_eq!(
             at_tool,
             [
-                "MCP011", "MCP012", "MCP013", "MCP014", "MCP015", "MCP016", "MCP018"
+                "MCP011", "MCP012", "MCP013", "MCP014", "MCP015", "MCP016", "MCP018", "MCP019"
             ]
         );
     }

@@ -161,6 +161,20 @@ pub enum ServerDiagnostic {
     },
     /// The server has no block (also [`ServerReport::omitted`](crate::ServerReport::omitted)).
     Omitted(Omission),
+    /// Under a host's tool names ([`ToolNames::host`](crate::ToolNames::host)),
+    /// a tool's name is past the host's cap and the host sends it whole
+    /// ([`Fit::OverCap`](crate::tool_names::Fit::OverCap)): the model API
+    /// rejects every request that carries it (Claude Code: 64 characters).
+    ToolNameOverCap {
+        /// The tool's own name.
+        tool: String,
+        /// The name the host sends.
+        name: String,
+        /// Its length in characters.
+        chars: usize,
+        /// The cap.
+        cap: usize,
+    },
 }
 
 impl ServerDiagnostic {
@@ -176,6 +190,7 @@ impl ServerDiagnostic {
     /// | `limit_hit` | `limit` ([`Limit`](crate::report::Limit)'s name), `allowed`, `sent`, `count` |
     /// | `pin` | `state` (`new` or `changed`), `summary`, `rendering` ([`PinRendering::CODES`]) |
     /// | `omitted` | `reason` ([`Omission::CODES`]), and `budget` for `over_budget` |
+    /// | `tool_name_over_cap` | `tool`, `name`, `chars`, `cap` (report format 4) |
     pub const CODES: &'static [&'static str] = &[
         "renamed",
         "blank_instructions",
@@ -184,6 +199,7 @@ impl ServerDiagnostic {
         "limit_hit",
         "pin",
         "omitted",
+        "tool_name_over_cap",
     ];
 
     /// The diagnostic's stable snake_case name, e.g. `blank_instructions`
@@ -197,6 +213,7 @@ impl ServerDiagnostic {
             ServerDiagnostic::LimitHit(_) => "limit_hit",
             ServerDiagnostic::Pin { .. } => "pin",
             ServerDiagnostic::Omitted(_) => "omitted",
+            ServerDiagnostic::ToolNameOverCap { .. } => "tool_name_over_cap",
         }
     }
 }
@@ -247,6 +264,17 @@ impl Serialize for ServerDiagnostic {
                     map.serialize_entry("budget", budget)?;
                 }
             }
+            ServerDiagnostic::ToolNameOverCap {
+                tool,
+                name,
+                chars,
+                cap,
+            } => {
+                map.serialize_entry("tool", tool)?;
+                map.serialize_entry("name", name)?;
+                map.serialize_entry("chars", chars)?;
+                map.serialize_entry("cap", cap)?;
+            }
         }
         map.serialize_entry("message", &self.to_string())?;
         map.end()
@@ -275,6 +303,15 @@ impl fmt::Display for ServerDiagnostic {
                 summary, rendering, ..
             } => write!(f, "pin: {summary}; {rendering}"),
             ServerDiagnostic::Omitted(why) => why.fmt(f),
+            ServerDiagnostic::ToolNameOverCap {
+                tool,
+                name,
+                chars,
+                cap,
+            } => write!(
+                f,
+                "tool {tool:?} is sent as {name:?}, {chars} characters, past the host's cap of {cap}: the model API rejects every request with it"
+            ),
         }
     }
 }

@@ -4,7 +4,8 @@
 //! (MCP006), `hidden` (MCP009), `cuts` (MCP010 and what survives each
 //! host), `descriptions` (MCP011 to MCP014, on tool descriptions),
 //! `drift` (MCP015 and MCP016, between snapshots of one server) and
-//! `confusables` (MCP018, look-alike tool names).
+//! `confusables` (MCP018, look-alike tool names) and `host_names` (MCP019,
+//! names over a host's cap, with `lint --hosts`).
 
 mod confusables;
 mod cuts;
@@ -12,6 +13,7 @@ mod descriptions;
 mod drift;
 mod hidden;
 mod host;
+mod host_names;
 mod names;
 mod secrets;
 mod structure;
@@ -29,6 +31,7 @@ impl Pass<'_> {
     pub(super) fn run(&mut self) -> usize {
         let server = self.server;
         self.tool_descriptions();
+        self.names_over_host_caps();
         if let Instructions::Present(raw) = &server.instructions {
             self.confusable_names(Some(&sanitize::text(raw)));
         } else {

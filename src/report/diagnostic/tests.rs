@@ -53,6 +53,17 @@ fn one_of_each() -> Vec<(ServerDiagnostic, serde_json::Value)> {
             json!({"code": "omitted", "reason": "over_budget", "budget": 3,
                    "message": "omitted: its heading alone is over the budget of 3 tokens"}),
         ),
+        (
+            ServerDiagnostic::ToolNameOverCap {
+                tool: "settle".into(),
+                name: "mcp__ledger__settle".into(),
+                chars: 70,
+                cap: 64,
+            },
+            json!({"code": "tool_name_over_cap", "tool": "settle", "name": "mcp__ledger__settle",
+                   "chars": 70, "cap": 64,
+                   "message": "tool \"settle\" is sent as \"mcp__ledger__settle\", 70 characters, past the host's cap of 64: the model API rejects every request with it"}),
+        ),
     ]
 }
 
@@ -67,6 +78,7 @@ fn place(d: &ServerDiagnostic) -> usize {
         ServerDiagnostic::LimitHit(_) => 4,
         ServerDiagnostic::Pin { .. } => 5,
         ServerDiagnostic::Omitted(_) => 6,
+        ServerDiagnostic::ToolNameOverCap { .. } => 7,
     }
 }
 
