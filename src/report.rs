@@ -21,6 +21,7 @@ mod exposure;
 pub use crate::limits::{Limit, LimitHit};
 pub use crate::rewrite::{Form, HiddenMention, Rewrite};
 pub use crate::sanitize::HiddenChars;
+pub use crate::tool_policy::ToolRuleKind;
 pub use crate::visibility::DeferReason;
 pub use diagnostic::{
     AliasSetting, AppliedPolicy, ConfigDiagnostic, Omission, PinRendering, PolicyAction,

@@ -71,6 +71,7 @@ fn the_diagnostic_codes_are_pinned() {
             "pin",
             "omitted",
             "tool_name_over_cap",
+            "unmatched_tool_rule",
         ]
     );
     assert_eq!(ConfigDiagnostic::CODES, ["unknown_alias"]);

@@ -19,8 +19,10 @@ use crate::report::{
 };
 use crate::sanitize::{self, HiddenChars};
 use crate::segment::{self, UnitKind};
+use crate::support::distance::did_you_mean;
 use crate::template::{ServerView, ToolView};
 use crate::tool_names::{Fit, MAX_LEN};
+use crate::tool_policy::ToolRules;
 use crate::visibility::Resolved;
 
 /// One server on its way through the stages.
@@ -97,6 +99,9 @@ impl Prepared {
         let policy = config_key.and_then(|k| config.policies.get(k));
         let (mut found, applied) = intake(s, name, renamed_from, held, policy);
         found.names_over_cap(s, &names);
+        if let Some(p) = policy {
+            found.unmatched_rules(s, &names.hidden, &p.tools);
+        }
         let mut resolved = config.visibility.resolve(config_key, s, &config.counter);
         mentions::always_load(policy, s, &mut resolved);
         let hidden = &mut found.hidden;
@@ -117,7 +122,14 @@ impl Prepared {
         let (instructions, hidden) = (applied.instructions, &mut found.hidden);
         let mut view = view_of(s, name, label, instructions, (tools, index), hidden);
         let mut report = report_of(s, &view, &resolved, applied.actions, applied.removed, found);
-        mentions::apply(&mut view, &mut report, &names, s, applied.replaced);
+        let denied = policy.map(|p| &p.tools.filter);
+        mentions::apply(
+            &mut view,
+            &mut report,
+            &names,
+            s,
+            (applied.replaced, denied),
+        );
         let exposure = config.expose.then(|| Exposure {
             alias: s.alias.clone(),
             hidden: match applied.excluded {
@@ -395,6 +407,33 @@ fn drop_repeats(
 }
 
 impl Found {
+    /// The tool rules that match none of the tools the server lists (`s`'s,
+    /// after the filter, and `hidden`, those the filter took out); nothing
+    /// when `tools/list` failed (no rule could match).
+    fn unmatched_rules(&mut self, s: &ServerSnapshot, hidden: &[String], rules: &ToolRules) {
+        if s.tools_error.is_some() {
+            return;
+        }
+        let listed: Vec<&str> = s
+            .tools
+            .iter()
+            .map(|t| t.name.as_str())
+            .chain(hidden.iter().map(String::as_str))
+            .collect();
+        for (rule, pattern) in rules.unmatched(&listed) {
+            let literal = !pattern.contains(['*', '?']);
+            let closest = literal
+                .then(|| did_you_mean(pattern, listed.iter().copied()))
+                .flatten()
+                .map(str::to_string);
+            self.notes.push(ServerDiagnostic::UnmatchedToolRule {
+                rule,
+                pattern: pattern.to_string(),
+                closest,
+            });
+        }
+    }
+
     /// The tools whose name under the host's scheme is past its cap and
     /// sent whole anyway.
     fn names_over_cap(&mut self, s: &ServerSnapshot, names: &ServerNames) {

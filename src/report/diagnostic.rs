@@ -20,6 +20,7 @@ use serde::{Serialize, Serializer};
 
 use crate::limits::LimitHit;
 use crate::pin::PinState;
+use crate::tool_policy::ToolRuleKind;
 
 /// Serializes a value as its `Display` line.
 macro_rules! serialize_as_line {
@@ -175,6 +176,17 @@ pub enum ServerDiagnostic {
         /// The cap.
         cap: usize,
     },
+    /// A tool rule of the server's policy matches none of the tools it
+    /// lists: it filters or overrides nothing (a denied name is still left
+    /// out of the instructions).
+    UnmatchedToolRule {
+        /// Which rule: `allow`, `deny` or an override.
+        rule: ToolRuleKind,
+        /// The pattern (or, for an override, the tool name) as configured.
+        pattern: String,
+        /// The listed tool closest to it, when one is close.
+        closest: Option<String>,
+    },
 }
 
 impl ServerDiagnostic {
@@ -191,6 +203,7 @@ impl ServerDiagnostic {
     /// | `pin` | `state` (`new` or `changed`), `summary`, `rendering` ([`PinRendering::CODES`]) |
     /// | `omitted` | `reason` ([`Omission::CODES`]), and `budget` for `over_budget` |
     /// | `tool_name_over_cap` | `tool`, `name`, `chars`, `cap` (report format 4) |
+    /// | `unmatched_tool_rule` | `rule` ([`ToolRuleKind::CODES`]), `pattern`, and `closest` when one is close (report format 4) |
     pub const CODES: &'static [&'static str] = &[
         "renamed",
         "blank_instructions",
@@ -200,6 +213,7 @@ impl ServerDiagnostic {
         "pin",
         "omitted",
         "tool_name_over_cap",
+        "unmatched_tool_rule",
     ];
 
     /// The diagnostic's stable snake_case name, e.g. `blank_instructions`
@@ -214,6 +228,7 @@ impl ServerDiagnostic {
             ServerDiagnostic::Pin { .. } => "pin",
             ServerDiagnostic::Omitted(_) => "omitted",
             ServerDiagnostic::ToolNameOverCap { .. } => "tool_name_over_cap",
+            ServerDiagnostic::UnmatchedToolRule { .. } => "unmatched_tool_rule",
         }
     }
 }
@@ -275,6 +290,17 @@ impl Serialize for ServerDiagnostic {
                 map.serialize_entry("chars", chars)?;
                 map.serialize_entry("cap", cap)?;
             }
+            ServerDiagnostic::UnmatchedToolRule {
+                rule,
+                pattern,
+                closest,
+            } => {
+                map.serialize_entry("rule", rule.code())?;
+                map.serialize_entry("pattern", pattern)?;
+                if let Some(c) = closest {
+                    map.serialize_entry("closest", c)?;
+                }
+            }
         }
         map.serialize_entry("message", &self.to_string())?;
         map.end()
@@ -312,6 +338,25 @@ impl fmt::Display for ServerDiagnostic {
                 f,
                 "tool {tool:?} is sent as {name:?}, {chars} characters, past the host's cap of {cap}: the model API rejects every request with it"
             ),
+            ServerDiagnostic::UnmatchedToolRule {
+                rule,
+                pattern,
+                closest,
+            } => {
+                let what = match rule {
+                    ToolRuleKind::Allow => "tools allow",
+                    ToolRuleKind::Deny => "tools deny",
+                    ToolRuleKind::Override => "tool override",
+                };
+                write!(f, "{what} {pattern:?} matches no tool the server lists")?;
+                if let Some(c) = closest {
+                    write!(f, " (did you mean {c:?}?)")?;
+                }
+                if *rule == ToolRuleKind::Deny {
+                    f.write_str("; the name is still left out of the instructions")?;
+                }
+                Ok(())
+            }
         }
     }
 }

@@ -23,6 +23,7 @@ use crate::config::McpConfig;
 use crate::connect::{ConnectFailure, ConnectOptions, LiveServer};
 use crate::error::{Error, ErrorKind, Result};
 use crate::hub::Hub;
+use crate::report::ServerDiagnostic;
 
 /// How often the gateway looks at the hub for changes no revision tells
 /// of (a tool's schema, say, which the section does not show).
@@ -210,6 +211,7 @@ impl Gateway {
         *view = Arc::new(next);
         drop(view);
         if changed {
+            log_unmatched_rules(&self.inner.hub);
             tracing::debug!("tools or instructions changed: list_changed");
             self.inner.changes.send_modify(|n| *n += 1);
         }
@@ -299,6 +301,19 @@ impl Gateway {
                 self.inner.call_timeout,
             )
             .await
+    }
+}
+
+/// Logs each tool rule of the policy that matches none of its server's
+/// tools (a stale or misspelt `allow`, `deny` or override).
+fn log_unmatched_rules(hub: &Hub) {
+    let section = hub.section();
+    for s in section.assembly().servers() {
+        for n in &s.notes {
+            if matches!(n, ServerDiagnostic::UnmatchedToolRule { .. }) {
+                tracing::warn!(server = %s.name, "{n}");
+            }
+        }
     }
 }
 

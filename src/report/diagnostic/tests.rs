@@ -64,6 +64,16 @@ fn one_of_each() -> Vec<(ServerDiagnostic, serde_json::Value)> {
                    "chars": 70, "cap": 64,
                    "message": "tool \"settle\" is sent as \"mcp__ledger__settle\", 70 characters, past the host's cap of 64: the model API rejects every request with it"}),
         ),
+        (
+            ServerDiagnostic::UnmatchedToolRule {
+                rule: ToolRuleKind::Deny,
+                pattern: "get-roots-list".into(),
+                closest: Some("get-root-list".into()),
+            },
+            json!({"code": "unmatched_tool_rule", "rule": "deny", "pattern": "get-roots-list",
+                   "closest": "get-root-list",
+                   "message": "tools deny \"get-roots-list\" matches no tool the server lists (did you mean \"get-root-list\"?); the name is still left out of the instructions"}),
+        ),
     ]
 }
 
@@ -79,6 +89,7 @@ fn place(d: &ServerDiagnostic) -> usize {
         ServerDiagnostic::Pin { .. } => 5,
         ServerDiagnostic::Omitted(_) => 6,
         ServerDiagnostic::ToolNameOverCap { .. } => 7,
+        ServerDiagnostic::UnmatchedToolRule { .. } => 8,
     }
 }
 
