@@ -11,6 +11,7 @@ use crate::error::Result;
 use crate::hosts::HostCap;
 use crate::limits::Limits;
 use crate::pin::{Lock, OnChange};
+use crate::sanitize;
 use crate::template::Template;
 use crate::tokens::{Counter, Encoding, Tiktoken, TokenCounter};
 use crate::tool_names::ToolNames;
@@ -51,6 +52,8 @@ pub struct Assembler {
     pub(super) list_tool_only_servers: bool,
     pub(super) tool_descriptions: bool,
     pub(super) tool_list: bool,
+    pub(super) shortening_note: bool,
+    pub(super) full_text_hint: Option<Arc<str>>,
     pub(super) dedup: bool,
     pub(super) dedup_across_servers: bool,
     pub(super) similarity: f64,
@@ -248,6 +251,8 @@ impl Assembler {
             list_tool_only_servers: true,
             tool_descriptions: false,
             tool_list: true,
+            shortening_note: false,
+            full_text_hint: None,
             dedup: true,
             dedup_across_servers: false,
             similarity: dedup::DEFAULT_SIMILARITY,
@@ -448,6 +453,37 @@ impl Assembler {
     /// ```
     pub fn tool_list(mut self, yes: bool) -> Assembler {
         self.tool_list = yes;
+        self
+    }
+
+    /// Whether a block that lost instruction units to its budget says so
+    /// in one line, counted inside the budget (default: `false`, until the
+    /// line's cost at small budgets is settled): how much
+    /// of the instructions is shown, and where the rest is
+    /// ([`Assembler::full_text_hint`]). Templates get the line as
+    /// `s.shortened` (none when nothing was lost or this is off).
+    ///
+    /// ```
+    /// use mcp_preamble::{Assembler, ServerSnapshot};
+    /// let s = ServerSnapshot::new("notes").with_instructions(
+    ///     "Never delete a note without asking. Notes are markdown files in folders you can browse.",
+    /// );
+    /// let a = Assembler::new().budget(30).shortening_note(true).assemble(&[s.clone()])?;
+    /// assert!(a.text().contains("Shortened to fit:"));
+    /// let a = Assembler::new().budget(30).assemble(&[s])?;
+    /// assert!(!a.text().contains("Shortened to fit:"));
+    /// # Ok::<(), mcp_preamble::Error>(())
+    /// ```
+    pub fn shortening_note(mut self, yes: bool) -> Assembler {
+        self.shortening_note = yes;
+        self
+    }
+
+    /// Where the model can read a shortened server's whole instructions,
+    /// ending its shortening line ("…; the full text: `hint`."): a tool the
+    /// host offers, a resource. The gateway names its reader tool.
+    pub fn full_text_hint(mut self, hint: impl Into<String>) -> Assembler {
+        self.full_text_hint = Some(Arc::from(sanitize::line(&hint.into())));
         self
     }
 

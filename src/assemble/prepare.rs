@@ -20,7 +20,7 @@ use crate::report::{
 use crate::sanitize::{self, HiddenChars};
 use crate::segment::{self, UnitKind};
 use crate::support::distance::did_you_mean;
-use crate::template::{ServerView, ToolView};
+use crate::template::{Full, ServerView, ToolView};
 use crate::tool_names::{Fit, MAX_LEN};
 use crate::tool_policy::ToolRules;
 use crate::visibility::Resolved;
@@ -121,6 +121,10 @@ impl Prepared {
             .filter(|_| applied.replaced && applied.instructions.is_some());
         let (instructions, hidden) = (applied.instructions, &mut found.hidden);
         let mut view = view_of(s, name, label, instructions, (tools, index), hidden);
+        view.full = config.shortening_note.then(|| Full {
+            bytes: 0,
+            hint: config.full_text_hint.clone(),
+        });
         let mut report = report_of(s, &view, &resolved, applied.actions, applied.removed, found);
         let denied = policy.map(|p| &p.tools.filter);
         mentions::apply(
@@ -295,10 +299,16 @@ impl Prepared {
         limit: Option<usize>,
         measure: &mut Measure<'_>,
     ) -> Result<Option<Rendered>> {
-        let base = self
+        let mut base = self
             .deduped
             .get_or_insert_with(|| self.view.clone())
             .clone();
+        // What the shortening line compares with: the instructions as
+        // de-duplicated, before any budget.
+        let bytes = base.instructions.as_ref().map_or(0, String::len);
+        if let Some(full) = &mut base.full {
+            full.bytes = bytes;
+        }
         if self.trim.is_none()
             && self.twin_of.is_none()
             && let Some(text) = base.instructions.clone()
@@ -566,6 +576,7 @@ fn view_of(
         more_tools: 0,
         deferred,
         more_deferred: 0,
+        full: None,
     }
 }
 
