@@ -32,7 +32,7 @@ fn the_easter_egg_quotation_is_kept_or_dropped_whole() {
     for budget in 180..=250 {
         let a = Assembler::new()
             .budget(budget)
-            .assemble(&[s.clone()])
+            .assemble(std::slice::from_ref(&s))
             .unwrap();
         let text = &a.servers()[0].text;
         assert_eq!(
@@ -55,7 +55,7 @@ fn a_continuation_goes_with_the_sentence_it_continues() {
         let a = Assembler::new()
             .template(marked_template())
             .budget(budget)
-            .assemble(&[s.clone()])
+            .assemble(std::slice::from_ref(&s))
             .unwrap();
         let shown = shown_instructions(&a.servers()[0].text);
         if shown.contains("This makes them") {
@@ -76,7 +76,7 @@ fn a_cut_never_ends_inside_a_quotation_or_a_code_block() {
             let a = Assembler::new()
                 .template(marked_template())
                 .budget(budget)
-                .assemble(&[s.clone()])
+                .assemble(std::slice::from_ref(&s))
                 .unwrap();
             let shown = shown_instructions(&a.servers()[0].text);
             assert!(

@@ -63,7 +63,7 @@ fn the_line_says_how_much_is_shown_and_goes_with_a_setting() {
     let a = Assembler::new()
         .shortening_note(true)
         .budget(30)
-        .assemble(&[s.clone()])
+        .assemble(std::slice::from_ref(&s))
         .unwrap();
     let text = &a.servers()[0].text;
     assert!(
@@ -74,7 +74,10 @@ fn the_line_says_how_much_is_shown_and_goes_with_a_setting() {
         text.contains("% of this server's instructions is shown."),
         "{text}"
     );
-    let off = Assembler::new().budget(30).assemble(&[s.clone()]).unwrap();
+    let off = Assembler::new()
+        .budget(30)
+        .assemble(std::slice::from_ref(&s))
+        .unwrap();
     assert!(!off.text().contains(LINE));
     // A user template reads it as `s.shortened`.
     let t = Template::from_source(
@@ -86,7 +89,7 @@ fn the_line_says_how_much_is_shown_and_goes_with_a_setting() {
         .shortening_note(true)
         .template(t.clone())
         .budget(20)
-        .assemble(&[s.clone()])
+        .assemble(std::slice::from_ref(&s))
         .unwrap();
     assert!(a.text().contains(LINE), "{}", a.text());
     assert!(a.servers()[0].tokens <= 20);

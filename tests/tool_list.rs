@@ -26,7 +26,7 @@ fn the_rule_is_kept_over_the_tool_list_at_small_budgets() {
     for budget in 4..=60 {
         let a = Assembler::new()
             .budget(budget)
-            .assemble(&[seed.clone()])
+            .assemble(std::slice::from_ref(&seed))
             .unwrap();
         let text = &a.servers()[0].text;
         if budget >= fits {

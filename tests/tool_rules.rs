@@ -37,7 +37,7 @@ fn an_unlisted_denied_name_leaves_the_prose_at_every_budget() {
     // `get-roots-list` (the server registers it only for such clients).
     let mut s = snapshot("server-everything");
     s.tools.retain(|t| t.name != "get-roots-list");
-    let whole = Assembler::new().assemble(&[s.clone()]).unwrap();
+    let whole = Assembler::new().assemble(std::slice::from_ref(&s)).unwrap();
     assert!(
         whole.text().contains("get-roots-list"),
         "the near miss: no rule, it stays"
@@ -47,7 +47,7 @@ fn an_unlisted_denied_name_leaves_the_prose_at_every_budget() {
         if let Some(b) = budget {
             a = a.budget(b);
         }
-        let a = a.assemble(&[s.clone()]).unwrap();
+        let a = a.assemble(std::slice::from_ref(&s)).unwrap();
         assert!(
             !a.text().contains("get-roots-list"),
             "{budget:?}: {}",
@@ -102,7 +102,7 @@ fn each_kind_of_rule_that_matches_nothing_is_reported_with_the_closest_tool() {
         .tool("get_invoice", ToolOverride::new().description("Fetch one."));
     let a = Assembler::new()
         .policy("billing", policy)
-        .assemble(&[s.clone()])
+        .assemble(std::slice::from_ref(&s))
         .unwrap();
     assert_eq!(
         unmatched(&a.servers()[0].notes),

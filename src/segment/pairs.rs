@@ -38,7 +38,7 @@ pub(crate) fn matched(text: &str, skip: &[(usize, usize)]) -> Vec<(usize, usize)
             }
         }
     }
-    if straight.len() % 2 == 0 {
+    if straight.len().is_multiple_of(2) {
         out.extend(straight.chunks(2).map(|p| (p[0], p[1] + 1)));
     }
     out.sort_unstable();

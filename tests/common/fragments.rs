@@ -12,17 +12,15 @@ pub const KINDS: [&str; 5] = ["\"", "\u{201C}\u{201D}", "()", "[]", "fence"];
 /// Whether `text` is balanced in pair kind `kind` (an entry of [`KINDS`]).
 pub fn balanced(text: &str, kind: &str) -> bool {
     match kind {
-        "\"" => text.matches('"').count() % 2 == 0,
-        "fence" => {
-            text.lines()
-                .filter(|l| {
-                    let l = l.trim_start();
-                    l.starts_with("```") || l.starts_with("~~~")
-                })
-                .count()
-                % 2
-                == 0
-        }
+        "\"" => text.matches('"').count().is_multiple_of(2),
+        "fence" => text
+            .lines()
+            .filter(|l| {
+                let l = l.trim_start();
+                l.starts_with("```") || l.starts_with("~~~")
+            })
+            .count()
+            .is_multiple_of(2),
         pair => {
             let mut chars = pair.chars();
             let (open, close) = (chars.next().unwrap(), chars.next().unwrap());
@@ -65,6 +63,10 @@ pub fn shown_instructions(block: &str) -> &str {
     }
 }
 
+/// An orphan: the server, the budget (`None`: none), the pair kind left
+/// open, and the instructions shown.
+pub type Orphan = (String, Option<usize>, &'static str, String);
+
 /// Assembles each server of `servers` alone without a budget, then at every
 /// budget in `budgets` (stopping once nothing is cut), and returns every case
 /// where the shown instructions leave open a pair the server's instructions
@@ -74,7 +76,7 @@ pub fn orphans(
     assembler: &Assembler,
     servers: &[ServerSnapshot],
     budgets: std::ops::RangeInclusive<usize>,
-) -> (Vec<(String, Option<usize>, &'static str, String)>, usize) {
+) -> (Vec<Orphan>, usize) {
     let mut found = Vec::new();
     let mut trimmed = 0;
     for s in servers {
