@@ -466,7 +466,8 @@ impl Assembler {
     /// ```
     /// use mcp_preamble::{Assembler, ServerSnapshot};
     /// let s = ServerSnapshot::new("notes").with_instructions(
-    ///     "Never delete a note without asking. Notes are markdown files in folders you can browse.",
+    ///     "Never delete a note without asking. Notes are markdown files in folders that you can \
+    ///      browse and search freely, with tags and links between them.",
     /// );
     /// let a = Assembler::new().budget(30).shortening_note(true).assemble(&[s.clone()])?;
     /// assert!(a.text().contains("Shortened to fit:"));
