@@ -23,7 +23,6 @@ use crate::config::McpConfig;
 use crate::connect::{ConnectFailure, ConnectOptions, LiveServer};
 use crate::error::{Error, ErrorKind, Result};
 use crate::hub::Hub;
-use crate::report::ServerDiagnostic;
 
 /// How often the gateway looks at the hub for changes no revision tells
 /// of (a tool's schema, say, which the section does not show).
@@ -211,7 +210,6 @@ impl Gateway {
         *view = Arc::new(next);
         drop(view);
         if changed {
-            log_unmatched_rules(&self.inner.hub);
             tracing::debug!("tools or instructions changed: list_changed");
             self.inner.changes.send_modify(|n| *n += 1);
         }
@@ -304,23 +302,10 @@ impl Gateway {
     }
 }
 
-/// Logs each tool rule of the policy that matches none of its server's
-/// tools (a stale or misspelt `allow`, `deny` or override).
-fn log_unmatched_rules(hub: &Hub) {
-    let section = hub.section();
-    for s in section.assembly().servers() {
-        for n in &s.notes {
-            if matches!(n, ServerDiagnostic::UnmatchedToolRule { .. }) {
-                tracing::warn!(server = %s.name, "{n}");
-            }
-        }
-    }
-}
-
 /// Makes `hub` name tools as the gateway serves them ([`scheme`]): the
 /// names come from its assembly, and a reload may have set another scheme.
 fn name_tools(hub: &Hub) {
-    if let Err(e) = hub.name_tools(&scheme()) {
+    if let Err(e) = hub.name_tools(&scheme(), &[super::view::READER]) {
         tracing::warn!(error = %e, "the section could not name tools as the gateway serves them");
     }
 }
