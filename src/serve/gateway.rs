@@ -305,7 +305,7 @@ impl Gateway {
 /// Makes `hub` name tools as the gateway serves them ([`scheme`]): the
 /// names come from its assembly, and a reload may have set another scheme.
 fn name_tools(hub: &Hub) {
-    if let Err(e) = hub.name_tools(&scheme(), &[super::view::READER]) {
+    if let Err(e) = hub.name_tools(&scheme()) {
         tracing::warn!(error = %e, "the section could not name tools as the gateway serves them");
     }
 }
