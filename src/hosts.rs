@@ -187,6 +187,10 @@ pub struct Profile {
     /// `true` when the cut and placement are reported by users or authors
     /// and not documented by the host or checked against its code.
     pub reported: bool,
+    /// Whether the host sends the model each MCP tool's definition (name
+    /// and description) itself, so a tool list in the section only repeats
+    /// it ([`Assembler::tool_list`](crate::Assembler::tool_list)).
+    pub sends_tools: bool,
 }
 
 /// The hosts, one row each. Order matters only for lists (help, errors).
@@ -200,6 +204,7 @@ const TABLE: &[Profile] = &[
         placement: "the system prompt, in a section of MCP server instructions (reported)",
         source: "github.com/anthropics/claude-code issue #39106: the first 2,048 characters (JavaScript string length, UTF-16 code units) are forwarded, cut mid-word, and `… [truncated]` appended; the cap is undocumented",
         reported: false,
+        sends_tools: true,
     },
     Profile {
         name: "vscode",
@@ -210,6 +215,7 @@ const TABLE: &[Profile] = &[
         placement: "not documented",
         source: "not known",
         reported: true,
+        sends_tools: true,
     },
     Profile {
         name: "codex",
@@ -220,6 +226,7 @@ const TABLE: &[Profile] = &[
         placement: "not documented (a server's namespace description in tool search)",
         source: "ChatGPT / Codex: about 512 characters, reported by server authors",
         reported: true,
+        sends_tools: true,
     },
     Profile {
         name: "opencode",
@@ -230,6 +237,7 @@ const TABLE: &[Profile] = &[
         placement: "not documented",
         source: "not known",
         reported: true,
+        sends_tools: true,
     },
     Profile {
         name: "generic-4000",
@@ -240,6 +248,7 @@ const TABLE: &[Profile] = &[
         placement: "not documented",
         source: "reported by server authors",
         reported: true,
+        sends_tools: false,
     },
     Profile {
         name: "none",
@@ -250,6 +259,7 @@ const TABLE: &[Profile] = &[
         placement: "not forwarded",
         source: "hosts that store the instructions and never send them to the model (several, reported by server authors)",
         reported: true,
+        sends_tools: false,
     },
 ];
 

@@ -208,8 +208,11 @@
 //!    safety word such as *treat*, *confirm*, *destructive*) is never removed
 //!    this way.
 //! 2. **Tools** (loaded): descriptions (when shown) are shortened to their
-//!    first sentence, then dropped; then fewer tool names are listed ("and 12
-//!    more"), down to a count only ("27, not listed").
+//!    first sentence, then dropped; then the tool line goes whole, before any
+//!    instruction unit: the host sends the model its tools anyway, and the
+//!    instructions are what only the section carries. Names come back only in
+//!    the room the instructions leave ("and 12 more"). A host that sends the
+//!    tools itself gets no tool line at all ([`Assembler::tool_list`]).
 //! 3. **The tool index** (only with deferred tools): summaries go, from the
 //!    last tool back, each reported with its tool; then every instruction
 //!    unit but constraints and restatements of deferred tools (by priority,
@@ -244,9 +247,8 @@
 //! later one when it fits (never taking a heading with it); then index
 //! names; then the units step 3 drops before them; then loaded tool names,
 //! as many as fit. So a constraint that fits is not left out of a block
-//! that ends under its budget, and "Tools: 14, not listed" lists names
-//! again when instructions made room. What comes back is not reported as
-//! removed.
+//! that ends under its budget, nor dropped while budget goes to a tool
+//! list. What comes back is not reported as removed.
 //!
 //! Then the tool line and the index go, then a `same_as_server` reference;
 //! and if not even the server's heading fits, the server is omitted (and says

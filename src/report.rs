@@ -22,6 +22,7 @@ mod exposure;
 pub use crate::limits::{Limit, LimitHit};
 pub use crate::rewrite::{Form, HiddenMention, Rewrite};
 pub use crate::sanitize::HiddenChars;
+pub use crate::tool_policy::ToolRuleKind;
 pub use crate::visibility::DeferReason;
 pub use diagnostic::{
     AliasSetting, AppliedPolicy, ConfigDiagnostic, Omission, PinRendering, PolicyAction,
@@ -305,7 +306,8 @@ impl ServerReport {
 }
 
 /// The version of the JSON report ([`Assembly::to_json`]'s `format`): 4
-/// since the `duplicate_tools` diagnostic; 3
+/// since a server's diagnostics have the codes `duplicate_tools`,
+/// `tool_name_over_cap` and `unmatched_tool_rule`; 3
 /// since each diagnostic is an object (`code`, its fields, `message`)
 /// instead of a line; 2 since the report says what counted it
 /// (`counting`); reports without `format` are version 1.

@@ -373,7 +373,9 @@ pub(crate) struct ToolView {
 }
 
 /// A server as the template sees it (all text sanitized, not yet escaped).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+/// Besides its fields the template gets `shortened`
+/// ([`ServerView::shortened`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) struct ServerView {
     pub name: String,
     pub alias: Option<String>,
@@ -392,6 +394,71 @@ pub(crate) struct ServerView {
     /// The tool index: deferred tools, behind tool search.
     pub deferred: Vec<ToolView>,
     pub more_deferred: usize,
+    /// What the shortening line compares with, when it is on.
+    pub full: Option<Full>,
+}
+
+/// The instructions a block starts from, for its shortening line: their
+/// length before any budget, and where the rest can be read.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct Full {
+    /// Bytes of the instructions before any budget (0 until fitted).
+    pub bytes: usize,
+    /// Where the full text is (`Assembler::full_text_hint`).
+    pub hint: Option<Arc<str>>,
+}
+
+impl ServerView {
+    /// The line that says the block lost units: how much of the
+    /// instructions is shown, and where the rest is. `None` when nothing
+    /// was lost or the line is off.
+    pub(crate) fn shortened(&self) -> Option<String> {
+        let full = self.full.as_ref().filter(|f| f.bytes > 0)?;
+        let kept = self.instructions.as_ref().map_or(0, String::len);
+        if kept >= full.bytes {
+            return None;
+        }
+        let mut line = match kept * 100 / full.bytes {
+            _ if kept == 0 => {
+                "Shortened to fit: this server's instructions are left out".to_string()
+            }
+            0 => "Shortened to fit: under 1% of this server's instructions is shown".to_string(),
+            p => format!("Shortened to fit: {p}% of this server's instructions is shown"),
+        };
+        match &full.hint {
+            Some(hint) => {
+                line.push_str("; the full text: ");
+                line.push_str(hint);
+                line.push('.');
+            }
+            None => line.push('.'),
+        }
+        Some(line)
+    }
+}
+
+/// The fields, then `shortened`, made from them.
+impl Serialize for ServerView {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut m = serializer.serialize_struct("ServerView", 16)?;
+        m.serialize_field("name", &self.name)?;
+        m.serialize_field("alias", &self.alias)?;
+        m.serialize_field("server_name", &self.server_name)?;
+        m.serialize_field("title", &self.title)?;
+        m.serialize_field("version", &self.version)?;
+        m.serialize_field("era", &self.era)?;
+        m.serialize_field("protocol_version", &self.protocol_version)?;
+        m.serialize_field("instructions", &self.instructions)?;
+        m.serialize_field("label", &self.label)?;
+        m.serialize_field("note", &self.note)?;
+        m.serialize_field("tools", &self.tools)?;
+        m.serialize_field("more_tools", &self.more_tools)?;
+        m.serialize_field("deferred", &self.deferred)?;
+        m.serialize_field("more_deferred", &self.more_deferred)?;
+        m.serialize_field("shortened", &self.shortened())?;
+        m.end()
+    }
 }
 
 impl ServerView {

@@ -181,6 +181,33 @@ impl ToolOverride {
     }
 }
 
+/// Which of a server's tool rules a pattern or name comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ToolRuleKind {
+    /// `[servers.<alias>.tools] allow`.
+    Allow,
+    /// `[servers.<alias>.tools] deny`.
+    Deny,
+    /// `[servers.<alias>.tool.<name>]`, an override of one tool.
+    Override,
+}
+
+impl ToolRuleKind {
+    /// Every [`ToolRuleKind::code`], in declaration order: a public format
+    /// (the `rule` of an `unmatched_tool_rule` diagnostic).
+    pub const CODES: &'static [&'static str] = &["allow", "deny", "override"];
+
+    /// `allow`, `deny` or `override`.
+    pub fn code(self) -> &'static str {
+        match self {
+            ToolRuleKind::Allow => "allow",
+            ToolRuleKind::Deny => "deny",
+            ToolRuleKind::Override => "override",
+        }
+    }
+}
+
 /// A server's tool rules, as the assembler holds them per alias.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub(crate) struct ToolRules {
@@ -223,6 +250,23 @@ impl ToolRules {
             }
         }
         s
+    }
+
+    /// The rules that match none of `names` (the tools the server lists),
+    /// in the order allow, deny, overrides: each a stale or misspelt rule
+    /// that filters or overrides nothing.
+    pub fn unmatched<'a>(&'a self, names: &[&str]) -> Vec<(ToolRuleKind, &'a str)> {
+        let none = |p: &str| !names.iter().any(|n| glob(p, n));
+        let f = &self.filter;
+        let allow = f.allow.iter().map(|p| (ToolRuleKind::Allow, p));
+        let deny = f.deny.iter().map(|p| (ToolRuleKind::Deny, p));
+        let own = self.overrides.keys().map(|p| (ToolRuleKind::Override, p));
+        allow
+            .chain(deny)
+            .filter(|(_, p)| none(p))
+            .chain(own.filter(|(_, n)| !names.contains(&n.as_str())))
+            .map(|(k, p)| (k, p.as_str()))
+            .collect()
     }
 
     /// Whether the tool named `name` is never deferred: its own

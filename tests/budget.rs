@@ -254,7 +254,10 @@ fn the_ladder_trims_tools_before_instructions() {
     let r = &a.servers()[0];
     assert!(r.tokens <= 22, "{}", r.text);
     assert!(r.text.contains("Always call tool_00 first."), "{}", r.text);
-    assert!(!r.text.contains("This server is a demo."));
+    // The tool line goes whole before any unit (issue 39): the prose that
+    // fits stays.
+    assert!(r.text.contains("This server is a demo."), "{}", r.text);
+    assert!(!r.text.contains("Tools:"), "{}", r.text);
 }
 
 #[test]
@@ -587,7 +590,16 @@ fn room_left_after_units_go_is_spent() {
         .iter()
         .find(|x| x.reason == RemovalReason::Budget && x.unit.is_none())
         .unwrap();
-    assert!(!names.text.contains("echo"), "{}", names.text);
+    let line = r
+        .text
+        .lines()
+        .find(|l| l.starts_with("Tools:"))
+        .unwrap_or("");
+    for t in &snapshot("server-everything").tools {
+        let listed = line.contains(&format!("`{}`", t.name));
+        let reported = names.text.split(", ").any(|n| n == t.name);
+        assert!(listed != reported, "{}: {}\n{}", t.name, names.text, r.text);
+    }
 }
 
 /// The case from issue 20: at a budget of 24 the ordering rule stays when

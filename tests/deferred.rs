@@ -237,7 +237,18 @@ fn corpus_restatements_outrank_index_names_under_a_budget() {
         for budget in [128, 256] {
             let r = block(&Assembler::new().budget(budget).defer(*server), &s);
             assert!(r.tokens <= budget);
-            if budget == 256 || !server.starts_with("awslabs-aws-doc") {
+            // At 128, synthetic-python-unicode's constraint "It’s read‑only." keeps the
+            // sentence it continues ("Use this server for …"; issue 39), and the two
+            // outrank the restatement.
+            if budget == 128 && *server == "synthetic-python-unicode" {
+                assert!(
+                    r.text.contains(
+                        "Use this server for currency questions (¥, €, £, ₹, ₿). It’s read‑only."
+                    ),
+                    "{}",
+                    r.text
+                );
+            } else if budget == 256 || !server.starts_with("awslabs-aws-doc") {
                 assert!(
                     r.text.contains(sentence),
                     "{server} at {budget}: {sentence}\n{}",

@@ -71,6 +71,8 @@ fn the_diagnostic_codes_are_pinned() {
             "pin",
             "omitted",
             "duplicate_tools",
+            "tool_name_over_cap",
+            "unmatched_tool_rule",
         ]
     );
     assert_eq!(ConfigDiagnostic::CODES, ["unknown_alias"]);

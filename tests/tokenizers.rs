@@ -687,3 +687,21 @@ fn a_file_that_makes_counting_super_linear_is_refused_naming_it() {
     assert!(HfTokenizer::from_json(&word_level(gemma, ws, "null", "null")).is_ok());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn no_budget_leaves_a_pair_open_in_llama3() {
+    // Issue 39, item 1: `fragments.rs` checks o200k; the same corpus at every
+    // budget from 16 to 400 in Llama 3's tokenizer.
+    let assembler = Assembler::new()
+        .token_counter(tokenizer("llama3"))
+        .template(common::fragments::marked_template());
+    let (found, trimmed) =
+        common::fragments::orphans(&assembler, &common::all_snapshots(), 16..=400);
+    assert!(trimmed > 1000, "only {trimmed} trimmed blocks were checked");
+    assert!(
+        found.is_empty(),
+        "{} orphans, the first: {:?}",
+        found.len(),
+        found.first()
+    );
+}

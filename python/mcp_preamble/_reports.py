@@ -23,6 +23,8 @@ ServerDiagnosticCode = Literal[
     "pin",
     "omitted",
     "duplicate_tools",
+    "tool_name_over_cap",
+    "unmatched_tool_rule",
 ]
 ConfigDiagnosticCode = Literal["unknown_alias"]
 DiagnosticCode = Union[ServerDiagnosticCode, ConfigDiagnosticCode]
@@ -47,6 +49,10 @@ class Diagnostic:
       ``"over_budget"`` with ``budget``, ``"over_total"``, ``"render_fuel"``)
     - ``"duplicate_tools"``: ``count``, ``names`` (tools listed under an earlier
       tool's name; only the first is listed)
+    - ``"tool_name_over_cap"``: ``tool``, ``name``, ``chars``, ``cap`` (a host tool name the
+      model API rejects)
+    - ``"unmatched_tool_rule"``: ``rule`` (``"allow"``, ``"deny"``, ``"override"``), ``pattern``,
+      and ``closest`` when a listed tool is close
     - ``"unknown_alias"`` (the assembly's, about the configuration): ``setting``
       (``"policy"``, ``"budget"``, ``"visibility"``, ``"tool_visibility"``),
       ``alias``, and ``closest`` when an alias is close

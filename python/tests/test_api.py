@@ -236,6 +236,8 @@ def test_diagnostic_codes_are_pinned() -> None:
         "pin",
         "omitted",
         "duplicate_tools",
+        "tool_name_over_cap",
+        "unmatched_tool_rule",
     )
     assert get_args(mcp_preamble.ConfigDiagnosticCode) == ("unknown_alias",)
 

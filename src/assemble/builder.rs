@@ -11,6 +11,7 @@ use crate::error::Result;
 use crate::hosts::HostCap;
 use crate::limits::Limits;
 use crate::pin::{Lock, OnChange};
+use crate::sanitize;
 use crate::template::Template;
 use crate::tokens::{Counter, Encoding, Tiktoken, TokenCounter};
 use crate::tool_names::{Kept, ToolNames};
@@ -50,6 +51,9 @@ pub struct Assembler {
     pub(super) order: Order,
     pub(super) list_tool_only_servers: bool,
     pub(super) tool_descriptions: bool,
+    pub(super) tool_list: bool,
+    pub(super) shortening_note: bool,
+    pub(super) full_text_hint: Option<Arc<str>>,
     pub(super) dedup: bool,
     pub(super) dedup_across_servers: bool,
     pub(super) similarity: f64,
@@ -248,6 +252,9 @@ impl Assembler {
             order: Order::Name,
             list_tool_only_servers: true,
             tool_descriptions: false,
+            tool_list: true,
+            shortening_note: false,
+            full_text_hint: None,
             dedup: true,
             dedup_across_servers: false,
             similarity: dedup::DEFAULT_SIMILARITY,
@@ -428,6 +435,59 @@ impl Assembler {
     /// tools (default: `true`). Servers with neither are always omitted.
     pub fn list_tool_only_servers(mut self, yes: bool) -> Assembler {
         self.list_tool_only_servers = yes;
+        self
+    }
+
+    /// Whether a block lists its server's loaded tools (default: `true`).
+    /// Off for a host that sends the model every tool definition itself
+    /// ([`Profile::sends_tools`](crate::hosts::Profile::sends_tools); the
+    /// gateway turns it off under `serve --as` such a host): the block then
+    /// spends its budget on what only it carries, and servers with only
+    /// tools get no block. Deferred tools are still indexed.
+    ///
+    /// ```
+    /// use mcp_preamble::{Assembler, ServerSnapshot, Tool};
+    /// let s = ServerSnapshot::new("billing")
+    ///     .with_instructions("Always call list_periods first.")
+    ///     .with_tool(Tool::new("list_periods", "List billing periods."));
+    /// let a = Assembler::new().tool_list(false).assemble(&[s])?;
+    /// assert!(!a.text().contains("Tools:"));
+    /// # Ok::<(), mcp_preamble::Error>(())
+    /// ```
+    pub fn tool_list(mut self, yes: bool) -> Assembler {
+        self.tool_list = yes;
+        self
+    }
+
+    /// Whether a block that lost instruction units to its budget says so
+    /// in one line, counted inside the budget (default: `false`, until the
+    /// line's cost at small budgets is settled): how much
+    /// of the instructions is shown, and where the rest is
+    /// ([`Assembler::full_text_hint`]). Templates get the line as
+    /// `s.shortened` (none when nothing was lost or this is off).
+    ///
+    /// ```
+    /// use mcp_preamble::{Assembler, ServerSnapshot};
+    /// let s = ServerSnapshot::new("notes").with_instructions(
+    ///     "Never delete a note without asking. Notes are markdown files in folders that you can \
+    ///      browse and search freely, with tags and links between them.",
+    /// );
+    /// let a = Assembler::new().budget(30).shortening_note(true).assemble(&[s.clone()])?;
+    /// assert!(a.text().contains("Shortened to fit:"));
+    /// let a = Assembler::new().budget(30).assemble(&[s])?;
+    /// assert!(!a.text().contains("Shortened to fit:"));
+    /// # Ok::<(), mcp_preamble::Error>(())
+    /// ```
+    pub fn shortening_note(mut self, yes: bool) -> Assembler {
+        self.shortening_note = yes;
+        self
+    }
+
+    /// Where the model can read a shortened server's whole instructions,
+    /// ending its shortening line ("…; the full text: `hint`."): a tool the
+    /// host offers, a resource. The gateway names its reader tool.
+    pub fn full_text_hint(mut self, hint: impl Into<String>) -> Assembler {
+        self.full_text_hint = Some(Arc::from(sanitize::line(&hint.into())));
         self
     }
 

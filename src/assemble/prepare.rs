@@ -19,7 +19,10 @@ use crate::report::{
 };
 use crate::sanitize::{self, HiddenChars};
 use crate::segment::{self, UnitKind};
-use crate::template::{ServerView, ToolView};
+use crate::support::distance::did_you_mean;
+use crate::template::{Full, ServerView, ToolView};
+use crate::tool_names::{Fit, MAX_LEN};
+use crate::tool_policy::ToolRules;
 use crate::visibility::Resolved;
 
 /// One server on its way through the stages.
@@ -96,6 +99,10 @@ impl Prepared {
         let policy = config_key.and_then(|k| config.policies.get(k));
         let repeated = repeated_tools(s);
         let (mut found, applied) = intake(s, name, renamed_from, held, policy, &repeated);
+        found.names_over_cap(s, &names);
+        if let Some(p) = policy {
+            found.unmatched_rules(s, &names.hidden, &p.tools);
+        }
         let mut resolved = config.visibility.resolve(config_key, s, &config.counter);
         mentions::always_load(policy, s, &mut resolved);
         let hidden = &mut found.hidden;
@@ -107,14 +114,27 @@ impl Prepared {
                 tool_views(s, &resolved.deferred, how, hidden, (&names, &repeated))
             }
         };
-        let omitted = omission(&applied, &tools, &index, config.list_tool_only_servers);
+        let listed = config.list_tool_only_servers && config.tool_list;
+        let omitted = omission(&applied, &tools, &index, listed);
+        let tools = if config.tool_list { tools } else { Vec::new() };
         let label = policy
             .and_then(|p| p.label.as_deref())
             .filter(|_| applied.replaced && applied.instructions.is_some());
         let (instructions, hidden) = (applied.instructions, &mut found.hidden);
         let mut view = view_of(s, name, label, instructions, (tools, index), hidden);
+        view.full = config.shortening_note.then(|| Full {
+            bytes: 0,
+            hint: config.full_text_hint.clone(),
+        });
         let mut report = report_of(s, &view, &resolved, applied.actions, applied.removed, found);
-        mentions::apply(&mut view, &mut report, &names, s, applied.replaced);
+        let denied = policy.map(|p| &p.tools.filter);
+        mentions::apply(
+            &mut view,
+            &mut report,
+            &names,
+            s,
+            (applied.replaced, denied),
+        );
         let exposure = config.expose.then(|| Exposure {
             alias: s.alias.clone(),
             hidden: match applied.excluded {
@@ -280,10 +300,16 @@ impl Prepared {
         limit: Option<usize>,
         measure: &mut Measure<'_>,
     ) -> Result<Option<Rendered>> {
-        let base = self
+        let mut base = self
             .deduped
             .get_or_insert_with(|| self.view.clone())
             .clone();
+        // What the shortening line compares with: the instructions as
+        // de-duplicated, before any budget.
+        let bytes = base.instructions.as_ref().map_or(0, String::len);
+        if let Some(full) = &mut base.full {
+            full.bytes = bytes;
+        }
         if self.trim.is_none()
             && self.twin_of.is_none()
             && let Some(text) = base.instructions.clone()
@@ -392,6 +418,49 @@ fn drop_repeats(
 }
 
 impl Found {
+    /// The tool rules that match none of the tools the server lists (`s`'s,
+    /// after the filter, and `hidden`, those the filter took out); nothing
+    /// when `tools/list` failed (no rule could match).
+    fn unmatched_rules(&mut self, s: &ServerSnapshot, hidden: &[String], rules: &ToolRules) {
+        if s.tools_error.is_some() {
+            return;
+        }
+        let listed: Vec<&str> = s
+            .tools
+            .iter()
+            .map(|t| t.name.as_str())
+            .chain(hidden.iter().map(String::as_str))
+            .collect();
+        for (rule, pattern) in rules.unmatched(&listed) {
+            let literal = !pattern.contains(['*', '?']);
+            let closest = literal
+                .then(|| did_you_mean(pattern, listed.iter().copied()))
+                .flatten()
+                .map(str::to_string);
+            self.notes.push(ServerDiagnostic::UnmatchedToolRule {
+                rule,
+                pattern: pattern.to_string(),
+                closest,
+            });
+        }
+    }
+
+    /// The tools whose name under the host's scheme is past its cap and
+    /// sent whole anyway.
+    fn names_over_cap(&mut self, s: &ServerSnapshot, names: &ServerNames) {
+        for t in &s.tools {
+            let Some(name) = names.exposed(&t.name).filter(|n| n.fit() == Fit::OverCap) else {
+                continue;
+            };
+            self.notes.push(ServerDiagnostic::ToolNameOverCap {
+                tool: sanitize::line(&t.name),
+                name: name.as_str().to_string(),
+                chars: name.as_str().chars().count(),
+                cap: MAX_LEN,
+            });
+        }
+    }
+
     /// The sanitized instructions, `None` when absent or blank (a blank one
     /// is reported).
     fn instructions(&mut self, s: &ServerSnapshot) -> Option<String> {
@@ -550,6 +619,7 @@ fn view_of(
         more_tools: 0,
         deferred,
         more_deferred: 0,
+        full: None,
     }
 }
 

@@ -61,7 +61,7 @@ pub(crate) enum Step {
 pub(crate) enum Rung {
     /// Step 2: tool descriptions to their first sentence, then none.
     ToolDescriptions,
-    /// Step 2: fewer tool names, down to a count.
+    /// Step 2: the tool line, whole (names come back with room left).
     ToolNames,
     /// Step 3: index summaries, from the last tool back.
     IndexSummaries,
@@ -102,11 +102,15 @@ const _: () = {
 impl Rung {
     /// Whether a block that fits on this rung gets back what fits of what
     /// was dropped or cut on the way ([`Ladder::refill`]): the rungs that
-    /// drop instruction units.
+    /// drop instruction units, and the one that drops the tool line.
     const fn refills(self) -> bool {
         matches!(
             self,
-            Rung::MinorUnits | Rung::IndexNames | Rung::InstructionUnits | Rung::Cut
+            Rung::ToolNames
+                | Rung::MinorUnits
+                | Rung::IndexNames
+                | Rung::InstructionUnits
+                | Rung::Cut
         )
     }
 

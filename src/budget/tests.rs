@@ -105,6 +105,7 @@ fn view(instructions: &str, tools: Vec<ToolView>) -> ServerView {
         more_tools: 0,
         deferred: Vec::new(),
         more_deferred: 0,
+        full: None,
     }
 }
 

@@ -32,25 +32,25 @@ impl Ladder<'_, '_> {
         self.fits()
     }
 
-    /// Step 2, tools: fewer tool names, as many as fit, then a count.
+    /// Step 2, tools: the tool line goes whole, before any instruction
+    /// unit: the host sends the model its tools anyway, and a rule of the
+    /// instructions it reads nowhere else. The refill then lists as many
+    /// names as the room left holds (the rung refills).
     pub(super) fn tool_names(&mut self) -> Result<Option<Rendered>> {
         let all = std::mem::take(&mut self.view.tools);
-        if all.is_empty() {
+        if all.is_empty() && self.view.more_tools == 0 {
             return Ok(None);
         }
-        let (n, total) = (all.len(), self.total_tools);
-        // Largest number of listed names that fits = n - smallest number cut.
-        let cut = self.gauge.smallest(&self.view, 1, n, |probe, cut| {
-            probe.tools = all[..n - cut].to_vec();
-            probe.more_tools = total - (n - cut);
-        })?;
-        let listed = n - cut.unwrap_or(n);
-        self.view.tools = all[..listed].to_vec();
-        self.view.more_tools = total - listed;
-        let names: Vec<&str> = all[listed..].iter().map(|t| t.name.as_str()).collect();
-        self.remove(names.join(", "));
-        self.tools_cut = Some((all, self.removed.len() - 1));
-        self.fits_if(cut.is_some())
+        self.view.more_tools = 0;
+        let names: Vec<&str> = all.iter().map(|t| t.name.as_str()).collect();
+        self.remove(match names.is_empty() {
+            true => "tool list".to_string(),
+            false => names.join(", "),
+        });
+        if !all.is_empty() {
+            self.tools_cut = Some((all, self.removed.len() - 1));
+        }
+        self.fits()
     }
 }
 

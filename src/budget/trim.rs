@@ -6,6 +6,7 @@ use super::render::Rendered;
 use super::units::Trim;
 use crate::dedup;
 use crate::error::Result;
+use crate::segment::{self, UnitKind};
 
 /// The marker that ends a cut unit.
 pub(crate) const CUT_MARKER: &str = " […]";
@@ -16,7 +17,11 @@ impl Ladder<'_, '_> {
     /// drop it.
     pub(super) fn cut_last(&mut self, trim: &Trim, last: usize) -> Result<Option<Rendered>> {
         let unit_text = trim.unit_text(last);
-        let cuts = cut_points(unit_text);
+        let cuts = match trim.units.get(last).map(|u| u.kind) {
+            // A cut code block would leave its fence open.
+            Some(UnitKind::Code) => vec![unit_text.len()],
+            _ => cut_points(unit_text),
+        };
         // `i` counts words removed from the end; the whole unit is known not
         // to fit.
         let at = |i: usize| cuts[cuts.len() - 1 - i];
@@ -71,7 +76,8 @@ const QUALIFIERS: &[&str] = &[
 /// confirms."): it ends at a word, and what it cuts off carries no
 /// constraint word and no qualifier ([`QUALIFIERS`]), so every word that
 /// narrows the unit stays. A unit ending in one has no cut point but its
-/// end, and is dropped whole.
+/// end, and is dropped whole. Nor does a cut split a code span or leave a
+/// quotation or bracket open.
 fn cut_points(text: &str) -> Vec<usize> {
     let words = word_cuts(text);
     // The cut-off tail grows from the end: once it holds a restricting
@@ -83,7 +89,13 @@ fn cut_points(text: &str) -> Vec<usize> {
         }
         allowed = j;
     }
-    words[allowed..].to_vec()
+    // Nor may it end inside a code span, a URL, a quotation or brackets.
+    let guards = segment::protected(text);
+    words[allowed..]
+        .iter()
+        .copied()
+        .filter(|at| !segment::inside_guard(&guards, *at))
+        .collect()
 }
 
 /// Whether `words` (a piece of a unit) holds a constraint word or a

@@ -425,6 +425,67 @@ lint_codes! {
             "Spell tool names, and the names that mention them, in one script: replace the \
              look-alike letters with the Latin ones.",
     },
+    /// Only with [`Linter::hosts`](super::Linter::hosts), for the hosts whose
+    /// naming rule sends a long name whole (Claude Code).
+    ToolNameOverHostCap {
+        code: "MCP019",
+        name: "tool-name-over-host-cap",
+        severity: Error,
+        about_tool_description: true,
+        summary: "a tool's name as a host sends it is past the model API's cap on tool names",
+        explanation:
+            "Claude Code names an MCP tool `mcp__<server>__<tool>` and sends the name whole, \
+             while the model API caps tool names at 64 characters: a longer name makes every \
+             request fail, for every tool of every server, until the user removes the server.",
+        fix:
+            "Shorten the tool's name so that `mcp__<server>__<tool>` stays within 64 \
+             characters with the server names users give it.",
+    },
+    ConcealmentDirective {
+        code: "MCP020",
+        name: "concealment-directive",
+        severity: Error,
+        about_tool_description: false,
+        summary: "instructions tell the model to keep something from the user",
+        explanation:
+            "Text such as \"do not tell the user …\", \"never mention this to the user\" or \"without \
+             telling the user\" makes the model hide what it does from the person it works for. A \
+             registry-wide audit found it on dozens of published servers; hosts and reviewers \
+             treat it as an attack on the user's trust.",
+        fix:
+            "Remove the directive. If something must not be shown (a raw identifier, a \
+             secret), say how to present it instead, without keeping it from the user.",
+    },
+    OverrideOrRoleEscape {
+        code: "MCP021",
+        name: "override-or-role-escape",
+        severity: Error,
+        about_tool_description: false,
+        summary:
+            "instructions tell the model to ignore other instructions, claim to override them, or fake a system or assistant turn",
+        explanation:
+            "Text such as \"ignore previous instructions\" or \"these rules override any other\", a line that \
+             starts with \"SYSTEM:\" or \"Assistant:\", a chat-template token: text that tries to \
+             step out of the server's own section into the host's prompt or the conversation: \
+             it is the core shape of prompt injection; hosts drop it, or the server.",
+        fix:
+            "Remove it: a server's instructions apply to its own tools only; state what this \
+             server's tools need without addressing other instructions or roles.",
+    },
+    InstructionsOverToolDescriptions {
+        code: "MCP022",
+        name: "instructions-over-tool-descriptions",
+        severity: Note,
+        about_tool_description: false,
+        summary: "instructions are longer than all tool descriptions together",
+        explanation:
+            "Instructions are for what no single tool description can say: order, identifiers, \
+             scope. Instructions longer than every description together usually carry per-tool \
+             documentation, which the model reads twice and which budgets cut first.",
+        fix:
+            "Move what describes one tool into that tool's description; keep the rules that \
+             span tools.",
+    },
 }
 
 impl LintCode {
@@ -598,7 +659,7 @@ mod tests {
         assert_eq!(
             at_tool,
             [
-                "MCP011", "MCP012", "MCP013", "MCP014", "MCP015", "MCP016", "MCP018"
+                "MCP011", "MCP012", "MCP013", "MCP014", "MCP015", "MCP016", "MCP018", "MCP019"
             ]
         );
     }

@@ -20,6 +20,7 @@ use serde::{Serialize, Serializer};
 
 use crate::limits::LimitHit;
 use crate::pin::PinState;
+use crate::tool_policy::ToolRuleKind;
 
 /// Serializes a value as its `Display` line.
 macro_rules! serialize_as_line {
@@ -170,6 +171,31 @@ pub enum ServerDiagnostic {
         /// Each repeated name once, in order, sanitized to one line.
         names: Vec<String>,
     },
+    /// Under a host's tool names ([`ToolNames::host`](crate::ToolNames::host)),
+    /// a tool's name is past the host's cap and the host sends it whole
+    /// ([`Fit::OverCap`](crate::tool_names::Fit::OverCap)): the model API
+    /// rejects every request that carries it (Claude Code: 64 characters).
+    ToolNameOverCap {
+        /// The tool's own name.
+        tool: String,
+        /// The name the host sends.
+        name: String,
+        /// Its length in characters.
+        chars: usize,
+        /// The cap.
+        cap: usize,
+    },
+    /// A tool rule of the server's policy matches none of the tools it
+    /// lists: it filters or overrides nothing (a denied name is still left
+    /// out of the instructions).
+    UnmatchedToolRule {
+        /// Which rule: `allow`, `deny` or an override.
+        rule: ToolRuleKind,
+        /// The pattern (or, for an override, the tool name) as configured.
+        pattern: String,
+        /// The listed tool closest to it, when one is close.
+        closest: Option<String>,
+    },
 }
 
 impl ServerDiagnostic {
@@ -186,6 +212,8 @@ impl ServerDiagnostic {
     /// | `pin` | `state` (`new` or `changed`), `summary`, `rendering` ([`PinRendering::CODES`]) |
     /// | `omitted` | `reason` ([`Omission::CODES`]), and `budget` for `over_budget` |
     /// | `duplicate_tools` | `count`, `names` |
+    /// | `tool_name_over_cap` | `tool`, `name`, `chars`, `cap` (report format 4) |
+    /// | `unmatched_tool_rule` | `rule` ([`ToolRuleKind::CODES`]), `pattern`, and `closest` when one is close (report format 4) |
     pub const CODES: &'static [&'static str] = &[
         "renamed",
         "blank_instructions",
@@ -195,6 +223,8 @@ impl ServerDiagnostic {
         "pin",
         "omitted",
         "duplicate_tools",
+        "tool_name_over_cap",
+        "unmatched_tool_rule",
     ];
 
     /// The diagnostic's stable snake_case name, e.g. `blank_instructions`
@@ -209,6 +239,8 @@ impl ServerDiagnostic {
             ServerDiagnostic::Pin { .. } => "pin",
             ServerDiagnostic::Omitted(_) => "omitted",
             ServerDiagnostic::DuplicateTools { .. } => "duplicate_tools",
+            ServerDiagnostic::ToolNameOverCap { .. } => "tool_name_over_cap",
+            ServerDiagnostic::UnmatchedToolRule { .. } => "unmatched_tool_rule",
         }
     }
 }
@@ -263,6 +295,28 @@ impl Serialize for ServerDiagnostic {
                 map.serialize_entry("count", count)?;
                 map.serialize_entry("names", names)?;
             }
+            ServerDiagnostic::ToolNameOverCap {
+                tool,
+                name,
+                chars,
+                cap,
+            } => {
+                map.serialize_entry("tool", tool)?;
+                map.serialize_entry("name", name)?;
+                map.serialize_entry("chars", chars)?;
+                map.serialize_entry("cap", cap)?;
+            }
+            ServerDiagnostic::UnmatchedToolRule {
+                rule,
+                pattern,
+                closest,
+            } => {
+                map.serialize_entry("rule", rule.code())?;
+                map.serialize_entry("pattern", pattern)?;
+                if let Some(c) = closest {
+                    map.serialize_entry("closest", c)?;
+                }
+            }
         }
         map.serialize_entry("message", &self.to_string())?;
         map.end()
@@ -298,6 +352,34 @@ impl fmt::Display for ServerDiagnostic {
                     "{count} tool(s) with the name of an earlier tool not listed: {}",
                     names.join(", ")
                 )
+            }
+            ServerDiagnostic::ToolNameOverCap {
+                tool,
+                name,
+                chars,
+                cap,
+            } => write!(
+                f,
+                "tool {tool:?} is sent as {name:?}, {chars} characters, past the host's cap of {cap}: the model API rejects every request with it"
+            ),
+            ServerDiagnostic::UnmatchedToolRule {
+                rule,
+                pattern,
+                closest,
+            } => {
+                let what = match rule {
+                    ToolRuleKind::Allow => "tools allow",
+                    ToolRuleKind::Deny => "tools deny",
+                    ToolRuleKind::Override => "tool override",
+                };
+                write!(f, "{what} {pattern:?} matches no tool the server lists")?;
+                if let Some(c) = closest {
+                    write!(f, " (did you mean {c:?}?)")?;
+                }
+                if *rule == ToolRuleKind::Deny {
+                    f.write_str("; the name is still left out of the instructions")?;
+                }
+                Ok(())
             }
         }
     }

@@ -74,9 +74,18 @@ impl ServeAs {
     /// ([`Assembler::host_cap`]), besides its token budgets, which stay
     /// in the model's tokens. [`ServeAs::Plain`] returns it unchanged.
     /// Fails when the reserve alone does not fit.
+    ///
+    /// A host that sends the model the tools itself gets no tool list in
+    /// the section ([`Assembler::tool_list`]).
     pub fn fit(self, assembler: Assembler, reserve: usize) -> Result<Assembler> {
         let Some(cap) = self.cap() else {
             return Ok(assembler);
+        };
+        let sends = self.0.is_some_and(|h| h.profile().sends_tools);
+        let assembler = if sends {
+            assembler.tool_list(false)
+        } else {
+            assembler
         };
         match cap.less(reserve) {
             Some(room) => Ok(assembler.host_cap(room)),

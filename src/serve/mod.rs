@@ -114,6 +114,8 @@ pub fn prepare(
 ) -> crate::error::Result<crate::assemble::Assembler> {
     // Slack for a reader renamed because an upstream tool had its name.
     let reserve = host.measure(NOTE) + 4;
+    let hint = format!("call `{}` with this server's alias", view::READER);
+    let assembler = assembler.full_text_hint(hint);
     host.fit(assembler.tool_names(scheme()).exposing(), reserve)
 }
 

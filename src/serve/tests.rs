@@ -233,7 +233,11 @@ fn claude_code_keeps_token_budgets_in_tokens_and_the_text_in_2048_units() {
 #[test]
 fn the_section_names_tools_as_the_gateway_lists_them() {
     let servers = corpus(&["seed-invoice-server", "server-everything"]);
-    let gateway = gateway(ServeAs::ClaudeCode, &servers);
+    // Claude Code sends the tools itself: its section has no tool list.
+    let claude = gateway(ServeAs::ClaudeCode, &servers).instructions();
+    assert!(!claude.contains("\nTools: "), "{claude}");
+    // A host that does not gets the list, in the gateway's names.
+    let gateway = gateway("generic-4000".parse().unwrap(), &servers);
     let text = gateway.instructions();
     let view = gateway.view();
     assert!(

@@ -70,13 +70,10 @@
 //!   budget: 20 tokens (o200k_base, markdown template)
 //!   removed:
 //!     - budget: \"list_periods, get_invoice\"
-//!     - budget: \"Invoice IDs are period scoped.\"
-//!   block as rendered (19 tokens):
+//!   block as rendered (18 tokens):
 //!     | ### invoice
 //!     |
-//!     | Always call list_periods before get_invoice.
-//!     |
-//!     | Tools: 2, not listed");
+//!     | Always call list_periods before get_invoice. Invoice IDs are period scoped.");
 //! ```
 //!
 //! The first line says what failed:

@@ -184,3 +184,5 @@ pub const RESTATEMENTS: &[(&str, &str, &str)] = &[
         "Call stop_browser_session when done.",
     ),
 ];
+
+pub mod fragments;

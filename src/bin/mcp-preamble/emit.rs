@@ -14,7 +14,7 @@ use mcp_preamble::Assembly;
 use mcp_preamble::lint::HostSurvival;
 use mcp_preamble::pin::PinState;
 use mcp_preamble::redact;
-use mcp_preamble::report::Omission;
+use mcp_preamble::report::{Omission, ServerDiagnostic};
 use mcp_preamble::text::{json_safe, terminal_safe};
 
 use crate::source::{Origin, Source};
@@ -23,6 +23,15 @@ use crate::source::{Origin, Source};
 /// `on_change` is not `accept`.
 pub fn pending_review(assembly: &Assembly) -> bool {
     assembly.servers().iter().any(|s| s.pin.pending())
+}
+
+/// `--check`: a tool rule of the policy matches none of its server's tools.
+pub fn unmatched_rules(assembly: &Assembly) -> bool {
+    assembly.servers().iter().any(|s| {
+        s.notes
+            .iter()
+            .any(|n| matches!(n, ServerDiagnostic::UnmatchedToolRule { .. }))
+    })
 }
 
 /// `--check`: a server was cut to fit, or left out as even its heading did not.

@@ -9,7 +9,7 @@ use mcp_preamble::settings::Settings;
 use mcp_preamble::{Assembler, ServerSnapshot};
 
 use crate::args::{Preview, Target, namespace_chars};
-use crate::emit::{emit, emit_err, emit_preview, needed_trimming, pending_review};
+use crate::emit::{emit, emit_err, emit_preview, needed_trimming, pending_review, unmatched_rules};
 use crate::error::CliError;
 use crate::load::load_inputs;
 use crate::source::Source;
@@ -170,7 +170,10 @@ pub async fn preview(mut p: Preview) -> Result<ExitCode, CliError> {
     Ok(
         if failed
             || (p.check
-                && (needed_trimming(&assembly) || pending_review(&assembly) || unknown_alias))
+                && (needed_trimming(&assembly)
+                    || pending_review(&assembly)
+                    || unknown_alias
+                    || unmatched_rules(&assembly)))
         {
             ExitCode::from(1)
         } else {

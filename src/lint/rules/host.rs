@@ -14,13 +14,19 @@ impl Pass<'_> {
         let unit_text = unit.text(text);
         let flat = one_line(unit_text);
         if let Some((p, phrase)) = worst_match(&flat, &[], Severity::Note) {
+            // Two shapes have codes of their own (MCP020, MCP021).
+            let code = match p.what {
+                KEEP_FROM_USER => LintCode::ConcealmentDirective,
+                IGNORE_OTHERS | SPEAK_AS_SYSTEM | OVERRIDE_OTHERS => LintCode::OverrideOrRoleEscape,
+                _ => LintCode::ActsOnHost,
+            };
             self.push_with(
-                LintCode::ActsOnHost,
+                code,
                 p.severity,
                 format!("instructions {}: \"{}\"", p.what, phrase),
                 Some((text, unit_text, unit)),
                 None,
-                LintCode::ActsOnHost.fix().to_string(),
+                code.fix().to_string(),
             );
         }
     }
@@ -48,6 +54,12 @@ pub(super) fn worst_match<'p>(
     }
     best
 }
+
+/// The `what` of the patterns that MCP020 and MCP021 report.
+const KEEP_FROM_USER: &str = "tell the model to keep something from the user";
+const IGNORE_OTHERS: &str = "tell the model to ignore other instructions";
+const SPEAK_AS_SYSTEM: &str = "claim to speak as the system or the host";
+const OVERRIDE_OTHERS: &str = "claim to override other instructions";
 
 pub(super) struct HostPattern {
     pub(super) severity: Severity,
@@ -97,27 +109,27 @@ static HOST_PATTERNS: LazyLock<Vec<HostPattern>> = LazyLock::new(|| {
     vec![
         p(
             e,
-            "tell the model to ignore other instructions",
+            IGNORE_OTHERS,
             &format!(
                 r"\b(?:ignore|disregard|forget|overrule|bypass)\s+(?:all\s+|any\s+|every\s+)?(?:of\s+)?(?:the\s+|your\s+|these\s+|those\s+|my\s+)?(?:previous|prior|preceding|above|earlier|other|existing|original|system|host'?s?|safety|user'?s?|developer|your|all|any)\b\s*(?:[\w'’-]+\s+){{0,2}}?{NOUNS}\b"
             ),
         ),
         p(
             e,
-            "claim to speak as the system or the host",
-            r"\byou\s+are\s+(?:now\s+)?(?:the\s+)?(?:system|host|operator|administrator)\b|\b(?:this|these)\s+(?:is|are)\s+(?:an?\s+)?(?:official\s+)?(?:system|host|developer|operator|administrator)\s+(?:messages?|instructions?|prompts?|notices?|directives?)\b|\b(?:i\s+am|we\s+are)\s+(?:the\s+)?(?:system|host|developer|operator|administrator)\b|^\W*(?:system|developer)\W*:|<\s*/?\s*system\s*>|<\|[a-z_]+\|>|\bsystem\s+(?:message|override|notice|directive|instruction)s?\s*:",
+            SPEAK_AS_SYSTEM,
+            r"\[/?INST\]|^\W*assistant\s*:|<\s*/?\s*assistant\s*>|\byou\s+are\s+(?:now\s+)?(?:the\s+)?(?:system|host|operator|administrator)\b|\b(?:this|these)\s+(?:is|are)\s+(?:an?\s+)?(?:official\s+)?(?:system|host|developer|operator|administrator)\s+(?:messages?|instructions?|prompts?|notices?|directives?)\b|\b(?:i\s+am|we\s+are)\s+(?:the\s+)?(?:system|host|developer|operator|administrator)\b|^\W*(?:system|developer)\W*:|<\s*/?\s*system\s*>|<\|[a-z_]+\|>|\bsystem\s+(?:message|override|notice|directive|instruction)s?\s*:",
         ),
         p(
             e,
-            "claim to override other instructions",
+            OVERRIDE_OTHERS,
             &format!(
                 r"\b(?:overrides?|overriding|supersedes?|superseding|takes?\s+(?:precedence|priority)\s+over)\b[^.;]{{0,40}}?\b(?:{NOUNS}|system\s+prompt|the\s+host|other\s+(?:mcp\s+)?servers?|any\s+other|all\s+other|the\s+user)\b"
             ),
         ),
         p(
             e,
-            "tell the model to keep something from the user",
-            r"\b(?:do\s+not|don't|never)\s+(?:tell|inform|notify|alert)\s+the\s+user\b|\bwithout\s+(?:telling|informing|notifying)\s+the\s+user\b|\b(?:keep|hide)\s+(?:this|it|these)\s+(?:\w+\s+)?from\s+the\s+user\b|\b(?:do\s+not|don't|never)\s+(?:mention|reveal|disclose|show|share)\s+(?:this|these|them|it|(?:these|this|the|your|my)\s+(?:instructions?|rules|tools?))\s+(?:to|with)\s+the\s+user\b|\b(?:do\s+not|don't|never)\s+(?:mention|reveal|disclose)\s+(?:to\s+the\s+user\s+)?that\b",
+            KEEP_FROM_USER,
+            r"\b(?:do\s+not|don't|never)\s+(?:tell|show|mention|reveal|disclose)\s+(?:[\w'’-]+\s+){0,4}?(?:to\s+|with\s+)?the\s+user\b|\b(?:do\s+not|don't|never)\s+(?:tell|inform|notify|alert)\s+the\s+user\b|\bwithout\s+(?:telling|informing|notifying)\s+the\s+user\b|\b(?:keep|hide)\s+(?:this|it|these)\s+(?:\w+\s+)?from\s+the\s+user\b|\b(?:do\s+not|don't|never)\s+(?:mention|reveal|disclose|show|share)\s+(?:this|these|them|it|(?:these|this|the|your|my)\s+(?:instructions?|rules|tools?))\s+(?:to|with)\s+the\s+user\b|\b(?:do\s+not|don't|never)\s+(?:mention|reveal|disclose)\s+(?:to\s+the\s+user\s+)?that\b",
         ),
         p(
             e,

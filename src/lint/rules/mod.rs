@@ -1,10 +1,11 @@
 //! The rules, one file a family, each an `impl Pass` block that pushes
-//! findings: `structure` (MCP001, MCP004, MCP008), `tools` (MCP002, MCP003,
+//! findings: `structure` (MCP001, MCP004, MCP008, MCP022), `tools` (MCP002, MCP003,
 //! MCP007, with `names` telling tool names in prose), `secrets` (MCP005), `host`
-//! (MCP006), `hidden` (MCP009), `cuts` (MCP010 and what survives each
+//! (MCP006, and MCP020 and MCP021 for two of its shapes), `hidden` (MCP009), `cuts` (MCP010 and what survives each
 //! host), `descriptions` (MCP011 to MCP014, on tool descriptions),
 //! `drift` (MCP015 and MCP016, between snapshots of one server) and
-//! `confusables` (MCP018, look-alike tool names).
+//! `confusables` (MCP018, look-alike tool names) and `host_names` (MCP019,
+//! names over a host's cap, with `lint --hosts`).
 
 mod confusables;
 mod cuts;
@@ -12,6 +13,7 @@ mod descriptions;
 mod drift;
 mod hidden;
 mod host;
+mod host_names;
 mod names;
 mod secrets;
 mod structure;
@@ -29,6 +31,7 @@ impl Pass<'_> {
     pub(super) fn run(&mut self) -> usize {
         let server = self.server;
         self.tool_descriptions();
+        self.names_over_host_caps();
         if let Instructions::Present(raw) = &server.instructions {
             self.confusable_names(Some(&sanitize::text(raw)));
         } else {
@@ -68,6 +71,7 @@ impl Pass<'_> {
             // Without the tool list, restatements and tool names cannot be judged.
             return;
         }
+        self.over_tool_descriptions(tokens);
         let restated = self.restatements(text, &units);
         self.unknown_tools(text, &units);
         self.descriptions_only(text, &units, &restated);

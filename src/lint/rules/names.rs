@@ -489,6 +489,11 @@ fn ranked_closest(name: &str, index: &ToolIndex) -> Option<(String, u8)> {
     let mut best: Option<(u8, usize, usize, &String)> = None;
     for ((t, f), theirs) in index.names.iter().zip(&index.folded).zip(&index.words) {
         let f = f.as_str();
+        // A name for another action is no near miss: no suggestion is
+        // better than a wrong one (`close_ticket` never gets `open_ticket`).
+        if other_action(&n, f) {
+            continue;
+        }
         // My words that one of theirs matches, exactly or loosely.
         let matched: Vec<&String> = mine
             .iter()
@@ -519,6 +524,45 @@ fn ranked_closest(name: &str, index: &ToolIndex) -> Option<(String, u8)> {
         }
     }
     best.map(|b| (b.3.clone(), b.0))
+}
+
+/// Verbs of one action each: two names starting with verbs of different
+/// rows do different things (`close_ticket` is not a misspelt
+/// `open_ticket`, `set_period` not `get_period`).
+const ACTIONS: &[&[&str]] = &[
+    &[
+        "get", "fetch", "read", "retrieve", "lookup", "find", "search", "query", "view", "show",
+        "list", "describe", "load", "browse",
+    ],
+    &[
+        "create", "add", "insert", "make", "new", "post", "put", "upsert", "save", "write",
+    ],
+    &[
+        "update", "edit", "patch", "set", "modify", "change", "rename",
+    ],
+    &["delete", "remove", "drop", "destroy", "purge", "erase"],
+    &["open", "start", "begin", "launch", "enable"],
+    &["close", "stop", "end", "finish", "disable", "cancel"],
+    &["subscribe", "follow", "watch"],
+    &["unsubscribe", "unfollow", "unwatch"],
+    &["upload", "push", "send", "publish", "export"],
+    &["download", "pull", "receive", "import"],
+    &["lock"],
+    &["unlock"],
+    &["approve", "accept"],
+    &["reject", "deny", "decline"],
+    &["archive"],
+    &["restore", "unarchive"],
+];
+
+/// Whether two folded names start with verbs of different actions
+/// ([`ACTIONS`]); misspelt or unknown first words are no action.
+fn other_action(a: &str, b: &str) -> bool {
+    let row = |s: &str| {
+        let first = s.split('_').next().filter(|v| s.len() > v.len())?;
+        ACTIONS.iter().position(|r| r.contains(&first))
+    };
+    matches!((row(a), row(b)), (Some(x), Some(y)) if x != y)
 }
 
 /// Two words of tool names that mean the same: equal, a plural

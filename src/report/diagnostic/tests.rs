@@ -61,6 +61,27 @@ fn one_of_each() -> Vec<(ServerDiagnostic, serde_json::Value)> {
             json!({"code": "duplicate_tools", "count": 2, "names": ["x", "y"],
                    "message": "2 tool(s) with the name of an earlier tool not listed: \"x\", \"y\""}),
         ),
+        (
+            ServerDiagnostic::ToolNameOverCap {
+                tool: "settle".into(),
+                name: "mcp__ledger__settle".into(),
+                chars: 70,
+                cap: 64,
+            },
+            json!({"code": "tool_name_over_cap", "tool": "settle", "name": "mcp__ledger__settle",
+                   "chars": 70, "cap": 64,
+                   "message": "tool \"settle\" is sent as \"mcp__ledger__settle\", 70 characters, past the host's cap of 64: the model API rejects every request with it"}),
+        ),
+        (
+            ServerDiagnostic::UnmatchedToolRule {
+                rule: ToolRuleKind::Deny,
+                pattern: "get-roots-list".into(),
+                closest: Some("get-root-list".into()),
+            },
+            json!({"code": "unmatched_tool_rule", "rule": "deny", "pattern": "get-roots-list",
+                   "closest": "get-root-list",
+                   "message": "tools deny \"get-roots-list\" matches no tool the server lists (did you mean \"get-root-list\"?); the name is still left out of the instructions"}),
+        ),
     ]
 }
 
@@ -76,6 +97,8 @@ fn place(d: &ServerDiagnostic) -> usize {
         ServerDiagnostic::Pin { .. } => 5,
         ServerDiagnostic::Omitted(_) => 6,
         ServerDiagnostic::DuplicateTools { .. } => 7,
+        ServerDiagnostic::ToolNameOverCap { .. } => 8,
+        ServerDiagnostic::UnmatchedToolRule { .. } => 9,
     }
 }
 

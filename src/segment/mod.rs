@@ -6,7 +6,12 @@
 //! table row, a fenced code block. Paragraph text is split into sentences at
 //! Unicode (UAX #29) sentence boundaries, except inside inline code and URLs
 //! and after abbreviations such as "e.g." — the splitter already keeps
-//! version numbers, paths and domain names whole.
+//! version numbers, paths and domain names whole. A quotation, parenthesis
+//! or bracket that spans sentences stays in one unit (`pairs.rs`), and so
+//! does a sentence that only continues the one before it ("This …",
+//! "Otherwise …"): no budget keeps one half of either.
+
+mod pairs;
 
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -137,8 +142,22 @@ fn line_ranges(text: &str) -> Vec<(usize, usize)> {
     out
 }
 
-/// Byte ranges (relative to `para`) where a sentence must not end.
-fn protected(para: &str) -> Vec<(usize, usize)> {
+/// Byte ranges (relative to `para`) where a sentence must not end or a cut
+/// fall: code spans, URLs and matched quotation marks and brackets
+/// (sorted, not overlapping).
+pub(crate) fn protected(para: &str) -> Vec<(usize, usize)> {
+    let spans = spans(para);
+    let mut all = pairs::matched(para, &spans);
+    if all.is_empty() {
+        return spans;
+    }
+    all.extend_from_slice(&spans);
+    all.sort_unstable();
+    pairs::merged(&all)
+}
+
+/// Byte ranges (relative to `para`) of code spans and URLs.
+fn spans(para: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let b = para.as_bytes();
     let mut i = 0;
@@ -185,7 +204,7 @@ fn protected(para: &str) -> Vec<(usize, usize)> {
 
 /// Whether `at` falls strictly inside one of `guards` (sorted, not
 /// overlapping): a binary search, since a paragraph can hold thousands.
-fn inside_guard(guards: &[(usize, usize)], at: usize) -> bool {
+pub(crate) fn inside_guard(guards: &[(usize, usize)], at: usize) -> bool {
     let k = guards.partition_point(|(a, _)| *a < at);
     k > 0 && at < guards[k - 1].1
 }
@@ -228,14 +247,73 @@ fn sentences(text: &str, start: usize, end: usize, out: &mut Vec<Unit>) {
         let trimmed = s.trim();
         if !trimmed.is_empty() {
             let a = start + begin + lead;
-            out.push(Unit {
-                start: a,
-                end: a + trimmed.len(),
-                kind: UnitKind::Sentence,
-            });
+            match out.last_mut() {
+                // Only a sentence of this paragraph can be continued.
+                Some(prev) if prev.start >= start && continues(trimmed) => {
+                    prev.end = a + trimmed.len();
+                }
+                _ => out.push(Unit {
+                    start: a,
+                    end: a + trimmed.len(),
+                    kind: UnitKind::Sentence,
+                }),
+            }
         }
         current = None;
     }
+}
+
+/// First words of a sentence that only continues the one before it: it
+/// points back to it ("This", "It", "Such") or hangs on it ("Otherwise",
+/// "However"), and means nothing alone. A next step ("Then call …",
+/// "Also …") stands alone.
+const CONTINUATIONS: &[&str] = &[
+    "this",
+    "that",
+    "these",
+    "those",
+    "it",
+    "its",
+    "they",
+    "them",
+    "their",
+    "such",
+    "otherwise",
+    "however",
+    "instead",
+    "else",
+    "therefore",
+    "thus",
+    "hence",
+    "likewise",
+    "similarly",
+];
+
+/// Nouns after "This"/"These" that name the server or its instructions,
+/// not the sentence before ("This server …" stands alone).
+const SELF_NOUNS: &[&str] = &[
+    "server",
+    "servers",
+    "mcp",
+    "instructions",
+    "guide",
+    "document",
+];
+
+/// Whether `sentence` only continues the sentence before it.
+fn continues(sentence: &str) -> bool {
+    let mut words = sentence
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty());
+    let Some(first) = words.next() else {
+        return false;
+    };
+    let first = first.to_lowercase();
+    if !CONTINUATIONS.contains(&first.as_str()) {
+        return false;
+    }
+    let next = words.next().map(str::to_lowercase).unwrap_or_default();
+    !(matches!(first.as_str(), "this" | "these") && SELF_NOUNS.contains(&next.as_str()))
 }
 
 /// Rebuilds text from the kept units, with the separator the source had
@@ -328,6 +406,51 @@ mod tests {
                 ("After.", UnitKind::Sentence),
             ]
         );
+    }
+
+    #[test]
+    fn a_quotation_or_bracket_across_sentences_is_one_unit() {
+        let s = "If asked, respond with \"It works! This proves it.\" Then stop. \
+                 Notes (see below. Or above.) are kept. A stray ) ends. Next one.";
+        let got: Vec<&str> = texts(s).into_iter().map(|(t, _)| t).collect();
+        assert_eq!(
+            got,
+            [
+                "If asked, respond with \"It works! This proves it.\"",
+                "Then stop.",
+                "Notes (see below. Or above.) are kept.",
+                "A stray ) ends.",
+                "Next one.",
+            ]
+        );
+        // An odd quote pairs nothing: sentences split as before.
+        let got: Vec<&str> = texts("Say \"hi. Go now.")
+            .into_iter()
+            .map(|(t, _)| t)
+            .collect();
+        assert_eq!(got, ["Say \"hi.", "Go now."]);
+    }
+
+    #[test]
+    fn a_sentence_that_only_continues_the_last_joins_it() {
+        let s = "Call `sync` first. Otherwise results are stale. This server stores notes. \
+                 Use tags.\n\nThese go with nothing before them.";
+        let got: Vec<&str> = texts(s).into_iter().map(|(t, _)| t).collect();
+        assert_eq!(
+            got,
+            [
+                "Call `sync` first. Otherwise results are stale.",
+                "This server stores notes.",
+                "Use tags.",
+                "These go with nothing before them.",
+            ]
+        );
+        // Near misses: a word that only starts like one, a list item before.
+        let got: Vec<&str> = texts("- item\nThis stands alone. Thistle grows.")
+            .into_iter()
+            .map(|(t, _)| t)
+            .collect();
+        assert_eq!(got, ["- item", "This stands alone.", "Thistle grows."]);
     }
 
     #[test]
