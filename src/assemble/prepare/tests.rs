@@ -1,3 +1,4 @@
+use super::tools::{SUMMARY_CHARS, summary};
 use super::*;
 
 #[test]
