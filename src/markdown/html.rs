@@ -97,8 +97,7 @@ fn escape_points(text: &str, images: bool) -> Vec<usize> {
         b'[' => could_start_footnote(bytes, i) || could_start_definition(bytes, i),
         _ => false,
     };
-    let url = bare_url_bytes(text);
-    let cuts = SpanCuts::new(bytes, &url);
+    let cuts = span_cuts(text);
     let mut at = Vec::new();
     for options in PARSES {
         let mut walk = Walk::new(text.len());
@@ -231,6 +230,7 @@ impl Walk {
         at: &mut Vec<usize>,
     ) -> bool {
         let mut text_event = false;
+        follow_blocks(&mut self.blocks, event, range);
         match event {
             Event::Html(_)
             | Event::InlineHtml(_)
@@ -253,26 +253,6 @@ impl Walk {
             // like text.
             Event::Code(_) => {
                 text_event = cuts.cut(bytes, range, &self.blocks[self.blocks.len() - 1])
-            }
-            Event::Start(
-                Tag::Paragraph
-                | Tag::Heading { .. }
-                | Tag::TableCell
-                | Tag::Item
-                | Tag::BlockQuote(_)
-                | Tag::DefinitionListTitle
-                | Tag::DefinitionListDefinition,
-            ) => self.blocks.push(range.clone()),
-            Event::End(
-                TagEnd::Paragraph
-                | TagEnd::Heading(_)
-                | TagEnd::TableCell
-                | TagEnd::Item
-                | TagEnd::BlockQuote(_)
-                | TagEnd::DefinitionListTitle
-                | TagEnd::DefinitionListDefinition,
-            ) if self.blocks.len() > 1 => {
-                self.blocks.pop();
             }
             // Only a fence at the top level is code to every renderer:
             // indented code depends on where a paragraph or list ends.
@@ -393,26 +373,104 @@ impl SpanCuts {
 /// extended autolinks of `http://`, `https://`, `ftp://` and `www.`,
 /// mistune's url plugin): from `www.` or any `scheme://`, up to an ASCII
 /// blank or `<`, whatever else comes.
-fn bare_url_bytes(text: &str) -> Vec<bool> {
+/// No URL starts at a byte of `kept` (inside a code span every renderer
+/// keeps whole).
+fn bare_url_bytes(text: &str, kept: &[bool]) -> Vec<bool> {
     let b = text.as_bytes();
     let mut on = false;
     (0..b.len())
         .map(|i| {
             if b[i] == b'<' || b[i].is_ascii_whitespace() {
                 on = false;
-            } else if (b[i] == b':'
+            } else if ((b[i] == b':'
                 && i > 0
                 && b[i - 1].is_ascii_alphanumeric()
                 && b[i + 1..].starts_with(b"//"))
                 || b[i..]
                     .get(..4)
-                    .is_some_and(|w| w.eq_ignore_ascii_case(b"www."))
+                    .is_some_and(|w| w.eq_ignore_ascii_case(b"www.")))
+                && !kept[i]
             {
                 on = true;
             }
             on
         })
         .collect()
+}
+
+/// The [`SpanCuts`] of `text`. A `scheme://` or `www.` inside a code span
+/// that no renderer cuts starts no autolink (every engine closes the span
+/// before it looks for one), so it glues no backtick: `` `memory://man` ``
+/// leaves the spans after it whole. Which spans are kept depends on the
+/// glued backticks before them, so the kept set shrinks to a fixed point;
+/// text with no glued backtick (nearly all) skips it.
+fn span_cuts(text: &str) -> SpanCuts {
+    let bytes = text.as_bytes();
+    let mut kept = vec![false; bytes.len()];
+    let cuts = SpanCuts::new(bytes, &bare_url_bytes(text, &kept));
+    if cuts.glued.last().is_none_or(|&n| n == 0) {
+        return cuts;
+    }
+    let mut spans = code_spans(text);
+    loop {
+        kept.fill(false);
+        for (span, _) in &spans {
+            kept[span.clone()].fill(true);
+        }
+        let cuts = SpanCuts::new(bytes, &bare_url_bytes(text, &kept));
+        let before = spans.len();
+        spans.retain(|(span, block)| !cuts.cut(bytes, span, block));
+        if spans.len() == before {
+            return cuts;
+        }
+    }
+}
+
+/// Code spans at the same bytes under every parse of [`PARSES`], each with
+/// the inline block holding it.
+fn code_spans(text: &str) -> Vec<(Range<usize>, Range<usize>)> {
+    let mut per_parse = PARSES.map(|options| {
+        let mut blocks: Vec<Range<usize>> = std::iter::once(0..text.len()).collect();
+        let mut spans = Vec::new();
+        for (event, range) in Parser::new_ext(text, options).into_offset_iter() {
+            follow_blocks(&mut blocks, &event, &range);
+            if let Event::Code(_) = event {
+                spans.push((range, blocks[blocks.len() - 1].clone()));
+            }
+        }
+        spans
+    });
+    let [first, rest @ ..] = &mut per_parse;
+    first.retain(|(span, _)| rest.iter().all(|r| r.iter().any(|(s, _)| s == span)));
+    std::mem::take(first)
+}
+
+/// Follows the inline blocks open around the next event, innermost last
+/// (the whole text stays at the bottom).
+fn follow_blocks(blocks: &mut Vec<Range<usize>>, event: &Event<'_>, range: &Range<usize>) {
+    match event {
+        Event::Start(
+            Tag::Paragraph
+            | Tag::Heading { .. }
+            | Tag::TableCell
+            | Tag::Item
+            | Tag::BlockQuote(_)
+            | Tag::DefinitionListTitle
+            | Tag::DefinitionListDefinition,
+        ) => blocks.push(range.clone()),
+        Event::End(
+            TagEnd::Paragraph
+            | TagEnd::Heading(_)
+            | TagEnd::TableCell
+            | TagEnd::Item
+            | TagEnd::BlockQuote(_)
+            | TagEnd::DefinitionListTitle
+            | TagEnd::DefinitionListDefinition,
+        ) if blocks.len() > 1 => {
+            blocks.pop();
+        }
+        _ => {}
+    }
 }
 
 /// Schemes a browser runs or reads local data with, as a link's target.

@@ -459,6 +459,29 @@ fn glued_links_keep_no_tag_in_destinations_or_titles() {
 }
 
 #[test]
+fn a_url_inside_a_code_span_glues_no_backtick() {
+    // basic-memory's manual pages: every engine closes `memory://man`
+    // before it looks for an autolink, so the later span stays code.
+    let text = "`memory://man` lists them, and `memory://man/<tool>(3)` is one page.";
+    assert_eq!(md_block(text, 3), text);
+    assert_eq!(
+        md_block("`www.x.example` `<b>`", 3),
+        "`www.x.example` `<b>`"
+    );
+    // A URL outside a span still takes a later span's backtick.
+    assert_eq!(
+        md_block("`memory://man` ftp://x/`<b>`", 3),
+        "`memory://man` ftp://x/`&lt;b>`"
+    );
+    // A span another renderer cuts (over two lines) is no shelter: the URL
+    // in it may start an autolink there, and the spans after it are text.
+    assert_eq!(
+        md_block("`a\nhttps://x`<b>` `<i>`", 3),
+        "`a\nhttps://x`&lt;b>` `&lt;i>`"
+    );
+}
+
+#[test]
 fn unsafe_schemes_and_images_are_inert() {
     for (text, want) in [
         ("[c](javascript:alert(1))", "[c](./javascript:alert(1))"),
