@@ -18,7 +18,8 @@ for a in "$@"; do
     prev=$a
 done
 case "$name" in
-    mcp_preamble | mcp_preamble_fuzz | wire | section | budgets | template | lint | "")
+    mcp_preamble | mcp_preamble_fuzz | wire | section | budgets | template | lint | links \
+        | serve_host | serve_upstream | serve_names | "")
         exec "$rustc" "$@" ;;
 esac
 args=()

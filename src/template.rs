@@ -419,15 +419,13 @@ impl ServerView {
             return None;
         }
         let mut line = match kept * 100 / full.bytes {
-            _ if kept == 0 => {
-                "Shortened to fit: this server's instructions are left out".to_string()
-            }
-            0 => "Shortened to fit: under 1% of this server's instructions is shown".to_string(),
-            p => format!("Shortened to fit: {p}% of this server's instructions is shown"),
+            _ if kept == 0 => "Shortened to fit: instructions left out".to_string(),
+            0 => "Shortened to fit: under 1% shown".to_string(),
+            p => format!("Shortened to fit: {p}% shown"),
         };
         match &full.hint {
             Some(hint) => {
-                line.push_str("; the full text: ");
+                line.push_str("; full text: ");
                 line.push_str(hint);
                 line.push('.');
             }

@@ -566,19 +566,21 @@ fn headings_only_instructions_are_content_and_cut_headings_are_reported() {
 #[test]
 fn room_left_after_units_go_is_spent() {
     let s = snapshot("server-everything");
-    for (budget, at_least) in [(200, 195), (300, 295)] {
-        let a = Assembler::new()
-            .budget(budget)
-            .assemble(std::slice::from_ref(&s))
-            .unwrap();
+    // The shortening line (16 tokens here) leaves room no dropped unit fits.
+    for (budget, line, at_least) in [
+        (200, false, 195),
+        (300, false, 295),
+        (200, true, 190),
+        (300, true, 290),
+    ] {
+        let assembler = Assembler::new().budget(budget).shortening_note(line);
+        let a = assembler.assemble(std::slice::from_ref(&s)).unwrap();
         check(&a, &|_| Some(budget), None);
         let r = &a.servers()[0];
         assert!(r.tokens >= at_least, "{} of {budget}\n{}", r.tokens, r.text);
+        assert_eq!(r.text.contains("Shortened to fit:"), line, "{}", r.text);
         // Deterministic: the same block again.
-        let again = Assembler::new()
-            .budget(budget)
-            .assemble(std::slice::from_ref(&s))
-            .unwrap();
+        let again = assembler.assemble(std::slice::from_ref(&s)).unwrap();
         assert_eq!(again.text(), a.text());
     }
     let a = Assembler::new().budget(200).assemble(&[s]).unwrap();

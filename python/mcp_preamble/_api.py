@@ -317,6 +317,7 @@ class Assembler:
       namespace description, ``ServerReport.namespace``).
     - ``order`` (``"name"``, ``"insertion"``), ``dedup``, ``similarity``
       (0.0 to 1.0), ``list_tool_only_servers``, ``tool_descriptions``,
+      ``shortening_note`` (a shortened block says so in one line; default on),
       ``on_change`` (``"accept"``, ``"hold"``, ``"drop"``, ``"fail"``).
     - ``lock``: pins (each report gets its pin state); ``policy``: a policy
       file, which the keywords override.
@@ -348,6 +349,7 @@ class Assembler:
         similarity: Optional[float] = None,
         list_tool_only_servers: Optional[bool] = None,
         tool_descriptions: Optional[bool] = None,
+        shortening_note: Optional[bool] = None,
         on_change: Optional[str] = None,
         lock: Optional[Lock] = None,
         policy: Optional[PathLike] = None,
@@ -361,6 +363,7 @@ class Assembler:
             "similarity": similarity,
             "list_tool_only_servers": list_tool_only_servers,
             "tool_descriptions": tool_descriptions,
+            "shortening_note": shortening_note,
         }
         budgets = {_text("server_budgets", k) or "": _count(f"server_budgets[{k!r}]", v) for k, v in (server_budgets or {}).items()}
         keywords: Dict[str, Any] = {

@@ -253,7 +253,7 @@ impl Assembler {
             list_tool_only_servers: true,
             tool_descriptions: false,
             tool_list: true,
-            shortening_note: false,
+            shortening_note: true,
             full_text_hint: None,
             dedup: true,
             dedup_across_servers: false,
@@ -460,8 +460,8 @@ impl Assembler {
     }
 
     /// Whether a block that lost instruction units to its budget says so
-    /// in one line, counted inside the budget (default: `false`, until the
-    /// line's cost at small budgets is settled): how much
+    /// in one line, counted inside the budget (default: `true`; the policy
+    /// file's `[defaults] shortening_note = false` turns it off): how much
     /// of the instructions is shown, and where the rest is
     /// ([`Assembler::full_text_hint`]). Templates get the line as
     /// `s.shortened` (none when nothing was lost or this is off).
@@ -472,9 +472,9 @@ impl Assembler {
     ///     "Never delete a note without asking. Notes are markdown files in folders that you can \
     ///      browse and search freely, with tags and links between them.",
     /// );
-    /// let a = Assembler::new().budget(30).shortening_note(true).assemble(&[s.clone()])?;
+    /// let a = Assembler::new().budget(30).assemble(&[s.clone()])?;
     /// assert!(a.text().contains("Shortened to fit:"));
-    /// let a = Assembler::new().budget(30).assemble(&[s])?;
+    /// let a = Assembler::new().budget(30).shortening_note(false).assemble(&[s])?;
     /// assert!(!a.text().contains("Shortened to fit:"));
     /// # Ok::<(), mcp_preamble::Error>(())
     /// ```
@@ -484,7 +484,7 @@ impl Assembler {
     }
 
     /// Where the model can read a shortened server's whole instructions,
-    /// ending its shortening line ("…; the full text: `hint`."): a tool the
+    /// ending its shortening line ("…; full text: `hint`."): a tool the
     /// host offers, a resource. The gateway names its reader tool.
     pub fn full_text_hint(mut self, hint: impl Into<String>) -> Assembler {
         self.full_text_hint = Some(Arc::from(sanitize::line(&hint.into())));

@@ -7,7 +7,7 @@ use super::units::Trim;
 use crate::dedup::Priority;
 use crate::error::Result;
 use crate::report::{Removal, RemovalReason};
-use crate::template::{ServerView, ToolView};
+use crate::template::{Full, ServerView, ToolView};
 
 /// One server's block on its way down the budget ladder.
 pub(super) struct Ladder<'t, 'm> {
@@ -161,6 +161,41 @@ impl Ladder<'_, '_> {
         }
     }
 
+    /// Once the block fits without it, the shortening line (`full`), when
+    /// the block lost instructions: in the room left, else in room made by
+    /// dropping more units in the drop order (lowest priority first). With
+    /// a hint the line leads to everything dropped, so it may take any unit
+    /// but the last; without one, only units below the restatements of
+    /// deferred tools (never a constraint). It never takes a block's last
+    /// unit or a cut's words: the block goes without it then.
+    pub(super) fn with_line(&mut self, block: Rendered, full: Option<Full>) -> Result<Rendered> {
+        self.view.full = full;
+        if self.view.full.is_none() || self.view.shortened().is_none() {
+            return Ok(block);
+        }
+        if let Some(lined) = self.fits()? {
+            return Ok(lined);
+        }
+        if let Some(trim) = self.instruction_trim().filter(|_| !self.truncated) {
+            let order = trim.drop_order();
+            let last = order.len().saturating_sub(1);
+            let hinted = self.view.full.as_ref().is_some_and(|f| f.hint.is_some());
+            let hi = match hinted {
+                true => last,
+                false => last.min(trim.count_below(&order, Priority::RestatesDeferred)),
+            };
+            if hi > self.dropped
+                && let Some(m) = self.search_units(trim, &order, hi)?
+                && let Some(lined) = self.drop_first(trim, &order, m)?
+            {
+                // What the line left room for comes back.
+                return self.refill(lined);
+            }
+        }
+        self.view.full = None;
+        Ok(block)
+    }
+
     /// When the last unit of the drop order does not fit alone, the longest
     /// other unit of its priority that does (then the earlier), rather than
     /// a cut: a constraint that fits is not dropped for one that does not.
@@ -231,14 +266,23 @@ impl Ladder<'_, '_> {
         order: &[usize],
         hi: usize,
     ) -> Result<Option<Rendered>> {
-        let found = self
-            .gauge
+        match self.search_units(trim, order, hi)? {
+            Some(m) => self.drop_first(trim, order, m),
+            None => Ok(None),
+        }
+    }
+
+    /// The fewest more units of `order` dropped, up to `hi` in all, that
+    /// fit, without dropping them.
+    fn search_units(&mut self, trim: &Trim, order: &[usize], hi: usize) -> Result<Option<usize>> {
+        self.gauge
             .smallest(&self.view, self.dropped + 1, hi, |probe, m| {
                 probe.instructions = trim.render(&trim.keep_after(order, m));
-            })?;
-        let Some(m) = found else {
-            return Ok(None);
-        };
+            })
+    }
+
+    /// Drops the first `m` units of `order` (a search saw them fit).
+    fn drop_first(&mut self, trim: &Trim, order: &[usize], m: usize) -> Result<Option<Rendered>> {
         let keep = trim.keep_after(order, m);
         self.view.instructions = trim.render(&keep);
         self.record_dropped(trim, &keep);

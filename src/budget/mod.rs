@@ -227,6 +227,10 @@ pub(crate) fn fit(
             limit.map_or(Bound::Renders, Bound::Tokens)
         }
     };
+    // The ladder fits the block without the shortening line; the line is
+    // added after, where it costs no constraint (`Ladder::with_line`).
+    let mut view = view;
+    let full = view.full.take();
     let mut ladder = Ladder::new(view, trim, bound, measure);
     for rung in RUNGS {
         if let Some(block) = ladder.climb(rung)? {
@@ -235,6 +239,7 @@ pub(crate) fn fit(
             } else {
                 block
             };
+            let block = ladder.with_line(block, full)?;
             return Ok(ladder.into_fitted(Some(block)));
         }
     }

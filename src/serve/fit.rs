@@ -76,7 +76,9 @@ impl ServeAs {
     /// Fails when the reserve alone does not fit.
     ///
     /// A host that sends the model the tools itself gets no tool list in
-    /// the section ([`Assembler::tool_list`]).
+    /// the section ([`Assembler::tool_list`]), and no block gets a
+    /// shortening line ([`Assembler::shortening_note`]): the gateway's note
+    /// names the reader tool once.
     pub fn fit(self, assembler: Assembler, reserve: usize) -> Result<Assembler> {
         let Some(cap) = self.cap() else {
             return Ok(assembler);
@@ -87,6 +89,9 @@ impl ServeAs {
         } else {
             assembler
         };
+        // Under a cut the gateway's one note ([`super::NOTE`]) says where
+        // full texts are: a line per shortened block would spend the cap.
+        let assembler = assembler.shortening_note(false);
         match cap.less(reserve) {
             Some(room) => Ok(assembler.host_cap(room)),
             None => Err(Error::new(

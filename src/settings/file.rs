@@ -382,7 +382,7 @@ mod tests {
         );
         assert_eq!(
             err("version = 1\n[defaults]\nzzzzzzzz = 1\n"),
-            "invalid configuration: mcp-preamble.toml:3:1: unknown key \"zzzzzzzz\" in [defaults] (valid keys: budget, total_budget, template, encoding, model, tokenizer, dedup, similarity, order, list_tool_only_servers, tool_descriptions, on_change, tool_names, defer_over)"
+            "invalid configuration: mcp-preamble.toml:3:1: unknown key \"zzzzzzzz\" in [defaults] (valid keys: budget, total_budget, template, encoding, model, tokenizer, dedup, similarity, order, list_tool_only_servers, tool_descriptions, shortening_note, on_change, tool_names, defer_over)"
         );
     }
 

@@ -30,7 +30,7 @@
 //! | `[defaults]` `tokenizer` | a Hugging Face `tokenizer.json`, relative to the policy file ([`Assembler::tokenizer_file`](crate::Assembler::tokenizer_file); feature `tokenizers`) |
 //! | `[defaults]` `dedup`, `similarity` | [`Assembler::dedup`](crate::Assembler::dedup), [`Assembler::similarity`](crate::Assembler::similarity) ([`Similarity`]) |
 //! | `[defaults]` `order` | `"name"` or `"insertion"` ([`Order`]) |
-//! | `[defaults]` `list_tool_only_servers`, `tool_descriptions` | the builder calls of those names |
+//! | `[defaults]` `list_tool_only_servers`, `tool_descriptions`, `shortening_note` | the builder calls of those names |
 //! | `[servers.<alias>]` `budget` | [`Assembler::server_budget`](crate::Assembler::server_budget) |
 //! | `[servers.<alias>]` `weight` (0.001 to 1000), `exclude = true`, `instructions = "…"` | [`Policy::weight`](crate::Policy::weight) ([`Weight`]), [`Policy::exclude`](crate::Policy::exclude), [`Policy::replace_instructions`](crate::Policy::replace_instructions) |
 //! | `[servers.<alias>]` `label = "…"` | [`Policy::label`](crate::Policy::label): shown with the block, so operator text is not presented as the server's; needs `instructions` |
@@ -199,6 +199,9 @@ pub struct Defaults {
     pub list_tool_only_servers: Option<bool>,
     /// Whether tool descriptions are shown next to tool names.
     pub tool_descriptions: Option<bool>,
+    /// Whether a shortened block says so in one line
+    /// ([`Assembler::shortening_note`]).
+    pub shortening_note: Option<bool>,
     /// What reaches the model when a server differs from its pin, for
     /// servers without their own `on_change`.
     pub on_change: Option<OnChange>,
@@ -276,6 +279,7 @@ impl Defaults {
             &over.list_tool_only_servers,
         );
         set(&mut self.tool_descriptions, &over.tool_descriptions);
+        set(&mut self.shortening_note, &over.shortening_note);
         set(&mut self.on_change, &over.on_change);
         set(&mut self.tool_names, &over.tool_names);
         set(&mut self.defer_over, &over.defer_over);
@@ -524,6 +528,9 @@ impl Assembler {
         }
         if let Some(yes) = d.tool_descriptions {
             a = a.tool_descriptions(yes);
+        }
+        if let Some(yes) = d.shortening_note {
+            a = a.shortening_note(yes);
         }
         if let Some(change) = d.on_change {
             a = a.on_change(change);

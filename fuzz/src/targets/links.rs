@@ -226,18 +226,31 @@ pub fn unsafe_target(dest: &str) -> bool {
 /// `doc` with every byte a bare URL's autolink may take masked as `x`,
 /// read as greedily as any engine: from `www.` or `scheme://` to the next
 /// ASCII blank or `<`. What follows such a link is parsed afresh there.
+///
+/// A URL never starts inside a code span: every engine closes a span
+/// before it looks for autolinks in what follows, so only a URL that
+/// starts outside one can take a later span's backtick (the `ftp://`
+/// form of issue 40).
 fn mask_urls(doc: &str) -> String {
+    let spans: Vec<std::ops::Range<usize>> = Parser::new_ext(doc, gfm())
+        .into_offset_iter()
+        .filter(|(e, _)| matches!(e, Event::Code(_)))
+        .map(|(_, r)| r)
+        .collect();
+    let in_span = |i: usize| spans.iter().any(|r| r.contains(&i));
     let b = doc.as_bytes();
     let mut on = false;
     let mut out = Vec::with_capacity(b.len());
     for i in 0..b.len() {
         if b[i] == b'<' || b[i].is_ascii_whitespace() {
             on = false;
-        } else if (b[i..].len() >= 4 && b[i..i + 4].eq_ignore_ascii_case(b"www."))
-            || (b[i] == b':'
-                && i > 0
-                && b[i - 1].is_ascii_alphanumeric()
-                && b[i + 1..].starts_with(b"//"))
+        } else if !on
+            && ((b[i..].len() >= 4 && b[i..i + 4].eq_ignore_ascii_case(b"www."))
+                || (b[i] == b':'
+                    && i > 0
+                    && b[i - 1].is_ascii_alphanumeric()
+                    && b[i + 1..].starts_with(b"//")))
+            && !in_span(i)
         {
             on = true;
         }
