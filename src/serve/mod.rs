@@ -46,6 +46,10 @@
 //!   that changes its tools thousands of times a second costs a host four
 //!   notifications a second, and the last change always reaches it.
 //!
+//! A request of a method served here whose params do not read is invalid
+//! params (-32602) naming the field; another method is method not found
+//! (-32601).
+//!
 //! Everything served is what the assembly kept within its
 //! [`Limits`](crate::Limits) (instructions, tools, descriptions, schemas;
 //! the hub's report names each limit a server reached), sanitized: names,
@@ -89,6 +93,7 @@ mod gateway;
 mod http;
 mod names;
 mod progress;
+mod rpc;
 #[cfg(feature = "serve-http")]
 mod sessions;
 mod view;

@@ -51,6 +51,10 @@ pub enum Command {
     Serve(ServeArgs),
 }
 
+/// What `serve` logs when `MCP_PREAMBLE_LOG` is not set: the gateway's
+/// `info`, and only rmcp's warnings.
+pub const LOG_DEFAULT: &str = "info,rmcp=warn";
+
 #[derive(Args)]
 pub struct ServeArgs {
     #[command(flatten)]
@@ -95,9 +99,11 @@ pub struct ServeArgs {
     /// With `--listen`: close a session without a request for this many seconds.
     #[arg(long, default_value = "300", value_name = "SECONDS", value_parser = parse_positive_timeout)]
     pub session_idle: Duration,
-    /// Write the log here instead of stderr (never stdout). The level is
-    /// `MCP_PREAMBLE_LOG` (`error`, `warn`, `info`, `debug`, `trace`; default `info`).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help = format!(
+        "Write the log here instead of stderr (never stdout). What it says is \
+         `MCP_PREAMBLE_LOG`: levels (`error`, `warn`, `info`, `debug`, `trace`), per target if \
+         you like (`info,rmcp=debug`); default `{LOG_DEFAULT}`"
+    ))]
     pub log: Option<PathBuf>,
 }
 

@@ -13,7 +13,7 @@ use mcp_preamble::pin::Lock;
 use mcp_preamble::serve::{Gateway, ServeAs};
 use mcp_preamble::settings::Settings;
 
-use crate::args::ServeArgs;
+use crate::args::{LOG_DEFAULT, ServeArgs};
 use crate::emit::LogLines;
 use crate::error::CliError;
 
@@ -272,14 +272,14 @@ async fn next_hangup(_: &mut Hangups) {
 /// The log goes to `file` or stderr, never stdout (stdout is the MCP
 /// channel), one line per event made safe by [`LogLines`].
 /// `MCP_PREAMBLE_LOG` chooses what is logged, as targets and levels
-/// (`debug`, `info,rmcp=debug`); default: `info,rmcp=warn`.
+/// (`debug`, `info,rmcp=debug`); default: [`LOG_DEFAULT`].
 fn init_log(file: Option<&Path>) -> Result<(), CliError> {
     use tracing_subscriber::fmt::writer::BoxMakeWriter;
     use tracing_subscriber::prelude::*;
     let filter: tracing_subscriber::filter::Targets = std::env::var("MCP_PREAMBLE_LOG")
         .ok()
         .and_then(|l| l.parse().ok())
-        .unwrap_or_else(|| "info,rmcp=warn".parse().unwrap_or_default());
+        .unwrap_or_else(|| LOG_DEFAULT.parse().unwrap_or_default());
     let writer = match file {
         Some(path) => {
             let f = std::fs::OpenOptions::new()
