@@ -325,7 +325,19 @@ fn a_held_change_is_served_only_once_approved_and_the_running_gateway_hears_of_i
         "nothing new was served"
     );
 
-    pin(&["--config", &config, "--lock", &lock, "--approve", "chg"]);
+    // The log's hint runs as printed.
+    let hint = logged()
+        .lines()
+        .find_map(|l| {
+            l.split_once("approve it with: ")
+                .map(|(_, c)| c.to_string())
+        })
+        .unwrap();
+    let words = shell_words(&hint);
+    assert_eq!(words[..2], ["mcp-preamble", "pin"], "{hint}");
+    assert_eq!(words.last().map(String::as_str), Some("chg"), "{hint}");
+    let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+    pin(&args[1..]);
     wait_until("the approval", Duration::from_secs(10), || {
         g.text("mcp_preamble__instructions", reader.clone())
             .contains("Changed text.")
@@ -336,6 +348,27 @@ fn a_held_change_is_served_only_once_approved_and_the_running_gateway_hears_of_i
         "one list_changed"
     );
     assert!(logged().contains("reloaded"), "{}", logged());
+}
+
+/// `line` split as a POSIX shell splits plain and single-quoted words.
+fn shell_words(line: &str) -> Vec<String> {
+    let (mut words, mut word, mut quoted, mut any) = (Vec::new(), String::new(), false, false);
+    for c in line.chars() {
+        match c {
+            '\'' => (quoted, any) = (!quoted, true),
+            ' ' if !quoted => {
+                if any || !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+                any = false;
+            }
+            c => word.push(c),
+        }
+    }
+    if any || !word.is_empty() {
+        words.push(word);
+    }
+    words
 }
 
 /// The README's host configs (Claude Desktop / Claude Code, VS Code), read

@@ -295,7 +295,7 @@ fn an_upstreams_stderr_reaches_the_log_inert_and_attributed() {
         );
         if line.contains("verified OK") || line.contains("all servers OK") {
             assert!(
-                line.contains("upstream{alias=") || line.contains("alias=dead"),
+                line.contains("upstream{alias=") || line.contains("upstream=dead"),
                 "{line}"
             );
         }

@@ -76,6 +76,14 @@ pub struct ServeArgs {
     /// Fail a forwarded tools/call after this many seconds (default: wait).
     #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
     pub call_timeout: Option<Duration>,
+    /// Restart an upstream that ended on its own at most this many times
+    /// within `--restart-window`; when it ends once more the gateway gives
+    /// up on it (its tools leave). 0: never restart.
+    #[arg(long, default_value = "5", value_name = "N")]
+    pub restart_max: u32,
+    /// The time over which `--restart-max` counts restarts.
+    #[arg(long, default_value = "60", value_name = "SECONDS", value_parser = parse_positive_timeout)]
+    pub restart_window: Duration,
     /// Serve Streamable HTTP on this loopback address (`127.0.0.1:PORT`,
     /// `[::1]:PORT`; port 0 picks one, logged) instead of stdio; runs until
     /// interrupted.

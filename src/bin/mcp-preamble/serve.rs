@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 use mcp_preamble::Assembler;
 use mcp_preamble::connect::{ConnectOptions, Restart};
 use mcp_preamble::files::McpConfig;
-use mcp_preamble::hub::{Hub, ServerState, StateReason};
+use mcp_preamble::hub::{Hub, ServerState};
 use mcp_preamble::pin::Lock;
 use mcp_preamble::serve::{Gateway, ServeAs};
 use mcp_preamble::settings::Settings;
@@ -17,9 +17,14 @@ use crate::args::{LOG_DEFAULT, ServeArgs};
 use crate::emit::LogLines;
 use crate::error::CliError;
 
-/// How upstreams that end on their own are restarted: at most five times
-/// within a minute, with growing pauses; then the gateway gives up on one.
-const RESTART: Restart = Restart::new();
+/// How upstreams that end on their own are restarted: at most
+/// `--restart-max` times within `--restart-window`, with growing pauses;
+/// then the gateway gives up on one.
+fn restart(a: &ServeArgs) -> Restart {
+    Restart::new()
+        .max_restarts(a.restart_max)
+        .window(a.restart_window)
+}
 
 /// How often the policy and lock files are looked at.
 const WATCH: Duration = Duration::from_millis(300);
@@ -49,10 +54,10 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
         .handshake(a.connect.handshake.clone())
         .timeout(a.connect.timeout)
         .client(a.connect.client_settings().client_config())
-        .restart(RESTART);
+        .restart(restart(&a));
     for failure in gateway.connect_all(&config, &options).await {
         // Its tools are not served; the others are.
-        tracing::warn!(alias = %failure.alias, error = %failure.error, stderr = %failure.stderr, "server not started");
+        tracing::warn!(upstream = %failure.alias, stderr = %failure.stderr, "server not started: {}", failure.error);
     }
     let on = match &listener {
         Some(l) => match l.local_addr() {
@@ -73,7 +78,8 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
         host: a.serve_as,
     };
     let watcher = tokio::spawn(reload.run(gateway.hub().clone()));
-    let reviews = tokio::spawn(tell_pending(gateway.hub().clone()));
+    let approve = approve_command(&config_path, a.lock.as_deref(), a.policy.as_deref());
+    let reviews = tokio::spawn(tell_pending(gateway.hub().clone(), approve));
     let limits = tokio::spawn(tell_limits(gateway.hub().clone()));
     let served = match listener {
         Some(listener) => tokio::select! {
@@ -103,18 +109,48 @@ fn http_limits(a: &ServeArgs) -> mcp_preamble::serve::HttpLimits {
     }
 }
 
-/// Logs each server that changed and awaits review, once per change.
-async fn tell_pending(hub: Hub) {
+/// The command that approves a held change, as a shell runs it (the
+/// alias goes last): the same config, lock and policy, absolute.
+fn approve_command(config: &Path, lock: Option<&Path>, policy: Option<&Path>) -> String {
+    let mut words = vec!["mcp-preamble".to_string(), "pin".to_string()];
+    let files = [
+        ("--config", Some(config)),
+        ("--lock", lock),
+        ("--policy", policy),
+    ];
+    for (flag, path) in files {
+        let Some(path) = path else { continue };
+        let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        words.push(flag.to_string());
+        words.push(shell_word(&path.display().to_string()));
+    }
+    words.push("--approve".to_string());
+    words.join(" ")
+}
+
+/// `word` as one shell word: as it is when it is plain, else single-quoted.
+fn shell_word(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+=:@,".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        return word.to_string();
+    }
+    format!("'{}'", word.replace('\'', "'\\''"))
+}
+
+/// Logs each server that changed and awaits review, once per change, with
+/// the command that approves it.
+async fn tell_pending(hub: Hub, approve: String) {
     let mut pending = hub.subscribe_pending();
     let mut told = std::collections::BTreeMap::new();
     loop {
         let now = pending.borrow_and_update().clone();
         for (alias, pin) in now.iter() {
             if told.get(alias) != Some(pin) {
+                // The command last on the line, so that it is copied whole.
                 tracing::warn!(
-                    alias = %alias,
-                    change = %pin.summary(),
-                    "server changed and awaits review (the reviewed text is served): mcp-preamble pin --approve {alias}"
+                    "server {alias:?} changed and awaits review ({}; the reviewed text is served); approve it with: {approve} {}",
+                    pin.summary(),
+                    shell_word(alias)
                 );
             }
         }
@@ -127,18 +163,14 @@ async fn tell_pending(hub: Hub) {
 
 /// Logs every upstream's state changes: connected, ended on its own (with
 /// its exit status) and restarted, and gone (the grace period ended, or
-/// the restart budget was spent and the gateway gave up on it).
+/// the restart budget was spent and the gateway gave up on it). The
+/// library logs the events behind them (started, exited, each restart
+/// attempt, gave up) under `mcp_preamble::upstream`.
 async fn tell_states(hub: Hub) {
     use tokio::sync::broadcast::error::RecvError;
     let mut states = hub.subscribe_states();
     loop {
         match states.recv().await {
-            Ok(change) if change.reason == StateReason::GaveUp => tracing::warn!(
-                upstream = %change.alias,
-                "gave up on the upstream: it ended again after {} restarts within {} s; its tools are no longer served ({change})",
-                RESTART.restarts(),
-                RESTART.restart_window().as_secs()
-            ),
             Ok(change) if change.state == ServerState::Connected => {
                 tracing::info!(upstream = %change.alias, "{change}")
             }
@@ -269,6 +301,18 @@ async fn next_hangup(_: &mut Hangups) {
     std::future::pending().await
 }
 
+/// rmcp's warning for each error the gateway answers (`response error`,
+/// the error as a debug struct): the gateway logs each failed call itself,
+/// as a sentence naming the upstream and the tool. Decided per call site
+/// (target, level, fields), never per event.
+fn rmcps_call_error(m: &tracing::Metadata<'_>) -> bool {
+    let fields = m.fields();
+    m.target() == "rmcp::service"
+        && *m.level() == tracing::Level::WARN
+        && fields.field("id").is_some()
+        && fields.field("error").is_some()
+}
+
 /// The log goes to `file` or stderr, never stdout (stdout is the MCP
 /// channel), one line per event made safe by [`LogLines`].
 /// `MCP_PREAMBLE_LOG` chooses what is logged, as targets and levels
@@ -291,10 +335,13 @@ fn init_log(file: Option<&Path>) -> Result<(), CliError> {
         }
         None => BoxMakeWriter::new(|| LogLines(std::io::stderr())),
     };
+    use tracing_subscriber::filter::FilterExt;
     let layer = tracing_subscriber::fmt::layer()
         .with_writer(writer)
         .with_ansi(false)
-        .with_filter(filter);
+        .with_filter(filter.and(tracing_subscriber::filter::filter_fn(|m| {
+            !rmcps_call_error(m)
+        })));
     // Only one subscriber per process; a second is not an error worth stopping for.
     let _ = tracing_subscriber::registry().with(layer).try_init();
     Ok(())
