@@ -1,7 +1,8 @@
 //! `mcp-preamble serve`'s log (issue 34, item 5): at the default level, one line per lifecycle event of a real
 //! upstream killed and restarted (started with its pid, connected with its handshake and time, exited with its
 //! signal, each restart attempt with its delay, gave up after `--restart-max`), one line per failed call naming the
-//! upstream and the tool, a reload; every line a sentence (no Rust type paths, no debug structs).
+//! upstream and the tool, a reload; every line a sentence (no Rust type paths, no debug structs); `serve --status`
+//! shows each upstream's state.
 #![cfg(feature = "cli")]
 
 mod common;
@@ -38,10 +39,26 @@ fn pid_of(g: &mut Gateway) -> String {
         .to_string()
 }
 
+/// `serve --status` for `config` and `state`: what it printed.
+fn status_of(config: &str, state: &Path) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
+        .args(["serve", "--status", "--config", config, "--state-dir"])
+        .arg(state)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 #[test]
 fn a_killed_and_restarted_upstream_tells_each_step_of_its_life() {
     let dir = scratch("serve-log", "life");
     let log = dir.join("gateway.log");
+    let state = dir.join("state");
     let policy = dir.join("policy.toml");
     std::fs::write(&policy, "version = 1\n").unwrap();
     let config = config(
@@ -59,6 +76,8 @@ fn a_killed_and_restarted_upstream_tells_each_step_of_its_life() {
         "1",
         "--restart-window",
         "600",
+        "--state-dir",
+        state.to_str().unwrap(),
     ]);
     let first = pid_of(&mut g);
     let text = log_of(&log);
@@ -130,6 +149,21 @@ fn a_killed_and_restarted_upstream_tells_each_step_of_its_life() {
         pid
     };
     assert_ne!(second, first);
+    let status = || status_of(&config, &state);
+    wait_until(
+        "the status tells of the restart",
+        Duration::from_secs(10),
+        || {
+            status().contains(&format!(
+            "slow     connected (restarted), pid {second}, 1 restarts, last ended: signal: 9 (SIGKILL)\n"
+        ))
+        },
+    );
+    assert!(
+        status().contains("billing  connected (connected), pid "),
+        "{}",
+        status()
+    );
     kill(&second);
     wait_until("the gateway gives up", Duration::from_secs(20), || {
         !lines(&log_of(&log), "slow", "gave up on the upstream").is_empty()
@@ -145,6 +179,16 @@ fn a_killed_and_restarted_upstream_tells_each_step_of_its_life() {
         gave_up[0]
     );
     assert_eq!(lines(&text, "slow", "started (pid ").len(), 2, "{text}");
+
+    wait_until(
+        "the status tells the gateway gave up",
+        Duration::from_secs(10),
+        || {
+            status()
+                .contains("slow     gone (gave_up), 1 restarts, last ended: signal: 9 (SIGKILL)\n")
+        },
+    );
+    assert!(status().starts_with("gateway (pid "), "{}", status());
 
     // A reload.
     std::fs::write(&policy, "version = 1\n\n[defaults]\n").unwrap();
@@ -183,8 +227,21 @@ fn a_refused_http_upstream_is_told_in_a_sentence() {
         json!({"gone": {"url": format!("http://127.0.0.1:{port}/mcp")},
                "billing": node("invoice.mjs", json!({}))}),
     );
-    let mut g = Gateway::start(&["--config", &config, "--log", log.to_str().unwrap()]);
+    let state = dir.join("state");
+    let mut g = Gateway::start(&[
+        "--config",
+        &config,
+        "--log",
+        log.to_str().unwrap(),
+        "--state-dir",
+        state.to_str().unwrap(),
+    ]);
     assert!(g.names().contains(&"billing__list_periods".to_string()));
+    let status = status_of(&config, &state);
+    assert!(
+        status.contains("gone     not_started (cannot connect: handshake failed: "),
+        "{status}"
+    );
     let text = log_of(&log);
     let refused = lines(&text, "gone", "server not started: ");
     assert_eq!(refused.len(), 1, "{text}");

@@ -114,7 +114,9 @@ pub(crate) fn plain(text: &str) -> String {
         };
         let inside = &rest[open + 1..open + len];
         out.push_str(&rest[..open]);
-        if !(inside.contains("::") && !inside.contains(' ')) {
+        // A Rust path: `::` and no space.
+        let rust = inside.contains("::") && !inside.contains(' ');
+        if !rust {
             out.push_str(&rest[open..=open + len]);
         }
         rest = &rest[open + len + 1..];

@@ -182,6 +182,12 @@ impl Gateway {
         self.view().names.clone()
     }
 
+    /// The process id of the upstream `alias` now (stdio servers this
+    /// gateway started; a restarted one has a new id).
+    pub fn process_id(&self, alias: &str) -> Option<u32> {
+        lock(&self.inner.upstreams).get(alias)?.process_id()
+    }
+
     /// A receiver that wakes once per change told to hosts.
     pub fn subscribe_changes(&self) -> watch::Receiver<u64> {
         self.inner.changes.subscribe()

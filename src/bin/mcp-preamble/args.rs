@@ -76,6 +76,16 @@ pub struct ServeArgs {
     /// Fail a forwarded tools/call after this many seconds (default: wait).
     #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
     pub call_timeout: Option<Duration>,
+    /// The gateway's state directory (its status for `--status`); default:
+    /// a folder named after the config in the user's cache directory
+    /// (`$XDG_CACHE_HOME` or `~/.cache`, `mcp-preamble/serve/`).
+    #[arg(long, value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
+    /// Print the state of the gateway of `--config` (the one that ran last
+    /// with it and this `--state-dir`): each upstream's state, process id
+    /// and restarts; then exit.
+    #[arg(long)]
+    pub status: bool,
     /// Restart an upstream that ended on its own at most this many times
     /// within `--restart-window`; when it ends once more the gateway gives
     /// up on it (its tools leave). 0: never restart.

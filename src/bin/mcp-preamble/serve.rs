@@ -3,12 +3,13 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use mcp_preamble::Assembler;
 use mcp_preamble::connect::{ConnectOptions, Restart};
 use mcp_preamble::files::McpConfig;
-use mcp_preamble::hub::{Hub, ServerState};
+use mcp_preamble::hub::{Hub, ServerState, StateChange, StateReason};
 use mcp_preamble::pin::Lock;
 use mcp_preamble::serve::{Gateway, ServeAs};
 use mcp_preamble::settings::Settings;
@@ -16,6 +17,7 @@ use mcp_preamble::settings::Settings;
 use crate::args::{LOG_DEFAULT, ServeArgs};
 use crate::emit::LogLines;
 use crate::error::CliError;
+use crate::state::{self, Status};
 
 /// How upstreams that end on their own are restarted: at most
 /// `--restart-max` times within `--restart-window`, with growing pauses;
@@ -30,6 +32,9 @@ fn restart(a: &ServeArgs) -> Restart {
 const WATCH: Duration = Duration::from_millis(300);
 
 pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
+    if a.status {
+        return show_status(&a);
+    }
     init_log(a.log.as_deref())?;
     // Refused before any server is started.
     let listener = match a.listen {
@@ -39,48 +44,34 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     let Some(config_path) = a.connect.config.clone() else {
         return Err(CliError::NoConfig);
     };
+    let dir = state::state_dir(a.state_dir.as_deref(), &config_path)
+        .inspect_err(|e| tracing::warn!("{e}; `serve --status` will not see this gateway"))
+        .ok();
     let config = McpConfig::from_path(&config_path)?;
     let settings = settings(a.policy.as_deref())?;
     a.connect.client = settings.client.clone();
     let assembler = assembler(&settings, a.lock.as_deref(), a.serve_as)?;
     let hub = Hub::new(assembler);
-    // From the first connection on: restarts and crashes are logged.
-    let states = tokio::spawn(tell_states(hub.clone()));
     let gateway = match a.call_timeout {
         Some(t) => Gateway::with_call_timeout(hub, a.serve_as, t),
         None => Gateway::new(hub, a.serve_as),
     };
-    let options = ConnectOptions::new()
-        .handshake(a.connect.handshake.clone())
-        .timeout(a.connect.timeout)
-        .client(a.connect.client_settings().client_config())
-        .restart(restart(&a));
-    for failure in gateway.connect_all(&config, &options).await {
-        // Its tools are not served; the others are.
-        tracing::warn!(upstream = %failure.alias, stderr = %failure.stderr, "server not started: {}", failure.error);
-    }
-    let on = match &listener {
-        Some(l) => match l.local_addr() {
-            Ok(addr) => format!("http://{addr}/mcp"),
-            Err(_) => "http".to_string(),
-        },
-        None => "stdio".to_string(),
-    };
-    tracing::info!(
-        servers = gateway.hub().aliases().len(),
-        tools = gateway.tool_names().len(),
-        revision = gateway.hub().revision(),
-        "serving on {on}"
-    );
+    let book = Book::new(dir, gateway.clone(), listening_on(listener.as_ref()));
+    // From the first connection on: restarts and crashes are logged.
+    let states = tokio::spawn(tell_states(gateway.hub().clone(), book.clone()));
+    connect(&gateway, &config, &a, &book).await;
     let reload = Reload {
         policy: a.policy.clone(),
         lock: a.lock.clone(),
         host: a.serve_as,
     };
-    let watcher = tokio::spawn(reload.run(gateway.hub().clone()));
     let approve = approve_command(&config_path, a.lock.as_deref(), a.policy.as_deref());
-    let reviews = tokio::spawn(tell_pending(gateway.hub().clone(), approve));
-    let limits = tokio::spawn(tell_limits(gateway.hub().clone()));
+    let tasks = [
+        states,
+        tokio::spawn(reload.run(gateway.hub().clone())),
+        tokio::spawn(tell_pending(gateway.hub().clone(), approve)),
+        tokio::spawn(tell_limits(gateway.hub().clone())),
+    ];
     let served = match listener {
         Some(listener) => tokio::select! {
             served = gateway.serve_http_with(listener, http_limits(&a)) => served,
@@ -88,14 +79,139 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
         },
         None => gateway.serve_stdio().await,
     };
-    watcher.abort();
-    reviews.abort();
-    limits.abort();
-    states.abort();
+    for task in tasks {
+        task.abort();
+    }
     gateway.close().await;
+    book.stopped();
     tracing::info!("stopped serving");
     served?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `serve --status`: what the gateway of this config last told.
+fn show_status(a: &ServeArgs) -> Result<ExitCode, CliError> {
+    let Some(config) = a.connect.config.as_deref() else {
+        return Err(CliError::NoConfig);
+    };
+    let dir = state::state_dir(a.state_dir.as_deref(), config)?;
+    let status = Status::read(&dir)?;
+    crate::emit::emit(&status.render(state::now()));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Where the gateway serves: `stdio`, or its `http://…/mcp` address.
+fn listening_on(listener: Option<&tokio::net::TcpListener>) -> String {
+    match listener {
+        Some(l) => match l.local_addr() {
+            Ok(addr) => format!("http://{addr}/mcp"),
+            Err(_) => "http".to_string(),
+        },
+        None => "stdio".to_string(),
+    }
+}
+
+/// Starts every server of `config`; one that fails is logged and left out.
+async fn connect(gateway: &Gateway, config: &McpConfig, a: &ServeArgs, book: &Book) {
+    let options = ConnectOptions::new()
+        .handshake(a.connect.handshake.clone())
+        .timeout(a.connect.timeout)
+        .client(a.connect.client_settings().client_config())
+        .restart(restart(a));
+    for failure in gateway.connect_all(config, &options).await {
+        // Its tools are not served; the others are.
+        tracing::warn!(upstream = %failure.alias, stderr = %failure.stderr, "server not started: {}", failure.error);
+        book.not_started(&failure.alias, &failure.error.to_string());
+    }
+    book.write();
+    tracing::info!(
+        servers = gateway.hub().aliases().len(),
+        tools = gateway.tool_names().len(),
+        revision = gateway.hub().revision(),
+        "serving on {}",
+        book.on()
+    );
+}
+
+/// The gateway's status as `serve --status` reads it, kept in the state
+/// directory: written at start, at each upstream state change, and at stop.
+#[derive(Clone)]
+struct Book {
+    dir: Option<PathBuf>,
+    gateway: Gateway,
+    status: Arc<Mutex<Status>>,
+}
+
+impl Book {
+    fn new(dir: Option<PathBuf>, gateway: Gateway, on: String) -> Book {
+        let status = Status {
+            format: 1,
+            pid: std::process::id(),
+            on,
+            ..Status::default()
+        };
+        Book {
+            dir,
+            gateway,
+            status: Arc::new(Mutex::new(status)),
+        }
+    }
+
+    fn on(&self) -> String {
+        self.lock().on.clone()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Status> {
+        self.status.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn change(&self, change: &StateChange) {
+        {
+            let mut status = self.lock();
+            let u = status.upstreams.entry(change.alias.clone()).or_default();
+            u.state = change.state.to_string();
+            u.why = change.reason.to_string();
+            if change.reason == StateReason::Restarted {
+                u.restarts += 1;
+            }
+            if let Some(exit) = change.exit_status {
+                u.last_exit = Some(exit.to_string());
+            }
+        }
+        self.write();
+    }
+
+    fn not_started(&self, alias: &str, error: &str) {
+        let mut status = self.lock();
+        let u = status.upstreams.entry(alias.to_string()).or_default();
+        u.state = "not_started".into();
+        u.why = error.to_string();
+    }
+
+    fn stopped(&self) {
+        self.lock().stopped = true;
+        self.write();
+    }
+
+    /// Writes the status with each upstream's process id as it is now.
+    fn write(&self) {
+        let Some(dir) = &self.dir else { return };
+        let mut status = self.lock();
+        for (alias, u) in status.upstreams.iter_mut() {
+            // A gone server's last process is no longer its.
+            u.pid = match u.state.as_str() {
+                "connected" => self.gateway.process_id(alias),
+                _ => None,
+            };
+        }
+        status.updated = state::now();
+        if let Err(e) = status.write(dir) {
+            tracing::warn!(
+                "the status for `serve --status` could not be written to {}: {e}",
+                dir.display()
+            );
+        }
+    }
 }
 
 /// The `--listen` flags as the gateway's limits.
@@ -166,15 +282,19 @@ async fn tell_pending(hub: Hub, approve: String) {
 /// the restart budget was spent and the gateway gave up on it). The
 /// library logs the events behind them (started, exited, each restart
 /// attempt, gave up) under `mcp_preamble::upstream`.
-async fn tell_states(hub: Hub) {
+async fn tell_states(hub: Hub, book: Book) {
     use tokio::sync::broadcast::error::RecvError;
     let mut states = hub.subscribe_states();
     loop {
         match states.recv().await {
-            Ok(change) if change.state == ServerState::Connected => {
-                tracing::info!(upstream = %change.alias, "{change}")
+            Ok(change) => {
+                if change.state == ServerState::Connected {
+                    tracing::info!(upstream = %change.alias, "{change}");
+                } else {
+                    tracing::warn!(upstream = %change.alias, "{change}");
+                }
+                book.change(&change);
             }
-            Ok(change) => tracing::warn!(upstream = %change.alias, "{change}"),
             Err(RecvError::Lagged(n)) => tracing::warn!("{n} upstream state changes not logged"),
             Err(RecvError::Closed) => return,
         }
