@@ -34,6 +34,11 @@ impl Upstream {
         }
     }
 
+    /// Whether a connection to the upstream is there to call.
+    pub(crate) fn has_peer(&self) -> bool {
+        self.peer.is_some()
+    }
+
     /// Calls `tool` with the host's arguments; the host's cancellation
     /// (and `timeout`) cancels the upstream request. With a `host`
     /// progress token, the upstream's progress for this call goes to the

@@ -19,6 +19,7 @@ use super::fit::ServeAs;
 use super::forward::{self, Upstream};
 use super::names::{GatewayNames, scheme};
 use super::progress::Relays;
+use super::start::Starting;
 use super::view::View;
 use crate::config::McpConfig;
 use crate::connect::{ConnectFailure, ConnectOptions, LiveServer};
@@ -47,6 +48,8 @@ struct Inner {
     call_timeout: Option<Duration>,
     /// The forwarded calls whose progress goes to their host.
     relays: Arc<Relays>,
+    /// Upstreams started in the background, not connected yet.
+    starting: Starting,
 }
 
 /// An MCP server in front of a [`Hub`]: `instructions` are the hub's
@@ -107,6 +110,7 @@ impl Gateway {
                 changes,
                 call_timeout,
                 relays: Arc::default(),
+                starting: Starting::default(),
             }),
         };
         gateway.follow();
@@ -152,6 +156,50 @@ impl Gateway {
         }
         self.refresh();
         failed
+    }
+
+    /// Starts every server of `config` in the background (at most
+    /// [`ConnectOptions::concurrency`] at a time, each supervised as with
+    /// [`Gateway::connect_all`]) and returns at once: the gateway serves
+    /// from now on, each server joins as it connects (hosts hear of it
+    /// through `list_changed`; its instructions are readable through the
+    /// reader tool), and a call to a server still starting waits for it (at
+    /// most the call timeout). A server the hub already holds (a snapshot
+    /// of an earlier run, [`Hub::upsert`]) is served from that snapshot
+    /// until it connects, then refreshed (one `list_changed` if what hosts
+    /// see differs); if it fails to start it is removed. Each failure is
+    /// sent on the returned channel, which closes once every server has
+    /// connected or failed. Call within a tokio runtime.
+    pub fn start_all(
+        &self,
+        config: &McpConfig,
+        options: &ConnectOptions,
+    ) -> tokio::sync::mpsc::UnboundedReceiver<ConnectFailure> {
+        let options = self.connect_options(options);
+        let (failures, received) = tokio::sync::mpsc::unbounded_channel();
+        let permits = Arc::new(tokio::sync::Semaphore::new(options.concurrency_limit()));
+        let aliases = config.servers.iter().map(|e| e.alias.clone());
+        self.inner.starting.begin(aliases);
+        for entry in config.servers.iter().cloned() {
+            let (gateway, failures) = (self.clone(), failures.clone());
+            let (options, permits) = (options.clone(), permits.clone());
+            tokio::spawn(async move {
+                let _permit = permits.acquire().await;
+                let hub = &gateway.inner.hub;
+                match hub.connect(&entry, &options).await {
+                    Ok(live) => gateway.add(live),
+                    Err(failure) => {
+                        // A snapshot of an earlier run is not served for a server that is not there.
+                        if hub.snapshot(&entry.alias).is_some() {
+                            let _ = hub.remove(&entry.alias);
+                        }
+                        let _ = failures.send(failure);
+                    }
+                }
+                gateway.inner.starting.settle(&entry.alias);
+            });
+        }
+        received
     }
 
     /// Serves MCP on this process's stdin and stdout until the host
@@ -296,7 +344,13 @@ impl Gateway {
                 None,
             ));
         };
-        let upstream = self.upstream(alias);
+        let mut upstream = self.upstream(alias);
+        if !upstream.has_peer() && self.inner.starting.is_starting(alias) {
+            // Served from an earlier run's snapshot, not connected yet.
+            let starting = &self.inner.starting;
+            starting.wait(alias, self.inner.call_timeout).await;
+            upstream = self.upstream(alias);
+        }
         let tool = tool.to_string();
         drop(view);
         // The host's token stays with the host; see `progress`.

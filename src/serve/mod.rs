@@ -96,6 +96,7 @@ mod progress;
 mod rpc;
 #[cfg(feature = "serve-http")]
 mod sessions;
+mod start;
 mod view;
 
 pub use fit::ServeAs;

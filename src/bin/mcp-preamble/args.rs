@@ -76,7 +76,14 @@ pub struct ServeArgs {
     /// Fail a forwarded tools/call after this many seconds (default: wait).
     #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
     pub call_timeout: Option<Duration>,
-    /// The gateway's state directory (its status for `--status`); default:
+    /// On a first start (no snapshot of an earlier run in the state
+    /// directory), wait at most this long for the servers before serving
+    /// the host; the others join later (`list_changed`). With snapshots the
+    /// host is served at once from them.
+    #[arg(long, default_value = "5", value_name = "SECONDS", value_parser = parse_timeout)]
+    pub ready_within: Duration,
+    /// The gateway's state directory (its status for `--status`, and the
+    /// servers' last snapshots, served at once on the next start); default:
     /// a folder named after the config in the user's cache directory
     /// (`$XDG_CACHE_HOME` or `~/.cache`, `mcp-preamble/serve/`).
     #[arg(long, value_name = "DIR")]

@@ -52,14 +52,26 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     a.connect.client = settings.client.clone();
     let assembler = assembler(&settings, a.lock.as_deref(), a.serve_as)?;
     let hub = Hub::new(assembler);
+    let aliases: Vec<String> = config.servers.iter().map(|e| e.alias.clone()).collect();
+    let known =
+        (dir.as_deref()).map_or_else(Default::default, |d| state::known_servers(d, &aliases));
+    let first_start = known.is_empty();
+    // Served at once, refreshed as each server connects.
+    if let Err(e) = hub.upsert_all(known) {
+        tracing::warn!("the last snapshots are not served ({e}); the servers are started afresh");
+    }
     let gateway = match a.call_timeout {
         Some(t) => Gateway::with_call_timeout(hub, a.serve_as, t),
         None => Gateway::new(hub, a.serve_as),
     };
-    let book = Book::new(dir, gateway.clone(), listening_on(listener.as_ref()));
+    let book = Book::new(
+        dir.clone(),
+        gateway.clone(),
+        listening_on(listener.as_ref()),
+    );
     // From the first connection on: restarts and crashes are logged.
     let states = tokio::spawn(tell_states(gateway.hub().clone(), book.clone()));
-    connect(&gateway, &config, &a, &book).await;
+    let settling = start(&gateway, &config, &a, &book, first_start).await;
     let reload = Reload {
         policy: a.policy.clone(),
         lock: a.lock.clone(),
@@ -68,6 +80,8 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     let approve = approve_command(&config_path, a.lock.as_deref(), a.policy.as_deref());
     let tasks = [
         states,
+        settling,
+        tokio::spawn(keep_snapshots(gateway.hub().clone(), dir.clone())),
         tokio::spawn(reload.run(gateway.hub().clone())),
         tokio::spawn(tell_pending(gateway.hub().clone(), approve)),
         tokio::spawn(tell_limits(gateway.hub().clone())),
@@ -111,17 +125,34 @@ fn listening_on(listener: Option<&tokio::net::TcpListener>) -> String {
     }
 }
 
-/// Starts every server of `config`; one that fails is logged and left out.
-async fn connect(gateway: &Gateway, config: &McpConfig, a: &ServeArgs, book: &Book) {
+/// Starts every server of `config` in the background; on a first start
+/// (no snapshot of an earlier run) waits for them at most
+/// `--ready-within`. Returns the task that logs each server that fails
+/// (left out) until all have settled.
+async fn start(
+    gateway: &Gateway,
+    config: &McpConfig,
+    a: &ServeArgs,
+    book: &Book,
+    first_start: bool,
+) -> tokio::task::JoinHandle<()> {
     let options = ConnectOptions::new()
         .handshake(a.connect.handshake.clone())
         .timeout(a.connect.timeout)
         .client(a.connect.client_settings().client_config())
         .restart(restart(a));
-    for failure in gateway.connect_all(config, &options).await {
-        // Its tools are not served; the others are.
-        tracing::warn!(upstream = %failure.alias, stderr = %failure.stderr, "server not started: {}", failure.error);
-        book.not_started(&failure.alias, &failure.error.to_string());
+    book.starting(config.servers.iter().map(|e| e.alias.as_str()));
+    let failures = gateway.start_all(config, &options);
+    let mut settling = tokio::spawn(tell_failures(failures, book.clone()));
+    if first_start
+        && tokio::time::timeout(a.ready_within, &mut settling)
+            .await
+            .is_err()
+    {
+        tracing::info!(
+            "not every server answered within {} s: serving those that did; the others join when they answer",
+            a.ready_within.as_secs_f64()
+        );
     }
     book.write();
     tracing::info!(
@@ -131,6 +162,48 @@ async fn connect(gateway: &Gateway, config: &McpConfig, a: &ServeArgs, book: &Bo
         "serving on {}",
         book.on()
     );
+    settling
+}
+
+/// Logs each server that failed to start (its tools are not served; the
+/// others are), until every server has settled.
+async fn tell_failures(
+    mut failures: tokio::sync::mpsc::UnboundedReceiver<mcp_preamble::connect::ConnectFailure>,
+    book: Book,
+) {
+    while let Some(failure) = failures.recv().await {
+        tracing::warn!(upstream = %failure.alias, stderr = %failure.stderr, "server not started: {}", failure.error);
+        book.not_started(&failure.alias, &failure.error.to_string());
+        book.write();
+    }
+    tracing::info!("every server has answered or failed");
+}
+
+/// Keeps the servers' last snapshots in the state directory, for the next
+/// start (written whenever the section changes).
+async fn keep_snapshots(hub: Hub, dir: Option<PathBuf>) {
+    let Some(dir) = dir else { return };
+    let mut sections = hub.subscribe();
+    let mut written = None;
+    loop {
+        let snapshots: std::collections::BTreeMap<String, mcp_preamble::ServerSnapshot> =
+            (hub.aliases().into_iter())
+                .filter(|a| hub.state(a) == ServerState::Connected)
+                .filter_map(|a| Some((a.clone(), hub.snapshot(&a)?)))
+                .collect();
+        if written.as_ref() != Some(&snapshots) {
+            if let Err(e) = state::save_known(&dir, snapshots.clone()) {
+                tracing::warn!(
+                    "the servers' snapshots could not be kept in {}: {e}",
+                    dir.display()
+                );
+            }
+            written = Some(snapshots);
+        }
+        if sections.changed().await.is_err() {
+            return;
+        }
+    }
 }
 
 /// The gateway's status as `serve --status` reads it, kept in the state
@@ -169,8 +242,14 @@ impl Book {
         {
             let mut status = self.lock();
             let u = status.upstreams.entry(change.alias.clone()).or_default();
-            u.state = change.state.to_string();
-            u.why = change.reason.to_string();
+            if change.reason == StateReason::Added {
+                // Only the last run's snapshots are added: served, not connected yet.
+                u.state = "starting".into();
+                u.why = "served from the last run's snapshot".into();
+            } else {
+                u.state = change.state.to_string();
+                u.why = change.reason.to_string();
+            }
             if change.reason == StateReason::Restarted {
                 u.restarts += 1;
             }
@@ -179,6 +258,16 @@ impl Book {
             }
         }
         self.write();
+    }
+
+    fn starting<'a>(&self, aliases: impl IntoIterator<Item = &'a str>) {
+        let mut status = self.lock();
+        for alias in aliases {
+            let u = status.upstreams.entry(alias.to_string()).or_default();
+            if u.state.is_empty() {
+                u.state = "starting".into();
+            }
+        }
     }
 
     fn not_started(&self, alias: &str, error: &str) {

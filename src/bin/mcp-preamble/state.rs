@@ -1,12 +1,15 @@
 //! `serve`'s state directory: one per config (`--state-dir`, by default a
 //! folder named after the config in the user's cache directory), where the
 //! running gateway keeps what it tells of its upstreams (`status.json`,
-//! read by `serve --status`).
+//! read by `serve --status`) and their last snapshots (`servers.json`,
+//! served at once when it starts again).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use mcp_preamble::ServerSnapshot;
+use mcp_preamble::files::SnapshotFile;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -86,7 +89,7 @@ pub struct Status {
 /// One upstream's state as the gateway last told it.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Upstream {
-    /// `connected`, `reconnecting`, `gone`, or `not_started`.
+    /// `starting`, `connected`, `reconnecting`, `gone`, or `not_started`.
     pub state: String,
     /// Why: the hub's reason (`restarted`, `gave_up`…), or the error that
     /// kept it from starting.
@@ -111,11 +114,8 @@ impl Status {
 
     /// Writes `dir/status.json` whole (a temporary file renamed over it).
     pub fn write(&self, dir: &Path) -> std::io::Result<()> {
-        std::fs::create_dir_all(dir)?;
-        let tmp = dir.join(format!("{}.{}.tmp", Self::FILE, std::process::id()));
         let json = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
-        std::fs::write(&tmp, json + "\n")?;
-        std::fs::rename(&tmp, dir.join(Self::FILE))
+        write_whole(dir, Self::FILE, &(json + "\n"))
     }
 
     /// Reads `dir/status.json`.
@@ -165,6 +165,73 @@ impl Status {
     }
 }
 
+/// The servers' last snapshots (`servers.json`): what a gateway serves at
+/// once when it starts again, before its servers answer.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Known {
+    /// `1`.
+    format: u32,
+    /// By alias, each a snapshot file (`mcp_preamble_snapshot`).
+    servers: BTreeMap<String, serde_json::Value>,
+}
+
+const KNOWN: &str = "servers.json";
+
+/// The last snapshots in `dir` of the servers of `aliases` (no file, an
+/// unreadable one or a server's unreadable entry: left out, logged).
+pub fn known_servers(dir: &Path, aliases: &[String]) -> BTreeMap<String, ServerSnapshot> {
+    let path = dir.join(KNOWN);
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return BTreeMap::new();
+    };
+    let known: Known = match serde_json::from_str(&text) {
+        Ok(k) => k,
+        Err(e) => {
+            tracing::warn!(
+                "{} does not read ({e}); every server is started afresh",
+                path.display()
+            );
+            return BTreeMap::new();
+        }
+    };
+    let mut out = BTreeMap::new();
+    for (alias, file) in known.servers {
+        if !aliases.contains(&alias) {
+            continue;
+        }
+        match SnapshotFile::from_json(&file.to_string()) {
+            Ok(f) => {
+                out.insert(alias, f.snapshot);
+            }
+            Err(e) => tracing::warn!(upstream = %alias, "its last snapshot does not read: {e}"),
+        }
+    }
+    out
+}
+
+/// Writes `snapshots` as the servers' last snapshots in `dir`, whole.
+pub fn save_known(dir: &Path, snapshots: BTreeMap<String, ServerSnapshot>) -> std::io::Result<()> {
+    let now_ms = now().saturating_mul(1000);
+    let servers = snapshots
+        .into_iter()
+        .map(|(alias, s)| {
+            let file = serde_json::to_value(SnapshotFile::new(s, now_ms)).unwrap_or_default();
+            (alias, file)
+        })
+        .collect();
+    let json =
+        serde_json::to_string(&Known { format: 1, servers }).map_err(std::io::Error::other)?;
+    write_whole(dir, KNOWN, &json)
+}
+
+/// Writes `dir/name` whole: a temporary file renamed over it.
+fn write_whole(dir: &Path, name: &str, text: &str) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let tmp = dir.join(format!("{name}.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, dir.join(name))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,6 +245,23 @@ mod tests {
         assert!(a.file_name().unwrap().to_string_lossy().starts_with("mcp-"));
         let given = state_dir(Some(Path::new("/x/y")), Path::new("mcp.json")).unwrap();
         assert_eq!(given, Path::new("/x/y"));
+    }
+
+    #[test]
+    fn last_snapshots_come_back_for_the_configs_servers_only() {
+        let dir = std::env::temp_dir().join(format!("mcp-preamble-known-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let a = ServerSnapshot::new("a-server").with_instructions("Call a first.");
+        let b = ServerSnapshot::new("b-server");
+        let all = BTreeMap::from([("a".to_string(), a), ("b".to_string(), b)]);
+        save_known(&dir, all).unwrap();
+        let back = known_servers(&dir, &["a".to_string(), "c".to_string()]);
+        assert_eq!(back.keys().collect::<Vec<_>>(), ["a"]);
+        assert_eq!(back["a"].instructions.raw(), Some("Call a first."));
+        std::fs::write(dir.join(KNOWN), "{not json").unwrap();
+        assert!(known_servers(&dir, &["a".to_string()]).is_empty());
+        assert!(known_servers(&dir.join("none"), &["a".to_string()]).is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
