@@ -38,10 +38,14 @@ struct Gateway {
 }
 
 impl Gateway {
+    /// `serve ARGS…`, waiting for every upstream before the host is served
+    /// (these tests read every upstream's tools at once; a Node server on a
+    /// loaded machine can take longer than the default 5 s), its state in
+    /// a cache directory of this test run.
     fn start(args: &[&str]) -> Gateway {
-        let mut all = vec!["serve"];
+        let mut all = vec!["serve", "--ready-within", "30"];
         all.extend_from_slice(args);
-        Gateway::spawn(env!("CARGO_BIN_EXE_mcp-preamble"), &all)
+        Gateway::spawn_with(env!("CARGO_BIN_EXE_mcp-preamble"), &all, &[])
     }
 
     fn spawn(program: &str, args: &[&str]) -> Gateway {
@@ -49,8 +53,12 @@ impl Gateway {
     }
 
     fn spawn_with(program: &str, args: &[&str], env: &[(&str, &str)]) -> Gateway {
+        // The gateways' state in a cache directory of this test run.
+        let cache =
+            std::env::temp_dir().join(format!("mcp-preamble-serve-cache-{}", std::process::id()));
         let mut child = Command::new(program)
             .args(args)
+            .env("XDG_CACHE_HOME", cache)
             .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -631,7 +639,15 @@ fn upstream_progress_reaches_the_call_that_asked_under_its_token_and_nothing_els
     }});
     let config = write(&dir, "mcp.json", &servers.to_string());
     let log = dir.join("serve.log");
-    let args = ["serve", "--config", &config, "--log", log.to_str().unwrap()];
+    let args = [
+        "serve",
+        "--config",
+        &config,
+        "--log",
+        log.to_str().unwrap(),
+        "--ready-within",
+        "30",
+    ];
     let mut g = Gateway::spawn_with(
         env!("CARGO_BIN_EXE_mcp-preamble"),
         &args,

@@ -57,9 +57,12 @@ pub struct Gateway {
 impl Gateway {
     /// `mcp-preamble serve ARGS…`, not yet initialized.
     pub fn spawn(args: &[&str]) -> Gateway {
+        // A state directory of this test run unless the test gives one.
+        let cache = std::env::temp_dir().join(format!("mcp-preamble-cache-{}", std::process::id()));
         let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
             .arg("serve")
             .args(args)
+            .env("XDG_CACHE_HOME", cache)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
