@@ -137,6 +137,18 @@ fn with_the_last_snapshots_initialize_is_answered_at_once_and_refreshed_live() {
     .unwrap();
     // `--ready-within 60`: it does not apply once there are snapshots.
     let mut g = Gateway::spawn(&args(&config, &state, "60"));
+    // A 2026-07-28 host's `server/discover`, then a 2025 host's `initialize`.
+    let t0 = Instant::now();
+    let discover = g.request(
+        "server/discover",
+        json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                         "io.modelcontextprotocol/clientCapabilities": {}}}),
+    );
+    assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
+    assert!(
+        discover.to_string().contains("Slow server, first run"),
+        "{discover}"
+    );
     let (init, took) = initialize(&mut g);
     let text = instructions(&init);
     assert!(took < Duration::from_secs(5), "{took:?}");
@@ -162,4 +174,39 @@ fn with_the_last_snapshots_initialize_is_answered_at_once_and_refreshed_live() {
     });
     std::thread::sleep(Duration::from_millis(600));
     assert_eq!(g.take_list_changes(), 1);
+}
+
+#[test]
+fn a_server_served_from_its_snapshot_that_fails_to_start_leaves() {
+    let dir = scratch("serve-start", "fails");
+    let state = dir.join("state").display().to_string();
+    let config = config(
+        &dir,
+        json!({"fast": node("slow-tool.mjs", json!({})), "flaky": node("invoice.mjs", json!({}))}),
+    );
+    {
+        let mut g = Gateway::spawn(&args(&config, &state, "30"));
+        g.initialize();
+        let known = dir.join("state/servers.json");
+        wait_until("both snapshots kept", Duration::from_secs(20), || {
+            std::fs::read_to_string(&known)
+                .is_ok_and(|t| t.contains("\"flaky\"") && t.contains("\"fast\""))
+        });
+    }
+    // The next run: the server exits before its handshake.
+    let broken = json!({"command": "sh", "args": ["-c", "sleep 2; exit 3"]});
+    let config = common::gateway::config(
+        &dir,
+        json!({"fast": node("slow-tool.mjs", json!({})), "flaky": broken}),
+    );
+    let mut g = Gateway::spawn(&args(&config, &state, "30"));
+    let (init, _) = initialize(&mut g);
+    assert!(instructions(&init).contains("list_periods"), "{init}");
+    assert!(g.names().contains(&"flaky__list_periods".to_string()));
+    wait_until("a list_changed", Duration::from_secs(30), || {
+        g.take_list_changes() > 0
+    });
+    let names = g.names();
+    assert!(!names.iter().any(|n| n.starts_with("flaky__")), "{names:?}");
+    assert!(names.contains(&"fast__pid".to_string()), "{names:?}");
 }
