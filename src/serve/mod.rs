@@ -59,6 +59,12 @@
 //! characters, bidi controls, zero-width and control characters), the
 //! rest as sent.
 //!
+//! Upstreams start in the background ([`Gateway::start_all`]): the host is
+//! served from the start, from the snapshots the hub already holds (an
+//! earlier run's, [`Hub::upsert_all`](crate::hub::Hub::upsert_all)), and
+//! each server joins when it connects (`list_changed`); a call to a server
+//! still starting waits for it. [`Gateway::connect_all`] waits for all.
+//!
 //! On stdio ([`Gateway::serve_stdio`]), or with the feature `serve-http`
 //! over Streamable HTTP on a loopback address only (`Gateway::serve_http`
 //! on a listener from `bind_loopback`), each client bounded by
