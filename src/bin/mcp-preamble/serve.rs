@@ -199,6 +199,8 @@ async fn keep_snapshots(hub: Hub, dir: Option<PathBuf>) {
                 );
             }
             written = Some(snapshots);
+            // An upstream changing its tools all the time is kept once a second.
+            tokio::time::sleep(Duration::from_secs(1)).await;
         }
         if sections.changed().await.is_err() {
             return;
