@@ -26,7 +26,23 @@ fn invoice_gateway(name: &str) -> Gateway {
     )
     .unwrap();
     let config = config(&dir, json!({"billing": node("invoice.mjs", json!({}))}));
-    Gateway::spawn(&["--config", &config, "--policy", policy.to_str().unwrap()])
+    let log = dir.join("gateway.log");
+    Gateway::spawn(&[
+        "--config",
+        &config,
+        "--policy",
+        policy.to_str().unwrap(),
+        "--log",
+        log.to_str().unwrap(),
+    ])
+}
+
+fn log_of(name: &str) -> String {
+    let dir = std::env::temp_dir().join(format!(
+        "mcp-preamble-serve-errors-{}-{name}",
+        std::process::id()
+    ));
+    std::fs::read_to_string(dir.join("gateway.log")).unwrap_or_default()
 }
 
 #[test]
@@ -92,6 +108,18 @@ fn unknown_hidden_and_reader_tool_errors_are_invalid_params_naming_the_tool() {
     let (code, message) = error(&reader);
     assert_eq!(code, -32602);
     assert!(message.contains("`server`"), "{message}");
+    // Each refused call is one line of the log.
+    let log = log_of("tools");
+    assert!(
+        log.contains("call refused: unknown tool \"billing__nope\""),
+        "{log}"
+    );
+    assert!(
+        log.lines().any(|l| l
+            .contains("call refused: tool \"billing__get_invoice\" is not served")
+            && l.ends_with("upstream=billing tool=get_invoice")),
+        "{log}"
+    );
     let reader = g.call("mcp_preamble__instructions", json!({"server": "nobody"}));
     assert_eq!(
         error(&reader),

@@ -330,19 +330,18 @@ impl Gateway {
             });
         }
         if let Some((alias, tool)) = view.hidden.get(params.name.as_ref()) {
-            return Err(McpError::invalid_params(
-                format!(
-                    "tool {:?} is not served: the operator's policy hides {tool:?} of upstream {alias:?}",
-                    params.name.as_ref()
-                ),
-                Some(serde_json::json!({"upstream": alias, "hidden": true})),
-            ));
+            let why = format!(
+                "tool {:?} is not served: the operator's policy hides {tool:?} of upstream {alias:?}",
+                params.name.as_ref()
+            );
+            tracing::info!(upstream = %alias, tool = %tool, "call refused: {why}");
+            let data = serde_json::json!({"upstream": alias, "hidden": true});
+            return Err(McpError::invalid_params(why, Some(data)));
         }
         let Some((alias, tool)) = view.names.upstream(&params.name) else {
-            return Err(McpError::invalid_params(
-                format!("unknown tool {:?}", params.name.as_ref()),
-                None,
-            ));
+            let why = format!("unknown tool {:?}", params.name.as_ref());
+            tracing::info!("call refused: {why}");
+            return Err(McpError::invalid_params(why, None));
         };
         let mut upstream = self.upstream(alias);
         if !upstream.has_peer() && self.inner.starting.is_starting(alias) {
@@ -417,7 +416,9 @@ impl ServerHandler for Gateway {
         _context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, McpError> {
         // A request rmcp did not read: malformed params of a served method, or another method.
-        Err(super::rpc::unread(&request.method, request.params.as_ref()))
+        let error = super::rpc::unread(&request.method, request.params.as_ref());
+        tracing::debug!(code = error.code.0, "request refused: {}", error.message);
+        Err(error)
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
