@@ -443,13 +443,13 @@ impl<H: rmcp::ClientHandler> Supervisor<H> {
                 _ => return,
             };
             let hub = done.hub.clone();
-            super::lifecycle::exited(&done.alias, status);
+            lifecycle::exited(&done.alias, status);
             let why = Why::new(StateReason::ConnectionLost).exit(status);
             let _ = hub.disconnected_as(Some(done.owner), &done.alias, why);
             if self.budget_spent(&mut restarts) {
                 // Restarted too often of late: its tools go now, with one revision.
                 if let Some(restart) = &self.restart {
-                    super::lifecycle::gave_up(&done.alias, restart);
+                    lifecycle::gave_up(&done.alias, restart);
                 }
                 let why = Why::new(StateReason::GaveUp).exit(status);
                 let _ = hub.remove_as(Some(done.owner), &done.alias, why);
