@@ -251,3 +251,32 @@ fn a_refused_http_upstream_is_told_in_a_sentence() {
         "{message}"
     );
 }
+
+#[test]
+fn restart_max_0_never_restarts() {
+    let dir = scratch("serve-log", "never");
+    let log = dir.join("gateway.log");
+    let config = config(&dir, json!({"slow": node("slow-tool.mjs", json!({}))}));
+    let mut g = Gateway::start(&[
+        "--config",
+        &config,
+        "--log",
+        log.to_str().unwrap(),
+        "--restart-max",
+        "0",
+    ]);
+    kill(&pid_of(&mut g));
+    wait_until("the gateway gives up", Duration::from_secs(20), || {
+        !lines(&log_of(&log), "slow", "gave up on the upstream").is_empty()
+    });
+    std::thread::sleep(Duration::from_secs(1));
+    let text = log_of(&log);
+    assert!(
+        lines(&text, "slow", "gave up on the upstream")[0]
+            .contains("it ended, and it is not to be restarted; its tools are no longer served"),
+        "{text}"
+    );
+    assert_eq!(lines(&text, "slow", "started (pid ").len(), 1, "{text}");
+    assert!(lines(&text, "slow", "restarting in ").is_empty(), "{text}");
+    assert!(g.names().iter().all(|n| !n.starts_with("slow__")));
+}

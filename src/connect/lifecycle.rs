@@ -94,6 +94,14 @@ pub(super) fn not_restarted(alias: &str, why: &str) {
 
 /// The restart budget was spent and the server ended once more.
 pub(super) fn gave_up(alias: &str, restart: &Restart) {
+    if restart.restarts() == 0 {
+        tracing::warn!(
+            target: "mcp_preamble::upstream",
+            upstream = %alias,
+            "gave up on the upstream: it ended, and it is not to be restarted; its tools are no longer served"
+        );
+        return;
+    }
     tracing::warn!(
         target: "mcp_preamble::upstream",
         upstream = %alias,
