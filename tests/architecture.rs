@@ -57,7 +57,7 @@ const BIN_LAYERS: &[&[&str]] = &[
     &["error", "args", "source"],
     // Everything printed goes through `emit`.
     &["emit"],
-    &["memory", "progress"],
+    &["memory", "progress", "state"],
     // Reading files, connecting to a config's servers.
     &["load"],
     // The commands; `snapshot` warns about aliases as `lint` does, `pin`

@@ -717,3 +717,14 @@ fn the_cli_speaks_as_the_host() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn serve_help_and_the_readme_give_the_same_default_log_level() {
+    let help = stdout(&run(&["serve", "--help"]));
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(help.contains("default `info,rmcp=warn`"), "{help}");
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let readme = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(readme.contains("`MCP_PREAMBLE_LOG` sets what it says (`debug`, `info,rmcp=debug`; default `info,rmcp=warn`)"));
+}

@@ -38,10 +38,14 @@ struct Gateway {
 }
 
 impl Gateway {
+    /// `serve ARGS…`, waiting for every upstream before the host is served
+    /// (these tests read every upstream's tools at once; a Node server on a
+    /// loaded machine can take longer than the default 5 s), its state in
+    /// a cache directory of this test run.
     fn start(args: &[&str]) -> Gateway {
-        let mut all = vec!["serve"];
+        let mut all = vec!["serve", "--ready-within", "30"];
         all.extend_from_slice(args);
-        Gateway::spawn(env!("CARGO_BIN_EXE_mcp-preamble"), &all)
+        Gateway::spawn_with(env!("CARGO_BIN_EXE_mcp-preamble"), &all, &[])
     }
 
     fn spawn(program: &str, args: &[&str]) -> Gateway {
@@ -49,8 +53,12 @@ impl Gateway {
     }
 
     fn spawn_with(program: &str, args: &[&str], env: &[(&str, &str)]) -> Gateway {
+        // The gateways' state in a cache directory of this test run.
+        let cache =
+            std::env::temp_dir().join(format!("mcp-preamble-serve-cache-{}", std::process::id()));
         let mut child = Command::new(program)
             .args(args)
+            .env("XDG_CACHE_HOME", cache)
             .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -325,7 +333,19 @@ fn a_held_change_is_served_only_once_approved_and_the_running_gateway_hears_of_i
         "nothing new was served"
     );
 
-    pin(&["--config", &config, "--lock", &lock, "--approve", "chg"]);
+    // The log's hint runs as printed.
+    let hint = logged()
+        .lines()
+        .find_map(|l| {
+            l.split_once("approve it with: ")
+                .map(|(_, c)| c.to_string())
+        })
+        .unwrap();
+    let words = shell_words(&hint);
+    assert_eq!(words[..2], ["mcp-preamble", "pin"], "{hint}");
+    assert_eq!(words.last().map(String::as_str), Some("chg"), "{hint}");
+    let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+    pin(&args[1..]);
     wait_until("the approval", Duration::from_secs(10), || {
         g.text("mcp_preamble__instructions", reader.clone())
             .contains("Changed text.")
@@ -336,6 +356,27 @@ fn a_held_change_is_served_only_once_approved_and_the_running_gateway_hears_of_i
         "one list_changed"
     );
     assert!(logged().contains("reloaded"), "{}", logged());
+}
+
+/// `line` split as a POSIX shell splits plain and single-quoted words.
+fn shell_words(line: &str) -> Vec<String> {
+    let (mut words, mut word, mut quoted, mut any) = (Vec::new(), String::new(), false, false);
+    for c in line.chars() {
+        match c {
+            '\'' => (quoted, any) = (!quoted, true),
+            ' ' if !quoted => {
+                if any || !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+                any = false;
+            }
+            c => word.push(c),
+        }
+    }
+    if any || !word.is_empty() {
+        words.push(word);
+    }
+    words
 }
 
 /// The README's host configs (Claude Desktop / Claude Code, VS Code), read
@@ -598,7 +639,15 @@ fn upstream_progress_reaches_the_call_that_asked_under_its_token_and_nothing_els
     }});
     let config = write(&dir, "mcp.json", &servers.to_string());
     let log = dir.join("serve.log");
-    let args = ["serve", "--config", &config, "--log", log.to_str().unwrap()];
+    let args = [
+        "serve",
+        "--config",
+        &config,
+        "--log",
+        log.to_str().unwrap(),
+        "--ready-within",
+        "30",
+    ];
     let mut g = Gateway::spawn_with(
         env!("CARGO_BIN_EXE_mcp-preamble"),
         &args,

@@ -72,6 +72,18 @@ fn clients_ready(which: &str) -> bool {
     ready
 }
 
+/// Every upstream waited for before the host is served (the clients call
+/// each at once), the state beside the config.
+fn state_args(config: &Path) -> [String; 4] {
+    let state = config.with_extension("state").display().to_string();
+    [
+        "--ready-within".into(),
+        "30".into(),
+        "--state-dir".into(),
+        state,
+    ]
+}
+
 /// A gateway serving Streamable HTTP on a free loopback port, and its URL
 /// (read from its log).
 fn listening(config: &Path) -> (std::process::Child, String) {
@@ -79,6 +91,7 @@ fn listening(config: &Path) -> (std::process::Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
         .args(["serve", "--config", config.to_str().unwrap()])
         .args(["--listen", "127.0.0.1:0"])
+        .args(state_args(config))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -126,7 +139,7 @@ fn run_on(client: &str, era: &str, http: bool) -> Value {
     std::fs::write(&config_path, config.to_string()).unwrap();
     let mut spec = json!({
         "command": env!("CARGO_BIN_EXE_mcp-preamble"),
-        "args": ["serve", "--config", config_path],
+        "args": ["serve", "--config", config_path, "--ready-within", "30", "--state-dir", config_path.with_extension("state")],
         "calls": ["billing__list_periods", "echo__whoami"],
         "waitFor": "echo__later",
         "progress": {"name": "job__steps", "arguments": {"n": 3, "label": "sdk"}},

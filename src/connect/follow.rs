@@ -15,6 +15,7 @@ use tokio::time::Instant;
 use super::all::connect_all_with;
 use super::follower::{Closed, Ending, Follower, attachment_closed};
 use super::handler::HubHandler;
+use super::lifecycle;
 use super::options::{ConnectOptions, Restart};
 use super::snapshot::snapshot_of;
 use super::transport::{ConnectFailure, Connection, StderrTail, connect_keeping, connect_with};
@@ -442,10 +443,14 @@ impl<H: rmcp::ClientHandler> Supervisor<H> {
                 _ => return,
             };
             let hub = done.hub.clone();
+            lifecycle::exited(&done.alias, status);
             let why = Why::new(StateReason::ConnectionLost).exit(status);
             let _ = hub.disconnected_as(Some(done.owner), &done.alias, why);
             if self.budget_spent(&mut restarts) {
                 // Restarted too often of late: its tools go now, with one revision.
+                if let Some(restart) = &self.restart {
+                    lifecycle::gave_up(&done.alias, restart);
+                }
                 let why = Why::new(StateReason::GaveUp).exit(status);
                 let _ = hub.remove_as(Some(done.owner), &done.alias, why);
                 return;
@@ -507,22 +512,30 @@ impl<H: rmcp::ClientHandler> Supervisor<H> {
         recent: u32,
     ) -> Option<Connection<HubHandler<H>>> {
         let (restart, make) = (self.restart?, self.make.as_ref()?);
+        let alias = self.entry.alias.as_str();
         let deadline = Instant::now() + hub.grace_period();
-        for attempt in recent..recent.saturating_add(restart.max_attempts) {
+        for (attempt, n) in (recent..recent.saturating_add(restart.max_attempts)).zip(1..) {
             let pause = restart.pause(attempt, jitter());
-            if Instant::now() + pause >= deadline || lock(&self.link).closed {
+            if Instant::now() + pause >= deadline {
+                lifecycle::not_restarted(alias, "its grace period ends before the next attempt");
                 return None;
             }
+            if lock(&self.link).closed {
+                return None;
+            }
+            lifecycle::restarting(alias, &restart, recent, n, pause);
             tokio::time::sleep(pause).await;
             if lock(&self.link).closed {
                 return None;
             }
             let handler = HubHandler::new(make());
             let tail = self.stderr.clone();
-            if let Ok(c) = connect_keeping(&self.entry, &self.options, handler, tail).await {
-                return Some(c);
+            match connect_keeping(&self.entry, &self.options, handler, tail).await {
+                Ok(c) => return Some(c),
+                Err(e) => lifecycle::restart_failed(alias, n, restart.max_attempts, &e.error),
             }
         }
+        lifecycle::not_restarted(alias, "every attempt failed");
         None
     }
 }

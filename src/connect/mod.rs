@@ -25,6 +25,7 @@ mod follow;
 mod follower;
 mod handler;
 mod handshake;
+mod lifecycle;
 mod options;
 mod probe;
 mod snapshot;
@@ -43,8 +44,11 @@ pub use snapshot::snapshot_of;
 pub(crate) use tap::ProgressTap;
 pub use transport::{ConnectFailure, Connection, INHERITED_ENV, StderrTail, connect, connect_with};
 
+pub(crate) use lifecycle::plain;
+
 use crate::error::{Error, ErrorKind};
 
+/// A connection's error; rmcp's texts lose the Rust types they name.
 fn connect_error(detail: impl Into<String>) -> Error {
-    Error::new(ErrorKind::Connect, detail)
+    Error::new(ErrorKind::Connect, lifecycle::plain(&detail.into()))
 }

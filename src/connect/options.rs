@@ -126,6 +126,12 @@ impl ConnectOptions {
         self
     }
 
+    /// How many servers are started at once.
+    #[cfg(feature = "serve")]
+    pub(crate) fn concurrency_limit(&self) -> usize {
+        self.concurrency
+    }
+
     /// Restarts a server that `Hub::connect` or `Hub::connect_all` started
     /// when it ends on its own (not when the host closes it), within the
     /// hub's grace period: see [`Restart`]. Off by default; the other

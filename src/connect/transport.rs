@@ -192,14 +192,17 @@ pub(super) async fn connect_keeping<H: rmcp::ClientHandler>(
     span.record("state", state.as_str());
     tracing::debug!(parent: &span, alias = %entry.alias, state, elapsed_ms = started.elapsed().as_millis() as u64, "connect finished");
     match result {
-        Ok(Ok((snapshot, client, process))) => Ok(Connection {
-            snapshot,
-            elapsed: started.elapsed(),
-            stderr,
-            client,
-            process_id: process.as_ref().and_then(|p| p.id),
-            process,
-        }),
+        Ok(Ok((snapshot, client, process))) => {
+            super::lifecycle::connected(&entry.alias, &snapshot, started.elapsed());
+            Ok(Connection {
+                snapshot,
+                elapsed: started.elapsed(),
+                stderr,
+                client,
+                process_id: process.as_ref().and_then(|p| p.id),
+                process,
+            })
+        }
         Ok(Err(e)) => {
             // Give the stderr reader a moment to catch the server's last words.
             tokio::time::sleep(Duration::from_millis(50)).await;
@@ -341,6 +344,7 @@ fn spawn_stdio(
     let child_stderr = child.stderr.take();
     let transport = ChildTransport::new(child)
         .map_err(|e| connect_error(format!("cannot start {command:?}: {e}")))?;
+    super::lifecycle::started(alias, transport.process().id);
     if let Some(mut pipe) = child_stderr {
         let tail = stderr.clone();
         let mut log = StderrLines::new(alias);

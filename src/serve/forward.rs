@@ -34,6 +34,11 @@ impl Upstream {
         }
     }
 
+    /// Whether a connection to the upstream is there to call.
+    pub(crate) fn has_peer(&self) -> bool {
+        self.peer.is_some()
+    }
+
     /// Calls `tool` with the host's arguments; the host's cancellation
     /// (and `timeout`) cancels the upstream request. With a `host`
     /// progress token, the upstream's progress for this call goes to the
@@ -50,9 +55,9 @@ impl Upstream {
         let peer = match (&self.state, self.peer.clone()) {
             (ServerState::Connected, Some(peer)) => peer,
             (ServerState::Reconnecting, _) => {
-                return Err(self.unavailable("is restarting; try again shortly"));
+                return Err(self.unavailable(&tool, "is restarting; try again shortly"));
             }
-            _ => return Err(self.unavailable("is not connected")),
+            _ => return Err(self.unavailable(&tool, "is not connected")),
         };
         let request = upstream_request(&tool, params);
         let handle = peer
@@ -87,7 +92,7 @@ impl Upstream {
                     format!("the call to {:?} of upstream {:?} was cancelled", tool, self.alias),
                     Some(json!({"upstream": self.alias})),
                 )),
-                _ = &mut limit => return Err(self.unavailable(&format!(
+                _ = &mut limit => return Err(self.unavailable(&tool, &format!(
                     "did not answer {tool:?} within {} s (the call was cancelled)",
                     timeout.unwrap_or_default().as_secs_f64()
                 ))),
@@ -129,8 +134,9 @@ impl Upstream {
         }
     }
 
-    /// The upstream cannot take the call.
-    fn unavailable(&self, why: &str) -> McpError {
+    /// The upstream cannot take the call (logged: one line per failed call).
+    fn unavailable(&self, tool: &str, why: &str) -> McpError {
+        tracing::warn!(upstream = %self.alias, tool = %tool, "call failed: upstream {:?} {why}", self.alias);
         McpError::new(
             ErrorCode::INTERNAL_ERROR,
             format!("upstream {:?} {why}", self.alias),
@@ -141,6 +147,18 @@ impl Upstream {
     /// The call went out and failed: the upstream's own error is passed
     /// on as it is; a lost connection is the gateway's error.
     fn failed(&self, tool: &str, error: ServiceError) -> McpError {
+        let e = self.failure(tool, error);
+        tracing::warn!(
+            upstream = %self.alias,
+            tool = %tool,
+            "call failed: {} (JSON-RPC error {})",
+            e.message,
+            e.code.0
+        );
+        e
+    }
+
+    fn failure(&self, tool: &str, error: ServiceError) -> McpError {
         match error {
             ServiceError::McpError(e) => e,
             ServiceError::TransportClosed | ServiceError::TransportSend(_) => McpError::new(
@@ -154,8 +172,9 @@ impl Upstream {
             other => McpError::new(
                 ErrorCode::INTERNAL_ERROR,
                 format!(
-                    "upstream {:?} failed the call to {tool:?}: {other}",
-                    self.alias
+                    "upstream {:?} failed the call to {tool:?}: {}",
+                    self.alias,
+                    crate::connect::plain(&other.to_string())
                 ),
                 Some(json!({"upstream": self.alias})),
             ),

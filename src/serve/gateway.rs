@@ -7,8 +7,9 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
+    CustomResult, Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+    ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use rmcp::{ErrorData as McpError, ServerHandler};
@@ -18,6 +19,7 @@ use super::fit::ServeAs;
 use super::forward::{self, Upstream};
 use super::names::{GatewayNames, scheme};
 use super::progress::Relays;
+use super::start::Starting;
 use super::view::View;
 use crate::config::McpConfig;
 use crate::connect::{ConnectFailure, ConnectOptions, LiveServer};
@@ -46,6 +48,8 @@ struct Inner {
     call_timeout: Option<Duration>,
     /// The forwarded calls whose progress goes to their host.
     relays: Arc<Relays>,
+    /// Upstreams started in the background, not connected yet.
+    starting: Starting,
 }
 
 /// An MCP server in front of a [`Hub`]: `instructions` are the hub's
@@ -106,6 +110,7 @@ impl Gateway {
                 changes,
                 call_timeout,
                 relays: Arc::default(),
+                starting: Starting::default(),
             }),
         };
         gateway.follow();
@@ -153,6 +158,50 @@ impl Gateway {
         failed
     }
 
+    /// Starts every server of `config` in the background (at most
+    /// [`ConnectOptions::concurrency`] at a time, each supervised as with
+    /// [`Gateway::connect_all`]) and returns at once: the gateway serves
+    /// from now on, each server joins as it connects (hosts hear of it
+    /// through `list_changed`; its instructions are readable through the
+    /// reader tool), and a call to a server still starting waits for it (at
+    /// most the call timeout). A server the hub already holds (a snapshot
+    /// of an earlier run, [`Hub::upsert`]) is served from that snapshot
+    /// until it connects, then refreshed (one `list_changed` if what hosts
+    /// see differs); if it fails to start it is removed. Each failure is
+    /// sent on the returned channel, which closes once every server has
+    /// connected or failed. Call within a tokio runtime.
+    pub fn start_all(
+        &self,
+        config: &McpConfig,
+        options: &ConnectOptions,
+    ) -> tokio::sync::mpsc::UnboundedReceiver<ConnectFailure> {
+        let options = self.connect_options(options);
+        let (failures, received) = tokio::sync::mpsc::unbounded_channel();
+        let permits = Arc::new(tokio::sync::Semaphore::new(options.concurrency_limit()));
+        let aliases = config.servers.iter().map(|e| e.alias.clone());
+        self.inner.starting.begin(aliases);
+        for entry in config.servers.iter().cloned() {
+            let (gateway, failures) = (self.clone(), failures.clone());
+            let (options, permits) = (options.clone(), permits.clone());
+            tokio::spawn(async move {
+                let _permit = permits.acquire().await;
+                let hub = &gateway.inner.hub;
+                match hub.connect(&entry, &options).await {
+                    Ok(live) => gateway.add(live),
+                    Err(failure) => {
+                        // A snapshot of an earlier run is not served for a server that is not there.
+                        if hub.snapshot(&entry.alias).is_some() {
+                            let _ = hub.remove(&entry.alias);
+                        }
+                        let _ = failures.send(failure);
+                    }
+                }
+                gateway.inner.starting.settle(&entry.alias);
+            });
+        }
+        received
+    }
+
     /// Serves MCP on this process's stdin and stdout until the host
     /// closes them. Nothing else may write to stdout meanwhile.
     pub async fn serve_stdio(&self) -> Result<()> {
@@ -179,6 +228,12 @@ impl Gateway {
     /// The names the upstream tools are exposed under now.
     pub fn tool_names(&self) -> GatewayNames {
         self.view().names.clone()
+    }
+
+    /// The process id of the upstream `alias` now (stdio servers this
+    /// gateway started; a restarted one has a new id).
+    pub fn process_id(&self, alias: &str) -> Option<u32> {
+        lock(&self.inner.upstreams).get(alias)?.process_id()
     }
 
     /// A receiver that wakes once per change told to hosts.
@@ -275,21 +330,26 @@ impl Gateway {
             });
         }
         if let Some((alias, tool)) = view.hidden.get(params.name.as_ref()) {
-            return Err(McpError::invalid_params(
-                format!(
-                    "tool {:?} is not served: the operator's policy hides {tool:?} of upstream {alias:?}",
-                    params.name.as_ref()
-                ),
-                Some(serde_json::json!({"upstream": alias, "hidden": true})),
-            ));
+            let why = format!(
+                "tool {:?} is not served: the operator's policy hides {tool:?} of upstream {alias:?}",
+                params.name.as_ref()
+            );
+            tracing::info!(upstream = %alias, tool = %tool, "call refused: {why}");
+            let data = serde_json::json!({"upstream": alias, "hidden": true});
+            return Err(McpError::invalid_params(why, Some(data)));
         }
         let Some((alias, tool)) = view.names.upstream(&params.name) else {
-            return Err(McpError::invalid_params(
-                format!("unknown tool {:?}", params.name.as_ref()),
-                None,
-            ));
+            let why = format!("unknown tool {:?}", params.name.as_ref());
+            tracing::info!("call refused: {why}");
+            return Err(McpError::invalid_params(why, None));
         };
-        let upstream = self.upstream(alias);
+        let mut upstream = self.upstream(alias);
+        if !upstream.has_peer() && self.inner.starting.is_starting(alias) {
+            // Served from an earlier run's snapshot, not connected yet.
+            let starting = &self.inner.starting;
+            starting.wait(alias, self.inner.call_timeout).await;
+            upstream = self.upstream(alias);
+        }
         let tool = tool.to_string();
         drop(view);
         // The host's token stays with the host; see `progress`.
@@ -348,6 +408,17 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         self.call(request, context).await
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, McpError> {
+        // A request rmcp did not read: malformed params of a served method, or another method.
+        let error = super::rpc::unread(&request.method, request.params.as_ref());
+        tracing::debug!(code = error.code.0, "request refused: {}", error.message);
+        Err(error)
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {

@@ -46,6 +46,10 @@
 //!   that changes its tools thousands of times a second costs a host four
 //!   notifications a second, and the last change always reaches it.
 //!
+//! A request of a method served here whose params do not read is invalid
+//! params (-32602) naming the field; another method is method not found
+//! (-32601).
+//!
 //! Everything served is what the assembly kept within its
 //! [`Limits`](crate::Limits) (instructions, tools, descriptions, schemas;
 //! the hub's report names each limit a server reached), sanitized: names,
@@ -54,6 +58,12 @@
 //! examples) without the hidden characters those rules drop (tag
 //! characters, bidi controls, zero-width and control characters), the
 //! rest as sent.
+//!
+//! Upstreams start in the background ([`Gateway::start_all`]): the host is
+//! served from the start, from the snapshots the hub already holds (an
+//! earlier run's, [`Hub::upsert_all`](crate::hub::Hub::upsert_all)), and
+//! each server joins when it connects (`list_changed`); a call to a server
+//! still starting waits for it. [`Gateway::connect_all`] waits for all.
 //!
 //! On stdio ([`Gateway::serve_stdio`]), or with the feature `serve-http`
 //! over Streamable HTTP on a loopback address only (`Gateway::serve_http`
@@ -89,8 +99,10 @@ mod gateway;
 mod http;
 mod names;
 mod progress;
+mod rpc;
 #[cfg(feature = "serve-http")]
 mod sessions;
+mod start;
 mod view;
 
 pub use fit::ServeAs;

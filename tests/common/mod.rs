@@ -186,3 +186,5 @@ pub const RESTATEMENTS: &[(&str, &str, &str)] = &[
 ];
 
 pub mod fragments;
+#[cfg(feature = "cli")]
+pub mod gateway;

@@ -51,6 +51,10 @@ pub enum Command {
     Serve(ServeArgs),
 }
 
+/// What `serve` logs when `MCP_PREAMBLE_LOG` is not set: the gateway's
+/// `info`, and only rmcp's warnings.
+pub const LOG_DEFAULT: &str = "info,rmcp=warn";
+
 #[derive(Args)]
 pub struct ServeArgs {
     #[command(flatten)]
@@ -72,6 +76,31 @@ pub struct ServeArgs {
     /// Fail a forwarded tools/call after this many seconds (default: wait).
     #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
     pub call_timeout: Option<Duration>,
+    /// On a first start (no snapshot of an earlier run in the state
+    /// directory), wait at most this long for the servers before serving
+    /// the host; the others join later (`list_changed`). With snapshots the
+    /// host is served at once from them.
+    #[arg(long, default_value = "5", value_name = "SECONDS", value_parser = parse_timeout)]
+    pub ready_within: Duration,
+    /// The gateway's state directory (its status for `--status`, and the
+    /// servers' last snapshots, served at once on the next start); default:
+    /// a folder named after the config in the user's cache directory
+    /// (`$XDG_CACHE_HOME` or `~/.cache`, `mcp-preamble/serve/`).
+    #[arg(long, value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
+    /// Print the state of the gateway of `--config` (the one that ran last
+    /// with it and this `--state-dir`): each upstream's state, process id
+    /// and restarts; then exit.
+    #[arg(long)]
+    pub status: bool,
+    /// Restart an upstream that ended on its own at most this many times
+    /// within `--restart-window`; when it ends once more the gateway gives
+    /// up on it (its tools leave). 0: never restart.
+    #[arg(long, default_value = "5", value_name = "N")]
+    pub restart_max: u32,
+    /// The time over which `--restart-max` counts restarts.
+    #[arg(long, default_value = "60", value_name = "SECONDS", value_parser = parse_positive_timeout)]
+    pub restart_window: Duration,
     /// Serve Streamable HTTP on this loopback address (`127.0.0.1:PORT`,
     /// `[::1]:PORT`; port 0 picks one, logged) instead of stdio; runs until
     /// interrupted.
@@ -95,9 +124,11 @@ pub struct ServeArgs {
     /// With `--listen`: close a session without a request for this many seconds.
     #[arg(long, default_value = "300", value_name = "SECONDS", value_parser = parse_positive_timeout)]
     pub session_idle: Duration,
-    /// Write the log here instead of stderr (never stdout). The level is
-    /// `MCP_PREAMBLE_LOG` (`error`, `warn`, `info`, `debug`, `trace`; default `info`).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help = format!(
+        "Write the log here instead of stderr (never stdout). What it says is \
+         `MCP_PREAMBLE_LOG`: levels (`error`, `warn`, `info`, `debug`, `trace`), per target if \
+         you like (`info,rmcp=debug`); default `{LOG_DEFAULT}`"
+    ))]
     pub log: Option<PathBuf>,
 }
 

@@ -19,6 +19,8 @@ pub enum CliError {
     /// `pin` cannot go on: an unknown `--update` alias, two servers under
     /// one key, a lock that cannot be written.
     Pin(String),
+    /// `serve`'s state directory cannot be found or read.
+    State(String),
     /// Some servers could not be linted. Each was reported on stderr as
     /// found, before the report went to stdout, so nothing more is printed.
     LintIncomplete,
@@ -32,7 +34,7 @@ impl fmt::Display for CliError {
             CliError::NoConfig => f.write_str("snapshot needs --config PATH"),
             CliError::OutDir(dir, e) => write!(f, "{}: {e}", dir.display()),
             CliError::Runtime(e) => write!(f, "cannot start the async runtime: {e}"),
-            CliError::Pin(detail) => f.write_str(detail),
+            CliError::Pin(detail) | CliError::State(detail) => f.write_str(detail),
             CliError::LintIncomplete => f.write_str("some servers could not be linted"),
         }
     }

@@ -13,6 +13,7 @@ mod progress;
 mod serve;
 mod snapshot;
 mod source;
+mod state;
 
 use std::process::ExitCode;
 

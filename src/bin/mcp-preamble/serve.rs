@@ -3,28 +3,38 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use mcp_preamble::Assembler;
 use mcp_preamble::connect::{ConnectOptions, Restart};
 use mcp_preamble::files::McpConfig;
-use mcp_preamble::hub::{Hub, ServerState, StateReason};
+use mcp_preamble::hub::{Hub, ServerState, StateChange, StateReason};
 use mcp_preamble::pin::Lock;
 use mcp_preamble::serve::{Gateway, ServeAs};
 use mcp_preamble::settings::Settings;
 
-use crate::args::ServeArgs;
+use crate::args::{LOG_DEFAULT, ServeArgs};
 use crate::emit::LogLines;
 use crate::error::CliError;
+use crate::state::{self, Status};
 
-/// How upstreams that end on their own are restarted: at most five times
-/// within a minute, with growing pauses; then the gateway gives up on one.
-const RESTART: Restart = Restart::new();
+/// How upstreams that end on their own are restarted: at most
+/// `--restart-max` times within `--restart-window`, with growing pauses;
+/// then the gateway gives up on one.
+fn restart(a: &ServeArgs) -> Restart {
+    Restart::new()
+        .max_restarts(a.restart_max)
+        .window(a.restart_window)
+}
 
 /// How often the policy and lock files are looked at.
 const WATCH: Duration = Duration::from_millis(300);
 
 pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
+    if a.status {
+        return show_status(&a);
+    }
     init_log(a.log.as_deref())?;
     // Refused before any server is started.
     let listener = match a.listen {
@@ -34,47 +44,48 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     let Some(config_path) = a.connect.config.clone() else {
         return Err(CliError::NoConfig);
     };
+    let dir = state::state_dir(a.state_dir.as_deref(), &config_path)
+        .inspect_err(|e| tracing::warn!("{e}; `serve --status` will not see this gateway"))
+        .ok();
     let config = McpConfig::from_path(&config_path)?;
     let settings = settings(a.policy.as_deref())?;
     a.connect.client = settings.client.clone();
     let assembler = assembler(&settings, a.lock.as_deref(), a.serve_as)?;
     let hub = Hub::new(assembler);
-    // From the first connection on: restarts and crashes are logged.
-    let states = tokio::spawn(tell_states(hub.clone()));
+    let aliases: Vec<String> = config.servers.iter().map(|e| e.alias.clone()).collect();
+    let known =
+        (dir.as_deref()).map_or_else(Default::default, |d| state::known_servers(d, &aliases));
+    let first_start = known.is_empty();
+    // Served at once, refreshed as each server connects.
+    if let Err(e) = hub.upsert_all(known) {
+        tracing::warn!("the last snapshots are not served ({e}); the servers are started afresh");
+    }
     let gateway = match a.call_timeout {
         Some(t) => Gateway::with_call_timeout(hub, a.serve_as, t),
         None => Gateway::new(hub, a.serve_as),
     };
-    let options = ConnectOptions::new()
-        .handshake(a.connect.handshake.clone())
-        .timeout(a.connect.timeout)
-        .client(a.connect.client_settings().client_config())
-        .restart(RESTART);
-    for failure in gateway.connect_all(&config, &options).await {
-        // Its tools are not served; the others are.
-        tracing::warn!(alias = %failure.alias, error = %failure.error, stderr = %failure.stderr, "server not started");
-    }
-    let on = match &listener {
-        Some(l) => match l.local_addr() {
-            Ok(addr) => format!("http://{addr}/mcp"),
-            Err(_) => "http".to_string(),
-        },
-        None => "stdio".to_string(),
-    };
-    tracing::info!(
-        servers = gateway.hub().aliases().len(),
-        tools = gateway.tool_names().len(),
-        revision = gateway.hub().revision(),
-        "serving on {on}"
+    let book = Book::new(
+        dir.clone(),
+        gateway.clone(),
+        listening_on(listener.as_ref()),
     );
+    // From the first connection on: restarts and crashes are logged.
+    let states = tokio::spawn(tell_states(gateway.hub().clone(), book.clone()));
+    let settling = start(&gateway, &config, &a, &book, first_start).await;
     let reload = Reload {
         policy: a.policy.clone(),
         lock: a.lock.clone(),
         host: a.serve_as,
     };
-    let watcher = tokio::spawn(reload.run(gateway.hub().clone()));
-    let reviews = tokio::spawn(tell_pending(gateway.hub().clone()));
-    let limits = tokio::spawn(tell_limits(gateway.hub().clone()));
+    let approve = approve_command(&config_path, a.lock.as_deref(), a.policy.as_deref());
+    let tasks = [
+        states,
+        settling,
+        tokio::spawn(keep_snapshots(gateway.hub().clone(), dir.clone())),
+        tokio::spawn(reload.run(gateway.hub().clone())),
+        tokio::spawn(tell_pending(gateway.hub().clone(), approve)),
+        tokio::spawn(tell_limits(gateway.hub().clone())),
+    ];
     let served = match listener {
         Some(listener) => tokio::select! {
             served = gateway.serve_http_with(listener, http_limits(&a)) => served,
@@ -82,14 +93,216 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
         },
         None => gateway.serve_stdio().await,
     };
-    watcher.abort();
-    reviews.abort();
-    limits.abort();
-    states.abort();
+    for task in tasks {
+        task.abort();
+    }
     gateway.close().await;
+    book.stopped();
     tracing::info!("stopped serving");
     served?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `serve --status`: what the gateway of this config last told.
+fn show_status(a: &ServeArgs) -> Result<ExitCode, CliError> {
+    let Some(config) = a.connect.config.as_deref() else {
+        return Err(CliError::NoConfig);
+    };
+    let dir = state::state_dir(a.state_dir.as_deref(), config)?;
+    let status = Status::read(&dir)?;
+    crate::emit::emit(&status.render(state::now()));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Where the gateway serves: `stdio`, or its `http://…/mcp` address.
+fn listening_on(listener: Option<&tokio::net::TcpListener>) -> String {
+    match listener {
+        Some(l) => match l.local_addr() {
+            Ok(addr) => format!("http://{addr}/mcp"),
+            Err(_) => "http".to_string(),
+        },
+        None => "stdio".to_string(),
+    }
+}
+
+/// Starts every server of `config` in the background; on a first start
+/// (no snapshot of an earlier run) waits for them at most
+/// `--ready-within`. Returns the task that logs each server that fails
+/// (left out) until all have settled.
+async fn start(
+    gateway: &Gateway,
+    config: &McpConfig,
+    a: &ServeArgs,
+    book: &Book,
+    first_start: bool,
+) -> tokio::task::JoinHandle<()> {
+    let options = ConnectOptions::new()
+        .handshake(a.connect.handshake.clone())
+        .timeout(a.connect.timeout)
+        .client(a.connect.client_settings().client_config())
+        .restart(restart(a));
+    book.starting(config.servers.iter().map(|e| e.alias.as_str()));
+    let failures = gateway.start_all(config, &options);
+    let mut settling = tokio::spawn(tell_failures(failures, book.clone()));
+    if first_start
+        && tokio::time::timeout(a.ready_within, &mut settling)
+            .await
+            .is_err()
+    {
+        tracing::info!(
+            "not every server answered within {} s: serving those that did; the others join when they answer",
+            a.ready_within.as_secs_f64()
+        );
+    }
+    book.write();
+    tracing::info!(
+        servers = gateway.hub().aliases().len(),
+        tools = gateway.tool_names().len(),
+        revision = gateway.hub().revision(),
+        "serving on {}",
+        book.on()
+    );
+    settling
+}
+
+/// Logs each server that failed to start (its tools are not served; the
+/// others are), until every server has settled.
+async fn tell_failures(
+    mut failures: tokio::sync::mpsc::UnboundedReceiver<mcp_preamble::connect::ConnectFailure>,
+    book: Book,
+) {
+    while let Some(failure) = failures.recv().await {
+        tracing::warn!(upstream = %failure.alias, stderr = %failure.stderr, "server not started: {}", failure.error);
+        book.not_started(&failure.alias, &failure.error.to_string());
+        book.write();
+    }
+    tracing::info!("every server has answered or failed");
+}
+
+/// Keeps the servers' last snapshots in the state directory, for the next
+/// start (written whenever the section changes).
+async fn keep_snapshots(hub: Hub, dir: Option<PathBuf>) {
+    let Some(dir) = dir else { return };
+    let mut sections = hub.subscribe();
+    let mut written = None;
+    loop {
+        let snapshots: std::collections::BTreeMap<String, mcp_preamble::ServerSnapshot> =
+            (hub.aliases().into_iter())
+                .filter(|a| hub.state(a) == ServerState::Connected)
+                .filter_map(|a| Some((a.clone(), hub.snapshot(&a)?)))
+                .collect();
+        if written.as_ref() != Some(&snapshots) {
+            if let Err(e) = state::save_known(&dir, snapshots.clone()) {
+                tracing::warn!(
+                    "the servers' snapshots could not be kept in {}: {e}",
+                    dir.display()
+                );
+            }
+            written = Some(snapshots);
+            // An upstream changing its tools all the time is kept once a second.
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+        if sections.changed().await.is_err() {
+            return;
+        }
+    }
+}
+
+/// The gateway's status as `serve --status` reads it, kept in the state
+/// directory: written at start, at each upstream state change, and at stop.
+#[derive(Clone)]
+struct Book {
+    dir: Option<PathBuf>,
+    gateway: Gateway,
+    status: Arc<Mutex<Status>>,
+}
+
+impl Book {
+    fn new(dir: Option<PathBuf>, gateway: Gateway, on: String) -> Book {
+        let status = Status {
+            format: 1,
+            pid: std::process::id(),
+            on,
+            ..Status::default()
+        };
+        Book {
+            dir,
+            gateway,
+            status: Arc::new(Mutex::new(status)),
+        }
+    }
+
+    fn on(&self) -> String {
+        self.lock().on.clone()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Status> {
+        self.status.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn change(&self, change: &StateChange) {
+        {
+            let mut status = self.lock();
+            let u = status.upstreams.entry(change.alias.clone()).or_default();
+            if change.reason == StateReason::Added {
+                // Only the last run's snapshots are added: served, not connected yet.
+                u.state = "starting".into();
+                u.why = "served from the last run's snapshot".into();
+            } else {
+                u.state = change.state.to_string();
+                u.why = change.reason.to_string();
+            }
+            if change.reason == StateReason::Restarted {
+                u.restarts += 1;
+            }
+            if let Some(exit) = change.exit_status {
+                u.last_exit = Some(exit.to_string());
+            }
+        }
+        self.write();
+    }
+
+    fn starting<'a>(&self, aliases: impl IntoIterator<Item = &'a str>) {
+        let mut status = self.lock();
+        for alias in aliases {
+            let u = status.upstreams.entry(alias.to_string()).or_default();
+            if u.state.is_empty() {
+                u.state = "starting".into();
+            }
+        }
+    }
+
+    fn not_started(&self, alias: &str, error: &str) {
+        let mut status = self.lock();
+        let u = status.upstreams.entry(alias.to_string()).or_default();
+        u.state = "not_started".into();
+        u.why = error.to_string();
+    }
+
+    fn stopped(&self) {
+        self.lock().stopped = true;
+        self.write();
+    }
+
+    /// Writes the status with each upstream's process id as it is now.
+    fn write(&self) {
+        let Some(dir) = &self.dir else { return };
+        let mut status = self.lock();
+        for (alias, u) in status.upstreams.iter_mut() {
+            // A gone server's last process is no longer its.
+            u.pid = match u.state.as_str() {
+                "connected" => self.gateway.process_id(alias),
+                _ => None,
+            };
+        }
+        status.updated = state::now();
+        if let Err(e) = status.write(dir) {
+            tracing::warn!(
+                "the status for `serve --status` could not be written to {}: {e}",
+                dir.display()
+            );
+        }
+    }
 }
 
 /// The `--listen` flags as the gateway's limits.
@@ -103,18 +316,48 @@ fn http_limits(a: &ServeArgs) -> mcp_preamble::serve::HttpLimits {
     }
 }
 
-/// Logs each server that changed and awaits review, once per change.
-async fn tell_pending(hub: Hub) {
+/// The command that approves a held change, as a shell runs it (the
+/// alias goes last): the same config, lock and policy, absolute.
+fn approve_command(config: &Path, lock: Option<&Path>, policy: Option<&Path>) -> String {
+    let mut words = vec!["mcp-preamble".to_string(), "pin".to_string()];
+    let files = [
+        ("--config", Some(config)),
+        ("--lock", lock),
+        ("--policy", policy),
+    ];
+    for (flag, path) in files {
+        let Some(path) = path else { continue };
+        let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        words.push(flag.to_string());
+        words.push(shell_word(&path.display().to_string()));
+    }
+    words.push("--approve".to_string());
+    words.join(" ")
+}
+
+/// `word` as one shell word: as it is when it is plain, else single-quoted.
+fn shell_word(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+=:@,".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        return word.to_string();
+    }
+    format!("'{}'", word.replace('\'', "'\\''"))
+}
+
+/// Logs each server that changed and awaits review, once per change, with
+/// the command that approves it.
+async fn tell_pending(hub: Hub, approve: String) {
     let mut pending = hub.subscribe_pending();
     let mut told = std::collections::BTreeMap::new();
     loop {
         let now = pending.borrow_and_update().clone();
         for (alias, pin) in now.iter() {
             if told.get(alias) != Some(pin) {
+                // The command last on the line, so that it is copied whole.
                 tracing::warn!(
-                    alias = %alias,
-                    change = %pin.summary(),
-                    "server changed and awaits review (the reviewed text is served): mcp-preamble pin --approve {alias}"
+                    "server {alias:?} changed and awaits review ({}; the reviewed text is served); approve it with: {approve} {}",
+                    pin.summary(),
+                    shell_word(alias)
                 );
             }
         }
@@ -127,22 +370,22 @@ async fn tell_pending(hub: Hub) {
 
 /// Logs every upstream's state changes: connected, ended on its own (with
 /// its exit status) and restarted, and gone (the grace period ended, or
-/// the restart budget was spent and the gateway gave up on it).
-async fn tell_states(hub: Hub) {
+/// the restart budget was spent and the gateway gave up on it). The
+/// library logs the events behind them (started, exited, each restart
+/// attempt, gave up) under `mcp_preamble::upstream`.
+async fn tell_states(hub: Hub, book: Book) {
     use tokio::sync::broadcast::error::RecvError;
     let mut states = hub.subscribe_states();
     loop {
         match states.recv().await {
-            Ok(change) if change.reason == StateReason::GaveUp => tracing::warn!(
-                upstream = %change.alias,
-                "gave up on the upstream: it ended again after {} restarts within {} s; its tools are no longer served ({change})",
-                RESTART.restarts(),
-                RESTART.restart_window().as_secs()
-            ),
-            Ok(change) if change.state == ServerState::Connected => {
-                tracing::info!(upstream = %change.alias, "{change}")
+            Ok(change) => {
+                if change.state == ServerState::Connected {
+                    tracing::info!(upstream = %change.alias, "{change}");
+                } else {
+                    tracing::warn!(upstream = %change.alias, "{change}");
+                }
+                book.change(&change);
             }
-            Ok(change) => tracing::warn!(upstream = %change.alias, "{change}"),
             Err(RecvError::Lagged(n)) => tracing::warn!("{n} upstream state changes not logged"),
             Err(RecvError::Closed) => return,
         }
@@ -269,17 +512,29 @@ async fn next_hangup(_: &mut Hangups) {
     std::future::pending().await
 }
 
+/// rmcp's warning for each error the gateway answers (`response error`,
+/// the error as a debug struct): the gateway logs each failed call itself,
+/// as a sentence naming the upstream and the tool. Decided per call site
+/// (target, level, fields), never per event.
+fn rmcps_call_error(m: &tracing::Metadata<'_>) -> bool {
+    let fields = m.fields();
+    m.target() == "rmcp::service"
+        && *m.level() == tracing::Level::WARN
+        && fields.field("id").is_some()
+        && fields.field("error").is_some()
+}
+
 /// The log goes to `file` or stderr, never stdout (stdout is the MCP
 /// channel), one line per event made safe by [`LogLines`].
 /// `MCP_PREAMBLE_LOG` chooses what is logged, as targets and levels
-/// (`debug`, `info,rmcp=debug`); default: `info,rmcp=warn`.
+/// (`debug`, `info,rmcp=debug`); default: [`LOG_DEFAULT`].
 fn init_log(file: Option<&Path>) -> Result<(), CliError> {
     use tracing_subscriber::fmt::writer::BoxMakeWriter;
     use tracing_subscriber::prelude::*;
     let filter: tracing_subscriber::filter::Targets = std::env::var("MCP_PREAMBLE_LOG")
         .ok()
         .and_then(|l| l.parse().ok())
-        .unwrap_or_else(|| "info,rmcp=warn".parse().unwrap_or_default());
+        .unwrap_or_else(|| LOG_DEFAULT.parse().unwrap_or_default());
     let writer = match file {
         Some(path) => {
             let f = std::fs::OpenOptions::new()
@@ -291,10 +546,13 @@ fn init_log(file: Option<&Path>) -> Result<(), CliError> {
         }
         None => BoxMakeWriter::new(|| LogLines(std::io::stderr())),
     };
+    use tracing_subscriber::filter::FilterExt;
     let layer = tracing_subscriber::fmt::layer()
         .with_writer(writer)
         .with_ansi(false)
-        .with_filter(filter);
+        .with_filter(filter.and(tracing_subscriber::filter::filter_fn(|m| {
+            !rmcps_call_error(m)
+        })));
     // Only one subscriber per process; a second is not an error worth stopping for.
     let _ = tracing_subscriber::registry().with(layer).try_init();
     Ok(())

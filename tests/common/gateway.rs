@@ -1,0 +1,181 @@
+//! `mcp-preamble serve` as a child process, driven over its stdio with raw
+//! JSON-RPC lines.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// A fresh folder under the temp dir, for one test.
+pub fn scratch(test: &str, name: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("mcp-preamble-{test}-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A config entry running `node tests/servers/<script>` with `env`.
+pub fn node(script: &str, env: Value) -> Value {
+    super::ensure_npm();
+    let path = super::servers_dir().join(script).display().to_string();
+    json!({"command": "node", "args": [path], "env": env})
+}
+
+/// Writes `dir/mcp.json` with `servers` as its `mcpServers`; its path.
+pub fn config(dir: &Path, servers: Value) -> String {
+    let path = dir.join("mcp.json");
+    std::fs::write(&path, json!({"mcpServers": servers}).to_string()).unwrap();
+    path.display().to_string()
+}
+
+/// Waits (polling every 100 ms) until `done`, failing after `within`.
+pub fn wait_until(what: &str, within: Duration, mut done: impl FnMut() -> bool) {
+    let end = Instant::now() + within;
+    while !done() {
+        assert!(
+            Instant::now() < end,
+            "{what} did not happen within {within:?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// A running gateway and what it wrote to stdout.
+pub struct Gateway {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    /// Notifications seen while waiting for answers.
+    pub notes: Vec<Value>,
+    next: u64,
+}
+
+impl Gateway {
+    /// `mcp-preamble serve ARGS…`, not yet initialized.
+    pub fn spawn(args: &[&str]) -> Gateway {
+        // A state directory of this test run unless the test gives one.
+        let cache = std::env::temp_dir().join(format!("mcp-preamble-cache-{}", std::process::id()));
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
+            .arg("serve")
+            .args(args)
+            .env("XDG_CACHE_HOME", cache)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        Gateway {
+            child,
+            stdin,
+            lines,
+            notes: Vec::new(),
+            next: 1,
+        }
+    }
+
+    /// `mcp-preamble serve ARGS…`, initialized as a 2025-11-25 host.
+    pub fn start(args: &[&str]) -> Gateway {
+        let mut g = Gateway::spawn(args);
+        let init = g.initialize();
+        assert!(init["result"]["serverInfo"].is_object(), "{init}");
+        g
+    }
+
+    /// The `initialize` answer, then `notifications/initialized`.
+    pub fn initialize(&mut self) -> Value {
+        let init = self.request(
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "raw", "version": "1"}}),
+        );
+        self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        init
+    }
+
+    pub fn send(&mut self, message: Value) {
+        writeln!(self.stdin, "{message}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Sends a request; its id.
+    pub fn ask(&mut self, method: &str, params: Value) -> u64 {
+        let id = self.next;
+        self.next += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        id
+    }
+
+    /// The answer to request `id`, within `within`; notifications meanwhile
+    /// go to [`Gateway::notes`].
+    pub fn answer(&mut self, id: u64, within: Duration) -> Value {
+        let end = Instant::now() + within;
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            let line = match self.lines.recv_timeout(left) {
+                Ok(line) => line,
+                Err(RecvTimeoutError::Timeout) => panic!("no answer to {id} within {within:?}"),
+                Err(e) => panic!("the gateway's stdout closed: {e}"),
+            };
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message["id"] == json!(id) {
+                return message;
+            }
+            self.notes.push(message);
+        }
+    }
+
+    /// A request and its answer (within 30 s).
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.ask(method, params);
+        self.answer(id, Duration::from_secs(30))
+    }
+
+    /// `tools/call` of `tool` with `arguments`; the answer.
+    pub fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        self.request("tools/call", json!({"name": tool, "arguments": arguments}))
+    }
+
+    /// The names `tools/list` gives now.
+    pub fn names(&mut self) -> Vec<String> {
+        let list = self.request("tools/list", json!({}));
+        let tools = list["result"]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{list}"));
+        tools
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
+    }
+
+    /// The `list_changed` notifications seen so far, forgotten.
+    pub fn take_list_changes(&mut self) -> usize {
+        let _ = self.request("ping", json!({}));
+        let n = (self.notes.iter())
+            .filter(|m| m["method"] == "notifications/tools/list_changed")
+            .count();
+        self.notes.clear();
+        n
+    }
+}
+
+impl Drop for Gateway {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
