@@ -490,3 +490,8 @@ module.exports = {
   VERSION: native.VERSION,
   lint,
 }
+
+// After the exports above: session.js builds on them.
+const session = require('./session.js')
+module.exports.LiveSection = session.LiveSection
+module.exports.serverOf = session.serverOf
