@@ -24,7 +24,7 @@ const typeDefDir = join(target, 'napi-type-def')
 
 rmSync(typeDefDir, { recursive: true, force: true })
 mkdirSync(typeDefDir, { recursive: true })
-const args = ['build', '--quiet', '-p', 'mcp-preamble-node', ...(debug ? [] : ['--release'])]
+const args = ['build', ...(process.env.MCP_PREAMBLE_BUILD_VERBOSE ? ['-v'] : ['--quiet']), '-p', 'mcp-preamble-node', ...(debug ? [] : ['--release'])]
 const built = spawnSync('cargo', args, {
   cwd: root,
   stdio: 'inherit',
