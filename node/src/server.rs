@@ -2,7 +2,7 @@
 //! client stored (the handshake result and the `tools/list` pages as JSON).
 
 use mcp_preamble::ServerSnapshot;
-use mcp_preamble::files::{Capture, SnapshotFile, load_server_file};
+use mcp_preamble::files::{SnapshotFile, load_server_eras};
 use napi::bindgen_prelude::ClassInstance;
 use napi_derive::napi;
 
@@ -33,19 +33,12 @@ impl NativeServer {
     #[napi(factory, catch_unwind)]
     pub fn from_capture(path: String, alias: Option<String>) -> napi::Result<NativeServer> {
         let path = std::path::PathBuf::from(path);
-        let mut snapshot = load_server_file(&path).map_err(to_js)?;
-        if alias.is_some() {
-            snapshot.alias = alias;
-        } else if snapshot.alias.is_none() {
-            snapshot.alias = path.file_stem().map(|s| s.to_string_lossy().into_owned());
-        }
-        // As `mcp-preamble lint` reads a capture with both handshakes; a
-        // snapshot file is not a capture and holds one.
-        let mut other_eras = Vec::new();
-        if let Ok(eras) = Capture::from_path(&path).and_then(|c| c.era_snapshots()) {
-            for mut s in eras.into_iter().skip(1) {
-                s.alias.clone_from(&snapshot.alias);
-                other_eras.push(s);
+        // As `mcp-preamble lint` reads it: a capture with both handshakes
+        // keeps the other one to compare with.
+        let (mut snapshot, mut other_eras) = load_server_eras(&path).map_err(to_js)?;
+        if let Some(alias) = alias {
+            for s in std::iter::once(&mut snapshot).chain(&mut other_eras) {
+                s.alias = Some(alias.clone());
             }
         }
         Ok(NativeServer {
