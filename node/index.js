@@ -9,6 +9,7 @@
 const { createHash } = require('node:crypto')
 const fs = require('node:fs')
 const path = require('node:path')
+const { fileURLToPath } = require('node:url')
 
 const native = require('./native.js')
 
@@ -116,7 +117,7 @@ class Server {
    * `alias` the file's alias, else its stem, as the CLI names it. */
   static fromCapture(file, options) {
     const alias = aliasOf(options)
-    const p = text('path', typeof file === 'object' && file instanceof URL ? file.pathname : file)
+    const p = pathText('path', file)
     if (p === undefined) throw invalid('invalid_config', 'path: expected a string, got undefined')
     return new Server(call(() => native.NativeServer.fromCapture(p, alias)))
   }
@@ -311,8 +312,12 @@ function count(key, value) {
   throw invalid('invalid_config', `${key}: expected an integer, got ${got}`)
 }
 
+/** A path: a string, or a `file:` URL. */
 function pathText(key, value) {
-  if (value instanceof URL) return value.pathname
+  if (value instanceof URL) {
+    if (value.protocol !== 'file:') throw invalid('invalid_config', `${key}: ${JSON.stringify(value.href)} is not a file: URL`)
+    return fileURLToPath(value)
+  }
   return text(key, value)
 }
 

@@ -449,6 +449,14 @@ impl Assembly {
     /// The report exactly as `mcp-preamble preview --json` prints it for
     /// capture and snapshot files: this assembly and no connection rows,
     /// through [`printed_json`]. The Python and Node packages' `to_json`.
+    ///
+    /// ```
+    /// use mcp_preamble::{Assembler, files::load_server_file};
+    /// let server = load_server_file("tests/corpus/seed-invoice-server.json")?;
+    /// let json = Assembler::new().assemble(&[server])?.to_preview_json();
+    /// assert!(json.starts_with("{\n  \"assembly\": {") && json.ends_with("\"connections\": []\n}\n"));
+    /// # Ok::<(), mcp_preamble::Error>(())
+    /// ```
     pub fn to_preview_json(&self) -> String {
         printed_json(serde_json::json!({ "assembly": self, "connections": [] }))
     }

@@ -415,6 +415,15 @@ impl SnapshotFile {
 /// the other era's snapshot under the same alias (the second value): what
 /// `mcp-preamble lint` compares for `MCP015` ([`Capture::era_snapshots`]).
 /// A snapshot file holds one era.
+///
+/// ```
+/// use mcp_preamble::files::load_server_eras;
+/// let (server, others) = load_server_eras("tests/corpus/seed-invoice-server.json")?;
+/// assert_eq!(server.alias.as_deref(), Some("seed-invoice-server"));
+/// assert_eq!(others.len(), 1);
+/// assert_eq!((server.era.as_str(), others[0].era.as_str()), ("modern", "legacy"));
+/// # Ok::<(), mcp_preamble::Error>(())
+/// ```
 pub fn load_server_eras(path: impl AsRef<Path>) -> Result<(ServerSnapshot, Vec<ServerSnapshot>)> {
     let path = path.as_ref();
     let mut first = load_server_file(path)?;

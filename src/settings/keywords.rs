@@ -16,7 +16,25 @@ use super::{Defaults, Settings, parse_count};
 
 /// An `Assembler`'s keywords, each under its policy key's name. Counts
 /// arrive as text (the decimal text of a Python int, a JavaScript number)
-/// and are checked by [`parse_count`], as the CLI's flags are.
+/// and are checked by [`parse_count`], as the CLI's flags are; an error
+/// names the keyword.
+///
+/// ```
+/// use mcp_preamble::settings::Keywords;
+/// let mut k = Keywords::default();
+/// k.budget = Some("-1".into());
+/// let e = k.assembler().unwrap_err();
+/// assert_eq!(e.to_string(), r#"invalid configuration: budget: "-1" is not a number of tokens"#);
+/// k.budget = Some("64".into());
+/// k.target = Some("sideways".into());
+/// let e = k.assembler().unwrap_err();
+/// assert_eq!(e.detail(), r#"target: "sideways" is not "section" or "namespace""#);
+/// k.target = Some("namespace".into());
+/// k.policy_keys.insert("order".into(), "sideways".into());
+/// assert!(k.assembler().unwrap_err().detail().starts_with("order: unknown variant"));
+/// k.policy_keys.insert("order".into(), "insertion".into());
+/// assert!(k.assembler().is_ok());
+/// ```
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct Keywords {
