@@ -16,4 +16,6 @@
 
 pub use crate::config::{McpConfig, ServerEntry, ServerTransport};
 pub use crate::error::MAX_FILE_BYTES;
-pub use crate::wire::{Capture, SNAPSHOT_FORMAT_VERSION, SnapshotFile, load_server_file};
+pub use crate::wire::{
+    Capture, SNAPSHOT_FORMAT_VERSION, SnapshotFile, load_server_eras, load_server_file,
+};

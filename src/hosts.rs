@@ -323,6 +323,17 @@ impl Host {
     }
 }
 
+/// The characters a block may take as a namespace description (`preview
+/// --target namespace`, [`Assembler::namespace_chars`](crate::Assembler::namespace_chars)):
+/// the smallest host cap, Codex's.
+pub fn namespace_chars() -> usize {
+    Host::Codex
+        .profile()
+        .cut
+        .cap()
+        .map_or(usize::MAX, |c| c.limit)
+}
+
 impl fmt::Debug for Host {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Host({})", self.as_str())

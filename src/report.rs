@@ -12,7 +12,9 @@ use serde::Serialize;
 
 use crate::model::{Era, InstructionsState};
 use crate::pin::{Effect, Pin, PinState};
+use crate::redact;
 use crate::support::string_enum;
+use crate::text::json_safe;
 use crate::tokens::Counting;
 use crate::tool_names::NameTable;
 
@@ -443,4 +445,29 @@ impl Assembly {
         // Serializing plain strings and numbers cannot fail.
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
+
+    /// The report exactly as `mcp-preamble preview --json` prints it for
+    /// capture and snapshot files: this assembly and no connection rows,
+    /// through [`printed_json`]. The Python and Node packages' `to_json`.
+    ///
+    /// ```
+    /// use mcp_preamble::{Assembler, files::load_server_file};
+    /// let server = load_server_file("tests/corpus/seed-invoice-server.json")?;
+    /// let json = Assembler::new().assemble(&[server])?.to_preview_json();
+    /// assert!(json.starts_with("{\n  \"assembly\": {") && json.ends_with("\"connections\": []\n}\n"));
+    /// # Ok::<(), mcp_preamble::Error>(())
+    /// ```
+    pub fn to_preview_json(&self) -> String {
+        printed_json(serde_json::json!({ "assembly": self, "connections": [] }))
+    }
+}
+
+/// A JSON report as the CLI prints it: secret-shaped strings redacted,
+/// pretty-printed with a final newline, terminal-acting characters escaped
+/// ([`json_safe`]) and secret-shaped text redacted once more (an escape
+/// may have joined one).
+pub fn printed_json(mut report: serde_json::Value) -> String {
+    redact::json_strings(&mut report, redact::secrets);
+    let pretty = serde_json::to_string_pretty(&report).unwrap_or_default() + "\n";
+    redact::secrets(&json_safe(&pretty)).into_owned()
 }

@@ -410,6 +410,36 @@ impl SnapshotFile {
     }
 }
 
+/// The server of a capture or snapshot file as the CLI names it (its alias,
+/// else the file's stem), then, for a capture that holds both handshakes,
+/// the other era's snapshot under the same alias (the second value): what
+/// `mcp-preamble lint` compares for `MCP015` ([`Capture::era_snapshots`]).
+/// A snapshot file holds one era.
+///
+/// ```
+/// use mcp_preamble::files::load_server_eras;
+/// let (server, others) = load_server_eras("tests/corpus/seed-invoice-server.json")?;
+/// assert_eq!(server.alias.as_deref(), Some("seed-invoice-server"));
+/// assert_eq!(others.len(), 1);
+/// assert_eq!((server.era.as_str(), others[0].era.as_str()), ("modern", "legacy"));
+/// # Ok::<(), mcp_preamble::Error>(())
+/// ```
+pub fn load_server_eras(path: impl AsRef<Path>) -> Result<(ServerSnapshot, Vec<ServerSnapshot>)> {
+    let path = path.as_ref();
+    let mut first = load_server_file(path)?;
+    if first.alias.is_none() {
+        first.alias = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+    }
+    let mut others = Vec::new();
+    if let Ok(eras) = Capture::from_path(path).and_then(|c| c.era_snapshots()) {
+        for mut s in eras.into_iter().skip(1) {
+            s.alias.clone_from(&first.alias);
+            others.push(s);
+        }
+    }
+    Ok((first, others))
+}
+
 /// Loads a server from a file: a capture (the `tests/corpus/` format) or a
 /// [`SnapshotFile`], told apart by their keys.
 pub fn load_server_file(path: impl AsRef<Path>) -> Result<ServerSnapshot> {

@@ -43,20 +43,6 @@ pub fn to_py(err: Error) -> PyErr {
     )
 }
 
-/// `err` about the keyword `key`: `invalid configuration: budget: "-1" is
-/// not a number of tokens` (the CLI prints the part after the key for its flag).
-pub fn keyed(key: &str, err: Error) -> PyErr {
-    let detail = format!("{key}: {}", err.detail());
-    raise(
-        kind_name(err.kind()),
-        format!("{}: {detail}", err.kind()),
-        detail,
-        None,
-        None,
-        None,
-    )
-}
-
 /// A package exception of `kind` made here (input the crate never saw,
 /// such as a JSON document Python could not encode).
 pub fn raise(

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use mcp_preamble::ServerSnapshot;
-use mcp_preamble::files::{Capture, SnapshotFile, load_server_file};
+use mcp_preamble::files::{SnapshotFile, load_server_eras};
 use pyo3::prelude::*;
 
 use crate::errors::{raise, to_py};
@@ -48,19 +48,12 @@ impl NativeServer {
     #[staticmethod]
     #[pyo3(signature = (path, alias=None))]
     fn from_capture(path: PathBuf, alias: Option<String>) -> PyResult<NativeServer> {
-        let mut snapshot = load_server_file(&path).map_err(to_py)?;
-        if alias.is_some() {
-            snapshot.alias = alias;
-        } else if snapshot.alias.is_none() {
-            snapshot.alias = path.file_stem().map(|s| s.to_string_lossy().into_owned());
-        }
-        // As `mcp-preamble lint` reads a capture with both handshakes; a
-        // snapshot file is not a capture and holds one.
-        let mut other_eras = Vec::new();
-        if let Ok(eras) = Capture::from_path(&path).and_then(|c| c.era_snapshots()) {
-            for mut s in eras.into_iter().skip(1) {
-                s.alias.clone_from(&snapshot.alias);
-                other_eras.push(s);
+        // As `mcp-preamble lint` reads it: a capture with both handshakes
+        // keeps the other one to compare with.
+        let (mut snapshot, mut other_eras) = load_server_eras(&path).map_err(to_py)?;
+        if let Some(alias) = alias {
+            for s in std::iter::once(&mut snapshot).chain(&mut other_eras) {
+                s.alias = Some(alias.clone());
             }
         }
         Ok(NativeServer {

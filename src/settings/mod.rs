@@ -75,11 +75,13 @@ pub use crate::tool_policy::{ToolFilter, ToolOverride};
 pub use client::ClientIdentity;
 pub use client::{Capability, ClientSettings};
 pub use file::PolicyFile;
+pub use keywords::Keywords;
 pub use weight::Weight;
 
 mod client;
 mod counter;
 mod file;
+mod keywords;
 mod tools;
 mod weight;
 

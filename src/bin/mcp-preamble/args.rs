@@ -363,8 +363,7 @@ pub enum Target {
 /// The characters of a namespace description Codex and OpenAI tool search
 /// surface: Codex's cap in the library's host table.
 pub fn namespace_chars() -> usize {
-    let codex = mcp_preamble::hosts::Host::Codex.profile().cut.cap();
-    codex.map_or(usize::MAX, |c| c.limit)
+    mcp_preamble::hosts::namespace_chars()
 }
 
 /// The hosts `serve --as` fits to, with their caps, as the help lists them.

@@ -1,7 +1,7 @@
 //! Output: the preview report (JSON or text table) and writing to stdout.
 //!
 //! Server text reaches stdout and stderr only through [`terminal_safe`]
-//! (text) or [`json_safe`] (JSON), so a hostile server cannot drive the
+//! (text) or [`json_safe`](mcp_preamble::text::json_safe) (JSON), so a hostile server cannot drive the
 //! terminal, and only through `mcp_preamble::redact`, so no command prints
 //! a secret: [`emit`] redacts secret-shaped values in everything (server
 //! text under review keeps its URLs), [`emit_line`], [`emit_err`] and the
@@ -15,7 +15,7 @@ use mcp_preamble::lint::HostSurvival;
 use mcp_preamble::pin::PinState;
 use mcp_preamble::redact;
 use mcp_preamble::report::{Omission, ServerDiagnostic};
-use mcp_preamble::text::{json_safe, terminal_safe};
+use mcp_preamble::text::terminal_safe;
 
 use crate::source::{Origin, Source};
 
@@ -73,10 +73,7 @@ pub fn emit_preview(
                 .collect();
             report["as"] = serde_json::Value::Object(by_server);
         }
-        redact::json_strings(&mut report, redact::secrets);
-        emit(&json_safe(
-            &(serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"),
-        ));
+        emit(&mcp_preamble::report::printed_json(report));
     } else {
         emit(&text_report(assembly, sources));
         if !hosts.is_empty() {

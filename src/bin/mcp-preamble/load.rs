@@ -6,7 +6,7 @@ use mcp_preamble::ServerSnapshot;
 use mcp_preamble::connect::{
     ConnectOptions, Connection, DiscoverCache, Handshake, connect_all_with, now_ms,
 };
-use mcp_preamble::files::{Capture, McpConfig, load_server_file};
+use mcp_preamble::files::{McpConfig, load_server_file};
 use mcp_preamble::settings::ClientIdentity;
 
 use crate::args::Connect;
@@ -63,17 +63,8 @@ pub async fn load_inputs(files: &[PathBuf], connect: &Connect) -> Result<Gathere
 /// [`load_file`], and for a capture that holds both handshakes, the other
 /// era's snapshot after it (under the same alias), for `MCP015`.
 pub fn load_file_eras(path: &Path) -> mcp_preamble::Result<Vec<ServerSnapshot>> {
-    let first = load_file(path)?;
-    let mut all = Vec::new();
-    // A snapshot file is not a capture: it holds one era.
-    if let Ok(eras) = Capture::from_path(path).and_then(|c| c.era_snapshots()) {
-        for mut s in eras.into_iter().skip(1) {
-            s.alias = first.alias.clone();
-            all.push(s);
-        }
-    }
-    all.insert(0, first);
-    Ok(all)
+    let (first, others) = mcp_preamble::files::load_server_eras(path)?;
+    Ok(std::iter::once(first).chain(others).collect())
 }
 
 pub fn file_alias(path: &Path) -> Option<String> {
