@@ -280,3 +280,45 @@ fn restart_max_0_never_restarts() {
     assert!(lines(&text, "slow", "restarting in ").is_empty(), "{text}");
     assert!(g.names().iter().all(|n| !n.starts_with("slow__")));
 }
+
+/// A tool rule of the policy that matches none of an upstream's tools is told
+/// once, with the closest name when there is one (issue 39, item 2).
+#[test]
+fn a_tool_rule_that_matches_nothing_is_told_once() {
+    let dir = scratch("serve-log", "rules");
+    let log = dir.join("gateway.log");
+    let policy = dir.join("policy.toml");
+    std::fs::write(
+        &policy,
+        "version = 1\n[servers.billing]\ntools = { deny = [\"get_invoce\", \"delete_everything\"] }\n",
+    )
+    .unwrap();
+    let config = config(&dir, json!({"billing": node("invoice.mjs", json!({}))}));
+    let mut g = Gateway::start(&[
+        "--config",
+        &config,
+        "--policy",
+        policy.to_str().unwrap(),
+        "--log",
+        log.to_str().unwrap(),
+    ]);
+    assert!(g.names().iter().any(|n| n == "billing__get_invoice"));
+    wait_until("the rules are told", Duration::from_secs(20), || {
+        lines(&log_of(&log), "billing", "policy: tools deny").len() >= 2
+    });
+    std::thread::sleep(Duration::from_secs(1));
+    let text = log_of(&log);
+    let told = lines(&text, "billing", "policy: tools deny");
+    assert_eq!(told.len(), 2, "{text}");
+    assert!(
+        told.iter().any(|l| l.contains(
+            "\"get_invoce\" matches no tool the server lists (did you mean \"get_invoice\"?)"
+        )),
+        "{text}"
+    );
+    assert!(
+        told.iter()
+            .all(|l| l.contains("the name is still left out of the instructions")),
+        "{text}"
+    );
+}

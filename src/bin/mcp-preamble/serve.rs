@@ -11,6 +11,7 @@ use mcp_preamble::connect::{ConnectOptions, Restart};
 use mcp_preamble::files::McpConfig;
 use mcp_preamble::hub::{Hub, ServerState, StateChange, StateReason};
 use mcp_preamble::pin::Lock;
+use mcp_preamble::report::ServerDiagnostic;
 use mcp_preamble::serve::{Gateway, ServeAs};
 use mcp_preamble::settings::Settings;
 
@@ -392,8 +393,11 @@ async fn tell_states(hub: Hub, book: Book) {
     }
 }
 
-/// Logs each upstream whose data the gateway cut to its limits (what it
-/// sent, what was kept), once per change.
+/// Logs, once per change, each upstream whose data the gateway cut to its
+/// limits (what it sent, what was kept) and each tool rule of the policy
+/// that matches none of an upstream's tools (`unmatched_tool_rule`: a typo,
+/// or a tool the server lists only to some clients). Off the request path:
+/// it reads each new section after it is served.
 async fn tell_limits(hub: Hub) {
     let mut sections = hub.subscribe();
     let mut told = std::collections::BTreeMap::new();
@@ -402,12 +406,27 @@ async fn tell_limits(hub: Hub) {
         let mut now = std::collections::BTreeMap::new();
         for server in section.assembly().servers() {
             let alias = server.alias.clone().unwrap_or_else(|| server.name.clone());
-            if !server.limits.is_empty() && told.get(&alias) != Some(&server.limits) {
-                for hit in &server.limits {
-                    tracing::warn!(upstream = %alias, "served within the limits: {hit}");
+            let rules: Vec<String> = server
+                .notes
+                .iter()
+                .filter(|n| matches!(n, ServerDiagnostic::UnmatchedToolRule { .. }))
+                .map(ToString::to_string)
+                .collect();
+            let state = (server.limits.clone(), rules);
+            if told.get(&alias) != Some(&state) {
+                let was = told.get(&alias);
+                if was.is_none_or(|(limits, _)| *limits != state.0) {
+                    for hit in &state.0 {
+                        tracing::warn!(upstream = %alias, "served within the limits: {hit}");
+                    }
+                }
+                if was.is_none_or(|(_, rules)| *rules != state.1) {
+                    for rule in &state.1 {
+                        tracing::warn!(upstream = %alias, "policy: {rule}");
+                    }
                 }
             }
-            now.insert(alias, server.limits.clone());
+            now.insert(alias, state);
         }
         told = now;
         if sections.changed().await.is_err() {
