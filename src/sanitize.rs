@@ -275,16 +275,18 @@ pub(crate) fn line_counting(raw: &str, removed: &mut HiddenChars) -> String {
     crate::text::cut_chars(&out, MAX_LINE_CHARS)
 }
 
-/// Whether a JSON string loses `c`: what sanitizing drops, but a carriage
-/// return (a line break, and JSON shows it escaped).
+/// Whether a JSON string changes at `c`: what sanitizing drops, but a
+/// carriage return (a line break, and JSON shows it escaped), and the
+/// Unicode line and paragraph separators (line breaks JSON shows raw:
+/// they become `\n`, as in text).
 fn dropped_in_json(c: char) -> bool {
-    c != '\r' && is_dropped(c)
+    (c != '\r' && is_dropped(c)) || matches!(c, '\u{2028}' | '\u{2029}')
 }
 
-/// `raw` with the characters sanitizing drops removed and nothing else
-/// changed (no line or whitespace rule: a schema's `default`, `enum` or
-/// `pattern` keeps its meaning, carriage returns too); borrowed when there
-/// are none.
+/// `raw` with the characters sanitizing drops removed, U+2028 and U+2029
+/// as `\n`, and nothing else changed (no other line or whitespace rule: a
+/// schema's `default`, `enum` or `pattern` keeps its meaning, carriage
+/// returns too); borrowed when there are none.
 fn stripped<'a>(raw: &'a str, removed: &mut HiddenChars) -> std::borrow::Cow<'a, str> {
     if !raw.chars().any(dropped_in_json) {
         return std::borrow::Cow::Borrowed(raw);
@@ -293,6 +295,7 @@ fn stripped<'a>(raw: &'a str, removed: &mut HiddenChars) -> std::borrow::Cow<'a,
     for c in raw.chars() {
         match hidden(c).filter(|_| c != '\r') {
             Some(kind) => removed.tally(kind),
+            None if matches!(c, '\u{2028}' | '\u{2029}') => out.push('\n'),
             None => out.push(c),
         }
     }
@@ -448,5 +451,15 @@ mod tests {
         assert_eq!(out["required"], json!(["p"]));
         assert_eq!(out["properties"].as_object().unwrap().len(), 2);
         assert_eq!(removed.total(), 7);
+    }
+
+    #[test]
+    fn json_line_separators_become_line_feeds() {
+        // Found by the serve_upstream fuzz target: serde_json writes
+        // U+2028 raw, so it reached the host inside a served schema.
+        use serde_json::json;
+        let raw = json!({"properties": {"m": {"description": "a\u{2028}b\u{2029}c\r\nd"}}});
+        let out = json_counting(&raw, &mut HiddenChars::default()).unwrap();
+        assert_eq!(out["properties"]["m"]["description"], "a\nb\nc\r\nd");
     }
 }
