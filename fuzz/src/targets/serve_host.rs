@@ -57,8 +57,10 @@ pub fn run(data: &[u8]) {
         sent.push_str(line);
         sent.push('\n');
     }
-    let answers = runtime().block_on(exchange(sent));
-    check(&lines, &answers);
+    let answers = runtime().block_on(exchange(sent.clone()));
+    // Every line sent, the handshake's too: an id it shares with a call
+    // is ambiguous (its answer is the handshake's).
+    check(&sent.split('\n').collect::<Vec<_>>(), &answers);
 }
 
 /// Sends `sent` to a gateway on an in-memory pipe, closes, and returns
