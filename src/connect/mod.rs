@@ -44,6 +44,7 @@ pub use snapshot::snapshot_of;
 pub(crate) use tap::ProgressTap;
 pub use transport::{ConnectFailure, Connection, INHERITED_ENV, StderrTail, connect, connect_with};
 
+#[cfg(feature = "serve")]
 pub(crate) use lifecycle::plain;
 
 use crate::error::{Error, ErrorKind};
