@@ -122,6 +122,12 @@ fn escape_points(text: &str, images: bool) -> Vec<usize> {
                 if text_event && could_start(i) {
                     at.push(i);
                 }
+                // An engine that groups the text otherwise (an autolink
+                // that took an earlier link's `[docs](`, a title read before
+                // a code span) may see an image here: its `!` goes.
+                if text_event && !images && bytes[i] == b'[' && i > 0 && bytes[i - 1] == b'!' {
+                    at.push(i - 1);
+                }
             }
         }
         // Syntax no event covers (link reference definitions, say).

@@ -212,7 +212,8 @@ fn raw_html_is_escaped_block_and_inline() {
         ("x <!-- y --> z", "x &lt;!-- y --> z"),
         ("<?php echo 1; ?>", "&lt;?php echo 1; ?>"),
         ("<!DOCTYPE html>", "&lt;!DOCTYPE html>"),
-        ("<![CDATA[ x", "&lt;![CDATA[ x"),
+        // `![` starts an image in some engine's grouping: its `!` goes too.
+        ("<![CDATA[ x", "&lt;\\![CDATA[ x"),
         ("</ul>\n</details>", "&lt;/ul>\n&lt;/details>"),
         ("<script>\nalert(1)", "&lt;script>\nalert(1)"),
     ];
@@ -456,6 +457,17 @@ fn glued_links_keep_no_tag_in_destinations_or_titles() {
         md_block("gopher://x/`<b>` `x`", 3),
         "gopher://x/`&lt;b>` `x`"
     );
+}
+
+#[test]
+fn an_image_only_another_engine_sees_loses_its_bang() {
+    // The links campaign's finding: cmark-gfm's autolink takes the first
+    // link's `[docs](`, and both it and mistune then read an image that
+    // pulldown-cmark does not (its title holds a code span).
+    let text = "https://x.example/[docs](<> \"t\")[docs](<>)![`<b>`](<template> \"`<b>`\")";
+    let out = md_block(text, 3);
+    assert!(out.contains("\\![`"), "{out}");
+    assert_eq!(md_block("Hello![a] world", 3), "Hello\\![a] world");
 }
 
 #[test]
