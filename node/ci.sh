@@ -3,7 +3,7 @@
 # release wheel build compiled the library in release with the same
 # features, in the same target dir: built here too, it is reused):
 #   1. npm ci (the napi-rs CLI, TypeScript, the official MCP clients 2.x and
-#      1.x, the AI SDK; pinned in package-lock.json);
+#      1.x, the AI SDK, Mastra 0.24; pinned in package-lock.json);
 #   2. the native module in release (build.mjs: cargo, then native.d.ts
 #      checked against the declarations napi-derive wrote from the Rust side);
 #   3. node --test: parity with the CLI built by `cargo test --all-features`,

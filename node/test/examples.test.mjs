@@ -31,3 +31,9 @@ test('the AI SDK: system is the section', (t) => {
   if (!servers) return
   assert.equal(run('ai-sdk.mjs', servers).trim(), 'I was told about: ### billing')
 })
+
+test('Mastra: the agent instructions function returns the section, and the model gets it', (t) => {
+  const servers = nodeServers(t)
+  if (!servers) return
+  assert.equal(run('mastra.mjs', servers).trim(), 'I was told about: ### billing (the whole section: true)')
+})
