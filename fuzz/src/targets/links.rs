@@ -223,9 +223,12 @@ pub fn unsafe_target(dest: &str) -> bool {
         .any(|s| url.starts_with(s))
 }
 
-/// `doc` with every byte a bare URL's autolink may take masked as `x`,
+/// `doc` with every byte a bare URL's autolink may take masked as `/`,
 /// read as greedily as any engine: from `www.` or `scheme://` to the next
 /// ASCII blank or `<`. What follows such a link is parsed afresh there.
+/// `/` because the link is a node of its own: the mask must not continue
+/// a tag name begun before it (`<shttps` + letters + ` src=… >` read as a
+/// tag no engine sees); `<x/` followed by anything but `>` is no tag.
 ///
 /// A URL never starts inside a code span: every engine closes a span
 /// before it looks for autolinks in what follows, so only a URL that
@@ -254,7 +257,7 @@ fn mask_urls(doc: &str) -> String {
         {
             on = true;
         }
-        out.push(if on { b'x' } else { b[i] });
+        out.push(if on { b'/' } else { b[i] });
     }
     String::from_utf8(out).expect("ASCII replaces whole characters")
 }
