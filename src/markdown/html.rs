@@ -117,6 +117,9 @@ fn escape_points(text: &str, images: bool) -> Vec<usize> {
             if !accounts {
                 continue;
             }
+            if text_event {
+                unsafe_destinations_in_text(text, range.clone(), &mut at);
+            }
             for i in range.filter(|&i| matches!(bytes[i], b'<' | b'[')) {
                 walk.seen[i] = true;
                 if text_event && could_start(i) {
@@ -496,6 +499,22 @@ pub(super) fn unsafe_destination(dest: &str) -> bool {
             .chars()
             .all(|s| probe.next().is_some_and(|c| c.eq_ignore_ascii_case(&s)))
     })
+}
+
+/// Pushes onto `at` the start of every destination after a `](` in text
+/// at `range` that has an unsafe scheme or starts with an entity: another
+/// engine may group a link there that pulldown-cmark does not (a code
+/// span it pairs otherwise, an autolink that took an earlier `[`); the
+/// destination becomes a relative path, as a parsed link's does.
+fn unsafe_destinations_in_text(text: &str, range: Range<usize>, at: &mut Vec<usize>) {
+    let bytes = text.as_bytes();
+    for i in range.filter(|&i| bytes[i] == b']') {
+        if let Some(d) = destination_start(bytes, i..bytes.len())
+            && (bytes[d] == b'&' || unsafe_destination(&text[d..]))
+        {
+            at.push(d);
+        }
+    }
 }
 
 /// The first byte of an inline link's destination in its source after the

@@ -471,6 +471,20 @@ fn an_image_only_another_engine_sees_loses_its_bang() {
 }
 
 #[test]
+fn an_unsafe_target_only_another_engine_links_goes_relative() {
+    // From the links campaign: pulldown-cmark pairs the backticks into a
+    // span over `](javascript:…`, cmark-gfm (its autolink took one) links it.
+    let text = "``http://x.example`/ser\n![`<b>`](javascript:alert(1))";
+    let out = md_block(text, 3);
+    assert!(out.contains("](./javascript:alert(1))"), "{out}");
+    // A safe destination stays.
+    assert_eq!(
+        md_block("[` a](https://x.example/)", 3),
+        "[` a](https://x.example/)"
+    );
+}
+
+#[test]
 fn a_url_inside_a_code_span_glues_no_backtick() {
     // basic-memory's manual pages: every engine closes `memory://man`
     // before it looks for an autolink, so the later span stays code.
