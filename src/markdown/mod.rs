@@ -4,8 +4,10 @@
 //! hide).
 
 mod html;
+mod spans;
 
-use html::{PARSES, container_prefix, escape_inline, unsafe_destination};
+use html::{container_prefix, escape_inline, unsafe_destination};
+use spans::PARSES;
 
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag};
 
