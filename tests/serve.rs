@@ -584,6 +584,54 @@ fn served_prose_names_listed_tools_and_the_policy_filters_and_overrides_tools() 
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `--as claude-code --name team` (issue 34, item 4): the prose names each
+/// tool as Claude Code shows it (`mcp__team__` and the served name), the
+/// tools are served under their own gateway names, the section has no
+/// tool list (Claude Code sends the tools itself), and the reader, listed
+/// only once some text is shortened, names tools as the prose does.
+#[test]
+fn under_claude_code_the_prose_names_tools_as_the_host_shows_them() {
+    ensure_npm();
+    let dir = scratch("shown");
+    let billing = write(
+        &dir,
+        "billing.md",
+        "Always call `get_invoice` after list_periods() to check the period.",
+    );
+    let config = dir.join("mcp.json");
+    let servers = json!({"mcpServers": {
+        "billing": node("invoice.mjs", json!({"INSTRUCTIONS_FILE": billing})),
+    }});
+    std::fs::write(&config, servers.to_string()).unwrap();
+    let args = ["--config", config.to_str().unwrap(), "--as", "claude-code"];
+    let mut g = Gateway::start(&[&args[..], &["--name", "team"]].concat());
+    let text = g.notes[0]["result"]["instructions"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        text.contains(
+            "call `mcp__team__billing__get_invoice` after mcp__team__billing__list_periods()"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("Tools:"), "{text}");
+    let answer = g.request("tools/list", json!({}));
+    let names: Vec<&str> = answer["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["billing__list_periods", "billing__get_invoice"]);
+    // Not listed, as nothing was shortened, but it answers when called.
+    assert_eq!(
+        g.text("mcp_preamble__instructions", json!({"server": "billing"})),
+        "Always call `mcp__team__billing__get_invoice` after mcp__team__billing__list_periods() to check the period."
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Every message up to the answers to all of `ids`, in the order written.
 fn until_answered(g: &mut Gateway, ids: &[u64], within: Duration) -> Vec<Value> {
     let end = Instant::now() + within;

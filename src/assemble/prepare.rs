@@ -451,7 +451,7 @@ impl Found {
     /// sent whole anyway.
     fn names_over_cap(&mut self, s: &ServerSnapshot, names: &ServerNames) {
         for t in &s.tools {
-            let Some(name) = names.exposed(&t.name).filter(|n| n.fit() == Fit::OverCap) else {
+            let Some(name) = names.sent(&t.name).filter(|n| n.fit() == Fit::OverCap) else {
                 continue;
             };
             self.notes.push(ServerDiagnostic::ToolNameOverCap {
