@@ -255,6 +255,7 @@ impl Gateway {
 
     /// The gateway for a new session: everything shared but what its host
     /// has read.
+    #[cfg(feature = "serve-http")]
     pub(crate) fn session(&self) -> Gateway {
         Gateway {
             inner: self.inner.clone(),
