@@ -250,4 +250,23 @@ mod tests {
         assert!(shortened.instructions.ends_with(&NOTE.to_string()));
         assert!(lists_reader(&shortened, &shortened));
     }
+
+    #[test]
+    fn the_reader_text_is_the_sections_with_no_budget() {
+        let hub = Hub::new(super::super::prepare(Assembler::new(), ServeAs::Plain).unwrap());
+        let restating = "Get one invoice by its id. Call list_periods before get_invoice.";
+        let server = ServerSnapshot::new("billing")
+            .with_instructions(restating)
+            .with_tool(Tool::new("list_periods", "Periods."))
+            .with_tool(Tool::new("get_invoice", "Get one invoice by its id."));
+        hub.upsert("billing", server).unwrap();
+        let view = Gateway::new(hub, ServeAs::Plain).view();
+        // De-duplicated as the section is: the restating sentence is out.
+        let full = &view.full["billing"];
+        assert_eq!(
+            full,
+            "Call billing__list_periods before billing__get_invoice."
+        );
+        assert!(view.instructions.contains(full.as_str()));
+    }
 }
