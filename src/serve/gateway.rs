@@ -7,14 +7,20 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
-    CustomResult, Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
-    ServerConfig, SubscriptionFilter,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
+    ContentBlock, CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse,
+    Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter,
+    UnsubscribeRequestParams,
 };
-use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
+use rmcp::service::{
+    NotificationContext, Peer, RequestContext, RoleClient, RoleServer, SubscriptionContext,
+};
 use rmcp::{ErrorData as McpError, ServerHandler};
 use tokio::sync::watch;
 
+use super::catalog::{ASK_TIMEOUT, Catalog, capabilities};
 use super::fit::ServeAs;
 use super::forward::{self, Upstream};
 use super::names::{GatewayNames, SCHEME, scheme};
@@ -50,6 +56,8 @@ struct Inner {
     relays: Arc<Relays>,
     /// Upstreams started in the background, not connected yet.
     starting: Starting,
+    /// The upstreams' prompts and resources.
+    catalog: Arc<Catalog>,
 }
 
 /// An MCP server in front of a [`Hub`]: `instructions` are the hub's
@@ -115,6 +123,7 @@ impl Gateway {
                 call_timeout,
                 relays: Arc::default(),
                 starting: Starting::default(),
+                catalog: Arc::default(),
             }),
         };
         gateway.follow();
@@ -127,6 +136,7 @@ impl Gateway {
     /// [`Gateway::connect_options`].
     pub fn add(&self, live: LiveServer) {
         let alias = live.alias().to_string();
+        self.inner.catalog.joined(&capabilities(&live.peer()));
         lock(&self.inner.upstreams).insert(alias, live);
         self.refresh();
     }
@@ -135,7 +145,8 @@ impl Gateway {
     /// host whose call they belong to ([`Hub::connect`] a server with
     /// them, then [`Gateway::add`] it); [`Gateway::connect_all`] uses them.
     pub fn connect_options(&self, options: &ConnectOptions) -> ConnectOptions {
-        options.clone().tap_progress(self.inner.relays.tap())
+        let tap = self.inner.catalog.tap(self.inner.relays.tap());
+        options.clone().tap_progress(tap)
     }
 
     /// Starts every server of `config` in the hub ([`Hub::connect_all`]:
@@ -153,6 +164,7 @@ impl Gateway {
             match result {
                 Ok(live) => {
                     let alias = live.alias().to_string();
+                    self.inner.catalog.joined(&capabilities(&live.peer()));
                     lock(&self.inner.upstreams).insert(alias, live);
                 }
                 Err(failure) => failed.push(failure),
@@ -321,6 +333,74 @@ impl Gateway {
         });
     }
 
+    pub(super) fn catalog(&self) -> &Catalog {
+        &self.inner.catalog
+    }
+
+    /// How long a request to an upstream for prompts or resources may take.
+    pub(super) fn ask_timeout(&self) -> Duration {
+        self.inner.call_timeout.unwrap_or(ASK_TIMEOUT)
+    }
+
+    /// The connected upstreams whose capabilities `wanted` takes, by alias.
+    pub(super) fn peers_with(
+        &self,
+        wanted: fn(&ServerCapabilities) -> bool,
+    ) -> Vec<(String, Peer<RoleClient>)> {
+        let upstreams = lock(&self.inner.upstreams);
+        (upstreams.iter())
+            .filter(|(a, _)| self.inner.hub.state(a) == crate::hub::ServerState::Connected)
+            .map(|(a, l)| (a.clone(), l.peer()))
+            .filter(|(_, p)| wanted(&capabilities(p)))
+            .collect()
+    }
+
+    /// Waits until the upstreams still starting settled (at most the call timeout).
+    pub(super) async fn wait_starting(&self) {
+        let starting = &self.inner.starting;
+        starting.wait_all(self.inner.call_timeout).await;
+    }
+
+    /// The connection to `alias`, once it is there (a server still
+    /// starting is waited for, as a call waits); an error naming it when
+    /// it is not.
+    pub(super) async fn connected(&self, alias: &str) -> Result<Peer<RoleClient>, McpError> {
+        let mut upstream = self.upstream(alias);
+        if !upstream.has_peer() && self.inner.starting.is_starting(alias) {
+            self.inner
+                .starting
+                .wait(alias, self.inner.call_timeout)
+                .await;
+            upstream = self.upstream(alias);
+        }
+        upstream.ready()
+    }
+
+    /// What every upstream that may serve them has (all of them while
+    /// some are still starting, so a host asks for what a late one brings).
+    fn upstream_capabilities(&self) -> ServerCapabilities {
+        let mut all = ServerCapabilities::default();
+        let starting = self.inner.starting.any();
+        for (_, live) in lock(&self.inner.upstreams).iter() {
+            let caps = capabilities(&live.peer());
+            all.prompts = all.prompts.or(caps.prompts);
+            all.completions = all.completions.or(caps.completions);
+            if let Some(r) = caps.resources {
+                let mut mine = all.resources.unwrap_or_default();
+                mine.subscribe = mine.subscribe.or(r.subscribe.filter(|s| *s));
+                all.resources = Some(mine);
+            }
+        }
+        if starting {
+            all.prompts = all.prompts.or(Some(Default::default()));
+            all.completions = all.completions.or(Some(Default::default()));
+            let mut r = all.resources.unwrap_or_default();
+            r.subscribe = Some(true);
+            all.resources = Some(r);
+        }
+        all
+    }
+
     /// The upstream behind `alias`, as a call sees it.
     fn upstream(&self, alias: &str) -> Upstream {
         let state = self.inner.hub.state(alias);
@@ -403,13 +483,23 @@ fn name_tools(hub: &Hub) {
 
 impl ServerHandler for Gateway {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder()
+        let mut capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_tool_list_changed()
             .build();
         // Asked at each handshake: what this session's host reads.
         let view = self.view();
         *lock(&self.read) = Some(view.clone());
+        let upstreams = self.upstream_capabilities();
+        capabilities.prompts = upstreams.prompts.map(|mut p| {
+            p.list_changed = Some(true);
+            p
+        });
+        capabilities.resources = upstreams.resources.map(|mut r| {
+            r.list_changed = Some(true);
+            r
+        });
+        capabilities.completions = upstreams.completions;
         ServerConfig::new(capabilities)
             .with_server_info(self.inner.info.clone())
             .with_instructions(view.instructions.clone())
@@ -434,6 +524,77 @@ impl ServerHandler for Gateway {
         self.call(request, context).await
     }
 
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        Ok(ListPromptsResult::with_all_items(self.prompts_now().await))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        self.get_prompt_routed(request).await
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        Ok(ListResourcesResult::with_all_items(
+            self.resources_now().await,
+        ))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        Ok(ListResourceTemplatesResult::with_all_items(
+            self.templates_now().await,
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        self.read_routed(request).await
+    }
+
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.subscribe_session(&context.peer, &request.uri).await
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.unsubscribe_session(&context.peer, &request.uri).await;
+        Ok(())
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        self.complete_routed(request).await
+    }
+
     async fn on_custom_request(
         &self,
         request: CustomRequest,
@@ -447,68 +608,18 @@ impl ServerHandler for Gateway {
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         // A 2025-era session: list changes go to it as plain notifications.
-        let peer = context.peer;
-        let mut changes = Paced::new(self.inner.changes.subscribe());
-        tokio::spawn(async move {
-            while changes.next().await {
-                if peer.notify_tool_list_changed().await.is_err() {
-                    return;
-                }
-            }
-        });
+        self.tell_session(context.peer);
     }
 
     fn accepted_subscription_filter(
         &self,
-        _requested: &SubscriptionFilter,
+        requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        Some(SubscriptionFilter::builder().tools_list_changed().build())
+        Some(self.accepted(requested))
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
         // A 2026-07-28 session: list changes go through its subscription.
-        let mut changes = Paced::new(self.inner.changes.subscribe());
-        loop {
-            tokio::select! {
-                _ = context.cancelled() => return Ok(()),
-                changed = changes.next() => {
-                    if !changed || context.sink().notify_tool_list_changed().await.is_err() {
-                        return Ok(());
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// One host's `list_changed`: at most one per [`LIST_CHANGED_EVERY`], on
-/// the trailing edge (a change within the period is told when it ends, so
-/// the last one is never lost).
-struct Paced {
-    changes: watch::Receiver<u64>,
-    last: Option<tokio::time::Instant>,
-}
-
-impl Paced {
-    fn new(mut changes: watch::Receiver<u64>) -> Paced {
-        changes.borrow_and_update();
-        Paced {
-            changes,
-            last: None,
-        }
-    }
-
-    /// Waits for the next change to tell; `false` once the gateway is gone.
-    async fn next(&mut self) -> bool {
-        if self.changes.changed().await.is_err() {
-            return false;
-        }
-        if let Some(last) = self.last {
-            tokio::time::sleep_until(last + LIST_CHANGED_EVERY).await;
-        }
-        // Every change until now is in the one notification.
-        self.changes.borrow_and_update();
-        self.last = Some(tokio::time::Instant::now());
-        true
+        self.listen_all(context).await
     }
 }

@@ -98,17 +98,23 @@
 //!
 //! [`Hub`]: crate::hub::Hub
 
+mod catalog;
 mod fit;
 mod forward;
 mod gateway;
 #[cfg(feature = "serve-http")]
 mod http;
 mod names;
+mod notify;
 mod progress;
+mod prompts;
+mod resources;
 mod rpc;
 #[cfg(feature = "serve-http")]
 mod sessions;
 mod start;
+mod subscribe;
+mod uri;
 mod view;
 
 pub use fit::ServeAs;

@@ -16,7 +16,7 @@
 //! (`Assembly` keeps them per server): it never names a tool itself.
 
 use super::fit::ServeAs;
-use crate::tool_names::{MAX_LEN, NameTable, ToolNames};
+use crate::tool_names::{Kept, MAX_LEN, NameTable, ToolNames};
 
 /// The gateway's naming pattern.
 pub const SCHEME: &str = "{server}__{tool}";
@@ -92,6 +92,26 @@ impl GatewayNames {
             table,
             reader: name,
         }
+    }
+
+    /// Names `pairs` (the upstreams' prompts, say) in the order given,
+    /// keeping the names of `given` (every name given so far, which it
+    /// becomes after: at most `retired` names of pairs not given now are
+    /// kept): a pair keeps its name, and no other pair ever gets a name
+    /// `given` holds. The same guarantee as the tools' (the hub keeps
+    /// theirs), for a set of names the assembly does not make.
+    pub(crate) fn keeping<'a>(
+        pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
+        given: &mut NameTable,
+        retired: usize,
+    ) -> GatewayNames {
+        let kept = Kept {
+            given: std::mem::take(given),
+            reserved: Default::default(),
+        };
+        let table = scheme().table_keeping(pairs, &kept);
+        *given = kept.given.kept_after(&table, retired);
+        GatewayNames::of_table(table, "")
     }
 
     /// The `(alias, tool)` behind an exposed name.
