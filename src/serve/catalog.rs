@@ -256,6 +256,18 @@ pub(super) async fn ask(
     }
 }
 
+/// An upstream result's `_meta` as the host gets it: without the
+/// upstream's own `serverInfo` (a 2026-07-28 upstream names itself there;
+/// the host's server is the gateway), the rest as sent.
+pub(super) fn host_meta(meta: &mut Option<rmcp::model::MetaObject>) {
+    if let Some(m) = meta {
+        m.0.remove("io.modelcontextprotocol/serverInfo");
+        if m.0.is_empty() {
+            *meta = None;
+        }
+    }
+}
+
 /// An error of the gateway's about the upstream `alias`.
 pub(super) fn fault(alias: &str, why: String) -> McpError {
     McpError::new(

@@ -97,7 +97,10 @@ impl Gateway {
         upstream.request_state = params.request_state;
         let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(upstream));
         match ask(&alias, &peer, request, self.ask_timeout()).await? {
-            ServerResult::GetPromptResult(r) => Ok(GetPromptResponse::Complete(r)),
+            ServerResult::GetPromptResult(mut r) => {
+                catalog::host_meta(&mut r.meta);
+                Ok(GetPromptResponse::Complete(r))
+            }
             ServerResult::InputRequiredResult(r) => Ok(GetPromptResponse::InputRequired(r)),
             _ => Err(catalog::unexpected(&alias, "prompts/get")),
         }

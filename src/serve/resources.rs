@@ -162,7 +162,13 @@ impl Gateway {
         upstream.request_state = params.request_state;
         let request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(upstream));
         match ask(&alias, &peer, request, self.ask_timeout()).await? {
-            ServerResult::ReadResourceResult(r) => Ok(ReadResourceResponse::Complete(r)),
+            ServerResult::ReadResourceResult(mut r) => {
+                catalog::host_meta(&mut r.meta);
+                // The upstream's cache hints are for its client: a 2026-07-28
+                // host gets the gateway's (none: ask again), a 2025 one none.
+                (r.ttl_ms, r.cache_scope) = (None, None);
+                Ok(ReadResourceResponse::Complete(r))
+            }
             ServerResult::InputRequiredResult(r) => Ok(ReadResourceResponse::InputRequired(r)),
             _ => Err(catalog::unexpected(&alias, "resources/read")),
         }
@@ -194,7 +200,10 @@ impl Gateway {
         upstream.context = params.context;
         let request = ClientRequest::CompleteRequest(CompleteRequest::new(upstream));
         match ask(&alias, &peer, request, self.ask_timeout()).await? {
-            ServerResult::CompleteResult(r) => Ok(r),
+            ServerResult::CompleteResult(mut r) => {
+                catalog::host_meta(&mut r.meta);
+                Ok(r)
+            }
             _ => Err(catalog::unexpected(&alias, "completion/complete")),
         }
     }
