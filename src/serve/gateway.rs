@@ -20,7 +20,8 @@ use rmcp::service::{
 use rmcp::{ErrorData as McpError, ServerHandler};
 use tokio::sync::watch;
 
-use super::catalog::{ASK_TIMEOUT, Catalog, capabilities};
+use super::ask::{ASK_TIMEOUT, capabilities};
+use super::catalog::Catalog;
 use super::fit::ServeAs;
 use super::forward::{self, Upstream};
 use super::names::{GatewayNames, SCHEME, scheme};

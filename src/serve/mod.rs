@@ -98,6 +98,7 @@
 //!
 //! [`Hub`]: crate::hub::Hub
 
+mod ask;
 mod catalog;
 mod fit;
 mod forward;

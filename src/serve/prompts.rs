@@ -11,7 +11,7 @@ use rmcp::model::{
 use serde_json::json;
 
 use super::Gateway;
-use super::catalog::{self, ask, clean_prompt, gather};
+use super::ask::{ask, clean_prompt, gather, host_meta, unexpected};
 use super::names::GatewayNames;
 use crate::hub::RETIRED_NAMES;
 use crate::tool_names::NameTable;
@@ -98,11 +98,11 @@ impl Gateway {
         let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(upstream));
         match ask(&alias, &peer, request, self.ask_timeout()).await? {
             ServerResult::GetPromptResult(mut r) => {
-                catalog::host_meta(&mut r.meta);
+                host_meta(&mut r.meta);
                 Ok(GetPromptResponse::Complete(r))
             }
             ServerResult::InputRequiredResult(r) => Ok(GetPromptResponse::InputRequired(r)),
-            _ => Err(catalog::unexpected(&alias, "prompts/get")),
+            _ => Err(unexpected(&alias, "prompts/get")),
         }
     }
 }

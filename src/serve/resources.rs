@@ -19,7 +19,7 @@ use rmcp::model::{
 use serde_json::json;
 
 use super::Gateway;
-use super::catalog::{self, ask, clean_resource, clean_template, gather, uri_ok};
+use super::ask::{ask, clean_resource, clean_template, gather, host_meta, unexpected, uri_ok};
 use super::uri::UriTemplate;
 
 /// How many collisions the log is told of once each; past that, the
@@ -163,14 +163,14 @@ impl Gateway {
         let request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(upstream));
         match ask(&alias, &peer, request, self.ask_timeout()).await? {
             ServerResult::ReadResourceResult(mut r) => {
-                catalog::host_meta(&mut r.meta);
+                host_meta(&mut r.meta);
                 // The upstream's cache hints are for its client: a 2026-07-28
                 // host gets the gateway's (none: ask again), a 2025 one none.
                 (r.ttl_ms, r.cache_scope) = (None, None);
                 Ok(ReadResourceResponse::Complete(r))
             }
             ServerResult::InputRequiredResult(r) => Ok(ReadResourceResponse::InputRequired(r)),
-            _ => Err(catalog::unexpected(&alias, "resources/read")),
+            _ => Err(unexpected(&alias, "resources/read")),
         }
     }
 
@@ -201,10 +201,10 @@ impl Gateway {
         let request = ClientRequest::CompleteRequest(CompleteRequest::new(upstream));
         match ask(&alias, &peer, request, self.ask_timeout()).await? {
             ServerResult::CompleteResult(mut r) => {
-                catalog::host_meta(&mut r.meta);
+                host_meta(&mut r.meta);
                 Ok(r)
             }
-            _ => Err(catalog::unexpected(&alias, "completion/complete")),
+            _ => Err(unexpected(&alias, "completion/complete")),
         }
     }
 

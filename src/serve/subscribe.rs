@@ -26,7 +26,7 @@ use rmcp::service::{Peer, RoleClient, RoleServer};
 use tokio::sync::{Notify, oneshot};
 
 use super::Gateway;
-use super::catalog::{fault, is_modern};
+use super::ask::{fault, is_modern};
 use crate::support::lock;
 
 /// One host's updates not sent yet, and its wake-up.
