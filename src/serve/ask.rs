@@ -271,3 +271,44 @@ pub(super) fn clean_template(template: &ResourceTemplate, limits: &Limits) -> Re
     t.mime_type = t.mime_type.as_deref().map(line);
     t
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rmcp::model::PromptArgument;
+
+    #[test]
+    fn prompt_and_resource_text_is_sanitized_and_a_hidden_uri_refused() {
+        let limits = Limits::default();
+        let long = "d".repeat(20 * 1024);
+        let mut argument = PromptArgument::new("topic\u{200B}");
+        argument.description = Some("What\u{E0041} about.".into());
+        let mut prompt = Prompt::new("brief", Some(long.as_str()), Some(vec![argument]));
+        prompt.title = Some("Brief\u{202E}\nnow".into());
+        let served = clean_prompt(&prompt, "a__brief", &limits);
+        assert_eq!(served.name, "a__brief");
+        assert_eq!(served.title.as_deref(), Some("Brief now"));
+        assert_eq!(
+            served.description.as_ref().map(String::len),
+            Some(16 * 1024)
+        );
+        let argument = &served.arguments.as_ref().unwrap()[0];
+        assert_eq!(argument.name, "topic");
+        assert_eq!(argument.description.as_deref(), Some("What about."));
+
+        let mut resource = Resource::new("book://a/guide", "guide\u{2066}");
+        resource.description = Some("\u{200B}".into());
+        let served = clean_resource(&resource, &limits);
+        assert_eq!(
+            (served.uri.as_str(), served.name.as_str()),
+            ("book://a/guide", "guide")
+        );
+        assert_eq!(served.description, None);
+
+        assert!(uri_ok("book://a/guide"));
+        assert!(!uri_ok("book://a\u{200B}/guide"));
+        assert!(!uri_ok("book://a/\n"));
+        assert!(!uri_ok(&format!("book://{}", "x".repeat(MAX_URI))));
+        assert!(!uri_ok(""));
+    }
+}

@@ -402,6 +402,19 @@ impl Gateway {
         all
     }
 
+    /// Method not found for a request of `method` when no upstream has
+    /// what it needs (the capability is not advertised then).
+    fn serving(&self, method: &str, has: fn(&ServerCapabilities) -> bool) -> Result<(), McpError> {
+        if has(&self.upstream_capabilities()) {
+            return Ok(());
+        }
+        Err(McpError::new(
+            rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+            format!("method not found: no upstream of the gateway serves {method:?}"),
+            Some(serde_json::json!({"method": method})),
+        ))
+    }
+
     /// The upstream behind `alias`, as a call sees it.
     fn upstream(&self, alias: &str) -> Upstream {
         let state = self.inner.hub.state(alias);
@@ -530,6 +543,7 @@ impl ServerHandler for Gateway {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
+        self.serving("prompts/list", |c| c.prompts.is_some())?;
         Ok(ListPromptsResult::with_all_items(self.prompts_now().await))
     }
 
@@ -538,6 +552,7 @@ impl ServerHandler for Gateway {
         request: GetPromptRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
+        self.serving("prompts/get", |c| c.prompts.is_some())?;
         self.get_prompt_routed(request).await
     }
 
@@ -546,6 +561,7 @@ impl ServerHandler for Gateway {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
+        self.serving("resources/list", |c| c.resources.is_some())?;
         Ok(ListResourcesResult::with_all_items(
             self.resources_now().await,
         ))
@@ -556,6 +572,7 @@ impl ServerHandler for Gateway {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
+        self.serving("resources/templates/list", |c| c.resources.is_some())?;
         Ok(ListResourceTemplatesResult::with_all_items(
             self.templates_now().await,
         ))
@@ -566,6 +583,7 @@ impl ServerHandler for Gateway {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
+        self.serving("resources/read", |c| c.resources.is_some())?;
         self.read_routed(request).await
     }
 
@@ -575,6 +593,7 @@ impl ServerHandler for Gateway {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
+        self.serving("resources/subscribe", |c| c.resources.is_some())?;
         self.subscribe_session(&context.peer, &request.uri).await
     }
 
@@ -584,6 +603,7 @@ impl ServerHandler for Gateway {
         request: UnsubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
+        self.serving("resources/unsubscribe", |c| c.resources.is_some())?;
         self.unsubscribe_session(&context.peer, &request.uri).await;
         Ok(())
     }
@@ -593,6 +613,7 @@ impl ServerHandler for Gateway {
         request: CompleteRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
+        self.serving("completion/complete", |c| c.completions.is_some())?;
         self.complete_routed(request).await
     }
 

@@ -52,6 +52,25 @@
 //!   that changes its tools thousands of times a second costs a host four
 //!   notifications a second, and the last change always reaches it.
 //!
+//! - prompts, resources and completions, when some upstream has them
+//!   (the capabilities are advertised only then, or while upstreams are
+//!   still starting): `prompts/list` merges every connected upstream's
+//!   prompts (each one's pages, within [`Limits`](crate::Limits)) under
+//!   names made as the tools' are ([`GatewayNames`]: the same scheme, a
+//!   name once given kept by its (alias, prompt), never two alike), and
+//!   `prompts/get` reaches the owner under its own name; `resources/list`
+//!   and `resources/templates/list` merge every upstream's, URIs as sent,
+//!   and `resources/read` goes to the one upstream that lists the URI or
+//!   has a template that makes it (a URI two upstreams claim is served by
+//!   neither, and the log says so once, naming both);
+//!   `resources/subscribe` subscribes the gateway once to the owner, whose
+//!   `notifications/resources/updated` reach the hosts subscribed to that
+//!   URI (a 2026-07-28 host subscribes through `subscriptions/listen`);
+//!   `completion/complete` goes to the prompt's or the template's owner; an
+//!   upstream's prompts and resources `list_changed` reach each host paced
+//!   as the tools' are. Names, titles and descriptions are sanitized as
+//!   tool text is; a request for a server still starting waits for it.
+//!
 //! A request of a method served here whose params do not read is invalid
 //! params (-32602) naming the field; another method is method not found
 //! (-32601).
@@ -76,9 +95,6 @@
 //! on a listener from `bind_loopback`), each client bounded by
 //! `HttpLimits` (timeouts, connections, sessions) and refused for a
 //! non-local `Origin` or a second `Host` header.
-//!
-//! Not served: resources and prompts of the upstreams (a host that needs
-//! them connects the server directly).
 //!
 //! ```no_run
 //! # async fn run() -> mcp_preamble::Result<()> {

@@ -295,3 +295,36 @@ async fn end((uri, upstream): (String, Option<Upstream>)) {
         tracing::debug!(uri = %uri, "subscription ended");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_update_reaches_the_subscribed_hosts_of_its_owner_only() {
+        let subs = Subscriptions::default();
+        let (one, first) = subs.listener();
+        let (two, second) = subs.listener();
+        let guide = "book://a/guide";
+        assert!(
+            subs.add(one, guide, "a"),
+            "the first host subscribes upstream"
+        );
+        assert!(!subs.add(two, guide, "a"), "the second does not");
+        // Another upstream's update of a's URI goes nowhere.
+        subs.updated("b", guide);
+        assert!(lock(&first.uris).is_empty() && lock(&second.uris).is_empty());
+        // The owner's reach both hosts, once per URI however many came.
+        subs.updated("a", guide);
+        subs.updated("a", guide);
+        subs.updated("a", "book://a/other");
+        let want = BTreeSet::from([guide.to_string()]);
+        assert_eq!(*lock(&first.uris), want);
+        assert_eq!(*lock(&second.uris), want);
+        // The last host to leave ends the upstream's subscription.
+        assert!(subs.remove(one, guide).is_none());
+        assert_eq!(subs.forget(two).len(), 1);
+        subs.updated("a", guide);
+        assert!(subs.forget(one).is_empty());
+    }
+}
