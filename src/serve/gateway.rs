@@ -44,6 +44,10 @@ const POLL: Duration = Duration::from_millis(500);
 /// host then reads the tools as they are).
 pub(crate) const LIST_CHANGED_EVERY: Duration = Duration::from_millis(250);
 
+/// The longest a host's list of prompts or resources waits for the
+/// upstreams still starting.
+const LIST_WAIT: Duration = Duration::from_secs(5);
+
 struct Inner {
     hub: Hub,
     host: ServeAs,
@@ -356,10 +360,16 @@ impl Gateway {
             .collect()
     }
 
-    /// Waits until the upstreams still starting settled (at most the call timeout).
-    pub(super) async fn wait_starting(&self) {
-        let starting = &self.inner.starting;
-        starting.wait_all(self.inner.call_timeout).await;
+    /// Waits until the upstreams still starting settled (at most the call
+    /// timeout, and with `brief` at most [`LIST_WAIT`]: a list does not
+    /// wait for a hung server, the ones that join later are told by
+    /// `list_changed`).
+    pub(super) async fn wait_starting(&self, brief: bool) {
+        let mut limit = self.inner.call_timeout;
+        if brief {
+            limit = Some(limit.map_or(LIST_WAIT, |l| l.min(LIST_WAIT)));
+        }
+        self.inner.starting.wait_all(limit).await;
     }
 
     /// The connection to `alias`, once it is there (a server still

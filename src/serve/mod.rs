@@ -69,7 +69,9 @@
 //!   `completion/complete` goes to the prompt's or the template's owner; an
 //!   upstream's prompts and resources `list_changed` reach each host paced
 //!   as the tools' are. Names, titles and descriptions are sanitized as
-//!   tool text is; a request for a server still starting waits for it.
+//!   tool text is. A list waits at most 5 s for the servers still
+//!   starting (a later one is told by `list_changed`); a request for a
+//!   name or URI not listed yet waits for them as a call does.
 //!
 //! A request of a method served here whose params do not read is invalid
 //! params (-32602) naming the field; another method is method not found

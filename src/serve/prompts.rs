@@ -46,6 +46,7 @@ impl Gateway {
     /// Every connected upstream's prompts (each one's pages), under their
     /// exposed names, their text sanitized.
     pub(super) async fn prompts_now(&self) -> Vec<Prompt> {
+        self.wait_starting(true).await;
         let upstreams = self.peers_with(|c| c.prompts.is_some());
         let limits = self.hub().limits();
         let listed = gather::<Prompt>(upstreams, limits, self.ask_timeout()).await;
@@ -71,7 +72,7 @@ impl Gateway {
         if let Some(owner) = self.catalog().with_prompts(|p| p.owner(name)) {
             return Ok(owner);
         }
-        self.wait_starting().await;
+        self.wait_starting(false).await;
         self.prompts_now().await;
         self.catalog()
             .with_prompts(|p| p.owner(name))

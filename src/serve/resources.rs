@@ -69,6 +69,7 @@ impl Gateway {
     /// Every connected upstream's resources (each one's pages), a URI that
     /// two upstreams list left out, their text sanitized.
     pub(super) async fn resources_now(&self) -> Vec<Resource> {
+        self.wait_starting(true).await;
         let upstreams = self.peers_with(|c| c.resources.is_some());
         let limits = self.hub().limits();
         let listed = gather::<Resource>(upstreams, limits, self.ask_timeout()).await;
@@ -102,6 +103,7 @@ impl Gateway {
 
     /// Every connected upstream's resource templates, their text sanitized.
     pub(super) async fn templates_now(&self) -> Vec<ResourceTemplate> {
+        self.wait_starting(true).await;
         let upstreams = self.peers_with(|c| c.resources.is_some());
         let limits = self.hub().limits();
         let listed = gather::<ResourceTemplate>(upstreams, limits, self.ask_timeout()).await;
@@ -125,7 +127,7 @@ impl Gateway {
     pub(super) async fn resource_owner(&self, uri: &str) -> Result<String, McpError> {
         let owners = self.catalog().with_resources(|s| s.claims(uri));
         let owners = if owners.is_empty() {
-            self.wait_starting().await;
+            self.wait_starting(false).await;
             self.resources_now().await;
             self.templates_now().await;
             self.catalog().with_resources(|s| s.claims(uri))
@@ -218,7 +220,7 @@ impl Gateway {
         };
         let mut owners = self.catalog().with_resources(find);
         if owners.is_empty() {
-            self.wait_starting().await;
+            self.wait_starting(false).await;
             self.templates_now().await;
             owners = self.catalog().with_resources(find);
         }
