@@ -295,3 +295,71 @@ fn a_subscribed_host_hears_of_updates_and_of_new_prompts_and_resources() {
     let ok = g.request("resources/unsubscribe", json!({"uri": "book://a/guide"}));
     assert_eq!(ok["result"], json!({}), "{ok}");
 }
+
+/// `params` with the 2026-07-28 envelope every request of such a host carries.
+fn modern(mut params: Value) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    params
+}
+
+#[test]
+fn a_2026_host_subscribes_through_listen_to_upstreams_of_the_2025_era() {
+    let dir = scratch("serve-resources", "modern");
+    let config = config(&dir, json!({"a": library("a"), "b": library("b")}));
+    // The upstreams are spoken to in the 2025 era (resources/subscribe), the host in the 2026 one.
+    let mut g = Gateway::spawn(&["--config", &config, "--handshake", "legacy"]);
+    let discover = g.request("server/discover", modern(json!({})));
+    let caps = &discover["result"]["capabilities"];
+    assert_eq!(caps["resources"]["subscribe"], json!(true), "{discover}");
+    let mut prompts = || {
+        let list = g.request("prompts/list", modern(json!({})));
+        list["result"]["prompts"].as_array().map_or(0, Vec::len)
+    };
+    wait_until("both libraries joined", Duration::from_secs(30), || {
+        prompts() == 2
+    });
+    let filter = json!({"notifications": {"promptsListChanged": true, "resourcesListChanged": true,
+                                          "resourceSubscriptions": ["book://a/guide"]}});
+    let _listen = g.ask("subscriptions/listen", modern(filter));
+    let heard = |g: &mut Gateway, method: &str| {
+        let _ = g.request("tools/list", modern(json!({})));
+        (g.notes.iter()).any(|n| n["method"] == method)
+    };
+    wait_until(
+        "the subscription acknowledged",
+        Duration::from_secs(10),
+        || heard(&mut g, "notifications/subscriptions/acknowledged"),
+    );
+    // As a host would, it read the list first (the gateway knows the URI's owner). An update the upstream
+    // sends between the acknowledgment and the gateway's own subscription is not seen: touch until one is.
+    let _ = g.request("resources/list", modern(json!({})));
+    wait_until(
+        "the update reached the host",
+        Duration::from_secs(10),
+        || {
+            let touch = json!({"name": "a__touch", "arguments": {"uri": "book://a/guide"}});
+            let touched = g.request("tools/call", modern(touch));
+            assert!(touched["result"].is_object(), "{touched}");
+            heard(&mut g, "notifications/resources/updated")
+        },
+    );
+    let update = g
+        .notes
+        .iter()
+        .find(|n| n["method"] == "notifications/resources/updated")
+        .unwrap();
+    assert_eq!(update["params"]["uri"], json!("book://a/guide"), "{update}");
+    g.request(
+        "tools/call",
+        modern(json!({"name": "b__grow", "arguments": {}})),
+    );
+    wait_until(
+        "prompts list_changed through the subscription",
+        Duration::from_secs(10),
+        || heard(&mut g, "notifications/prompts/list_changed"),
+    );
+}
