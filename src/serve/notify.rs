@@ -14,10 +14,7 @@ use tokio::sync::watch;
 
 use super::Gateway;
 use super::gateway::LIST_CHANGED_EVERY;
-use super::subscribe::Pending;
-
-/// The most URIs one 2026-07-28 subscription may ask updates of.
-const MAX_SUBSCRIBED: usize = 1024;
+use super::subscribe::{MAX_PER_HOST, Pending};
 
 /// Which list changed.
 #[derive(Clone, Copy)]
@@ -66,7 +63,7 @@ impl Gateway {
         accepted.resource_subscriptions = requested
             .resource_subscriptions
             .as_ref()
-            .map(|uris| uris.iter().take(MAX_SUBSCRIBED).cloned().collect());
+            .map(|uris| uris.iter().take(MAX_PER_HOST).cloned().collect());
         accepted
     }
 

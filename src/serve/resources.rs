@@ -22,8 +22,9 @@ use super::Gateway;
 use super::ask::{ask, clean_resource, clean_template, gather, host_meta, unexpected, uri_ok};
 use super::uri::UriTemplate;
 
-/// How many collisions the log is told of once each; past that, the
-/// oldest are forgotten (and told again if seen again).
+/// How many collisions the log is told of once each; past that, one
+/// told before is forgotten for each new one (and told again if seen
+/// again): the set stays bounded whatever an upstream lists.
 const REPORTED: usize = 1024;
 
 /// Where each URI and template goes, from the last lists.

@@ -29,6 +29,11 @@ use super::Gateway;
 use super::ask::{fault, is_modern};
 use crate::support::lock;
 
+/// The most URIs one host (a 2025 session, a 2026-07-28 subscription)
+/// may subscribe to: a template makes as many URIs as a host likes, and
+/// each first subscription is one at the upstream.
+pub(super) const MAX_PER_HOST: usize = 1024;
+
 /// One host's updates not sent yet, and its wake-up.
 #[derive(Default)]
 pub(super) struct Pending {
@@ -85,7 +90,7 @@ struct State {
 /// Every host's subscriptions, and the gateway's at the upstreams.
 #[derive(Default)]
 pub(crate) struct Subscriptions {
-    state: Mutex<State>,
+    state: Arc<Mutex<State>>,
 }
 
 impl Subscriptions {
@@ -101,30 +106,48 @@ impl Subscriptions {
         }
     }
 
-    /// The host of a 2025 session, made (with its sender) on its first
-    /// subscription.
-    fn session(&self, peer: &Peer<RoleServer>) -> Option<u64> {
+    /// The host of a 2025 session; made (with its sender) on its first
+    /// subscription when `make`.
+    fn session(&self, peer: &Peer<RoleServer>, make: bool) -> Option<u64> {
         let info = peer.peer_info()?;
         let mut state = lock(&self.state);
-        if let Some(h) =
-            (state.hosts.iter()).find(|h| h.session.as_ref().is_some_and(|s| Arc::ptr_eq(s, &info)))
-        {
+        let mine = |h: &&Host| h.session.as_ref().is_some_and(|s| Arc::ptr_eq(s, &info));
+        if let Some(h) = state.hosts.iter().find(mine) {
             return Some(h.id);
+        }
+        if !make {
+            return None;
         }
         let (id, pending) = state.add_host(Some(info));
         drop(state);
-        let peer = peer.clone();
+        let (peer, state) = (peer.clone(), Arc::downgrade(&self.state));
         tokio::spawn(async move {
-            loop {
+            'sending: loop {
                 for uri in pending.next().await {
                     let update = ResourceUpdatedNotificationParam::new(uri);
                     if peer.notify_resource_updated(update).await.is_err() {
-                        return;
+                        break 'sending;
                     }
                 }
             }
+            // The session is gone: so are its subscriptions.
+            let Some(state) = state.upgrade() else { return };
+            let endings = lock(&state).forget(id);
+            for ending in endings {
+                end(ending).await;
+            }
         });
         Some(id)
+    }
+
+    /// How many URIs `host` is subscribed to.
+    fn count(&self, host: u64) -> usize {
+        let state = lock(&self.state);
+        state
+            .uris
+            .values()
+            .filter(|s| s.hosts.contains(&host))
+            .count()
     }
 
     /// A new host for one 2026-07-28 subscription.
@@ -152,31 +175,35 @@ impl Subscriptions {
 
     /// Takes `host` off `uri`; the upstream subscription to end when it was the last.
     fn remove(&self, host: u64, uri: &str) -> Option<(String, Option<Upstream>)> {
-        let mut state = lock(&self.state);
-        let sub = state.uris.get_mut(uri)?;
-        sub.hosts.remove(&host);
-        if !sub.hosts.is_empty() {
-            return None;
-        }
-        let sub = state.uris.remove(uri)?;
-        Some((uri.to_string(), sub.upstream))
+        lock(&self.state).remove(host, uri)
     }
 
     /// Takes `host` off everything; the upstream subscriptions to end.
     fn forget(&self, host: u64) -> Vec<(String, Option<Upstream>)> {
-        let uris: Vec<String> = {
-            let mut state = lock(&self.state);
-            state.hosts.retain(|h| h.id != host);
-            (state.uris.iter())
-                .filter(|(_, s)| s.hosts.contains(&host))
-                .map(|(u, _)| u.clone())
-                .collect()
-        };
-        uris.iter().filter_map(|u| self.remove(host, u)).collect()
+        lock(&self.state).forget(host)
     }
 }
 
 impl State {
+    fn remove(&mut self, host: u64, uri: &str) -> Option<(String, Option<Upstream>)> {
+        let sub = self.uris.get_mut(uri)?;
+        sub.hosts.remove(&host);
+        if !sub.hosts.is_empty() {
+            return None;
+        }
+        let sub = self.uris.remove(uri)?;
+        Some((uri.to_string(), sub.upstream))
+    }
+
+    fn forget(&mut self, host: u64) -> Vec<(String, Option<Upstream>)> {
+        self.hosts.retain(|h| h.id != host);
+        let uris: Vec<String> = (self.uris.iter())
+            .filter(|(_, s)| s.hosts.contains(&host))
+            .map(|(u, _)| u.clone())
+            .collect();
+        uris.iter().filter_map(|u| self.remove(host, u)).collect()
+    }
+
     fn add_host(&mut self, session: Option<Arc<InitializeRequestParams>>) -> (u64, Arc<Pending>) {
         self.next += 1;
         let pending = Arc::new(Pending::default());
@@ -197,7 +224,7 @@ impl Gateway {
         uri: &str,
     ) -> Result<(), McpError> {
         let subs = &self.catalog().subscriptions;
-        let Some(host) = subs.session(peer) else {
+        let Some(host) = subs.session(peer, true) else {
             return Err(McpError::invalid_request(
                 "subscribe after initialize",
                 None,
@@ -209,7 +236,7 @@ impl Gateway {
     /// `resources/unsubscribe` of a 2025 session.
     pub(super) async fn unsubscribe_session(&self, peer: &Peer<RoleServer>, uri: &str) {
         let subs = &self.catalog().subscriptions;
-        if let Some(host) = subs.session(peer)
+        if let Some(host) = subs.session(peer, false)
             && let Some(ending) = subs.remove(host, uri)
         {
             end(ending).await;
@@ -221,6 +248,12 @@ impl Gateway {
     pub(super) async fn subscribe_host(&self, host: u64, uri: &str) -> Result<(), McpError> {
         let alias = self.resource_owner(uri).await?;
         let subs = &self.catalog().subscriptions;
+        if subs.count(host) >= MAX_PER_HOST {
+            return Err(McpError::invalid_request(
+                format!("at most {MAX_PER_HOST} resource subscriptions per session"),
+                None,
+            ));
+        }
         if !subs.add(host, uri, &alias) {
             return Ok(());
         }
