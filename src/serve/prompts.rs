@@ -107,3 +107,43 @@ impl Gateway {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn listed(pairs: &[(&str, &str)]) -> Vec<(String, Vec<Prompt>)> {
+        let mut all: Vec<(String, Vec<Prompt>)> = Vec::new();
+        for (alias, prompt) in pairs {
+            let p = Prompt::new(*prompt, None::<String>, None);
+            match all.iter_mut().find(|(a, _)| a == alias) {
+                Some((_, ps)) => ps.push(p),
+                None => all.push((alias.to_string(), vec![p])),
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn a_prompt_keeps_its_name_when_another_upstream_would_take_it() {
+        let mut prompts = Prompts::default();
+        let names = prompts.name(&listed(&[("a_b", "x")]));
+        assert_eq!(names.exposed("a_b", "x"), Some("a_b__x"));
+        // `a b` sorts first and wants the same name: it gets another, the
+        // first keeps its own, and the host's `a_b__x` still reaches it.
+        let names = prompts.name(&listed(&[("a b", "x"), ("a_b", "x")]));
+        assert_eq!(names.exposed("a_b", "x"), Some("a_b__x"));
+        let other = names.exposed("a b", "x").unwrap();
+        assert_ne!(other, "a_b__x");
+        assert!(other.starts_with("a_b__x_") && other.len() <= 64, "{other}");
+        assert_eq!(prompts.owner("a_b__x"), Some(("a_b".into(), "x".into())));
+        // Gone and back: the name is still its own.
+        prompts.name(&listed(&[("a b", "x")]));
+        assert_eq!(prompts.owner("a_b__x"), None);
+        let names = prompts.name(&listed(&[("a b", "x"), ("a_b", "x")]));
+        assert_eq!(names.exposed("a_b", "x"), Some("a_b__x"));
+        // A prompt a server lists twice is named once.
+        let names = prompts.name(&listed(&[("c", "y"), ("c", "y")]));
+        assert_eq!(names.len(), 1);
+    }
+}
