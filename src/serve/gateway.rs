@@ -24,7 +24,7 @@ use super::ask::{ASK_TIMEOUT, capabilities};
 use super::catalog::Catalog;
 use super::fit::ServeAs;
 use super::forward::{self, Upstream};
-use super::names::{GatewayNames, SCHEME, scheme};
+use super::names::{GatewayNames, served_scheme};
 use super::progress::Relays;
 use super::start::Starting;
 use super::view::View;
@@ -495,12 +495,7 @@ impl Gateway {
 /// Makes `hub` name tools as the gateway serves them ([`scheme`]): the
 /// names come from its assembly, and a reload may have set another scheme.
 fn name_tools(hub: &Hub) {
-    // The gateway's pattern as `prepare_named` fitted it to the host, else the plain one.
-    let scheme = match hub.tool_names() {
-        named if named.to_string() == SCHEME => named,
-        _ => scheme(),
-    };
-    if let Err(e) = hub.name_tools(&scheme, &[super::view::READER]) {
+    if let Err(e) = hub.name_tools(&served_scheme(hub), &[super::view::READER]) {
         tracing::warn!(error = %e, "the section could not name tools as the gateway serves them");
     }
 }

@@ -47,6 +47,15 @@ pub fn scheme_for(host: ServeAs, name: &str) -> ToolNames {
     scheme().within(MAX_LEN.saturating_sub(prefix))
 }
 
+/// The scheme the gateway names tools (and prompts) with: its pattern as
+/// `prepare_named` fitted it to the host in `hub`, else the plain one.
+pub(crate) fn served_scheme(hub: &crate::hub::Hub) -> ToolNames {
+    match hub.tool_names() {
+        named if named.to_string() == SCHEME => named,
+        _ => scheme(),
+    }
+}
+
 /// The scheme a host shows the gateway's tools through, when it renames
 /// them ([`Assembler::shown_through`](crate::Assembler::shown_through)).
 pub(crate) fn host_scheme(host: ServeAs) -> Option<ToolNames> {
@@ -94,13 +103,15 @@ impl GatewayNames {
         }
     }
 
-    /// Names `pairs` (the upstreams' prompts, say) in the order given,
+    /// Names `pairs` (the upstreams' prompts, say) with `scheme` (the
+    /// tools', as [`scheme_for`] fitted it) in the order given,
     /// keeping the names of `given` (every name given so far, which it
     /// becomes after: at most `retired` names of pairs not given now are
     /// kept): a pair keeps its name, and no other pair ever gets a name
     /// `given` holds. The same guarantee as the tools' (the hub keeps
     /// theirs), for a set of names the assembly does not make.
     pub(crate) fn keeping<'a>(
+        scheme: &ToolNames,
         pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
         given: &mut NameTable,
         retired: usize,
@@ -109,7 +120,7 @@ impl GatewayNames {
             given: std::mem::take(given),
             reserved: Default::default(),
         };
-        let table = scheme().table_keeping(pairs, &kept);
+        let table = scheme.table_keeping(pairs, &kept);
         *given = kept.given.kept_after(&table, retired);
         GatewayNames::of_table(table, "")
     }

@@ -14,7 +14,7 @@ use super::Gateway;
 use super::ask::{ask, clean_prompt, gather, host_meta, unexpected};
 use super::names::GatewayNames;
 use crate::hub::RETIRED_NAMES;
-use crate::tool_names::NameTable;
+use crate::tool_names::{NameTable, ToolNames};
 
 /// The prompts' names: every name given so far, and the table of the last
 /// list.
@@ -27,11 +27,11 @@ pub(crate) struct Prompts {
 impl Prompts {
     /// Names the prompts listed now, keeping every name given before; the
     /// names in list order, the first of a prompt a server lists twice.
-    fn name(&mut self, listed: &[(String, Vec<Prompt>)]) -> &GatewayNames {
+    fn name(&mut self, scheme: &ToolNames, listed: &[(String, Vec<Prompt>)]) -> &GatewayNames {
         let pairs = listed
             .iter()
             .flat_map(|(a, ps)| ps.iter().map(move |p| (a.as_str(), p.name.as_str())));
-        self.names = GatewayNames::keeping(pairs, &mut self.given, RETIRED_NAMES);
+        self.names = GatewayNames::keeping(scheme, pairs, &mut self.given, RETIRED_NAMES);
         &self.names
     }
 
@@ -50,8 +50,9 @@ impl Gateway {
         let upstreams = self.peers_with(|c| c.prompts.is_some());
         let limits = self.hub().limits();
         let listed = gather::<Prompt>(upstreams, limits, self.ask_timeout()).await;
+        let scheme = super::names::served_scheme(self.hub());
         self.catalog().with_prompts(|prompts| {
-            let names = prompts.name(&listed);
+            let names = prompts.name(&scheme, &listed);
             let mut served = Vec::new();
             for (alias, list) in &listed {
                 let mut seen = std::collections::BTreeSet::new();
@@ -111,6 +112,7 @@ impl Gateway {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::serve::scheme;
 
     fn listed(pairs: &[(&str, &str)]) -> Vec<(String, Vec<Prompt>)> {
         let mut all: Vec<(String, Vec<Prompt>)> = Vec::new();
@@ -127,23 +129,23 @@ mod tests {
     #[test]
     fn a_prompt_keeps_its_name_when_another_upstream_would_take_it() {
         let mut prompts = Prompts::default();
-        let names = prompts.name(&listed(&[("a_b", "x")]));
+        let names = prompts.name(&scheme(), &listed(&[("a_b", "x")]));
         assert_eq!(names.exposed("a_b", "x"), Some("a_b__x"));
         // `a b` sorts first and wants the same name: it gets another, the
         // first keeps its own, and the host's `a_b__x` still reaches it.
-        let names = prompts.name(&listed(&[("a b", "x"), ("a_b", "x")]));
+        let names = prompts.name(&scheme(), &listed(&[("a b", "x"), ("a_b", "x")]));
         assert_eq!(names.exposed("a_b", "x"), Some("a_b__x"));
         let other = names.exposed("a b", "x").unwrap();
         assert_ne!(other, "a_b__x");
         assert!(other.starts_with("a_b__x_") && other.len() <= 64, "{other}");
         assert_eq!(prompts.owner("a_b__x"), Some(("a_b".into(), "x".into())));
         // Gone and back: the name is still its own.
-        prompts.name(&listed(&[("a b", "x")]));
+        prompts.name(&scheme(), &listed(&[("a b", "x")]));
         assert_eq!(prompts.owner("a_b__x"), None);
-        let names = prompts.name(&listed(&[("a b", "x"), ("a_b", "x")]));
+        let names = prompts.name(&scheme(), &listed(&[("a b", "x"), ("a_b", "x")]));
         assert_eq!(names.exposed("a_b", "x"), Some("a_b__x"));
         // A prompt a server lists twice is named once.
-        let names = prompts.name(&listed(&[("c", "y"), ("c", "y")]));
+        let names = prompts.name(&scheme(), &listed(&[("c", "y"), ("c", "y")]));
         assert_eq!(names.len(), 1);
     }
 }
