@@ -249,7 +249,7 @@ fn prompts_and_resources_of_two_upstreams_reach_the_host_and_a_shared_uri_is_ser
 }
 
 #[test]
-fn a_subscribed_host_hears_of_updates_and_of_new_prompts_and_resources() {
+fn a_subscribed_host_hears_of_updates_also_after_a_restart_and_of_new_prompts_and_resources() {
     let (mut g, _, _) = gateway("notify");
     let ok = g.request("resources/subscribe", json!({"uri": "book://a/guide"}));
     assert_eq!(ok["result"], json!({}), "{ok}");
@@ -290,6 +290,28 @@ fn a_subscribed_host_hears_of_updates_and_of_new_prompts_and_resources() {
         read["result"]["contents"][0]["text"],
         json!("extra"),
         "{read}"
+    );
+
+    // The upstream killed and restarted: the gateway subscribes its new process again.
+    let pid = |g: &mut Gateway| g.call("a__pid", json!({}))["result"]["content"][0]["text"].clone();
+    let before = pid(&mut g);
+    let killed = std::process::Command::new("kill")
+        .args(["-9", before.as_str().unwrap()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    wait_until("a restarted", Duration::from_secs(20), || {
+        let now = pid(&mut g);
+        now.is_string() && now != before
+    });
+    g.notes.clear();
+    wait_until(
+        "an update after the restart",
+        Duration::from_secs(10),
+        || {
+            g.call("a__touch", json!({"uri": "book://a/guide"}));
+            (g.notes.iter()).any(|n| n["method"] == "notifications/resources/updated")
+        },
     );
 
     let ok = g.request("resources/unsubscribe", json!({"uri": "book://a/guide"}));

@@ -132,6 +132,7 @@ impl Gateway {
             }),
         };
         gateway.follow();
+        gateway.follow_restarts();
         gateway
     }
 
@@ -334,6 +335,35 @@ impl Gateway {
                 // A flood of upstream changes makes a view per period;
                 // what arrives meanwhile is taken in by the next one.
                 tokio::time::sleep(LIST_CHANGED_EVERY).await;
+            }
+        });
+    }
+
+    /// Tells the catalog of each upstream restarted while the gateway
+    /// lives (its subscriptions are made again, hosts hear its lists may
+    /// have changed).
+    fn follow_restarts(&self) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let weak: Weak<Inner> = Arc::downgrade(&self.inner);
+        let mut states = self.inner.hub.subscribe_states();
+        runtime.spawn(async move {
+            loop {
+                let change = match states.recv().await {
+                    Ok(change) => change,
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(_) => return,
+                };
+                if change.reason != crate::hub::StateReason::Restarted {
+                    continue;
+                }
+                let Some(inner) = weak.upgrade() else { return };
+                let gateway = Gateway {
+                    inner,
+                    read: Arc::default(),
+                };
+                gateway.upstream_back(&change.alias).await;
             }
         });
     }

@@ -140,6 +140,15 @@ impl Subscriptions {
         Some(id)
     }
 
+    /// The URIs subscribed to at the upstream `alias`.
+    fn owned_by(&self, alias: &str) -> Vec<String> {
+        let state = lock(&self.state);
+        (state.uris.iter())
+            .filter(|(_, s)| s.owner == alias)
+            .map(|(u, _)| u.clone())
+            .collect()
+    }
+
     /// How many URIs `host` is subscribed to.
     fn count(&self, host: u64) -> usize {
         let state = lock(&self.state);
@@ -270,6 +279,26 @@ impl Gateway {
                 subs.remove(host, uri);
                 tracing::warn!(upstream = %alias, "resources/subscribe failed: {}", e.message);
                 Err(e)
+            }
+        }
+    }
+
+    /// The upstream `alias` was restarted: the subscriptions its old
+    /// process had are made again with the new one, and hosts hear that
+    /// its prompts and resources may have changed.
+    pub(super) async fn upstream_back(&self, alias: &str) {
+        let peer = match self.connected(alias).await {
+            Ok(peer) => peer,
+            Err(_) => return,
+        };
+        self.catalog().joined(&super::ask::capabilities(&peer));
+        let subs = &self.catalog().subscriptions;
+        for uri in subs.owned_by(alias) {
+            match subscribe_upstream(alias, peer.clone(), &uri, self.ask_timeout()).await {
+                Ok(upstream) => subs.set_upstream(&uri, upstream),
+                Err(e) => {
+                    tracing::warn!(upstream = %alias, "resources/subscribe again failed: {}", e.message)
+                }
             }
         }
     }

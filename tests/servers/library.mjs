@@ -7,7 +7,8 @@
 //   SHARED   when set, the resource `book://shared/index` is listed too (two instances with it collide)
 //
 // Tools (reachable through a gateway): `touch` sends notifications/resources/updated for `uri`; `grow` adds the
-// prompt `<PREFIX>_extra` and the resource `book://<PREFIX>/extra` (prompts and resources list_changed).
+// prompt `<PREFIX>_extra` and the resource `book://<PREFIX>/extra` (prompts and resources list_changed); `pid`
+// answers the process id (so a test can kill it).
 // Subscriptions: `resources/subscribe` / `unsubscribe` (2025 era) are answered with `{}`, and `touch` sends the
 // update as is; on 2026-07-28 connections the SDK's listen router delivers it only to `subscriptions/listen`
 // subscribers of the URI.
@@ -66,6 +67,9 @@ serveStdio(() => {
     await server.server.sendResourceUpdated({ uri });
     return { content: [{ type: "text", text: `touched ${uri}` }] };
   });
+  server.registerTool("pid", { description: "This process's id.", inputSchema: {} }, async () => ({
+    content: [{ type: "text", text: String(process.pid) }],
+  }));
   server.registerTool("grow", { description: "Add a prompt and a resource.", inputSchema: {} }, async () => {
     server.registerPrompt(`${prefix}_extra`, { description: "Added later." }, async () => ({
       messages: [{ role: "user", content: { type: "text", text: `${prefix} extra` } }],
