@@ -33,6 +33,43 @@ pub(super) fn capabilities(peer: &Peer<RoleClient>) -> ServerCapabilities {
         .unwrap_or_default()
 }
 
+/// What the gateway advertises of prompts, resources and completions: what
+/// some upstream has (`subscribe` when one has it), or all of it while
+/// some upstream is still `starting` (so a host asks for what a late one
+/// brings).
+pub(super) fn merged(
+    each: impl Iterator<Item = ServerCapabilities>,
+    starting: bool,
+) -> ServerCapabilities {
+    let mut all = ServerCapabilities::default();
+    for caps in each {
+        all.prompts = all.prompts.or(caps.prompts);
+        all.completions = all.completions.or(caps.completions);
+        if let Some(r) = caps.resources {
+            let mut mine = all.resources.unwrap_or_default();
+            mine.subscribe = mine.subscribe.or(r.subscribe.filter(|s| *s));
+            all.resources = Some(mine);
+        }
+    }
+    if starting {
+        all.prompts = all.prompts.or(Some(Default::default()));
+        all.completions = all.completions.or(Some(Default::default()));
+        let mut r = all.resources.unwrap_or_default();
+        r.subscribe = Some(true);
+        all.resources = Some(r);
+    }
+    all
+}
+
+/// Method not found, for a method no upstream has what it needs for.
+pub(super) fn not_served(method: &str) -> McpError {
+    McpError::new(
+        ErrorCode::METHOD_NOT_FOUND,
+        format!("method not found: no upstream of the gateway serves {method:?}"),
+        Some(json!({"method": method})),
+    )
+}
+
 /// Whether the upstream speaks the 2026-07-28 protocol (subscriptions
 /// through `subscriptions/listen`, not `resources/subscribe`).
 pub(super) fn is_modern(peer: &Peer<RoleClient>) -> bool {
@@ -276,6 +313,28 @@ pub(super) fn clean_template(template: &ResourceTemplate, limits: &Limits) -> Re
 mod tests {
     use super::*;
     use rmcp::model::PromptArgument;
+
+    #[test]
+    fn capabilities_are_advertised_when_some_upstream_has_them_or_one_is_starting() {
+        let tools = ServerCapabilities::builder().enable_tools().build();
+        let none = merged([tools.clone()].into_iter(), false);
+        assert_eq!(
+            (none.prompts, none.resources, none.completions),
+            (None, None, None)
+        );
+        let mut listing = ServerCapabilities::builder().enable_resources().build();
+        listing.resources.as_mut().unwrap().subscribe = Some(false);
+        let mut subscribing = listing.clone();
+        subscribing.resources.as_mut().unwrap().subscribe = Some(true);
+        let some = merged([tools.clone(), listing.clone()].into_iter(), false);
+        assert!(some.prompts.is_none() && some.resources.is_some());
+        assert_eq!(some.resources.unwrap().subscribe, None);
+        let both = merged([listing, subscribing].into_iter(), false);
+        assert_eq!(both.resources.unwrap().subscribe, Some(true));
+        let starting = merged([tools].into_iter(), true);
+        assert!(starting.prompts.is_some() && starting.completions.is_some());
+        assert_eq!(starting.resources.unwrap().subscribe, Some(true));
+    }
 
     #[test]
     fn prompt_and_resource_text_is_sanitized_and_a_hidden_uri_refused() {

@@ -20,7 +20,7 @@ use rmcp::service::{
 use rmcp::{ErrorData as McpError, ServerHandler};
 use tokio::sync::watch;
 
-use super::ask::{ASK_TIMEOUT, capabilities};
+use super::ask::{ASK_TIMEOUT, capabilities, merged, not_served};
 use super::catalog::Catalog;
 use super::fit::ServeAs;
 use super::forward::{self, Upstream};
@@ -420,39 +420,18 @@ impl Gateway {
     /// What every upstream that may serve them has (all of them while
     /// some are still starting, so a host asks for what a late one brings).
     fn upstream_capabilities(&self) -> ServerCapabilities {
-        let mut all = ServerCapabilities::default();
-        let starting = self.inner.starting.any();
-        for (_, live) in lock(&self.inner.upstreams).iter() {
-            let caps = capabilities(&live.peer());
-            all.prompts = all.prompts.or(caps.prompts);
-            all.completions = all.completions.or(caps.completions);
-            if let Some(r) = caps.resources {
-                let mut mine = all.resources.unwrap_or_default();
-                mine.subscribe = mine.subscribe.or(r.subscribe.filter(|s| *s));
-                all.resources = Some(mine);
-            }
-        }
-        if starting {
-            all.prompts = all.prompts.or(Some(Default::default()));
-            all.completions = all.completions.or(Some(Default::default()));
-            let mut r = all.resources.unwrap_or_default();
-            r.subscribe = Some(true);
-            all.resources = Some(r);
-        }
-        all
+        let upstreams = lock(&self.inner.upstreams);
+        let each = upstreams.values().map(|live| capabilities(&live.peer()));
+        merged(each, self.inner.starting.any())
     }
 
     /// Method not found for a request of `method` when no upstream has
     /// what it needs (the capability is not advertised then).
     fn serving(&self, method: &str, has: fn(&ServerCapabilities) -> bool) -> Result<(), McpError> {
-        if has(&self.upstream_capabilities()) {
-            return Ok(());
+        match has(&self.upstream_capabilities()) {
+            true => Ok(()),
+            false => Err(not_served(method)),
         }
-        Err(McpError::new(
-            rmcp::model::ErrorCode::METHOD_NOT_FOUND,
-            format!("method not found: no upstream of the gateway serves {method:?}"),
-            Some(serde_json::json!({"method": method})),
-        ))
     }
 
     /// The upstream behind `alias`, as a call sees it.
