@@ -287,10 +287,12 @@ impl Gateway {
     /// process had are made again with the new one, and hosts hear that
     /// its prompts and resources may have changed.
     pub(super) async fn upstream_back(&self, alias: &str) {
-        let peer = match self.connected(alias).await {
-            Ok(peer) => peer,
-            Err(_) => return,
-        };
+        // Looked up, not waited for: a restart that failed already is no call to log.
+        let connected = self
+            .peers_with(|_| true)
+            .into_iter()
+            .find(|(a, _)| a == alias);
+        let Some((_, peer)) = connected else { return };
         self.catalog().joined(&super::ask::capabilities(&peer));
         let subs = &self.catalog().subscriptions;
         for uri in subs.owned_by(alias) {
