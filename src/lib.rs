@@ -641,8 +641,8 @@ pub use assemble::{Assembler, Order, Policy};
 pub use error::{Error, ErrorKind, Result, RpcError};
 pub use limits::Limits;
 pub use model::{
-    CacheHints, Era, Instructions, InstructionsState, ServerInfo, ServerSnapshot, Tool,
-    ToolAnnotations,
+    CacheHints, DynamicResources, Era, Instructions, InstructionsState, ServerInfo,
+    ServerSnapshot, Skill, SkillFile, SkillResources, Tool, ToolAnnotations,
 };
 pub use report::{Assembly, ServerReport};
 pub use schema::InputSchema;
