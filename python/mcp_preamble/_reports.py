@@ -25,6 +25,7 @@ ServerDiagnosticCode = Literal[
     "duplicate_tools",
     "tool_name_over_cap",
     "unmatched_tool_rule",
+    "skills_skipped",
 ]
 ConfigDiagnosticCode = Literal["unknown_alias"]
 DiagnosticCode = Union[ServerDiagnosticCode, ConfigDiagnosticCode]
@@ -53,6 +54,7 @@ class Diagnostic:
       model API rejects)
     - ``"unmatched_tool_rule"``: ``rule`` (``"allow"``, ``"deny"``, ``"override"``), ``pattern``,
       and ``closest`` when a listed tool is close
+    - ``"skills_skipped"``: ``count``, ``reasons`` (skills of ``skills/list`` not listed, and why)
     - ``"unknown_alias"`` (the assembly's, about the configuration): ``setting``
       (``"policy"``, ``"budget"``, ``"visibility"``, ``"tool_visibility"``),
       ``alias``, and ``closest`` when an alias is close

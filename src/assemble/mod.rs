@@ -14,6 +14,7 @@ mod names;
 mod namespace;
 mod prepare;
 mod reuse;
+mod skills;
 
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
@@ -362,6 +363,7 @@ impl Assembler {
                 held,
                 run.exposed[pos].clone(),
             );
+            skills::attach(&mut p, &server, (pin, effect));
             if let Effect::Hold {
                 unchanged_tools, ..
             } = effect

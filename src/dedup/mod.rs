@@ -10,6 +10,9 @@ use std::hash::Hash;
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
 use crate::segment::{Unit, UnitKind};
+
+mod skills;
+pub(crate) use skills::skills_to_keep;
 use crate::support::hash;
 
 /// Words that mark a constraint: an order, an obligation, identifier scope,
