@@ -462,7 +462,11 @@ impl ServerSnapshot {
     /// like a tool's ([`Limits::tool_description_bytes`]).
     fn cut_skills(&mut self, limits: &Limits, hits: &mut Vec<LimitHit>) {
         if self.skills.len() > limits.skills {
-            hits.push(LimitHit::new(Limit::Skills, limits.skills, self.skills.len()));
+            hits.push(LimitHit::new(
+                Limit::Skills,
+                limits.skills,
+                self.skills.len(),
+            ));
             self.skills.truncate(limits.skills);
         }
         let (mut count, mut longest) = (0, 0);
@@ -474,7 +478,11 @@ impl ServerSnapshot {
             }
         }
         if count > 0 {
-            let hit = LimitHit::new(Limit::ToolDescriptionBytes, limits.tool_description_bytes, longest);
+            let hit = LimitHit::new(
+                Limit::ToolDescriptionBytes,
+                limits.tool_description_bytes,
+                longest,
+            );
             hits.push(hit.times(count));
         }
     }

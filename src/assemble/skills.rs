@@ -39,8 +39,10 @@ pub(super) fn attach(p: &mut Prepared, s: &ServerSnapshot, (pin, effect): (&Pin,
         .filter(|(_, v)| !withheld(v))
         .collect();
     let count = listed.len();
-    let shown: Vec<(&Skill, SkillView)> =
-        listed.into_iter().filter(|(_, v)| !v.name.is_empty()).collect();
+    let shown: Vec<(&Skill, SkillView)> = listed
+        .into_iter()
+        .filter(|(_, v)| !v.name.is_empty())
+        .collect();
     let unnamed = count - shown.len();
     if unnamed > 0 {
         skipped.push(format!("{unnamed} with a name empty once sanitized"));
@@ -48,9 +50,16 @@ pub(super) fn attach(p: &mut Prepared, s: &ServerSnapshot, (pin, effect): (&Pin,
     let keep = dedup::skills_to_keep(shown.iter().map(|(_, v)| v.uri.as_str()));
     let repeats = keep.iter().filter(|k| !**k).count();
     if repeats > 0 {
-        skipped.push(format!("{repeats} listed under the URI of an earlier skill"));
+        skipped.push(format!(
+            "{repeats} listed under the URI of an earlier skill"
+        ));
     }
-    let shown: Vec<_> = shown.into_iter().zip(keep).filter(|(_, k)| *k).map(|(x, _)| x).collect();
+    let shown: Vec<_> = shown
+        .into_iter()
+        .zip(keep)
+        .filter(|(_, k)| *k)
+        .map(|(x, _)| x)
+        .collect();
     if let Some(exposure) = p.exposure.as_mut().and_then(Arc::get_mut) {
         exposure.skills = shown.iter().map(|(k, v)| exposed(k, v)).collect();
     }
@@ -98,5 +107,6 @@ fn note_skipped(p: &mut Prepared, reasons: Vec<String>, count: usize) {
         return;
     }
     let reasons = reasons.iter().map(|r| sanitize::line(r)).collect();
-    p.report.note(ServerDiagnostic::SkillsSkipped { count, reasons });
+    p.report
+        .note(ServerDiagnostic::SkillsSkipped { count, reasons });
 }

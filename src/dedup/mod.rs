@@ -12,8 +12,8 @@ use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 use crate::segment::{Unit, UnitKind};
 
 mod skills;
-pub(crate) use skills::skills_to_keep;
 use crate::support::hash;
+pub(crate) use skills::skills_to_keep;
 
 /// Words that mark a constraint: an order, an obligation, identifier scope,
 /// or a safety rule. A sentence holding one that its tool description lacks

@@ -25,7 +25,12 @@ mod tests {
 
     #[test]
     fn a_repeated_uri_keeps_its_first_entry_and_same_names_stay() {
-        let keep = skills_to_keep(["skill://a/SKILL.md", "skill://b/a/SKILL.md", "skill://a/SKILL.md", ""]);
+        let keep = skills_to_keep([
+            "skill://a/SKILL.md",
+            "skill://b/a/SKILL.md",
+            "skill://a/SKILL.md",
+            "",
+        ]);
         assert_eq!(keep, [true, true, false, false]);
     }
 }

@@ -44,9 +44,15 @@ pub(crate) fn skill(value: &Value) -> std::result::Result<Skill, String> {
     };
     let (name, description) = (text("name")?, text("description")?);
     let resources = match obj.get("resources") {
-        Some(Value::String(s)) if s == "dynamic" => SkillResources::Dynamic(DynamicResources::Dynamic),
+        Some(Value::String(s)) if s == "dynamic" => {
+            SkillResources::Dynamic(DynamicResources::Dynamic)
+        }
         Some(Value::Array(files)) => SkillResources::Files(skill_files(files)),
-        _ => return Err(format!("{uri}: resources is neither an array nor \"dynamic\"")),
+        _ => {
+            return Err(format!(
+                "{uri}: resources is neither an array nor \"dynamic\""
+            ));
+        }
     };
     Ok(Skill {
         uri,
