@@ -12,6 +12,8 @@ use crate::model::{
 mod skills;
 
 pub use skills::SKILLS_EXTENSION;
+#[cfg_attr(not(feature = "serve"), allow(unused_imports))]
+pub(crate) use skills::skill as read_skill;
 
 const SERVER_INFO_META: &str = "io.modelcontextprotocol/serverInfo";
 

@@ -3,13 +3,15 @@
 
 use crate::support::lock;
 use std::collections::BTreeMap;
+
+mod skills;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
-    CustomResult, Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
-    ServerConfig, SubscriptionFilter,
+    CustomResult, GetSkillRequestParams, GetSkillResult, Implementation, ListSkillsResult,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use rmcp::{ErrorData as McpError, ServerHandler};
@@ -383,9 +385,12 @@ fn name_tools(hub: &Hub) {
 
 impl ServerHandler for Gateway {
     fn get_info(&self) -> ServerConfig {
+        // Skills ride on resources: the extension needs both declared.
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_tool_list_changed()
+            .enable_resources()
+            .enable_skills()
             .build();
         ServerConfig::new(capabilities)
             .with_server_info(self.inner.info.clone())
@@ -408,6 +413,22 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         self.call(request, context).await
+    }
+
+    async fn list_skills(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, McpError> {
+        Ok(self.skills_list())
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, McpError> {
+        self.skills_get(request).await
     }
 
     async fn on_custom_request(
