@@ -270,3 +270,106 @@ fn pins_flag_a_changed_description_or_digest_and_hold_keeps_it_out() {
     let old = Lock::from_str(&v2.to_string(), "old.lock").unwrap();
     assert_eq!(old.check(&reviewed).skills_added.len(), 2);
 }
+
+/// `mcp.json` in a fresh folder: `tests/servers/skills.mjs` as `docs`, and
+/// the invoice server (no skills) as `billing`.
+fn live_config(test: &str) -> String {
+    use common::gateway::{config, node, scratch};
+    let dir = scratch(test, "skills");
+    config(
+        &dir,
+        json!({"docs": node("skills.mjs", json!({})), "billing": node("invoice.mjs", json!({}))}),
+    )
+}
+
+#[test]
+fn a_live_skills_server_through_the_cli() {
+    let config = live_config("skills-cli");
+    for handshake in ["legacy", "auto"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
+            .args([
+                "preview",
+                "--config",
+                &config,
+                "--handshake",
+                handshake,
+                "--json",
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let text = json["assembly"]["text"].as_str().unwrap();
+        // Three pages of one skill each, in the server's order, under the
+        // label of the server that sent them; the invoice server has none.
+        let docs = text.split("### docs").nth(1).unwrap();
+        assert!(
+            docs.contains("Skills from docs:\n- `git-workflow`: Follow the team's branch and commit conventions. (`skill://git-workflow/SKILL.md`)\n- `refunds`: Process a customer refund per policy. (`skill://refunds/SKILL.md`)\n- `reports`: Assemble the daily report from live data. (`skill://reports/SKILL.md`)"),
+            "{handshake}: {text}"
+        );
+        assert_eq!(text.matches("Skills from").count(), 1, "{text}");
+    }
+}
+
+#[test]
+fn a_live_skills_server_through_the_gateway() {
+    use common::gateway::Gateway;
+    let config = live_config("skills-gateway");
+    let mut g = Gateway::spawn(&["--config", &config]);
+    let init = g.initialize();
+    let caps = &init["result"]["capabilities"];
+    assert!(
+        caps["extensions"]["io.modelcontextprotocol/skills"].is_object(),
+        "{init}"
+    );
+    assert!(caps["resources"].is_object(), "{init}");
+    // Each skill under its upstream's alias, as the section shows it.
+    let instructions = init["result"]["instructions"].as_str().unwrap();
+    assert!(
+        instructions.contains(
+            "- `refunds`: Process a customer refund per policy. (`skill://docs/refunds/SKILL.md`)"
+        ),
+        "{instructions}"
+    );
+    let list = g.request("skills/list", json!({}));
+    let skills = list["result"]["skills"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{list}"));
+    let uris: Vec<&str> = skills.iter().map(|k| k["uri"].as_str().unwrap()).collect();
+    assert_eq!(
+        uris,
+        [
+            "skill://docs/git-workflow/SKILL.md",
+            "skill://docs/refunds/SKILL.md",
+            "skill://docs/reports/SKILL.md"
+        ]
+    );
+    assert_eq!(skills[1]["frontmatter"]["name"], "refunds");
+    assert_eq!(
+        skills[1]["resources"][1]["uri"],
+        "skill://docs/refunds/references/POLICY.md"
+    );
+    // skills/get goes to the owner under its own URI and comes back renamed.
+    let got = g.request(
+        "skills/get",
+        json!({"uri": "skill://docs/refunds/SKILL.md"}),
+    );
+    assert_eq!(
+        got["result"]["skill"]["uri"], "skill://docs/refunds/SKILL.md",
+        "{got}"
+    );
+    assert_eq!(got["result"]["skill"]["resources"], skills[1]["resources"]);
+    // A skill of no upstream, and one the owner does not serve.
+    let none = g.request("skills/get", json!({"uri": "skill://nowhere/x/SKILL.md"}));
+    assert_eq!(none["error"]["code"], -32602, "{none}");
+    let gone = g.request("skills/get", json!({"uri": "skill://docs/nope/SKILL.md"}));
+    assert_eq!(gone["error"]["code"], -32602, "{gone}");
+    assert_eq!(
+        gone["error"]["message"],
+        "upstream \"docs\": No skill is served at skill://nope/SKILL.md"
+    );
+}

@@ -187,11 +187,22 @@ mod tests {
     #[test]
     fn gateway_uris_go_both_ways() {
         for (alias, uri, served) in [
-            ("billing", "skill://refunds/SKILL.md", "skill://billing/refunds/SKILL.md"),
-            ("a b/ü", "github://o/r/x/SKILL.md", "github://a%20b%2F%C3%BC/o/r/x/SKILL.md"),
+            (
+                "billing",
+                "skill://refunds/SKILL.md",
+                "skill://billing/refunds/SKILL.md",
+            ),
+            (
+                "a b/ü",
+                "github://o/r/x/SKILL.md",
+                "github://a%20b%2F%C3%BC/o/r/x/SKILL.md",
+            ),
         ] {
             assert_eq!(gateway_uri(alias, uri), served);
-            assert_eq!(upstream_uri(served), Some((alias.to_string(), uri.to_string())));
+            assert_eq!(
+                upstream_uri(served),
+                Some((alias.to_string(), uri.to_string()))
+            );
         }
         assert_eq!(upstream_uri("skill://%ZZ/x"), None);
         assert_eq!(upstream_uri("skill://%C3/x"), None);

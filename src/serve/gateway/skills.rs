@@ -12,11 +12,11 @@
 //! answer comes back renamed, its name and description sanitized, and an
 //! upstream's error comes back with its code and its message as one line.
 
+use rmcp::ErrorData as McpError;
 use rmcp::model::{
     ClientRequest, CustomRequest, GetSkillRequestParams, GetSkillResult, ListSkillsResult,
     ServerResult,
 };
-use rmcp::ErrorData as McpError;
 use serde_json::{Value, json};
 
 use super::Gateway;
@@ -45,7 +45,10 @@ impl Gateway {
         params: GetSkillRequestParams,
     ) -> Result<GetSkillResult, McpError> {
         let unknown = || {
-            McpError::invalid_params(format!("no skill is served at {}", sanitize::line(&params.uri)), None)
+            McpError::invalid_params(
+                format!("no skill is served at {}", sanitize::line(&params.uri)),
+                None,
+            )
         };
         let (alias, own) = self.skill_owner(&params.uri).ok_or_else(unknown)?;
         let peer = lock(&self.inner.upstreams).get(&alias).map(|l| l.peer());
@@ -54,7 +57,10 @@ impl Gateway {
             return Err(McpError::internal_error(why, None));
         };
         let request = CustomRequest::new("skills/get", Some(json!({ "uri": own })));
-        let answer = match peer.send_request(ClientRequest::CustomRequest(request)).await {
+        let answer = match peer
+            .send_request(ClientRequest::CustomRequest(request))
+            .await
+        {
             Ok(ServerResult::CustomResult(custom)) => custom.0,
             Ok(other) => serde_json::to_value(other).unwrap_or_default(),
             Err(rmcp::ServiceError::McpError(e)) => {
@@ -62,15 +68,24 @@ impl Gateway {
                 return Err(McpError::new(e.code, message, None));
             }
             Err(e) => {
-                let why = format!("upstream {alias:?}: skills/get failed: {}", sanitize::line(&e.to_string()));
+                let why = format!(
+                    "upstream {alias:?}: skills/get failed: {}",
+                    sanitize::line(&e.to_string())
+                );
                 return Err(McpError::internal_error(why, None));
             }
         };
         let skill = answer.get("skill").ok_or_else(|| {
-            McpError::internal_error(format!("upstream {alias:?}: skills/get result has no skill"), None)
+            McpError::internal_error(
+                format!("upstream {alias:?}: skills/get result has no skill"),
+                None,
+            )
         })?;
         let read = crate::wire::read_skill(skill).map_err(|why| {
-            McpError::internal_error(format!("upstream {alias:?}: {}", sanitize::line(&why)), None)
+            McpError::internal_error(
+                format!("upstream {alias:?}: {}", sanitize::line(&why)),
+                None,
+            )
         })?;
         let exposed = ExposedSkill {
             shown_uri: gateway_uri(&alias, &sanitize::line(&read.uri)),
@@ -96,7 +111,9 @@ impl Gateway {
             }
         }
         let (alias, own) = upstream_uri(uri)?;
-        lock(&self.inner.upstreams).contains_key(&alias).then_some((alias, own))
+        lock(&self.inner.upstreams)
+            .contains_key(&alias)
+            .then_some((alias, own))
     }
 }
 
