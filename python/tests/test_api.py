@@ -238,6 +238,7 @@ def test_diagnostic_codes_are_pinned() -> None:
         "duplicate_tools",
         "tool_name_over_cap",
         "unmatched_tool_rule",
+        "skills_skipped",
     )
     assert get_args(mcp_preamble.ConfigDiagnosticCode) == ("unknown_alias",)
 
