@@ -1,14 +1,13 @@
 // skills.mjs — the Skills extension (io.modelcontextprotocol/skills, SEP-2640) on the SDK's own
 // SkillsExtension (stdio): instructions that point at a skill URI, tool `refund`, and three skills served from
 // memory, one per skills/list page (PAGE_SIZE, default 1), so a client must follow nextCursor.
-// SKILL_DESCRIPTION, when set, replaces the description of `refunds` (a changed skill, for the pin tests).
 import { McpServer } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { SkillsExtension, memorySkillFiles } from "@modelcontextprotocol/server/ext/skills";
 
 const skill = (name, description, body) => `---\nname: ${name}\ndescription: ${description}\n---\n\n${body}\n`;
 const files = {
-  "refunds/SKILL.md": skill("refunds", process.env.SKILL_DESCRIPTION ?? "Process a customer refund per policy.",
+  "refunds/SKILL.md": skill("refunds", "Process a customer refund per policy.",
     "# Refunds\n\nCheck the order with `refund` in dry-run mode first."),
   "refunds/references/POLICY.md": "Refunds over 100 EUR need a second approval.\n",
   "git-workflow/SKILL.md": skill("git-workflow", "Follow the team's branch and commit conventions.", "# Git workflow"),
