@@ -147,13 +147,13 @@ string_enum! {
         DedupUnits => "dedup_units",
         /// [`Limits::tool_pages`].
         ToolPages => "tool_pages",
+        /// The template's fuel for one block, or its size (256 KiB): the block
+        /// could not be rendered whole and was cut to what renders.
+        RenderFuel => "render_fuel",
         /// [`Limits::skills`].
         Skills => "skills",
         /// `skills/list` gave more than [`Limits::tool_pages`] pages.
         SkillPages => "skill_pages",
-        /// The template's fuel for one block, or its size (256 KiB): the block
-        /// could not be rendered whole and was cut to what renders.
-        RenderFuel => "render_fuel",
     }
     /// The name used in reports, e.g. `tools`.
     fn as_str;
