@@ -295,7 +295,7 @@ fn pin_from_files_and_its_errors() {
     let out = run(&["pin", &seed, &time, "--lock", &lock]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = std::fs::read_to_string(&lock).unwrap();
-    assert!(text.starts_with("{\n  \"version\": 2,\n  \"servers\": {\n    \"mcp-server-time\": {"));
+    assert!(text.starts_with("{\n  \"version\": 3,\n  \"servers\": {\n    \"mcp-server-time\": {"));
 
     // A server whose tools/list failed is not pinned (its tools are unknown).
     let supabase = corpus

@@ -154,13 +154,13 @@ fn methods_the_gateway_does_not_serve_are_method_not_found() {
         )
     );
     assert_eq!(answer["error"]["data"]["method"], "tools/frobnicate");
-    for method in [
-        "resources/list",
-        "resources/templates/list",
-        "prompts/list",
-        "completion/complete",
-        "logging/setLevel",
-    ] {
+    // `resources` is declared for the Skills extension (skill files are
+    // resources): `resources/list` answers, with no resources of its own.
+    assert_eq!(
+        g.request("resources/list", json!({}))["result"]["resources"],
+        json!([])
+    );
+    for method in ["prompts/list", "completion/complete", "logging/setLevel"] {
         let answer = g.request(method, json!({}));
         assert_eq!(error(&answer).0, -32601, "{method}: {answer}");
     }

@@ -46,6 +46,11 @@
 //!   that changes its tools thousands of times a second costs a host four
 //!   notifications a second, and the last change always reaches it.
 //!
+//! - `skills/list` and `skills/get` (the Skills extension, declared with
+//!   `resources`): every upstream's skills as the section shows them, each
+//!   URI under its upstream's alias (`skill://billing/refunds/SKILL.md`);
+//!   `skills/get` forwarded to the owner under its own URI.
+//!
 //! A request of a method served here whose params do not read is invalid
 //! params (-32602) naming the field; another method is method not found
 //! (-32601).
@@ -72,7 +77,8 @@
 //! non-local `Origin` or a second `Host` header.
 //!
 //! Not served: resources and prompts of the upstreams (a host that needs
-//! them connects the server directly).
+//! them connects the server directly), so a skill's files are not read
+//! through the gateway.
 //!
 //! ```no_run
 //! # async fn run() -> mcp_preamble::Result<()> {
