@@ -373,3 +373,31 @@ fn a_live_skills_server_through_the_gateway() {
         "upstream \"docs\": No skill is served at skill://nope/SKILL.md"
     );
 }
+
+#[test]
+fn a_capture_file_carries_skills_list_pages_per_era() {
+    let init = json!({"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-11-25",
+        "capabilities": {"extensions": {"io.modelcontextprotocol/skills": {}}},
+        "serverInfo": {"name": "docs", "version": "1"}}});
+    let page = |uri: &str, name: &str, next: Option<&str>| {
+        json!({"jsonrpc": "2.0", "id": 2, "result": {"skills": [{"uri": uri,
+            "frontmatter": {"name": name, "description": "D."}, "resources": "dynamic"}],
+            "nextCursor": next}})
+    };
+    let capture = json!({"server": "docs@1", "sdk": "ts", "captured": "2026-12-02",
+        "initialize": init, "tools_list_pages": [{"jsonrpc": "2.0", "id": 3, "result": {"tools": []}}],
+        "skills_list_pages": [page("skill://a/SKILL.md", "a", Some("c")), page("skill://b/SKILL.md", "b", None),
+            {"jsonrpc": "2.0", "id": 4, "error": {"code": -32603, "message": "boom"}}]});
+    let snapshot = mcp_preamble::files::Capture::from_json(&capture.to_string())
+        .unwrap()
+        .snapshot()
+        .unwrap();
+    let names: Vec<&str> = snapshot.skills.iter().map(|k| k.name.as_str()).collect();
+    assert_eq!(names, ["a", "b"]);
+    assert_eq!(snapshot.skills_error.as_ref().map(|e| e.code), Some(-32603));
+    // A snapshot file keeps them (format 2).
+    let file = mcp_preamble::files::SnapshotFile::new(snapshot.clone(), 0);
+    let back = mcp_preamble::files::SnapshotFile::from_json(&file.to_json()).unwrap();
+    assert_eq!(back.snapshot, snapshot);
+    assert_eq!(back.version, 2);
+}

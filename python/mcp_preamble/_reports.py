@@ -103,7 +103,8 @@ class PinCheck:
     """How a server compares with its pin in a lock.
 
     ``state`` is ``"unpinned"`` (no lock), ``"new"``, ``"same"`` or
-    ``"changed"``; ``diff`` is a unified diff of the instructions when they changed.
+    ``"changed"``; ``diff`` is a unified diff of the instructions when they changed;
+    ``skills_added``, ``skills_removed`` and ``skills_changed`` name skills by URI.
     """
 
     state: PinState
@@ -116,6 +117,9 @@ class PinCheck:
     sha256: Optional[str] = None
     on_change: Optional[str] = None
     diff: Optional[str] = None
+    skills_added: Tuple[str, ...] = ()
+    skills_removed: Tuple[str, ...] = ()
+    skills_changed: Tuple[str, ...] = ()
 
     @property
     def changed(self) -> bool:
@@ -135,6 +139,9 @@ class PinCheck:
             sha256=d.get("sha256"),
             on_change=d.get("on_change"),
             diff=d.get("diff"),
+            skills_added=tuple(d.get("skills_added", ())),
+            skills_removed=tuple(d.get("skills_removed", ())),
+            skills_changed=tuple(d.get("skills_changed", ())),
         )
 
 
