@@ -258,6 +258,14 @@ fn pins_flag_a_changed_description_or_digest_and_hold_keeps_it_out() {
         held.text()
     );
     assert!(held.text().contains("`git-workflow`"));
+    // Under drop, a server new to the lock shows no skill at all.
+    let stranger = billing().with_alias("stranger");
+    let dropped = Assembler::new()
+        .lock(lock.clone())
+        .on_change(OnChange::Drop)
+        .assemble(&[stranger])
+        .unwrap();
+    assert!(!dropped.text().contains("skill://"), "{}", dropped.text());
 
     // A version 2 lock pins no skills: the server compares changed.
     let v2 = lock.to_json().replace("\"version\": 3", "\"version\": 2");

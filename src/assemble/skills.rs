@@ -14,7 +14,7 @@ use std::sync::Arc;
 use super::prepare::Prepared;
 use crate::dedup;
 use crate::model::{ServerSnapshot, Skill};
-use crate::pin::{Effect, Pin};
+use crate::pin::{Effect, Pin, PinState};
 use crate::report::{ExposedSkill, Omission, ServerDiagnostic};
 use crate::sanitize::{self, HiddenChars};
 use crate::template::SkillView;
@@ -37,9 +37,12 @@ pub(super) fn attach(
         return;
     }
     // Pins name skills by their URI as one line, as the view does.
+    // A server new to the lock has no skill pinned.
     let withheld = |v: &SkillView| {
         !matches!(effect, Effect::AsIs)
-            && (pin.skills_added.contains(&v.uri) || pin.skills_changed.contains(&v.uri))
+            && (pin.state == PinState::New
+                || pin.skills_added.contains(&v.uri)
+                || pin.skills_changed.contains(&v.uri))
     };
     let hidden = &mut p.report.hidden_characters;
     let listed: Vec<(&Skill, SkillView)> = s
