@@ -221,11 +221,16 @@ fn check_on(client: &str, era: &str, http: bool) {
         "{instructions}"
     );
     assert!(instructions.contains("### echo"), "{instructions}");
+    // Nothing was shortened: no note, and no reader tool (issue 34).
     assert!(
-        instructions.ends_with(mcp_preamble::serve::NOTE),
+        !instructions.contains(mcp_preamble::serve::READER),
         "{instructions}"
     );
     let tools = names("tools");
+    assert!(
+        !tools.contains(&mcp_preamble::serve::READER),
+        "the host read every text whole: {tools:?}"
+    );
     for tool in [
         "billing__list_periods",
         "billing__get_invoice",

@@ -19,7 +19,7 @@ use tokio::sync::watch;
 
 use super::fit::ServeAs;
 use super::forward::{self, Upstream};
-use super::names::{GatewayNames, scheme};
+use super::names::{GatewayNames, SCHEME, scheme};
 use super::progress::Relays;
 use super::start::Starting;
 use super::view::View;
@@ -75,6 +75,9 @@ struct Inner {
 #[derive(Clone)]
 pub struct Gateway {
     inner: Arc<Inner>,
+    /// The view this session's host was last given `instructions` from
+    /// (one per HTTP session, [`Gateway::session`]).
+    read: Arc<Mutex<Option<Arc<View>>>>,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -103,6 +106,7 @@ impl Gateway {
         let view = View::of(&hub, host);
         let (changes, _) = watch::channel(0);
         let gateway = Gateway {
+            read: Arc::default(),
             inner: Arc::new(Inner {
                 hub,
                 host,
@@ -251,6 +255,16 @@ impl Gateway {
         }
     }
 
+    /// The gateway for a new session: everything shared but what its host
+    /// has read.
+    #[cfg(feature = "serve-http")]
+    pub(crate) fn session(&self) -> Gateway {
+        Gateway {
+            inner: self.inner.clone(),
+            read: Arc::default(),
+        }
+    }
+
     /// The current view, made again first when the hub's section moved.
     pub(crate) fn view(&self) -> Arc<View> {
         let view = lock(&self.inner.view).clone();
@@ -300,7 +314,8 @@ impl Gateway {
                     _ = tokio::time::sleep(POLL) => {}
                 }
                 let Some(inner) = weak.upgrade() else { return };
-                Gateway { inner }.refresh();
+                let read = Arc::default();
+                Gateway { inner, read }.refresh();
                 // A flood of upstream changes makes a view per period;
                 // what arrives meanwhile is taken in by the next one.
                 tokio::time::sleep(LIST_CHANGED_EVERY).await;
@@ -378,7 +393,12 @@ impl Gateway {
 /// Makes `hub` name tools as the gateway serves them ([`scheme`]): the
 /// names come from its assembly, and a reload may have set another scheme.
 fn name_tools(hub: &Hub) {
-    if let Err(e) = hub.name_tools(&scheme(), &[super::view::READER]) {
+    // The gateway's pattern as `prepare_named` fitted it to the host, else the plain one.
+    let scheme = match hub.tool_names() {
+        named if named.to_string() == SCHEME => named,
+        _ => scheme(),
+    };
+    if let Err(e) = hub.name_tools(&scheme, &[super::view::READER]) {
         tracing::warn!(error = %e, "the section could not name tools as the gateway serves them");
     }
 }
@@ -392,9 +412,12 @@ impl ServerHandler for Gateway {
             .enable_resources()
             .enable_skills()
             .build();
+        // Asked at each handshake: what this session's host reads.
+        let view = self.view();
+        *lock(&self.read) = Some(view.clone());
         ServerConfig::new(capabilities)
             .with_server_info(self.inner.info.clone())
-            .with_instructions(self.view().instructions.clone())
+            .with_instructions(view.instructions.clone())
     }
 
     async fn list_tools(
@@ -402,8 +425,9 @@ impl ServerHandler for Gateway {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
+        let read = lock(&self.read).clone();
         Ok(ListToolsResult::with_all_items(
-            self.view().tools.as_ref().clone(),
+            self.view().tools_for(read.as_deref()),
         ))
     }
 

@@ -15,15 +15,43 @@
 //! tool later. The gateway serves the names the assembly gave
 //! (`Assembly` keeps them per server): it never names a tool itself.
 
-use crate::tool_names::{NameTable, ToolNames};
+use super::fit::ServeAs;
+use crate::tool_names::{MAX_LEN, NameTable, ToolNames};
 
 /// The gateway's naming pattern.
 pub const SCHEME: &str = "{server}__{tool}";
+
+/// The name a host's config gives the gateway when none is said
+/// (`serve --name`).
+pub const DEFAULT_NAME: &str = "preamble";
 
 /// The gateway's [`ToolNames`] scheme ([`SCHEME`]).
 pub fn scheme() -> ToolNames {
     // A fixed pattern that `ToolNames::pattern` accepts (tested below).
     ToolNames::pattern(SCHEME).unwrap_or_else(|_| ToolNames::plain())
+}
+
+/// [`scheme`] for a gateway that `host` knows as `name` (the key of its
+/// config): names short enough that the host's prefix (`mcp__NAME__` under
+/// Claude Code) keeps them within 64 characters, as far as the pattern
+/// leaves room. Hosts that do not rename tools get [`scheme`].
+pub fn scheme_for(host: ServeAs, name: &str) -> ToolNames {
+    let Some(h) = host.as_host().filter(|h| h.profile().tool_names.is_some()) else {
+        return scheme();
+    };
+    let prefix = ToolNames::host(h)
+        .exposed(name, "")
+        .as_str()
+        .chars()
+        .count();
+    scheme().within(MAX_LEN.saturating_sub(prefix))
+}
+
+/// The scheme a host shows the gateway's tools through, when it renames
+/// them ([`Assembler::shown_through`](crate::Assembler::shown_through)).
+pub(crate) fn host_scheme(host: ServeAs) -> Option<ToolNames> {
+    let h = host.as_host()?;
+    h.profile().tool_names.map(|_| ToolNames::host(h))
 }
 
 /// The name `tool` of the upstream `alias` is exposed under, when no other
