@@ -17,5 +17,6 @@
 pub use crate::config::{McpConfig, ServerEntry, ServerTransport};
 pub use crate::error::MAX_FILE_BYTES;
 pub use crate::wire::{
-    Capture, SNAPSHOT_FORMAT_VERSION, SnapshotFile, load_server_eras, load_server_file,
+    Capture, SKILLS_EXTENSION, SNAPSHOT_FORMAT_VERSION, SnapshotFile, load_server_eras,
+    load_server_file,
 };

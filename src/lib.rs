@@ -148,7 +148,9 @@
 //! tools, each with `name`, `title`, `description`), `more_tools` (a
 //! count), `deferred` (the tool index: the [deferred
 //! tools](#deferred-tools), each with `name`, `title` and `summary`, a
-//! sanitized line or none) and `more_deferred` (a count). With nothing
+//! sanitized line or none), `more_deferred` (a count), `skills` (the
+//! [skills index](#skills), each with `name`, `description`, `uri`) and
+//! `more_skills` (a count). With nothing
 //! deferred, `deferred` is empty and `tools` holds every tool. Undefined
 //! variables are errors. Your templates get the built-ins' escaping as
 //! filters: `md_block(depth)`, `md_line` (both make server links inert and
@@ -231,7 +233,10 @@
 //!    last; within a priority the longest go first, then the later.
 //!    A heading stays while anything under it does. When not even the last
 //!    unit fits alone, another unit of its priority that does is kept
-//!    instead (the longest, then the earlier).
+//!    instead (the longest, then the earlier). A server with
+//!    [skills](#skills) loses them within this step: every unit but
+//!    constraints goes first, then skills from the last back ("and 2
+//!    more"; none and no count when none fits), then constraints.
 //! 5. **A cut**: when not even that fits, the last unit is cut at a word
 //!    boundary, token-exact, and ends with ` […]`; `truncated` is set. A
 //!    cut never cuts off a word that narrows what the unit allows (a
@@ -406,8 +411,8 @@
 //! model request. [`Limits`] bounds one server's data (defaults in
 //! brackets): bytes of instructions read \[64 KiB\], tools \[1,000\], bytes per
 //! tool description \[16 KiB\], input-schema depth \[32\] and size \[64 KiB\],
-//! units checked by de-duplication \[2,000\], `tools/list` pages read live
-//! \[100\]. Past a limit the server is cut, never rejected, and its report
+//! units checked by de-duplication \[2,000\], `tools/list` (and `skills/list`)
+//! pages read live \[100\], skills \[256\]. Past a limit the server is cut, never rejected, and its report
 //! names the limit ([`ServerReport::limits`], and a diagnostic line); the
 //! other servers are untouched. A tool's schema is an [`InputSchema`],
 //! measured once when it is made (when a `tools/list` page is read), so
@@ -416,6 +421,30 @@
 //! up to [`MAX_FILE_BYTES`](files::MAX_FILE_BYTES). Past the limits, assembly is linear in what it
 //! reads, within a small factor of counting the same bytes with tiktoken
 //! (`cargo bench --bench hostile`).
+//!
+//! ## Skills
+//!
+//! A server that declares the Skills extension (`io.modelcontextprotocol/skills`
+//! under `capabilities.extensions`) lists skills with `skills/list`: each a
+//! [`Skill`] (the URI of its `SKILL.md`, its frontmatter's `name` and
+//! `description`, its files with digests). They are read from capture files
+//! (`skills_list_pages`), snapshot files, and live by `connect` (paged like
+//! `tools/list`). A block shows them as a labelled index, `Skills from
+//! <server>:` with each skill's name, description and URI (`<skills
+//! server="…">` in `xml`): sanitized to lines like tool descriptions, one
+//! skill per URI (the first), never a skill shown as another server's. The
+//! budget ladder drops them in step 4, after the units below constraints
+//! and before constraints; a server with skills and nothing else still gets
+//! a block. Pins cover each skill's frontmatter and files (lock version 3).
+//!
+//! ```
+//! use mcp_preamble::{Assembler, ServerSnapshot, Skill};
+//! let s = ServerSnapshot::new("billing").with_instructions("Refunds need approval.")
+//!     .with_skill(Skill::new("skill://refunds/SKILL.md", "refunds", "Process a refund."));
+//! let text = Assembler::new().assemble(&[s])?.text().to_string();
+//! assert!(text.contains("Skills from billing:\n- `refunds`: Process a refund. (`skill://refunds/SKILL.md`)"));
+//! # Ok::<(), mcp_preamble::Error>(())
+//! ```
 //!
 //! ## Operator policy
 //!
@@ -641,8 +670,8 @@ pub use assemble::{Assembler, Order, Policy};
 pub use error::{Error, ErrorKind, Result, RpcError};
 pub use limits::Limits;
 pub use model::{
-    CacheHints, Era, Instructions, InstructionsState, ServerInfo, ServerSnapshot, Tool,
-    ToolAnnotations,
+    CacheHints, DynamicResources, Era, Instructions, InstructionsState, ServerInfo, ServerSnapshot,
+    Skill, SkillFile, SkillResources, Tool, ToolAnnotations,
 };
 pub use report::{Assembly, ServerReport};
 pub use schema::InputSchema;

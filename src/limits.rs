@@ -29,6 +29,7 @@ pub struct Limits {
     pub(crate) schema_bytes: usize,
     pub(crate) dedup_units: usize,
     pub(crate) tool_pages: usize,
+    pub(crate) skills: usize,
 }
 
 impl Default for Limits {
@@ -41,6 +42,7 @@ impl Default for Limits {
             schema_bytes: 64 * 1024,
             dedup_units: 2_000,
             tool_pages: 100,
+            skills: 256,
         }
     }
 }
@@ -76,8 +78,13 @@ setters! {
     /// Units (sentences, list items…) of instructions checked by
     /// de-duplication (default 2,000); later ones are kept as they are.
     dedup_units,
-    /// `tools/list` pages read from a live server (default 100).
+    /// `tools/list` pages read from a live server (default 100); the same
+    /// bound holds for `skills/list` pages.
     tool_pages,
+    /// Skills read per server (default 256, from `skills/list`); later ones
+    /// are not listed. Their descriptions are cut at
+    /// [`Limits::tool_description_bytes`].
+    skills,
 }
 
 impl Limits {
@@ -89,6 +96,11 @@ impl Limits {
     /// See [`Limits::tool_pages`].
     pub fn max_tool_pages(&self) -> usize {
         self.tool_pages
+    }
+
+    /// See [`Limits::skills`].
+    pub fn max_skills(&self) -> usize {
+        self.skills
     }
 
     /// See [`Limits::dedup_units`].
@@ -138,6 +150,10 @@ string_enum! {
         /// The template's fuel for one block, or its size (256 KiB): the block
         /// could not be rendered whole and was cut to what renders.
         RenderFuel => "render_fuel",
+        /// [`Limits::skills`].
+        Skills => "skills",
+        /// `skills/list` gave more than [`Limits::tool_pages`] pages.
+        SkillPages => "skill_pages",
     }
     /// The name used in reports, e.g. `tools`.
     fn as_str;
@@ -206,6 +222,14 @@ impl fmt::Display for LimitHit {
             Limit::ToolPages => write!(
                 f,
                 "limit {limit} reached: tools/list gave more than {allowed} pages; the rest not read"
+            ),
+            Limit::Skills => write!(
+                f,
+                "limit {limit} reached: {sent} skills sent, the first {allowed} read"
+            ),
+            Limit::SkillPages => write!(
+                f,
+                "limit {limit} reached: skills/list gave more than {allowed} pages; the rest not read"
             ),
             Limit::RenderFuel => write!(
                 f,

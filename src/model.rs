@@ -163,6 +163,96 @@ pub struct CacheHints {
     pub cache_scope: Option<String>,
 }
 
+/// One file of a skill: its URI, the `sha256:<hex>` digest of its bytes,
+/// and their length, as the server published them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct SkillFile {
+    /// The file's resource URI.
+    pub uri: String,
+    /// `sha256:{64 lowercase hex}` of the file's bytes, as sent.
+    pub digest: String,
+    /// The file's length in bytes, as sent.
+    #[serde(default)]
+    pub size: u64,
+}
+
+/// A skill's files: a complete manifest, or `"dynamic"` (generated content,
+/// no digests).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum SkillResources {
+    /// Every file of the skill, `SKILL.md` included.
+    Files(Vec<SkillFile>),
+    /// `"dynamic"`: the server publishes no digests.
+    Dynamic(DynamicResources),
+}
+
+/// The string `"dynamic"` of [`SkillResources::Dynamic`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum DynamicResources {
+    /// `"dynamic"`.
+    #[default]
+    #[serde(rename = "dynamic")]
+    Dynamic,
+}
+
+impl Default for SkillResources {
+    fn default() -> SkillResources {
+        SkillResources::Files(Vec::new())
+    }
+}
+
+/// One entry of `skills/list` (the Skills extension,
+/// `io.modelcontextprotocol/skills`): the URI of its `SKILL.md`, its
+/// frontmatter's `name` and `description` (raw, untrusted), the whole
+/// frontmatter as sent (for pins), and its files.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Skill {
+    /// The resource URI of the skill's `SKILL.md`.
+    pub uri: String,
+    /// `frontmatter.name`, as sent.
+    pub name: String,
+    /// `frontmatter.description`, as sent.
+    pub description: String,
+    /// The whole frontmatter object as sent (`name` and `description`
+    /// included); `null` for a skill made by hand.
+    #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
+    pub frontmatter: serde_json::Value,
+    /// The skill's files, or `"dynamic"`.
+    #[serde(default)]
+    pub resources: SkillResources,
+}
+
+impl Skill {
+    /// A skill with a URI, a name and a description (handy in tests and examples).
+    pub fn new(
+        uri: impl Into<String>,
+        name: impl Into<String>,
+        description: impl Into<String>,
+    ) -> Skill {
+        Skill {
+            uri: uri.into(),
+            name: name.into(),
+            description: description.into(),
+            ..Skill::default()
+        }
+    }
+
+    /// Adds a file to the manifest (a `"dynamic"` one becomes a manifest).
+    pub fn with_file(mut self, uri: impl Into<String>, digest: impl Into<String>) -> Skill {
+        let file = SkillFile {
+            uri: uri.into(),
+            digest: digest.into(),
+            size: 0,
+        };
+        match &mut self.resources {
+            SkillResources::Files(files) => files.push(file),
+            SkillResources::Dynamic(_) => self.resources = SkillResources::Files(vec![file]),
+        }
+        self
+    }
+}
+
 /// Everything a host knows about one connected server.
 ///
 /// Build one from the wire with [`ServerSnapshot::from_initialize`] or
@@ -195,6 +285,17 @@ pub struct ServerSnapshot {
     /// Set when `tools/list` answered an error; the tools read before it are kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools_error: Option<RpcError>,
+    /// The skills, from every `skills/list` page in order (servers that
+    /// declare the Skills extension; see [`Skill`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skills: Vec<Skill>,
+    /// Entries of `skills/list` that did not read (no URI, no name…), each
+    /// with why: skipped, never rendered.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skills_skipped: Vec<String>,
+    /// Set when `skills/list` answered an error; the skills read before it are kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skills_error: Option<RpcError>,
     /// Limits reached while reading the server live (pages, tools): what
     /// was read is kept, the rest was never read.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -228,6 +329,9 @@ impl ServerSnapshot {
             cache: None,
             tools_cache: None,
             tools_error: None,
+            skills: Vec::new(),
+            skills_skipped: Vec::new(),
+            skills_error: None,
             limits: Vec::new(),
         }
     }
@@ -247,6 +351,12 @@ impl ServerSnapshot {
     /// Appends a tool.
     pub fn with_tool(mut self, tool: Tool) -> ServerSnapshot {
         self.tools.push(tool);
+        self
+    }
+
+    /// Appends a skill.
+    pub fn with_skill(mut self, skill: Skill) -> ServerSnapshot {
+        self.skills.push(skill);
         self
     }
 
@@ -287,10 +397,22 @@ impl ServerSnapshot {
                 .is_some_and(|d| d.len() > limits.tool_description_bytes)
                 || !limits.schema_fits(&t.input_schema)
         };
-        if over_instructions.is_none() && !over_tools && !self.tools.iter().any(over_tool) {
+        let over_skills = self.skills.len() > limits.skills
+            || self
+                .skills
+                .iter()
+                .any(|k| k.description.len() > limits.tool_description_bytes);
+        if over_instructions.is_none()
+            && !over_tools
+            && !over_skills
+            && !self.tools.iter().any(over_tool)
+        {
             return (Cow::Borrowed(self), hits);
         }
         let mut cut = self.clone();
+        if over_skills {
+            cut.cut_skills(limits, &mut hits);
+        }
         if let Some(raw) = over_instructions {
             hits.push(LimitHit::new(
                 Limit::InstructionsBytes,
@@ -332,5 +454,36 @@ impl ServerSnapshot {
             hits.push(LimitHit::new(Limit::Schema, limits.schema_bytes, deep.1).times(deep.0));
         }
         (Cow::Owned(cut), hits)
+    }
+}
+
+impl ServerSnapshot {
+    /// Keeps the first [`Limits::skills`] skills, each description cut
+    /// like a tool's ([`Limits::tool_description_bytes`]).
+    fn cut_skills(&mut self, limits: &Limits, hits: &mut Vec<LimitHit>) {
+        if self.skills.len() > limits.skills {
+            hits.push(LimitHit::new(
+                Limit::Skills,
+                limits.skills,
+                self.skills.len(),
+            ));
+            self.skills.truncate(limits.skills);
+        }
+        let (mut count, mut longest) = (0, 0);
+        for k in &mut self.skills {
+            if k.description.len() > limits.tool_description_bytes {
+                (count, longest) = (count + 1, longest.max(k.description.len()));
+                let kept = limits::prefix(&k.description, limits.tool_description_bytes).len();
+                k.description.truncate(kept);
+            }
+        }
+        if count > 0 {
+            let hit = LimitHit::new(
+                Limit::ToolDescriptionBytes,
+                limits.tool_description_bytes,
+                longest,
+            );
+            hits.push(hit.times(count));
+        }
     }
 }

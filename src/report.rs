@@ -30,7 +30,7 @@ pub use diagnostic::{
     AliasSetting, AppliedPolicy, ConfigDiagnostic, Omission, PinRendering, PolicyAction,
     ServerDiagnostic,
 };
-pub(crate) use exposure::{ExposedTool, Exposure};
+pub(crate) use exposure::{ExposedSkill, ExposedTool, Exposure};
 
 string_enum! {
     /// Why a piece of a server's block was removed.
@@ -307,13 +307,15 @@ impl ServerReport {
     }
 }
 
-/// The version of the JSON report ([`Assembly::to_json`]'s `format`): 4
+/// The version of the JSON report ([`Assembly::to_json`]'s `format`): 5
+/// since a server's diagnostics have the code `skills_skipped` and a pin
+/// the fields `skills_added`, `skills_removed` and `skills_changed`; 4
 /// since a server's diagnostics have the codes `duplicate_tools`,
 /// `tool_name_over_cap` and `unmatched_tool_rule`; 3
 /// since each diagnostic is an object (`code`, its fields, `message`)
 /// instead of a line; 2 since the report says what counted it
 /// (`counting`); reports without `format` are version 1.
-pub const REPORT_FORMAT_VERSION: u32 = 4;
+pub const REPORT_FORMAT_VERSION: u32 = 5;
 
 /// The assembled section and its report.
 #[derive(Debug, Clone, Serialize)]

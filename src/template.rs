@@ -372,10 +372,18 @@ pub(crate) struct ToolView {
     pub summary: Option<String>,
 }
 
+/// A skill as the template sees it (`skills/list`; sanitized to lines).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub(crate) struct SkillView {
+    pub name: String,
+    pub description: String,
+    pub uri: String,
+}
+
 /// A server as the template sees it (all text sanitized, not yet escaped).
 /// Besides its fields the template gets `shortened`
 /// ([`ServerView::shortened`]).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub(crate) struct ServerView {
     pub name: String,
     pub alias: Option<String>,
@@ -394,6 +402,9 @@ pub(crate) struct ServerView {
     /// The tool index: deferred tools, behind tool search.
     pub deferred: Vec<ToolView>,
     pub more_deferred: usize,
+    /// The skills index: the server's skills (`skills/list`), as many as fit.
+    pub skills: Vec<SkillView>,
+    pub more_skills: usize,
     /// What the shortening line compares with, when it is on.
     pub full: Option<Full>,
 }
@@ -439,7 +450,7 @@ impl ServerView {
 impl Serialize for ServerView {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut m = serializer.serialize_struct("ServerView", 16)?;
+        let mut m = serializer.serialize_struct("ServerView", 18)?;
         m.serialize_field("name", &self.name)?;
         m.serialize_field("alias", &self.alias)?;
         m.serialize_field("server_name", &self.server_name)?;
@@ -454,6 +465,8 @@ impl Serialize for ServerView {
         m.serialize_field("more_tools", &self.more_tools)?;
         m.serialize_field("deferred", &self.deferred)?;
         m.serialize_field("more_deferred", &self.more_deferred)?;
+        m.serialize_field("skills", &self.skills)?;
+        m.serialize_field("more_skills", &self.more_skills)?;
         m.serialize_field("shortened", &self.shortened())?;
         m.end()
     }
@@ -478,6 +491,11 @@ impl ServerView {
             + opt(&self.label)
             + opt(&self.note)
             + tools.sum::<usize>()
+            + self
+                .skills
+                .iter()
+                .map(|k| k.name.len() + k.description.len() + k.uri.len())
+                .sum::<usize>()
     }
 }
 

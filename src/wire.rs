@@ -9,6 +9,12 @@ use crate::model::{
     CacheHints, Era, Instructions, ServerInfo, ServerSnapshot, Tool, ToolAnnotations,
 };
 
+mod skills;
+
+pub use skills::SKILLS_EXTENSION;
+#[cfg_attr(not(feature = "serve"), allow(unused_imports))]
+pub(crate) use skills::skill as read_skill;
+
 const SERVER_INFO_META: &str = "io.modelcontextprotocol/serverInfo";
 
 fn invalid(detail: impl Into<String>) -> Error {
@@ -222,8 +228,9 @@ impl ServerSnapshot {
 /// One capture file: a server's raw handshakes, as in `tests/corpus/`.
 ///
 /// The format (see `tests/corpus/README.md`) holds the `initialize` response
-/// and its `tools/list` pages, and the `server/discover` response and its pages
-/// from a second connection. Messages the server sent unasked are ignored.
+/// and its `tools/list` pages (and `skills/list` pages, for servers that
+/// declare the Skills extension), and the `server/discover` response and its
+/// pages from a second connection. Messages the server sent unasked are ignored.
 #[derive(Debug, Clone)]
 pub struct Capture {
     /// `package@version` that was run.
@@ -236,6 +243,8 @@ pub struct Capture {
     tools_list_pages: Vec<Value>,
     discover: Option<Value>,
     discover_tools_list_pages: Vec<Value>,
+    skills_list_pages: Vec<Value>,
+    discover_skills_list_pages: Vec<Value>,
 }
 
 impl Capture {
@@ -265,6 +274,8 @@ impl Capture {
             tools_list_pages: pages("tools_list_pages")?,
             discover: obj.get("discover").filter(|v| !v.is_null()).cloned(),
             discover_tools_list_pages: pages("discover_tools_list_pages")?,
+            skills_list_pages: pages("skills_list_pages")?,
+            discover_skills_list_pages: pages("discover_skills_list_pages")?,
         };
         if capture.initialize.is_none() && capture.discover.is_none() {
             return Err(invalid("capture has neither initialize nor discover"));
@@ -325,11 +336,19 @@ impl Capture {
     ///
     /// A failed handshake is an error; a failed `tools/list` is not: its
     /// error is kept in [`ServerSnapshot::tools_error`] with the tools read
-    /// before it.
+    /// before it (and likewise for `skills/list`, [`ServerSnapshot::skills_error`]).
     pub fn snapshot_in(&self, era: Era) -> Result<ServerSnapshot> {
-        let (handshake, pages) = match era {
-            Era::Legacy => (&self.initialize, &self.tools_list_pages),
-            Era::Modern => (&self.discover, &self.discover_tools_list_pages),
+        let (handshake, pages, skills) = match era {
+            Era::Legacy => (
+                &self.initialize,
+                &self.tools_list_pages,
+                &self.skills_list_pages,
+            ),
+            Era::Modern => (
+                &self.discover,
+                &self.discover_tools_list_pages,
+                &self.discover_skills_list_pages,
+            ),
         };
         let handshake = handshake
             .as_ref()
@@ -349,23 +368,38 @@ impl Capture {
                 }
             }
         }
+        for page in skills {
+            if let Err(err) = snapshot.push_skills_page(page) {
+                match err.rpc_error() {
+                    Some(rpc) => {
+                        snapshot.skills_error = Some(rpc.clone());
+                        break;
+                    }
+                    None => return Err(err),
+                }
+            }
+        }
         Ok(snapshot)
     }
 }
 
-/// The version of the snapshot file format written by [`SnapshotFile::to_json`].
-pub const SNAPSHOT_FORMAT_VERSION: u32 = 1;
+/// The version of the snapshot file format written by [`SnapshotFile::to_json`]
+/// (2: the snapshot may carry `skills`; version 1 files are read).
+pub const SNAPSHOT_FORMAT_VERSION: u32 = 2;
 
 /// A snapshot file: one server's [`ServerSnapshot`] as JSON, so previews and
 /// tests can run offline.
 ///
-/// Format (version 1): `{"mcp_preamble_snapshot": 1, "captured_ms": <unix
+/// Format (version 2): `{"mcp_preamble_snapshot": 2, "captured_ms": <unix
 /// ms>, "snapshot": <ServerSnapshot>}`, where the snapshot has `alias`,
 /// `server_info` (`name`, `version`, `title`), `instructions` (`{"state":
 /// "absent"}`, or `"blank"`/`"present"` with `"raw"`), `tools` (as in
 /// `tools/list`), `era` (`"legacy"`/`"modern"`), `protocol_version`, and,
 /// when known, `cache` and `tools_cache` (`ttlMs`, `cacheScope`) and
-/// `tools_error` (`method`, `code`, `message`).
+/// `tools_error` (`method`, `code`, `message`); since version 2, when the
+/// server has any, `skills` (`uri`, `name`, `description`, `frontmatter`,
+/// `resources`), `skills_skipped` and `skills_error`. Version 1 (no skills)
+/// is read as it is.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SnapshotFile {
     /// The format version.

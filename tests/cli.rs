@@ -187,7 +187,7 @@ fn snapshot_files_preview_like_the_live_servers() {
     let (config, out_dir) = snapshot_invoice_and_whitespace(&dir, "invoice", "ws");
     let file = std::fs::read_to_string(out_dir.join("invoice.json")).unwrap();
     let v: serde_json::Value = serde_json::from_str(&file).unwrap();
-    assert_eq!(v["mcp_preamble_snapshot"], 1);
+    assert_eq!(v["mcp_preamble_snapshot"], 2);
     assert_eq!(v["snapshot"]["instructions"]["state"], "present");
     assert_eq!(v["snapshot"]["era"], "modern");
     let ws: serde_json::Value =

@@ -51,7 +51,7 @@ fn snapshot(config: &str, out: &Path, force: bool) -> Output {
 fn is_snapshot(path: &Path) -> bool {
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    v["mcp_preamble_snapshot"] == 1
+    v["mcp_preamble_snapshot"] == 2
 }
 
 /// Names in `dir`, sorted: no temporary file may be left behind.

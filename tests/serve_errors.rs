@@ -154,7 +154,7 @@ fn methods_the_gateway_does_not_serve_are_method_not_found() {
         )
     );
     assert_eq!(answer["error"]["data"]["method"], "tools/frobnicate");
-    // No upstream has prompts, resources or completions: their methods are not found either.
+    // No upstream has prompts, resources, completions or skills: their methods are not found either.
     let complete = json!({"ref": {"type": "ref/prompt", "name": "billing__x"},
                           "argument": {"name": "a", "value": ""}});
     for (method, params) in [
@@ -162,6 +162,7 @@ fn methods_the_gateway_does_not_serve_are_method_not_found() {
         ("resources/templates/list", json!({})),
         ("prompts/list", json!({})),
         ("completion/complete", complete),
+        ("skills/list", json!({})),
     ] {
         let answer = g.request(method, params);
         let want = format!("method not found: no upstream of the gateway serves {method:?}");

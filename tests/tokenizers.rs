@@ -424,7 +424,7 @@ mod cli {
             serde_json::from_slice(&out.stdout).unwrap()
         };
         let gpt = json("gpt-4o");
-        assert_eq!(gpt["assembly"]["format"], 4);
+        assert_eq!(gpt["assembly"]["format"], 5);
         assert_eq!(gpt["assembly"]["counting"]["exact"], true);
         assert_eq!(gpt["assembly"]["counting"]["counter"], "o200k_base");
         for (model, prose) in [("claude-sonnet-4", 1.2), ("claude-opus-4-7", 1.74)] {

@@ -25,6 +25,7 @@ ServerDiagnosticCode = Literal[
     "duplicate_tools",
     "tool_name_over_cap",
     "unmatched_tool_rule",
+    "skills_skipped",
 ]
 ConfigDiagnosticCode = Literal["unknown_alias"]
 DiagnosticCode = Union[ServerDiagnosticCode, ConfigDiagnosticCode]
@@ -53,6 +54,7 @@ class Diagnostic:
       model API rejects)
     - ``"unmatched_tool_rule"``: ``rule`` (``"allow"``, ``"deny"``, ``"override"``), ``pattern``,
       and ``closest`` when a listed tool is close
+    - ``"skills_skipped"``: ``count``, ``reasons`` (skills of ``skills/list`` not listed, and why)
     - ``"unknown_alias"`` (the assembly's, about the configuration): ``setting``
       (``"policy"``, ``"budget"``, ``"visibility"``, ``"tool_visibility"``),
       ``alias``, and ``closest`` when an alias is close
@@ -101,7 +103,8 @@ class PinCheck:
     """How a server compares with its pin in a lock.
 
     ``state`` is ``"unpinned"`` (no lock), ``"new"``, ``"same"`` or
-    ``"changed"``; ``diff`` is a unified diff of the instructions when they changed.
+    ``"changed"``; ``diff`` is a unified diff of the instructions when they changed;
+    ``skills_added``, ``skills_removed`` and ``skills_changed`` name skills by URI.
     """
 
     state: PinState
@@ -114,6 +117,9 @@ class PinCheck:
     sha256: Optional[str] = None
     on_change: Optional[str] = None
     diff: Optional[str] = None
+    skills_added: Tuple[str, ...] = ()
+    skills_removed: Tuple[str, ...] = ()
+    skills_changed: Tuple[str, ...] = ()
 
     @property
     def changed(self) -> bool:
@@ -133,6 +139,9 @@ class PinCheck:
             sha256=d.get("sha256"),
             on_change=d.get("on_change"),
             diff=d.get("diff"),
+            skills_added=tuple(d.get("skills_added", ())),
+            skills_removed=tuple(d.get("skills_removed", ())),
+            skills_changed=tuple(d.get("skills_changed", ())),
         )
 
 

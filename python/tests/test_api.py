@@ -238,6 +238,7 @@ def test_diagnostic_codes_are_pinned() -> None:
         "duplicate_tools",
         "tool_name_over_cap",
         "unmatched_tool_rule",
+        "skills_skipped",
     )
     assert get_args(mcp_preamble.ConfigDiagnosticCode) == ("unknown_alias",)
 
@@ -267,7 +268,7 @@ def test_diagnostics_are_typed_objects() -> None:
     assert (empty.code, empty["reason"], str(empty)) == ("omitted", "empty", "omitted: no instructions and no tools")
     assert [d.code for d in by_name["billing"].diagnostics] == ["pin"]
     report = a.to_dict()
-    assert report["format"] == 4
+    assert report["format"] == 5
     assert report["diagnostics"] == [unknown.to_dict()]
     for s, json_server in zip(a.servers, report["servers"]):
         assert [d.to_dict() for d in s.diagnostics] == json_server["diagnostics"]

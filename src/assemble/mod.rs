@@ -14,6 +14,7 @@ mod names;
 mod namespace;
 mod prepare;
 mod reuse;
+pub(crate) mod skills;
 
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
@@ -367,6 +368,7 @@ impl Assembler {
                 held,
                 run.exposed[pos].clone(),
             );
+            skills::attach(&mut p, &server, (pin, effect), self.expose);
             if let Effect::Hold {
                 unchanged_tools, ..
             } = effect

@@ -151,6 +151,7 @@ impl Prepared {
             tools: exposed,
             // The operator's text is in the section whole or not at all.
             instructions: view.instructions.clone().filter(|_| !applied.replaced),
+            ..Exposure::default()
         });
         if let Some(why) = omitted {
             report.omit(why);
@@ -568,12 +569,9 @@ fn view_of(
         protocol_version: line(&s.protocol_version),
         label: label.map(sanitize::line).filter(|l| !l.is_empty()),
         instructions,
-        note: None,
         tools,
-        more_tools: 0,
         deferred,
-        more_deferred: 0,
-        full: None,
+        ..ServerView::default()
     }
 }
 

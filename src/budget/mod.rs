@@ -12,6 +12,8 @@
 //!   that fits, and the rungs of step 4 and of the end.
 //! - `tools.rs`: step 2, the loaded tools.
 //! - `index.rs`: step 3, the tool index.
+//! - `skills.rs`: step 4 for a server with skills: the units below
+//!   constraints, then the skills index.
 //! - `trim.rs`: step 5, a cut of the last unit at a word boundary that
 //!   keeps every word narrowing it.
 //! - `fair.rs`: weighted max-min fair shares of a total budget.
@@ -20,6 +22,7 @@ mod fair;
 mod index;
 mod ladder;
 mod render;
+mod skills;
 mod tools;
 mod trim;
 mod units;
@@ -69,6 +72,9 @@ pub(crate) enum Rung {
     MinorUnits,
     /// Step 3: fewer names in the index, down to a count.
     IndexNames,
+    /// Step 4, with skills: units below constraints, then skills from the
+    /// last back (before any constraint).
+    Skills,
     /// Step 4: instruction units by priority; room left goes back to names.
     InstructionUnits,
     /// Step 5: the last unit cut at a word boundary, token-exact.
@@ -79,12 +85,13 @@ pub(crate) enum Rung {
 }
 
 /// The rungs in the order they are tried; each goes further than the last.
-pub(crate) const RUNGS: [Rung; 8] = [
+pub(crate) const RUNGS: [Rung; 9] = [
     Rung::ToolDescriptions,
     Rung::ToolNames,
     Rung::IndexSummaries,
     Rung::MinorUnits,
     Rung::IndexNames,
+    Rung::Skills,
     Rung::InstructionUnits,
     Rung::Cut,
     Rung::HeadingOnly,
@@ -109,6 +116,7 @@ impl Rung {
             Rung::ToolNames
                 | Rung::MinorUnits
                 | Rung::IndexNames
+                | Rung::Skills
                 | Rung::InstructionUnits
                 | Rung::Cut
         )
@@ -119,7 +127,7 @@ impl Rung {
         match self {
             Rung::ToolDescriptions | Rung::ToolNames => Step::Tools,
             Rung::IndexSummaries | Rung::MinorUnits | Rung::IndexNames => Step::ToolIndex,
-            Rung::InstructionUnits => Step::InstructionUnits,
+            Rung::Skills | Rung::InstructionUnits => Step::InstructionUnits,
             Rung::Cut => Step::Cut,
             Rung::HeadingOnly => Step::Then,
         }
@@ -136,6 +144,7 @@ impl Ladder<'_, '_> {
             Rung::IndexSummaries => self.index_summaries(),
             Rung::MinorUnits => self.minor_units(),
             Rung::IndexNames => self.index_names(),
+            Rung::Skills => self.skills(),
             Rung::InstructionUnits => self.instruction_units(),
             Rung::Cut => self.cut(),
             Rung::HeadingOnly => self.heading_only(),
@@ -255,6 +264,8 @@ fn bare_heading(view: &ServerView) -> ServerView {
     bare.more_tools = 0;
     bare.deferred.clear();
     bare.more_deferred = 0;
+    bare.skills.clear();
+    bare.more_skills = 0;
     bare
 }
 

@@ -106,6 +106,7 @@ fn view(instructions: &str, tools: Vec<ToolView>) -> ServerView {
         deferred: Vec::new(),
         more_deferred: 0,
         full: None,
+        ..ServerView::default()
     }
 }
 

@@ -28,6 +28,7 @@ mod handshake;
 mod lifecycle;
 mod options;
 mod probe;
+mod skills;
 mod snapshot;
 mod stderr;
 mod tap;

@@ -14,7 +14,8 @@ use crate::model::{CacheHints, Era, Instructions, ServerInfo, ServerSnapshot};
 
 /// Reads what a connected rmcp client knows about its server: the
 /// handshake (era, negotiated version, `serverInfo`, instructions), every
-/// `tools/list` page, and, in the 2026-07-28 era, the cache hints of the
+/// `tools/list` page, every `skills/list` page when the server declares the
+/// Skills extension, and, in the 2026-07-28 era, the cache hints of the
 /// discover result (asked for again: rmcp keeps the rest of it only).
 ///
 /// An error of `tools/list` is kept in [`ServerSnapshot::tools_error`].
@@ -72,6 +73,7 @@ where
         }
         Err(e) => return Err(connect_error(format!("tools/list failed: {e}"))),
     }
+    super::skills::list_skills(client.peer(), &mut snapshot, &Limits::default()).await;
     Ok(snapshot)
 }
 

@@ -10,7 +10,10 @@ use std::hash::Hash;
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
 use crate::segment::{Unit, UnitKind};
+
+mod skills;
 use crate::support::hash;
+pub(crate) use skills::skills_to_keep;
 
 /// Words that mark a constraint: an order, an obligation, identifier scope,
 /// or a safety rule. A sentence holding one that its tool description lacks

@@ -51,6 +51,19 @@ pub struct PinnedTool {
     pub schema_sha256: String,
 }
 
+/// The pinned fingerprint of one skill (`skills/list`), by its URI.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct PinnedSkill {
+    /// SHA-256 of the frontmatter's canonical JSON (keys sorted, no
+    /// spaces): `name`, `description` and every other field as sent.
+    pub frontmatter_sha256: String,
+    /// SHA-256 of the canonical JSON of its `resources` (every file's
+    /// `uri`, `digest` and `size`, or `"dynamic"`).
+    pub resources_sha256: String,
+}
+
 /// One server in the lock.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -75,6 +88,10 @@ pub struct LockEntry {
     /// was none. A different filter now is a policy change, not drift.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_filter: Option<ToolFilter>,
+    /// The pinned skills by URI, as sent (lock version 3; absent when the
+    /// server lists none).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub skills: BTreeMap<String, PinnedSkill>,
 }
 
 impl LockEntry {
@@ -117,6 +134,7 @@ impl LockEntry {
             tools: tool_pins(server),
             cut_sha256: None,
             tool_filter: None,
+            skills: skill_pins(server),
         }
     }
 
@@ -185,6 +203,19 @@ fn cut_digest(sent: &ServerSnapshot, kept: &ServerSnapshot) -> String {
             }
         }
     }
+    for (i, k) in sent.skills.iter().enumerate() {
+        match kept.skills.get(i) {
+            None => {
+                part(b'k', k.uri.as_bytes());
+                part(b'K', k.description.as_bytes());
+            }
+            Some(c) if c.description != k.description => {
+                let tail = k.description.as_bytes().get(c.description.len()..);
+                part(b'E', tail.unwrap_or_default());
+            }
+            Some(_) => {}
+        }
+    }
     sha256_hex(&bytes)
 }
 
@@ -230,4 +261,50 @@ fn tool_pins(server: &ServerSnapshot) -> BTreeMap<String, PinnedTool> {
             )
         })
         .collect()
+}
+
+/// A skill's pins by URI; a URI listed twice pins its first entry (the one shown).
+fn skill_pins(server: &ServerSnapshot) -> BTreeMap<String, PinnedSkill> {
+    let mut pins = BTreeMap::new();
+    for k in &server.skills {
+        if pins.contains_key(&k.uri) {
+            continue;
+        }
+        let frontmatter = match &k.frontmatter {
+            serde_json::Value::Null => {
+                serde_json::json!({"name": k.name, "description": k.description})
+            }
+            f => f.clone(),
+        };
+        let resources = serde_json::to_value(&k.resources).unwrap_or_default();
+        let digest = |v: &serde_json::Value| {
+            let mut bytes = Vec::new();
+            canonical::write(v, &mut bytes);
+            sha256_hex(&bytes)
+        };
+        let pin = PinnedSkill {
+            frontmatter_sha256: digest(&frontmatter),
+            resources_sha256: digest(&resources),
+        };
+        pins.insert(pinned_name(&k.uri), pin);
+    }
+    pins
+}
+
+/// The skills `now` lists that `old` does not, those `old` lists that `now`
+/// does not, and those whose frontmatter or files changed: URIs as one
+/// safe line each.
+pub(super) fn skill_changes(old: &LockEntry, now: &LockEntry) -> [Vec<String>; 3] {
+    let mut changes: [Vec<String>; 3] = Default::default();
+    for (uri, skill) in &now.skills {
+        match old.skills.get(uri) {
+            None => changes[0].push(sanitize::line(uri)),
+            Some(o) if o != skill => changes[2].push(sanitize::line(uri)),
+            Some(_) => {}
+        }
+    }
+    for uri in old.skills.keys().filter(|u| !now.skills.contains_key(*u)) {
+        changes[1].push(sanitize::line(uri));
+    }
+    changes
 }

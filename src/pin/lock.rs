@@ -22,7 +22,10 @@ use crate::tool_policy::ToolFilter;
 /// [`Limits`] keep of each server (and a digest of what they cut); version 1
 /// files, which pinned everything as sent, are still read: a server within
 /// the limits compares the same, one over them is `changed` until pinned again.
-pub const LOCK_VERSION: u32 = 2;
+/// Version 3 adds each server's skills (`skills`, by URI: digests of the
+/// frontmatter and of the files); versions 1 and 2 are read as pinning no
+/// skills.
+pub const LOCK_VERSION: u32 = 3;
 
 /// The oldest lock-file version this crate reads.
 const OLDEST_LOCK_VERSION: u64 = 1;
@@ -187,8 +190,16 @@ impl Lock {
                 }
             }
         }
+        // A failed skills/list leaves the skills unknown, not removed.
+        if server.skills_error.is_none() {
+            [pin.skills_added, pin.skills_removed, pin.skills_changed] =
+                super::entry::skill_changes(entry, now);
+        }
         if pin.instructions_changed
             || pin.invisible_only
+            || !pin.skills_added.is_empty()
+            || !pin.skills_removed.is_empty()
+            || !pin.skills_changed.is_empty()
             || pin.cut_changed
             || !pin.tools_added.is_empty()
             || !pin.tools_removed.is_empty()
@@ -238,7 +249,7 @@ impl Lock {
 
     /// Parses lock-file JSON; `origin` names it in errors, which are
     /// [`ErrorKind::InvalidConfig`]: `invalid configuration: mcp-preamble.lock:
-    /// lock file version 3 is not supported (this mcp-preamble reads versions 1 to 2)`.
+    /// lock file version 4 is not supported (this mcp-preamble reads versions 1 to 3)`.
     #[allow(clippy::should_implement_trait)]
     pub fn from_str(text: &str, origin: &str) -> Result<Lock> {
         let bad = |detail: String| {
@@ -475,7 +486,7 @@ mod tests {
         let again = Lock::from_str(&text, "x.lock").unwrap();
         assert_eq!(again, lock);
         assert_eq!(again.to_json(), text);
-        assert!(text.starts_with("{\n  \"version\": 2,\n  \"servers\": {\n    \"billing\": {"));
+        assert!(text.starts_with("{\n  \"version\": 3,\n  \"servers\": {\n    \"billing\": {"));
         assert!(text.contains("\"text\": [\n          \"Call list_periods first.\",\n          \"Then get_invoice.\"\n        ]"));
     }
 
@@ -493,12 +504,12 @@ mod tests {
     fn bad_files_name_the_file() {
         let err = |t: &str| Lock::from_str(t, "team.lock").unwrap_err().to_string();
         assert_eq!(
-            err("{\"version\": 3, \"servers\": {}}"),
-            "invalid configuration: team.lock: lock file version 3 is not supported (this mcp-preamble reads versions 1 to 2)"
+            err("{\"version\": 4, \"servers\": {}}"),
+            "invalid configuration: team.lock: lock file version 4 is not supported (this mcp-preamble reads versions 1 to 3)"
         );
         assert_eq!(
             err("{\"version\": 0, \"servers\": {}}"),
-            "invalid configuration: team.lock: lock file version 0 is not supported (this mcp-preamble reads versions 1 to 2)"
+            "invalid configuration: team.lock: lock file version 0 is not supported (this mcp-preamble reads versions 1 to 3)"
         );
         assert_eq!(
             err("{\"servers\": {}}"),
@@ -520,12 +531,12 @@ mod tests {
     fn a_version_1_lock_is_read_and_compares_the_same() {
         let mut lock = Lock::new();
         lock.pin(&server());
-        let v1 = lock.to_json().replace("\"version\": 2", "\"version\": 1");
+        let v1 = lock.to_json().replace("\"version\": 3", "\"version\": 1");
         let read = Lock::from_str(&v1, "old.lock").unwrap();
         assert_eq!(read, lock);
         assert_eq!(read.check(&server()).state, PinState::Same);
-        // Written back as version 2.
-        assert!(read.to_json().contains("\"version\": 2,"));
+        // Written back as version 3.
+        assert!(read.to_json().contains("\"version\": 3,"));
     }
 
     #[test]

@@ -60,7 +60,7 @@
 //! ```
 //!
 //! The lock file ([`Lock::to_json`], [`Lock::from_path`]) is JSON with
-//! `"version": 2`, one block per server sorted by key, instructions as one
+//! `"version": 3`, one block per server sorted by key, instructions as one
 //! string per line, so a review reads as a plain diff; the same servers give
 //! the same bytes. It pins what the [`Limits`](crate::Limits) keep of each server (the
 //! instructions' first 64 KiB, the first 1,000 tools…) and a SHA-256 of what
@@ -68,7 +68,15 @@
 //! [`Pin::cut_changed`]), so a server's entry stays
 //! about the size of its limited text whatever it sends. Version 1 files are
 //! read (a server over the limits compares `changed` until pinned again)
-//! and written back as version 2. A corrupt file, a hash that does not
+//! and written back as version 3. Version 3 pins each server's skills
+//! (`skills/list`, the Skills extension) by URI: a SHA-256 of the
+//! frontmatter (name, description and every other field) and one of the
+//! files (each `uri`, `digest` and `size`), so a skill added, removed,
+//! renamed, redescribed or with a changed file is `changed`
+//! ([`Pin::skills_added`], [`Pin::skills_removed`], [`Pin::skills_changed`]);
+//! versions 1 and 2 pin no skills, so a server with skills compares
+//! `changed` until pinned again. Under `hold` and `drop` a new or changed
+//! skill is not shown until it is pinned; the pinned ones stay. A corrupt file, a hash that does not
 //! match the text, or another version is an [`ErrorKind::InvalidConfig`](crate::ErrorKind::InvalidConfig)
 //! error naming the file; a file over the read cap is an [`ErrorKind::Io`](crate::ErrorKind::Io)
 //! error naming the server whose pin takes the most of it.
@@ -107,7 +115,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::support::string_enum;
 
-pub use entry::{LockEntry, PinnedInstructions, PinnedTool};
+pub use entry::{LockEntry, PinnedInstructions, PinnedSkill, PinnedTool};
 pub use lock::{LOCK_VERSION, Lock};
 
 /// Lines of each side a drift diff looks at: line diffs are quadratic in
@@ -188,6 +196,16 @@ pub struct Pin {
     /// Tools whose description or input schema changed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tools_redescribed: Vec<String>,
+    /// Skills (`skills/list`) the lock does not have, by URI (lock version 3).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skills_added: Vec<String>,
+    /// Pinned skills the server no longer lists, by URI.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skills_removed: Vec<String>,
+    /// Skills whose frontmatter (name, description, any field) or files
+    /// (a digest, a size, a file added or removed) changed, by URI.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skills_changed: Vec<String>,
     /// What the [`Limits`](crate::Limits) cut from the server (never
     /// rendered; see [`LockEntry::cut_sha256`]) differs from what they cut
     /// when it was pinned.
@@ -234,6 +252,9 @@ impl Pin {
             tools_added: Vec::new(),
             tools_removed: Vec::new(),
             tools_redescribed: Vec::new(),
+            skills_added: Vec::new(),
+            skills_removed: Vec::new(),
+            skills_changed: Vec::new(),
             cut_changed: false,
             filter_changed: false,
             sha256: None,
@@ -269,6 +290,15 @@ impl Pin {
         ] {
             if !names.is_empty() {
                 parts.push(format!("tools {what}: {}", names.join(", ")));
+            }
+        }
+        for (what, uris) in [
+            ("added", &self.skills_added),
+            ("removed", &self.skills_removed),
+            ("changed", &self.skills_changed),
+        ] {
+            if !uris.is_empty() {
+                parts.push(format!("skills {what}: {}", uris.join(", ")));
             }
         }
         if self.cut_changed {

@@ -199,6 +199,15 @@ pub enum ServerDiagnostic {
         /// The listed tool closest to it, when one is close.
         closest: Option<String>,
     },
+    /// Skills the server lists (`skills/list`) that are not shown: entries
+    /// that do not read, a URI an earlier skill has (the first is shown),
+    /// a name empty once sanitized; or `skills/list` failed.
+    SkillsSkipped {
+        /// How many skills were left out.
+        count: usize,
+        /// Why, one line each, sanitized.
+        reasons: Vec<String>,
+    },
 }
 
 impl ServerDiagnostic {
@@ -217,6 +226,7 @@ impl ServerDiagnostic {
     /// | `duplicate_tools` | `count`, `names` |
     /// | `tool_name_over_cap` | `tool`, `name`, `chars`, `cap` (report format 4) |
     /// | `unmatched_tool_rule` | `rule` ([`ToolRuleKind::CODES`]), `pattern`, and `closest` when one is close (report format 4) |
+    /// | `skills_skipped` | `count`, `reasons` (report format 5) |
     pub const CODES: &'static [&'static str] = &[
         "renamed",
         "blank_instructions",
@@ -228,6 +238,7 @@ impl ServerDiagnostic {
         "duplicate_tools",
         "tool_name_over_cap",
         "unmatched_tool_rule",
+        "skills_skipped",
     ];
 
     /// The diagnostic's stable snake_case name, e.g. `blank_instructions`
@@ -244,6 +255,7 @@ impl ServerDiagnostic {
             ServerDiagnostic::DuplicateTools { .. } => "duplicate_tools",
             ServerDiagnostic::ToolNameOverCap { .. } => "tool_name_over_cap",
             ServerDiagnostic::UnmatchedToolRule { .. } => "unmatched_tool_rule",
+            ServerDiagnostic::SkillsSkipped { .. } => "skills_skipped",
         }
     }
 }
@@ -297,6 +309,10 @@ impl Serialize for ServerDiagnostic {
             ServerDiagnostic::DuplicateTools { count, names } => {
                 map.serialize_entry("count", count)?;
                 map.serialize_entry("names", names)?;
+            }
+            ServerDiagnostic::SkillsSkipped { count, reasons } => {
+                map.serialize_entry("count", count)?;
+                map.serialize_entry("reasons", reasons)?;
             }
             ServerDiagnostic::ToolNameOverCap {
                 tool,
@@ -383,6 +399,9 @@ impl fmt::Display for ServerDiagnostic {
                     f.write_str("; the name is still left out of the instructions")?;
                 }
                 Ok(())
+            }
+            ServerDiagnostic::SkillsSkipped { count, reasons } => {
+                write!(f, "{count} skill(s) not listed: {}", reasons.join("; "))
             }
         }
     }

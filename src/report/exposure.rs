@@ -32,6 +32,27 @@ pub(crate) struct Exposure {
     /// de-duplicated within the server (not against other servers). `None` when absent, blank, dropped, or replaced by
     /// the operator's text.
     pub instructions: Option<String>,
+    /// The skills the model is shown (`skills/list`, sanitized and
+    /// de-duplicated; none when the policy excludes the server), in the
+    /// server's order, whatever a budget leaves of the index.
+    pub skills: Vec<ExposedSkill>,
+}
+
+/// One skill as the model is shown it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ExposedSkill {
+    /// The URI as the server sent it (a `skills/get` is forwarded under it).
+    pub uri: String,
+    /// The URI sanitized to one line (what the section shows).
+    pub shown_uri: String,
+    /// `frontmatter.name`, sanitized to one line.
+    pub name: String,
+    /// `frontmatter.description`, sanitized to one line.
+    pub description: String,
+    /// The frontmatter as sent, with `name` and `description` the sanitized ones.
+    pub frontmatter: serde_json::Value,
+    /// The files, as sent.
+    pub resources: crate::model::SkillResources,
 }
 
 /// One tool as the model is sent it.

@@ -33,8 +33,9 @@ pub(super) fn capabilities(peer: &Peer<RoleClient>) -> ServerCapabilities {
         .unwrap_or_default()
 }
 
-/// What the gateway advertises of prompts, resources and completions: what
-/// some upstream has (`subscribe` when one has it), or all of it while
+/// What the gateway advertises of prompts, resources, completions and the
+/// Skills extension: what some upstream has (`subscribe` when one has it;
+/// `resources` with skills, which the extension needs), or all of it while
 /// some upstream is still `starting` (so a host asks for what a late one
 /// brings).
 pub(super) fn merged(
@@ -42,7 +43,9 @@ pub(super) fn merged(
     starting: bool,
 ) -> ServerCapabilities {
     let mut all = ServerCapabilities::default();
+    let mut skills = starting;
     for caps in each {
+        skills |= caps.supports_skills();
         all.prompts = all.prompts.or(caps.prompts);
         all.completions = all.completions.or(caps.completions);
         if let Some(r) = caps.resources {
@@ -57,6 +60,13 @@ pub(super) fn merged(
         let mut r = all.resources.unwrap_or_default();
         r.subscribe = Some(true);
         all.resources = Some(r);
+    }
+    if skills {
+        all.extensions = ServerCapabilities::builder()
+            .enable_skills()
+            .build()
+            .extensions;
+        all.resources = all.resources.or(Some(Default::default()));
     }
     all
 }

@@ -3,16 +3,18 @@
 
 use crate::support::lock;
 use std::collections::BTreeMap;
+
+mod skills;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
     ContentBlock, CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse,
-    Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter,
-    UnsubscribeRequestParams,
+    GetSkillRequestParams, GetSkillResult, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
 };
 use rmcp::service::{
     NotificationContext, Peer, RequestContext, RoleClient, RoleServer, SubscriptionContext,
@@ -528,6 +530,7 @@ impl ServerHandler for Gateway {
             r
         });
         capabilities.completions = upstreams.completions;
+        capabilities.extensions = upstreams.extensions;
         ServerConfig::new(capabilities)
             .with_server_info(self.inner.info.clone())
             .with_instructions(view.instructions.clone())
@@ -629,6 +632,23 @@ impl ServerHandler for Gateway {
     ) -> Result<CompleteResult, McpError> {
         self.serving("completion/complete", |c| c.completions.is_some())?;
         self.complete_routed(request).await
+    }
+
+    async fn list_skills(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, McpError> {
+        self.serving("skills/list", ServerCapabilities::supports_skills)?;
+        Ok(self.skills_list())
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, McpError> {
+        self.skills_get(request).await
     }
 
     async fn on_custom_request(

@@ -72,6 +72,13 @@
 //!   tool text is. A list waits at most 5 s for the servers still
 //!   starting (a later one is told by `list_changed`); a request for a
 //!   name or URI not listed yet waits for them as a call does.
+//! - `skills/list` and `skills/get` (the Skills extension, declared with
+//!   `resources`): every upstream's skills as the section shows them, each
+//!   URI under its upstream's alias (`skill://billing/refunds/SKILL.md`);
+//!   `skills/get`, and `resources/read` of a skill's files, forwarded to
+//!   the owner under its own URI (contents renamed back); declared when
+//!   some upstream has skills (with `resources`, which the extension
+//!   needs), or while upstreams are still starting.
 //!
 //! A request of a method served here whose params do not read is invalid
 //! params (-32602) naming the field; another method is method not found

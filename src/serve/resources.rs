@@ -14,7 +14,7 @@ use rmcp::ErrorData as McpError;
 use rmcp::model::{
     ClientRequest, CompleteRequest, CompleteRequestParams, CompleteResult, PromptReference,
     ReadResourceRequest, ReadResourceRequestParams, ReadResourceResponse, Reference, Resource,
-    ResourceTemplate, ServerResult,
+    ResourceContents, ResourceTemplate, ServerResult,
 };
 use serde_json::json;
 
@@ -158,15 +158,21 @@ impl Gateway {
         &self,
         params: ReadResourceRequestParams,
     ) -> Result<ReadResourceResponse, McpError> {
-        let alias = self.resource_owner(&params.uri).await?;
+        // A skill's file goes to its upstream under the upstream's own URI.
+        let asked = params.uri.clone();
+        let (alias, uri) = match self.skill_file_owner(&asked) {
+            Some(owned) => owned,
+            None => (self.resource_owner(&asked).await?, asked.clone()),
+        };
         let peer = self.connected(&alias).await?;
-        let mut upstream = ReadResourceRequestParams::new(params.uri);
+        let mut upstream = ReadResourceRequestParams::new(uri.clone());
         upstream.input_responses = params.input_responses;
         upstream.request_state = params.request_state;
         let request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(upstream));
         match ask(&alias, &peer, request, self.ask_timeout()).await? {
             ServerResult::ReadResourceResult(mut r) => {
                 host_meta(&mut r.meta);
+                rename_contents(&mut r.contents, &uri, &asked);
                 // The upstream's cache hints are for its client: a 2026-07-28
                 // host gets the gateway's (none: ask again), a 2025 one none.
                 (r.ttl_ms, r.cache_scope) = (None, None);
@@ -235,6 +241,24 @@ impl Gateway {
                 format!("resource template {uri:?} is not served: more than one upstream lists it"),
                 Some(json!({"uri": uri, "upstreams": owners})),
             )),
+        }
+    }
+}
+
+/// `contents` of the upstream's URI `own` under the URI the host asked for.
+fn rename_contents(contents: &mut [ResourceContents], own: &str, asked: &str) {
+    if own == asked {
+        return;
+    }
+    for c in contents {
+        let uri = match c {
+            ResourceContents::TextResourceContents { uri, .. } => uri,
+            ResourceContents::BlobResourceContents { uri, .. } => uri,
+            // A kind rmcp adds later keeps its URI as sent.
+            _ => continue,
+        };
+        if uri == own {
+            *uri = asked.to_string();
         }
     }
 }

@@ -263,6 +263,8 @@ mod tests {
                 "dedup_units",
                 "tool_pages",
                 "render_fuel",
+                "skills",
+                "skill_pages",
             ],
         );
         serializes(Limit::ALL, Limit::as_str);

@@ -82,6 +82,15 @@ fn one_of_each() -> Vec<(ServerDiagnostic, serde_json::Value)> {
                    "closest": "get-root-list",
                    "message": "tools deny \"get-roots-list\" matches no tool the server lists (did you mean \"get-root-list\"?); the name is still left out of the instructions"}),
         ),
+        (
+            ServerDiagnostic::SkillsSkipped {
+                count: 1,
+                reasons: vec!["entry 2: skill://a/SKILL.md: no frontmatter object".into()],
+            },
+            json!({"code": "skills_skipped", "count": 1,
+                   "reasons": ["entry 2: skill://a/SKILL.md: no frontmatter object"],
+                   "message": "1 skill(s) not listed: entry 2: skill://a/SKILL.md: no frontmatter object"}),
+        ),
     ]
 }
 
@@ -98,6 +107,7 @@ fn place(d: &ServerDiagnostic) -> usize {
         ServerDiagnostic::Omitted(_) => 6,
         ServerDiagnostic::DuplicateTools { .. } => 7,
         ServerDiagnostic::ToolNameOverCap { .. } => 8,
+        ServerDiagnostic::SkillsSkipped { .. } => 10,
         ServerDiagnostic::UnmatchedToolRule { .. } => 9,
     }
 }
