@@ -143,8 +143,13 @@ fn ping_answers_and_tools_list_serves_one_page_whatever_the_cursor() {
 
 #[test]
 fn methods_the_gateway_does_not_serve_are_method_not_found() {
-    let mut g = invoice_gateway("methods");
-    g.initialize();
+    // Every upstream connected first: while one is starting, all is declared.
+    let dir = scratch("serve-errors", "methods");
+    let config = config(&dir, json!({"billing": node("invoice.mjs", json!({}))}));
+    let mut g = Gateway::spawn(&["--config", &config, "--ready-within", "60"]);
+    let init = g.initialize();
+    let caps = &init["result"]["capabilities"];
+    assert!(caps["resources"].is_null() && caps["extensions"].is_null(), "{init}");
     let answer = g.request("tools/frobnicate", json!({}));
     assert_eq!(
         error(&answer),
@@ -162,12 +167,14 @@ fn methods_the_gateway_does_not_serve_are_method_not_found() {
         ("resources/templates/list", json!({})),
         ("prompts/list", json!({})),
         ("completion/complete", complete),
-        ("skills/list", json!({})),
     ] {
         let answer = g.request(method, params);
         let want = format!("method not found: no upstream of the gateway serves {method:?}");
         assert_eq!(error(&answer), (-32601, want), "{method}: {answer}");
     }
+    // rmcp refuses these itself when the capability is not declared.
+    let answer = g.request("skills/list", json!({}));
+    assert_eq!(error(&answer).0, -32601, "{answer}");
     let answer = g.request("logging/setLevel", json!({"level": "info"}));
     assert_eq!(error(&answer).0, -32601, "{answer}");
     assert!(g.request("ping", json!({}))["result"].is_object());
