@@ -104,6 +104,7 @@ mod rpc;
 mod sessions;
 mod start;
 mod view;
+mod wrap;
 
 pub use fit::ServeAs;
 #[doc(hidden)]
@@ -114,6 +115,9 @@ pub use gateway::Gateway;
 pub use http::{HttpLimits, bind_loopback};
 pub use names::{GatewayNames, SCHEME, exposed_name, scheme};
 pub use view::{NOTE, READER};
+#[doc(hidden)]
+pub use wrap::relay_streams;
+pub use wrap::{MAX_MESSAGE_BYTES, Wrapper};
 
 /// `assembler` made ready for a gateway that serves `host`: the section
 /// names tools as the gateway exposes them ([`scheme`]), its assemblies

@@ -4,6 +4,8 @@
 mod args;
 mod emit;
 mod error;
+mod install;
+mod jsonc;
 mod lint;
 mod load;
 mod memory;
@@ -14,6 +16,7 @@ mod serve;
 mod snapshot;
 mod source;
 mod state;
+mod wrap;
 
 use std::process::ExitCode;
 
@@ -36,6 +39,9 @@ fn run() -> Result<ExitCode, CliError> {
             Command::Lint(l) => lint::lint(l).await,
             Command::Pin(a) => pin::pin(a).await,
             Command::Serve(a) => serve::serve(a).await,
+            Command::Wrap(a) => wrap::wrap(a).await,
+            Command::Install(a) => install::install(&a),
+            Command::Uninstall(a) => install::uninstall(&a),
         }
     })
 }
