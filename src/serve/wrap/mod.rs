@@ -204,3 +204,6 @@ where
         .await;
     ended == Ended::Host
 }
+
+#[cfg(test)]
+mod tests;

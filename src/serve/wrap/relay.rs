@@ -173,13 +173,18 @@ impl Relay {
             _ => None,
         };
         if let Some(asked) = asked {
-            let mut state = lock(&self.state);
-            if state.asked.len() >= MAX_ASKED {
-                drop(state);
+            let full = {
+                let mut state = lock(&self.state);
+                let full = state.asked.len() >= MAX_ASKED;
+                if !full {
+                    state.asked.insert(key(id), asked);
+                }
+                full
+            };
+            if full {
                 let why = "too many requests in flight; try again";
                 return self.host(error(id, -32603, why, None)).await;
             }
-            state.asked.insert(key(id), asked);
         }
         self.upstream(line).await
     }

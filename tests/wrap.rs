@@ -1,0 +1,249 @@
+//! `mcp-preamble wrap` in front of real servers: the official "everything"
+//! server (`@modelcontextprotocol/server-everything`, pinned in
+//! tests/servers) compared with a direct connection, byte for byte; and
+//! upstreams that write garbage, end, or cannot start.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use common::{ensure_npm, servers_dir};
+
+const WITHIN: Duration = Duration::from_secs(30);
+
+/// A peer driven over stdio with raw lines, every line kept as sent.
+struct Raw {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    /// Lines that were not the answer being waited for.
+    seen: Vec<String>,
+}
+
+impl Raw {
+    fn spawn(program: &str, args: &[&str]) -> Raw {
+        let mut child = Command::new(program)
+            .args(args)
+            .current_dir(servers_dir())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        Raw {
+            child,
+            stdin,
+            lines,
+            seen: Vec::new(),
+        }
+    }
+
+    fn send(&mut self, message: &Value) {
+        writeln!(self.stdin, "{message}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// The next line for which `wanted` holds, as sent; others are kept in `seen`.
+    fn until(&mut self, what: &str, wanted: impl Fn(&Value) -> bool) -> String {
+        let end = Instant::now() + WITHIN;
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            let line = (self.lines.recv_timeout(left))
+                .unwrap_or_else(|e| panic!("no {what}: {e}; seen {:#?}", self.seen));
+            let value: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
+            if wanted(&value) {
+                return line;
+            }
+            self.seen.push(line);
+        }
+    }
+
+    /// Request `id` (a number both connections share), its answer line as sent.
+    fn request(&mut self, id: u64, method: &str, params: Value) -> String {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.until(method, |m| {
+            m["id"] == json!(id) && m.get("method").is_none()
+        })
+    }
+}
+
+impl Drop for Raw {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn everything() -> String {
+    let path = "node_modules/@modelcontextprotocol/server-everything/dist/index.js";
+    assert!(
+        servers_dir().join(path).is_file(),
+        "npm ci in tests/servers"
+    );
+    path.to_string()
+}
+
+fn parse(line: &str) -> Value {
+    serde_json::from_str(line).unwrap()
+}
+
+/// Initializes as a host with roots and sampling, answering the server's
+/// `roots/list`; the initialize answer as sent.
+fn handshake(peer: &mut Raw) -> String {
+    let init = peer.request(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18",
+               "capabilities": {"roots": {"listChanged": true}, "sampling": {}},
+               "clientInfo": {"name": "wrap-test", "version": "1"}}),
+    );
+    peer.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    // The server asks the host for its roots: a server-to-client request.
+    let ask = parse(&peer.until("roots/list", |m| m["method"] == "roots/list"));
+    let roots = json!({"roots": [{"uri": "file:///work/project", "name": "project"}]});
+    peer.send(&json!({"jsonrpc": "2.0", "id": ask["id"], "result": roots}));
+    // It got the answer: it says so in a log message.
+    peer.until("the roots' log line", |m| {
+        m["method"] == "notifications/message"
+            && m["params"]["data"]
+                .as_str()
+                .is_some_and(|d| d.contains("1 root(s)"))
+    });
+    init
+}
+
+/// The requests compared, each with an id both connections use.
+fn requests() -> Vec<(u64, &'static str, Value)> {
+    vec![
+        (10, "resources/list", json!({})),
+        (11, "resources/templates/list", json!({})),
+        (
+            12,
+            "resources/read",
+            json!({"uri": "demo://resource/static/document/features.md"}),
+        ),
+        (13, "prompts/list", json!({})),
+        (
+            14,
+            "prompts/get",
+            json!({"name": "args-prompt", "arguments": {"city": "Lyon"}}),
+        ),
+        (
+            15,
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "completable-prompt"},
+            "argument": {"name": "department", "value": "E"}}),
+        ),
+        (16, "logging/setLevel", json!({"level": "error"})),
+        (
+            17,
+            "tools/call",
+            json!({"name": "get-sum", "arguments": {"a": 2, "b": 3}}),
+        ),
+    ]
+}
+
+fn utf16(s: &str) -> usize {
+    s.encode_utf16().count()
+}
+
+#[test]
+fn wrap_serves_the_everything_server_as_it_is_but_for_what_the_policy_changes() {
+    ensure_npm();
+    let server = everything();
+    let policy = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/wrap/everything.toml");
+    let policy = policy.display().to_string();
+    let mut direct = Raw::spawn("node", &[&server, "stdio"]);
+    let mut wrapped = Raw::spawn(
+        env!("CARGO_BIN_EXE_mcp-preamble"),
+        &[
+            "wrap",
+            "--as",
+            "claude-code",
+            "--name",
+            "everything",
+            "--policy",
+            &policy,
+            "--",
+            "node",
+            &server,
+            "stdio",
+        ],
+    );
+    let (init_direct, init_wrapped) = (handshake(&mut direct), handshake(&mut wrapped));
+
+    // The handshake: only the instructions differ, fitted to Claude Code's cap.
+    let (mut a, mut b) = (parse(&init_direct), parse(&init_wrapped));
+    let theirs = a["result"]["instructions"].take();
+    let ours = b["result"]["instructions"].take();
+    assert_eq!(a, b);
+    let (theirs, ours) = (theirs.as_str().unwrap(), ours.as_str().unwrap());
+    assert!(ours.contains("Session resources are ephemeral"), "{ours}");
+    assert!(utf16(ours) <= 2048, "{} units", utf16(ours));
+    assert!(ours.contains("### everything"), "{ours}");
+
+    // Everything the policy does not touch passes byte for byte.
+    for (id, method, params) in requests() {
+        let one = direct.request(id, method, params.clone());
+        let two = wrapped.request(id, method, params);
+        assert_eq!(one, two, "{method}");
+        assert!(parse(&one).get("result").is_some(), "{method}: {one}");
+    }
+
+    // tools/list: the denied tool gone, the overridden description, the rest equal.
+    let list = |peer: &mut Raw| {
+        parse(&peer.request(20, "tools/list", json!({})))["result"]["tools"].clone()
+    };
+    let (mut expected, served) = (list(&mut direct), list(&mut wrapped));
+    let tools = expected.as_array_mut().unwrap();
+    assert!(
+        tools
+            .iter()
+            .any(|t| t["name"] == "trigger-sampling-request")
+    );
+    tools.retain(|t| t["name"] != "get-env");
+    let echo = tools.iter_mut().find(|t| t["name"] == "echo").unwrap();
+    echo["description"] = json!("Repeats the message back, prefixed with `Echo: `.");
+    assert_eq!(served, expected);
+
+    // A call to the hidden tool is refused here; a sampling request reaches the host and back.
+    let refused = parse(&wrapped.request(
+        21,
+        "tools/call",
+        json!({"name": "get-env", "arguments": {}}),
+    ));
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("\"get-env\" is not served")
+    );
+    let call = json!({"jsonrpc": "2.0", "id": 22, "method": "tools/call",
+                      "params": {"name": "trigger-sampling-request", "arguments": {"prompt": "hi"}}});
+    wrapped.send(&call);
+    let ask = parse(&wrapped.until("sampling", |m| m["method"] == "sampling/createMessage"));
+    let answer = json!({"role": "assistant", "model": "test-model",
+                        "content": {"type": "text", "text": "sampled by the host"}});
+    wrapped.send(&json!({"jsonrpc": "2.0", "id": ask["id"], "result": answer}));
+    let done = parse(&wrapped.until("the sampling result", |m| m["id"] == 22));
+    let text = done["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("sampled by the host"), "{text}");
+}
