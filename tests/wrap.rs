@@ -20,7 +20,7 @@ const WITHIN: Duration = Duration::from_secs(30);
 /// A peer driven over stdio with raw lines, every line kept as sent.
 struct Raw {
     child: Child,
-    stdin: ChildStdin,
+    stdin: Option<ChildStdin>,
     lines: Receiver<String>,
     /// Lines that were not the answer being waited for.
     seen: Vec<String>,
@@ -49,15 +49,16 @@ impl Raw {
         });
         Raw {
             child,
-            stdin,
+            stdin: Some(stdin),
             lines,
             seen: Vec::new(),
         }
     }
 
     fn send(&mut self, message: &Value) {
-        writeln!(self.stdin, "{message}").unwrap();
-        self.stdin.flush().unwrap();
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{message}").unwrap();
+        stdin.flush().unwrap();
     }
 
     /// The next line for which `wanted` holds, as sent; others are kept in `seen`.
@@ -81,6 +82,17 @@ impl Raw {
         self.until(method, |m| {
             m["id"] == json!(id) && m.get("method").is_none()
         })
+    }
+}
+
+impl Raw {
+    /// Closes stdin (the host goes); everything the peer wrote to stderr.
+    fn close(&mut self) -> String {
+        self.stdin = None;
+        let mut log = String::new();
+        let mut stderr = self.child.stderr.take().unwrap();
+        std::io::Read::read_to_string(&mut stderr, &mut log).unwrap();
+        log
     }
 }
 
@@ -196,6 +208,10 @@ fn wrap_serves_the_everything_server_as_it_is_but_for_what_the_policy_changes() 
     assert_eq!(a, b);
     let (theirs, ours) = (theirs.as_str().unwrap(), ours.as_str().unwrap());
     assert!(ours.contains("Session resources are ephemeral"), "{ours}");
+    assert!(
+        theirs.contains("Session resources are ephemeral"),
+        "{theirs}"
+    );
     assert!(utf16(ours) <= 2048, "{} units", utf16(ours));
     assert!(ours.contains("### everything"), "{ours}");
 
@@ -246,4 +262,83 @@ fn wrap_serves_the_everything_server_as_it_is_but_for_what_the_policy_changes() 
     let done = parse(&wrapped.until("the sampling result", |m| m["id"] == 22));
     let text = done["result"]["content"][0]["text"].as_str().unwrap();
     assert!(text.contains("sampled by the host"), "{text}");
+}
+
+/// `wrap ARGS…` given `input` on stdin: its exit code, stdout and stderr.
+fn run_wrap(args: &[&str], input: &str) -> (Option<i32>, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
+        .arg("wrap")
+        .args(args)
+        .current_dir(servers_dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(input.as_bytes()).unwrap();
+    // The host stays connected: the upstream ends first.
+    let out = child.wait_with_output().unwrap();
+    drop(stdin);
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code(), text(&out.stdout), text(&out.stderr))
+}
+
+#[test]
+fn an_upstream_that_writes_garbage_ends_or_cannot_start_gets_a_clear_error() {
+    ensure_npm();
+    // A line that is not JSON-RPC is dropped and logged; the 2026-07-28 handshake goes on.
+    let envelope = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {}});
+    let mut noisy = Raw::spawn(
+        env!("CARGO_BIN_EXE_mcp-preamble"),
+        &[
+            "wrap",
+            "--name",
+            "billing",
+            "--",
+            "node",
+            "noisy-stdout.mjs",
+        ],
+    );
+    let found = parse(&noisy.request(1, "server/discover", json!({"_meta": envelope})));
+    let text = found["result"]["instructions"].as_str().unwrap();
+    assert!(
+        text.contains("### billing\n\nAlways call list_periods before get_invoice."),
+        "{text}"
+    );
+    let call = json!({"name": "list_periods", "arguments": {}, "_meta": envelope});
+    let answer = parse(&noisy.request(2, "tools/call", call));
+    assert_eq!(answer["result"]["content"][0]["text"], "2026-07, 2026-08");
+    assert!(noisy.seen.is_empty(), "{:?}", noisy.seen);
+    let log = noisy.close();
+    assert!(
+        log.contains(
+            "the upstream wrote a line that is not a JSON-RPC message (dropped): this is not json"
+        ),
+        "{log}"
+    );
+
+    // An upstream that dies in the handshake: no answer, exit 1, its stderr and the status in the log.
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}});
+    let (code, out, err) = run_wrap(
+        &["--", "node", "exit-during-handshake.mjs"],
+        &format!("{init}\n"),
+    );
+    assert_eq!((code, out.as_str()), (Some(1), ""), "{err}");
+    assert!(err.contains("fatal: config missing"), "{err}");
+    assert!(
+        err.contains("mcp-preamble wrap: the server ended: exit status: 3"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+
+    // A command that does not exist.
+    let (code, out, err) = run_wrap(&["--", "/nonexistent/mcp-server"], "");
+    assert_eq!((code, out.as_str()), (Some(2), ""), "{err}");
+    assert!(
+        err.contains("cannot start \"/nonexistent/mcp-server\""),
+        "{err}"
+    );
 }

@@ -32,7 +32,7 @@ fn run() -> Result<ExitCode, CliError> {
         .enable_all()
         .build()
         .map_err(CliError::Runtime)?;
-    runtime.block_on(async {
+    let result = runtime.block_on(async {
         match cli.command {
             Command::Preview(p) => preview::preview(p).await,
             Command::Snapshot(s) => snapshot::snapshot(s).await,
@@ -43,7 +43,10 @@ fn run() -> Result<ExitCode, CliError> {
             Command::Install(a) => install::install(&a),
             Command::Uninstall(a) => install::uninstall(&a),
         }
-    })
+    });
+    // Not waiting for blocking reads of stdin (`wrap`'s host may keep it open).
+    runtime.shutdown_background();
+    result
 }
 
 fn main() -> ExitCode {
