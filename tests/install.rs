@@ -13,7 +13,15 @@ use serde_json::{Value, json};
 use common::{ensure_npm, servers_dir};
 
 /// (host, fixture, the servers key, stdio entries, entries left alone)
-const HOSTS: &[(&str, &str, &str, &[&str], &[&str])] = &[
+type Case = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static [&'static str],
+    &'static [&'static str],
+);
+
+const HOSTS: &[Case] = &[
     (
         "claude-desktop",
         "claude_desktop_config.json",

@@ -165,8 +165,8 @@ impl Wrapper {
             to_upstream,
         ));
         let ended = tokio::select! {
-            ended = relay.from_host(host_in) => ended,
-            ended = relay.from_upstream(up_out) => ended,
+            ended = relay.relay_host(host_in) => ended,
+            ended = relay.relay_upstream(up_out) => ended,
         };
         // What is queued still goes out (the queues close with the relay),
         // then the upstream's stdin closes.

@@ -103,7 +103,7 @@ impl Relay {
 
     /// Relays the host's messages until it closes its side or sends a
     /// line over the cap.
-    pub(crate) async fn from_host<R: AsyncBufRead + Unpin>(&self, mut reader: R) -> Ended {
+    pub(crate) async fn relay_host<R: AsyncBufRead + Unpin>(&self, mut reader: R) -> Ended {
         loop {
             match next_line(&mut reader, self.max_line).await {
                 Ok(Line::Message(line)) => self.host_message(line).await,
@@ -125,7 +125,7 @@ impl Relay {
 
     /// Relays the upstream's messages until it closes its side or sends
     /// a line over the cap.
-    pub(crate) async fn from_upstream<R: AsyncBufRead + Unpin>(
+    pub(crate) async fn relay_upstream<R: AsyncBufRead + Unpin>(
         self: &Arc<Self>,
         mut reader: R,
     ) -> Ended {
