@@ -2,15 +2,10 @@
 //! format (tests/data/hosts/): Claude Desktop, Claude Code's `.mcp.json`,
 //! Cursor, and VS Code's JSONC with comments and trailing commas.
 
-mod common;
-
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use serde_json::{Value, json};
-
-use common::{ensure_npm, servers_dir};
 
 /// (host, fixture, the servers key, stdio entries, entries left alone)
 type Case = (
@@ -269,54 +264,5 @@ fn malformed_or_missing_configs_are_clear_errors() {
         "{}",
         text(&out.stderr)
     );
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// The entry install wrote starts the server under `wrap`, as the host would.
-#[test]
-fn an_installed_entry_runs_the_server_under_wrap() {
-    ensure_npm();
-    let dir = scratch("runs");
-    let path = dir.join("mcp.json");
-    std::fs::copy(fixture("claude-code.mcp.json"), &path).unwrap();
-    let p = path.display().to_string();
-    assert!(
-        run(&["install", "--host", "claude-code", "--host-config", &p])
-            .status
-            .success()
-    );
-    let config = json_of(&std::fs::read_to_string(&path).unwrap());
-    let entry = &config["mcpServers"]["billing"];
-    let args: Vec<&str> = entry["args"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a.as_str().unwrap())
-        .collect();
-    let mut child = Command::new(entry["command"].as_str().unwrap())
-        .args(&args)
-        .current_dir(servers_dir())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "claude-code", "version": "2"}}});
-    writeln!(stdin, "{init}").unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let answer: Value = serde_json::from_str(&line).unwrap();
-    let text = answer["result"]["instructions"].as_str().unwrap();
-    assert!(
-        text.contains("### billing\n\nAlways call list_periods before get_invoice."),
-        "{text}"
-    );
-    drop(stdin);
-    let _ = child.kill();
-    let _ = child.wait();
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -342,3 +342,144 @@ fn an_upstream_that_writes_garbage_ends_or_cannot_start_gets_a_clear_error() {
         "{err}"
     );
 }
+
+/// The first answer line of `program ARGS…` (run in `dir`) to `initialize`.
+fn initialize_with(dir: &Path, program: &str, args: &[&str]) -> Value {
+    let mut child = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "host", "version": "1"}}});
+    writeln!(stdin, "{init}").unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"))
+}
+
+/// The instructions `billing` (the invoice server) is served with.
+fn served(answer: &Value) -> &str {
+    let text = answer["result"]["instructions"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{answer}"));
+    assert!(
+        text.contains("### billing\n\nAlways call list_periods before get_invoice."),
+        "{text}"
+    );
+    text
+}
+
+/// The README's `wrap` section: each command runs as printed and each
+/// host config starts the server as the host would, in a folder whose
+/// `server.mjs` is the invoice test server.
+#[test]
+fn the_readme_wrap_commands_and_configs_run() {
+    ensure_npm();
+    let bin = env!("CARGO_BIN_EXE_mcp-preamble");
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let section = &readme[readme.find("## `wrap`").unwrap()..];
+    let section = &section[..section.find("\n## ").unwrap()];
+    let dir = std::env::temp_dir().join(format!("mcp-preamble-wrap-readme-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let invoice = servers_dir().join("invoice.mjs");
+    std::fs::write(
+        dir.join("server.mjs"),
+        format!("import {:?};\n", invoice.display().to_string()),
+    )
+    .unwrap();
+    std::fs::write(dir.join("mcp-preamble.toml"), "version = 1\n").unwrap();
+    let config = json!({"mcpServers": {"billing": {"command": "node", "args": ["server.mjs"]}}});
+    std::fs::write(dir.join("mcp.json"), config.to_string()).unwrap();
+    let pin = Command::new(bin)
+        .args(["pin", "--config", "mcp.json", "--lock", "mcp-preamble.lock"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        pin.status.success(),
+        "{}",
+        String::from_utf8_lossy(&pin.stderr)
+    );
+    let original = r#"{"mcpServers": {"billing": {"command": "node", "args": ["server.mjs"]}}}"#;
+    std::fs::write(dir.join(".mcp.json"), original).unwrap();
+
+    let sh = &section[section.find("```sh\n").unwrap() + 6..];
+    let sh = &sh[..sh.find("```").unwrap()];
+    for line in sh.lines() {
+        let command = line.split("  #").next().unwrap();
+        let words: Vec<&str> = command.split_whitespace().collect();
+        assert_eq!(words[0], "mcp-preamble", "{line}");
+        if words[1] == "wrap" {
+            let text = served(&initialize_with(&dir, bin, &words[1..])).to_string();
+            if words.contains(&"claude-code") {
+                assert!(text.encode_utf16().count() <= 2048);
+            }
+            continue;
+        }
+        let out = Command::new(bin)
+            .args(&words[1..])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{line}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let now = std::fs::read_to_string(dir.join(".mcp.json")).unwrap();
+        if words[1] == "install" {
+            // The installed entry starts the server under wrap.
+            let entry = &serde_json::from_str::<Value>(&now).unwrap()["mcpServers"]["billing"];
+            let args: Vec<&str> = entry["args"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|a| a.as_str().unwrap())
+                .collect();
+            assert_eq!(&args[..4], ["wrap", "--as", "claude-code", "--name"]);
+            served(&initialize_with(
+                &dir,
+                entry["command"].as_str().unwrap(),
+                &args,
+            ));
+        } else {
+            assert_eq!(now, original, "{line}");
+        }
+    }
+
+    let blocks: Vec<&str> = section
+        .split("```json\n")
+        .skip(1)
+        .map(|b| &b[..b.find("```").unwrap()])
+        .collect();
+    assert_eq!(blocks.len(), 2, "mcpServers hosts and VS Code");
+    for block in blocks {
+        let config: Value = serde_json::from_str(block).unwrap();
+        let servers = config
+            .get("mcpServers")
+            .or_else(|| config.get("servers"))
+            .unwrap();
+        let entry = &servers["billing"];
+        assert_eq!(entry["command"], "mcp-preamble");
+        // VS Code expands `${workspaceFolder}` before it starts the server.
+        let folder = dir.display().to_string();
+        let args: Vec<String> = (entry["args"].as_array().unwrap().iter())
+            .map(|a| a.as_str().unwrap().replace("${workspaceFolder}", &folder))
+            .collect();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        served(&initialize_with(&dir, bin, &args));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
