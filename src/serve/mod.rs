@@ -74,6 +74,10 @@
 //! Not served: resources and prompts of the upstreams (a host that needs
 //! them connects the server directly).
 //!
+//! [`Wrapper`] is the other mode: one upstream per host entry, relayed
+//! line for line (resources, prompts and the rest as sent), its
+//! instructions and `tools/list` from the same assembly.
+//!
 //! ```no_run
 //! # async fn run() -> mcp_preamble::Result<()> {
 //! use mcp_preamble::Assembler;

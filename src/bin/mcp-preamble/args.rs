@@ -111,7 +111,7 @@ pub struct WrapArgs {
 
 #[derive(Args)]
 pub struct InstallArgs {
-    /// The host whose config to change: claude-desktop, claude-code, cursor or vscode.
+    /// The host whose MCP config file to change.
     #[arg(long, value_enum, value_name = "HOST")]
     pub host: HostKind,
     /// The config file (default: the host's own, see the README).

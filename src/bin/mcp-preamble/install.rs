@@ -16,13 +16,12 @@ use crate::jsonc::{self, Kind, Node};
 const BACKUP: &str = ".mcp-preamble.bak";
 
 impl HostKind {
-    fn name(self) -> &'static str {
-        match self {
-            HostKind::ClaudeDesktop => "claude-desktop",
-            HostKind::ClaudeCode => "claude-code",
-            HostKind::Cursor => "cursor",
-            HostKind::Vscode => "vscode",
-        }
+    /// Its name on the command line (clap's, from the variant).
+    fn name(self) -> String {
+        use clap::ValueEnum as _;
+        self.to_possible_value()
+            .map(|v| v.get_name().to_string())
+            .unwrap_or_default()
     }
 
     /// The key that holds the servers.
@@ -65,7 +64,7 @@ impl HostKind {
     }
 
     /// `wrap`'s `--as` for this host, when the host table has its cap.
-    fn serve_as(self) -> Option<&'static str> {
+    fn serve_as(self) -> Option<String> {
         let name = self.name();
         name.parse::<mcp_preamble::serve::ServeAs>()
             .ok()
@@ -184,7 +183,7 @@ fn wrap_plan(text: &str, host: HostKind, path: &Path, program: &str) -> Result<P
         };
         let mut new = vec![json("wrap")];
         if let Some(serve_as) = host.serve_as() {
-            new.extend([json("--as"), json(serve_as)]);
+            new.extend([json("--as"), json(&serve_as)]);
         }
         new.extend([json("--name"), json(name), json("--")]);
         new.push(text[command.span.clone()].to_string());
