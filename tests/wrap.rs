@@ -341,6 +341,28 @@ fn an_upstream_that_writes_garbage_ends_or_cannot_start_gets_a_clear_error() {
         err.contains("cannot start \"/nonexistent/mcp-server\""),
         "{err}"
     );
+
+    // A URL that is not one, and one where nothing answers: the host's request gets an error.
+    let (code, _, err) = run_wrap(&["--url", "ftp://example.com/mcp"], "");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("\"ftp://example.com/mcp\" is not an http or https URL"),
+        "{err}"
+    );
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/mcp?key=secret");
+    let mut nobody = Raw::spawn(env!("CARGO_BIN_EXE_mcp-preamble"), &["wrap", "--url", &url]);
+    let failed = parse(&nobody.request(1, "initialize", json!({})));
+    let message = failed["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("cannot reach the upstream: "),
+        "{failed}"
+    );
+    assert!(!message.contains("secret"), "{message}");
 }
 
 /// The first answer line of `program ARGS…` (run in `dir`) to `initialize`.
@@ -482,4 +504,87 @@ fn the_readme_wrap_commands_and_configs_run() {
         served(&initialize_with(&dir, bin, &args));
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `wrap --url` in front of the everything server over Streamable HTTP
+/// (sessions, event streams, its GET stream): the same shaping, and the
+/// server's own requests to the host and back.
+#[test]
+fn wrap_url_relays_a_streamable_http_server() {
+    ensure_npm();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut server = Command::new("node")
+        .args([&everything(), "streamableHttp"])
+        .env("PORT", port.to_string())
+        .current_dir(servers_dir())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut log = BufReader::new(server.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("listening on port") {
+        line.clear();
+        assert!(
+            log.read_line(&mut line).unwrap() > 0,
+            "the server did not start"
+        );
+    }
+    let policy = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/wrap/everything.toml");
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let mut wrapped = Raw::spawn(
+        env!("CARGO_BIN_EXE_mcp-preamble"),
+        &[
+            "wrap",
+            "--as",
+            "claude-code",
+            "--name",
+            "everything",
+            "--policy",
+            &policy.display().to_string(),
+            "--url",
+            &url,
+        ],
+    );
+    let init = parse(&handshake(&mut wrapped));
+    let text = init["result"]["instructions"].as_str().unwrap();
+    assert!(
+        utf16(text) <= 2048 && text.contains("### everything"),
+        "{text}"
+    );
+    let tools = parse(&wrapped.request(2, "tools/list", json!({})));
+    let names: Vec<&str> = tools["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"echo") && !names.contains(&"get-env"),
+        "{names:?}"
+    );
+    let prompt = parse(&wrapped.request(3, "prompts/get", json!({"name": "simple-prompt"})));
+    assert_eq!(
+        prompt["result"]["messages"][0]["content"]["text"],
+        "This is a simple prompt without arguments."
+    );
+    let call = json!({"name": "trigger-sampling-request", "arguments": {"prompt": "hi"}});
+    wrapped.send(&json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": call}));
+    let ask = parse(&wrapped.until("sampling", |m| m["method"] == "sampling/createMessage"));
+    let answer = json!({"role": "assistant", "model": "m", "content": {"type": "text", "text": "sampled over http"}});
+    wrapped.send(&json!({"jsonrpc": "2.0", "id": ask["id"], "result": answer}));
+    let done = parse(&wrapped.until("the sampling result", |m| m["id"] == 4));
+    assert!(
+        done["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("sampled over http"),
+        "{done}"
+    );
+    let _ = server.kill();
+    let _ = server.wait();
 }

@@ -51,7 +51,7 @@ pub enum Command {
     Serve(ServeArgs),
     /// Serve one MCP server to a host as it is, but for its instructions and tool descriptions.
     ///
-    /// Starts COMMAND and relays its stdio to this process's, message for
+    /// Starts COMMAND (or reaches `--url`) and relays it to this process's stdio, message for
     /// message: tools, resources, prompts, completions, logging, and the
     /// server's own requests (sampling, elicitation, roots) pass as sent.
     /// Its instructions are sanitized, de-duplicated against its tools,
@@ -104,8 +104,12 @@ pub struct WrapArgs {
          says; default `{LOG_DEFAULT}`"
     ))]
     pub log: Option<PathBuf>,
+    /// A Streamable HTTP server to relay instead of a command: each host
+    /// message one POST, its session kept, deleted when the host goes.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    pub url: Option<String>,
     /// The server to start, and its arguments (after `--`).
-    #[arg(last = true, required = true, value_name = "COMMAND")]
+    #[arg(last = true, required_unless_present = "url", value_name = "COMMAND")]
     pub command: Vec<String>,
 }
 

@@ -22,6 +22,11 @@ pub async fn wrap(a: WrapArgs) -> Result<ExitCode, CliError> {
     if let Some(name) = &a.name {
         wrapper = wrapper.alias(name.clone());
     }
+    if let Some(url) = &a.url {
+        wrapper.run_url(url).await?;
+        tracing::info!("the host closed the connection");
+        return Ok(ExitCode::SUCCESS);
+    }
     let Some((command, args)) = a.command.split_first() else {
         return Err(CliError::NoInput);
     };

@@ -1,6 +1,8 @@
 //! `mcp-preamble wrap`: one upstream served to a host over stdio as it is,
 //! except what this crate exists for ([`Wrapper`]).
 
+#[cfg(feature = "http")]
+mod http;
 mod lines;
 mod relay;
 mod shape;
@@ -137,6 +139,40 @@ impl Wrapper {
             },
         };
         Ok(status)
+    }
+
+    /// Relays this process's stdin and stdout to the Streamable HTTP
+    /// server at `url` (feature `http`) until the host closes stdin; then
+    /// deletes the session. Each host message is one POST, sent in order;
+    /// the server's answers (JSON or event streams) and what it sends on
+    /// its GET stream come back as they are.
+    #[cfg(feature = "http")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+    pub async fn run_url(&self, url: &str) -> Result<()> {
+        let parsed = reqwest::Url::parse(url).map_err(|e| {
+            Error::new(
+                ErrorKind::InvalidConfig,
+                format!("{url:?} is not a URL: {e}"),
+            )
+        })?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            let why = format!("{url:?} is not an http or https URL");
+            return Err(Error::new(ErrorKind::InvalidConfig, why));
+        }
+        let (relay_side, bridge_side) = tokio::io::duplex(1 << 16);
+        let (up_out, up_in) = tokio::io::split(relay_side);
+        let (from_relay, to_relay) = tokio::io::split(bridge_side);
+        let bridge = tokio::spawn(http::bridge(
+            url.to_string(),
+            self.max_message,
+            BufReader::new(from_relay),
+            to_relay,
+        ));
+        let host_in = BufReader::new(tokio::io::stdin());
+        self.relay(host_in, tokio::io::stdout(), BufReader::new(up_out), up_in)
+            .await;
+        let _ = tokio::time::timeout(EXIT_GRACE, bridge).await;
+        Ok(())
     }
 
     /// Relays `host_in`/`host_out` to an upstream's `up_out`/`up_in` until
