@@ -395,10 +395,30 @@ fn served(answer: &Value) -> &str {
         .as_str()
         .unwrap_or_else(|| panic!("{answer}"));
     assert!(
-        text.contains("### billing\n\nAlways call list_periods before get_invoice."),
+        text.contains("\n\nAlways call list_periods before get_invoice."),
         "{text}"
     );
     text
+}
+
+/// The invoice server over Streamable HTTP (`servers/http.mjs`) and its URL.
+fn invoice_http() -> (Child, String) {
+    let mut child = Command::new("node")
+        .args(["http.mjs", "0"])
+        .current_dir(servers_dir())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .trim()
+        .strip_prefix("listening ")
+        .unwrap_or_else(|| panic!("{line}"));
+    (child, url.to_string())
 }
 
 /// The README's `wrap` section: each command runs as printed and each
@@ -444,7 +464,22 @@ fn the_readme_wrap_commands_and_configs_run() {
         let words: Vec<&str> = command.split_whitespace().collect();
         assert_eq!(words[0], "mcp-preamble", "{line}");
         if words[1] == "wrap" {
+            // The README's URL, pointed at the test server's port.
+            let mut http = None;
+            let mut words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+            if let Some(at) = words.iter().position(|w| w == "--url") {
+                let (child, url) = invoice_http();
+                words[at + 1] = url;
+                http = Some(child);
+            }
+            let words: Vec<&str> = words.iter().map(String::as_str).collect();
             let text = served(&initialize_with(&dir, bin, &words[1..])).to_string();
+            let name = words[words.iter().position(|w| *w == "--name").unwrap() + 1];
+            assert!(text.contains(&format!("### {name}\n")), "{text}");
+            if let Some(mut child) = http {
+                let _ = child.kill();
+                let _ = child.wait();
+            }
             if words.contains(&"claude-code") {
                 assert!(text.encode_utf16().count() <= 2048);
             }
