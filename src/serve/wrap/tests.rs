@@ -37,7 +37,7 @@ fn tools() -> Value {
 
 /// A fake upstream: answers the handshake, tools/list and anything else
 /// (an empty result), writing a garbage line first; records each method.
-async fn upstream(stream: DuplexStream, seen: Arc<Mutex<Vec<String>>>) {
+async fn upstream(stream: DuplexStream, seen: Arc<Mutex<Vec<String>>>, lists: bool) {
     let (read, mut write) = tokio::io::split(stream);
     let mut lines = BufReader::new(read).lines();
     write.write_all(b"this is not json\n").await.unwrap();
@@ -48,6 +48,9 @@ async fn upstream(stream: DuplexStream, seen: Arc<Mutex<Vec<String>>>) {
         let Some(id) = message.get("id") else {
             continue;
         };
+        if method == "tools/list" && !lists {
+            continue;
+        }
         let result = match method.as_str() {
             "initialize" => json!({"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
                 "serverInfo": {"name": "billing-server", "version": "1"},
@@ -88,7 +91,7 @@ impl Host {
 }
 
 /// A wrapper for `billing` fitted to Claude Code, relaying a host to the fake upstream.
-fn start(seen: Arc<Mutex<Vec<String>>>) -> (Host, tokio::task::JoinHandle<bool>) {
+fn start(seen: Arc<Mutex<Vec<String>>>, lists: bool) -> (Host, tokio::task::JoinHandle<bool>) {
     let settings = Settings::from_str(POLICY, "policy.toml").unwrap();
     let assembler = Assembler::from_settings(&settings).unwrap();
     let wrapper = Wrapper::new(assembler, ServeAs::ClaudeCode)
@@ -96,7 +99,7 @@ fn start(seen: Arc<Mutex<Vec<String>>>) -> (Host, tokio::task::JoinHandle<bool>)
         .alias("billing");
     let (host_side, wrap_host) = duplex(1 << 16);
     let (up_side, wrap_up) = duplex(1 << 16);
-    tokio::spawn(upstream(up_side, seen));
+    tokio::spawn(upstream(up_side, seen, lists));
     let relay = tokio::spawn(async move {
         let (host_in, host_out) = tokio::io::split(wrap_host);
         let (up_out, up_in) = tokio::io::split(wrap_up);
@@ -110,7 +113,7 @@ fn start(seen: Arc<Mutex<Vec<String>>>) -> (Host, tokio::task::JoinHandle<bool>)
 #[tokio::test]
 async fn the_handshake_and_tools_are_shaped_and_the_rest_passes_as_sent() {
     let seen = Arc::new(Mutex::new(Vec::new()));
-    let (mut host, relay) = start(seen.clone());
+    let (mut host, relay) = start(seen.clone(), true);
     let init = json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "h", "version": "1"}});
     host.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}))
         .await;
@@ -185,4 +188,21 @@ async fn a_message_over_the_cap_ends_the_relay_without_reading_it_all() {
     });
     assert!(!relay.await.unwrap(), "ended by the upstream");
     drop(writer);
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_upstream_that_never_lists_its_tools_holds_the_handshake_10_s_at_most() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let (mut host, _relay) = start(seen, false);
+    let init = json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "h", "version": "1"}});
+    let before = tokio::time::Instant::now();
+    host.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}))
+        .await;
+    let answer: Value = serde_json::from_str(&host.answer(1).await).unwrap();
+    assert_eq!(before.elapsed().as_secs(), 10, "{answer}");
+    let text = answer["result"]["instructions"].as_str().unwrap();
+    assert!(
+        text.contains("Always call list_periods before get_invoice."),
+        "{text}"
+    );
 }
