@@ -88,10 +88,9 @@ impl Upstream {
         }
         if let Some(method) = message["method"].as_str() {
             put("mcp-method", method);
-            if method == "tools/call" {
-                if let Some(name) = message["params"]["name"].as_str() {
-                    put("mcp-name", name);
-                }
+            let name = message["params"]["name"].as_str();
+            if let Some(name) = name.filter(|_| method == "tools/call") {
+                put("mcp-name", name);
             }
         }
         headers
