@@ -108,11 +108,12 @@ fn servers(text: &str, host: HostKind, path: &Path) -> Result<Option<Node>, CliE
 }
 
 /// The command `wrap` entries run: this program, by its full path (hosts
-/// such as Claude Desktop start servers without the user's shell `PATH`).
+/// such as Claude Desktop start servers without the user's shell `PATH`),
+/// as the OS gives it (not canonicalized: a package manager's symlink
+/// outlives an upgrade that moves the file it points at).
 fn this_program() -> String {
     std::env::current_exe()
         .ok()
-        .and_then(|p| p.canonicalize().ok())
         .map_or_else(|| "mcp-preamble".to_string(), |p| p.display().to_string())
 }
 
