@@ -33,14 +33,10 @@ pub async fn wrap(a: WrapArgs) -> Result<ExitCode, CliError> {
     let status = wrapper.run_command(command, args).await?;
     match status {
         Some(status) if !status.success() => {
-            tracing::warn!("the server ended: {status}");
             crate::emit::emit_err(&format!("mcp-preamble wrap: the server ended: {status}"));
             Ok(ExitCode::from(1))
         }
-        Some(_) => {
-            tracing::info!("the server ended");
-            Ok(ExitCode::SUCCESS)
-        }
+        Some(_) => Ok(ExitCode::SUCCESS),
         None => {
             tracing::info!("the host closed the connection");
             Ok(ExitCode::SUCCESS)

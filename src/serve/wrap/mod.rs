@@ -122,13 +122,18 @@ impl Wrapper {
         let (Some(up_in), Some(up_out)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(Error::new(ErrorKind::Connect, "the upstream has no stdio"));
         };
-        tracing::info!(pid = child.id(), "started {command:?}");
+        let alias = self.shaper.alias.as_deref().unwrap_or("upstream");
+        crate::connect::started(alias, child.id());
         let host_in = BufReader::new(tokio::io::stdin());
         let ended = self
             .relay(host_in, tokio::io::stdout(), BufReader::new(up_out), up_in)
             .await;
         let status = match ended {
-            Ended::Upstream => child.wait().await.ok(),
+            Ended::Upstream => {
+                let status = child.wait().await.ok();
+                crate::connect::exited(alias, status);
+                status
+            }
             // Its stdin is closed now: it may end on its own.
             Ended::Host => match tokio::time::timeout(EXIT_GRACE, child.wait()).await {
                 Ok(status) => status.ok(),
