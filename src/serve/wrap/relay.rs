@@ -3,7 +3,7 @@
 //! except the handshake answer (its instructions), `tools/list` answers
 //! (reshaped) and calls to tools the policy hides (refused here).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -38,7 +38,8 @@ struct State {
     next: u64,
     /// The upstream's handshake (no tools): what each page is read with.
     base: Option<ServerSnapshot>,
-    hidden: BTreeSet<String>,
+    /// The key the policy knows the server by, once known.
+    key: Option<String>,
     /// The wrapper sent `notifications/initialized` itself.
     initialized: bool,
     /// The `_meta` of a 2026-07-28 host's `server/discover`, which every
@@ -194,7 +195,9 @@ impl Relay {
         let name = (message.get("params"))
             .and_then(|p| p.get("name"))
             .and_then(Value::as_str);
-        let hidden = name.filter(|n| lock(&self.state).hidden.contains(*n));
+        let key = lock(&self.state).key.clone();
+        let key = key.or_else(|| self.shaper.alias.clone());
+        let hidden = name.filter(|n| key.as_ref().is_some_and(|k| self.shaper.hides(k, n)));
         let Some(name) = hidden else {
             return self.upstream(line).await;
         };
@@ -244,9 +247,8 @@ impl Relay {
         let base = lock(&self.state).base.clone();
         let base = base.unwrap_or_else(|| ServerSnapshot::new("upstream"));
         match self.shaper.page(&base, result) {
-            Ok(page) => {
-                lock(&self.state).hidden.extend(page.hidden);
-                if page.changed {
+            Ok(changed) => {
+                if changed {
                     return self.host(to_line(&message)).await;
                 }
                 self.host(line).await
@@ -276,6 +278,7 @@ impl Relay {
                 return self.host(line).await;
             }
         };
+        lock(&self.state).key = Some(self.shaper.key_of(&base));
         if era == Era::Legacy {
             lock(&self.state).initialized = true;
             let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
@@ -288,10 +291,7 @@ impl Relay {
         }
         lock(&self.state).base = Some(base);
         let served = match self.shaper.instructions(snapshot) {
-            Ok((text, hidden)) => {
-                lock(&self.state).hidden.extend(hidden);
-                text
-            }
+            Ok(text) => text,
             Err(e) => {
                 tracing::warn!("the instructions are not served: {e}");
                 None

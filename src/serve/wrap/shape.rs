@@ -6,7 +6,7 @@
 //! nothing is decided here. Fields the library does not read (`_meta`,
 //! `outputSchema`, `icons`, `execution`, …) stay as sent.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
@@ -14,6 +14,7 @@ use crate::assemble::Assembler;
 use crate::error::Result;
 use crate::model::ServerSnapshot;
 use crate::report::{ExposedTool, Exposure};
+use crate::server_key::ServerKey;
 
 /// The assembler (fitted to the host) and the alias the policy knows the
 /// upstream by.
@@ -23,14 +24,21 @@ pub(crate) struct Shaper {
     pub alias: Option<String>,
 }
 
-/// One reshaped `tools/list` page: whether anything changed, and the
-/// tools the policy hides (their own names).
-pub(crate) struct Page {
-    pub changed: bool,
-    pub hidden: BTreeSet<String>,
-}
-
 impl Shaper {
+    /// The key the policy knows `base`'s server by: the alias, else its
+    /// `serverInfo.name`.
+    pub(crate) fn key_of(&self, base: &ServerSnapshot) -> String {
+        match &self.alias {
+            Some(alias) => alias.clone(),
+            None => ServerKey::of(base).into_string(),
+        }
+    }
+
+    /// Whether the policy's filter hides `tool` of the server `key`.
+    pub(crate) fn hides(&self, key: &str, tool: &str) -> bool {
+        (self.assembler.tool_filter_of(Some(key))).is_some_and(|f| !f.sends(tool))
+    }
+
     /// `snapshot` under the alias, assembled; its one exposure.
     fn assemble(&self, snapshot: ServerSnapshot) -> Result<(String, Exposure)> {
         let snapshot = match &self.alias {
@@ -45,25 +53,21 @@ impl Shaper {
     }
 
     /// The instructions to serve for `snapshot` (its handshake and every
-    /// tool listed), `None` when nothing is left of them, and the tools
-    /// the policy hides.
-    pub(crate) fn instructions(
-        &self,
-        snapshot: ServerSnapshot,
-    ) -> Result<(Option<String>, BTreeSet<String>)> {
-        let (text, exposure) = self.assemble(snapshot)?;
-        let hidden = exposure.hidden.into_iter().map(|(own, _)| own).collect();
-        Ok(((!text.trim().is_empty()).then_some(text), hidden))
+    /// tool listed), `None` when nothing is left of them.
+    pub(crate) fn instructions(&self, snapshot: ServerSnapshot) -> Result<Option<String>> {
+        let (text, _) = self.assemble(snapshot)?;
+        Ok((!text.trim().is_empty()).then_some(text))
     }
 
     /// Reshapes one `tools/list` result in place: tools the policy hides
     /// (or that the limits or sanitizing left out) leave it, the others
     /// get the assembly's description, title, annotations and schema.
+    /// Returns whether anything changed.
     pub(crate) fn page(
         &self,
         base: &ServerSnapshot,
         result: &mut Map<String, Value>,
-    ) -> Result<Page> {
+    ) -> Result<bool> {
         let mut snapshot = base.clone();
         snapshot.tools.clear();
         snapshot.push_tools_page(&Value::Object(result.clone()))?;
@@ -74,7 +78,6 @@ impl Shaper {
             .map(|t| (t.own.as_str(), t))
             .rev()
             .collect();
-        let hidden: BTreeSet<String> = exposure.hidden.into_iter().map(|(own, _)| own).collect();
         let mut changed = false;
         if let Some(Value::Array(tools)) = result.get_mut("tools") {
             let before = tools.len();
@@ -90,7 +93,7 @@ impl Shaper {
             });
             changed |= tools.len() != before;
         }
-        Ok(Page { changed, hidden })
+        Ok(changed)
     }
 }
 

@@ -143,6 +143,12 @@ async fn the_handshake_and_tools_are_shaped_and_the_rest_passes_as_sent() {
     assert_eq!(list["result"], expected);
 
     // A hidden tool is refused here; anything else goes through as sent.
+    // A name the server never listed is refused by the same rule: nothing is remembered.
+    let call = json!({"name": "void_all", "arguments": {}});
+    host.send(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": call}))
+        .await;
+    let refused: Value = serde_json::from_str(&host.answer(5).await).unwrap();
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
     let call = json!({"name": "void_invoice", "arguments": {}});
     host.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": call}))
         .await;
