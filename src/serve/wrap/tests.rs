@@ -92,7 +92,15 @@ impl Host {
 
 /// A wrapper for `billing` fitted to Claude Code, relaying a host to the fake upstream.
 fn start(seen: Arc<Mutex<Vec<String>>>, lists: bool) -> (Host, tokio::task::JoinHandle<bool>) {
-    let settings = Settings::from_str(POLICY, "policy.toml").unwrap();
+    start_with(seen, lists, POLICY)
+}
+
+fn start_with(
+    seen: Arc<Mutex<Vec<String>>>,
+    lists: bool,
+    policy: &str,
+) -> (Host, tokio::task::JoinHandle<bool>) {
+    let settings = Settings::from_str(policy, "policy.toml").unwrap();
     let assembler = Assembler::from_settings(&settings).unwrap();
     let wrapper = Wrapper::new(assembler, ServeAs::ClaudeCode)
         .unwrap()
@@ -211,4 +219,20 @@ async fn an_upstream_that_never_lists_its_tools_holds_the_handshake_10_s_at_most
         text.contains("Always call list_periods before get_invoice."),
         "{text}"
     );
+}
+
+#[tokio::test]
+async fn an_excluded_server_is_served_without_instructions_or_tools() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let policy = "version = 1\n[servers.billing]\nexclude = true\n";
+    let (mut host, _relay) = start_with(seen, true, policy);
+    let init = json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "h", "version": "1"}});
+    host.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}))
+        .await;
+    let answer: Value = serde_json::from_str(&host.answer(1).await).unwrap();
+    assert!(answer["result"].get("instructions").is_none(), "{answer}");
+    host.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
+        .await;
+    let list: Value = serde_json::from_str(&host.answer(2).await).unwrap();
+    assert_eq!(list["result"]["tools"], json!([]), "{list}");
 }
