@@ -230,6 +230,20 @@ mod tests {
         assert!(edited.starts_with("// c\n{\n  \"a\": [], /* b */"));
     }
 
+    proptest::proptest! {
+        /// Any text reads or is refused, never a panic; JSON reads as JSON.
+        #[test]
+        fn any_text_reads_or_is_refused(text in r#"[{}\[\]",:/*\\ \n\ta-z0-9éü😀-]{0,64}"#) {
+            let _ = parse(&text);
+            if let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) {
+                let node = parse(&text).unwrap();
+                let whole = &text[node.span.clone()];
+                let again: serde_json::Value = serde_json::from_str(whole).unwrap();
+                proptest::prop_assert_eq!(again, value);
+            }
+        }
+    }
+
     #[test]
     fn malformed_text_is_an_error_with_its_place() {
         assert_eq!(
