@@ -150,10 +150,25 @@ impl Relay {
     }
 
     async fn host_message(&self, line: Vec<u8>) {
-        let Ok(Value::Object(message)) = serde_json::from_slice::<Value>(&line) else {
+        match serde_json::from_slice::<Value>(&line) {
+            Ok(Value::Object(message)) => self.host_one(message, line).await,
+            // A batch (2025-03-26): each message on its own, so that none
+            // passes unjudged (the answers come back one by one).
+            Ok(Value::Array(batch)) if !batch.is_empty() => {
+                for message in batch {
+                    let line = message.to_string().into_bytes();
+                    match message {
+                        Value::Object(message) => self.host_one(message, line).await,
+                        _ => self.upstream(line).await,
+                    }
+                }
+            }
             // Not ours to judge: the upstream answers it as it would.
-            return self.upstream(line).await;
-        };
+            _ => self.upstream(line).await,
+        }
+    }
+
+    async fn host_one(&self, message: Map<String, Value>, line: Vec<u8>) {
         let method = message.get("method").and_then(Value::as_str);
         let Some(id) = message.get("id") else {
             if method == Some("notifications/initialized") && lock(&self.state).initialized {
@@ -208,15 +223,29 @@ impl Relay {
     }
 
     async fn upstream_message(self: &Arc<Self>, line: Vec<u8>) {
-        let Ok(Value::Object(message)) = serde_json::from_slice::<Value>(&line) else {
-            // A host's SDK would choke on it; the log tells instead.
-            let shown = String::from_utf8_lossy(&line[..line.len().min(200)]).into_owned();
-            tracing::warn!(
-                "the upstream wrote a line that is not a JSON-RPC message (dropped): {}",
-                crate::text::terminal_safe(&shown)
-            );
-            return;
-        };
+        match serde_json::from_slice::<Value>(&line) {
+            Ok(Value::Object(message)) => self.upstream_one(message, line).await,
+            // A batch (2025-03-26): each message on its own, reshaped as one.
+            Ok(Value::Array(batch)) if batch.iter().all(Value::is_object) => {
+                for message in batch {
+                    let line = message.to_string().into_bytes();
+                    if let Value::Object(message) = message {
+                        self.upstream_one(message, line).await;
+                    }
+                }
+            }
+            _ => {
+                // A host's SDK would choke on it; the log tells instead.
+                let shown = String::from_utf8_lossy(&line[..line.len().min(200)]).into_owned();
+                tracing::warn!(
+                    "the upstream wrote a line that is not a JSON-RPC message (dropped): {}",
+                    crate::text::terminal_safe(&shown)
+                );
+            }
+        }
+    }
+
+    async fn upstream_one(self: &Arc<Self>, message: Map<String, Value>, line: Vec<u8>) {
         let response = !message.contains_key("method");
         let id = message.get("id").filter(|_| response).map(key);
         let Some(id) = id else {

@@ -157,6 +157,16 @@ async fn the_handshake_and_tools_are_shaped_and_the_rest_passes_as_sent() {
         .await;
     let refused: Value = serde_json::from_str(&host.answer(5).await).unwrap();
     assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    // Inside a batch too (2025-03-26): each message judged on its own.
+    let batch = json!([
+        {"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "void_invoice"}},
+        {"jsonrpc": "2.0", "id": 7, "method": "ping"},
+    ]);
+    host.send(batch).await;
+    let refused: Value = serde_json::from_str(&host.answer(6).await).unwrap();
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    let pong: Value = serde_json::from_str(&host.answer(7).await).unwrap();
+    assert_eq!(pong["result"]["echo"], "ping");
     let call = json!({"name": "void_invoice", "arguments": {}});
     host.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": call}))
         .await;
@@ -178,6 +188,7 @@ async fn the_handshake_and_tools_are_shaped_and_the_rest_passes_as_sent() {
         "notifications/initialized",
         "tools/list",
         "tools/list",
+        "ping",
         "prompts/list",
     ];
     assert_eq!(seen, methods);
