@@ -37,6 +37,35 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
+    /// A stable snake_case name for the kind, as the Python and Node
+    /// packages give it (`exc.kind`, `err.kind`) and as programs match on:
+    /// `invalid_json`, `invalid_message`, `rpc_error`, `io`, `template`,
+    /// `unknown_template`, `unknown_encoding`, `unknown_model`,
+    /// `invalid_tokenizer`, `invalid_config`, `connect`, `timeout`, `drift`.
+    ///
+    /// ```
+    /// use mcp_preamble::{ErrorKind, ServerSnapshot};
+    /// let err = ServerSnapshot::from_initialize_json("{").unwrap_err();
+    /// assert_eq!(err.kind().as_str(), "invalid_json");
+    /// ```
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::InvalidJson => "invalid_json",
+            ErrorKind::InvalidMessage => "invalid_message",
+            ErrorKind::RpcError => "rpc_error",
+            ErrorKind::Io => "io",
+            ErrorKind::Template => "template",
+            ErrorKind::UnknownTemplate => "unknown_template",
+            ErrorKind::UnknownEncoding => "unknown_encoding",
+            ErrorKind::UnknownModel => "unknown_model",
+            ErrorKind::InvalidTokenizer => "invalid_tokenizer",
+            ErrorKind::InvalidConfig => "invalid_config",
+            ErrorKind::Connect => "connect",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Drift => "drift",
+        }
+    }
+
     fn description(self) -> &'static str {
         match self {
             ErrorKind::InvalidJson => "invalid json",

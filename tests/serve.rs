@@ -5,186 +5,32 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::{ensure_npm, servers_dir};
+use common::ensure_npm;
+use common::gateway::{Gateway, node, wait_until};
 use serde_json::{Value, json};
 
 fn scratch(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("mcp-preamble-serve-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::gateway::scratch("serve", name)
 }
 
-fn node(script: &str, env: Value) -> Value {
-    let path = servers_dir().join(script).display().to_string();
-    json!({"command": "node", "args": [path], "env": env})
+/// `mcp-preamble ARGS…` with `env`, initialized; the answer is `notes[0]`.
+fn started(args: &[&str], env: &[(&str, &str)]) -> Gateway {
+    let mut g = Gateway::command(args, env);
+    let init = g.initialize();
+    assert!(init["result"]["instructions"].is_string(), "{init}");
+    g.notes.push(init);
+    g
 }
 
-/// A running gateway and what it wrote to stdout, line by line.
-struct Gateway {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-    /// Notifications seen while waiting for answers.
-    notes: Vec<Value>,
-    next: u64,
-}
-
-impl Gateway {
-    /// `serve ARGS…`, waiting for every upstream before the host is served
-    /// (these tests read every upstream's tools at once; a Node server on a
-    /// loaded machine can take longer than the default 5 s), its state in
-    /// a cache directory of this test run.
-    fn start(args: &[&str]) -> Gateway {
-        let mut all = vec!["serve", "--ready-within", "30"];
-        all.extend_from_slice(args);
-        Gateway::spawn_with(env!("CARGO_BIN_EXE_mcp-preamble"), &all, &[])
-    }
-
-    fn spawn(program: &str, args: &[&str]) -> Gateway {
-        Gateway::spawn_with(program, args, &[])
-    }
-
-    fn spawn_with(program: &str, args: &[&str], env: &[(&str, &str)]) -> Gateway {
-        // The gateways' state in a cache directory of this test run.
-        let cache =
-            std::env::temp_dir().join(format!("mcp-preamble-serve-cache-{}", std::process::id()));
-        let mut child = Command::new(program)
-            .args(args)
-            .env("XDG_CACHE_HOME", cache)
-            .envs(env.iter().copied())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { return };
-                if tx.send(line).is_err() {
-                    return;
-                }
-            }
-        });
-        let mut g = Gateway {
-            child,
-            stdin,
-            lines,
-            notes: Vec::new(),
-            next: 1,
-        };
-        let init = g.request(
-            "initialize",
-            json!({"protocolVersion": "2025-11-25", "capabilities": {},
-                   "clientInfo": {"name": "raw", "version": "1"}}),
-        );
-        assert!(init["result"]["instructions"].is_string(), "{init}");
-        g.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        g.notes.push(init);
-        g
-    }
-
-    fn send(&mut self, message: Value) {
-        writeln!(self.stdin, "{message}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    /// Sends a request and returns its id.
-    fn ask(&mut self, method: &str, params: Value) -> u64 {
-        let id = self.next;
-        self.next += 1;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        id
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.ask(method, params);
-        self.answer(id, Duration::from_secs(20))
-    }
-
-    /// The answer to `id`; every line on stdout must be JSON-RPC.
-    fn answer(&mut self, id: u64, within: Duration) -> Value {
-        let end = Instant::now() + within;
-        loop {
-            let left = end.saturating_duration_since(Instant::now());
-            let line = match self.lines.recv_timeout(left) {
-                Ok(line) => line,
-                Err(RecvTimeoutError::Timeout) => panic!("no answer to {id} within {within:?}"),
-                Err(e) => panic!("the gateway's stdout closed: {e}"),
-            };
-            let message: Value = serde_json::from_str(&line)
-                .unwrap_or_else(|e| panic!("stdout is not JSON-RPC ({e}): {line:?}"));
-            assert_eq!(message["jsonrpc"], "2.0", "{line}");
-            if message["id"] == json!(id) {
-                return message;
-            }
-            self.notes.push(message);
-        }
-    }
-
-    fn call(&mut self, tool: &str, arguments: Value) -> Value {
-        self.request("tools/call", json!({"name": tool, "arguments": arguments}))
-    }
-
-    fn text(&mut self, tool: &str, arguments: Value) -> String {
-        let answer = self.call(tool, arguments);
-        answer["result"]["content"][0]["text"]
-            .as_str()
-            .unwrap_or_else(|| panic!("{tool}: {answer}"))
-            .to_string()
-    }
-
-    /// How many `notifications/tools/list_changed` came so far (reading for `wait`).
-    fn list_changes(&mut self, wait: Duration) -> usize {
-        let _ = self.request("ping", json!({}));
-        std::thread::sleep(wait);
-        let _ = self.request("ping", json!({}));
-        let n = self
-            .notes
-            .iter()
-            .filter(|m| m["method"] == "notifications/tools/list_changed")
-            .count();
-        self.notes.clear();
-        n
-    }
-
-    fn tools(&mut self) -> Vec<String> {
-        let list = self.request("tools/list", json!({}));
-        list["result"]["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["name"].as_str().unwrap().to_string())
-            .collect()
-    }
-}
-
-impl Drop for Gateway {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn wait_until(what: &str, within: Duration, mut done: impl FnMut() -> bool) {
-    let end = Instant::now() + within;
-    while !done() {
-        assert!(
-            Instant::now() < end,
-            "{what} did not happen within {within:?}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+/// `serve ARGS…`, waiting for every upstream before the host is served
+/// (these tests read every upstream's tools at once; a Node server on a
+/// loaded machine can take longer than the default 5 s).
+fn start(args: &[&str]) -> Gateway {
+    started(&[&["serve", "--ready-within", "30"], args].concat(), &[])
 }
 
 #[test]
@@ -199,8 +45,8 @@ fn an_upstream_killed_mid_call_fails_its_call_only_and_comes_back() {
         "broken": node("hostile.mjs", json!({"MODE": "exit"})),
     }});
     std::fs::write(&config, servers.to_string()).unwrap();
-    let mut g = Gateway::start(&["--config", config.to_str().unwrap()]);
-    let tools = g.tools();
+    let mut g = start(&["--config", config.to_str().unwrap()]);
+    let tools = g.names();
     assert!(tools.contains(&"slow__wait".to_string()), "{tools:?}");
     assert!(
         !tools.iter().any(|t| t.starts_with("broken__")),
@@ -296,7 +142,7 @@ fn a_held_change_is_served_only_once_approved_and_the_running_gateway_hears_of_i
     let log = dir.join("serve.log");
     pin(&["--config", &config, "--lock", &lock]);
 
-    let mut g = Gateway::start(&[
+    let mut g = start(&[
         "--config",
         &config,
         "--policy",
@@ -315,7 +161,7 @@ fn a_held_change_is_served_only_once_approved_and_the_running_gateway_hears_of_i
     );
     // `second` comes 500 ms after the first tools/list: one change, then quiet.
     wait_until("chg__second", Duration::from_secs(10), || {
-        g.tools().contains(&"chg__second".into())
+        g.names().contains(&"chg__second".into())
     });
     g.list_changes(Duration::from_millis(500));
 
@@ -423,7 +269,7 @@ fn the_readme_configs_start_the_gateway() {
         }
         args[at] = upstream.clone();
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let mut g = Gateway::spawn(env!("CARGO_BIN_EXE_mcp-preamble"), &args);
+        let mut g = started(&args, &[]);
         assert_eq!(
             g.text("billing__list_periods", json!({})),
             "2026-07, 2026-08",
@@ -441,7 +287,7 @@ fn a_hanging_call_times_out_and_a_host_cancel_reaches_the_upstream() {
         "billing": node("invoice.mjs", json!({})),
     }});
     let config = write(&dir, "mcp.json", &servers.to_string());
-    let mut g = Gateway::start(&["--config", &config, "--call-timeout", "1"]);
+    let mut g = start(&["--config", &config, "--call-timeout", "1"]);
     let started = Instant::now();
     let hung = g.call("slow__wait", json!({"ms": 20000}));
     let message = hung["error"]["message"]
@@ -517,7 +363,7 @@ fn served_prose_names_listed_tools_and_the_policy_filters_and_overrides_tools() 
          [servers.audit.tool.get_invoice]\ndescription = \"One audited invoice.\"\n\
          title = \"Audited invoice\"\nannotations = { readOnlyHint = true }\n",
     );
-    let mut g = Gateway::start(&["--config", config.to_str().unwrap(), "--policy", &policy]);
+    let mut g = start(&["--config", config.to_str().unwrap(), "--policy", &policy]);
     let text = g.notes[0]["result"]["instructions"]
         .as_str()
         .unwrap()
@@ -580,6 +426,54 @@ fn served_prose_names_listed_tools_and_the_policy_filters_and_overrides_tools() 
     assert_eq!(
         unknown["error"]["message"], "unknown tool \"audit__nope\"",
         "{unknown}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--as claude-code --name team` (issue 34, item 4): the prose names each
+/// tool as Claude Code shows it (`mcp__team__` and the served name), the
+/// tools are served under their own gateway names, the section has no
+/// tool list (Claude Code sends the tools itself), and the reader, listed
+/// only once some text is shortened, names tools as the prose does.
+#[test]
+fn under_claude_code_the_prose_names_tools_as_the_host_shows_them() {
+    ensure_npm();
+    let dir = scratch("shown");
+    let billing = write(
+        &dir,
+        "billing.md",
+        "Always call `get_invoice` after list_periods() to check the period.",
+    );
+    let config = dir.join("mcp.json");
+    let servers = json!({"mcpServers": {
+        "billing": node("invoice.mjs", json!({"INSTRUCTIONS_FILE": billing})),
+    }});
+    std::fs::write(&config, servers.to_string()).unwrap();
+    let args = ["--config", config.to_str().unwrap(), "--as", "claude-code"];
+    let mut g = start(&[&args[..], &["--name", "team"]].concat());
+    let text = g.notes[0]["result"]["instructions"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        text.contains(
+            "call `mcp__team__billing__get_invoice` after mcp__team__billing__list_periods()"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("Tools:"), "{text}");
+    let answer = g.request("tools/list", json!({}));
+    let names: Vec<&str> = answer["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["billing__list_periods", "billing__get_invoice"]);
+    // Not listed, as nothing was shortened, but it answers when called.
+    assert_eq!(
+        g.text("mcp_preamble__instructions", json!({"server": "billing"})),
+        "Always call `mcp__team__billing__get_invoice` after mcp__team__billing__list_periods() to check the period."
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -648,11 +542,7 @@ fn upstream_progress_reaches_the_call_that_asked_under_its_token_and_nothing_els
         "--ready-within",
         "30",
     ];
-    let mut g = Gateway::spawn_with(
-        env!("CARGO_BIN_EXE_mcp-preamble"),
-        &args,
-        &[("MCP_PREAMBLE_LOG", "debug")],
-    );
+    let mut g = started(&args, &[("MCP_PREAMBLE_LOG", "debug")]);
 
     // One call: every step, in order, under the host's token, before the answer.
     let id = steps_call(&mut g, "job__steps", json!("tok"), "a", 5);
@@ -778,7 +668,7 @@ fn a_cancelled_call_reaches_the_upstream_and_its_progress_stops() {
     let dir = scratch("progress-cancel");
     let servers = json!({"mcpServers": {"job": node("progress.mjs", json!({}))}});
     let config = write(&dir, "mcp.json", &servers.to_string());
-    let mut g = Gateway::start(&["--config", &config]);
+    let mut g = start(&["--config", &config]);
     let steps = |g: &Gateway| {
         g.notes
             .iter()

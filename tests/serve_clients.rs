@@ -221,11 +221,16 @@ fn check_on(client: &str, era: &str, http: bool) {
         "{instructions}"
     );
     assert!(instructions.contains("### echo"), "{instructions}");
+    // Nothing was shortened: no note, and no reader tool (issue 34).
     assert!(
-        instructions.ends_with(mcp_preamble::serve::NOTE),
+        !instructions.contains(mcp_preamble::serve::READER),
         "{instructions}"
     );
     let tools = names("tools");
+    assert!(
+        !tools.contains(&mcp_preamble::serve::READER),
+        "the host read every text whole: {tools:?}"
+    );
     for tool in [
         "billing__list_periods",
         "billing__get_invoice",
@@ -376,4 +381,80 @@ fn the_http_gateway_answers_raw_json_rpc_and_refuses_foreign_host_headers() {
     assert!(ok.contains("billing__list_periods"), "{ok}");
     assert!(!foreign.starts_with("HTTP/1.1 200"), "{foreign}");
     assert!(!foreign.contains("serverInfo"), "{foreign}");
+}
+
+/// The TypeScript SDK client, in `era`, against a gateway in front of two
+/// library servers: what tests/clients/ts-library.mjs printed.
+fn library_run(era: &str) -> Value {
+    let dir = std::env::temp_dir().join(format!(
+        "mcp-preamble-serve-clients-{}-library-{era}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let library = |prefix: &str| {
+        json!({"command": "node", "args": [servers_dir().join("library.mjs")],
+               "env": {"PREFIX": prefix, "SHARED": "1"}})
+    };
+    let config_path = dir.join("mcp.json");
+    let config = json!({"mcpServers": {"a": library("a"), "b": library("b")}});
+    std::fs::write(&config_path, config.to_string()).unwrap();
+    let spec = json!({
+        "command": env!("CARGO_BIN_EXE_mcp-preamble"),
+        "args": ["serve", "--config", config_path, "--ready-within", "30", "--state-dir", config_path.with_extension("state")],
+        "prompt": "b__b_brief",
+        "arguments": {"topic": "tides"},
+        "reads": ["book://a/guide", "book://b/chapters/2", "book://shared/index"],
+    });
+    let spec_path = dir.join("spec.json");
+    std::fs::write(&spec_path, spec.to_string()).unwrap();
+    let out = Command::new("node")
+        .args(["ts-library.mjs", era, spec_path.to_str().unwrap()])
+        .current_dir(clients_dir())
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{era}: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(stdout.lines().last().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("{era}: {e}: {stdout}"))
+}
+
+#[test]
+fn typescript_sdk_client_gets_prompts_and_resources_through_the_gateway_in_both_eras() {
+    ensure_npm();
+    if !clients_ready("ts") {
+        return;
+    }
+    for era in ["legacy", "modern"] {
+        let out = library_run(era);
+        assert_eq!(out["era"], era, "{out}");
+        assert_eq!(
+            out["capabilities"]["resources"]["subscribe"],
+            json!(true),
+            "{out}"
+        );
+        assert_eq!(out["prompts"], json!(["a__a_brief", "b__b_brief"]), "{out}");
+        assert_eq!(out["messages"], json!(["b brief on tides"]), "{out}");
+        assert_eq!(
+            out["resources"],
+            json!(["book://a/guide", "book://b/guide"]),
+            "{out}"
+        );
+        let templates = json!(["book://a/chapters/{n}", "book://b/chapters/{n}"]);
+        assert_eq!(out["templates"], templates, "{out}");
+        let reads = &out["reads"];
+        assert_eq!(reads["book://a/guide"]["text"], "a guide text", "{out}");
+        assert_eq!(reads["book://b/chapters/2"]["text"], "b chapter 2", "{out}");
+        let refused = reads["book://shared/index"]["error"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{out}"));
+        assert!(
+            refused.contains("more than one upstream claims it"),
+            "{out}"
+        );
+    }
 }

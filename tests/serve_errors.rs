@@ -154,15 +154,20 @@ fn methods_the_gateway_does_not_serve_are_method_not_found() {
         )
     );
     assert_eq!(answer["error"]["data"]["method"], "tools/frobnicate");
-    for method in [
-        "resources/list",
-        "resources/templates/list",
-        "prompts/list",
-        "completion/complete",
-        "logging/setLevel",
+    // No upstream has prompts, resources or completions: their methods are not found either.
+    let complete = json!({"ref": {"type": "ref/prompt", "name": "billing__x"},
+                          "argument": {"name": "a", "value": ""}});
+    for (method, params) in [
+        ("resources/list", json!({})),
+        ("resources/templates/list", json!({})),
+        ("prompts/list", json!({})),
+        ("completion/complete", complete),
     ] {
-        let answer = g.request(method, json!({}));
-        assert_eq!(error(&answer).0, -32601, "{method}: {answer}");
+        let answer = g.request(method, params);
+        let want = format!("method not found: no upstream of the gateway serves {method:?}");
+        assert_eq!(error(&answer), (-32601, want), "{method}: {answer}");
     }
+    let answer = g.request("logging/setLevel", json!({"level": "info"}));
+    assert_eq!(error(&answer).0, -32601, "{answer}");
     assert!(g.request("ping", json!({}))["result"].is_object());
 }

@@ -6,28 +6,14 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
-use common::servers_dir;
+use common::gateway::{Gateway, node, wait_until};
 use serde_json::{Value, json};
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "mcp-preamble-serve-hostile-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn node(script: &str, env: Value) -> Value {
-    let path = servers_dir().join(script).display().to_string();
-    json!({"command": "node", "args": [path], "env": env})
+    common::gateway::scratch("serve-hostile", name)
 }
 
 fn hostile(mode: &str) -> Value {
@@ -42,7 +28,6 @@ fn start(dir: &Path, servers: Value) -> Gateway {
     // Every upstream waited for (as the tests read their tools at once), its state in `dir`.
     let state = dir.join("state");
     Gateway::start(&[
-        "serve",
         "--config",
         config.to_str().unwrap(),
         "--log",
@@ -56,125 +41,6 @@ fn start(dir: &Path, servers: Value) -> Gateway {
 
 fn log_of(dir: &Path) -> String {
     std::fs::read_to_string(dir.join("gateway.log")).unwrap_or_default()
-}
-
-/// A running gateway and what it wrote to stdout.
-struct Gateway {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-    /// Notifications seen while waiting for answers.
-    notes: Vec<Value>,
-    instructions: String,
-    next: u64,
-}
-
-impl Gateway {
-    fn start(args: &[&str]) -> Gateway {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { return };
-                if tx.send(line).is_err() {
-                    return;
-                }
-            }
-        });
-        let mut g = Gateway {
-            child,
-            stdin,
-            lines,
-            notes: Vec::new(),
-            instructions: String::new(),
-            next: 1,
-        };
-        let init = g.request(
-            "initialize",
-            json!({"protocolVersion": "2025-11-25", "capabilities": {},
-                   "clientInfo": {"name": "raw", "version": "1"}}),
-        );
-        g.instructions = init["result"]["instructions"]
-            .as_str()
-            .unwrap_or_else(|| panic!("{init}"))
-            .to_string();
-        g.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        g
-    }
-
-    fn send(&mut self, message: Value) {
-        writeln!(self.stdin, "{message}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next;
-        self.next += 1;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        let end = Instant::now() + Duration::from_secs(30);
-        loop {
-            let left = end.saturating_duration_since(Instant::now());
-            let line = match self.lines.recv_timeout(left) {
-                Ok(line) => line,
-                Err(RecvTimeoutError::Timeout) => panic!("no answer to {method} within 30 s"),
-                Err(e) => panic!("the gateway's stdout closed: {e}"),
-            };
-            let message: Value = serde_json::from_str(&line).unwrap();
-            if message["id"] == json!(id) {
-                return message;
-            }
-            self.notes.push(message);
-        }
-    }
-
-    fn tools(&mut self) -> Vec<Value> {
-        let list = self.request("tools/list", json!({}));
-        list["result"]["tools"].as_array().unwrap().clone()
-    }
-
-    fn names(&mut self) -> Vec<String> {
-        let tools = self.tools();
-        tools
-            .iter()
-            .map(|t| t["name"].as_str().unwrap().to_string())
-            .collect()
-    }
-
-    /// The `list_changed` notifications seen so far, forgotten.
-    fn take_list_changes(&mut self) -> usize {
-        let _ = self.request("ping", json!({}));
-        let n = (self.notes.iter())
-            .filter(|m| m["method"] == "notifications/tools/list_changed")
-            .count();
-        self.notes.clear();
-        n
-    }
-}
-
-impl Drop for Gateway {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn wait_until(what: &str, within: Duration, mut done: impl FnMut() -> bool) {
-    let end = Instant::now() + within;
-    while !done() {
-        assert!(
-            Instant::now() < end,
-            "{what} did not happen within {within:?}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
 }
 
 /// Characters a model reads and a person does not see: tag characters,

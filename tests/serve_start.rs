@@ -48,8 +48,10 @@ fn instructions(init: &Value) -> String {
         .to_string()
 }
 
+const READER: &str = "mcp_preamble__instructions";
+
 fn reader(g: &mut Gateway, server: &str) -> Value {
-    g.call("mcp_preamble__instructions", json!({"server": server}))
+    g.call(READER, json!({"server": server}))
 }
 
 fn args<'a>(config: &'a str, state: &'a str, ready: &'a str) -> [&'a str; 8] {
@@ -91,6 +93,8 @@ fn a_first_start_serves_the_fast_upstream_after_ready_within_and_the_slow_one_jo
             .iter()
             .any(|n| n.starts_with("slow__") || n.starts_with("hung__"))
     );
+    // The host read every text there is whole: no reader listed.
+    assert!(!names.iter().any(|n| n == READER), "{names:?}");
     let pid = g.call("fast__pid", json!({}));
     assert!(pid["result"]["content"][0]["text"].is_string(), "{pid}");
     // The slow one joins by list_changed; its instructions are read through the reader tool.
@@ -102,6 +106,8 @@ fn a_first_start_serves_the_fast_upstream_after_ready_within_and_the_slow_one_jo
         names.contains(&"slow__list_periods".to_string()),
         "{names:?}"
     );
+    // Listed now: the slow server's text is not in what the host read.
+    assert!(names.iter().any(|n| n == READER), "{names:?}");
     let text = reader(&mut g, "slow");
     assert_eq!(
         text["result"]["content"][0]["text"], "Slow server: call slow__list_periods first.",

@@ -167,3 +167,44 @@ fn a_tool_name_past_the_hosts_cap_is_a_lint_finding_for_that_host() {
             .all(|f| f.code != LintCode::ToolNameOverHostCap)
     );
 }
+
+/// Behind a gateway, Claude Code shows `mcp__<gateway>__<served name>`: the
+/// gateway serves names short enough for that prefix (issue 34, item 4),
+/// so the 60-character tool that is over the cap when connected directly
+/// is within it behind `preamble`, and the section names it as shown.
+#[test]
+fn behind_a_gateway_the_served_names_leave_room_for_the_hosts_prefix() {
+    use mcp_preamble::serve::{prepare_named, scheme_for};
+    let tool = ledger(60).tools[0].name.clone();
+    let a = prepare_named(Assembler::new(), ServeAs::ClaudeCode, "preamble")
+        .unwrap()
+        .assemble(&[ledger(60).with_instructions(format!("Call {tool} with care."))])
+        .unwrap();
+    assert!(
+        a.servers()[0].notes.is_empty(),
+        "{:?}",
+        a.servers()[0].notes
+    );
+    let served = scheme_for(ServeAs::ClaudeCode, "preamble")
+        .exposed("ledger", &tool)
+        .into_string();
+    // `mcp__preamble__` is 15 characters.
+    assert_eq!(served.chars().count(), 64 - 15);
+    assert!(served.starts_with("ledger__settle_x"), "{served}");
+    let shown = format!("mcp__preamble__{served}");
+    assert!(
+        a.text().contains(&format!("Call {shown} with care.")),
+        "{}",
+        a.text()
+    );
+    // A name that fits keeps the plain gateway scheme's name.
+    assert_eq!(
+        scheme_for(ServeAs::ClaudeCode, "preamble")
+            .exposed("ledger", "settle")
+            .as_str(),
+        "ledger__settle"
+    );
+    // Hosts that do not rename tools get the full 64 characters.
+    let plain = scheme_for(ServeAs::Plain, "preamble").exposed("ledger", &"x".repeat(80));
+    assert_eq!(plain.as_str().chars().count(), 64);
+}

@@ -5,30 +5,8 @@
 //! `Error` whose message is those fields as JSON, which the JavaScript side
 //! turns into a `McpPreambleError` with the crate's message.
 
-use mcp_preamble::{Error, ErrorKind};
+use mcp_preamble::Error;
 use serde_json::json;
-
-/// The kind's name as JavaScript sees it (`err.kind`): the same snake_case
-/// names as the Python package's.
-pub fn kind_name(kind: ErrorKind) -> &'static str {
-    match kind {
-        ErrorKind::InvalidJson => "invalid_json",
-        ErrorKind::InvalidMessage => "invalid_message",
-        ErrorKind::RpcError => "rpc_error",
-        ErrorKind::Io => "io",
-        ErrorKind::Template => "template",
-        ErrorKind::UnknownTemplate => "unknown_template",
-        ErrorKind::UnknownEncoding => "unknown_encoding",
-        ErrorKind::UnknownModel => "unknown_model",
-        ErrorKind::InvalidTokenizer => "invalid_tokenizer",
-        ErrorKind::InvalidConfig => "invalid_config",
-        ErrorKind::Connect => "connect",
-        ErrorKind::Timeout => "timeout",
-        ErrorKind::Drift => "drift",
-        // A kind added to the crate later: the base class, named "other".
-        _ => "other",
-    }
-}
 
 /// The thrown error for `err`.
 pub fn to_js(err: Error) -> napi::Error {
@@ -36,7 +14,7 @@ pub fn to_js(err: Error) -> napi::Error {
         .rpc_error()
         .map(|r| json!({ "method": r.method, "code": r.code, "message": r.message }));
     raise(
-        kind_name(err.kind()),
+        err.kind().as_str(),
         err.to_string(),
         err.detail(),
         json!({ "line": err.line(), "template": err.template_name(), "rpc": rpc }),

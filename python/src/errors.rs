@@ -4,29 +4,8 @@
 //! docstrings, `__repr__`s and one `McpPreambleError` base); this builds
 //! the right one from the crate's error kind.
 
-use mcp_preamble::{Error, ErrorKind};
+use mcp_preamble::Error;
 use pyo3::prelude::*;
-
-/// The kind's name as Python sees it (`exc.kind`): stable, snake_case.
-pub fn kind_name(kind: ErrorKind) -> &'static str {
-    match kind {
-        ErrorKind::InvalidJson => "invalid_json",
-        ErrorKind::InvalidMessage => "invalid_message",
-        ErrorKind::RpcError => "rpc_error",
-        ErrorKind::Io => "io",
-        ErrorKind::Template => "template",
-        ErrorKind::UnknownTemplate => "unknown_template",
-        ErrorKind::UnknownEncoding => "unknown_encoding",
-        ErrorKind::UnknownModel => "unknown_model",
-        ErrorKind::InvalidTokenizer => "invalid_tokenizer",
-        ErrorKind::InvalidConfig => "invalid_config",
-        ErrorKind::Connect => "connect",
-        ErrorKind::Timeout => "timeout",
-        ErrorKind::Drift => "drift",
-        // A kind added to the crate later: the base class, named "other".
-        _ => "other",
-    }
-}
 
 /// The Python exception for `err`.
 pub fn to_py(err: Error) -> PyErr {
@@ -34,7 +13,7 @@ pub fn to_py(err: Error) -> PyErr {
         .rpc_error()
         .map(|r| (r.method.clone(), r.code, r.message.clone()));
     raise(
-        kind_name(err.kind()),
+        err.kind().as_str(),
         err.to_string(),
         err.detail().to_string(),
         err.line(),

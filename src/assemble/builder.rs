@@ -75,6 +75,17 @@ pub struct Assembler {
     pub(super) expose: bool,
     /// The names tools keep (a gateway's served names, set by its hub).
     pub(super) kept_names: Option<Arc<Kept>>,
+    /// The host and server name the section's tool names are shown
+    /// through (a gateway's host), if any.
+    pub(super) shown: Option<Arc<Shown>>,
+}
+
+/// The host a section's tool names are shown through, and the name it
+/// knows the gateway by ([`Assembler::shown_through`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Shown {
+    pub host: ToolNames,
+    pub server: String,
 }
 
 /// What the operator decides for one server, by alias.
@@ -231,6 +242,7 @@ impl std::fmt::Debug for Assembler {
             .field("lock", &self.lock.as_ref().map(|l| l.keys().count()))
             .field("on_change", &self.on_change)
             .field("tool_names", &self.tool_names.to_string())
+            .field("shown", &self.shown)
             .finish()
     }
 }
@@ -274,6 +286,7 @@ impl Assembler {
             namespace_chars: None,
             expose: false,
             kept_names: None,
+            shown: None,
         }
     }
 
@@ -570,52 +583,6 @@ impl Assembler {
         self
     }
 
-    /// The names the model sees for the servers' tools (default:
-    /// [`ToolNames::plain`], their own): with a host's scheme the tool
-    /// list and the deferred index show the host's names
-    /// (`mcp__billing__get_invoice` under Claude Code). See the crate docs,
-    /// "Tool names".
-    ///
-    /// ```
-    /// use mcp_preamble::tool_names::Host;
-    /// use mcp_preamble::{Assembler, ServerSnapshot, Tool, ToolNames};
-    ///
-    /// let server = ServerSnapshot::new("billing-server")
-    ///     .with_alias("billing")
-    ///     .with_tool(Tool::new("get_invoice", "Get one invoice."));
-    /// let assembly = Assembler::new()
-    ///     .tool_names(ToolNames::host(Host::ClaudeCode))
-    ///     .assemble(&[server])?;
-    /// assert!(assembly.text().contains("mcp__billing__get_invoice"));
-    /// # Ok::<(), mcp_preamble::Error>(())
-    /// ```
-    pub fn tool_names(mut self, names: ToolNames) -> Assembler {
-        self.tool_names = names;
-        self
-    }
-
-    /// Keeps, per server, what the model is sent (`report::Exposure`) in
-    /// each assembly, for a gateway to serve; off by default, as nothing
-    /// else reads it.
-    #[cfg(feature = "serve")]
-    pub(crate) fn exposing(mut self) -> Assembler {
-        self.expose = true;
-        self
-    }
-
-    /// Names tools keeping the names of `kept` ([`ToolNames::table_keeping`]):
-    /// a gateway's hub gives the names it has served, so none moves.
-    #[cfg(feature = "serve")]
-    pub(crate) fn keep_names(&mut self, kept: Option<Arc<Kept>>) {
-        self.kept_names = kept;
-    }
-
-    /// Whether assemblies keep each server's `report::Exposure`.
-    #[cfg(feature = "serve")]
-    pub(crate) fn exposes(&self) -> bool {
-        self.expose
-    }
-
     /// Also renders each server's block as a namespace description of at
     /// most `max_chars` characters ([`ServerReport::namespace`](crate::ServerReport::namespace)), next to the
     /// section: Codex and OpenAI tool search show a description per
@@ -639,11 +606,6 @@ impl Assembler {
     pub fn namespace_chars(mut self, max_chars: usize) -> Assembler {
         self.namespace_chars = Some(max_chars);
         self
-    }
-
-    /// The tool-name scheme in effect.
-    pub fn tool_names_ref(&self) -> &ToolNames {
-        &self.tool_names
     }
 
     /// The template blocks render with (for the hub's change messages).

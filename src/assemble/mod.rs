@@ -132,8 +132,13 @@ impl Assembler {
             .collect();
         let servers = &sent[..];
         let kept = self.kept_names.as_deref();
-        let (exposed, table) =
-            exposure::expose(&self.tool_names, servers, &placement, &filtered, kept);
+        let (exposed, table) = exposure::expose(
+            &self.tool_names,
+            servers,
+            &placement,
+            &filtered,
+            (kept, self.shown.as_deref()),
+        );
         let mut session = self.template.session(0)?;
         // A block that runs out of template fuel, or grows past
         // MAX_BLOCK_BYTES, fits no budget: the ladder cuts it. The size cap

@@ -9,7 +9,7 @@ use super::exposure::ServerNames;
 use super::mentions;
 use super::reuse::{DedupKey, DedupOutcome};
 use crate::budget::{self, Measure, Render, Rendered, Trim};
-use crate::dedup::{self, ToolText};
+use crate::dedup;
 use crate::error::Result;
 use crate::limits::{Limit, LimitHit};
 use crate::model::{Instructions, ServerSnapshot};
@@ -23,9 +23,9 @@ use crate::template::{Full, ServerView, ToolView};
 use crate::tool_names::{Fit, MAX_LEN};
 use crate::tool_policy::ToolRules;
 use crate::visibility::Resolved;
+use tools::{repeated_tools, tool_views};
 
 mod tools;
-use tools::{repeated_tools, tool_views};
 
 /// One server on its way through the stages.
 #[derive(Clone)]
@@ -201,10 +201,9 @@ impl Prepared {
         )
     }
 
-    /// Ladder step 1 within the server: drops units that restate one of its
-    /// loaded tools' descriptions or repeat an earlier unit. A unit that
-    /// restates a deferred tool stays (the model does not see that
-    /// description) and is reported.
+    /// Ladder step 1 within the server: drops units that restate a loaded
+    /// tool's description or repeat an earlier unit (one that restates a
+    /// deferred tool stays, reported); the reader's text follows.
     pub fn dedup_within(&mut self, source: &ServerSnapshot, config: &Assembler) {
         let Some(text) = self.view.instructions.clone() else {
             return;
@@ -213,7 +212,8 @@ impl Prepared {
             self.trim = Some(self.trim_of(text));
             return;
         }
-        let (loaded, deferred) = self.descriptions(source, config);
+        let only = self.dedup_against.as_ref();
+        let (loaded, deferred) = tools::descriptions(source, config, &self.tool_deferred, only);
         let key = DedupKey {
             text,
             names: self.tool_names().into_iter().collect(),
@@ -235,34 +235,9 @@ impl Prepared {
         self.view.instructions = done.kept_text.clone();
         self.whole = done.kept_text.clone();
         self.trim = Some(done.trim.clone());
-    }
-
-    /// The descriptions de-duplication checks against: of loaded tools,
-    /// and of deferred ones (under `hold`, only the unchanged tools').
-    fn descriptions(
-        &self,
-        source: &ServerSnapshot,
-        config: &Assembler,
-    ) -> (Vec<Arc<ToolText>>, Vec<Arc<ToolText>>) {
-        let (mut loaded, mut deferred) = (Vec::new(), Vec::new());
-        for (t, behind) in source.tools.iter().zip(&self.tool_deferred) {
-            if self
-                .dedup_against
-                .as_ref()
-                .is_some_and(|only| !only.contains(&t.name))
-            {
-                continue;
-            }
-            if let Some(d) = t.description.as_deref() {
-                let text = config.tool_texts.get(&t.name, d);
-                if *behind {
-                    deferred.push(text);
-                } else {
-                    loaded.push(text);
-                }
-            }
+        if let Some(e) = &mut self.exposure {
+            Arc::make_mut(e).instructions = done.kept_text.clone(); // the reader's, unbudgeted
         }
-        (loaded, deferred)
     }
 
     /// Ladder step 1 across servers: the instructions equal `first`'s, which
@@ -451,7 +426,7 @@ impl Found {
     /// sent whole anyway.
     fn names_over_cap(&mut self, s: &ServerSnapshot, names: &ServerNames) {
         for t in &s.tools {
-            let Some(name) = names.exposed(&t.name).filter(|n| n.fit() == Fit::OverCap) else {
+            let Some(name) = names.sent(&t.name).filter(|n| n.fit() == Fit::OverCap) else {
                 continue;
             };
             self.notes.push(ServerDiagnostic::ToolNameOverCap {

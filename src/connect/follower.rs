@@ -129,6 +129,7 @@ impl Follower {
         peer: Peer<RoleClient>,
         changed: watch::Receiver<()>,
     ) -> Follower {
+        let filter = filter_for(&peer);
         Follower {
             hub: hub.clone(),
             owner,
@@ -138,7 +139,7 @@ impl Follower {
             changed,
             handler_alive: true,
             stop: Arc::new(Notify::new()),
-            filter: SubscriptionFilter::builder().tools_list_changed().build(),
+            filter,
             subscription: None,
             relisten: None,
             pause: FIRST_PAUSE,
@@ -273,6 +274,24 @@ impl Follower {
             .ok()?;
         Some(found.ttl_ms).filter(|t| *t > 0)
     }
+}
+
+/// The changes a 2026-07-28 subscription asks for: the tools', and the
+/// prompts' and resources' lists when the server says it tells of them (a
+/// gateway forwards those to its hosts).
+fn filter_for(peer: &Peer<RoleClient>) -> SubscriptionFilter {
+    let mut filter = SubscriptionFilter::builder().tools_list_changed().build();
+    if let Some(info) = peer.peer_info() {
+        let caps = &info.capabilities;
+        let told = |c: Option<bool>| c == Some(true);
+        if told(caps.prompts.as_ref().and_then(|p| p.list_changed)) {
+            filter.prompts_list_changed = Some(true);
+        }
+        if told(caps.resources.as_ref().and_then(|r| r.list_changed)) {
+            filter.resources_list_changed = Some(true);
+        }
+    }
+    filter
 }
 
 /// When a wait of `ms` ends. A server's `ttlMs` is held to half a second at

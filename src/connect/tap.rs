@@ -15,10 +15,15 @@ use rmcp::{service::TxJsonRpcMessage, transport::Transport};
 /// which may run out of order and after the answer to the call: a relay
 /// needs them here instead. The function runs on the connection's reading
 /// task, so it must not block.
+///
+/// A gateway also sees here the notifications it routes to hosts (a
+/// resource updated, a prompt or resource list changed:
+/// [`ProgressTap::with_changes`]).
 #[derive(Clone)]
-pub(crate) struct ProgressTap(Arc<TapFn>);
+pub(crate) struct ProgressTap(Arc<TapFn>, Option<Arc<ChangeFn>>);
 
 type TapFn = dyn Fn(&str, &ProgressNotificationParam) + Send + Sync;
+type ChangeFn = dyn Fn(&str, &ServerNotification) + Send + Sync;
 
 impl std::fmt::Debug for ProgressTap {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -31,7 +36,19 @@ impl ProgressTap {
     pub(crate) fn new(
         f: impl Fn(&str, &ProgressNotificationParam) + Send + Sync + 'static,
     ) -> Self {
-        ProgressTap(Arc::new(f))
+        ProgressTap(Arc::new(f), None)
+    }
+
+    /// Shows `f` each `notifications/resources/updated`,
+    /// `notifications/resources/list_changed` and
+    /// `notifications/prompts/list_changed` too.
+    #[cfg(feature = "serve")]
+    pub(crate) fn with_changes(
+        mut self,
+        f: impl Fn(&str, &ServerNotification) + Send + Sync + 'static,
+    ) -> Self {
+        self.1 = Some(Arc::new(f));
+        self
     }
 
     /// The tap of one server's connection.
@@ -51,12 +68,22 @@ pub(super) struct BoundTap {
 }
 
 impl BoundTap {
-    /// Shows `message` to the tap when it is a progress notification.
+    /// Shows `message` to the tap when it is a progress notification (or
+    /// a change the tap asked for).
     pub(super) fn see(&self, message: &RxJsonRpcMessage<RoleClient>) {
-        if let JsonRpcMessage::Notification(n) = message
-            && let ServerNotification::ProgressNotification(p) = &n.notification
-        {
-            (self.tap.0)(&self.alias, &p.params);
+        let JsonRpcMessage::Notification(n) = message else {
+            return;
+        };
+        match &n.notification {
+            ServerNotification::ProgressNotification(p) => (self.tap.0)(&self.alias, &p.params),
+            change @ (ServerNotification::ResourceUpdatedNotification(_)
+            | ServerNotification::ResourceListChangedNotification(_)
+            | ServerNotification::PromptListChangedNotification(_)) => {
+                if let Some(f) = &self.tap.1 {
+                    f(&self.alias, change);
+                }
+            }
+            _ => {}
         }
     }
 }

@@ -70,7 +70,7 @@ const HISTORY: usize = 256;
 /// reserved (so a tool that comes back gets its name, and no other takes
 /// it meanwhile); past that, the oldest are forgotten.
 #[cfg(feature = "serve")]
-const RETIRED_NAMES: usize = 4096;
+pub(crate) const RETIRED_NAMES: usize = 4096;
 
 /// How many state changes a slow [`Hub::subscribe_states`] receiver may
 /// fall behind before it misses the oldest (it then gets `Lagged`).
@@ -217,6 +217,12 @@ impl Hub {
     /// change that leaves the text as it was wakes no one.
     pub fn subscribe(&self) -> watch::Receiver<Arc<Section>> {
         self.inner.tx.subscribe()
+    }
+
+    /// The limits the hub's assembler reads servers within.
+    #[cfg(feature = "serve")]
+    pub(crate) fn limits(&self) -> crate::limits::Limits {
+        *self.guard().assembler.limits_ref()
     }
 
     /// The aliases of the servers held (also those kept while

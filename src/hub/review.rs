@@ -177,6 +177,19 @@ impl Hub {
         published
     }
 
+    /// The tool-name scheme the hub's assembler names tools with.
+    #[cfg(feature = "serve")]
+    pub(crate) fn tool_names(&self) -> crate::tool_names::ToolNames {
+        self.guard().assembler.tool_names_ref().clone()
+    }
+
+    /// The name a host shows a tool exposed as `name` under
+    /// ([`Assembler::shown_name`]).
+    #[cfg(feature = "serve")]
+    pub(crate) fn shown_name(&self, name: &str) -> String {
+        self.guard().assembler.shown_name(name)
+    }
+
     /// The lock the hub compares servers with, with every approval in it.
     pub fn lock(&self) -> Option<Lock> {
         self.guard().assembler.lock_ref().cloned()

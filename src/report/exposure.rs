@@ -26,10 +26,10 @@ pub(crate) struct Exposure {
     /// The tools the policy's filter hides: (own name, the name the scheme
     /// would give it); none when the policy excludes the server.
     pub hidden: Vec<(String, String)>,
-    /// The server's own instructions as the model is given them before
-    /// de-duplication and budgets: sanitized (or the reviewed text while a
-    /// change is held), units about hidden tools out, tool names as the
-    /// model sees them. `None` when absent, blank, dropped, or replaced by
+    /// The server's own instructions as the section shows them with no
+    /// budget: sanitized (or the reviewed text while a change is held),
+    /// units about hidden tools out, tool names as the model sees them,
+    /// de-duplicated within the server (not against other servers). `None` when absent, blank, dropped, or replaced by
     /// the operator's text.
     pub instructions: Option<String>,
 }

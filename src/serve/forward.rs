@@ -39,6 +39,18 @@ impl Upstream {
         self.peer.is_some()
     }
 
+    /// The connection, when the upstream can take a request now; else the
+    /// error the host gets (restarting, not connected), logged.
+    pub(crate) fn ready(self) -> Result<Peer<RoleClient>, McpError> {
+        match (&self.state, self.peer.clone()) {
+            (ServerState::Connected, Some(peer)) => Ok(peer),
+            (ServerState::Reconnecting, _) => {
+                Err(self.unavailable("", "is restarting; try again shortly"))
+            }
+            _ => Err(self.unavailable("", "is not connected")),
+        }
+    }
+
     /// Calls `tool` with the host's arguments; the host's cancellation
     /// (and `timeout`) cancels the upstream request. With a `host`
     /// progress token, the upstream's progress for this call goes to the

@@ -7,17 +7,24 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
-    CustomResult, Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
-    ServerConfig, SubscriptionFilter,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
+    ContentBlock, CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse,
+    Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter,
+    UnsubscribeRequestParams,
 };
-use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
+use rmcp::service::{
+    NotificationContext, Peer, RequestContext, RoleClient, RoleServer, SubscriptionContext,
+};
 use rmcp::{ErrorData as McpError, ServerHandler};
 use tokio::sync::watch;
 
+use super::ask::{ASK_TIMEOUT, capabilities, merged, not_served};
+use super::catalog::Catalog;
 use super::fit::ServeAs;
 use super::forward::{self, Upstream};
-use super::names::{GatewayNames, scheme};
+use super::names::{GatewayNames, served_scheme};
 use super::progress::Relays;
 use super::start::Starting;
 use super::view::View;
@@ -37,6 +44,10 @@ const POLL: Duration = Duration::from_millis(500);
 /// host then reads the tools as they are).
 pub(crate) const LIST_CHANGED_EVERY: Duration = Duration::from_millis(250);
 
+/// The longest a host's list of prompts or resources waits for the
+/// upstreams still starting.
+const LIST_WAIT: Duration = Duration::from_secs(5);
+
 struct Inner {
     hub: Hub,
     host: ServeAs,
@@ -50,6 +61,8 @@ struct Inner {
     relays: Arc<Relays>,
     /// Upstreams started in the background, not connected yet.
     starting: Starting,
+    /// The upstreams' prompts and resources.
+    catalog: Arc<Catalog>,
 }
 
 /// An MCP server in front of a [`Hub`]: `instructions` are the hub's
@@ -73,6 +86,9 @@ struct Inner {
 #[derive(Clone)]
 pub struct Gateway {
     inner: Arc<Inner>,
+    /// The view this session's host was last given `instructions` from
+    /// (one per HTTP session, [`Gateway::session`]).
+    read: Arc<Mutex<Option<Arc<View>>>>,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -101,6 +117,7 @@ impl Gateway {
         let view = View::of(&hub, host);
         let (changes, _) = watch::channel(0);
         let gateway = Gateway {
+            read: Arc::default(),
             inner: Arc::new(Inner {
                 hub,
                 host,
@@ -111,9 +128,11 @@ impl Gateway {
                 call_timeout,
                 relays: Arc::default(),
                 starting: Starting::default(),
+                catalog: Arc::default(),
             }),
         };
         gateway.follow();
+        gateway.follow_restarts();
         gateway
     }
 
@@ -123,6 +142,7 @@ impl Gateway {
     /// [`Gateway::connect_options`].
     pub fn add(&self, live: LiveServer) {
         let alias = live.alias().to_string();
+        self.inner.catalog.joined(&capabilities(&live.peer()));
         lock(&self.inner.upstreams).insert(alias, live);
         self.refresh();
     }
@@ -131,7 +151,8 @@ impl Gateway {
     /// host whose call they belong to ([`Hub::connect`] a server with
     /// them, then [`Gateway::add`] it); [`Gateway::connect_all`] uses them.
     pub fn connect_options(&self, options: &ConnectOptions) -> ConnectOptions {
-        options.clone().tap_progress(self.inner.relays.tap())
+        let tap = self.inner.catalog.tap(self.inner.relays.tap());
+        options.clone().tap_progress(tap)
     }
 
     /// Starts every server of `config` in the hub ([`Hub::connect_all`]:
@@ -149,6 +170,7 @@ impl Gateway {
             match result {
                 Ok(live) => {
                     let alias = live.alias().to_string();
+                    self.inner.catalog.joined(&capabilities(&live.peer()));
                     lock(&self.inner.upstreams).insert(alias, live);
                 }
                 Err(failure) => failed.push(failure),
@@ -249,6 +271,16 @@ impl Gateway {
         }
     }
 
+    /// The gateway for a new session: everything shared but what its host
+    /// has read.
+    #[cfg(feature = "serve-http")]
+    pub(crate) fn session(&self) -> Gateway {
+        Gateway {
+            inner: self.inner.clone(),
+            read: Arc::default(),
+        }
+    }
+
     /// The current view, made again first when the hub's section moved.
     pub(crate) fn view(&self) -> Arc<View> {
         let view = lock(&self.inner.view).clone();
@@ -298,12 +330,108 @@ impl Gateway {
                     _ = tokio::time::sleep(POLL) => {}
                 }
                 let Some(inner) = weak.upgrade() else { return };
-                Gateway { inner }.refresh();
+                let read = Arc::default();
+                Gateway { inner, read }.refresh();
                 // A flood of upstream changes makes a view per period;
                 // what arrives meanwhile is taken in by the next one.
                 tokio::time::sleep(LIST_CHANGED_EVERY).await;
             }
         });
+    }
+
+    /// Tells the catalog of each upstream restarted while the gateway
+    /// lives (its subscriptions are made again, hosts hear its lists may
+    /// have changed).
+    fn follow_restarts(&self) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let weak: Weak<Inner> = Arc::downgrade(&self.inner);
+        let mut states = self.inner.hub.subscribe_states();
+        runtime.spawn(async move {
+            loop {
+                let change = match states.recv().await {
+                    Ok(change) => change,
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(_) => return,
+                };
+                if change.reason != crate::hub::StateReason::Restarted {
+                    continue;
+                }
+                let Some(inner) = weak.upgrade() else { return };
+                let gateway = Gateway {
+                    inner,
+                    read: Arc::default(),
+                };
+                gateway.upstream_back(&change.alias).await;
+            }
+        });
+    }
+
+    pub(super) fn catalog(&self) -> &Catalog {
+        &self.inner.catalog
+    }
+
+    /// How long a request to an upstream for prompts or resources may take.
+    pub(super) fn ask_timeout(&self) -> Duration {
+        self.inner.call_timeout.unwrap_or(ASK_TIMEOUT)
+    }
+
+    /// The connected upstreams whose capabilities `wanted` takes, by alias.
+    pub(super) fn peers_with(
+        &self,
+        wanted: fn(&ServerCapabilities) -> bool,
+    ) -> Vec<(String, Peer<RoleClient>)> {
+        let upstreams = lock(&self.inner.upstreams);
+        (upstreams.iter())
+            .filter(|(a, _)| self.inner.hub.state(a) == crate::hub::ServerState::Connected)
+            .map(|(a, l)| (a.clone(), l.peer()))
+            .filter(|(_, p)| wanted(&capabilities(p)))
+            .collect()
+    }
+
+    /// Waits until the upstreams still starting settled (at most the call
+    /// timeout, and with `brief` at most [`LIST_WAIT`]: a list does not
+    /// wait for a hung server, the ones that join later are told by
+    /// `list_changed`).
+    pub(super) async fn wait_starting(&self, brief: bool) {
+        let mut limit = self.inner.call_timeout;
+        if brief {
+            limit = Some(limit.map_or(LIST_WAIT, |l| l.min(LIST_WAIT)));
+        }
+        self.inner.starting.wait_all(limit).await;
+    }
+
+    /// The connection to `alias`, once it is there (a server still
+    /// starting is waited for, as a call waits); an error naming it when
+    /// it is not.
+    pub(super) async fn connected(&self, alias: &str) -> Result<Peer<RoleClient>, McpError> {
+        let mut upstream = self.upstream(alias);
+        if !upstream.has_peer() && self.inner.starting.is_starting(alias) {
+            self.inner
+                .starting
+                .wait(alias, self.inner.call_timeout)
+                .await;
+            upstream = self.upstream(alias);
+        }
+        upstream.ready()
+    }
+
+    /// What every upstream that may serve them has (all of them while
+    /// some are still starting, so a host asks for what a late one brings).
+    fn upstream_capabilities(&self) -> ServerCapabilities {
+        let upstreams = lock(&self.inner.upstreams);
+        let each = upstreams.values().map(|live| capabilities(&live.peer()));
+        merged(each, self.inner.starting.any())
+    }
+
+    /// Method not found for a request of `method` when no upstream has
+    /// what it needs (the capability is not advertised then).
+    fn serving(&self, method: &str, has: fn(&ServerCapabilities) -> bool) -> Result<(), McpError> {
+        match has(&self.upstream_capabilities()) {
+            true => Ok(()),
+            false => Err(not_served(method)),
+        }
     }
 
     /// The upstream behind `alias`, as a call sees it.
@@ -376,20 +504,33 @@ impl Gateway {
 /// Makes `hub` name tools as the gateway serves them ([`scheme`]): the
 /// names come from its assembly, and a reload may have set another scheme.
 fn name_tools(hub: &Hub) {
-    if let Err(e) = hub.name_tools(&scheme(), &[super::view::READER]) {
+    if let Err(e) = hub.name_tools(&served_scheme(hub), &[super::view::READER]) {
         tracing::warn!(error = %e, "the section could not name tools as the gateway serves them");
     }
 }
 
 impl ServerHandler for Gateway {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder()
+        let mut capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_tool_list_changed()
             .build();
+        // Asked at each handshake: what this session's host reads.
+        let view = self.view();
+        *lock(&self.read) = Some(view.clone());
+        let upstreams = self.upstream_capabilities();
+        capabilities.prompts = upstreams.prompts.map(|mut p| {
+            p.list_changed = Some(true);
+            p
+        });
+        capabilities.resources = upstreams.resources.map(|mut r| {
+            r.list_changed = Some(true);
+            r
+        });
+        capabilities.completions = upstreams.completions;
         ServerConfig::new(capabilities)
             .with_server_info(self.inner.info.clone())
-            .with_instructions(self.view().instructions.clone())
+            .with_instructions(view.instructions.clone())
     }
 
     async fn list_tools(
@@ -397,8 +538,9 @@ impl ServerHandler for Gateway {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
+        let read = lock(&self.read).clone();
         Ok(ListToolsResult::with_all_items(
-            self.view().tools.as_ref().clone(),
+            self.view().tools_for(read.as_deref()),
         ))
     }
 
@@ -408,6 +550,85 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         self.call(request, context).await
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        self.serving("prompts/list", |c| c.prompts.is_some())?;
+        Ok(ListPromptsResult::with_all_items(self.prompts_now().await))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        self.serving("prompts/get", |c| c.prompts.is_some())?;
+        self.get_prompt_routed(request).await
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        self.serving("resources/list", |c| c.resources.is_some())?;
+        Ok(ListResourcesResult::with_all_items(
+            self.resources_now().await,
+        ))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        self.serving("resources/templates/list", |c| c.resources.is_some())?;
+        Ok(ListResourceTemplatesResult::with_all_items(
+            self.templates_now().await,
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        self.serving("resources/read", |c| c.resources.is_some())?;
+        self.read_routed(request).await
+    }
+
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.serving("resources/subscribe", |c| c.resources.is_some())?;
+        self.subscribe_session(&context.peer, &request.uri).await
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.serving("resources/unsubscribe", |c| c.resources.is_some())?;
+        self.unsubscribe_session(&context.peer, &request.uri).await;
+        Ok(())
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        self.serving("completion/complete", |c| c.completions.is_some())?;
+        self.complete_routed(request).await
     }
 
     async fn on_custom_request(
@@ -423,68 +644,18 @@ impl ServerHandler for Gateway {
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         // A 2025-era session: list changes go to it as plain notifications.
-        let peer = context.peer;
-        let mut changes = Paced::new(self.inner.changes.subscribe());
-        tokio::spawn(async move {
-            while changes.next().await {
-                if peer.notify_tool_list_changed().await.is_err() {
-                    return;
-                }
-            }
-        });
+        self.tell_session(context.peer);
     }
 
     fn accepted_subscription_filter(
         &self,
-        _requested: &SubscriptionFilter,
+        requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        Some(SubscriptionFilter::builder().tools_list_changed().build())
+        Some(self.accepted(requested))
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
         // A 2026-07-28 session: list changes go through its subscription.
-        let mut changes = Paced::new(self.inner.changes.subscribe());
-        loop {
-            tokio::select! {
-                _ = context.cancelled() => return Ok(()),
-                changed = changes.next() => {
-                    if !changed || context.sink().notify_tool_list_changed().await.is_err() {
-                        return Ok(());
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// One host's `list_changed`: at most one per [`LIST_CHANGED_EVERY`], on
-/// the trailing edge (a change within the period is told when it ends, so
-/// the last one is never lost).
-struct Paced {
-    changes: watch::Receiver<u64>,
-    last: Option<tokio::time::Instant>,
-}
-
-impl Paced {
-    fn new(mut changes: watch::Receiver<u64>) -> Paced {
-        changes.borrow_and_update();
-        Paced {
-            changes,
-            last: None,
-        }
-    }
-
-    /// Waits for the next change to tell; `false` once the gateway is gone.
-    async fn next(&mut self) -> bool {
-        if self.changes.changed().await.is_err() {
-            return false;
-        }
-        if let Some(last) = self.last {
-            tokio::time::sleep_until(last + LIST_CHANGED_EVERY).await;
-        }
-        // Every change until now is in the one notification.
-        self.changes.borrow_and_update();
-        self.last = Some(tokio::time::Instant::now());
-        true
+        self.listen_all(context).await
     }
 }

@@ -97,7 +97,7 @@ impl Gateway {
     pub async fn serve_http_with(&self, listener: TcpListener, limits: HttpLimits) -> Result<()> {
         let gateway = self.clone();
         let mcp: Mcp = StreamableHttpService::new(
-            move || Ok(gateway.clone()),
+            move || Ok(gateway.session()),
             BoundedSessions::new(limits.max_sessions, limits.session_idle).into(),
             StreamableHttpServerConfig::default(),
         );

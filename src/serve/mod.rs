@@ -20,12 +20,18 @@
 //!   its server is served once, the first), titles and descriptions
 //!   sanitized; plus `mcp_preamble__instructions`, which
 //!   returns one server's full instructions as the section's block starts
-//!   from them (sanitized, tools named as listed, sentences about hidden
-//!   tools out; the reviewed text while a change is held) when the budget
-//!   shortened them. Names, titles, descriptions, annotations, schemas and
+//!   from them (sanitized, tools named as the section names them, sentences
+//!   about hidden tools out; the reviewed text while a change is held),
+//!   listed to a host only when it did not read some server's text whole
+//!   (shortened by the budget or the host's cap, joined after its
+//!   `initialize`, or changed since). Names, titles, descriptions,
+//!   annotations, schemas and
 //!   the reader's text are one per-server result of the hub's assembly,
 //!   the one its section is rendered from, made once per revision: the
-//!   gateway maps it to the wire and decides nothing of its own;
+//!   gateway maps it to the wire and decides nothing of its own. Fitted to
+//!   a host that renames tools ([`prepare_named`]), the section names each
+//!   tool as that host shows it (`mcp__preamble__billing__get_invoice`
+//!   under Claude Code), and served names leave room for its prefix;
 //! - `tools/call`, forwarded to the upstream with its arguments; its
 //!   result or JSON-RPC error comes back as sent, a host's cancellation
 //!   (or the call timeout) cancels the upstream request
@@ -45,6 +51,27 @@
 //!   changes within that time are told together at its end, so an upstream
 //!   that changes its tools thousands of times a second costs a host four
 //!   notifications a second, and the last change always reaches it.
+//!
+//! - prompts, resources and completions, when some upstream has them
+//!   (the capabilities are advertised only then, or while upstreams are
+//!   still starting): `prompts/list` merges every connected upstream's
+//!   prompts (each one's pages, within [`Limits`](crate::Limits)) under
+//!   names made as the tools' are ([`GatewayNames`]: the same scheme, a
+//!   name once given kept by its (alias, prompt), never two alike), and
+//!   `prompts/get` reaches the owner under its own name; `resources/list`
+//!   and `resources/templates/list` merge every upstream's, URIs as sent,
+//!   and `resources/read` goes to the one upstream that lists the URI or
+//!   has a template that makes it (a URI two upstreams claim is served by
+//!   neither, and the log says so once, naming both);
+//!   `resources/subscribe` subscribes the gateway once to the owner, whose
+//!   `notifications/resources/updated` reach the hosts subscribed to that
+//!   URI (a 2026-07-28 host subscribes through `subscriptions/listen`);
+//!   `completion/complete` goes to the prompt's or the template's owner; an
+//!   upstream's prompts and resources `list_changed` reach each host paced
+//!   as the tools' are. Names, titles and descriptions are sanitized as
+//!   tool text is. A list waits at most 5 s for the servers still
+//!   starting (a later one is told by `list_changed`); a request for a
+//!   name or URI not listed yet waits for them as a call does.
 //!
 //! A request of a method served here whose params do not read is invalid
 //! params (-32602) naming the field; another method is method not found
@@ -71,9 +98,6 @@
 //! `HttpLimits` (timeouts, connections, sessions) and refused for a
 //! non-local `Origin` or a second `Host` header.
 //!
-//! Not served: resources and prompts of the upstreams (a host that needs
-//! them connects the server directly).
-//!
 //! [`Wrapper`] is the other mode: one upstream per host entry, relayed
 //! line for line (resources, prompts and the rest as sent), its
 //! instructions and `tools/list` from the same assembly.
@@ -96,17 +120,24 @@
 //!
 //! [`Hub`]: crate::hub::Hub
 
+mod ask;
+mod catalog;
 mod fit;
 mod forward;
 mod gateway;
 #[cfg(feature = "serve-http")]
 mod http;
 mod names;
+mod notify;
 mod progress;
+mod prompts;
+mod resources;
 mod rpc;
 #[cfg(feature = "serve-http")]
 mod sessions;
 mod start;
+mod subscribe;
+mod uri;
 mod view;
 mod wrap;
 
@@ -117,26 +148,47 @@ pub use gateway::Gateway;
 #[cfg(feature = "serve-http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serve-http")))]
 pub use http::{HttpLimits, bind_loopback};
-pub use names::{GatewayNames, SCHEME, exposed_name, scheme};
+pub use names::{DEFAULT_NAME, GatewayNames, SCHEME, exposed_name, scheme, scheme_for};
 pub use view::{NOTE, READER};
 #[doc(hidden)]
 pub use wrap::relay_streams;
 pub use wrap::{MAX_MESSAGE_BYTES, Wrapper};
 
-/// `assembler` made ready for a gateway that serves `host`: the section
-/// names tools as the gateway exposes them ([`scheme`]), its assemblies
-/// keep what each server exposes (what the gateway serves), and the whole
-/// text, with the gateway's note about its reader tool ([`NOTE`]), fits the
-/// host's cut ([`ServeAs::fit`]).
+/// `assembler` made ready for a gateway that serves `host` under the name
+/// [`DEFAULT_NAME`] ([`prepare_named`]).
 pub fn prepare(
     assembler: crate::assemble::Assembler,
     host: ServeAs,
 ) -> crate::error::Result<crate::assemble::Assembler> {
+    prepare_named(assembler, host, DEFAULT_NAME)
+}
+
+/// `assembler` made ready for a gateway that serves `host`, whose config
+/// names the gateway `name` (`serve --name`): the section names tools as
+/// the gateway exposes them ([`scheme_for`]) and as the host shows those
+/// (`mcp__NAME__billing__get_invoice` under Claude Code,
+/// [`Assembler::shown_through`](crate::Assembler::shown_through)), its
+/// assemblies keep what each server exposes (what the gateway serves),
+/// and the whole text, with the gateway's note about its reader tool
+/// ([`NOTE`]), fits the host's cut ([`ServeAs::fit`]).
+pub fn prepare_named(
+    assembler: crate::assemble::Assembler,
+    host: ServeAs,
+    name: &str,
+) -> crate::error::Result<crate::assemble::Assembler> {
+    let assembler = match names::host_scheme(host) {
+        Some(shown) => assembler.shown_through(shown, name),
+        None => assembler,
+    };
+    let reader = assembler.shown_name(view::READER);
     // Slack for a reader renamed because an upstream tool had its name.
-    let reserve = host.measure(NOTE) + 4;
-    let hint = format!("call `{}` with this server's alias", view::READER);
+    let reserve = host.measure(&NOTE.replace(view::READER, &reader)) + 4;
+    let hint = format!("call `{reader}` with this server's alias");
     let assembler = assembler.full_text_hint(hint);
-    host.fit(assembler.tool_names(scheme()).exposing(), reserve)
+    host.fit(
+        assembler.tool_names(scheme_for(host, name)).exposing(),
+        reserve,
+    )
 }
 
 #[cfg(test)]

@@ -15,15 +15,52 @@
 //! tool later. The gateway serves the names the assembly gave
 //! (`Assembly` keeps them per server): it never names a tool itself.
 
-use crate::tool_names::{NameTable, ToolNames};
+use super::fit::ServeAs;
+use crate::tool_names::{Kept, MAX_LEN, NameTable, ToolNames};
 
 /// The gateway's naming pattern.
 pub const SCHEME: &str = "{server}__{tool}";
+
+/// The name a host's config gives the gateway when none is said
+/// (`serve --name`).
+pub const DEFAULT_NAME: &str = "preamble";
 
 /// The gateway's [`ToolNames`] scheme ([`SCHEME`]).
 pub fn scheme() -> ToolNames {
     // A fixed pattern that `ToolNames::pattern` accepts (tested below).
     ToolNames::pattern(SCHEME).unwrap_or_else(|_| ToolNames::plain())
+}
+
+/// [`scheme`] for a gateway that `host` knows as `name` (the key of its
+/// config): names short enough that the host's prefix (`mcp__NAME__` under
+/// Claude Code) keeps them within 64 characters, as far as the pattern
+/// leaves room. Hosts that do not rename tools get [`scheme`].
+pub fn scheme_for(host: ServeAs, name: &str) -> ToolNames {
+    let Some(h) = host.as_host().filter(|h| h.profile().tool_names.is_some()) else {
+        return scheme();
+    };
+    let prefix = ToolNames::host(h)
+        .exposed(name, "")
+        .as_str()
+        .chars()
+        .count();
+    scheme().within(MAX_LEN.saturating_sub(prefix))
+}
+
+/// The scheme the gateway names tools (and prompts) with: its pattern as
+/// `prepare_named` fitted it to the host in `hub`, else the plain one.
+pub(crate) fn served_scheme(hub: &crate::hub::Hub) -> ToolNames {
+    match hub.tool_names() {
+        named if named.to_string() == SCHEME => named,
+        _ => scheme(),
+    }
+}
+
+/// The scheme a host shows the gateway's tools through, when it renames
+/// them ([`Assembler::shown_through`](crate::Assembler::shown_through)).
+pub(crate) fn host_scheme(host: ServeAs) -> Option<ToolNames> {
+    let h = host.as_host()?;
+    h.profile().tool_names.map(|_| ToolNames::host(h))
 }
 
 /// The name `tool` of the upstream `alias` is exposed under, when no other
@@ -64,6 +101,28 @@ impl GatewayNames {
             table,
             reader: name,
         }
+    }
+
+    /// Names `pairs` (the upstreams' prompts, say) with `scheme` (the
+    /// tools', as [`scheme_for`] fitted it) in the order given,
+    /// keeping the names of `given` (every name given so far, which it
+    /// becomes after: at most `retired` names of pairs not given now are
+    /// kept): a pair keeps its name, and no other pair ever gets a name
+    /// `given` holds. The same guarantee as the tools' (the hub keeps
+    /// theirs), for a set of names the assembly does not make.
+    pub(crate) fn keeping<'a>(
+        scheme: &ToolNames,
+        pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
+        given: &mut NameTable,
+        retired: usize,
+    ) -> GatewayNames {
+        let kept = Kept {
+            given: std::mem::take(given),
+            reserved: Default::default(),
+        };
+        let table = scheme.table_keeping(pairs, &kept);
+        *given = kept.given.kept_after(&table, retired);
+        GatewayNames::of_table(table, "")
     }
 
     /// The `(alias, tool)` behind an exposed name.

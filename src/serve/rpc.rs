@@ -6,10 +6,15 @@
 //! custom request of that method, and answers it "method not found"; the
 //! gateway's handler of custom requests ([`unread`]) tells the two apart.
 
+// rmcp marks resources/subscribe legacy-only; 2025 sessions still send it, and the gateway serves both eras.
+#![allow(deprecated)]
+
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
-    CallToolRequest, DiscoverRequest, ErrorCode, InitializeRequest, ListToolsRequest, PingRequest,
-    SubscriptionsListenRequest,
+    CallToolRequest, CompleteRequest, DiscoverRequest, ErrorCode, GetPromptRequest,
+    InitializeRequest, ListPromptsRequest, ListResourceTemplatesRequest, ListResourcesRequest,
+    ListToolsRequest, PingRequest, ReadResourceRequest, SubscribeRequest,
+    SubscriptionsListenRequest, UnsubscribeRequest,
 };
 use serde_json::{Value, json};
 
@@ -52,7 +57,29 @@ fn fields(method: &str) -> Option<&'static [Field]> {
             ("requestState", Kind::String, false),
             META,
         ],
-        "tools/list" => &[("cursor", Kind::String, false), META],
+        "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" => {
+            &[("cursor", Kind::String, false), META]
+        }
+        "prompts/get" => &[
+            ("name", Kind::String, true),
+            ("arguments", Kind::Object, false),
+            ("inputResponses", Kind::Object, false),
+            ("requestState", Kind::String, false),
+            META,
+        ],
+        "resources/read" => &[
+            ("uri", Kind::String, true),
+            ("inputResponses", Kind::Object, false),
+            ("requestState", Kind::String, false),
+            META,
+        ],
+        "resources/subscribe" | "resources/unsubscribe" => &[("uri", Kind::String, true), META],
+        "completion/complete" => &[
+            ("ref", Kind::Object, true),
+            ("argument", Kind::Object, true),
+            ("context", Kind::Object, false),
+            META,
+        ],
         "initialize" => &[
             ("protocolVersion", Kind::String, true),
             ("capabilities", Kind::Object, true),
@@ -115,6 +142,14 @@ fn deeper(method: &str, params: Option<&Value>) -> String {
     let error = match method {
         "tools/call" => read::<CallToolRequest>(request),
         "tools/list" => read::<ListToolsRequest>(request),
+        "prompts/list" => read::<ListPromptsRequest>(request),
+        "prompts/get" => read::<GetPromptRequest>(request),
+        "resources/list" => read::<ListResourcesRequest>(request),
+        "resources/templates/list" => read::<ListResourceTemplatesRequest>(request),
+        "resources/read" => read::<ReadResourceRequest>(request),
+        "resources/subscribe" => read::<SubscribeRequest>(request),
+        "resources/unsubscribe" => read::<UnsubscribeRequest>(request),
+        "completion/complete" => read::<CompleteRequest>(request),
         "initialize" => read::<InitializeRequest>(request),
         "ping" => read::<PingRequest>(request),
         "server/discover" => read::<DiscoverRequest>(request),

@@ -40,6 +40,27 @@ impl Starting {
         lock(&self.aliases).contains(alias)
     }
 
+    /// Whether any upstream is still starting.
+    pub(crate) fn any(&self) -> bool {
+        !lock(&self.aliases).is_empty()
+    }
+
+    /// Waits until every upstream starting now settled, at most `limit`.
+    pub(crate) async fn wait_all(&self, limit: Option<Duration>) {
+        let now: Vec<String> = lock(&self.aliases).iter().cloned().collect();
+        let all = async {
+            for alias in &now {
+                self.wait(alias, None).await;
+            }
+        };
+        match limit {
+            Some(limit) => {
+                let _ = tokio::time::timeout(limit, all).await;
+            }
+            None => all.await,
+        }
+    }
+
     /// Waits until `alias` settled, at most `limit` (no limit: until it
     /// settles, which its connection's own timeout bounds).
     pub(crate) async fn wait(&self, alias: &str, limit: Option<Duration>) {

@@ -70,9 +70,11 @@ fn claude_code_gets_every_server_with_its_constraints_within_2048_units() {
         "{} units",
         text.encode_utf16().count()
     );
-    assert!(text.ends_with(NOTE), "the reader is announced");
+    // The reader as Claude Code shows it, behind a gateway named `preamble`.
+    let note = NOTE.replace(super::READER, "mcp__preamble__mcp_preamble__instructions");
+    assert!(text.ends_with(&note), "the reader is announced");
     let section = gateway.hub().section();
-    assert_eq!(text, format!("{}{NOTE}", section.text()), "fitted, not cut");
+    assert_eq!(text, format!("{}{note}", section.text()), "fitted, not cut");
     let mut lost_by_plain = 0;
     for (alias, snapshot) in &servers {
         let wanted = constraints(snapshot);
@@ -107,7 +109,8 @@ fn codex_gets_its_512_characters() {
     );
     assert!(text.contains("### seed-invoice-server"), "{text}");
     let section = gateway.hub().section();
-    assert_eq!(text, format!("{}{NOTE}", section.text()), "fitted, not cut");
+    let note = NOTE.replace(super::READER, "mcp__preamble__mcp_preamble__instructions");
+    assert_eq!(text, format!("{}{note}", section.text()), "fitted, not cut");
 }
 
 #[test]
@@ -117,14 +120,19 @@ fn the_reader_serves_the_full_text_naming_tools_as_listed() {
     let view = gateway.view();
     let full = &view.full["basic-memory"];
     let raw = servers[0].1.instructions.raw().unwrap();
-    // Sanitized, and each tool it names under the name tools/list gives.
-    assert!(full.contains("basic-memory__write_note"), "{full}");
+    // Sanitized, and each tool it names as the host shows the name
+    // tools/list gives (`mcp__<gateway>__` and that name).
+    let shown = "mcp__preamble__basic-memory__write_note";
+    assert!(full.contains(shown), "{full}");
     assert!(
         view.tools
             .iter()
             .any(|t| t.name == "basic-memory__write_note")
     );
-    assert_eq!(full.replace("basic-memory__", ""), sanitize::text(raw));
+    assert_eq!(
+        full.replace("mcp__preamble__basic-memory__", ""),
+        sanitize::text(raw)
+    );
     // The assembly's own text, the one the block starts from.
     let section = gateway.hub().section();
     let exposure = section
@@ -138,7 +146,10 @@ fn the_reader_serves_the_full_text_naming_tools_as_listed() {
         !gateway.instructions().contains(full.as_str()),
         "the budget cut it"
     );
-    assert!(view.tools.iter().any(|t| t.name == super::READER));
+    // Listed: the host read a shortened text.
+    let read = gateway.view();
+    let listed = view.tools_for(Some(&read));
+    assert!(listed.iter().any(|t| t.name == super::READER));
 }
 
 #[test]
@@ -151,10 +162,12 @@ fn instructions_are_the_memo_not_a_new_assembly() {
         std::sync::Arc::ptr_eq(&first, &again),
         "no work while the section stands"
     );
-    assert_eq!(
-        first.instructions,
-        format!("{}{NOTE}", gateway.hub().section().text())
-    );
+    // Nothing shortened: no note, and no reader for a host that read it.
+    assert_eq!(first.instructions, gateway.hub().section().text());
+    let listed = first.tools_for(Some(&first));
+    assert!(listed.iter().all(|t| t.name != super::READER));
+    let unread = first.tools_for(None);
+    assert!(unread.iter().any(|t| t.name == super::READER));
 }
 
 #[test]
@@ -495,7 +508,12 @@ proptest::proptest! {
                 proptest::prop_assert!(block.contains(&crate::markdown::md_block(text, 3)), "{}\n---\n{}", text, block);
             }
             for rewrite in &report.rewrites {
-                proptest::prop_assert!(listed.contains_key(&rewrite.name), "{} is not served", rewrite.name);
+                // Claude Code shows a served name with the gateway's prefix.
+                let served = match claude {
+                    true => rewrite.name.strip_prefix("mcp__preamble__").unwrap_or("?"),
+                    false => &rewrite.name,
+                };
+                proptest::prop_assert!(listed.contains_key(served), "{} is not served", rewrite.name);
                 if let Some(text) = read {
                     proptest::prop_assert!(text.contains(&rewrite.name), "{}", rewrite.name);
                 }
@@ -525,7 +543,7 @@ proptest::proptest! {
             }
         }
         if !view.full.is_empty() {
-            proptest::prop_assert!(view.tools.iter().any(|t| t.name == reader));
+            proptest::prop_assert!(view.tools_for(None).iter().any(|t| t.name == reader));
         }
     }
 }

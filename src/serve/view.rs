@@ -15,15 +15,16 @@ use serde_json::{Value, json};
 use super::fit::{ServeAs, within};
 use super::names::GatewayNames;
 use crate::hub::{Hub, Section};
-use crate::report::ExposedTool;
+use crate::report::{ExposedTool, RemovalReason};
 use crate::support::hash::fnv1a64;
 use crate::tool_names::NameTable;
 
 /// The gateway's own tool: one server's full, sanitized instructions.
 pub const READER: &str = "mcp_preamble__instructions";
 
-/// The line appended to the instructions when [`READER`] is listed (its
-/// length is reserved when the text is fitted to a host).
+/// The line appended to the instructions when a server's text in them is
+/// shortened, naming [`READER`] as the host shows it (its length is
+/// reserved when the text is fitted to a host).
 pub const NOTE: &str =
     "Full instructions of one server above: call `mcp_preamble__instructions` with its alias.\n";
 
@@ -36,10 +37,17 @@ pub(crate) struct View {
     /// Changes whenever what a host sees (tools or instructions) changes.
     pub stamp: u64,
     pub names: GatewayNames,
+    /// The upstream tools, as listed.
     pub tools: Arc<Vec<WireTool>>,
+    /// [`READER`], listed to a host that did not read some server's full
+    /// text in the instructions ([`View::tools_for`]).
+    reader: Option<WireTool>,
     pub instructions: String,
     /// By alias: the text [`READER`] answers with.
     pub full: BTreeMap<String, String>,
+    /// By alias, a digest of each full text [`View::instructions`] holds
+    /// whole (its block not shortened).
+    whole: BTreeMap<String, u64>,
     /// The names tools the policy's filter hides would have: a call to
     /// one is refused as hidden, not as unknown.
     pub hidden: BTreeMap<String, (String, String)>,
@@ -79,15 +87,27 @@ impl View {
             .into_iter()
             .filter(|(n, _)| names.upstream(n).is_none() && n != names.reader())
             .collect();
+        let shortened = shortened(assembly);
         let mut instructions = section.text().to_string();
-        if !full.is_empty() {
-            let aliases: Vec<&String> = full.keys().collect();
-            tools.push(reader_tool(names.reader(), &aliases));
-            instructions.push_str(&NOTE.replace(READER, names.reader()));
+        if full.keys().any(|a| shortened.contains(a)) {
+            let reader = hub.shown_name(names.reader());
+            instructions.push_str(&NOTE.replace(READER, &reader));
         }
-        let instructions = within(host, &instructions);
+        let fitted = within(host, &instructions);
+        let whole = match fitted.len() == instructions.len() {
+            true => (full.iter())
+                .filter(|(a, _)| !shortened.contains(*a))
+                .map(|(a, t)| (a.clone(), fnv1a64(t.as_bytes())))
+                .collect(),
+            // Cut past the fitting: no text can be told whole.
+            false => BTreeMap::new(),
+        };
+        let reader = (!full.is_empty()).then(|| {
+            let aliases: Vec<&String> = full.keys().collect();
+            reader_tool(names.reader(), &aliases)
+        });
         let stamp = fnv1a64(
-            serde_json::to_string(&(&tools, &instructions))
+            serde_json::to_string(&(&tools, &reader, &fitted, &whole))
                 .unwrap_or_default()
                 .as_bytes(),
         );
@@ -96,11 +116,45 @@ impl View {
             stamp,
             names,
             tools: Arc::new(tools),
-            instructions,
+            reader,
+            instructions: fitted,
             full,
+            whole,
             hidden,
         }
     }
+
+    /// The tools listed to a host that read `read`'s instructions (the
+    /// view served at its `initialize`): the upstream tools, and
+    /// [`READER`] when some server's full text is not what the host read
+    /// whole there (shortened, changed since, or a server that joined
+    /// later). Without `read`, the reader is listed whenever it can answer.
+    pub(crate) fn tools_for(&self, read: Option<&View>) -> Vec<WireTool> {
+        let mut tools = self.tools.as_ref().clone();
+        let needed = |read: &View| {
+            (self.full.iter()).any(|(a, t)| read.whole.get(a) != Some(&fnv1a64(t.as_bytes())))
+        };
+        if let Some(reader) = &self.reader
+            && read.is_none_or(needed)
+        {
+            tools.push(reader.clone());
+        }
+        tools
+    }
+}
+
+/// The aliases whose instructions the budget or the host's cap shortened
+/// in `assembly` (units dropped or cut, or the block left out).
+fn shortened(assembly: &crate::report::Assembly) -> std::collections::BTreeSet<String> {
+    (assembly.servers().iter())
+        .filter(|s| {
+            s.truncated
+                || !s.included
+                || s.omitted.is_some()
+                || (s.removed.iter()).any(|r| r.reason == RemovalReason::Budget && r.unit.is_some())
+        })
+        .filter_map(|s| s.alias.clone())
+        .collect()
 }
 
 /// An upstream tool as the gateway lists it: the assembly's name, title,
@@ -148,4 +202,71 @@ fn reader_tool(name: &str, aliases: &[&String]) -> WireTool {
     tool.annotations =
         serde_json::from_value(json!({"readOnlyHint": true, "openWorldHint": false})).ok();
     tool
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Assembler;
+    use crate::model::{ServerSnapshot, Tool};
+    use crate::serve::Gateway;
+
+    fn billing(text: &str) -> ServerSnapshot {
+        ServerSnapshot::new("billing")
+            .with_instructions(text)
+            .with_tool(Tool::new("get_invoice", "One invoice."))
+    }
+
+    fn lists_reader(view: &View, read: &View) -> bool {
+        view.tools_for(Some(read)).iter().any(|t| t.name == READER)
+    }
+
+    #[test]
+    fn the_reader_is_listed_only_for_text_the_host_did_not_read_whole() {
+        let hub = Hub::new(super::super::prepare(Assembler::new(), ServeAs::Plain).unwrap());
+        hub.upsert("billing", billing("Call get_invoice with an id."))
+            .unwrap();
+        let gateway = Gateway::new(hub, ServeAs::Plain);
+        let read = gateway.view();
+        assert!(!lists_reader(&read, &read), "read whole");
+        assert!(!read.instructions.contains(READER), "no note");
+        // A server that joins after the host read the instructions.
+        let hub = gateway.hub();
+        hub.upsert("audit", billing("Audit invoices only."))
+            .unwrap();
+        let joined = gateway.view();
+        assert!(lists_reader(&joined, &read));
+        assert!(!lists_reader(&joined, &joined));
+        // A text that changed since.
+        hub.upsert("billing", billing("Call get_invoice with a period id."))
+            .unwrap();
+        let changed = gateway.view();
+        assert!(lists_reader(&changed, &joined));
+        assert!(!lists_reader(&changed, &changed));
+        // A text the budget shortened: listed, and the note names it.
+        let small = super::super::prepare(Assembler::new().budget(12), ServeAs::Plain).unwrap();
+        hub.reconfigure(small).unwrap();
+        let shortened = gateway.view();
+        assert!(shortened.instructions.ends_with(&NOTE.to_string()));
+        assert!(lists_reader(&shortened, &shortened));
+    }
+
+    #[test]
+    fn the_reader_text_is_the_sections_with_no_budget() {
+        let hub = Hub::new(super::super::prepare(Assembler::new(), ServeAs::Plain).unwrap());
+        let restating = "Get one invoice by its id. Call list_periods before get_invoice.";
+        let server = ServerSnapshot::new("billing")
+            .with_instructions(restating)
+            .with_tool(Tool::new("list_periods", "Periods."))
+            .with_tool(Tool::new("get_invoice", "Get one invoice by its id."));
+        hub.upsert("billing", server).unwrap();
+        let view = Gateway::new(hub, ServeAs::Plain).view();
+        // De-duplicated as the section is: the restating sentence is out.
+        let full = &view.full["billing"];
+        assert_eq!(
+            full,
+            "Call billing__list_periods before billing__get_invoice."
+        );
+        assert!(view.instructions.contains(full.as_str()));
+    }
 }

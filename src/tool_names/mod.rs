@@ -102,6 +102,10 @@ enum Scheme {
 struct Pattern {
     text: String,
     parts: Vec<Part>,
+    /// The longest name given ([`MAX_LEN`] unless [`ToolNames::within`]).
+    max: usize,
+    /// The shortest `max` may be: the pattern's own text and a hash.
+    least: usize,
 }
 
 impl ToolNames {
@@ -194,7 +198,35 @@ impl ToolNames {
         Ok(ToolNames(Scheme::Pattern(Pattern {
             text: pattern.to_string(),
             parts,
+            max: MAX_LEN,
+            least: fixed + PATTERN_HASH + 2,
         })))
+    }
+
+    /// A pattern's names at most `max` characters (a longer one keeps its
+    /// first `max - 9`, then `_` and the 8 hex digits), for a host that
+    /// puts a prefix of its own before them: a gateway's names, which the
+    /// host shows as `mcp__<gateway>__<name>` under the same 64-character
+    /// cap. `max` is taken within what the pattern leaves room for (its
+    /// own text and the hash) and 64; other schemes are returned as they
+    /// are.
+    pub fn within(self, max: usize) -> ToolNames {
+        match self.0 {
+            Scheme::Pattern(mut p) => {
+                p.max = max.clamp(p.least, MAX_LEN);
+                ToolNames(Scheme::Pattern(p))
+            }
+            other => ToolNames(other),
+        }
+    }
+
+    /// The longest name this scheme gives without reporting it over the
+    /// cap: [`MAX_LEN`], or a pattern's [`ToolNames::within`].
+    fn max_len(&self) -> usize {
+        match &self.0 {
+            Scheme::Pattern(p) => p.max,
+            _ => MAX_LEN,
+        }
     }
 
     /// The host this scheme reproduces, if it is a host's.
@@ -310,7 +342,11 @@ impl ToolNames {
             while taken(given.as_str()) {
                 n += 1;
                 given = ExposedName {
-                    name: hashed(&wanted.name, &format!("{server}\u{0}{tool}\u{0}{n}")),
+                    name: hashed(
+                        &wanted.name,
+                        &format!("{server}\u{0}{tool}\u{0}{n}"),
+                        self.max_len(),
+                    ),
                     fit: Fit::Hashed,
                 };
             }
@@ -522,14 +558,14 @@ impl Pattern {
                 Part::Tool => name.push_str(&rust_safe(tool, true)),
             }
         }
-        if name.chars().count() <= MAX_LEN {
+        if name.chars().count() <= self.max {
             return ExposedName {
                 name,
                 fit: Fit::Whole,
             };
         }
         ExposedName {
-            name: hashed(&name, &format!("{server}\u{0}{tool}")),
+            name: hashed(&name, &format!("{server}\u{0}{tool}"), self.max),
             fit: Fit::Hashed,
         }
     }

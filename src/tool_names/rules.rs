@@ -15,9 +15,9 @@ pub(super) fn allowed(c: char) -> bool {
 }
 
 /// `base` cut to leave room for `_` and 8 hex digits of SHA-256 of `key`.
-pub(super) fn hashed(base: &str, key: &str) -> String {
+pub(super) fn hashed(base: &str, key: &str, max: usize) -> String {
     let hex = sha256_hex(key.as_bytes());
-    let keep = MAX_LEN - PATTERN_HASH - 1;
+    let keep = max.min(MAX_LEN).saturating_sub(PATTERN_HASH + 1);
     let head: String = base.chars().take(keep).collect();
     format!("{head}_{}", &hex[..PATTERN_HASH])
 }

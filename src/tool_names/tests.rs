@@ -107,3 +107,32 @@ fn server_labels_follow_the_host() {
     assert_eq!(cc.server_label(Some("a"), "n", Some("T")), "a");
     assert_eq!(cc.server_label(None, "n", Some("T")), "n");
 }
+
+#[test]
+fn a_pattern_within_a_shorter_cap_hashes_past_it() {
+    let p: ToolNames = "{server}__{tool}".parse().unwrap();
+    let short = p.clone().within(49);
+    assert_eq!(short.exposed("a", "b").as_str(), "a__b");
+    let long = short.exposed("ledger", &"x".repeat(60));
+    assert_eq!(long.as_str().chars().count(), 49);
+    assert_eq!(long.fit(), Fit::Hashed);
+    assert!(long.as_str().starts_with("ledger__xxx"));
+    // The same tool at 64 is another name: the cap is part of the scheme.
+    assert_ne!(p.exposed("ledger", &"x".repeat(60)).as_str(), long.as_str());
+    assert_ne!(p, short);
+    // Never below the pattern's own text and the hash, never above 64.
+    let least = p.clone().within(3).exposed("ledger", &"x".repeat(60));
+    // The pattern's `__`, 8 hex digits and 2 more: 3 characters, `_`, the hash.
+    assert_eq!(least.as_str().chars().count(), 12);
+    assert_eq!(p.clone().within(500), p);
+    // Collisions within the table are hashed within the cap too.
+    let table = short.table([("a b", &"y".repeat(60)[..]), ("a_b", &"y".repeat(60)[..])]);
+    assert!(
+        table
+            .iter()
+            .all(|(_, _, n)| n.as_str().chars().count() <= 49)
+    );
+    // Other schemes are unchanged.
+    let cc = ToolNames::host(Host::ClaudeCode);
+    assert_eq!(cc.clone().within(10), cc);
+}

@@ -48,21 +48,29 @@ pub fn wait_until(what: &str, within: Duration, mut done: impl FnMut() -> bool) 
 pub struct Gateway {
     child: Child,
     stdin: ChildStdin,
-    lines: Receiver<String>,
+    /// Every line of its stdout not read yet.
+    pub lines: Receiver<String>,
     /// Notifications seen while waiting for answers.
     pub notes: Vec<Value>,
+    /// The instructions of the last `initialize` answer.
+    pub instructions: String,
     next: u64,
 }
 
 impl Gateway {
     /// `mcp-preamble serve ARGS…`, not yet initialized.
     pub fn spawn(args: &[&str]) -> Gateway {
+        Gateway::command(&[&["serve"], args].concat(), &[])
+    }
+
+    /// `mcp-preamble ARGS…` with `env`, not yet initialized.
+    pub fn command(args: &[&str], env: &[(&str, &str)]) -> Gateway {
         // A state directory of this test run unless the test gives one.
         let cache = std::env::temp_dir().join(format!("mcp-preamble-cache-{}", std::process::id()));
         let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
-            .arg("serve")
             .args(args)
             .env("XDG_CACHE_HOME", cache)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -84,6 +92,7 @@ impl Gateway {
             stdin,
             lines,
             notes: Vec::new(),
+            instructions: String::new(),
             next: 1,
         }
     }
@@ -104,6 +113,10 @@ impl Gateway {
                    "clientInfo": {"name": "raw", "version": "1"}}),
         );
         self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        self.instructions = init["result"]["instructions"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
         init
     }
 
@@ -131,7 +144,9 @@ impl Gateway {
                 Err(RecvTimeoutError::Timeout) => panic!("no answer to {id} within {within:?}"),
                 Err(e) => panic!("the gateway's stdout closed: {e}"),
             };
-            let message: Value = serde_json::from_str(&line).unwrap();
+            let message: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout is not JSON-RPC ({e}): {line:?}"));
+            assert_eq!(message["jsonrpc"], "2.0", "{line}");
             if message["id"] == json!(id) {
                 return message;
             }
@@ -150,16 +165,33 @@ impl Gateway {
         self.request("tools/call", json!({"name": tool, "arguments": arguments}))
     }
 
+    /// The text of `tool`'s answer to `arguments`.
+    pub fn text(&mut self, tool: &str, arguments: Value) -> String {
+        let answer = self.call(tool, arguments);
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{tool}: {answer}"))
+            .to_string()
+    }
+
+    /// The tools `tools/list` gives now.
+    pub fn tools(&mut self) -> Vec<Value> {
+        let list = self.request("tools/list", json!({}));
+        (list["result"]["tools"].as_array().cloned()).unwrap_or_else(|| panic!("{list}"))
+    }
+
     /// The names `tools/list` gives now.
     pub fn names(&mut self) -> Vec<String> {
-        let list = self.request("tools/list", json!({}));
-        let tools = list["result"]["tools"]
-            .as_array()
-            .unwrap_or_else(|| panic!("{list}"));
-        tools
-            .iter()
+        (self.tools().iter())
             .map(|t| t["name"].as_str().unwrap().to_string())
             .collect()
+    }
+
+    /// The `list_changed` notifications seen within `wait` (and before), forgotten.
+    pub fn list_changes(&mut self, wait: Duration) -> usize {
+        let _ = self.request("ping", json!({}));
+        std::thread::sleep(wait);
+        self.take_list_changes()
     }
 
     /// The `list_changed` notifications seen so far, forgotten.

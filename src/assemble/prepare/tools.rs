@@ -8,7 +8,12 @@ use crate::sanitize::{self, HiddenChars};
 use crate::segment::{self, UnitKind};
 use crate::template::ToolView;
 
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use super::super::builder::Assembler;
 use super::super::exposure::ServerNames;
+use crate::dedup::ToolText;
 
 /// The positions, ascending, of the tools of `s` whose name an earlier tool
 /// has. One sort of borrowed names: this runs for every server of every
@@ -127,4 +132,30 @@ pub(super) fn summary(description: &str) -> Option<String> {
         _ => &head,
     };
     Some(format!("{}…", cut.trim_end_matches([' ', ',', ';', ':'])))
+}
+
+/// The descriptions de-duplication checks against: of loaded tools, and
+/// of deferred ones (`deferred` per tool; under `hold`, `only` the
+/// unchanged tools').
+pub(super) fn descriptions(
+    source: &ServerSnapshot,
+    config: &Assembler,
+    deferred: &[bool],
+    only: Option<&BTreeSet<String>>,
+) -> (Vec<Arc<ToolText>>, Vec<Arc<ToolText>>) {
+    let (mut loaded, mut behind) = (Vec::new(), Vec::new());
+    for (t, is_behind) in source.tools.iter().zip(deferred) {
+        if only.is_some_and(|only| !only.contains(&t.name)) {
+            continue;
+        }
+        if let Some(d) = t.description.as_deref() {
+            let text = config.tool_texts.get(&t.name, d);
+            if *is_behind {
+                behind.push(text);
+            } else {
+                loaded.push(text);
+            }
+        }
+    }
+    (loaded, behind)
 }

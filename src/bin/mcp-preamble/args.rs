@@ -145,6 +145,12 @@ pub struct ServeArgs {
         serve_hosts()
     ))]
     pub serve_as: mcp_preamble::serve::ServeAs,
+    /// The key the host's config gives the gateway: with `--as HOST` the
+    /// instructions name tools as that host shows them
+    /// (`mcp__NAME__billing__get_invoice` under Claude Code), and tool
+    /// names are kept short enough for the host's prefix.
+    #[arg(long, default_value = mcp_preamble::serve::DEFAULT_NAME, value_name = "NAME")]
+    pub name: String,
     /// Fail a forwarded tools/call after this many seconds (default: wait).
     #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
     pub call_timeout: Option<Duration>,

@@ -51,7 +51,7 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     let config = McpConfig::from_path(&config_path)?;
     let settings = settings(a.policy.as_deref())?;
     a.connect.client = settings.client.clone();
-    let assembler = assembler(&settings, a.lock.as_deref(), a.serve_as)?;
+    let assembler = assembler(&settings, a.lock.as_deref(), (a.serve_as, &a.name))?;
     let hub = Hub::new(assembler);
     let aliases: Vec<String> = config.servers.iter().map(|e| e.alias.clone()).collect();
     let known =
@@ -77,6 +77,7 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
         policy: a.policy.clone(),
         lock: a.lock.clone(),
         host: a.serve_as,
+        name: a.name.clone(),
     };
     let approve = approve_command(&config_path, a.lock.as_deref(), a.policy.as_deref());
     let tasks = [
@@ -446,13 +447,13 @@ pub(crate) fn settings(policy: Option<&Path>) -> Result<Settings, mcp_preamble::
 fn assembler(
     settings: &Settings,
     lock: Option<&Path>,
-    host: ServeAs,
+    (host, name): (ServeAs, &str),
 ) -> Result<Assembler, mcp_preamble::Error> {
     let mut a = Assembler::from_settings(settings)?;
     if let Some(path) = lock {
         a = a.lock(Lock::from_path(path)?);
     }
-    mcp_preamble::serve::prepare(a, host)
+    mcp_preamble::serve::prepare_named(a, host, name)
 }
 
 /// Reloads the policy and the lock into the hub when a file changes or
@@ -461,6 +462,7 @@ struct Reload {
     policy: Option<PathBuf>,
     lock: Option<PathBuf>,
     host: ServeAs,
+    name: String,
 }
 
 impl Reload {
@@ -489,7 +491,7 @@ impl Reload {
 
     fn load(&self) -> Result<Assembler, mcp_preamble::Error> {
         let settings = settings(self.policy.as_deref())?;
-        assembler(&settings, self.lock.as_deref(), self.host)
+        assembler(&settings, self.lock.as_deref(), (self.host, &self.name))
     }
 
     /// Each file's modification time and length (`None` when unreadable).

@@ -1,0 +1,80 @@
+//! The upstreams' prompts and resources, served beside their tools: what
+//! the gateway holds of them between requests (the names it gave, where
+//! each URI goes, who subscribed to what), and the changes upstreams tell
+//! of.
+//!
+//! Nothing of it is assembled: a host's `prompts/list` or `resources/list`
+//! asks every connected upstream that has them (`ask`), and what comes
+//! back is sanitized the way tool text is before a host sees it.
+
+use std::sync::{Arc, Mutex};
+
+use rmcp::model::{ServerCapabilities, ServerNotification};
+use tokio::sync::watch;
+
+use super::prompts::Prompts;
+use super::resources::Resources;
+use super::subscribe::Subscriptions;
+use crate::connect::ProgressTap;
+use crate::support::lock;
+
+/// What the gateway holds of the upstreams' prompts and resources.
+#[derive(Default)]
+pub(crate) struct Catalog {
+    pub(super) prompts: Mutex<Prompts>,
+    pub(super) resources: Mutex<Resources>,
+    pub(super) subscriptions: Subscriptions,
+    /// Bumped once per upstream change of its prompts a host should hear of.
+    pub(super) prompts_changed: watch::Sender<u64>,
+    /// The same, for resources and resource templates.
+    pub(super) resources_changed: watch::Sender<u64>,
+}
+
+impl Catalog {
+    /// `tap`, also showing this catalog the upstreams' changes.
+    pub(crate) fn tap(self: &Arc<Catalog>, tap: ProgressTap) -> ProgressTap {
+        let catalog = Arc::downgrade(self);
+        tap.with_changes(move |alias, notification| {
+            if let Some(catalog) = catalog.upgrade() {
+                catalog.see(alias, notification);
+            }
+        })
+    }
+
+    /// One notification of the upstream `alias` (on its connection's
+    /// reading task: nothing here waits).
+    fn see(&self, alias: &str, notification: &ServerNotification) {
+        match notification {
+            ServerNotification::ResourceUpdatedNotification(n) => {
+                self.subscriptions.updated(alias, &n.params.uri)
+            }
+            ServerNotification::ResourceListChangedNotification(_) => {
+                tracing::debug!(upstream = %alias, "resources changed: list_changed");
+                self.resources_changed.send_modify(|n| *n += 1);
+            }
+            ServerNotification::PromptListChangedNotification(_) => {
+                tracing::debug!(upstream = %alias, "prompts changed: list_changed");
+                self.prompts_changed.send_modify(|n| *n += 1);
+            }
+            _ => {}
+        }
+    }
+
+    /// Tells hosts both lists may have changed (an upstream joined).
+    pub(super) fn joined(&self, caps: &ServerCapabilities) {
+        if caps.prompts.is_some() {
+            self.prompts_changed.send_modify(|n| *n += 1);
+        }
+        if caps.resources.is_some() {
+            self.resources_changed.send_modify(|n| *n += 1);
+        }
+    }
+
+    pub(super) fn with_prompts<T>(&self, f: impl FnOnce(&mut Prompts) -> T) -> T {
+        f(&mut lock(&self.prompts))
+    }
+
+    pub(super) fn with_resources<T>(&self, f: impl FnOnce(&mut Resources) -> T) -> T {
+        f(&mut lock(&self.resources))
+    }
+}

@@ -1,0 +1,165 @@
+//! What the gateway tells a host on its own: `list_changed` of the tools
+//! (and instructions), the prompts and the resources, each at most once
+//! per [`LIST_CHANGED_EVERY`] on the trailing edge, and the
+//! `notifications/resources/updated` of the URIs the host subscribed to.
+//! A 2025 session gets them as plain notifications; a 2026-07-28 one
+//! through its `subscriptions/listen` (what its filter asked for).
+
+use std::sync::Arc;
+
+use rmcp::ErrorData as McpError;
+use rmcp::model::SubscriptionFilter;
+use rmcp::service::{Peer, RoleServer, SubscriptionContext};
+use tokio::sync::watch;
+
+use super::Gateway;
+use super::gateway::LIST_CHANGED_EVERY;
+use super::subscribe::{MAX_PER_HOST, Pending};
+
+/// Which list changed.
+#[derive(Clone, Copy)]
+enum List {
+    Tools,
+    Prompts,
+    Resources,
+}
+
+impl Gateway {
+    /// Tells a 2025 session of each list change, paced, while it lasts.
+    pub(super) fn tell_session(&self, peer: Peer<RoleServer>) {
+        let lists = [
+            (List::Tools, self.subscribe_changes()),
+            (List::Prompts, self.catalog().prompts_changed.subscribe()),
+            (
+                List::Resources,
+                self.catalog().resources_changed.subscribe(),
+            ),
+        ];
+        for (list, changes) in lists {
+            let mut changes = Paced::new(changes);
+            let peer = peer.clone();
+            tokio::spawn(async move {
+                while changes.next().await {
+                    let sent = match list {
+                        List::Tools => peer.notify_tool_list_changed().await,
+                        List::Prompts => peer.notify_prompt_list_changed().await,
+                        List::Resources => peer.notify_resource_list_changed().await,
+                    };
+                    if sent.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    }
+
+    /// What a 2026-07-28 subscription may have of what it asked for.
+    pub(super) fn accepted(&self, requested: &SubscriptionFilter) -> SubscriptionFilter {
+        let mut accepted = SubscriptionFilter::builder()
+            .tools_list_changed()
+            .prompts_list_changed()
+            .resources_list_changed()
+            .build();
+        accepted.resource_subscriptions = requested
+            .resource_subscriptions
+            .as_ref()
+            .map(|uris| uris.iter().take(MAX_PER_HOST).cloned().collect());
+        accepted
+    }
+
+    /// Serves one 2026-07-28 subscription until it is cancelled or the
+    /// host is gone; the upstream subscriptions it made end with it.
+    pub(super) async fn listen_all(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        let uris = context.accepted().resource_subscriptions.clone();
+        let (host, pending) = match uris.filter(|u| !u.is_empty()) {
+            Some(uris) => {
+                let (host, pending) = self.catalog().subscriptions.listener();
+                for uri in &uris {
+                    if let Err(e) = self.subscribe_host(host, uri).await {
+                        tracing::debug!(uri = %uri, "subscription not made: {}", e.message);
+                    }
+                }
+                (Some(host), pending)
+            }
+            None => (None, Arc::new(Pending::default())),
+        };
+        let result = self.listen_loop(&context, &pending).await;
+        if let Some(host) = host {
+            self.forget_host(host).await;
+        }
+        result
+    }
+
+    async fn listen_loop(
+        &self,
+        context: &SubscriptionContext,
+        pending: &Pending,
+    ) -> Result<(), McpError> {
+        let mut tools = Paced::new(self.subscribe_changes());
+        let mut prompts = Paced::new(self.catalog().prompts_changed.subscribe());
+        let mut resources = Paced::new(self.catalog().resources_changed.subscribe());
+        let sink = context.sink();
+        let accepts = |wanted: Option<bool>| wanted == Some(true);
+        loop {
+            let sent = tokio::select! {
+                _ = context.cancelled() => return Ok(()),
+                changed = tools.next() => changed
+                    && (!accepts(sink.accepted().tools_list_changed) || sink.notify_tool_list_changed().await.is_ok()),
+                changed = prompts.next() => changed
+                    && (!accepts(sink.accepted().prompts_list_changed) || sink.notify_prompt_list_changed().await.is_ok()),
+                changed = resources.next() => changed
+                    && (!accepts(sink.accepted().resources_list_changed) || sink.notify_resource_list_changed().await.is_ok()),
+                uris = pending.next() => {
+                    let mut ok = true;
+                    for uri in uris {
+                        ok &= sink.notify_resource_updated(uri).await.is_ok();
+                    }
+                    ok
+                }
+            };
+            if !sent {
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// One host's `list_changed` of one list: at most one per
+/// [`LIST_CHANGED_EVERY`], on the trailing edge (a change within the
+/// period is told when it ends, so the last one is never lost).
+pub(super) struct Paced {
+    changes: watch::Receiver<u64>,
+    last: Option<tokio::time::Instant>,
+    /// A change seen and not told yet (kept when a wait is dropped, so a
+    /// `select!` over several lists loses none).
+    due: bool,
+}
+
+impl Paced {
+    pub(super) fn new(mut changes: watch::Receiver<u64>) -> Paced {
+        changes.borrow_and_update();
+        Paced {
+            changes,
+            last: None,
+            due: false,
+        }
+    }
+
+    /// Waits for the next change to tell; `false` once the gateway is gone.
+    pub(super) async fn next(&mut self) -> bool {
+        if !self.due {
+            if self.changes.changed().await.is_err() {
+                return false;
+            }
+            self.due = true;
+        }
+        if let Some(last) = self.last {
+            tokio::time::sleep_until(last + LIST_CHANGED_EVERY).await;
+        }
+        // Every change until now is in the one notification.
+        self.changes.borrow_and_update();
+        self.due = false;
+        self.last = Some(tokio::time::Instant::now());
+        true
+    }
+}

@@ -1,0 +1,151 @@
+//! The upstreams' prompts, served under names made as the tools' are
+//! ([`GatewayNames`]: `{alias}__{prompt}`, at most 64 characters, never two
+//! alike, a name once given kept by its (alias, prompt) for the gateway's
+//! life), and `prompts/get` routed to the owner under its own name.
+
+use rmcp::ErrorData as McpError;
+use rmcp::model::{
+    ClientRequest, GetPromptRequest, GetPromptRequestParams, GetPromptResponse, Prompt,
+    ServerResult,
+};
+use serde_json::json;
+
+use super::Gateway;
+use super::ask::{ask, clean_prompt, gather, host_meta, unexpected};
+use super::names::GatewayNames;
+use crate::hub::RETIRED_NAMES;
+use crate::tool_names::{NameTable, ToolNames};
+
+/// The prompts' names: every name given so far, and the table of the last
+/// list.
+#[derive(Default)]
+pub(crate) struct Prompts {
+    given: NameTable,
+    names: GatewayNames,
+}
+
+impl Prompts {
+    /// Names the prompts listed now, keeping every name given before; the
+    /// names in list order, the first of a prompt a server lists twice.
+    fn name(&mut self, scheme: &ToolNames, listed: &[(String, Vec<Prompt>)]) -> &GatewayNames {
+        let pairs = listed
+            .iter()
+            .flat_map(|(a, ps)| ps.iter().map(move |p| (a.as_str(), p.name.as_str())));
+        self.names = GatewayNames::keeping(scheme, pairs, &mut self.given, RETIRED_NAMES);
+        &self.names
+    }
+
+    /// The (alias, prompt) behind an exposed name, in the last list.
+    fn owner(&self, name: &str) -> Option<(String, String)> {
+        let (a, p) = self.names.upstream(name)?;
+        Some((a.to_string(), p.to_string()))
+    }
+}
+
+impl Gateway {
+    /// Every connected upstream's prompts (each one's pages), under their
+    /// exposed names, their text sanitized.
+    pub(super) async fn prompts_now(&self) -> Vec<Prompt> {
+        self.wait_starting(true).await;
+        let upstreams = self.peers_with(|c| c.prompts.is_some());
+        let limits = self.hub().limits();
+        let listed = gather::<Prompt>(upstreams, limits, self.ask_timeout()).await;
+        let scheme = super::names::served_scheme(self.hub());
+        self.catalog().with_prompts(|prompts| {
+            let names = prompts.name(&scheme, &listed);
+            let mut served = Vec::new();
+            for (alias, list) in &listed {
+                let mut seen = std::collections::BTreeSet::new();
+                for p in list.iter().filter(|p| seen.insert(p.name.as_str())) {
+                    if let Some(name) = names.exposed(alias, &p.name) {
+                        served.push(clean_prompt(p, name, &limits));
+                    }
+                }
+            }
+            served
+        })
+    }
+
+    /// The (alias, prompt) behind `name`: from the last list, or a new one
+    /// (after the upstreams still starting connected, at most the call
+    /// timeout).
+    pub(super) async fn prompt_owner(&self, name: &str) -> Result<(String, String), McpError> {
+        if let Some(owner) = self.catalog().with_prompts(|p| p.owner(name)) {
+            return Ok(owner);
+        }
+        self.wait_starting(false).await;
+        self.prompts_now().await;
+        self.catalog()
+            .with_prompts(|p| p.owner(name))
+            .ok_or_else(|| {
+                McpError::invalid_params(
+                    format!("unknown prompt {name:?}"),
+                    Some(json!({"prompt": name})),
+                )
+            })
+    }
+
+    /// `prompts/get` of an exposed name, sent to its upstream under the
+    /// upstream's own name with the host's arguments; the result as sent.
+    pub(super) async fn get_prompt_routed(
+        &self,
+        params: GetPromptRequestParams,
+    ) -> Result<GetPromptResponse, McpError> {
+        let (alias, own) = self.prompt_owner(&params.name).await?;
+        let peer = self.connected(&alias).await?;
+        let mut upstream = GetPromptRequestParams::new(own);
+        upstream.arguments = params.arguments;
+        upstream.input_responses = params.input_responses;
+        upstream.request_state = params.request_state;
+        let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(upstream));
+        match ask(&alias, &peer, request, self.ask_timeout()).await? {
+            ServerResult::GetPromptResult(mut r) => {
+                host_meta(&mut r.meta);
+                Ok(GetPromptResponse::Complete(r))
+            }
+            ServerResult::InputRequiredResult(r) => Ok(GetPromptResponse::InputRequired(r)),
+            _ => Err(unexpected(&alias, "prompts/get")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::serve::scheme;
+
+    fn listed(pairs: &[(&str, &str)]) -> Vec<(String, Vec<Prompt>)> {
+        let mut all: Vec<(String, Vec<Prompt>)> = Vec::new();
+        for (alias, prompt) in pairs {
+            let p = Prompt::new(*prompt, None::<String>, None);
+            match all.iter_mut().find(|(a, _)| a == alias) {
+                Some((_, ps)) => ps.push(p),
+                None => all.push((alias.to_string(), vec![p])),
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn a_prompt_keeps_its_name_when_another_upstream_would_take_it() {
+        let mut prompts = Prompts::default();
+        let names = prompts.name(&scheme(), &listed(&[("a_b", "x")]));
+        assert_eq!(names.exposed("a_b", "x"), Some("a_b__x"));
+        // `a b` sorts first and wants the same name: it gets another, the
+        // first keeps its own, and the host's `a_b__x` still reaches it.
+        let names = prompts.name(&scheme(), &listed(&[("a b", "x"), ("a_b", "x")]));
+        assert_eq!(names.exposed("a_b", "x"), Some("a_b__x"));
+        let other = names.exposed("a b", "x").unwrap();
+        assert_ne!(other, "a_b__x");
+        assert!(other.starts_with("a_b__x_") && other.len() <= 64, "{other}");
+        assert_eq!(prompts.owner("a_b__x"), Some(("a_b".into(), "x".into())));
+        // Gone and back: the name is still its own.
+        prompts.name(&scheme(), &listed(&[("a b", "x")]));
+        assert_eq!(prompts.owner("a_b__x"), None);
+        let names = prompts.name(&scheme(), &listed(&[("a b", "x"), ("a_b", "x")]));
+        assert_eq!(names.exposed("a_b", "x"), Some("a_b__x"));
+        // A prompt a server lists twice is named once.
+        let names = prompts.name(&scheme(), &listed(&[("c", "y"), ("c", "y")]));
+        assert_eq!(names.len(), 1);
+    }
+}

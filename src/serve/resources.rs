@@ -1,0 +1,240 @@
+//! The upstreams' resources and resource templates, routed by URI: a
+//! `resources/read` goes to the one upstream that lists the URI or has a
+//! template that makes it. A URI two upstreams claim (both list it, or one
+//! lists it and another's template makes it, or two templates make it) is
+//! served by neither: it is left out of `resources/list`, a read of it is
+//! refused, and the log says so once, naming both.
+//!
+//! Also `completion/complete`: a `ref/prompt` by its exposed name, a
+//! `ref/resource` by the template URI one upstream listed.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rmcp::ErrorData as McpError;
+use rmcp::model::{
+    ClientRequest, CompleteRequest, CompleteRequestParams, CompleteResult, PromptReference,
+    ReadResourceRequest, ReadResourceRequestParams, ReadResourceResponse, Reference, Resource,
+    ResourceTemplate, ServerResult,
+};
+use serde_json::json;
+
+use super::Gateway;
+use super::ask::{ask, clean_resource, clean_template, gather, host_meta, unexpected, uri_ok};
+use super::uri::UriTemplate;
+
+/// How many collisions the log is told of once each; past that, one
+/// told before is forgotten for each new one (and told again if seen
+/// again): the set stays bounded whatever an upstream lists.
+const REPORTED: usize = 1024;
+
+/// Where each URI and template goes, from the last lists.
+#[derive(Default)]
+pub(crate) struct Resources {
+    /// URI → the upstreams that listed it.
+    listed: BTreeMap<String, BTreeSet<String>>,
+    /// Each upstream's templates, parsed, with their text.
+    templates: Vec<(String, String, UriTemplate)>,
+    /// Collisions already told to the log.
+    reported: BTreeSet<String>,
+}
+
+impl Resources {
+    /// The upstreams that claim `uri`.
+    fn claims(&self, uri: &str) -> BTreeSet<String> {
+        let mut owners = self.listed.get(uri).cloned().unwrap_or_default();
+        for (alias, _, t) in &self.templates {
+            if !owners.contains(alias) && t.matches(uri) {
+                owners.insert(alias.clone());
+            }
+        }
+        owners
+    }
+
+    /// Tells the log of a URI claimed by several upstreams, once.
+    fn report(&mut self, uri: &str, owners: &BTreeSet<String>) {
+        if self.reported.len() >= REPORTED {
+            self.reported.pop_first();
+        }
+        if self.reported.insert(uri.to_string()) {
+            let names: Vec<String> = owners.iter().map(|a| format!("{a:?}")).collect();
+            tracing::warn!(
+                uri = %uri,
+                "resource {uri:?} is claimed by upstreams {}: served by neither",
+                names.join(" and ")
+            );
+        }
+    }
+}
+
+impl Gateway {
+    /// Every connected upstream's resources (each one's pages), a URI that
+    /// two upstreams list left out, their text sanitized.
+    pub(super) async fn resources_now(&self) -> Vec<Resource> {
+        self.wait_starting(true).await;
+        let upstreams = self.peers_with(|c| c.resources.is_some());
+        let limits = self.hub().limits();
+        let listed = gather::<Resource>(upstreams, limits, self.ask_timeout()).await;
+        let mut by_uri: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (alias, list) in &listed {
+            for r in list.iter().filter(|r| uri_ok(&r.uri)) {
+                by_uri
+                    .entry(r.uri.clone())
+                    .or_default()
+                    .insert(alias.clone());
+            }
+        }
+        self.catalog().with_resources(|state| {
+            state.listed = by_uri;
+            let mut served = Vec::new();
+            let mut seen = BTreeSet::new();
+            for (_, list) in &listed {
+                for r in list.iter().filter(|r| uri_ok(&r.uri)) {
+                    let owners = &state.listed[&r.uri];
+                    if owners.len() > 1 {
+                        let owners = owners.clone();
+                        state.report(&r.uri, &owners);
+                    } else if seen.insert(r.uri.clone()) {
+                        served.push(clean_resource(r, &limits));
+                    }
+                }
+            }
+            served
+        })
+    }
+
+    /// Every connected upstream's resource templates, their text sanitized.
+    pub(super) async fn templates_now(&self) -> Vec<ResourceTemplate> {
+        self.wait_starting(true).await;
+        let upstreams = self.peers_with(|c| c.resources.is_some());
+        let limits = self.hub().limits();
+        let listed = gather::<ResourceTemplate>(upstreams, limits, self.ask_timeout()).await;
+        let mut templates = Vec::new();
+        let mut served = Vec::new();
+        for (alias, list) in &listed {
+            for t in list.iter().filter(|t| uri_ok(&t.uri_template)) {
+                if let Some(parsed) = UriTemplate::parse(&t.uri_template) {
+                    templates.push((alias.clone(), t.uri_template.clone(), parsed));
+                    served.push(clean_template(t, &limits));
+                }
+            }
+        }
+        self.catalog().with_resources(|s| s.templates = templates);
+        served
+    }
+
+    /// The one upstream that claims `uri`, from the last lists or new ones
+    /// (after the upstreams still starting connected, at most the call
+    /// timeout); a URI claimed by none or by several is refused.
+    pub(super) async fn resource_owner(&self, uri: &str) -> Result<String, McpError> {
+        let owners = self.catalog().with_resources(|s| s.claims(uri));
+        let owners = if owners.is_empty() {
+            self.wait_starting(false).await;
+            self.resources_now().await;
+            self.templates_now().await;
+            self.catalog().with_resources(|s| s.claims(uri))
+        } else {
+            owners
+        };
+        let mut it = owners.iter();
+        match (it.next(), it.next()) {
+            (Some(alias), None) => Ok(alias.clone()),
+            (None, _) => Err(McpError::invalid_params(
+                format!("unknown resource {uri:?}: no upstream lists it or has a template for it"),
+                Some(json!({"uri": uri})),
+            )),
+            (Some(_), Some(_)) => {
+                self.catalog().with_resources(|s| s.report(uri, &owners));
+                Err(McpError::invalid_params(
+                    format!("resource {uri:?} is not served: more than one upstream claims it"),
+                    Some(json!({"uri": uri, "upstreams": owners})),
+                ))
+            }
+        }
+    }
+
+    /// `resources/read`, sent to the upstream that owns the URI; its
+    /// contents as sent.
+    pub(super) async fn read_routed(
+        &self,
+        params: ReadResourceRequestParams,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let alias = self.resource_owner(&params.uri).await?;
+        let peer = self.connected(&alias).await?;
+        let mut upstream = ReadResourceRequestParams::new(params.uri);
+        upstream.input_responses = params.input_responses;
+        upstream.request_state = params.request_state;
+        let request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(upstream));
+        match ask(&alias, &peer, request, self.ask_timeout()).await? {
+            ServerResult::ReadResourceResult(mut r) => {
+                host_meta(&mut r.meta);
+                // The upstream's cache hints are for its client: a 2026-07-28
+                // host gets the gateway's (none: ask again), a 2025 one none.
+                (r.ttl_ms, r.cache_scope) = (None, None);
+                Ok(ReadResourceResponse::Complete(r))
+            }
+            ServerResult::InputRequiredResult(r) => Ok(ReadResourceResponse::InputRequired(r)),
+            _ => Err(unexpected(&alias, "resources/read")),
+        }
+    }
+
+    /// `completion/complete`, sent to the upstream of the prompt (by its
+    /// exposed name) or of the template (by the URI template it listed).
+    pub(super) async fn complete_routed(
+        &self,
+        params: CompleteRequestParams,
+    ) -> Result<CompleteResult, McpError> {
+        let (alias, reference) = match &params.r#ref {
+            Reference::Prompt(p) => {
+                let (alias, own) = self.prompt_owner(&p.name).await?;
+                let mut own = PromptReference::new(own);
+                own.title = p.title.clone();
+                (alias, Reference::Prompt(own))
+            }
+            Reference::Resource(r) => (self.template_owner(&r.uri).await?, params.r#ref.clone()),
+            _ => {
+                return Err(McpError::invalid_params(
+                    "completion/complete: \"ref\" must be a ref/prompt or a ref/resource",
+                    Some(json!({"field": "ref"})),
+                ));
+            }
+        };
+        let peer = self.connected(&alias).await?;
+        let mut upstream = CompleteRequestParams::new(reference, params.argument);
+        upstream.context = params.context;
+        let request = ClientRequest::CompleteRequest(CompleteRequest::new(upstream));
+        match ask(&alias, &peer, request, self.ask_timeout()).await? {
+            ServerResult::CompleteResult(mut r) => {
+                host_meta(&mut r.meta);
+                Ok(r)
+            }
+            _ => Err(unexpected(&alias, "completion/complete")),
+        }
+    }
+
+    /// The one upstream that listed the template `uri`.
+    async fn template_owner(&self, uri: &str) -> Result<String, McpError> {
+        let find = |s: &mut Resources| -> BTreeSet<String> {
+            (s.templates.iter())
+                .filter(|(_, t, _)| t == uri)
+                .map(|(a, _, _)| a.clone())
+                .collect()
+        };
+        let mut owners = self.catalog().with_resources(find);
+        if owners.is_empty() {
+            self.wait_starting(false).await;
+            self.templates_now().await;
+            owners = self.catalog().with_resources(find);
+        }
+        match owners.len() {
+            1 => Ok(owners.pop_first().unwrap_or_default()),
+            0 => Err(McpError::invalid_params(
+                format!("unknown resource template {uri:?}"),
+                Some(json!({"uri": uri})),
+            )),
+            _ => Err(McpError::invalid_params(
+                format!("resource template {uri:?} is not served: more than one upstream lists it"),
+                Some(json!({"uri": uri, "upstreams": owners})),
+            )),
+        }
+    }
+}
