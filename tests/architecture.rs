@@ -65,6 +65,10 @@ const BIN_LAYERS: &[&[&str]] = &[
     &["lint", "preview", "serve"],
     &["snapshot"],
     &["pin"],
+    // `wrap` loads the policy and the log as `serve` does; `install`
+    // edits host configs through the JSONC scanner.
+    &["jsonc"],
+    &["wrap", "install"],
 ];
 
 /// The longest a function may be, from its `fn` line to its closing brace.

@@ -41,6 +41,11 @@ const OTHER_WORDS: &[(&str, &str, &str)] = &[
         "vscode",
         "VS Code's config folder, .vscode",
     ),
+    (
+        "src/bin/mcp-preamble/install.rs",
+        "vscode",
+        "VS Code's project config, .vscode/mcp.json, which install edits",
+    ),
 ];
 
 /// The code of a file without comments and `#[cfg(test)]` items, and its

@@ -10,7 +10,7 @@ use super::options::Restart;
 use crate::model::{Era, ServerSnapshot};
 
 /// A stdio server's process was spawned.
-pub(super) fn started(alias: &str, pid: Option<u32>) {
+pub(crate) fn started(alias: &str, pid: Option<u32>) {
     match pid {
         Some(pid) => {
             tracing::info!(target: "mcp_preamble::upstream", upstream = %alias, "started (pid {pid})")
@@ -53,7 +53,7 @@ pub(super) fn ending(status: Option<ExitStatus>) -> String {
 }
 
 /// The connection ended without the host closing it.
-pub(super) fn exited(alias: &str, status: Option<ExitStatus>) {
+pub(crate) fn exited(alias: &str, status: Option<ExitStatus>) {
     tracing::warn!(target: "mcp_preamble::upstream", upstream = %alias, "{}", ending(status));
 }
 

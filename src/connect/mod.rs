@@ -47,6 +47,8 @@ pub use transport::{ConnectFailure, Connection, INHERITED_ENV, StderrTail, conne
 
 #[cfg(feature = "serve")]
 pub(crate) use lifecycle::plain;
+#[cfg(feature = "serve")]
+pub(crate) use lifecycle::{exited, started};
 
 use crate::error::{Error, ErrorKind};
 

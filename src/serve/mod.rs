@@ -105,6 +105,10 @@
 //! `HttpLimits` (timeouts, connections, sessions) and refused for a
 //! non-local `Origin` or a second `Host` header.
 //!
+//! [`Wrapper`] is the other mode: one upstream per host entry, relayed
+//! line for line (resources, prompts and the rest as sent), its
+//! instructions and `tools/list` from the same assembly.
+//!
 //! ```no_run
 //! # async fn run() -> mcp_preamble::Result<()> {
 //! use mcp_preamble::Assembler;
@@ -142,6 +146,7 @@ mod start;
 mod subscribe;
 mod uri;
 mod view;
+mod wrap;
 
 pub use fit::ServeAs;
 #[doc(hidden)]
@@ -152,6 +157,9 @@ pub use gateway::Gateway;
 pub use http::{HttpLimits, bind_loopback};
 pub use names::{DEFAULT_NAME, GatewayNames, SCHEME, exposed_name, scheme, scheme_for};
 pub use view::{NOTE, READER};
+#[doc(hidden)]
+pub use wrap::relay_streams;
+pub use wrap::{MAX_MESSAGE_BYTES, Wrapper};
 
 /// `assembler` made ready for a gateway that serves `host` under the name
 /// [`DEFAULT_NAME`] ([`prepare_named`]).

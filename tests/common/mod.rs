@@ -62,10 +62,12 @@ pub fn ensure_npm() {
     static READY: std::sync::OnceLock<()> = std::sync::OnceLock::new();
     READY.get_or_init(|| {
         let dir = servers_dir();
-        if dir
-            .join("node_modules/@modelcontextprotocol/server")
-            .is_dir()
-        {
+        let installed = ["server", "server-everything"].iter().all(|p| {
+            dir.join("node_modules/@modelcontextprotocol")
+                .join(p)
+                .is_dir()
+        });
+        if installed {
             return;
         }
         let out = std::process::Command::new("npm")

@@ -49,6 +49,78 @@ pub enum Command {
     /// the running gateway reloads the lock and the policy when either file
     /// changes or on SIGHUP. Stdout carries MCP messages only.
     Serve(ServeArgs),
+    /// Serve one MCP server to a host as it is, but for its instructions and tool descriptions.
+    ///
+    /// Starts COMMAND (or reaches `--url`) and relays it to this process's stdio, message for
+    /// message: tools, resources, prompts, completions, logging, and the
+    /// server's own requests (sampling, elicitation, roots) pass as sent.
+    /// Its instructions are sanitized, de-duplicated against its tools,
+    /// pinned (`--lock`), within the policy's budgets and, with `--as`,
+    /// within the host's per-server cap; its tools/list gets the policy's
+    /// filter and overrides with descriptions and schemas sanitized; a call
+    /// to a hidden tool is refused (-32602). Stdout carries MCP messages
+    /// only; the log goes to stderr. Exit status: 0 when the host closed
+    /// the connection or the server exited with 0; 1 when the server
+    /// ended otherwise; 2 when it could not start.
+    Wrap(WrapArgs),
+    /// Rewrite a host's MCP config so that each server runs under `wrap` (a backup beside it).
+    ///
+    /// Each stdio entry's command becomes `mcp-preamble wrap --as HOST
+    /// --name KEY -- COMMAND ARGS…`; comments, key order, other keys and
+    /// entries already wrapped are left as they are, so a second run
+    /// changes nothing. URL (HTTP) entries are left alone and named. The
+    /// first run keeps the file as it was in FILE.mcp-preamble.bak.
+    Install(InstallArgs),
+    /// Undo `install`: the backup back byte for byte when the config is
+    /// still what install wrote, else each wrapped entry unwrapped in place.
+    Uninstall(InstallArgs),
+}
+
+#[derive(Args)]
+pub struct WrapArgs {
+    /// A policy file (`mcp-preamble.toml`): budgets, the server's
+    /// `[servers.NAME]` table, its tool rules and overrides.
+    #[arg(long, value_name = "PATH")]
+    pub policy: Option<PathBuf>,
+    /// A lock file made by `pin`: the server's reviewed text (`on_change`).
+    #[arg(long, value_name = "PATH")]
+    pub lock: Option<PathBuf>,
+    #[arg(long = "as", default_value = "plain", value_name = "HOST", value_parser = parse_serve_as, help = format!(
+        "Fit the instructions to the host's per-server cap, in its unit: {}, or `plain` \
+         (the policy's token budgets only)",
+        serve_hosts()
+    ))]
+    pub serve_as: mcp_preamble::serve::ServeAs,
+    /// The name the policy and the lock know this server by (the key of
+    /// its entry in the host's config); default: its serverInfo name.
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// The longest message either side may send, in MiB; a longer one
+    /// ends the connection.
+    #[arg(long, default_value = "64", value_name = "MIB", value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub max_message_mib: u32,
+    #[arg(long, value_name = "FILE", help = format!(
+        "Write the log here instead of stderr (never stdout); `MCP_PREAMBLE_LOG` sets what it \
+         says; default `{LOG_DEFAULT}`"
+    ))]
+    pub log: Option<PathBuf>,
+    /// A Streamable HTTP server to relay instead of a command: each host
+    /// message one POST, its session kept, deleted when the host goes.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    pub url: Option<String>,
+    /// The server to start, and its arguments (after `--`).
+    #[arg(last = true, required_unless_present = "url", value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+#[derive(Args)]
+pub struct InstallArgs {
+    /// The host whose MCP config file to change.
+    #[arg(long, value_enum, value_name = "HOST")]
+    pub host: HostKind,
+    /// The config file (default: the host's own, see the README).
+    #[arg(long, value_name = "PATH")]
+    pub host_config: Option<PathBuf>,
 }
 
 /// What `serve` logs when `MCP_PREAMBLE_LOG` is not set: the gateway's
@@ -379,6 +451,15 @@ fn serve_hosts() -> String {
         .filter_map(|h| Some(format!("`{h}` ({} in all)", h.cap()?)))
         .collect();
     hosts.join(", ")
+}
+
+/// The hosts whose MCP config `install` edits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum HostKind {
+    ClaudeDesktop,
+    ClaudeCode,
+    Cursor,
+    Vscode,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]

@@ -4,6 +4,8 @@
 mod args;
 mod emit;
 mod error;
+mod install;
+mod jsonc;
 mod lint;
 mod load;
 mod memory;
@@ -14,6 +16,7 @@ mod serve;
 mod snapshot;
 mod source;
 mod state;
+mod wrap;
 
 use std::process::ExitCode;
 
@@ -29,15 +32,21 @@ fn run() -> Result<ExitCode, CliError> {
         .enable_all()
         .build()
         .map_err(CliError::Runtime)?;
-    runtime.block_on(async {
+    let result = runtime.block_on(async {
         match cli.command {
             Command::Preview(p) => preview::preview(p).await,
             Command::Snapshot(s) => snapshot::snapshot(s).await,
             Command::Lint(l) => lint::lint(l).await,
             Command::Pin(a) => pin::pin(a).await,
             Command::Serve(a) => serve::serve(a).await,
+            Command::Wrap(a) => wrap::wrap(a).await,
+            Command::Install(a) => install::install(&a),
+            Command::Uninstall(a) => install::uninstall(&a),
         }
-    })
+    });
+    // Not waiting for blocking reads of stdin (`wrap`'s host may keep it open).
+    runtime.shutdown_background();
+    result
 }
 
 fn main() -> ExitCode {

@@ -436,7 +436,7 @@ async fn tell_limits(hub: Hub) {
     }
 }
 
-fn settings(policy: Option<&Path>) -> Result<Settings, mcp_preamble::Error> {
+pub(crate) fn settings(policy: Option<&Path>) -> Result<Settings, mcp_preamble::Error> {
     match policy {
         Some(path) => Settings::from_path(path),
         None => Ok(Settings::new()),
@@ -549,7 +549,7 @@ fn rmcps_call_error(m: &tracing::Metadata<'_>) -> bool {
 /// channel), one line per event made safe by [`LogLines`].
 /// `MCP_PREAMBLE_LOG` chooses what is logged, as targets and levels
 /// (`debug`, `info,rmcp=debug`); default: [`LOG_DEFAULT`].
-fn init_log(file: Option<&Path>) -> Result<(), CliError> {
+pub(crate) fn init_log(file: Option<&Path>) -> Result<(), CliError> {
     use tracing_subscriber::fmt::writer::BoxMakeWriter;
     use tracing_subscriber::prelude::*;
     let filter: tracing_subscriber::filter::Targets = std::env::var("MCP_PREAMBLE_LOG")

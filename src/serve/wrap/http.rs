@@ -1,0 +1,241 @@
+//! `wrap --url`: a Streamable HTTP upstream behind the same line relay.
+//! Each line the relay sends upstream is one POST (in order: the next is
+//! sent once the last one's answer has begun); a JSON answer or each
+//! event of an event stream comes back as one line. The session
+//! (`Mcp-Session-Id`) and the negotiated protocol version go on every
+//! later request; a GET stream carries what the server sends unasked, and
+//! the session is deleted when the host goes. Every body is read within
+//! the relay's message cap.
+
+use std::sync::{Arc, Mutex};
+
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufRead, AsyncWrite};
+use tokio::sync::mpsc;
+
+use super::lines::{Line, next_line};
+use super::relay::write_lines;
+use crate::support::lock;
+
+const SESSION: &str = "mcp-session-id";
+const VERSION_META: &str = "io.modelcontextprotocol/protocolVersion";
+
+struct Upstream {
+    client: reqwest::Client,
+    url: String,
+    session: Mutex<Option<String>>,
+    version: Mutex<Option<String>>,
+    out: mpsc::Sender<Vec<u8>>,
+    max: usize,
+}
+
+/// Relays lines from `from_relay` to the server at `url` and its answers
+/// into `to_relay`, until `from_relay` ends.
+pub(crate) async fn bridge<R, W>(url: String, max: usize, mut from_relay: R, to_relay: W)
+where
+    R: AsyncBufRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (out, queue) = mpsc::channel(64);
+    let writer = tokio::spawn(write_lines(to_relay, queue));
+    let up = Arc::new(Upstream {
+        client: reqwest::Client::new(),
+        url,
+        session: Mutex::new(None),
+        version: Mutex::new(None),
+        out,
+        max,
+    });
+    let mut listening = false;
+    while let Ok(Line::Message(line)) = next_line(&mut from_relay, max).await {
+        let Ok(Value::Object(message)) = serde_json::from_slice::<Value>(&line) else {
+            continue;
+        };
+        let message = Value::Object(message);
+        up.post(&message, line).await;
+        // Once the session is live, what the server sends unasked comes on a GET stream.
+        if !listening && message["method"] == "notifications/initialized" {
+            listening = true;
+            let up = up.clone();
+            tokio::spawn(async move { up.listen().await });
+        }
+    }
+    up.close().await;
+    drop(up);
+    writer.abort();
+}
+
+impl Upstream {
+    fn headers(&self, message: &Value) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        let mut put = |name: &'static str, value: &str| {
+            if let Ok(v) = value.parse() {
+                headers.insert(name, v);
+            }
+        };
+        put("accept", "application/json, text/event-stream");
+        put("content-type", "application/json");
+        if let Some(session) = lock(&self.session).as_deref() {
+            put(SESSION, session);
+        }
+        let claimed = message["params"]["_meta"][VERSION_META].as_str();
+        if let Some(version) = claimed
+            .map(str::to_string)
+            .or_else(|| lock(&self.version).clone())
+        {
+            put("mcp-protocol-version", &version);
+        }
+        if let Some(method) = message["method"].as_str() {
+            put("mcp-method", method);
+            let name = message["params"]["name"].as_str();
+            if let Some(name) = name.filter(|_| method == "tools/call") {
+                put("mcp-name", name);
+            }
+        }
+        headers
+    }
+
+    /// One message POSTed; its answer read in a task of its own.
+    async fn post(self: &Arc<Self>, message: &Value, line: Vec<u8>) {
+        let id = message
+            .get("id")
+            .filter(|_| message.get("method").is_some())
+            .cloned();
+        let sent = (self.client.post(&self.url))
+            .headers(self.headers(message))
+            .body(line)
+            .send()
+            .await;
+        let answer = match sent {
+            Ok(answer) => answer,
+            Err(e) => {
+                return self
+                    .fail(id, &format!("cannot reach the upstream: {e}"))
+                    .await;
+            }
+        };
+        if let Some(session) = answer.headers().get(SESSION).and_then(|v| v.to_str().ok()) {
+            *lock(&self.session) = Some(session.to_string());
+        }
+        let status = answer.status();
+        if status.as_u16() == 202 {
+            return;
+        }
+        if !status.is_success() {
+            let why = format!("the upstream answered HTTP {status}");
+            return self.fail(id, &why).await;
+        }
+        let up = self.clone();
+        tokio::spawn(async move { up.read(answer).await });
+    }
+
+    /// A JSON-RPC error for the request `id` (none for a notification or
+    /// an answer), logged either way.
+    async fn fail(&self, id: Option<Value>, why: &str) {
+        let why = crate::redact::printed(why).into_owned();
+        tracing::warn!("{why}");
+        if let Some(id) = id {
+            let error =
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32603, "message": why}});
+            let _ = self.out.send(error.to_string().into_bytes()).await;
+        }
+    }
+
+    /// The server's stream of messages it sends unasked (none when it has none).
+    async fn listen(self: Arc<Self>) {
+        let mut headers = self.headers(&Value::Null);
+        headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+        headers.remove(CONTENT_TYPE);
+        headers.remove("mcp-method");
+        let answer = self.client.get(&self.url).headers(headers).send().await;
+        if let Some(answer) = answer.ok().filter(|a| a.status().is_success()) {
+            self.read(answer).await;
+        }
+    }
+
+    async fn close(&self) {
+        let session = lock(&self.session).clone();
+        if let Some(session) = session {
+            let _ = self
+                .client
+                .delete(&self.url)
+                .header(SESSION, session)
+                .send()
+                .await;
+        }
+    }
+
+    /// Each message of an answer (a JSON body, or an event stream) as a line.
+    async fn read(&self, mut answer: reqwest::Response) {
+        let stream = (answer.headers().get(CONTENT_TYPE))
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|t| t.starts_with("text/event-stream"));
+        let mut buf: Vec<u8> = Vec::new();
+        loop {
+            let chunk = match answer.chunk().await {
+                Ok(Some(chunk)) => chunk,
+                Ok(None) => break,
+                Err(e) => return tracing::warn!("reading the upstream's answer failed: {e}"),
+            };
+            buf.extend(chunk.iter().filter(|&&b| !stream || b != b'\r'));
+            while let Some(end) = stream.then(|| event_end(&buf)).flatten() {
+                let event: Vec<u8> = buf.drain(..end + 2).collect();
+                self.event(&event).await;
+            }
+            if buf.len() > self.max {
+                return tracing::error!(
+                    "the upstream sent a message over {} bytes; dropped",
+                    self.max
+                );
+            }
+        }
+        if stream {
+            self.event(&buf).await;
+        } else {
+            self.messages(&buf).await;
+        }
+    }
+
+    /// One server-sent event: its `data` lines, one message.
+    async fn event(&self, event: &[u8]) {
+        let text = String::from_utf8_lossy(event);
+        let data: Vec<&str> = (text.lines())
+            .filter_map(|l| l.strip_prefix("data:"))
+            .map(|d| d.strip_prefix(' ').unwrap_or(d))
+            .collect();
+        if !data.is_empty() {
+            self.messages(data.join("\n").as_bytes()).await;
+        }
+    }
+
+    /// A body of one message or a batch, each sent on as one line (as
+    /// sent when it is one line); the negotiated protocol version noted.
+    async fn messages(&self, body: &[u8]) {
+        let trimmed = body.trim_ascii();
+        if trimmed.is_empty() {
+            return;
+        }
+        let messages = match serde_json::from_slice::<Value>(trimmed) {
+            Ok(Value::Array(batch)) => batch,
+            Ok(one) => vec![one],
+            Err(_) => return tracing::warn!("the upstream sent a body that is not JSON (dropped)"),
+        };
+        let whole = messages.len() == 1 && !trimmed.contains(&b'\n');
+        for m in messages {
+            if let Some(version) = m["result"]["protocolVersion"].as_str() {
+                *lock(&self.version) = Some(version.to_string());
+            }
+            let line = if whole {
+                trimmed.to_vec()
+            } else {
+                m.to_string().into_bytes()
+            };
+            let _ = self.out.send(line).await;
+        }
+    }
+}
+
+fn event_end(buf: &[u8]) -> Option<usize> {
+    buf.windows(2).position(|w| w == b"\n\n")
+}

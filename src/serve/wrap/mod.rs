@@ -1,0 +1,250 @@
+//! `mcp-preamble wrap`: one upstream served to a host over stdio as it is,
+//! except what this crate exists for ([`Wrapper`]).
+
+#[cfg(feature = "http")]
+mod http;
+mod lines;
+mod relay;
+mod shape;
+
+use std::process::{ExitStatus, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::{AsyncBufRead, AsyncRead, AsyncWrite, BufReader};
+use tokio::sync::mpsc;
+
+use super::fit::ServeAs;
+use crate::assemble::Assembler;
+use crate::error::{Error, ErrorKind, Result};
+use relay::{Ended, Relay, write_lines};
+use shape::Shaper;
+
+/// The longest a message may be, either way, by default (64 MiB): a
+/// `resources/read` answer can carry a large blob, and a line past the cap
+/// ends the relay instead of growing a buffer.
+pub const MAX_MESSAGE_BYTES: usize = 64 << 20;
+
+/// How long an upstream may take to exit once the host has gone and its
+/// stdin is closed, before it is killed.
+const EXIT_GRACE: Duration = Duration::from_secs(5);
+
+/// One upstream MCP server served to a host as it is, but for what this
+/// crate exists for: a raw JSON-RPC line relay (feature `serve`).
+///
+/// Every message passes byte for byte, both ways: tool names, resources,
+/// resource templates, prompts, completions, logging, and the upstream's
+/// own requests to the host (sampling, elicitation, roots) and their
+/// answers. Three things change:
+///
+/// - the handshake answer (`initialize`, or `server/discover` for a
+///   2026-07-28 host): its `instructions` become the assembly's section for
+///   this one server (sanitized, de-duplicated against its tools, pinned
+///   with the assembler's lock, within its budgets, and, with a
+///   [`ServeAs`] host, within the host's per-server cap); the wrapper lists
+///   the tools first under ids of its own (in the 2025 era after sending
+///   `notifications/initialized` itself; the host's is then not sent
+///   twice);
+/// - each `tools/list` answer: tools the policy's filter hides leave it,
+///   the others get the assembly's description, title and annotations
+///   (the policy's overrides, sanitized) and their `inputSchema` without
+///   hidden characters; every other field stays as sent;
+/// - a `tools/call` of a hidden tool is refused with invalid params
+///   (-32602) and never reaches the upstream.
+///
+/// The upstream is untrusted: a message over
+/// [`Wrapper::max_message_bytes`] ends the relay, a line that is not a
+/// JSON-RPC message is dropped and logged, and descriptions, schemas and
+/// instructions are cut to the assembler's [`Limits`](crate::Limits).
+///
+/// ```no_run
+/// # async fn run() -> mcp_preamble::Result<()> {
+/// use mcp_preamble::Assembler;
+/// use mcp_preamble::serve::{ServeAs, Wrapper};
+///
+/// let wrapper = Wrapper::new(Assembler::new(), ServeAs::ClaudeCode)?.alias("everything");
+/// let args = vec!["server.mjs".to_string()];
+/// let status = wrapper.run_command("node", &args).await?;
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+pub struct Wrapper {
+    shaper: Shaper,
+    max_message: usize,
+}
+
+impl Wrapper {
+    /// A wrapper assembling with `assembler` (a policy's, with its lock),
+    /// fitted to `host`. Fails when the host's cap cannot be met.
+    pub fn new(assembler: Assembler, host: ServeAs) -> Result<Wrapper> {
+        // The host lists the tools itself: no tool list in the instructions.
+        let assembler = host.fit(assembler.tool_list(false).exposing(), 0)?;
+        Ok(Wrapper {
+            shaper: Shaper {
+                assembler,
+                alias: None,
+            },
+            max_message: MAX_MESSAGE_BYTES,
+        })
+    }
+
+    /// The name the policy and the lock know the upstream by (the host
+    /// config's key for it); default: its `serverInfo.name`.
+    pub fn alias(mut self, alias: impl Into<String>) -> Wrapper {
+        self.shaper.alias = Some(alias.into());
+        self
+    }
+
+    /// The longest message either side may send (default
+    /// [`MAX_MESSAGE_BYTES`]).
+    pub fn max_message_bytes(mut self, bytes: usize) -> Wrapper {
+        self.max_message = bytes;
+        self
+    }
+
+    /// Starts `command` with `args` (this process's environment, its
+    /// stderr inherited: the host logs it as the server's) and relays this
+    /// process's stdin and stdout to it until either side ends. Returns
+    /// the upstream's exit status (`None`: the host went first and the
+    /// upstream, its stdin closed, was killed after 5 s).
+    pub async fn run_command(&self, command: &str, args: &[String]) -> Result<Option<ExitStatus>> {
+        let mut child = tokio::process::Command::new(command)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| {
+                Error::new(ErrorKind::Connect, format!("cannot start {command:?}: {e}"))
+                    .with_source(e)
+            })?;
+        let (Some(up_in), Some(up_out)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(Error::new(ErrorKind::Connect, "the upstream has no stdio"));
+        };
+        let alias = self.shaper.alias.as_deref().unwrap_or("upstream");
+        crate::connect::started(alias, child.id());
+        let host_in = BufReader::new(tokio::io::stdin());
+        let ended = self
+            .relay(host_in, tokio::io::stdout(), BufReader::new(up_out), up_in)
+            .await;
+        let status = match ended {
+            Ended::Upstream => {
+                let status = child.wait().await.ok();
+                crate::connect::exited(alias, status);
+                status
+            }
+            // Its stdin is closed now: it may end on its own.
+            Ended::Host => match tokio::time::timeout(EXIT_GRACE, child.wait()).await {
+                Ok(status) => status.ok(),
+                Err(_) => {
+                    let _ = child.kill().await;
+                    None
+                }
+            },
+        };
+        Ok(status)
+    }
+
+    /// Relays this process's stdin and stdout to the Streamable HTTP
+    /// server at `url` (feature `http`) until the host closes stdin; then
+    /// deletes the session. Each host message is one POST, sent in order;
+    /// the server's answers (JSON or event streams) and what it sends on
+    /// its GET stream come back as they are.
+    #[cfg(feature = "http")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+    pub async fn run_url(&self, url: &str) -> Result<()> {
+        let parsed = reqwest::Url::parse(url).map_err(|e| {
+            Error::new(
+                ErrorKind::InvalidConfig,
+                format!("{url:?} is not a URL: {e}"),
+            )
+        })?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            let why = format!("{url:?} is not an http or https URL");
+            return Err(Error::new(ErrorKind::InvalidConfig, why));
+        }
+        let (relay_side, bridge_side) = tokio::io::duplex(1 << 16);
+        let (up_out, up_in) = tokio::io::split(relay_side);
+        let (from_relay, to_relay) = tokio::io::split(bridge_side);
+        let bridge = tokio::spawn(http::bridge(
+            url.to_string(),
+            self.max_message,
+            BufReader::new(from_relay),
+            to_relay,
+        ));
+        let host_in = BufReader::new(tokio::io::stdin());
+        self.relay(host_in, tokio::io::stdout(), BufReader::new(up_out), up_in)
+            .await;
+        let _ = tokio::time::timeout(EXIT_GRACE, bridge).await;
+        Ok(())
+    }
+
+    /// Relays `host_in`/`host_out` to an upstream's `up_out`/`up_in` until
+    /// either side ends; the upstream's stdin (`up_in`) is closed on return.
+    pub(crate) async fn relay<HR, HW, UR, UW>(
+        &self,
+        host_in: HR,
+        host_out: HW,
+        up_out: UR,
+        up_in: UW,
+    ) -> Ended
+    where
+        HR: AsyncBufRead + Unpin,
+        HW: AsyncWrite + Unpin + Send + 'static,
+        UR: AsyncBufRead + Unpin,
+        UW: AsyncWrite + Unpin + Send + 'static,
+    {
+        let (to_host, host_queue) = mpsc::channel(64);
+        let (to_upstream, upstream_queue) = mpsc::channel(64);
+        let host_writer = tokio::spawn(write_lines(host_out, host_queue));
+        let upstream_writer = tokio::spawn(write_lines(up_in, upstream_queue));
+        let relay = Arc::new(Relay::new(
+            self.shaper.clone(),
+            self.max_message,
+            to_host,
+            to_upstream,
+        ));
+        let ended = tokio::select! {
+            ended = relay.relay_host(host_in) => ended,
+            ended = relay.relay_upstream(up_out) => ended,
+        };
+        // What is queued still goes out (the queues close with the relay),
+        // then the upstream's stdin closes.
+        drop(relay);
+        let mut upstream_writer = upstream_writer;
+        let _ = tokio::time::timeout(Duration::from_secs(1), &mut upstream_writer).await;
+        upstream_writer.abort();
+        let _ = tokio::time::timeout(Duration::from_secs(2), host_writer).await;
+        ended
+    }
+}
+
+/// [`Wrapper::relay`] over any byte streams (tests and fuzzing).
+#[doc(hidden)]
+pub async fn relay_streams<HR, HW, UR, UW>(
+    wrapper: &Wrapper,
+    host_in: HR,
+    host_out: HW,
+    up_out: UR,
+    up_in: UW,
+) -> bool
+where
+    HR: AsyncRead + Unpin,
+    HW: AsyncWrite + Unpin + Send + 'static,
+    UR: AsyncRead + Unpin,
+    UW: AsyncWrite + Unpin + Send + 'static,
+{
+    let ended = wrapper
+        .relay(
+            BufReader::new(host_in),
+            host_out,
+            BufReader::new(up_out),
+            up_in,
+        )
+        .await;
+    ended == Ended::Host
+}
+
+#[cfg(test)]
+mod tests;

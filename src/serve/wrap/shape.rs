@@ -1,0 +1,138 @@
+//! What `wrap` changes in what its one upstream sends: the instructions
+//! (the assembly's section for that server: sanitized, de-duplicated,
+//! pinned, fitted) and each `tools/list` page (the policy's filter and
+//! overrides, descriptions and schemas sanitized). Everything comes from
+//! the same assembly the gateway serves ([`crate::report::Exposure`]);
+//! nothing is decided here. Fields the library does not read (`_meta`,
+//! `outputSchema`, `icons`, `execution`, …) stay as sent.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value, json};
+
+use crate::assemble::Assembler;
+use crate::error::Result;
+use crate::model::ServerSnapshot;
+use crate::report::{ExposedTool, Exposure};
+use crate::server_key::ServerKey;
+
+/// The assembler (fitted to the host) and the alias the policy knows the
+/// upstream by.
+#[derive(Debug, Clone)]
+pub(crate) struct Shaper {
+    pub assembler: Assembler,
+    pub alias: Option<String>,
+}
+
+impl Shaper {
+    /// The key the policy knows `base`'s server by: the alias, else its
+    /// `serverInfo.name`.
+    pub(crate) fn key_of(&self, base: &ServerSnapshot) -> String {
+        match &self.alias {
+            Some(alias) => alias.clone(),
+            None => ServerKey::of(base).into_string(),
+        }
+    }
+
+    /// Whether the policy's filter hides `tool` of the server `key`.
+    pub(crate) fn hides(&self, key: &str, tool: &str) -> bool {
+        (self.assembler.tool_filter_of(Some(key))).is_some_and(|f| !f.sends(tool))
+    }
+
+    /// `snapshot` under the alias, assembled; its one exposure.
+    fn assemble(&self, snapshot: ServerSnapshot) -> Result<(String, Exposure)> {
+        let snapshot = match &self.alias {
+            Some(alias) => snapshot.with_alias(alias.clone()),
+            None => snapshot,
+        };
+        let assembly = self.assembler.assemble(&[snapshot])?;
+        let exposure = (assembly.exposures().first())
+            .map(|e| e.as_ref().clone())
+            .unwrap_or_default();
+        Ok((assembly.text().to_string(), exposure))
+    }
+
+    /// The instructions to serve for `snapshot` (its handshake and every
+    /// tool listed), `None` when nothing is left of them.
+    pub(crate) fn instructions(&self, snapshot: ServerSnapshot) -> Result<Option<String>> {
+        let (text, _) = self.assemble(snapshot)?;
+        Ok((!text.trim().is_empty()).then_some(text))
+    }
+
+    /// Reshapes one `tools/list` result in place: tools the policy hides
+    /// (or that the limits or sanitizing left out) leave it, the others
+    /// get the assembly's description, title, annotations and schema.
+    /// Returns whether anything changed.
+    pub(crate) fn page(
+        &self,
+        base: &ServerSnapshot,
+        result: &mut Map<String, Value>,
+    ) -> Result<bool> {
+        let mut snapshot = base.clone();
+        snapshot.tools.clear();
+        snapshot.push_tools_page(&Value::Object(result.clone()))?;
+        let (_, exposure) = self.assemble(snapshot)?;
+        let served: BTreeMap<&str, &ExposedTool> = exposure
+            .tools
+            .iter()
+            .map(|t| (t.own.as_str(), t))
+            .rev()
+            .collect();
+        let mut changed = false;
+        if let Some(Value::Array(tools)) = result.get_mut("tools") {
+            let before = tools.len();
+            tools.retain_mut(|raw| {
+                let name = raw.get("name").and_then(Value::as_str).unwrap_or_default();
+                match (served.get(name), raw.as_object_mut()) {
+                    (Some(tool), Some(raw)) => {
+                        changed |= shape_tool(raw, tool);
+                        true
+                    }
+                    _ => false,
+                }
+            });
+            changed |= tools.len() != before;
+        }
+        Ok(changed)
+    }
+}
+
+/// Sets `raw`'s description, title, annotations and schema to the
+/// assembly's; returns whether any changed.
+fn shape_tool(raw: &mut Map<String, Value>, tool: &ExposedTool) -> bool {
+    let mut changed = set(raw, "description", tool.description().map(Value::from));
+    changed |= set(raw, "title", tool.title.clone().map(Value::from));
+    if let Some(Value::Object(wanted)) = tool
+        .annotations
+        .as_ref()
+        .and_then(|a| serde_json::to_value(a).ok())
+    {
+        // Keys the library does not know stay as sent.
+        match raw.get_mut("annotations") {
+            Some(Value::Object(have)) => {
+                for (key, value) in wanted {
+                    changed |= set(have, &key, Some(value));
+                }
+            }
+            _ => changed |= set(raw, "annotations", Some(Value::Object(wanted))),
+        }
+    }
+    let schema = match tool.served_schema() {
+        Value::Object(o) if !o.is_empty() => Value::Object(o.clone()),
+        // MCP wants an object schema (as the gateway serves it).
+        _ => json!({"type": "object"}),
+    };
+    changed | set(raw, "inputSchema", Some(schema))
+}
+
+/// `raw[key]` made `want` (removed for `None`); whether it changed.
+fn set(raw: &mut Map<String, Value>, key: &str, want: Option<Value>) -> bool {
+    match want {
+        Some(v) if raw.get(key) != Some(&v) => {
+            raw.insert(key.to_string(), v);
+            true
+        }
+        Some(_) => false,
+        None => raw.remove(key).is_some(),
+    }
+}
