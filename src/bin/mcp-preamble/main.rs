@@ -28,10 +28,14 @@ use crate::error::CliError;
 fn run() -> Result<ExitCode, CliError> {
     let cli = Cli::parse();
     memory::guard();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(CliError::Runtime)?;
+    // The gateway forwards on one thread: a message between its tasks is a
+    // wake-up in the same thread, not a handoff to another (measured in
+    // benches/serve.rs; README "Cost").
+    let mut runtime = match cli.command {
+        Command::Serve(_) => tokio::runtime::Builder::new_current_thread(),
+        _ => tokio::runtime::Builder::new_multi_thread(),
+    };
+    let runtime = runtime.enable_all().build().map_err(CliError::Runtime)?;
     let result = runtime.block_on(async {
         match cli.command {
             Command::Preview(p) => preview::preview(p).await,
