@@ -149,7 +149,10 @@ fn methods_the_gateway_does_not_serve_are_method_not_found() {
     let mut g = Gateway::spawn(&["--config", &config, "--ready-within", "60"]);
     let init = g.initialize();
     let caps = &init["result"]["capabilities"];
-    assert!(caps["resources"].is_null() && caps["extensions"].is_null(), "{init}");
+    assert!(
+        caps["resources"].is_null() && caps["extensions"].is_null(),
+        "{init}"
+    );
     let answer = g.request("tools/frobnicate", json!({}));
     assert_eq!(
         error(&answer),
