@@ -44,6 +44,20 @@ pub fn wait_until(what: &str, within: Duration, mut done: impl FnMut() -> bool) 
     }
 }
 
+/// Every line `stdout` gives, read on a thread of its own.
+pub fn lines_of(stdout: impl std::io::Read + Send + 'static) -> Receiver<String> {
+    let (tx, lines) = channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { return };
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    lines
+}
+
 /// A running gateway and what it wrote to stdout.
 pub struct Gateway {
     child: Child,
@@ -78,15 +92,7 @@ impl Gateway {
             .unwrap();
         let stdin = child.stdin.take().unwrap();
         let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { return };
-                if tx.send(line).is_err() {
-                    return;
-                }
-            }
-        });
+        let lines = lines_of(stdout);
         Gateway {
             child,
             stdin,
