@@ -19,7 +19,7 @@ for a in "$@"; do
 done
 case "$name" in
     mcp_preamble | mcp_preamble_fuzz | wire | section | budgets | template | lint | links \
-        | serve_host | serve_upstream | serve_names | "")
+        | serve_host | serve_upstream | serve_names | wrap_relay | "")
         exec "$rustc" "$@" ;;
 esac
 args=()

@@ -187,6 +187,12 @@ fn serve_upstream_corpus() {
 
 #[cfg(feature = "serve")]
 #[test]
+fn wrap_relay_corpus() {
+    assert!(replay("wrap_relay", targets::wrap_relay::run) >= 4);
+}
+
+#[cfg(feature = "serve")]
+#[test]
 fn serve_names_corpus() {
     replay("serve_names", |d| typed(d, targets::serve_names::run));
 }

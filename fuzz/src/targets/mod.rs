@@ -16,3 +16,5 @@ pub mod serve_names;
 pub mod serve_upstream;
 pub mod template;
 pub mod wire;
+#[cfg(feature = "serve")]
+pub mod wrap_relay;
