@@ -21,9 +21,9 @@
 
 use std::time::Duration;
 
+use mcp_preamble::Assembler;
 use mcp_preamble::serve::{ServeAs, Wrapper, relay_streams};
 use mcp_preamble::settings::Settings;
-use mcp_preamble::Assembler;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 
@@ -93,7 +93,9 @@ async fn exchange(host: &[String], script: Vec<String>) -> Vec<String> {
     let answered = tokio::time::timeout(Duration::from_secs(3), async {
         let mut answers = 0;
         while answers < expected {
-            let Ok(Some(line)) = lines.next_line().await else { return };
+            let Ok(Some(line)) = lines.next_line().await else {
+                return;
+            };
             answers += usize::from(is_answer(&line));
             written.push(line);
         }
@@ -175,15 +177,23 @@ fn check(host: &[String], written: &[String]) {
         }
     }
     for line in written {
-        let message: Value = serde_json::from_str(line)
-            .unwrap_or_else(|e| panic!("the wrapper wrote a line that is not JSON ({e}): {line:?}"));
-        let Some(id) = message.get("id") else { continue };
-        let Some(result) = message.get("result") else { continue };
+        let message: Value = serde_json::from_str(line).unwrap_or_else(|e| {
+            panic!("the wrapper wrote a line that is not JSON ({e}): {line:?}")
+        });
+        let Some(id) = message.get("id") else {
+            continue;
+        };
+        let Some(result) = message.get("result") else {
+            continue;
+        };
         match methods.get(&id.to_string()).map(String::as_str) {
             Some("initialize") => {
                 if let Some(text) = result.get("instructions").and_then(Value::as_str) {
                     let units = text.encode_utf16().count();
-                    assert!(units <= 2048, "instructions of {units} UTF-16 units: {text:?}");
+                    assert!(
+                        units <= 2048,
+                        "instructions of {units} UTF-16 units: {text:?}"
+                    );
                     assert_no_hidden(text, "the wrapped instructions");
                 }
             }

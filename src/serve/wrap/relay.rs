@@ -302,9 +302,16 @@ impl Relay {
         let base = match read {
             Ok(base) => base,
             Err(e) => {
-                // An error answer (or one that does not read) goes to the host as sent.
+                // An error answer goes to the host as sent; a result that does
+                // not read goes without its instructions, never unsanitized.
                 tracing::warn!("the upstream's handshake answer: {e}");
-                return self.host(line).await;
+                let Some(Value::Object(result)) = message.get_mut("result") else {
+                    return self.host(line).await;
+                };
+                if result.remove("instructions").is_none() {
+                    return self.host(line).await;
+                }
+                return self.host(to_line(&message)).await;
             }
         };
         lock(&self.state).key = Some(self.shaper.key_of(&base));
