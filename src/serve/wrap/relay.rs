@@ -264,8 +264,25 @@ impl Relay {
                 tokio::spawn(async move { relay.handshake(era, message, line).await });
             }
             Some(Asked::ToolsList) => self.tools_page(message, line).await,
-            None => self.host(line).await,
+            None => self.unasked(message, line).await,
         }
+    }
+
+    /// An answer to no request whose answer the wrapper reshapes (a second
+    /// answer under one id, or a host that reused an id): as sent, but a
+    /// result with tools or instructions is held to the same rules, so no
+    /// answer carries them past the policy and the sanitizer.
+    async fn unasked(&self, mut message: Map<String, Value>, line: Vec<u8>) {
+        let Some(Value::Object(result)) = message.get_mut("result") else {
+            return self.host(line).await;
+        };
+        if result.get("tools").is_some_and(Value::is_array) {
+            return self.tools_page(message, line).await;
+        }
+        if result.remove("instructions").is_some() {
+            return self.host(to_line(&message)).await;
+        }
+        self.host(line).await
     }
 
     /// A host's `tools/list` answered: reshaped by the policy.
