@@ -247,6 +247,11 @@ impl Relay {
 
     async fn upstream_one(self: &Arc<Self>, message: Map<String, Value>, line: Vec<u8>) {
         let response = !message.contains_key("method");
+        if !response && (message.contains_key("result") || message.contains_key("error")) {
+            // Neither request nor answer: a host's SDK could take it for either.
+            tracing::warn!("the upstream sent a request that carries a result (dropped)");
+            return;
+        }
         let id = message.get("id").filter(|_| response).map(key);
         let Some(id) = id else {
             return self.host(line).await;
