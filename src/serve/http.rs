@@ -99,7 +99,7 @@ impl Gateway {
         let mcp: Mcp = StreamableHttpService::new(
             move || Ok(gateway.session()),
             BoundedSessions::new(limits.max_sessions, limits.session_idle).into(),
-            StreamableHttpServerConfig::default(),
+            config(),
         );
         let slots = Arc::new(Semaphore::new(
             limits.max_connections.clamp(1, Semaphore::MAX_PERMITS),
@@ -123,6 +123,16 @@ impl Gateway {
             });
         }
     }
+}
+
+/// rmcp's defaults, but a stateless (2026-07-28) call whose first message
+/// is its answer is answered as one JSON body: an event stream (priming
+/// event, framing, a stream task) cost every call a second response
+/// path. A call that sends progress first still gets an event stream.
+fn config() -> StreamableHttpServerConfig {
+    let mut config = StreamableHttpServerConfig::default();
+    config.json_response = true;
+    config
 }
 
 /// How long to wait after a failed `accept`: out of descriptors or memory
