@@ -126,13 +126,12 @@ fn run_on(client: &str, era: &str, http: bool) -> Value {
     ));
     std::fs::create_dir_all(&dir).unwrap();
     let node = |script: &str, env: Value| json!({"command": "node", "args": [servers_dir().join(script)], "env": env});
-    // Counted from the gateway's start: over HTTP the client starts after
-    // the gateway, and must subscribe before the change (3 s was too short
-    // on a loaded machine).
-    let add_after = if http { "6000" } else { "3000" };
+    // Counted from the client's call of `whoami`, after which it subscribes
+    // (counted from the gateway's start, 6 s was too short for the Python
+    // client at a load average of 11).
     let config = json!({"mcpServers": {
         "billing": node("invoice.mjs", json!({})),
-        "echo": node("client-echo.mjs", json!({"ADD_AFTER_MS": add_after})),
+        "echo": node("client-echo.mjs", json!({"ADD_AFTER": "whoami", "ADD_AFTER_MS": "1500"})),
         "job": node("progress.mjs", json!({})),
     }});
     let config_path = dir.join("mcp.json");

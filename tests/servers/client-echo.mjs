@@ -1,6 +1,8 @@
 // client-echo.mjs — stdio; tool `whoami` answers, as JSON, every clientInfo name this server saw (from initialize,
 // and from the _meta envelope of each 2026-07-28 request) and the last client capabilities. Tool `later` is
-// registered ADD_AFTER_MS (default 500) after the first tools/list, so the SDK sends notifications/tools/list_changed.
+// registered ADD_AFTER_MS (default 500) after the first tools/list (after the first call of `whoami` with
+// ADD_AFTER=whoami: a client that has called it is connected, however long it took to start), so the SDK sends
+// notifications/tools/list_changed.
 import { McpServer } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { onMessage } from "./on-message.mjs";
@@ -23,7 +25,10 @@ serveStdio(() => {
     const capabilities = initialize ? params.capabilities : params._meta?.[`${ENVELOPE}clientCapabilities`];
     if (info?.name && !seen.names.includes(info.name)) seen.names.push(info.name);
     if (capabilities) seen.capabilities = capabilities;
-    if (!armed && message?.method === "tools/list") {
+    const trigger = process.env.ADD_AFTER === "whoami"
+      ? message?.method === "tools/call" && params.name === "whoami"
+      : message?.method === "tools/list";
+    if (!armed && trigger) {
       armed = true;
       setTimeout(() => {
         server.registerTool("later", { description: "Added after the first tools/list.", inputSchema: {} }, async () => text("later"));
