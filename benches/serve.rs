@@ -8,7 +8,9 @@
 //! instructions served from the hub's memo next to assembling them per
 //! `initialize`. Writes the Rust upstream's ratios to
 //! `target/bench-serve.json` (`{"stdio"|"http": {"1"|"32": {"p50_ratio",
-//! "p99_ratio", "rps_ratio"}}, "cold_fanout_10_ms"}`). Needs node and
+//! "p99_ratio", "rps_ratio"}}, "cold_fanout_10_ms"}`, and the same ratios of
+//! `wrap` and of a byte relay over stdio under `"wrap"` and `"relay"`:
+//! `{"wrap": {"stdio": {"1": …}}}`). Needs node and
 //! `npm ci` in tests/servers:
 //!
 //! ```text
@@ -148,7 +150,7 @@ impl Ratios {
     fn print(&self, upstream: &str, transport: &str, clients: usize) {
         let j = self.json();
         println!(
-            "{upstream:<5} {transport:<5} {clients:>2} clients: direct p50 {:>9.1?} p99 {:>9.1?} {:>7.0} rps | gateway p50 {:>9.1?} p99 {:>9.1?} {:>7.0} rps | p50 {:.2}x p99 {:.2}x rps {:.2}x",
+            "{upstream:<5} {transport:<5} {clients:>2} clients: direct p50 {:>9.1?} p99 {:>9.1?} {:>7.0} rps | through p50 {:>9.1?} p99 {:>9.1?} {:>7.0} rps | p50 {:.2}x p99 {:.2}x rps {:.2}x",
             self.direct.quantile(0.5),
             self.direct.quantile(0.99),
             self.direct.rps(),
@@ -167,8 +169,11 @@ fn calls(clients: usize) -> usize {
 }
 
 /// Over stdio: `clients` concurrent calls on one connection, to the
-/// upstream and to a gateway in front of it.
-async fn over_stdio(kind: &Kind, dir: &Path) -> Vec<(usize, Ratios)> {
+/// upstream and to a gateway in front of it; then, against the same
+/// direct runs, `wrap` (one upstream, its tool names unchanged) and a
+/// relay that only copies bytes both ways ([`RELAY`]): what one more
+/// process in the path costs on this machine, whatever it does.
+async fn over_stdio(kind: &Kind, dir: &Path) -> Vec<(usize, Ratios, Ratios, Ratios)> {
     let direct = stdio_entry("billing", &kind.command, kind.stdio.clone());
     let upstream = json!({"billing": {"command": kind.command, "args": kind.stdio}});
     let cfg = config(dir, &format!("{}-stdio.json", kind.name), upstream);
@@ -177,14 +182,81 @@ async fn over_stdio(kind: &Kind, dir: &Path) -> Vec<(usize, Ratios)> {
         GATEWAY,
         vec!["serve".into(), "--config".into(), cfg],
     );
+    let in_front = |head: Vec<String>| {
+        let mut args = head;
+        args.push(kind.command.clone());
+        args.extend(kind.stdio.iter().cloned());
+        args
+    };
+    let wrap = stdio_entry(
+        "billing",
+        GATEWAY,
+        in_front(vec!["wrap".into(), "--".into()]),
+    );
+    let me = std::env::current_exe().expect("the bench's path");
+    let relay = stdio_entry(
+        "billing",
+        &me.display().to_string(),
+        in_front(vec![RELAY.into()]),
+    );
     let mut out = Vec::new();
     for clients in CLIENTS {
         let n = calls(clients);
         let direct = measure(&direct, "list_periods", clients, n, true).await;
         let gateway = measure(&gateway, "billing__list_periods", clients, n, true).await;
-        out.push((clients, Ratios { direct, gateway }));
+        let wrapped = measure(&wrap, "list_periods", clients, n, true).await;
+        let relayed = measure(&relay, "list_periods", clients, n, true).await;
+        let again = |other: Run| Ratios {
+            direct: direct.clone(),
+            gateway: other,
+        };
+        out.push((
+            clients,
+            again(wrapped),
+            again(relayed),
+            Ratios { direct, gateway },
+        ));
     }
     out
+}
+
+/// The bench's own binary as a relay: `bench relay COMMAND ARGS…` runs
+/// COMMAND and copies bytes between its pipes and this process's, one
+/// blocking thread each way, parsing nothing.
+const RELAY: &str = "relay";
+
+fn relay(command: &[String]) {
+    use std::io::{Read, Write};
+    let mut child = Command::new(&command[0])
+        .args(&command[1..])
+        .current_dir(servers())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the relayed command starts");
+    let mut to = child.stdin.take().expect("a pipe");
+    let mut from = child.stdout.take().expect("a pipe");
+    std::thread::spawn(move || {
+        let mut input = std::io::stdin().lock();
+        let mut buf = vec![0u8; 1 << 16];
+        while let Ok(n @ 1..) = input.read(&mut buf) {
+            if to.write_all(&buf[..n]).is_err() {
+                break;
+            }
+        }
+    });
+    let mut output = std::io::stdout().lock();
+    let mut buf = vec![0u8; 1 << 16];
+    while let Ok(n @ 1..) = from.read(&mut buf) {
+        if output
+            .write_all(&buf[..n])
+            .and_then(|()| output.flush())
+            .is_err()
+        {
+            break;
+        }
+    }
+    let _ = child.kill();
 }
 
 /// Over Streamable HTTP: one session per client, to the upstream's HTTP
@@ -260,12 +332,25 @@ fn forwarding(runtime: &tokio::runtime::Runtime) {
     for kind in kinds() {
         let (stdio, http) = runtime
             .block_on(async { (over_stdio(&kind, &dir).await, over_http(&kind, &dir).await) });
-        for (transport, runs) in [("stdio", &stdio), ("http", &http)] {
+        let stdio_serve = stdio.iter().map(|(c, _, _, r)| (*c, r));
+        let http_serve = http.iter().map(|(c, r)| (*c, r));
+        for (transport, runs) in [
+            ("stdio", stdio_serve.collect::<Vec<_>>()),
+            ("http", http_serve.collect()),
+        ] {
             for (clients, ratios) in runs {
-                ratios.print(kind.name, transport, *clients);
+                ratios.print(kind.name, transport, clients);
                 if kind.name == "rust" {
                     report[transport][clients.to_string()] = ratios.json();
                 }
+            }
+        }
+        for (clients, wrapped, relayed, _) in &stdio {
+            wrapped.print(kind.name, "wrap", *clients);
+            relayed.print(kind.name, "relay", *clients);
+            if kind.name == "rust" {
+                report["wrap"]["stdio"][clients.to_string()] = wrapped.json();
+                report["relay"]["stdio"][clients.to_string()] = relayed.json();
             }
         }
     }
@@ -286,6 +371,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     match args.get(1).map(String::as_str) {
         Some(upstream::STDIO) => return upstream::stdio(),
+        Some(RELAY) => return relay(&args[2..]),
         Some(upstream::HTTP) => {
             let port = args.get(2).and_then(|p| p.parse().ok()).expect("a port");
             return upstream::http(port);

@@ -7,6 +7,7 @@ use mcp_preamble::files::ServerEntry;
 use mcp_preamble::rmcp::model::CallToolRequestParams;
 
 /// One measurement: every call's round trip and the wall time of all.
+#[derive(Clone)]
 pub struct Run {
     pub latencies: Vec<Duration>,
     pub wall: Duration,

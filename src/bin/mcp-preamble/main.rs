@@ -28,11 +28,11 @@ use crate::error::CliError;
 fn run() -> Result<ExitCode, CliError> {
     let cli = Cli::parse();
     memory::guard();
-    // The gateway forwards on one thread: a message between its tasks is a
+    // The gateways forward on one thread: a message between its tasks is a
     // wake-up in the same thread, not a handoff to another (measured in
     // benches/serve.rs; README "Cost").
     let mut runtime = match cli.command {
-        Command::Serve(_) => tokio::runtime::Builder::new_current_thread(),
+        Command::Serve(_) | Command::Wrap(_) => tokio::runtime::Builder::new_current_thread(),
         _ => tokio::runtime::Builder::new_multi_thread(),
     };
     let runtime = runtime.enable_all().build().map_err(CliError::Runtime)?;
