@@ -3,7 +3,6 @@
 use std::process::ExitCode;
 
 use mcp_preamble::lint::{HostProfile, HostSurvival, Linter};
-use mcp_preamble::pin::Lock;
 use mcp_preamble::report::{AliasSetting, ConfigDiagnostic};
 use mcp_preamble::settings::Settings;
 use mcp_preamble::{Assembler, ServerSnapshot};
@@ -12,6 +11,7 @@ use crate::args::{Preview, Target, namespace_chars};
 use crate::emit::{emit, emit_err, emit_preview, needed_trimming, pending_review, unmatched_rules};
 use crate::error::CliError;
 use crate::load::load_inputs;
+use crate::review::Review;
 use crate::source::Source;
 
 /// The policy file's settings (if any) with the flags over them: a flag wins.
@@ -42,10 +42,11 @@ fn settings(p: &Preview) -> Result<Settings, mcp_preamble::Error> {
 }
 
 /// The assembler of `settings`, with the flags the policy file has no key for.
-fn assembler(p: &Preview, settings: &Settings) -> Result<Assembler, mcp_preamble::Error> {
+async fn assembler(p: &Preview, settings: &Settings) -> Result<Assembler, mcp_preamble::Error> {
     let mut a = Assembler::from_settings(settings)?;
-    if let Some(path) = &p.lock {
-        a = a.lock(Lock::from_path(path)?);
+    let review = Review::open(p.lock.as_deref(), p.state.as_deref())?;
+    if let Some(lock) = review.load().await? {
+        a = a.lock(lock);
     }
     if p.target == Target::Namespace {
         a = a.namespace_chars(namespace_chars());
@@ -128,7 +129,7 @@ fn host_survival(
 pub async fn preview(mut p: Preview) -> Result<ExitCode, CliError> {
     let settings = settings(&p)?;
     p.connect.client = settings.client.clone();
-    let assembler = assembler(&p, &settings)?;
+    let assembler = assembler(&p, &settings).await?;
     let mut gathered = load_inputs(&p.files, &p.connect).await?;
     let snapshots = std::mem::take(&mut gathered.snapshots);
     let sources = std::mem::take(&mut gathered.sources);
