@@ -136,7 +136,9 @@ async fn keep_last(mut lock: tokio::sync::watch::Receiver<Lock>, dir: PathBuf) {
     loop {
         let text = lock.borrow_and_update().to_json();
         let path = dir.join(LAST_SHARED);
-        if let Err(e) = crate::snapshot::write_file(&dir, &path, &text, true) {
+        let written = std::fs::create_dir_all(&dir)
+            .and_then(|()| crate::snapshot::write_file(&dir, &path, &text, true));
+        if let Err(e) = written {
             tracing::warn!(
                 "the last shared review state could not be kept in {}: {e}",
                 path.display()
