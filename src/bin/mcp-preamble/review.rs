@@ -94,11 +94,6 @@ impl LockSource {
     }
 }
 
-/// The file in the gateway's state directory that keeps the last lock
-/// loaded from the shared state: served at the next start when Redis does
-/// not answer then.
-const LAST_SHARED: &str = "shared-state.lock";
-
 /// `serve`'s lock: a file's, or the shared state's, loaded once (the last
 /// one kept in `dir` when Redis does not answer) and then followed; the
 /// follower lives as long as it is kept.
@@ -114,7 +109,7 @@ pub async fn follow(
     let (first, ready) = match state.load().await {
         Ok(lock) => (lock, true),
         Err(e) => {
-            let kept = dir.and_then(|d| Lock::from_path(d.join(LAST_SHARED)).ok());
+            let kept = dir.and_then(crate::state::shared_lock);
             tracing::warn!(
                 error = %e,
                 "the shared review state does not load at start; serving {} until it does",
@@ -131,17 +126,14 @@ pub async fn follow(
     (LockSource::Shared(follower.lock.clone()), Some(follower))
 }
 
-/// Keeps the shared state's last lock in `dir` ([`LAST_SHARED`]).
+/// Keeps the shared state's last lock in `dir`, for the next start.
 async fn keep_last(mut lock: tokio::sync::watch::Receiver<Lock>, dir: PathBuf) {
     loop {
-        let text = lock.borrow_and_update().to_json();
-        let path = dir.join(LAST_SHARED);
-        let written = std::fs::create_dir_all(&dir)
-            .and_then(|()| crate::snapshot::write_file(&dir, &path, &text, true));
-        if let Err(e) = written {
+        let last = lock.borrow_and_update().clone();
+        if let Err(e) = crate::state::save_shared_lock(&dir, &last) {
             tracing::warn!(
                 "the last shared review state could not be kept in {}: {e}",
-                path.display()
+                dir.display()
             );
         }
         if lock.changed().await.is_err() {
