@@ -409,7 +409,9 @@ struct Recorded(std::collections::BTreeMap<String, mcp_preamble::pin::Pin>);
 
 impl Recorded {
     /// Records `now` in `state`: new and changed pins set, those no longer
-    /// pending here taken off. False when Redis did not take all of it.
+    /// pending here taken off. False when Redis did not take all of it;
+    /// then everything is recorded again on the next call (Redis may come
+    /// back without its data).
     async fn record(
         &mut self,
         state: &SharedState,
@@ -437,6 +439,9 @@ impl Recorded {
                 }
                 Err(_) => all = false,
             }
+        }
+        if !all {
+            self.0.retain(|alias, _| !now.contains_key(alias));
         }
         all
     }
