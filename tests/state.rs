@@ -233,8 +233,10 @@ fn twenty_concurrent_pins_keep_twenty_pins_in_redis_and_in_a_lock_file() {
         stdout(&again)
     );
     assert_eq!(block_on(state.revision()).unwrap(), 20);
-    // `preview --state` compares with the stored pins.
-    let preview = run(&["preview", first, "--state", &url, "--json", "--check"]);
+    // `preview --state` compares with the stored pins (Valkey's scheme
+    // names the same server).
+    let valkey = url.replace("redis://", "valkey://");
+    let preview = run(&["preview", first, "--state", &valkey, "--json", "--check"]);
     assert_eq!(preview.status.code(), Some(0), "{}", stderr(&preview));
     let report: serde_json::Value = serde_json::from_slice(&preview.stdout).unwrap();
     assert_eq!(
