@@ -13,7 +13,7 @@
 //! | `mcp-preamble:revision` | integer | one more at each write |
 //! | `mcp-preamble:pending` | hash | one field per alias a gateway holds for review: `{"pin": …, "seen": UNIX_SECONDS}` (`pin` as in `preview --json`) |
 //! | `mcp-preamble:approvals` | list | the last 1,000 pins written, newest first: `{"key", "action": "pinned" or "removed", "sha256", "at": UNIX_SECONDS}` |
-//! | `mcp-preamble:changes` | channel | the revision, published after each write |
+//! | `mcp-preamble:changes` | channel | the revision, published by each write |
 //!
 //! Each server's pin is a field of its own, and a write sets only the
 //! fields that changed, in one `MULTI`/`EXEC`: two `pin` runs for
@@ -48,6 +48,10 @@ const PENDING: &str = "mcp-preamble:pending";
 const APPROVALS: &str = "mcp-preamble:approvals";
 /// The channel each write publishes its revision on.
 pub const CHANNEL: &str = "mcp-preamble:changes";
+/// One more revision, published on the channel: `KEYS[1]` the revision,
+/// `KEYS[2]` the channel.
+const NEXT_REVISION: &str =
+    "local r = redis.call('INCR', KEYS[1]) redis.call('PUBLISH', KEYS[2], r) return r";
 /// How many approvals the list keeps.
 const APPROVALS_KEPT: isize = 1000;
 /// How long connecting and each command may take before Redis counts as
@@ -193,8 +197,8 @@ impl SharedState {
 
     /// Writes what `new` changes of `old` (the lock as [`SharedState::load`]
     /// gave it): the pins that differ are set, those `new` lacks removed,
-    /// each recorded as an approval and taken off the pending list, in one
-    /// transaction; then the revision is published. Pins of other servers,
+    /// each recorded as an approval and taken off the pending list, and the
+    /// new revision published, in one transaction. Pins of other servers,
     /// written by others since `old` was read, are kept. Returns the
     /// revision, or `None` when nothing changed (nothing is written).
     pub async fn write(&self, old: &Lock, new: &Lock) -> Result<Option<u64>> {
@@ -227,9 +231,13 @@ impl SharedState {
         }
         tx.ltrim(APPROVALS, 0, APPROVALS_KEPT - 1).ignore();
         tx.set(FORMAT, LOCK_VERSION).ignore();
-        tx.incr(REVISION, 1);
+        // The new revision, published in the same transaction.
+        tx.cmd("EVAL")
+            .arg(NEXT_REVISION)
+            .arg(2)
+            .arg(REVISION)
+            .arg(CHANNEL);
         let (revision,): (u64,) = self.query(&tx).await?;
-        let (_,): (u64,) = self.query(redis::pipe().publish(CHANNEL, revision)).await?;
         Ok(Some(revision))
     }
 
