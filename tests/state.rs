@@ -516,6 +516,17 @@ fn an_approval_in_redis_reaches_the_running_gateway_through_an_outage() {
         },
     );
 
+    // A reviewer sees what the gateways hold under `preview --state`'s report.
+    let out = run(&["preview", "--config", &config, "--state", &url]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(
+            "\nheld for review on the gateways:\n  billing: changed (instructions changed"
+        ),
+        "{}",
+        stdout(&out)
+    );
+
     let approve_args: Vec<&str> = approve[1..].iter().map(String::as_str).collect();
     let out = run(&approve_args);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
