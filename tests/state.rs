@@ -330,6 +330,20 @@ fn bad_states_are_refused_with_a_clear_error() {
             "mcp-preamble: invalid configuration: {url}: not a valid lock file: servers.\"server-00\": the instructions do not match their sha256\n"
         )
     );
+    // A field that is not JSON, or one that would close the entry and
+    // add another, is named.
+    redis.command(&["HSET", "mcp-preamble:pins", "server-00", "{}, \"x\": {"]);
+    let out = run(&["preview", file, "--state", &url]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).starts_with(&format!(
+            "mcp-preamble: invalid configuration: {url}: not a valid lock file: servers.\"server-00\": trailing characters"
+        )),
+        "{}",
+        stderr(&out)
+    );
+    let valid = serde_json::to_string(&entry).unwrap();
+    redis.command(&["HSET", "mcp-preamble:pins", "server-00", &valid]);
     // A format this crate does not read, as a lock file's version.
     redis.command(&["SET", "mcp-preamble:format", "9"]);
     let out = run(&["pin", file, "--state", &url]);

@@ -181,17 +181,22 @@ impl SharedState {
         let Some(format) = format else {
             return Ok(None);
         };
-        // The lock file's shape, so that its reader checks every entry.
-        let mut text = format!("{{\"version\": {}, \"servers\": {{", json_value(&format));
-        for (i, (key, entry)) in pins.iter().enumerate() {
-            if i > 0 {
-                text.push(',');
-            }
-            text.push_str(&serde_json::Value::String(key.clone()).to_string());
-            text.push(':');
-            text.push_str(entry);
+        // The lock file's shape, so that its reader checks every entry;
+        // each field parsed on its own, so that none can add to another.
+        let mut servers = serde_json::Map::new();
+        for (key, entry) in pins {
+            let entry: serde_json::Value = serde_json::from_str(&entry).map_err(|e| {
+                Error::new(
+                    ErrorKind::InvalidConfig,
+                    format!(
+                        "{}: not a valid lock file: servers.{key:?}: {e}",
+                        self.shown
+                    ),
+                )
+            })?;
+            servers.insert(key, entry);
         }
-        text.push_str("}}");
+        let text = json!({"version": json_value(&format), "servers": servers}).to_string();
         Lock::from_str(&text, &self.shown).map(Some)
     }
 
@@ -306,10 +311,10 @@ fn unix_now() -> u64 {
 
 /// A stored format version as a JSON value: a number when it is one, so
 /// that the lock reader's version check names it as it is.
-fn json_value(s: &str) -> String {
+fn json_value(s: &str) -> serde_json::Value {
     match s.trim().parse::<u64>() {
-        Ok(n) => n.to_string(),
-        Err(_) => serde_json::Value::String(s.to_string()).to_string(),
+        Ok(n) => n.into(),
+        Err(_) => s.into(),
     }
 }
 
