@@ -600,8 +600,12 @@
 //! - `serve-http`: the gateway over Streamable HTTP on a loopback address
 //!   too (`Gateway::serve_http`, rmcp's server transport, hyper); implies
 //!   `serve` and `http`.
+//! - `state-redis`: the `state` module, review state (pins, pending
+//!   changes, approvals) shared by several gateways in Redis or Valkey,
+//!   followed by pub/sub (redis-rs); implies `hub`.
 //! - `cli`: the `mcp-preamble` binary (`preview`, `snapshot`, `lint`, `pin`,
-//!   `serve`); implies `http`, `serve`, `serve-http` and `tokenizers`.
+//!   `serve`); implies `http`, `serve`, `serve-http`, `state-redis` and
+//!   `tokenizers`.
 //! - `testing`: the `testing` module, a test kit for prompt budgets (insta).
 //! - `tokenizers`: `tokens::HfTokenizer`, counters from Hugging Face
 //!   `tokenizer.json` files (the tokenizers crate, pure-Rust regexes);
@@ -654,6 +658,9 @@ mod segment;
 pub mod serve;
 mod server_key;
 pub mod settings;
+#[cfg(feature = "state-redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "state-redis")))]
+pub mod state;
 mod support;
 mod template;
 #[cfg(feature = "testing")]

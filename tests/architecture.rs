@@ -42,6 +42,8 @@ const LAYERS: &[&[&str]] = &[
     &["settings"],
     &["lint"],
     &["hub"],
+    // Review state shared in Redis: pins read and written as the lock's.
+    &["state"],
     &["connect"],
     &["serve"],
     &["testing"],
@@ -60,6 +62,8 @@ const BIN_LAYERS: &[&[&str]] = &[
     &["memory", "progress", "state"],
     // Reading files, connecting to a config's servers.
     &["load"],
+    // Where the pins are: a lock file or a shared state (`--state`).
+    &["review"],
     // The commands; `snapshot` warns about aliases as `lint` does, `pin`
     // writes the lock as `snapshot` writes its files.
     &["lint", "preview", "serve"],

@@ -156,7 +156,7 @@ impl LockEntry {
 
     /// SHA-256 of the whole entry: two entries with the same digest pin the
     /// same text, tools and cut parts.
-    pub(super) fn digest(&self) -> String {
+    pub(crate) fn digest(&self) -> String {
         // Maps and strings only: serializing cannot fail.
         sha256_hex(serde_json::to_string(self).unwrap_or_default().as_bytes())
     }

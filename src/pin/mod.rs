@@ -84,7 +84,9 @@
 //! servers the lock lacks and keeps every other pin; a changed server is
 //! pinned again only with `--update ALIAS…` or `--all` (which also drops
 //! the pins of servers not given), otherwise its diff is printed and the
-//! exit status is 1. `preview --lock PATH` adds a `pin` column and the
+//! exit status is 1. `--state redis://HOST:PORT/DB` keeps the same entries
+//! in Redis or Valkey instead, one hash field per server, for several
+//! gateways (module `state`, feature `state-redis`). `preview --lock PATH` adds a `pin` column and the
 //! diffs, `--check` exits 1 while a server is pending, and `--json` carries
 //! every pin. A diff line that reads like the one it replaces is followed
 //! by `\ differs only by look-alike characters: U+0435 CYRILLIC SMALL

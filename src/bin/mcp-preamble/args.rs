@@ -47,7 +47,9 @@ pub enum Command {
     /// With `--lock` and `on_change = "hold"`, a server's changed text is
     /// held until `pin --update ALIAS` (alias `--approve`) writes the lock;
     /// the running gateway reloads the lock and the policy when either file
-    /// changes or on SIGHUP. Stdout carries MCP messages only.
+    /// changes or on SIGHUP. With `--state redis://…` the pins are shared
+    /// by every gateway and followed as `pin --state` writes them. Stdout
+    /// carries MCP messages only.
     Serve(ServeArgs),
     /// Serve one MCP server to a host as it is, but for its instructions and tool descriptions.
     ///
@@ -137,6 +139,11 @@ pub struct ServeArgs {
     /// A lock file made by `pin`, reloaded when it changes (approvals).
     #[arg(long, value_name = "PATH")]
     pub lock: Option<PathBuf>,
+    /// Review state shared by gateways in Redis or Valkey instead of a lock
+    /// file, followed as it changes: `redis://HOST:PORT/DB`
+    /// (`USER:PASSWORD@` before the host when Redis asks for them).
+    #[arg(long, value_name = "URL", conflicts_with = "lock")]
+    pub state: Option<String>,
     // The help names the hosts and caps of the library's table (`serve_hosts`).
     #[arg(long = "as", default_value = "plain", value_name = "HOST", value_parser = parse_serve_as, help = format!(
         "Fit the whole instructions text to the host's cap, in its unit, as well as the \
@@ -217,8 +224,14 @@ pub struct PinArgs {
     #[command(flatten)]
     pub connect: Connect,
     /// The lock file to write (read first when it exists).
-    #[arg(long, value_name = "PATH")]
-    pub lock: PathBuf,
+    #[arg(long, value_name = "PATH", required_unless_present = "state")]
+    pub lock: Option<PathBuf>,
+    /// Review state shared by gateways in Redis or Valkey to write instead
+    /// of a lock file (each pin written is recorded as an approval):
+    /// `redis://HOST:PORT/DB` (`USER:PASSWORD@` before the host when Redis
+    /// asks for them).
+    #[arg(long, value_name = "URL", conflicts_with = "lock")]
+    pub state: Option<String>,
     /// Pin these changed aliases again (repeatable, or several after one flag).
     #[arg(long, visible_alias = "approve", value_name = "ALIAS", num_args = 1.., conflicts_with = "all")]
     pub update: Vec<String>,
@@ -341,6 +354,11 @@ pub struct Preview {
     /// (a `pin` column, and the diff of changed instructions under the table).
     #[arg(long, value_name = "PATH")]
     pub lock: Option<PathBuf>,
+    /// Review state shared by gateways in Redis or Valkey, instead of a
+    /// lock file: `redis://HOST:PORT/DB` (`USER:PASSWORD@` before the host
+    /// when Redis asks for them).
+    #[arg(long, value_name = "URL", conflicts_with = "lock")]
+    pub state: Option<String>,
     /// Print the report as JSON instead of text.
     #[arg(long)]
     pub json: bool,

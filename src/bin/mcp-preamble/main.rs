@@ -12,6 +12,7 @@ mod memory;
 mod pin;
 mod preview;
 mod progress;
+mod review;
 mod serve;
 mod snapshot;
 mod source;

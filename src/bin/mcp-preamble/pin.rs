@@ -12,6 +12,7 @@ use crate::args::PinArgs;
 use crate::emit::{emit_err, emit_line};
 use crate::error::CliError;
 use crate::load::{Gathered, load_inputs};
+use crate::review::Review;
 use crate::snapshot::write_file;
 use crate::source::Source;
 
@@ -21,13 +22,21 @@ pub async fn pin(mut a: PinArgs) -> Result<ExitCode, CliError> {
     gathered.close().await;
     let (servers, failed) = by_key(&gathered)?;
     check_updates(&a.update, &servers, &failed)?;
-    // From reading the lock to writing it, other `pin` runs wait: each
-    // keeps the pins the others wrote.
-    let _turn = take_turn(&a.lock)?;
-    let old = match std::fs::symlink_metadata(&a.lock) {
-        Ok(_) => Lock::from_path(&a.lock)?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Lock::new(),
-        Err(e) => return Err(invalid(format!("{}: {e}", a.lock.display()))),
+    let review = Review::open(a.lock.as_deref(), a.state.as_deref())?;
+    // From reading the lock file to writing it, other `pin` runs wait:
+    // each keeps the pins the others wrote. A shared state sets only the
+    // pins that changed, each its own field.
+    let _turn = match &review {
+        Review::File(path) => Some(take_turn(path)?),
+        _ => None,
+    };
+    let old = match &review {
+        Review::File(path) => match std::fs::symlink_metadata(path) {
+            Ok(_) => Lock::from_path(path)?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Lock::new(),
+            Err(e) => return Err(invalid(format!("{}: {e}", path.display()))),
+        },
+        _ => review.load().await?.unwrap_or_default(),
     };
 
     // With --all the lock is made afresh: a failed server keeps its old
@@ -53,8 +62,17 @@ pub async fn pin(mut a: PinArgs) -> Result<ExitCode, CliError> {
     }
     report_left_out(&a, &old, &servers, &failed, &gathered.sources);
 
-    write_lock(&a.lock, &lock)?;
-    emit_line(&format!("wrote {}", a.lock.display()));
+    match &review {
+        Review::Shared(state) => match state.write(&old, &lock).await? {
+            Some(revision) => emit_line(&format!("wrote {} (revision {revision})", state.shown())),
+            None => emit_line(&format!("{}: no pin changed", state.shown())),
+        },
+        Review::File(path) => {
+            write_lock(path, &lock)?;
+            emit_line(&format!("wrote {}", path.display()));
+        }
+        Review::None => {}
+    }
     if !held_back.is_empty() {
         emit_err(&format!(
             "changed since pinned and not pinned again: {} (review the diff, then pin with --update ALIAS or --all)",

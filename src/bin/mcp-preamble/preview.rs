@@ -3,7 +3,6 @@
 use std::process::ExitCode;
 
 use mcp_preamble::lint::{HostProfile, HostSurvival, Linter};
-use mcp_preamble::pin::Lock;
 use mcp_preamble::report::{AliasSetting, ConfigDiagnostic};
 use mcp_preamble::settings::Settings;
 use mcp_preamble::{Assembler, ServerSnapshot};
@@ -12,6 +11,7 @@ use crate::args::{Preview, Target, namespace_chars};
 use crate::emit::{emit, emit_err, emit_preview, needed_trimming, pending_review, unmatched_rules};
 use crate::error::CliError;
 use crate::load::load_inputs;
+use crate::review::Review;
 use crate::source::Source;
 
 /// The policy file's settings (if any) with the flags over them: a flag wins.
@@ -42,10 +42,14 @@ fn settings(p: &Preview) -> Result<Settings, mcp_preamble::Error> {
 }
 
 /// The assembler of `settings`, with the flags the policy file has no key for.
-fn assembler(p: &Preview, settings: &Settings) -> Result<Assembler, mcp_preamble::Error> {
+async fn assembler(
+    p: &Preview,
+    settings: &Settings,
+    review: &Review,
+) -> Result<Assembler, mcp_preamble::Error> {
     let mut a = Assembler::from_settings(settings)?;
-    if let Some(path) = &p.lock {
-        a = a.lock(Lock::from_path(path)?);
+    if let Some(lock) = review.load().await? {
+        a = a.lock(lock);
     }
     if p.target == Target::Namespace {
         a = a.namespace_chars(namespace_chars());
@@ -128,7 +132,8 @@ fn host_survival(
 pub async fn preview(mut p: Preview) -> Result<ExitCode, CliError> {
     let settings = settings(&p)?;
     p.connect.client = settings.client.clone();
-    let assembler = assembler(&p, &settings)?;
+    let review = Review::open(p.lock.as_deref(), p.state.as_deref())?;
+    let assembler = assembler(&p, &settings, &review).await?;
     let mut gathered = load_inputs(&p.files, &p.connect).await?;
     let snapshots = std::mem::take(&mut gathered.snapshots);
     let sources = std::mem::take(&mut gathered.sources);
@@ -167,6 +172,11 @@ pub async fn preview(mut p: Preview) -> Result<ExitCode, CliError> {
     if p.target == Target::Namespace && !p.json {
         emit_namespaces(&assembly);
     }
+    if let Review::Shared(state) = &review
+        && !p.json
+    {
+        emit_gateways_pending(state).await;
+    }
     Ok(
         if failed
             || (p.check
@@ -180,6 +190,49 @@ pub async fn preview(mut p: Preview) -> Result<ExitCode, CliError> {
             ExitCode::SUCCESS
         },
     )
+}
+
+/// `--state`: the changes the gateways hold for review, one line each
+/// (what a gateway recorded; the diff is in `pin`'s output).
+async fn emit_gateways_pending(state: &mcp_preamble::state::SharedState) {
+    let pending = match state.pending().await {
+        Ok(p) => p,
+        Err(e) => {
+            emit_err(&format!("mcp-preamble: warning: {e}"));
+            return;
+        }
+    };
+    if pending.is_empty() {
+        return;
+    }
+    let mut text = "\nheld for review on the gateways:\n".to_string();
+    for (alias, held) in &pending {
+        let pin = &held["pin"];
+        let mut what = Vec::new();
+        if pin["instructions_changed"] == true {
+            what.push("instructions changed".to_string());
+        }
+        for (key, label) in [
+            ("tools_added", "tools added"),
+            ("tools_removed", "tools removed"),
+            ("tools_redescribed", "tools redescribed"),
+            ("skills_added", "skills added"),
+            ("skills_removed", "skills removed"),
+            ("skills_changed", "skills changed"),
+        ] {
+            if let Some(names) = pin[key].as_array().filter(|n| !n.is_empty()) {
+                let names: Vec<&str> = names.iter().filter_map(|n| n.as_str()).collect();
+                what.push(format!("{label}: {}", names.join(", ")));
+            }
+        }
+        let state = pin["state"].as_str().unwrap_or("changed");
+        text.push_str(&format!("  {alias}: {state}"));
+        if !what.is_empty() {
+            text.push_str(&format!(" ({})", what.join("; ")));
+        }
+        text.push('\n');
+    }
+    emit(&mcp_preamble::text::terminal_safe(&text));
 }
 
 /// `--target namespace`: each server's namespace description after the report.

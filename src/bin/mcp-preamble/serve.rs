@@ -14,10 +14,12 @@ use mcp_preamble::pin::Lock;
 use mcp_preamble::report::ServerDiagnostic;
 use mcp_preamble::serve::{Gateway, ServeAs};
 use mcp_preamble::settings::Settings;
+use mcp_preamble::state::SharedState;
 
 use crate::args::{LOG_DEFAULT, ServeArgs};
 use crate::emit::LogLines;
 use crate::error::CliError;
+use crate::review::{self, LockSource, Review};
 use crate::state::{self, Status};
 
 /// How upstreams that end on their own are restarted: at most
@@ -51,7 +53,14 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     let config = McpConfig::from_path(&config_path)?;
     let settings = settings(a.policy.as_deref())?;
     a.connect.client = settings.client.clone();
-    let assembler = assembler(&settings, a.lock.as_deref(), (a.serve_as, &a.name))?;
+    let review = Review::open(a.lock.as_deref(), a.state.as_deref())?;
+    let shared = match &review {
+        Review::Shared(state) => Some(state.clone()),
+        _ => None,
+    };
+    // Kept until the gateway stops: it keeps the shared state's lock current.
+    let (lock, _follower) = review::follow(review, dir.as_deref()).await;
+    let assembler = assembler(&settings, lock.current()?, (a.serve_as, &a.name))?;
     let hub = Hub::new(assembler);
     let aliases: Vec<String> = config.servers.iter().map(|e| e.alias.clone()).collect();
     let known =
@@ -73,19 +82,19 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     // From the first connection on: restarts and crashes are logged.
     let states = tokio::spawn(tell_states(gateway.hub().clone(), book.clone()));
     let settling = start(&gateway, &config, &a, &book, first_start).await;
+    let approve = approve_command(&config_path, &lock, shared.as_deref(), a.policy.as_deref());
     let reload = Reload {
         policy: a.policy.clone(),
-        lock: a.lock.clone(),
+        lock,
         host: a.serve_as,
         name: a.name.clone(),
     };
-    let approve = approve_command(&config_path, a.lock.as_deref(), a.policy.as_deref());
     let tasks = [
         states,
         settling,
         tokio::spawn(keep_snapshots(gateway.hub().clone(), dir.clone())),
         tokio::spawn(reload.run(gateway.hub().clone())),
-        tokio::spawn(tell_pending(gateway.hub().clone(), approve)),
+        tokio::spawn(tell_pending(gateway.hub().clone(), approve, shared)),
         tokio::spawn(tell_limits(gateway.hub().clone())),
     ];
     let served = match listener {
@@ -319,12 +328,18 @@ fn http_limits(a: &ServeArgs) -> mcp_preamble::serve::HttpLimits {
 }
 
 /// The command that approves a held change, as a shell runs it (the
-/// alias goes last): the same config, lock and policy, absolute.
-fn approve_command(config: &Path, lock: Option<&Path>, policy: Option<&Path>) -> String {
+/// alias goes last): the same config, lock (or shared state, its password
+/// not shown) and policy, absolute.
+fn approve_command(
+    config: &Path,
+    lock: &LockSource,
+    shared: Option<&SharedState>,
+    policy: Option<&Path>,
+) -> String {
     let mut words = vec!["mcp-preamble".to_string(), "pin".to_string()];
     let files = [
         ("--config", Some(config)),
-        ("--lock", lock),
+        ("--lock", lock.path()),
         ("--policy", policy),
     ];
     for (flag, path) in files {
@@ -332,6 +347,12 @@ fn approve_command(config: &Path, lock: Option<&Path>, policy: Option<&Path>) ->
         let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         words.push(flag.to_string());
         words.push(shell_word(&path.display().to_string()));
+        if flag == "--config"
+            && let Some(state) = shared
+        {
+            words.push("--state".to_string());
+            words.push(shell_word(state.shown()));
+        }
     }
     words.push("--approve".to_string());
     words.join(" ")
@@ -347,10 +368,12 @@ fn shell_word(word: &str) -> String {
 }
 
 /// Logs each server that changed and awaits review, once per change, with
-/// the command that approves it.
-async fn tell_pending(hub: Hub, approve: String) {
+/// the command that approves it; with a shared state, records it there for
+/// reviewers (and takes it off when it is no longer pending here).
+async fn tell_pending(hub: Hub, approve: String, shared: Option<Arc<SharedState>>) {
     let mut pending = hub.subscribe_pending();
     let mut told = std::collections::BTreeMap::new();
+    let mut recorded = Recorded::default();
     loop {
         let now = pending.borrow_and_update().clone();
         for (alias, pin) in now.iter() {
@@ -364,9 +387,63 @@ async fn tell_pending(hub: Hub, approve: String) {
             }
         }
         told = now.iter().map(|(a, p)| (a.clone(), p.clone())).collect();
-        if pending.changed().await.is_err() {
+        let retry = match &shared {
+            Some(state) => !recorded.record(state, &told).await,
+            None => false,
+        };
+        // What Redis did not take is tried again a little later.
+        let changed = if retry {
+            tokio::time::timeout(Duration::from_secs(2), pending.changed()).await
+        } else {
+            Ok(pending.changed().await)
+        };
+        if let Ok(Err(_)) = changed {
             return;
         }
+    }
+}
+
+/// What this gateway recorded as pending in the shared state.
+#[derive(Default)]
+struct Recorded(std::collections::BTreeMap<String, mcp_preamble::pin::Pin>);
+
+impl Recorded {
+    /// Records `now` in `state`: new and changed pins set, those no longer
+    /// pending here taken off. False when Redis did not take all of it;
+    /// then everything is recorded again on the next call (Redis may come
+    /// back without its data).
+    async fn record(
+        &mut self,
+        state: &SharedState,
+        now: &std::collections::BTreeMap<String, mcp_preamble::pin::Pin>,
+    ) -> bool {
+        let mut all = true;
+        for (alias, pin) in now {
+            if self.0.get(alias) != Some(pin) {
+                match state.set_pending(alias, pin).await {
+                    Ok(()) => {
+                        self.0.insert(alias.clone(), pin.clone());
+                    }
+                    Err(_) => all = false,
+                }
+            }
+        }
+        let gone: Vec<String> = (self.0.keys())
+            .filter(|a| !now.contains_key(*a))
+            .cloned()
+            .collect();
+        for alias in gone {
+            match state.clear_pending(&alias).await {
+                Ok(()) => {
+                    self.0.remove(&alias);
+                }
+                Err(_) => all = false,
+            }
+        }
+        if !all {
+            self.0.retain(|alias, _| !now.contains_key(alias));
+        }
+        all
     }
 }
 
@@ -446,33 +523,35 @@ pub(crate) fn settings(policy: Option<&Path>) -> Result<Settings, mcp_preamble::
 /// The policy's assembler with the lock, fitted to the host.
 fn assembler(
     settings: &Settings,
-    lock: Option<&Path>,
+    lock: Option<Lock>,
     (host, name): (ServeAs, &str),
 ) -> Result<Assembler, mcp_preamble::Error> {
     let mut a = Assembler::from_settings(settings)?;
-    if let Some(path) = lock {
-        a = a.lock(Lock::from_path(path)?);
+    if let Some(lock) = lock {
+        a = a.lock(lock);
     }
     mcp_preamble::serve::prepare_named(a, host, name)
 }
 
-/// Reloads the policy and the lock into the hub when a file changes or
-/// on SIGHUP; a file that does not load leaves the gateway as it was.
+/// Reloads the policy and the lock into the hub when a file changes, the
+/// shared state's pins change, or on SIGHUP; a file that does not load
+/// leaves the gateway as it was.
 struct Reload {
     policy: Option<PathBuf>,
-    lock: Option<PathBuf>,
+    lock: LockSource,
     host: ServeAs,
     name: String,
 }
 
 impl Reload {
-    async fn run(self, hub: Hub) {
+    async fn run(mut self, hub: Hub) {
         let mut seen = self.stamps();
         let mut hangup = hangups();
         loop {
             let signalled = tokio::select! {
                 _ = tokio::time::sleep(WATCH) => false,
                 _ = next_hangup(&mut hangup) => true,
+                _ = self.lock.changed() => true,
             };
             let now = self.stamps();
             if now == seen && !signalled {
@@ -491,12 +570,12 @@ impl Reload {
 
     fn load(&self) -> Result<Assembler, mcp_preamble::Error> {
         let settings = settings(self.policy.as_deref())?;
-        assembler(&settings, self.lock.as_deref(), (self.host, &self.name))
+        assembler(&settings, self.lock.current()?, (self.host, &self.name))
     }
 
     /// Each file's modification time and length (`None` when unreadable).
     fn stamps(&self) -> Vec<Option<(SystemTime, u64)>> {
-        [&self.policy, &self.lock]
+        [self.policy.as_deref(), self.lock.path()]
             .into_iter()
             .flatten()
             .map(|p| {

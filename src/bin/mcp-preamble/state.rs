@@ -224,6 +224,20 @@ pub fn save_known(dir: &Path, snapshots: BTreeMap<String, ServerSnapshot>) -> st
     write_whole(dir, KNOWN, &json)
 }
 
+/// The file that keeps the last lock a gateway loaded from a shared state
+/// (`--state`): served at its next start when Redis does not answer then.
+const SHARED_LOCK: &str = "shared-state.lock";
+
+/// Keeps `lock` as the last one loaded from the shared state.
+pub fn save_shared_lock(dir: &Path, lock: &mcp_preamble::pin::Lock) -> std::io::Result<()> {
+    write_whole(dir, SHARED_LOCK, &lock.to_json())
+}
+
+/// The last lock kept by [`save_shared_lock`], when there is one that reads.
+pub fn shared_lock(dir: &Path) -> Option<mcp_preamble::pin::Lock> {
+    mcp_preamble::pin::Lock::from_path(dir.join(SHARED_LOCK)).ok()
+}
+
 /// Writes `dir/name` whole: a temporary file renamed over it.
 fn write_whole(dir: &Path, name: &str, text: &str) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;

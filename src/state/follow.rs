@@ -1,0 +1,176 @@
+//! Following the shared state from a gateway: the last lock loaded, kept
+//! current by pub/sub, and whether Redis answers.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use futures_core::Stream;
+use tokio::sync::watch;
+
+use super::{CHANNEL, SharedState, TIMEOUT};
+use crate::error::{ErrorKind, Result};
+use crate::pin::Lock;
+
+/// How long after losing Redis the next attempt is made.
+const RETRY: Duration = Duration::from_millis(500);
+/// How often the state is reloaded without a message: catches a message
+/// missed and a connection that died without closing.
+const CHECK: Duration = Duration::from_secs(5);
+
+/// Whether a gateway's shared state is loaded and Redis answers: what a
+/// readiness probe reports. Cloned handles share one flag.
+#[derive(Debug, Clone, Default)]
+pub struct Readiness(Arc<AtomicBool>);
+
+impl Readiness {
+    /// True while the last attempt to reach Redis succeeded.
+    pub fn is_ready(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    fn set(&self, ready: bool) {
+        self.0.store(ready, Ordering::Relaxed);
+    }
+}
+
+/// A [`SharedState`] followed by a background task: see
+/// [`SharedState::follow`]. Dropping it stops the task.
+#[derive(Debug)]
+pub struct Follower {
+    /// The last lock loaded; changes when the stored pins change.
+    pub lock: watch::Receiver<Lock>,
+    /// Whether Redis answered the last attempt.
+    pub ready: Readiness,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Follower {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl SharedState {
+    /// Keeps a lock current from this state, starting from `first` (the
+    /// lock loaded at start, or the last one known when Redis did not
+    /// answer then): a write's published revision makes it reload within
+    /// moments. When Redis stops answering, the lock stays as it was, a
+    /// warning is logged once and [`Readiness::is_ready`] turns false;
+    /// when it answers again that is logged, the task subscribes again,
+    /// reloads and turns ready. `ready` says whether `first` came from
+    /// Redis. Needs a tokio runtime.
+    pub fn follow(self: Arc<Self>, first: Lock, ready: bool) -> Follower {
+        let (tx, lock) = watch::channel(first);
+        let readiness = Readiness::default();
+        readiness.set(ready);
+        let task = tokio::spawn(run(self, tx, readiness.clone(), !ready));
+        Follower {
+            lock,
+            ready: readiness,
+            task,
+        }
+    }
+
+    /// Loads the lock into `tx` when it differs from the one there. Pins
+    /// that do not load (a bad hand edit) leave it as it was, logged once;
+    /// only Redis not answering is an error.
+    async fn reload(&self, tx: &watch::Sender<Lock>, bad: &mut Option<String>) -> Result<()> {
+        let lock = match self.load_written().await {
+            Ok(Some(lock)) => {
+                *bad = None;
+                lock
+            }
+            // Never written, or the data is gone (a Redis without
+            // persistence restarted): the pins held are kept until a
+            // `pin` writes again, rather than every server turning new.
+            Ok(None) if tx.borrow().keys().next().is_some() => {
+                let why = "the shared review state holds no pins (was its data lost?)".to_string();
+                if bad.as_ref() != Some(&why) {
+                    tracing::warn!(state = %self.shown, "{why}; serving the last reviewed state until pins are written");
+                    *bad = Some(why);
+                }
+                return Ok(());
+            }
+            Ok(None) => Lock::new(),
+            Err(e) if e.kind() == ErrorKind::Connect => return Err(e),
+            Err(e) => {
+                let why = e.to_string();
+                if bad.as_ref() != Some(&why) {
+                    tracing::warn!(error = %why, "the shared review state does not load; serving the last reviewed state");
+                    *bad = Some(why);
+                }
+                return Ok(());
+            }
+        };
+        tx.send_if_modified(|old| {
+            let changed = *old != lock;
+            if changed {
+                *old = lock;
+            }
+            changed
+        });
+        Ok(())
+    }
+
+    /// One subscription: subscribes, loads, then reloads on each message
+    /// and every [`CHECK`]; returns why it ended.
+    async fn session(
+        &self,
+        tx: &watch::Sender<Lock>,
+        ready: &Readiness,
+        down: &mut bool,
+    ) -> String {
+        let subscribed = tokio::time::timeout(TIMEOUT, async {
+            let mut pubsub = self.client.get_async_pubsub().await?;
+            pubsub.subscribe(CHANNEL).await?;
+            Ok::<_, redis::RedisError>(pubsub)
+        })
+        .await;
+        let pubsub = match subscribed {
+            Ok(Ok(p)) => p,
+            Ok(Err(e)) => return e.to_string(),
+            Err(_) => return "no answer".to_string(),
+        };
+        let mut bad = None;
+        // Subscribed first, then loaded: no write falls in between.
+        if let Err(e) = self.reload(tx, &mut bad).await {
+            return e.detail().to_string();
+        }
+        ready.set(true);
+        if std::mem::take(down) {
+            tracing::info!(state = %self.shown, "the shared review state answers again; reloaded");
+        }
+        let mut messages = Box::pin(pubsub.into_on_message());
+        loop {
+            let message = tokio::time::timeout(
+                CHECK,
+                std::future::poll_fn(|cx| messages.as_mut().poll_next(cx)),
+            )
+            .await;
+            match message {
+                Ok(None) => return "the connection closed".to_string(),
+                Ok(Some(_)) | Err(_) => {
+                    if let Err(e) = self.reload(tx, &mut bad).await {
+                        return e.detail().to_string();
+                    }
+                }
+            }
+        }
+    }
+}
+
+async fn run(state: Arc<SharedState>, tx: watch::Sender<Lock>, ready: Readiness, mut down: bool) {
+    if down {
+        tracing::warn!(state = %state.shown, "the shared review state does not answer; serving the last reviewed state until it does");
+    }
+    loop {
+        let why = state.session(&tx, &ready, &mut down).await;
+        ready.set(false);
+        if !down {
+            down = true;
+            tracing::warn!(state = %state.shown, "the shared review state does not answer ({why}); serving the last reviewed state until it does");
+        }
+        tokio::time::sleep(RETRY).await;
+    }
+}

@@ -1,0 +1,366 @@
+//! Review state shared by several gateways in Redis or Valkey (feature
+//! `state-redis`): the pins a lock file holds, the changes gateways saw
+//! and await review, and the approvals made.
+//!
+//! A [`SharedState`] is opened from `redis://HOST:PORT/DB` (or
+//! `valkey://…`; a user and password may come before the host). It keeps,
+//! under keys that start with `mcp-preamble:`:
+//!
+//! | key | type | holds |
+//! |---|---|---|
+//! | `mcp-preamble:format` | string | the lock format version of the entries ([`LOCK_VERSION`]) |
+//! | `mcp-preamble:pins` | hash | one field per server key: its pin, as the JSON of its block under `servers` in a lock file ([`LockEntry`]) |
+//! | `mcp-preamble:revision` | integer | one more at each write |
+//! | `mcp-preamble:pending` | hash | one field per alias a gateway holds for review: `{"pin": …, "seen": UNIX_SECONDS}` (`pin` as in `preview --json`) |
+//! | `mcp-preamble:approvals` | list | the last 1,000 pins written, newest first: `{"key", "action": "pinned" or "removed", "sha256", "at": UNIX_SECONDS}` |
+//! | `mcp-preamble:changes` | channel | the revision, published by each write |
+//!
+//! Each server's pin is a field of its own, and a write sets only the
+//! fields that changed, in one `MULTI`/`EXEC`: two `pin` runs for
+//! different servers never lose each other's pin. Reading assembles the
+//! fields into a lock file's text and reads it as one
+//! ([`Lock::from_str`]), so a hand-edited field is checked as a hand-edited
+//! file is (hashes, version).
+//!
+//! [`SharedState::follow`] keeps a gateway's lock current: it subscribes
+//! to the channel, reloads on each message (and every few seconds, which
+//! also notices a silent connection), and when Redis cannot be reached
+//! keeps the last lock it loaded, logs it once, reports not ready
+//! ([`Readiness`]) and tries again until Redis answers (then logs that
+//! too, subscribes and reloads).
+
+mod follow;
+
+use std::collections::BTreeMap;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde_json::json;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::pin::{LOCK_VERSION, Lock, LockEntry, Pin};
+
+pub use follow::{Follower, Readiness};
+
+const FORMAT: &str = "mcp-preamble:format";
+const PINS: &str = "mcp-preamble:pins";
+const REVISION: &str = "mcp-preamble:revision";
+const PENDING: &str = "mcp-preamble:pending";
+const APPROVALS: &str = "mcp-preamble:approvals";
+/// The channel each write publishes its revision on.
+pub const CHANNEL: &str = "mcp-preamble:changes";
+/// One more revision, published on the channel: `KEYS[1]` the revision,
+/// `KEYS[2]` the channel.
+const NEXT_REVISION: &str =
+    "local r = redis.call('INCR', KEYS[1]) redis.call('PUBLISH', KEYS[2], r) return r";
+/// How many approvals the list keeps.
+const APPROVALS_KEPT: isize = 1000;
+/// How long connecting and each command may take before Redis counts as
+/// unreachable.
+const TIMEOUT: Duration = Duration::from_secs(3);
+
+/// Review state in a Redis or Valkey database: see the [module](self) docs.
+///
+/// ```
+/// use mcp_preamble::state::SharedState;
+/// let state = SharedState::open("redis://reviewer:s3cret@10.0.0.5:6379/2")?;
+/// // What logs and errors show: never the password.
+/// assert_eq!(state.shown(), "redis://reviewer:***@10.0.0.5:6379/2");
+/// let err = SharedState::open("http://10.0.0.5").unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "invalid configuration: --state http://10.0.0.5: expected redis://HOST:PORT/DB or valkey://HOST:PORT/DB"
+/// );
+/// # Ok::<(), mcp_preamble::Error>(())
+/// ```
+pub struct SharedState {
+    client: redis::Client,
+    shown: String,
+    conn: tokio::sync::Mutex<Option<redis::aio::MultiplexedConnection>>,
+}
+
+impl std::fmt::Debug for SharedState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedState")
+            .field("url", &self.shown)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SharedState {
+    /// The state at `url`: `redis://HOST[:PORT][/DB]` or `valkey://…`,
+    /// with `USER:PASSWORD@` before the host when Redis asks for them. Does
+    /// not connect: the first command does. TLS (`rediss://`) is not built
+    /// in: reach Redis over a trusted network or a TLS tunnel.
+    pub fn open(url: &str) -> Result<SharedState> {
+        let shown = shown_url(url);
+        let bad =
+            |why: &str| Error::new(ErrorKind::InvalidConfig, format!("--state {shown}: {why}"));
+        let scheme = url.split_once("://").map(|(s, _)| s.to_ascii_lowercase());
+        match scheme.as_deref() {
+            Some("redis" | "valkey") => {}
+            Some("rediss" | "valkeys") => {
+                return Err(bad(
+                    "tls is not built in (use redis:// over a trusted network or a tls tunnel)",
+                ));
+            }
+            _ => {
+                return Err(bad(
+                    "expected redis://HOST:PORT/DB or valkey://HOST:PORT/DB",
+                ));
+            }
+        }
+        let client = redis::Client::open(url).map_err(|e| bad(&e.to_string()))?;
+        Ok(SharedState {
+            client,
+            shown,
+            conn: tokio::sync::Mutex::new(None),
+        })
+    }
+
+    /// The URL as logs and errors show it: the password replaced by `***`.
+    pub fn shown(&self) -> &str {
+        &self.shown
+    }
+
+    /// An [`ErrorKind::Connect`] error naming the state.
+    fn unreachable(&self, e: impl std::fmt::Display) -> Error {
+        Error::new(ErrorKind::Connect, format!("{}: {e}", self.shown))
+    }
+
+    /// The kept connection (and `true`), or a new one kept from now on.
+    async fn connection(&self) -> Result<(redis::aio::MultiplexedConnection, bool)> {
+        let mut slot = self.conn.lock().await;
+        if let Some(conn) = slot.as_ref() {
+            return Ok((conn.clone(), true));
+        }
+        let config = redis::AsyncConnectionConfig::new()
+            .set_connection_timeout(Some(TIMEOUT))
+            .set_response_timeout(Some(TIMEOUT));
+        let conn = self
+            .client
+            .get_multiplexed_async_connection_with_config(&config)
+            .await
+            .map_err(|e| self.unreachable(e))?;
+        *slot = Some(conn.clone());
+        Ok((conn, false))
+    }
+
+    /// Runs `commands`. A failure drops the kept connection, so the next
+    /// command connects afresh; a kept connection found closed (Redis
+    /// restarted since) is replaced at once and the commands run again.
+    async fn query<T: redis::FromRedisValue>(&self, commands: &redis::Pipeline) -> Result<T> {
+        let mut again = true;
+        loop {
+            let (mut conn, kept) = self.connection().await?;
+            match commands.query_async(&mut conn).await {
+                Ok(t) => return Ok(t),
+                Err(e) => {
+                    *self.conn.lock().await = None;
+                    if !(kept && again && (e.is_connection_dropped() || e.is_io_error())) {
+                        return Err(self.unreachable(e));
+                    }
+                    again = false;
+                }
+            }
+        }
+    }
+
+    /// The pins, read as a lock file is: an entry whose hashes do not match
+    /// its text, or a format version this crate does not read, is an
+    /// [`ErrorKind::InvalidConfig`] error naming the state; Redis not
+    /// answering is [`ErrorKind::Connect`]. No pins yet is an empty lock.
+    pub async fn load(&self) -> Result<Lock> {
+        Ok(self.load_written().await?.unwrap_or_default())
+    }
+
+    /// [`SharedState::load`], `None` when nothing was ever written (no
+    /// format key): a new database, or one that lost its data.
+    pub(crate) async fn load_written(&self) -> Result<Option<Lock>> {
+        let (format, pins): (Option<String>, BTreeMap<String, String>) =
+            self.query(redis::pipe().get(FORMAT).hgetall(PINS)).await?;
+        let Some(format) = format else {
+            return Ok(None);
+        };
+        // The lock file's shape, so that its reader checks every entry;
+        // each field parsed on its own, so that none can add to another.
+        let mut servers = serde_json::Map::new();
+        for (key, entry) in pins {
+            let entry: serde_json::Value = serde_json::from_str(&entry).map_err(|e| {
+                Error::new(
+                    ErrorKind::InvalidConfig,
+                    format!(
+                        "{}: not a valid lock file: servers.{key:?}: {e}",
+                        self.shown
+                    ),
+                )
+            })?;
+            servers.insert(key, entry);
+        }
+        let text = json!({"version": json_value(&format), "servers": servers}).to_string();
+        Lock::from_str(&text, &self.shown).map(Some)
+    }
+
+    /// Writes what `new` changes of `old` (the lock as [`SharedState::load`]
+    /// gave it): the pins that differ are set, those `new` lacks removed,
+    /// each recorded as an approval and taken off the pending list, and the
+    /// new revision published, in one transaction. Pins of other servers,
+    /// written by others since `old` was read, are kept. Returns the
+    /// revision, or `None` when nothing changed (nothing is written).
+    pub async fn write(&self, old: &Lock, new: &Lock) -> Result<Option<u64>> {
+        let at = unix_now();
+        let mut tx = redis::pipe();
+        tx.atomic();
+        let mut changes = 0;
+        for key in new.keys() {
+            let entry = new.get(key);
+            if entry == old.get(key) {
+                continue;
+            }
+            let Some(entry) = entry else { continue };
+            let text = serde_json::to_string(entry).map_err(|e| self.unreachable(e))?;
+            tx.hset(PINS, key, text).ignore();
+            tx.hdel(PENDING, key).ignore();
+            tx.lpush(APPROVALS, approval(key, "pinned", Some(entry), at))
+                .ignore();
+            changes += 1;
+        }
+        for key in old.keys().filter(|k| new.get(k).is_none()) {
+            tx.hdel(PINS, key).ignore();
+            tx.hdel(PENDING, key).ignore();
+            tx.lpush(APPROVALS, approval(key, "removed", None, at))
+                .ignore();
+            changes += 1;
+        }
+        if changes == 0 {
+            return Ok(None);
+        }
+        tx.ltrim(APPROVALS, 0, APPROVALS_KEPT - 1).ignore();
+        tx.set(FORMAT, LOCK_VERSION).ignore();
+        // The new revision, published in the same transaction.
+        tx.cmd("EVAL")
+            .arg(NEXT_REVISION)
+            .arg(2)
+            .arg(REVISION)
+            .arg(CHANNEL);
+        let (revision,): (u64,) = self.query(&tx).await?;
+        Ok(Some(revision))
+    }
+
+    /// Records that a gateway holds `alias` for review as `pin` says.
+    pub async fn set_pending(&self, alias: &str, pin: &Pin) -> Result<()> {
+        let value = json!({"pin": pin, "seen": unix_now()}).to_string();
+        self.query(redis::pipe().hset(PENDING, alias, value).ignore())
+            .await
+    }
+
+    /// Takes `alias` off the pending list.
+    pub async fn clear_pending(&self, alias: &str) -> Result<()> {
+        self.query(redis::pipe().hdel(PENDING, alias).ignore())
+            .await
+    }
+
+    /// The pending list: each alias a gateway holds for review, with what
+    /// it recorded (`{"pin": …, "seen": …}`).
+    pub async fn pending(&self) -> Result<BTreeMap<String, serde_json::Value>> {
+        let (raw,): (BTreeMap<String, String>,) =
+            self.query(redis::pipe().hgetall(PENDING)).await?;
+        Ok(raw
+            .into_iter()
+            .map(|(k, v)| {
+                let v = serde_json::from_str(&v).unwrap_or(serde_json::Value::String(v));
+                (k, v)
+            })
+            .collect())
+    }
+
+    /// The approvals, newest first (the last 1,000 pins written or removed):
+    /// `{"key", "action", "sha256", "at"}` each.
+    pub async fn approvals(&self) -> Result<Vec<serde_json::Value>> {
+        let (raw,): (Vec<String>,) = self
+            .query(redis::pipe().lrange(APPROVALS, 0, APPROVALS_KEPT - 1))
+            .await?;
+        Ok(raw
+            .into_iter()
+            .map(|v| serde_json::from_str(&v).unwrap_or(serde_json::Value::String(v)))
+            .collect())
+    }
+
+    /// The revision of the last write (0 before any).
+    pub async fn revision(&self) -> Result<u64> {
+        let (r,): (Option<u64>,) = self.query(redis::pipe().get(REVISION)).await?;
+        Ok(r.unwrap_or(0))
+    }
+}
+
+/// One approval record of the list.
+fn approval(key: &str, action: &str, entry: Option<&LockEntry>, at: u64) -> String {
+    json!({
+        "key": key,
+        "action": action,
+        "sha256": entry.map(LockEntry::digest),
+        "at": at,
+    })
+    .to_string()
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// A stored format version as a JSON value: a number when it is one, so
+/// that the lock reader's version check names it as it is.
+fn json_value(s: &str) -> serde_json::Value {
+    match s.trim().parse::<u64>() {
+        Ok(n) => n.into(),
+        Err(_) => s.into(),
+    }
+}
+
+/// `url` with the password of its user part replaced by `***`.
+fn shown_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return crate::sanitize::line(url);
+    };
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(end);
+    let shown = match authority.rsplit_once('@') {
+        Some((user, host)) => match user.split_once(':') {
+            Some((name, _)) => format!("{scheme}://{name}:***@{host}{tail}"),
+            None => format!("{scheme}://***@{host}{tail}"),
+        },
+        None => url.to_string(),
+    };
+    crate::sanitize::line(&shown)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_are_never_shown() {
+        assert_eq!(
+            shown_url("redis://127.0.0.1:6379/0"),
+            "redis://127.0.0.1:6379/0"
+        );
+        assert_eq!(shown_url("redis://:pw@h:1/0"), "redis://:***@h:1/0");
+        assert_eq!(shown_url("redis://pw@h"), "redis://***@h");
+        assert_eq!(shown_url("valkey://u:p@ss@h/3"), "valkey://u:***@h/3");
+    }
+
+    #[test]
+    fn a_url_of_another_scheme_is_refused() {
+        let err = |u: &str| SharedState::open(u).unwrap_err().to_string();
+        assert_eq!(
+            err("rediss://h:1/0"),
+            "invalid configuration: --state rediss://h:1/0: tls is not built in (use redis:// over a trusted network or a tls tunnel)"
+        );
+        assert_eq!(
+            err("localhost:6379"),
+            "invalid configuration: --state localhost:6379: expected redis://HOST:PORT/DB or valkey://HOST:PORT/DB"
+        );
+        assert!(SharedState::open("valkey://127.0.0.1:6379/1").is_ok());
+    }
+}
