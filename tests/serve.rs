@@ -817,3 +817,40 @@ mod in_process {
         gateway.close().await;
     }
 }
+
+/// stdin from a file and stdout on stderr's pipe: the gateway reads and
+/// writes them as tokio's (not as its own non-blocking pipes), and serves.
+#[test]
+fn the_gateway_serves_a_file_on_stdin_and_stdout_shared_with_stderr() {
+    let dir = std::env::temp_dir().join(format!("mcp-preamble-serve-{}-files", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("mcp.json");
+    std::fs::write(&config, r#"{"mcpServers": {}}"#).unwrap();
+    let input = dir.join("in.jsonl");
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"file","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+    ];
+    std::fs::write(&input, lines.join("\n") + "\n").unwrap();
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(r#"exec "$0" serve --config "$1" --state-dir "$2" < "$3" 2>&1"#)
+        .arg(env!("CARGO_BIN_EXE_mcp-preamble"))
+        .arg(&config)
+        .arg(dir.join("state"))
+        .arg(&input)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains(r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion""#),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#),
+        "{text}"
+    );
+}

@@ -229,7 +229,7 @@ impl Gateway {
     /// Serves MCP on this process's stdin and stdout until the host
     /// closes them. Nothing else may write to stdout meanwhile.
     pub async fn serve_stdio(&self) -> Result<()> {
-        let running = rmcp::ServiceExt::serve(self.clone(), rmcp::transport::stdio())
+        let running = rmcp::ServiceExt::serve(self.clone(), super::stdio::host_io())
             .await
             .map_err(|e| Error::new(ErrorKind::Connect, format!("serving on stdio failed: {e}")))?;
         running

@@ -143,6 +143,7 @@ mod rpc;
 #[cfg(feature = "serve-http")]
 mod sessions;
 mod start;
+mod stdio;
 mod subscribe;
 mod uri;
 mod view;

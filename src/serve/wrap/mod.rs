@@ -124,9 +124,14 @@ impl Wrapper {
         };
         let alias = self.shaper.alias.as_deref().unwrap_or("upstream");
         crate::connect::started(alias, child.id());
-        let host_in = BufReader::new(tokio::io::stdin());
+        let (host_in, host_out) = super::stdio::host_io();
         let ended = self
-            .relay(host_in, tokio::io::stdout(), BufReader::new(up_out), up_in)
+            .relay(
+                BufReader::new(host_in),
+                host_out,
+                BufReader::new(up_out),
+                up_in,
+            )
             .await;
         let status = match ended {
             Ended::Upstream => {
@@ -173,9 +178,14 @@ impl Wrapper {
             BufReader::new(from_relay),
             to_relay,
         ));
-        let host_in = BufReader::new(tokio::io::stdin());
-        self.relay(host_in, tokio::io::stdout(), BufReader::new(up_out), up_in)
-            .await;
+        let (host_in, host_out) = super::stdio::host_io();
+        self.relay(
+            BufReader::new(host_in),
+            host_out,
+            BufReader::new(up_out),
+            up_in,
+        )
+        .await;
         let _ = tokio::time::timeout(EXIT_GRACE, bridge).await;
         Ok(())
     }
