@@ -24,6 +24,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 
 use super::gateway::Gateway;
+use super::ops::{Front, HttpOptions, InFlight};
+use super::replica::InTheId;
 use super::sessions::BoundedSessions;
 use crate::error::{Error, ErrorKind, Result};
 
@@ -76,8 +78,8 @@ pub async fn bind_loopback(addr: SocketAddr) -> Result<TcpListener> {
         .map_err(|e| Error::new(ErrorKind::Connect, format!("cannot listen on {addr}: {e}")))
 }
 
-type Mcp = StreamableHttpService<Gateway, BoundedSessions>;
-type Answer = Response<BoxBody<Bytes, Infallible>>;
+pub(super) type Mcp = StreamableHttpService<Gateway, BoundedSessions>;
+pub(super) type Answer = Response<BoxBody<Bytes, Infallible>>;
 
 impl Gateway {
     /// [`Gateway::serve_http_with`] the default [`HttpLimits`].
@@ -95,20 +97,63 @@ impl Gateway {
     /// accepting a connection is logged and the loop goes on (after a
     /// pause when out of descriptors).
     pub async fn serve_http_with(&self, listener: TcpListener, limits: HttpLimits) -> Result<()> {
+        let options = HttpOptions::new(limits);
+        self.serve_http_until(listener, options, std::future::pending())
+            .await
+    }
+
+    /// [`Gateway::serve_http_with`] `options` (sealed session ids,
+    /// readiness checks; `/healthz`, `/readyz` and `/metrics` are served
+    /// on every listener) until `shutdown` completes; then it accepts no
+    /// more connections, waits at most the drain time for the requests in
+    /// flight (each POST until its answer is sent), logs what finished
+    /// and what was cut, closes the sessions and returns.
+    pub async fn serve_http_until(
+        &self,
+        listener: TcpListener,
+        options: HttpOptions,
+        shutdown: impl Future<Output = ()>,
+    ) -> Result<()> {
+        let limits = options.limits;
         let gateway = self.clone();
+        let sessions = Arc::new(BoundedSessions::new(
+            limits.max_sessions,
+            limits.session_idle,
+        ));
+        let mut config = StreamableHttpServerConfig::default();
+        if options.sealer.is_some() {
+            config.session_store = Some(Arc::new(InTheId));
+        }
+        let sessions_end = config.cancellation_token.clone();
         let mcp: Mcp = StreamableHttpService::new(
             move || Ok(gateway.session()),
-            BoundedSessions::new(limits.max_sessions, limits.session_idle).into(),
-            StreamableHttpServerConfig::default(),
+            sessions.clone(),
+            config,
         );
-        let slots = Arc::new(Semaphore::new(
-            limits.max_connections.clamp(1, Semaphore::MAX_PERMITS),
-        ));
+        let front = Arc::new(Front {
+            mcp,
+            gateway: self.clone(),
+            sessions,
+            options,
+            in_flight: InFlight::default(),
+        });
+        let max = limits.max_connections.clamp(1, Semaphore::MAX_PERMITS);
+        let slots = Arc::new(Semaphore::new(max));
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        let mut shutdown = std::pin::pin!(shutdown);
         loop {
-            let Ok(slot) = slots.clone().acquire_owned().await else {
+            let slot = tokio::select! {
+                slot = slots.clone().acquire_owned() => slot,
+                () = &mut shutdown => break,
+            };
+            let Ok(slot) = slot else {
                 return Ok(());
             };
-            let (stream, peer) = match listener.accept().await {
+            let accepted = tokio::select! {
+                accepted = listener.accept() => accepted,
+                () = &mut shutdown => break,
+            };
+            let (stream, peer) = match accepted {
                 Ok(accepted) => accepted,
                 Err(e) => {
                     tracing::warn!(error = %e, "accepting an http connection failed");
@@ -116,12 +161,24 @@ impl Gateway {
                     continue;
                 }
             };
-            let mcp = mcp.clone();
+            let (front, stopped) = (front.clone(), stopped.clone());
             tokio::spawn(async move {
-                connection(stream, peer, mcp, limits).await;
+                connection(stream, peer, front, limits, stopped).await;
                 drop(slot);
             });
         }
+        drop(listener);
+        // Open connections answer what they are serving, then close.
+        let _ = stop.send(true);
+        front.in_flight.drain(front.options.drain).await;
+        // What is left are event streams and idle sessions.
+        sessions_end.cancel();
+        let all = u32::try_from(max).unwrap_or(u32::MAX);
+        let closed = tokio::time::timeout(Duration::from_secs(1), slots.acquire_many(all)).await;
+        if closed.is_err() {
+            tracing::debug!("some http connections were still open at exit");
+        }
+        Ok(())
     }
 }
 
@@ -136,8 +193,15 @@ fn accept_pause(e: &std::io::Error) -> Duration {
     }
 }
 
-/// Serves one connection until it ends, its head is late, or it is idle.
-async fn connection(stream: TcpStream, peer: SocketAddr, mcp: Mcp, limits: HttpLimits) {
+/// Serves one connection until it ends, its head is late, or it is idle;
+/// once `stopped` it finishes the request it is serving, then closes.
+async fn connection(
+    stream: TcpStream,
+    peer: SocketAddr,
+    front: Arc<Front>,
+    limits: HttpLimits,
+    mut stopped: tokio::sync::watch::Receiver<bool>,
+) {
     // An answer is small writes (head, then event-stream chunks): without
     // this, Nagle's algorithm holds the last one for the client's delayed ACK.
     let _ = stream.set_nodelay(true);
@@ -147,11 +211,11 @@ async fn connection(stream: TcpStream, peer: SocketAddr, mcp: Mcp, limits: HttpL
         activity: activity.clone(),
     });
     let service = hyper::service::service_fn(move |req: Request<Incoming>| {
-        let mcp = mcp.clone();
+        let front = front.clone();
         async move {
             Ok::<Answer, Infallible>(match refusal(&req) {
                 Some(refused) => refused,
-                None => mcp.handle(req).await,
+                None => front.serve(req).await,
             })
         }
     });
@@ -159,15 +223,24 @@ async fn connection(stream: TcpStream, peer: SocketAddr, mcp: Mcp, limits: HttpL
     builder
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_read_timeout);
-    let served = builder.serve_connection(io, service);
-    tokio::select! {
-        served = served => {
-            if let Err(e) = served {
-                tracing::debug!(%peer, error = %e, "http connection ended");
+    let mut served = std::pin::pin!(builder.serve_connection(io, service));
+    let mut stopping = false;
+    loop {
+        tokio::select! {
+            ended = served.as_mut() => {
+                if let Err(e) = ended {
+                    tracing::debug!(%peer, error = %e, "http connection ended");
+                }
+                return;
             }
-        }
-        () = activity.idle_for(limits.idle_timeout) => {
-            tracing::debug!(%peer, "closed an idle http connection");
+            () = activity.idle_for(limits.idle_timeout) => {
+                tracing::debug!(%peer, "closed an idle http connection");
+                return;
+            }
+            _ = stopped.wait_for(|s| *s), if !stopping => {
+                stopping = true;
+                served.as_mut().graceful_shutdown();
+            }
         }
     }
 }
@@ -227,7 +300,7 @@ fn port_only(rest: &str) -> bool {
             .is_some_and(|p| !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()))
 }
 
-fn plain(status: StatusCode, text: &'static str) -> Answer {
+pub(super) fn plain(status: StatusCode, text: &'static str) -> Answer {
     let mut answer = Response::new(
         http_body_util::Full::new(Bytes::from_static(text.as_bytes()))
             .map_err(|never| match never {})

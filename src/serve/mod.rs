@@ -134,10 +134,15 @@ mod forward;
 mod gateway;
 #[cfg(feature = "serve-http")]
 mod http;
+mod metrics;
 mod names;
 mod notify;
 mod progress;
+#[cfg(feature = "serve-http")]
+mod ops;
 mod prompts;
+#[cfg(feature = "serve-http")]
+mod replica;
 mod resources;
 mod rpc;
 #[cfg(feature = "serve-http")]
@@ -155,6 +160,13 @@ pub use gateway::Gateway;
 #[cfg(feature = "serve-http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serve-http")))]
 pub use http::{HttpLimits, bind_loopback};
+pub use metrics::{MAX_LABEL, MAX_SERIES, MAX_TOOLS};
+#[cfg(feature = "serve-http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serve-http")))]
+pub use ops::{DEFAULT_DRAIN, HttpOptions, ReadinessCheck};
+#[cfg(feature = "serve-http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serve-http")))]
+pub use replica::SessionKey;
 pub use names::{DEFAULT_NAME, GatewayNames, SCHEME, exposed_name, scheme, scheme_for};
 pub use view::{NOTE, READER};
 #[doc(hidden)]

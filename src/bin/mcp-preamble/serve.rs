@@ -12,7 +12,7 @@ use mcp_preamble::files::McpConfig;
 use mcp_preamble::hub::{Hub, ServerState, StateChange, StateReason};
 use mcp_preamble::pin::Lock;
 use mcp_preamble::report::ServerDiagnostic;
-use mcp_preamble::serve::{Gateway, ServeAs};
+use mcp_preamble::serve::{Gateway, HttpOptions, ServeAs};
 use mcp_preamble::settings::Settings;
 
 use crate::args::{LOG_DEFAULT, ServeArgs};
@@ -40,6 +40,10 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     // Refused before any server is started.
     let listener = match a.listen {
         Some(addr) => Some(mcp_preamble::serve::bind_loopback(addr).await?),
+        None => None,
+    };
+    let session_key = match a.session_key_file.as_deref() {
+        Some(file) => Some(mcp_preamble::serve::SessionKey::from_file(file)?),
         None => None,
     };
     let Some(config_path) = a.connect.config.clone() else {
@@ -89,10 +93,13 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
         tokio::spawn(tell_limits(gateway.hub().clone())),
     ];
     let served = match listener {
-        Some(listener) => tokio::select! {
-            served = gateway.serve_http_with(listener, http_limits(&a)) => served,
-            _ = tokio::signal::ctrl_c() => Ok(()),
-        },
+        Some(listener) => {
+            let mut options = HttpOptions::new(http_limits(&a)).drain(a.drain_seconds);
+            if let Some(key) = session_key {
+                options = options.session_key(key, a.session_ttl);
+            }
+            (gateway.serve_http_until(listener, options, stop_signal())).await
+        }
         None => gateway.serve_stdio().await,
     };
     for task in tasks {
@@ -103,6 +110,29 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     tracing::info!("stopped serving");
     served?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Completes on SIGTERM or Ctrl-C (SIGINT), whichever comes first.
+async fn stop_signal() {
+    #[cfg(unix)]
+    let terminate = async {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot watch for SIGTERM");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = terminate => tracing::info!("SIGTERM: shutting down"),
+        _ = tokio::signal::ctrl_c() => tracing::info!("interrupted: shutting down"),
+    }
 }
 
 /// `serve --status`: what the gateway of this config last told.

@@ -1,0 +1,362 @@
+//! Operating the HTTP gateway: [`HttpOptions`] (sealed session ids,
+//! readiness checks, the drain time), the operations endpoints on the
+//! listen address (`/healthz`, `/readyz`, `/metrics`), the count of
+//! requests in flight, and the drain on shutdown.
+
+use std::convert::Infallible;
+use std::fmt::Write as _;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::BodyExt;
+use http_body_util::combinators::BoxBody;
+use hyper::body::{Body, Frame, Incoming, SizeHint};
+use hyper::{Method, Request, Response, StatusCode};
+use tokio::sync::Notify;
+
+use super::gateway::Gateway;
+use super::http::{Answer, HttpLimits, Mcp};
+use super::metrics::{head, label};
+use super::replica::{Sealer, SessionKey};
+use super::sessions::BoundedSessions;
+
+/// A readiness check: `Err` says why the gateway should not be sent
+/// traffic now (one line, no secrets: `/readyz` shows it).
+pub type ReadinessCheck = Arc<dyn Fn() -> Result<(), String> + Send + Sync>;
+
+/// How [`Gateway::serve_http_until`] serves: its [`HttpLimits`], sealed
+/// session ids for replicas ([`HttpOptions::session_key`]), the checks
+/// `/readyz` runs, and how long in-flight requests may take at shutdown.
+#[derive(Clone)]
+pub struct HttpOptions {
+    pub(super) limits: HttpLimits,
+    pub(super) sealer: Option<Sealer>,
+    pub(super) checks: Vec<(String, ReadinessCheck)>,
+    pub(super) drain: Duration,
+}
+
+impl std::fmt::Debug for HttpOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let checks: Vec<&str> = self.checks.iter().map(|(n, _)| n.as_str()).collect();
+        f.debug_struct("HttpOptions")
+            .field("limits", &self.limits)
+            .field("sealed_sessions", &self.sealer.is_some())
+            .field("checks", &checks)
+            .field("drain", &self.drain)
+            .finish()
+    }
+}
+
+/// The drain time unless told: in-flight requests get this long at shutdown.
+pub const DEFAULT_DRAIN: Duration = Duration::from_secs(10);
+
+impl HttpOptions {
+    /// `limits`, sessions kept in this process, only the built-in
+    /// readiness check (the upstreams), [`DEFAULT_DRAIN`].
+    pub fn new(limits: HttpLimits) -> HttpOptions {
+        HttpOptions {
+            limits,
+            sealer: None,
+            checks: Vec::new(),
+            drain: DEFAULT_DRAIN,
+        }
+    }
+
+    /// Session ids sealed with `key`, each refused `ttl` after its
+    /// session began: every process serving with the same key serves any
+    /// request of any session (see [`SessionKey`]).
+    pub fn session_key(mut self, key: SessionKey, ttl: Duration) -> HttpOptions {
+        self.sealer = Some(Sealer::new(key, ttl));
+        self
+    }
+
+    /// One more check `/readyz` runs (after the built-in `upstreams`):
+    /// not ready while `check` returns `Err`.
+    pub fn ready_when(
+        mut self,
+        name: &str,
+        check: impl Fn() -> Result<(), String> + Send + Sync + 'static,
+    ) -> HttpOptions {
+        self.checks.push((name.to_string(), Arc::new(check)));
+        self
+    }
+
+    /// At shutdown, requests in flight get at most `within` to finish;
+    /// the rest are cut.
+    pub fn drain(mut self, within: Duration) -> HttpOptions {
+        self.drain = within;
+        self
+    }
+}
+
+/// Every request the listener accepted goes through here: the operations
+/// endpoints, then MCP (with sealed ids when configured).
+pub(super) struct Front {
+    pub(super) mcp: Mcp,
+    pub(super) gateway: Gateway,
+    pub(super) sessions: Arc<BoundedSessions>,
+    pub(super) options: HttpOptions,
+    pub(super) in_flight: InFlight,
+}
+
+impl Front {
+    pub(super) async fn serve(&self, req: Request<Incoming>) -> Answer {
+        if let Some(answer) = self.operations(&req) {
+            return answer;
+        }
+        // A POST's answer (a call's stream among them) is in flight until
+        // its body is sent; an open GET stream is not waited for.
+        let guard = (req.method() == Method::POST).then(|| self.in_flight.enter());
+        let answer = match &self.options.sealer {
+            Some(sealer) => super::replica::exchange(sealer, req, |r| self.mcp.handle(r)).await,
+            None => self.mcp.handle(req).await,
+        };
+        match guard {
+            Some(guard) => answer.map(|body| BoxBody::new(Tracked { body, _guard: guard })),
+            None => answer,
+        }
+    }
+
+    /// The answer of an operations endpoint (`GET` or `HEAD`), if `req` is for one.
+    fn operations(&self, req: &Request<Incoming>) -> Option<Answer> {
+        if !matches!(*req.method(), Method::GET | Method::HEAD) {
+            return None;
+        }
+        match req.uri().path() {
+            "/healthz" => Some(text(StatusCode::OK, "ok\n".into(), PLAIN)),
+            "/readyz" => Some(match self.unready() {
+                None => text(StatusCode::OK, "ready\n".into(), PLAIN),
+                Some(why) => text(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    format!("not ready: {why}\n"),
+                    PLAIN,
+                ),
+            }),
+            "/metrics" => Some(text(StatusCode::OK, self.metrics(), PROMETHEUS)),
+            _ => None,
+        }
+    }
+
+    /// Why the gateway is not ready, or `None` when every check passes.
+    fn unready(&self) -> Option<String> {
+        let starting = self.gateway.not_ready();
+        let mut why = Vec::new();
+        if !starting.is_empty() {
+            why.push(format!("upstreams ({} starting)", starting.len()));
+        }
+        for (name, check) in &self.options.checks {
+            if let Err(e) = check() {
+                why.push(format!("{name} ({})", one_line(&e)));
+            }
+        }
+        (!why.is_empty()).then(|| why.join("; "))
+    }
+
+    /// `/metrics`: the gateway's counters and what is read now.
+    fn metrics(&self) -> String {
+        let mut out = String::new();
+        self.gateway.metrics().render(&mut out);
+        let hub = self.gateway.hub();
+        let section = hub.section();
+        let assembly = section.assembly();
+        head(
+            &mut out,
+            "mcp_preamble_section_tokens",
+            "gauge",
+            "Tokens of each server's block in the section served now.",
+        );
+        for server in assembly.servers() {
+            let name = server.alias.as_deref().unwrap_or(&server.name);
+            let _ = writeln!(
+                out,
+                "mcp_preamble_section_tokens{{server=\"{}\"}} {}",
+                label(name),
+                server.tokens
+            );
+        }
+        let gauges = [
+            (
+                "mcp_preamble_section_total_tokens",
+                "Tokens of the whole section served now.",
+                assembly.total_tokens(),
+            ),
+            (
+                "mcp_preamble_pending_reviews",
+                "Servers whose changed text waits for a review (pin --approve).",
+                hub.pending().len(),
+            ),
+            (
+                "mcp_preamble_http_sessions",
+                "Live MCP sessions (2025 era) held by this process.",
+                self.sessions.live(),
+            ),
+            (
+                "mcp_preamble_http_requests_in_flight",
+                "POST requests whose answer is not sent yet.",
+                self.in_flight.now(),
+            ),
+            (
+                "mcp_preamble_upstreams_starting",
+                "Upstreams still starting without a snapshot to serve from.",
+                self.gateway.not_ready().len(),
+            ),
+        ];
+        for (name, help, value) in gauges {
+            head(&mut out, name, "gauge", help);
+            let _ = writeln!(out, "{name} {value}");
+        }
+        head(
+            &mut out,
+            "mcp_preamble_upstream_connected",
+            "gauge",
+            "1 for an upstream connected now, 0 for one restarting or gone.",
+        );
+        for alias in hub.aliases() {
+            let up = hub.state(&alias) == crate::hub::ServerState::Connected;
+            let _ = writeln!(
+                out,
+                "mcp_preamble_upstream_connected{{upstream=\"{}\"}} {}",
+                label(&alias),
+                u8::from(up)
+            );
+        }
+        out
+    }
+}
+
+const PLAIN: &str = "text/plain; charset=utf-8";
+const PROMETHEUS: &str = "text/plain; version=0.0.4; charset=utf-8";
+
+/// The first line of `s`, at most 200 characters.
+fn one_line(s: &str) -> String {
+    s.lines().next().unwrap_or("").chars().take(200).collect()
+}
+
+fn text(status: StatusCode, body: String, kind: &'static str) -> Answer {
+    let mut answer = Response::new(
+        http_body_util::Full::new(Bytes::from(body))
+            .map_err(|never| match never {})
+            .boxed(),
+    );
+    *answer.status_mut() = status;
+    answer.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static(kind),
+    );
+    answer
+}
+
+/// Requests in flight, and a wake-up when the last one ends.
+#[derive(Clone, Default)]
+pub(super) struct InFlight(Arc<(AtomicUsize, Notify)>);
+
+impl InFlight {
+    fn enter(&self) -> Leave {
+        self.0.0.fetch_add(1, Ordering::SeqCst);
+        Leave(self.0.clone())
+    }
+
+    pub(super) fn now(&self) -> usize {
+        self.0.0.load(Ordering::SeqCst)
+    }
+
+    /// Returns once none is in flight.
+    async fn settled(&self) {
+        loop {
+            let notified = self.0.1.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.now() == 0 {
+                return;
+            }
+            notified.await;
+        }
+    }
+
+    /// Waits at most `within` for the requests in flight; logs what
+    /// finished and what was cut. Returns how many were cut.
+    pub(super) async fn drain(&self, within: Duration) -> usize {
+        let at_start = self.now();
+        tracing::info!(
+            in_flight = at_start,
+            drain_seconds = within.as_secs_f64(),
+            "shutting down: no new connections; waiting for the requests in flight"
+        );
+        let _ = tokio::time::timeout(within, self.settled()).await;
+        let cut = self.now();
+        if cut == 0 {
+            tracing::info!(finished = at_start, "drained: every request in flight finished");
+        } else {
+            tracing::warn!(
+                finished = at_start.saturating_sub(cut),
+                cut,
+                "the drain time is over: cut the requests still in flight"
+            );
+        }
+        cut
+    }
+}
+
+/// One request in flight; it ends on drop.
+struct Leave(Arc<(AtomicUsize, Notify)>);
+
+impl Drop for Leave {
+    fn drop(&mut self) {
+        if self.0.0.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.0.1.notify_waiters();
+        }
+    }
+}
+
+/// An answer's body that holds its request in flight until it is sent
+/// (or dropped, the client gone).
+struct Tracked {
+    body: BoxBody<Bytes, Infallible>,
+    _guard: Leave,
+}
+
+impl Body for Tracked {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_drain_waits_for_the_last_request_and_cuts_after_its_time() {
+        let in_flight = InFlight::default();
+        let first = in_flight.enter();
+        let second = in_flight.enter();
+        assert_eq!(in_flight.now(), 2);
+        let ending = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            drop(first);
+            drop(second);
+        });
+        assert_eq!(in_flight.drain(Duration::from_secs(30)).await, 0);
+        ending.await.unwrap();
+        let _held = in_flight.enter();
+        assert_eq!(in_flight.drain(Duration::from_millis(20)).await, 1);
+    }
+}
