@@ -125,11 +125,8 @@ impl Gateway {
             config.session_store = Some(Arc::new(InTheId));
         }
         let sessions_end = config.cancellation_token.clone();
-        let mcp: Mcp = StreamableHttpService::new(
-            move || Ok(gateway.session()),
-            sessions.clone(),
-            config,
-        );
+        let mcp: Mcp =
+            StreamableHttpService::new(move || Ok(gateway.session()), sessions.clone(), config);
         let front = Arc::new(Front {
             mcp,
             gateway: self.clone(),

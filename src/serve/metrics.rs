@@ -121,7 +121,12 @@ impl Metrics {
             "Forwarded tools/call requests, by upstream and tool.",
         );
         for (u, t, s) in &rows {
-            let _ = writeln!(out, "mcp_preamble_tool_calls_total{{{}}} {}", labels(u, t), s.calls);
+            let _ = writeln!(
+                out,
+                "mcp_preamble_tool_calls_total{{{}}} {}",
+                labels(u, t),
+                s.calls
+            );
         }
         head(
             out,
@@ -138,7 +143,12 @@ impl Metrics {
             );
         }
         let name = "mcp_preamble_tool_call_duration_seconds";
-        head(out, name, "histogram", "Forwarded calls' duration, by upstream and tool.");
+        head(
+            out,
+            name,
+            "histogram",
+            "Forwarded calls' duration, by upstream and tool.",
+        );
         for (u, t, s) in &rows {
             let l = labels(u, t);
             let mut below = 0;
@@ -156,7 +166,11 @@ impl Metrics {
             "counter",
             "Calls counted under the tool _other: their tool passed the label caps.",
         );
-        let _ = writeln!(out, "mcp_preamble_metric_calls_folded_total {}", calls.folded);
+        let _ = writeln!(
+            out,
+            "mcp_preamble_metric_calls_folded_total {}",
+            calls.folded
+        );
         drop(calls);
         let restarts = lock(&self.restarts);
         let mut rows: Vec<(&String, &u64)> = restarts.iter().collect();
@@ -251,13 +265,22 @@ mod tests {
             10_000 - MAX_TOOLS
         );
         assert!(calls.contains(&other.as_str()));
-        assert!(calls.contains(&"mcp_preamble_tool_calls_total{upstream=\"good\",tool=\"ping\"} 1"));
+        assert!(
+            calls.contains(&"mcp_preamble_tool_calls_total{upstream=\"good\",tool=\"ping\"} 1")
+        );
         // Every sample is one line of the format: a name, labels, a value.
         for line in out.lines().filter(|l| !l.starts_with('#')) {
             assert!(line.starts_with("mcp_preamble_"), "{line}");
-            assert!(line.rsplit_once(' ').is_some_and(|(_, v)| v.parse::<f64>().is_ok()), "{line}");
+            assert!(
+                line.rsplit_once(' ')
+                    .is_some_and(|(_, v)| v.parse::<f64>().is_ok()),
+                "{line}"
+            );
         }
-        let folded = format!("mcp_preamble_metric_calls_folded_total {}", 10_000 - MAX_TOOLS);
+        let folded = format!(
+            "mcp_preamble_metric_calls_folded_total {}",
+            10_000 - MAX_TOOLS
+        );
         assert!(out.lines().any(|l| l == folded));
     }
 }

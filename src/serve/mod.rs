@@ -137,9 +137,9 @@ mod http;
 mod metrics;
 mod names;
 mod notify;
-mod progress;
 #[cfg(feature = "serve-http")]
 mod ops;
+mod progress;
 mod prompts;
 #[cfg(feature = "serve-http")]
 mod replica;
@@ -161,13 +161,13 @@ pub use gateway::Gateway;
 #[cfg_attr(docsrs, doc(cfg(feature = "serve-http")))]
 pub use http::{HttpLimits, bind_loopback};
 pub use metrics::{MAX_LABEL, MAX_SERIES, MAX_TOOLS};
+pub use names::{DEFAULT_NAME, GatewayNames, SCHEME, exposed_name, scheme, scheme_for};
 #[cfg(feature = "serve-http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serve-http")))]
 pub use ops::{DEFAULT_DRAIN, HttpOptions, ReadinessCheck};
 #[cfg(feature = "serve-http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serve-http")))]
 pub use replica::SessionKey;
-pub use names::{DEFAULT_NAME, GatewayNames, SCHEME, exposed_name, scheme, scheme_for};
 pub use view::{NOTE, READER};
 #[doc(hidden)]
 pub use wrap::relay_streams;

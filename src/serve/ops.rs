@@ -116,7 +116,12 @@ impl Front {
             None => self.mcp.handle(req).await,
         };
         match guard {
-            Some(guard) => answer.map(|body| BoxBody::new(Tracked { body, _guard: guard })),
+            Some(guard) => answer.map(|body| {
+                BoxBody::new(Tracked {
+                    body,
+                    _guard: guard,
+                })
+            }),
             None => answer,
         }
     }
@@ -289,7 +294,10 @@ impl InFlight {
         let _ = tokio::time::timeout(within, self.settled()).await;
         let cut = self.now();
         if cut == 0 {
-            tracing::info!(finished = at_start, "drained: every request in flight finished");
+            tracing::info!(
+                finished = at_start,
+                "drained: every request in flight finished"
+            );
         } else {
             tracing::warn!(
                 finished = at_start.saturating_sub(cut),

@@ -369,7 +369,10 @@ where
     let (mut answer, slot) = SLOT
         .scope(RefCell::new(slot), async move {
             let answer = handle(req).await;
-            (answer, SLOT.with(|slot| std::mem::take(&mut *slot.borrow_mut())))
+            (
+                answer,
+                SLOT.with(|slot| std::mem::take(&mut *slot.borrow_mut())),
+            )
         })
         .await;
     let local = answer
@@ -498,9 +501,12 @@ mod tests {
         let mut big = init();
         big.client_info.name = "n".repeat(50_000);
         big.capabilities.experimental = Some(
-            [("x".to_string(), serde_json::Map::from_iter([("y".to_string(), "z".repeat(9_000).into())]))]
-                .into_iter()
-                .collect(),
+            [(
+                "x".to_string(),
+                serde_json::Map::from_iter([("y".to_string(), "z".repeat(9_000).into())]),
+            )]
+            .into_iter()
+            .collect(),
         );
         let id = sealer(2, 60).seal("s", &big).unwrap();
         assert!(id.len() < MAX_ID, "{}", id.len());
