@@ -517,13 +517,14 @@ impl Gateway {
     }
 
     /// The gateway's counters.
-    pub(super) fn metrics(&self) -> &Metrics {
+    pub(super) fn counters(&self) -> &Metrics {
         &self.inner.metrics
     }
 
     /// The upstreams still starting that have no snapshot to serve from
-    /// (a host sees none of their tools yet).
-    pub(super) fn not_ready(&self) -> Vec<String> {
+    /// (a host sees none of their tools yet): while there are any, the
+    /// gateway is not ready (`/readyz`).
+    pub fn unready_upstreams(&self) -> Vec<String> {
         let hub = &self.inner.hub;
         let starting = self.inner.starting.aliases();
         (starting.into_iter())

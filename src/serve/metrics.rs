@@ -14,6 +14,7 @@ use std::fmt::Write as _;
 use std::sync::Mutex;
 use std::time::Duration;
 
+use super::Gateway;
 use crate::support::lock;
 
 /// Tools of one upstream with series of their own.
@@ -188,6 +189,75 @@ impl Metrics {
                 label(alias)
             );
         }
+    }
+}
+
+impl Gateway {
+    /// The gateway's metrics in the Prometheus text format (0.0.4), as
+    /// `/metrics` serves them with `serve --listen` (which adds its
+    /// sessions and requests in flight): forwarded calls, errors and a
+    /// latency histogram per upstream and tool (label values escaped and
+    /// capped: [`MAX_TOOLS`], [`MAX_SERIES`], [`MAX_LABEL`]), upstream
+    /// restarts and states, each server's tokens in the section, and the
+    /// servers whose changed text waits for a review.
+    pub fn metrics_text(&self) -> String {
+        let mut out = String::new();
+        self.counters().render(&mut out);
+        let hub = self.hub();
+        let section = hub.section();
+        let assembly = section.assembly();
+        head(
+            &mut out,
+            "mcp_preamble_section_tokens",
+            "gauge",
+            "Tokens of each server's block in the section served now.",
+        );
+        for server in assembly.servers() {
+            let name = server.alias.as_deref().unwrap_or(&server.name);
+            let _ = writeln!(
+                out,
+                "mcp_preamble_section_tokens{{server=\"{}\"}} {}",
+                label(name),
+                server.tokens
+            );
+        }
+        let gauges = [
+            (
+                "mcp_preamble_section_total_tokens",
+                "Tokens of the whole section served now.",
+                assembly.total_tokens(),
+            ),
+            (
+                "mcp_preamble_pending_reviews",
+                "Servers whose changed text waits for a review (pin --approve).",
+                hub.pending().len(),
+            ),
+            (
+                "mcp_preamble_upstreams_starting",
+                "Upstreams still starting without a snapshot to serve from.",
+                self.unready_upstreams().len(),
+            ),
+        ];
+        for (name, help, value) in gauges {
+            head(&mut out, name, "gauge", help);
+            let _ = writeln!(out, "{name} {value}");
+        }
+        head(
+            &mut out,
+            "mcp_preamble_upstream_connected",
+            "gauge",
+            "1 for an upstream connected now, 0 for one restarting or gone.",
+        );
+        for alias in hub.aliases() {
+            let up = hub.state(&alias) == crate::hub::ServerState::Connected;
+            let _ = writeln!(
+                out,
+                "mcp_preamble_upstream_connected{{upstream=\"{}\"}} {}",
+                label(&alias),
+                u8::from(up)
+            );
+        }
+        out
     }
 }
 

@@ -20,7 +20,7 @@ use tokio::sync::Notify;
 
 use super::gateway::Gateway;
 use super::http::{Answer, HttpLimits, Mcp};
-use super::metrics::{head, label};
+use super::metrics::head;
 use super::replica::{Sealer, SessionKey};
 use super::sessions::BoundedSessions;
 
@@ -148,7 +148,7 @@ impl Front {
 
     /// Why the gateway is not ready, or `None` when every check passes.
     fn unready(&self) -> Option<String> {
-        let starting = self.gateway.not_ready();
+        let starting = self.gateway.unready_upstreams();
         let mut why = Vec::new();
         if !starting.is_empty() {
             why.push(format!("upstreams ({} starting)", starting.len()));
@@ -161,39 +161,11 @@ impl Front {
         (!why.is_empty()).then(|| why.join("; "))
     }
 
-    /// `/metrics`: the gateway's counters and what is read now.
+    /// `/metrics`: the gateway's ([`Gateway::metrics_text`]) and this
+    /// listener's.
     fn metrics(&self) -> String {
-        let mut out = String::new();
-        self.gateway.metrics().render(&mut out);
-        let hub = self.gateway.hub();
-        let section = hub.section();
-        let assembly = section.assembly();
-        head(
-            &mut out,
-            "mcp_preamble_section_tokens",
-            "gauge",
-            "Tokens of each server's block in the section served now.",
-        );
-        for server in assembly.servers() {
-            let name = server.alias.as_deref().unwrap_or(&server.name);
-            let _ = writeln!(
-                out,
-                "mcp_preamble_section_tokens{{server=\"{}\"}} {}",
-                label(name),
-                server.tokens
-            );
-        }
+        let mut out = self.gateway.metrics_text();
         let gauges = [
-            (
-                "mcp_preamble_section_total_tokens",
-                "Tokens of the whole section served now.",
-                assembly.total_tokens(),
-            ),
-            (
-                "mcp_preamble_pending_reviews",
-                "Servers whose changed text waits for a review (pin --approve).",
-                hub.pending().len(),
-            ),
             (
                 "mcp_preamble_http_sessions",
                 "Live MCP sessions (2025 era) held by this process.",
@@ -204,30 +176,10 @@ impl Front {
                 "POST requests whose answer is not sent yet.",
                 self.in_flight.now(),
             ),
-            (
-                "mcp_preamble_upstreams_starting",
-                "Upstreams still starting without a snapshot to serve from.",
-                self.gateway.not_ready().len(),
-            ),
         ];
         for (name, help, value) in gauges {
             head(&mut out, name, "gauge", help);
             let _ = writeln!(out, "{name} {value}");
-        }
-        head(
-            &mut out,
-            "mcp_preamble_upstream_connected",
-            "gauge",
-            "1 for an upstream connected now, 0 for one restarting or gone.",
-        );
-        for alias in hub.aliases() {
-            let up = hub.state(&alias) == crate::hub::ServerState::Connected;
-            let _ = writeln!(
-                out,
-                "mcp_preamble_upstream_connected{{upstream=\"{}\"}} {}",
-                label(&alias),
-                u8::from(up)
-            );
         }
         out
     }
