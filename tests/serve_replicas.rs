@@ -35,15 +35,22 @@ impl Drop for Replica {
 impl Replica {
     /// `serve --config config --listen 127.0.0.1:0 flags…`, its state in `state`.
     fn start(config: &Path, state: &Path, flags: &[&str]) -> Replica {
+        let mut args = vec!["serve", "--config", config.to_str().unwrap()];
+        args.extend([
+            "--listen",
+            "127.0.0.1:0",
+            "--state-dir",
+            state.to_str().unwrap(),
+        ]);
+        args.extend(flags);
+        Replica::spawn(&args, &std::env::temp_dir())
+    }
+
+    /// `mcp-preamble args…` in `cwd`, once it logged where it serves.
+    fn spawn(args: &[&str], cwd: &Path) -> Replica {
         let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
-            .args(["serve", "--config", config.to_str().unwrap()])
-            .args([
-                "--listen",
-                "127.0.0.1:0",
-                "--state-dir",
-                state.to_str().unwrap(),
-            ])
-            .args(flags)
+            .args(args)
+            .current_dir(cwd)
             .env("MCP_PREAMBLE_LOG", "info")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -440,4 +447,64 @@ fn health_readiness_metrics_and_a_drain_on_sigterm() {
     assert!(g.logged("SIGTERM: shutting down"));
     // Nothing listens any more.
     assert!(TcpStream::connect(&g.authority).is_err());
+}
+
+#[test]
+fn the_readmes_two_replicas_run_as_written() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let block = readme
+        .split("```sh")
+        .skip(1)
+        .filter_map(|b| b.split("```").next())
+        .find(|b| b.contains("--session-key-file session.key"))
+        .expect("the README's replica commands");
+    let dir = scratch("serve-replicas", "readme");
+    config(&dir, json!({"billing": node("invoice.mjs", json!({}))}));
+    let mut replicas: Vec<(String, Replica)> = Vec::new();
+    let mut fetched = Vec::new();
+    for line in block.lines().map(|l| l.split(" # ").next().unwrap().trim()) {
+        if line.starts_with("head -c 32") {
+            let made = Command::new("sh")
+                .args(["-c", line])
+                .current_dir(&dir)
+                .status();
+            assert!(made.unwrap().success(), "{line}");
+            assert_eq!(std::fs::read(dir.join("session.key")).unwrap().len(), 32);
+        } else if let Some(args) = line.strip_prefix("mcp-preamble ") {
+            let mut args: Vec<&str> = args.split_whitespace().collect();
+            let at = args.iter().position(|a| *a == "--listen").unwrap() + 1;
+            let port = args[at].rsplit(':').next().unwrap().to_string();
+            // A free port rather than the README's.
+            args[at] = "127.0.0.1:0";
+            replicas.push((port, Replica::spawn(&args, &dir)));
+        } else if let Some(url) = line.strip_prefix("curl -s http://127.0.0.1:") {
+            let (port, path) = url.split_once('/').unwrap();
+            let (_, replica) = replicas.iter().find(|(p, _)| p == port).unwrap();
+            let path = format!("/{path}");
+            wait_until(&path, Duration::from_secs(30), || {
+                replica.get(&path).status == 200
+            });
+            fetched.push(replica.get(&path));
+        } else {
+            assert!(line.is_empty(), "a line the test does not know: {line}");
+        }
+    }
+    assert_eq!(replicas.len(), 2);
+    assert_eq!(fetched[0].body, "ready\n");
+    assert!(
+        fetched[1]
+            .body
+            .contains("# TYPE mcp_preamble_tool_calls_total counter")
+    );
+    let (a, b) = (&replicas[0].1, &replicas[1].1);
+    let id = a.initialize();
+    assert!(
+        b.tool_names(&id)
+            .contains(&"billing__list_periods".to_string())
+    );
+    assert!(
+        b.call_text(&id, "billing__list_periods").contains("2026"),
+        "a period"
+    );
 }

@@ -79,7 +79,9 @@ async fn initialize(http: &reqwest::Client, url: &str) -> String {
         .to_string();
     let _ = answer.bytes().await;
     let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    let _ = post(http, url, Some(&id), &note).await.expect("initialized");
+    let _ = post(http, url, Some(&id), &note)
+        .await
+        .expect("initialized");
     id
 }
 
