@@ -516,9 +516,17 @@ impl Gateway {
         answer
     }
 
-    /// The gateway's counters.
-    pub(super) fn counters(&self) -> &Metrics {
-        &self.inner.metrics
+    /// The gateway's metrics in the Prometheus text format (0.0.4), as
+    /// `/metrics` serves them with `serve --listen` (which adds its
+    /// sessions and requests in flight): forwarded calls, errors and a
+    /// latency histogram per upstream and tool (label values escaped and
+    /// capped: [`MAX_TOOLS`](super::MAX_TOOLS),
+    /// [`MAX_SERIES`](super::MAX_SERIES), [`MAX_LABEL`](super::MAX_LABEL)),
+    /// upstream restarts and states, each server's tokens in the section,
+    /// and the servers whose changed text waits for a review.
+    pub fn metrics_text(&self) -> String {
+        let starting = self.unready_upstreams().len();
+        super::metrics::text(&self.inner.hub, &self.inner.metrics, starting)
     }
 
     /// The upstreams still starting that have no snapshot to serve from

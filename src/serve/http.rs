@@ -12,11 +12,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
-use http_body_util::BodyExt;
-use http_body_util::combinators::BoxBody;
 use hyper::body::Incoming;
-use hyper::{Request, Response, StatusCode};
+use hyper::{Request, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
@@ -24,8 +21,9 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 
 use super::gateway::Gateway;
-use super::ops::{Front, HttpOptions, InFlight};
-use super::replica::InTheId;
+use super::ops::{DEFAULT_DRAIN, Front, InFlight, Mcp, ReadinessCheck};
+use super::replica::{InTheId, Sealer, SessionKey};
+use super::reply::{Answer, plain};
 use super::sessions::BoundedSessions;
 use crate::error::{Error, ErrorKind, Result};
 
@@ -61,6 +59,68 @@ impl Default for HttpLimits {
     }
 }
 
+/// How [`Gateway::serve_http_until`] serves: its [`HttpLimits`], sealed
+/// session ids for replicas ([`HttpOptions::session_key`]), the checks
+/// `/readyz` runs, and how long in-flight requests may take at shutdown.
+#[derive(Clone)]
+pub struct HttpOptions {
+    pub(super) limits: HttpLimits,
+    pub(super) sealer: Option<Sealer>,
+    pub(super) checks: Vec<(String, ReadinessCheck)>,
+    pub(super) drain: Duration,
+}
+
+impl std::fmt::Debug for HttpOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let checks: Vec<&str> = self.checks.iter().map(|(n, _)| n.as_str()).collect();
+        f.debug_struct("HttpOptions")
+            .field("limits", &self.limits)
+            .field("sealed_sessions", &self.sealer.is_some())
+            .field("checks", &checks)
+            .field("drain", &self.drain)
+            .finish()
+    }
+}
+
+impl HttpOptions {
+    /// `limits`, sessions kept in this process, only the built-in
+    /// readiness check (the upstreams), [`DEFAULT_DRAIN`].
+    pub fn new(limits: HttpLimits) -> HttpOptions {
+        HttpOptions {
+            limits,
+            sealer: None,
+            checks: Vec::new(),
+            drain: DEFAULT_DRAIN,
+        }
+    }
+
+    /// Session ids sealed with `key`, each refused `ttl` after its
+    /// session began: every process serving with the same key serves any
+    /// request of any session (see [`SessionKey`]).
+    pub fn session_key(mut self, key: SessionKey, ttl: Duration) -> HttpOptions {
+        self.sealer = Some(Sealer::new(key, ttl));
+        self
+    }
+
+    /// One more check `/readyz` runs (after the built-in `upstreams`):
+    /// not ready while `check` returns `Err`.
+    pub fn ready_when(
+        mut self,
+        name: &str,
+        check: impl Fn() -> Result<(), String> + Send + Sync + 'static,
+    ) -> HttpOptions {
+        self.checks.push((name.to_string(), Arc::new(check)));
+        self
+    }
+
+    /// At shutdown, requests in flight get at most `within` to finish;
+    /// the rest are cut.
+    pub fn drain(mut self, within: Duration) -> HttpOptions {
+        self.drain = within;
+        self
+    }
+}
+
 /// A listener on `addr`, which must be a loopback address (`127.0.0.1`,
 /// `::1`; port 0 picks a free port): anything else is refused, since the
 /// gateway lets whoever reaches it call every upstream tool.
@@ -77,9 +137,6 @@ pub async fn bind_loopback(addr: SocketAddr) -> Result<TcpListener> {
         .await
         .map_err(|e| Error::new(ErrorKind::Connect, format!("cannot listen on {addr}: {e}")))
 }
-
-pub(super) type Mcp = StreamableHttpService<Gateway, BoundedSessions>;
-pub(super) type Answer = Response<BoxBody<Bytes, Infallible>>;
 
 impl Gateway {
     /// [`Gateway::serve_http_with`] the default [`HttpLimits`].
@@ -131,7 +188,8 @@ impl Gateway {
             mcp,
             gateway: self.clone(),
             sessions,
-            options,
+            sealer: options.sealer.clone(),
+            checks: options.checks.clone(),
             in_flight: InFlight::default(),
         });
         let max = limits.max_connections.clamp(1, Semaphore::MAX_PERMITS);
@@ -167,7 +225,7 @@ impl Gateway {
         drop(listener);
         // Open connections answer what they are serving, then close.
         let _ = stop.send(true);
-        front.in_flight.drain(front.options.drain).await;
+        front.in_flight.drain(options.drain).await;
         // What is left are event streams and idle sessions.
         sessions_end.cancel();
         let all = u32::try_from(max).unwrap_or(u32::MAX);
@@ -295,24 +353,6 @@ fn port_only(rest: &str) -> bool {
         || rest
             .strip_prefix(':')
             .is_some_and(|p| !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()))
-}
-
-pub(super) fn plain(status: StatusCode, text: &'static str) -> Answer {
-    let mut answer = Response::new(
-        http_body_util::Full::new(Bytes::from_static(text.as_bytes()))
-            .map_err(|never| match never {})
-            .boxed(),
-    );
-    *answer.status_mut() = status;
-    answer.headers_mut().insert(
-        hyper::header::CONTENT_TYPE,
-        hyper::header::HeaderValue::from_static("text/plain; charset=utf-8"),
-    );
-    answer.headers_mut().insert(
-        hyper::header::CONNECTION,
-        hyper::header::HeaderValue::from_static("close"),
-    );
-    answer
 }
 
 /// When a connection last moved a byte, shared by its stream and its

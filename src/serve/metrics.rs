@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use super::Gateway;
+use crate::hub::Hub;
 use crate::support::lock;
 
 /// Tools of one upstream with series of their own.
@@ -173,6 +173,10 @@ impl Metrics {
             calls.folded
         );
         drop(calls);
+        self.render_restarts(out);
+    }
+
+    fn render_restarts(&self, out: &mut String) {
         let restarts = lock(&self.restarts);
         let mut rows: Vec<(&String, &u64)> = restarts.iter().collect();
         rows.sort();
@@ -192,73 +196,65 @@ impl Metrics {
     }
 }
 
-impl Gateway {
-    /// The gateway's metrics in the Prometheus text format (0.0.4), as
-    /// `/metrics` serves them with `serve --listen` (which adds its
-    /// sessions and requests in flight): forwarded calls, errors and a
-    /// latency histogram per upstream and tool (label values escaped and
-    /// capped: [`MAX_TOOLS`], [`MAX_SERIES`], [`MAX_LABEL`]), upstream
-    /// restarts and states, each server's tokens in the section, and the
-    /// servers whose changed text waits for a review.
-    pub fn metrics_text(&self) -> String {
-        let mut out = String::new();
-        self.counters().render(&mut out);
-        let hub = self.hub();
-        let section = hub.section();
-        let assembly = section.assembly();
-        head(
-            &mut out,
-            "mcp_preamble_section_tokens",
-            "gauge",
-            "Tokens of each server's block in the section served now.",
+/// The text of `/metrics` without the HTTP listener's own gauges
+/// (`Gateway::metrics_text`): `counters`, and what `hub` holds now.
+pub(crate) fn text(hub: &Hub, counters: &Metrics, starting: usize) -> String {
+    let mut out = String::new();
+    counters.render(&mut out);
+    let section = hub.section();
+    let assembly = section.assembly();
+    head(
+        &mut out,
+        "mcp_preamble_section_tokens",
+        "gauge",
+        "Tokens of each server's block in the section served now.",
+    );
+    for server in assembly.servers() {
+        let name = server.alias.as_deref().unwrap_or(&server.name);
+        let _ = writeln!(
+            out,
+            "mcp_preamble_section_tokens{{server=\"{}\"}} {}",
+            label(name),
+            server.tokens
         );
-        for server in assembly.servers() {
-            let name = server.alias.as_deref().unwrap_or(&server.name);
-            let _ = writeln!(
-                out,
-                "mcp_preamble_section_tokens{{server=\"{}\"}} {}",
-                label(name),
-                server.tokens
-            );
-        }
-        let gauges = [
-            (
-                "mcp_preamble_section_total_tokens",
-                "Tokens of the whole section served now.",
-                assembly.total_tokens(),
-            ),
-            (
-                "mcp_preamble_pending_reviews",
-                "Servers whose changed text waits for a review (pin --approve).",
-                hub.pending().len(),
-            ),
-            (
-                "mcp_preamble_upstreams_starting",
-                "Upstreams still starting without a snapshot to serve from.",
-                self.unready_upstreams().len(),
-            ),
-        ];
-        for (name, help, value) in gauges {
-            head(&mut out, name, "gauge", help);
-            let _ = writeln!(out, "{name} {value}");
-        }
-        head(
-            &mut out,
-            "mcp_preamble_upstream_connected",
-            "gauge",
-            "1 for an upstream connected now, 0 for one restarting or gone.",
-        );
-        for alias in hub.aliases() {
-            let up = hub.state(&alias) == crate::hub::ServerState::Connected;
-            let _ = writeln!(
-                out,
-                "mcp_preamble_upstream_connected{{upstream=\"{}\"}} {}",
-                label(&alias),
-                u8::from(up)
-            );
-        }
-        out
     }
+    let gauges = [
+        (
+            "mcp_preamble_section_total_tokens",
+            "Tokens of the whole section served now.",
+            assembly.total_tokens(),
+        ),
+        (
+            "mcp_preamble_pending_reviews",
+            "Servers whose changed text waits for a review (pin --approve).",
+            hub.pending().len(),
+        ),
+        (
+            "mcp_preamble_upstreams_starting",
+            "Upstreams still starting without a snapshot to serve from.",
+            starting,
+        ),
+    ];
+    for (name, help, value) in gauges {
+        head(&mut out, name, "gauge", help);
+        let _ = writeln!(out, "{name} {value}");
+    }
+    head(
+        &mut out,
+        "mcp_preamble_upstream_connected",
+        "gauge",
+        "1 for an upstream connected now, 0 for one restarting or gone.",
+    );
+    for alias in hub.aliases() {
+        let up = hub.state(&alias) == crate::hub::ServerState::Connected;
+        let _ = writeln!(
+            out,
+            "mcp_preamble_upstream_connected{{upstream=\"{}\"}} {}",
+            label(&alias),
+            u8::from(up)
+        );
+    }
+    out
 }
 
 /// A metric's `# HELP` and `# TYPE` lines.

@@ -143,6 +143,8 @@ mod progress;
 mod prompts;
 #[cfg(feature = "serve-http")]
 mod replica;
+#[cfg(feature = "serve-http")]
+mod reply;
 mod resources;
 mod rpc;
 #[cfg(feature = "serve-http")]
@@ -159,12 +161,12 @@ pub use forward::forward_in_process;
 pub use gateway::Gateway;
 #[cfg(feature = "serve-http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serve-http")))]
-pub use http::{HttpLimits, bind_loopback};
+pub use http::{HttpLimits, HttpOptions, bind_loopback};
 pub use metrics::{MAX_LABEL, MAX_SERIES, MAX_TOOLS};
 pub use names::{DEFAULT_NAME, GatewayNames, SCHEME, exposed_name, scheme, scheme_for};
 #[cfg(feature = "serve-http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serve-http")))]
-pub use ops::{DEFAULT_DRAIN, HttpOptions, ReadinessCheck};
+pub use ops::{DEFAULT_DRAIN, ReadinessCheck};
 #[cfg(feature = "serve-http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serve-http")))]
 pub use replica::SessionKey;

@@ -1,7 +1,6 @@
-//! Operating the HTTP gateway: [`HttpOptions`] (sealed session ids,
-//! readiness checks, the drain time), the operations endpoints on the
-//! listen address (`/healthz`, `/readyz`, `/metrics`), the count of
-//! requests in flight, and the drain on shutdown.
+//! Operating the HTTP gateway: the front every request goes through, the
+//! operations endpoints on the listen address (`/healthz`, `/readyz`,
+//! `/metrics`), the count of requests in flight, and the drain on shutdown.
 
 use std::convert::Infallible;
 use std::fmt::Write as _;
@@ -12,86 +11,26 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::BodyExt;
 use http_body_util::combinators::BoxBody;
 use hyper::body::{Body, Frame, Incoming, SizeHint};
-use hyper::{Method, Request, Response, StatusCode};
+use hyper::{Method, Request, StatusCode};
 use tokio::sync::Notify;
 
 use super::gateway::Gateway;
-use super::http::{Answer, HttpLimits, Mcp};
 use super::metrics::head;
-use super::replica::{Sealer, SessionKey};
+use super::replica::Sealer;
+use super::reply::{Answer, body};
 use super::sessions::BoundedSessions;
+
+/// rmcp's Streamable HTTP service of the gateway.
+pub(super) type Mcp = rmcp::transport::StreamableHttpService<Gateway, BoundedSessions>;
 
 /// A readiness check: `Err` says why the gateway should not be sent
 /// traffic now (one line, no secrets: `/readyz` shows it).
 pub type ReadinessCheck = Arc<dyn Fn() -> Result<(), String> + Send + Sync>;
 
-/// How [`Gateway::serve_http_until`] serves: its [`HttpLimits`], sealed
-/// session ids for replicas ([`HttpOptions::session_key`]), the checks
-/// `/readyz` runs, and how long in-flight requests may take at shutdown.
-#[derive(Clone)]
-pub struct HttpOptions {
-    pub(super) limits: HttpLimits,
-    pub(super) sealer: Option<Sealer>,
-    pub(super) checks: Vec<(String, ReadinessCheck)>,
-    pub(super) drain: Duration,
-}
-
-impl std::fmt::Debug for HttpOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let checks: Vec<&str> = self.checks.iter().map(|(n, _)| n.as_str()).collect();
-        f.debug_struct("HttpOptions")
-            .field("limits", &self.limits)
-            .field("sealed_sessions", &self.sealer.is_some())
-            .field("checks", &checks)
-            .field("drain", &self.drain)
-            .finish()
-    }
-}
-
 /// The drain time unless told: in-flight requests get this long at shutdown.
 pub const DEFAULT_DRAIN: Duration = Duration::from_secs(10);
-
-impl HttpOptions {
-    /// `limits`, sessions kept in this process, only the built-in
-    /// readiness check (the upstreams), [`DEFAULT_DRAIN`].
-    pub fn new(limits: HttpLimits) -> HttpOptions {
-        HttpOptions {
-            limits,
-            sealer: None,
-            checks: Vec::new(),
-            drain: DEFAULT_DRAIN,
-        }
-    }
-
-    /// Session ids sealed with `key`, each refused `ttl` after its
-    /// session began: every process serving with the same key serves any
-    /// request of any session (see [`SessionKey`]).
-    pub fn session_key(mut self, key: SessionKey, ttl: Duration) -> HttpOptions {
-        self.sealer = Some(Sealer::new(key, ttl));
-        self
-    }
-
-    /// One more check `/readyz` runs (after the built-in `upstreams`):
-    /// not ready while `check` returns `Err`.
-    pub fn ready_when(
-        mut self,
-        name: &str,
-        check: impl Fn() -> Result<(), String> + Send + Sync + 'static,
-    ) -> HttpOptions {
-        self.checks.push((name.to_string(), Arc::new(check)));
-        self
-    }
-
-    /// At shutdown, requests in flight get at most `within` to finish;
-    /// the rest are cut.
-    pub fn drain(mut self, within: Duration) -> HttpOptions {
-        self.drain = within;
-        self
-    }
-}
 
 /// Every request the listener accepted goes through here: the operations
 /// endpoints, then MCP (with sealed ids when configured).
@@ -99,7 +38,8 @@ pub(super) struct Front {
     pub(super) mcp: Mcp,
     pub(super) gateway: Gateway,
     pub(super) sessions: Arc<BoundedSessions>,
-    pub(super) options: HttpOptions,
+    pub(super) sealer: Option<Sealer>,
+    pub(super) checks: Vec<(String, ReadinessCheck)>,
     pub(super) in_flight: InFlight,
 }
 
@@ -111,7 +51,7 @@ impl Front {
         // A POST's answer (a call's stream among them) is in flight until
         // its body is sent; an open GET stream is not waited for.
         let guard = (req.method() == Method::POST).then(|| self.in_flight.enter());
-        let answer = match &self.options.sealer {
+        let answer = match &self.sealer {
             Some(sealer) => super::replica::exchange(sealer, req, |r| self.mcp.handle(r)).await,
             None => self.mcp.handle(req).await,
         };
@@ -132,16 +72,16 @@ impl Front {
             return None;
         }
         match req.uri().path() {
-            "/healthz" => Some(text(StatusCode::OK, "ok\n".into(), PLAIN)),
+            "/healthz" => Some(body(StatusCode::OK, "ok\n".into(), PLAIN)),
             "/readyz" => Some(match self.unready() {
-                None => text(StatusCode::OK, "ready\n".into(), PLAIN),
-                Some(why) => text(
+                None => body(StatusCode::OK, "ready\n".into(), PLAIN),
+                Some(why) => body(
                     StatusCode::SERVICE_UNAVAILABLE,
                     format!("not ready: {why}\n"),
                     PLAIN,
                 ),
             }),
-            "/metrics" => Some(text(StatusCode::OK, self.metrics(), PROMETHEUS)),
+            "/metrics" => Some(body(StatusCode::OK, self.metrics(), PROMETHEUS)),
             _ => None,
         }
     }
@@ -153,7 +93,7 @@ impl Front {
         if !starting.is_empty() {
             why.push(format!("upstreams ({} starting)", starting.len()));
         }
-        for (name, check) in &self.options.checks {
+        for (name, check) in &self.checks {
             if let Err(e) = check() {
                 why.push(format!("{name} ({})", one_line(&e)));
             }
@@ -191,20 +131,6 @@ const PROMETHEUS: &str = "text/plain; version=0.0.4; charset=utf-8";
 /// The first line of `s`, at most 200 characters.
 fn one_line(s: &str) -> String {
     s.lines().next().unwrap_or("").chars().take(200).collect()
-}
-
-fn text(status: StatusCode, body: String, kind: &'static str) -> Answer {
-    let mut answer = Response::new(
-        http_body_util::Full::new(Bytes::from(body))
-            .map_err(|never| match never {})
-            .boxed(),
-    );
-    *answer.status_mut() = status;
-    answer.headers_mut().insert(
-        hyper::header::CONTENT_TYPE,
-        hyper::header::HeaderValue::from_static(kind),
-    );
-    answer
 }
 
 /// Requests in flight, and a wake-up when the last one ends.

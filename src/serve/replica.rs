@@ -37,6 +37,7 @@ use rmcp::transport::streamable_http_server::session::{
 };
 use serde::{Deserialize, Serialize};
 
+use super::reply::{Answer, plain};
 use crate::error::{Error, ErrorKind, Result};
 
 /// The header a 2025-era session's id travels in.
@@ -345,7 +346,7 @@ where
     let mut ids = req.headers().get_all(SESSION_HEADER).iter();
     let (first, second) = (ids.next(), ids.next());
     if second.is_some() {
-        return super::http::plain(
+        return plain(
             StatusCode::BAD_REQUEST,
             "bad request: more than one mcp-session-id header",
         );
@@ -387,7 +388,7 @@ where
         };
         let Some(value) = sealed.and_then(|s| HeaderValue::from_str(&s).ok()) else {
             tracing::error!("a new session's id could not be sealed");
-            return super::http::plain(
+            return plain(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "internal error: the session id could not be sealed",
             );
@@ -397,21 +398,19 @@ where
     answer
 }
 
-type Answer = super::http::Answer;
-
 fn refused(why: Refused) -> Answer {
     match why {
         Refused::Malformed => {
             tracing::debug!("refused a malformed session id");
-            super::http::plain(StatusCode::BAD_REQUEST, "bad request: malformed session id")
+            plain(StatusCode::BAD_REQUEST, "bad request: malformed session id")
         }
         Refused::Unknown => {
             tracing::debug!("refused a session id that does not open with the session key");
-            super::http::plain(StatusCode::NOT_FOUND, "not found: unknown session")
+            plain(StatusCode::NOT_FOUND, "not found: unknown session")
         }
         Refused::Expired => {
             tracing::debug!("refused an expired session id");
-            super::http::plain(StatusCode::NOT_FOUND, "not found: the session expired")
+            plain(StatusCode::NOT_FOUND, "not found: the session expired")
         }
     }
 }
