@@ -97,6 +97,16 @@ impl SessionKey {
             )
         };
         let file = std::fs::File::open(path).map_err(io)?;
+        #[cfg(unix)]
+        if let Ok(meta) = file.metadata() {
+            use std::os::unix::fs::PermissionsExt;
+            if meta.permissions().mode() & 0o077 != 0 {
+                tracing::warn!(
+                    file = %shown,
+                    "the session key file is readable by other users than its owner (chmod 600 it)"
+                );
+            }
+        }
         let mut bytes = Vec::new();
         std::io::Read::read_to_end(&mut std::io::Read::take(file, MAX_KEY_FILE), &mut bytes)
             .map_err(io)?;

@@ -42,6 +42,8 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
         Some(addr) => Some(mcp_preamble::serve::bind_loopback(addr).await?),
         None => None,
     };
+    // Over HTTP only: a stdio gateway ends with its host (or the signal's default).
+    let stop = listener.as_ref().map(|_| stop_signal());
     let session_key = match a.session_key_file.as_deref() {
         Some(file) => Some(mcp_preamble::serve::SessionKey::from_file(file)?),
         None => None,
@@ -92,13 +94,13 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
         tokio::spawn(tell_pending(gateway.hub().clone(), approve)),
         tokio::spawn(tell_limits(gateway.hub().clone())),
     ];
-    let served = match listener {
-        Some(listener) => {
+    let served = match listener.zip(stop) {
+        Some((listener, stop)) => {
             let mut options = HttpOptions::new(http_limits(&a)).drain(a.drain_seconds);
             if let Some(key) = session_key {
                 options = options.session_key(key, a.session_ttl);
             }
-            (gateway.serve_http_until(listener, options, stop_signal())).await
+            (gateway.serve_http_until(listener, options, stop)).await
         }
         None => gateway.serve_stdio().await,
     };
@@ -112,26 +114,29 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Completes on SIGTERM or Ctrl-C (SIGINT), whichever comes first.
-async fn stop_signal() {
+/// Completes on SIGTERM or Ctrl-C (SIGINT), whichever comes first. SIGTERM
+/// is watched from this call on (one during the start is not lost).
+fn stop_signal() -> impl Future<Output = ()> {
     #[cfg(unix)]
-    let terminate = async {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .inspect_err(|e| tracing::warn!(error = %e, "cannot watch for SIGTERM"))
+        .ok();
+    async move {
+        #[cfg(unix)]
+        let terminated = async {
+            match terminate.as_mut() {
+                Some(t) => {
+                    t.recv().await;
+                }
+                None => std::future::pending::<()>().await,
             }
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot watch for SIGTERM");
-                std::future::pending::<()>().await;
-            }
+        };
+        #[cfg(not(unix))]
+        let terminated = std::future::pending::<()>();
+        tokio::select! {
+            () = terminated => tracing::info!("SIGTERM: shutting down"),
+            _ = tokio::signal::ctrl_c() => tracing::info!("interrupted: shutting down"),
         }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = terminate => tracing::info!("SIGTERM: shutting down"),
-        _ = tokio::signal::ctrl_c() => tracing::info!("interrupted: shutting down"),
     }
 }
 
