@@ -338,6 +338,8 @@ fn health_readiness_metrics_and_a_drain_on_sigterm() {
             "late": node("slow-start.mjs", json!({"SILENT_MS": "2500"})),
             "slow": node("slow-tool.mjs", json!({})),
             "odd": node("gateway-hostile.mjs", json!({"MODE": "names"})),
+            // Ends on its own 1.5 s after each start: restarted.
+            "flaky": node("exit-after.mjs", json!({"EXIT_AFTER_MS": "1500"})),
         }),
     );
     let mut g = Replica::start(
@@ -399,6 +401,10 @@ fn health_readiness_metrics_and_a_drain_on_sigterm() {
         "{}",
         metrics.body
     );
+    wait_until("a restart counted", Duration::from_secs(30), || {
+        (g.get("/metrics").body.lines())
+            .any(|l| l.starts_with(r#"mcp_preamble_upstream_restarts_total{upstream="flaky"} "#))
+    });
     for line in lines.iter().filter(|l| !l.starts_with('#')) {
         let value = line.rsplit_once(' ').map(|(_, v)| v);
         assert!(value.is_some_and(|v| v.parse::<f64>().is_ok()), "{line}");
