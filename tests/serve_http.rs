@@ -305,3 +305,28 @@ fn a_request_with_two_host_headers_is_refused() {
         assert!(!answer.contains("serverInfo"), "{answer}");
     }
 }
+
+#[test]
+fn a_stateless_call_answered_by_its_result_alone_is_one_json_body() {
+    let gateway = Gateway::start("json", &[], None);
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"}}}})
+    .to_string();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/list",
+        gateway.authority
+    );
+    let answer = gateway.exchange(&head, &body);
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or_default();
+    assert!(head.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(
+        head.lines()
+            .any(|l| l.eq_ignore_ascii_case("content-type: application/json")),
+        "{answer}"
+    );
+    let message: serde_json::Value = serde_json::from_str(body.trim()).expect(body);
+    assert_eq!(message["id"], 7, "{answer}");
+    assert!(message["result"]["tools"].is_array(), "{answer}");
+}

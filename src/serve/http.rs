@@ -177,7 +177,7 @@ impl Gateway {
             limits.max_sessions,
             limits.session_idle,
         ));
-        let mut config = StreamableHttpServerConfig::default();
+        let mut config = config();
         if options.sealer.is_some() {
             config.session_store = Some(Arc::new(InTheId));
         }
@@ -235,6 +235,16 @@ impl Gateway {
         }
         Ok(())
     }
+}
+
+/// rmcp's defaults, but a stateless (2026-07-28) call whose first message
+/// is its answer is answered as one JSON body: an event stream (priming
+/// event, framing, a stream task) cost every call a second response
+/// path. A call that sends progress first still gets an event stream.
+fn config() -> StreamableHttpServerConfig {
+    let mut config = StreamableHttpServerConfig::default();
+    config.json_response = true;
+    config
 }
 
 /// How long to wait after a failed `accept`: out of descriptors or memory
