@@ -180,8 +180,9 @@ pub struct ServeArgs {
     #[arg(long, default_value = "60", value_name = "SECONDS", value_parser = parse_positive_timeout)]
     pub restart_window: Duration,
     /// Serve Streamable HTTP on this loopback address (`127.0.0.1:PORT`,
-    /// `[::1]:PORT`; port 0 picks one, logged) instead of stdio; runs until
-    /// interrupted.
+    /// `[::1]:PORT`; port 0 picks one, logged) instead of stdio, with
+    /// `/healthz`, `/readyz` and `/metrics`; runs until SIGTERM or Ctrl-C
+    /// (then drains: `--drain-seconds`).
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<std::net::SocketAddr>,
     /// With `--listen`: close a connection that has not sent a whole
