@@ -327,6 +327,23 @@ fn a_session_begun_on_one_replica_goes_on_on_the_other() {
     }
     // The long-lived one still works.
     assert!(b.tool_names(&id).contains(&"progress__steps".to_string()));
+
+    // A 2026-07-28 client has no session: either replica answers it.
+    let stateless = json!({"jsonrpc": "2.0", "id": 12, "method": "tools/list", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "stateless", "version": "1"}}}});
+    for replica in [&a, &b] {
+        let answer = exchange(
+            &replica.authority,
+            "POST /mcp HTTP/1.1",
+            "\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/list",
+            &stateless.to_string(),
+        );
+        assert_eq!(answer.status, 200, "{answer:?}");
+        assert!(answer.body.contains("progress__steps"), "{answer:?}");
+        assert_eq!(answer.header("mcp-session-id"), None);
+    }
 }
 
 #[test]
