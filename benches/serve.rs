@@ -16,9 +16,21 @@
 //! ```text
 //! cargo bench --bench serve --features cli
 //! ```
+//!
+//! With `replicas [SECONDS]` it runs only the load of two replicas
+//! (`serve/replicas.rs`): two gateways with one session key, each in front
+//! of its own Rust upstream over stdio, 32 clients sending every call to
+//! the next replica in turn for SECONDS (default 60); it prints the calls,
+//! the errors, p50, p99 and requests/s:
+//!
+//! ```text
+//! cargo bench --bench serve --features cli -- replicas 60
+//! ```
 
 #[path = "serve/load.rs"]
 mod load;
+#[path = "serve/replicas.rs"]
+mod replicas;
 #[path = "serve/upstream.rs"]
 mod upstream;
 
@@ -318,6 +330,57 @@ async fn fan_out(kind: &Kind, dir: &Path) -> f64 {
     runs[1]
 }
 
+/// Clients of the replica load run.
+const REPLICA_CLIENTS: usize = 32;
+
+/// Two replicas with one key, each in front of its own Rust upstream;
+/// 32 clients across both for `seconds`.
+async fn two_replicas(seconds: u64) {
+    let dir = std::env::temp_dir().join(format!(
+        "mcp-preamble-bench-replicas-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let key = dir.join("session.key");
+    let hex: String = (0..32u8).map(|b| format!("{:02x}", b ^ 0x5a)).collect();
+    std::fs::write(&key, hex).unwrap();
+    let rust = &kinds()[0];
+    let upstream = json!({"billing": {"command": rust.command, "args": rust.stdio}});
+    let cfg = config(&dir, "replicas.json", upstream);
+    let mut replicas = Vec::new();
+    let mut urls = Vec::new();
+    for name in ["a", "b"] {
+        let port = free_port();
+        let state = dir.join(name).display().to_string();
+        let args = [
+            "serve",
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+            "--config",
+            &cfg,
+            "--state-dir",
+            &state,
+            "--session-key-file",
+            &key.display().to_string(),
+        ];
+        replicas.push(spawn(GATEWAY, &args.map(String::from)));
+        listening(port);
+        urls.push(format!("http://127.0.0.1:{port}/mcp"));
+    }
+    let tool = "billing__list_periods";
+    let seen = replicas::load(&urls, tool, REPLICA_CLIENTS, seconds).await;
+    println!(
+        "replicas: 2 gateways (one session key), {REPLICA_CLIENTS} clients, each call to the next replica, {seconds} s: {} calls, {} errors, p50 {:.2?} p99 {:.2?}, {:.0} requests/s",
+        seen.run.latencies.len(),
+        seen.errors,
+        seen.run.quantile(0.5),
+        seen.run.quantile(0.99),
+        seen.run.rps()
+    );
+    drop(replicas);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn report_path() -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
@@ -379,6 +442,10 @@ fn main() {
         _ => {}
     }
     let runtime = tokio::runtime::Runtime::new().unwrap();
+    if let Some(at) = args.iter().position(|a| a == "replicas") {
+        let seconds = args.get(at + 1).and_then(|s| s.parse().ok()).unwrap_or(60);
+        return runtime.block_on(two_replicas(seconds));
+    }
     forwarding(&runtime);
 
     // Instructions per `initialize`: read from the memo vs assembled anew.

@@ -26,6 +26,7 @@ use super::ask::{ASK_TIMEOUT, capabilities, merged, not_served};
 use super::catalog::Catalog;
 use super::fit::ServeAs;
 use super::forward::{self, Upstream};
+use super::metrics::Metrics;
 use super::names::{GatewayNames, served_scheme};
 use super::progress::Relays;
 use super::start::Starting;
@@ -65,6 +66,8 @@ struct Inner {
     starting: Starting,
     /// The upstreams' prompts and resources.
     catalog: Arc<Catalog>,
+    /// Calls, errors, latency and restarts (`/metrics`).
+    metrics: Metrics,
 }
 
 /// An MCP server in front of a [`Hub`]: `instructions` are the hub's
@@ -131,6 +134,7 @@ impl Gateway {
                 relays: Arc::default(),
                 starting: Starting::default(),
                 catalog: Arc::default(),
+                metrics: Metrics::default(),
             }),
         };
         gateway.follow();
@@ -361,6 +365,7 @@ impl Gateway {
                     continue;
                 }
                 let Some(inner) = weak.upgrade() else { return };
+                inner.metrics.restarted(&change.alias);
                 let gateway = Gateway {
                     inner,
                     read: Arc::default(),
@@ -481,6 +486,7 @@ impl Gateway {
             upstream = self.upstream(alias);
         }
         let tool = tool.to_string();
+        let alias = alias.to_string();
         drop(view);
         // The host's token stays with the host; see `progress`.
         let host = context
@@ -490,16 +496,48 @@ impl Gateway {
         let ct = context.ct;
         let cancelled = async move { ct.cancelled().await };
         let relays = &self.inner.relays;
-        upstream
+        let started = std::time::Instant::now();
+        let answer = upstream
             .call(
-                tool,
+                tool.clone(),
                 params,
                 host,
                 relays,
                 cancelled,
                 self.inner.call_timeout,
             )
-            .await
+            .await;
+        let failed = match &answer {
+            Ok(CallToolResponse::Complete(result)) => result.is_error == Some(true),
+            Ok(_) => false,
+            Err(_) => true,
+        };
+        (self.inner.metrics).called(&alias, &tool, started.elapsed(), failed);
+        answer
+    }
+
+    /// The gateway's metrics in the Prometheus text format (0.0.4), as
+    /// `/metrics` serves them with `serve --listen` (which adds its
+    /// sessions and requests in flight): forwarded calls, errors and a
+    /// latency histogram per upstream and tool (label values escaped and
+    /// capped: [`MAX_TOOLS`](super::MAX_TOOLS),
+    /// [`MAX_SERIES`](super::MAX_SERIES), [`MAX_LABEL`](super::MAX_LABEL)),
+    /// upstream restarts and states, each server's tokens in the section,
+    /// and the servers whose changed text waits for a review.
+    pub fn metrics_text(&self) -> String {
+        let starting = self.unready_upstreams().len();
+        super::metrics::text(&self.inner.hub, &self.inner.metrics, starting)
+    }
+
+    /// The upstreams still starting that have no snapshot to serve from
+    /// (a host sees none of their tools yet): while there are any, the
+    /// gateway is not ready (`/readyz`).
+    pub fn unready_upstreams(&self) -> Vec<String> {
+        let hub = &self.inner.hub;
+        let starting = self.inner.starting.aliases();
+        (starting.into_iter())
+            .filter(|a| hub.snapshot(a).is_none())
+            .collect()
     }
 }
 

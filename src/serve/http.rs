@@ -12,11 +12,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
-use http_body_util::BodyExt;
-use http_body_util::combinators::BoxBody;
 use hyper::body::Incoming;
-use hyper::{Request, Response, StatusCode};
+use hyper::{Request, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
@@ -24,6 +21,9 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 
 use super::gateway::Gateway;
+use super::ops::{DEFAULT_DRAIN, Front, InFlight, Mcp, ReadinessCheck};
+use super::replica::{InTheId, Sealer, SessionKey};
+use super::reply::{Answer, plain};
 use super::sessions::BoundedSessions;
 use crate::error::{Error, ErrorKind, Result};
 
@@ -59,6 +59,68 @@ impl Default for HttpLimits {
     }
 }
 
+/// How [`Gateway::serve_http_until`] serves: its [`HttpLimits`], sealed
+/// session ids for replicas ([`HttpOptions::session_key`]), the checks
+/// `/readyz` runs, and how long in-flight requests may take at shutdown.
+#[derive(Clone)]
+pub struct HttpOptions {
+    pub(super) limits: HttpLimits,
+    pub(super) sealer: Option<Sealer>,
+    pub(super) checks: Vec<(String, ReadinessCheck)>,
+    pub(super) drain: Duration,
+}
+
+impl std::fmt::Debug for HttpOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let checks: Vec<&str> = self.checks.iter().map(|(n, _)| n.as_str()).collect();
+        f.debug_struct("HttpOptions")
+            .field("limits", &self.limits)
+            .field("sealed_sessions", &self.sealer.is_some())
+            .field("checks", &checks)
+            .field("drain", &self.drain)
+            .finish()
+    }
+}
+
+impl HttpOptions {
+    /// `limits`, sessions kept in this process, only the built-in
+    /// readiness check (the upstreams), [`DEFAULT_DRAIN`].
+    pub fn new(limits: HttpLimits) -> HttpOptions {
+        HttpOptions {
+            limits,
+            sealer: None,
+            checks: Vec::new(),
+            drain: DEFAULT_DRAIN,
+        }
+    }
+
+    /// Session ids sealed with `key`, each refused `ttl` after its
+    /// session began: every process serving with the same key serves any
+    /// request of any session (see [`SessionKey`]).
+    pub fn session_key(mut self, key: SessionKey, ttl: Duration) -> HttpOptions {
+        self.sealer = Some(Sealer::new(key, ttl));
+        self
+    }
+
+    /// One more check `/readyz` runs (after the built-in `upstreams`):
+    /// not ready while `check` returns `Err`.
+    pub fn ready_when(
+        mut self,
+        name: &str,
+        check: impl Fn() -> Result<(), String> + Send + Sync + 'static,
+    ) -> HttpOptions {
+        self.checks.push((name.to_string(), Arc::new(check)));
+        self
+    }
+
+    /// At shutdown, requests in flight get at most `within` to finish;
+    /// the rest are cut.
+    pub fn drain(mut self, within: Duration) -> HttpOptions {
+        self.drain = within;
+        self
+    }
+}
+
 /// A listener on `addr`, which must be a loopback address (`127.0.0.1`,
 /// `::1`; port 0 picks a free port): anything else is refused, since the
 /// gateway lets whoever reaches it call every upstream tool.
@@ -76,9 +138,6 @@ pub async fn bind_loopback(addr: SocketAddr) -> Result<TcpListener> {
         .map_err(|e| Error::new(ErrorKind::Connect, format!("cannot listen on {addr}: {e}")))
 }
 
-type Mcp = StreamableHttpService<Gateway, BoundedSessions>;
-type Answer = Response<BoxBody<Bytes, Infallible>>;
-
 impl Gateway {
     /// [`Gateway::serve_http_with`] the default [`HttpLimits`].
     pub async fn serve_http(&self, listener: TcpListener) -> Result<()> {
@@ -95,20 +154,61 @@ impl Gateway {
     /// accepting a connection is logged and the loop goes on (after a
     /// pause when out of descriptors).
     pub async fn serve_http_with(&self, listener: TcpListener, limits: HttpLimits) -> Result<()> {
+        let options = HttpOptions::new(limits);
+        self.serve_http_until(listener, options, std::future::pending())
+            .await
+    }
+
+    /// [`Gateway::serve_http_with`] `options` (sealed session ids,
+    /// readiness checks; `/healthz`, `/readyz` and `/metrics` are served
+    /// on every listener) until `shutdown` completes; then it accepts no
+    /// more connections, waits at most the drain time for the requests in
+    /// flight (each POST until its answer is sent), logs what finished
+    /// and what was cut, closes the sessions and returns.
+    pub async fn serve_http_until(
+        &self,
+        listener: TcpListener,
+        options: HttpOptions,
+        shutdown: impl Future<Output = ()>,
+    ) -> Result<()> {
+        let limits = options.limits;
         let gateway = self.clone();
-        let mcp: Mcp = StreamableHttpService::new(
-            move || Ok(gateway.session()),
-            BoundedSessions::new(limits.max_sessions, limits.session_idle).into(),
-            config(),
-        );
-        let slots = Arc::new(Semaphore::new(
-            limits.max_connections.clamp(1, Semaphore::MAX_PERMITS),
+        let sessions = Arc::new(BoundedSessions::new(
+            limits.max_sessions,
+            limits.session_idle,
         ));
+        let mut config = config();
+        if options.sealer.is_some() {
+            config.session_store = Some(Arc::new(InTheId));
+        }
+        let sessions_end = config.cancellation_token.clone();
+        let mcp: Mcp =
+            StreamableHttpService::new(move || Ok(gateway.session()), sessions.clone(), config);
+        let front = Arc::new(Front {
+            mcp,
+            gateway: self.clone(),
+            sessions,
+            sealer: options.sealer.clone(),
+            checks: options.checks.clone(),
+            in_flight: InFlight::default(),
+        });
+        let max = limits.max_connections.clamp(1, Semaphore::MAX_PERMITS);
+        let slots = Arc::new(Semaphore::new(max));
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        let mut shutdown = std::pin::pin!(shutdown);
         loop {
-            let Ok(slot) = slots.clone().acquire_owned().await else {
+            let slot = tokio::select! {
+                slot = slots.clone().acquire_owned() => slot,
+                () = &mut shutdown => break,
+            };
+            let Ok(slot) = slot else {
                 return Ok(());
             };
-            let (stream, peer) = match listener.accept().await {
+            let accepted = tokio::select! {
+                accepted = listener.accept() => accepted,
+                () = &mut shutdown => break,
+            };
+            let (stream, peer) = match accepted {
                 Ok(accepted) => accepted,
                 Err(e) => {
                     tracing::warn!(error = %e, "accepting an http connection failed");
@@ -116,12 +216,24 @@ impl Gateway {
                     continue;
                 }
             };
-            let mcp = mcp.clone();
+            let (front, stopped) = (front.clone(), stopped.clone());
             tokio::spawn(async move {
-                connection(stream, peer, mcp, limits).await;
+                connection(stream, peer, front, limits, stopped).await;
                 drop(slot);
             });
         }
+        drop(listener);
+        // Open connections answer what they are serving, then close.
+        let _ = stop.send(true);
+        front.in_flight.drain(options.drain).await;
+        // What is left are event streams and idle sessions.
+        sessions_end.cancel();
+        let all = u32::try_from(max).unwrap_or(u32::MAX);
+        let closed = tokio::time::timeout(Duration::from_secs(1), slots.acquire_many(all)).await;
+        if closed.is_err() {
+            tracing::debug!("some http connections were still open at exit");
+        }
+        Ok(())
     }
 }
 
@@ -146,8 +258,15 @@ fn accept_pause(e: &std::io::Error) -> Duration {
     }
 }
 
-/// Serves one connection until it ends, its head is late, or it is idle.
-async fn connection(stream: TcpStream, peer: SocketAddr, mcp: Mcp, limits: HttpLimits) {
+/// Serves one connection until it ends, its head is late, or it is idle;
+/// once `stopped` it finishes the request it is serving, then closes.
+async fn connection(
+    stream: TcpStream,
+    peer: SocketAddr,
+    front: Arc<Front>,
+    limits: HttpLimits,
+    mut stopped: tokio::sync::watch::Receiver<bool>,
+) {
     // An answer is small writes (head, then event-stream chunks): without
     // this, Nagle's algorithm holds the last one for the client's delayed ACK.
     let _ = stream.set_nodelay(true);
@@ -157,11 +276,11 @@ async fn connection(stream: TcpStream, peer: SocketAddr, mcp: Mcp, limits: HttpL
         activity: activity.clone(),
     });
     let service = hyper::service::service_fn(move |req: Request<Incoming>| {
-        let mcp = mcp.clone();
+        let front = front.clone();
         async move {
             Ok::<Answer, Infallible>(match refusal(&req) {
                 Some(refused) => refused,
-                None => mcp.handle(req).await,
+                None => front.serve(req).await,
             })
         }
     });
@@ -169,15 +288,24 @@ async fn connection(stream: TcpStream, peer: SocketAddr, mcp: Mcp, limits: HttpL
     builder
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_read_timeout);
-    let served = builder.serve_connection(io, service);
-    tokio::select! {
-        served = served => {
-            if let Err(e) = served {
-                tracing::debug!(%peer, error = %e, "http connection ended");
+    let mut served = std::pin::pin!(builder.serve_connection(io, service));
+    let mut stopping = false;
+    loop {
+        tokio::select! {
+            ended = served.as_mut() => {
+                if let Err(e) = ended {
+                    tracing::debug!(%peer, error = %e, "http connection ended");
+                }
+                return;
             }
-        }
-        () = activity.idle_for(limits.idle_timeout) => {
-            tracing::debug!(%peer, "closed an idle http connection");
+            () = activity.idle_for(limits.idle_timeout) => {
+                tracing::debug!(%peer, "closed an idle http connection");
+                return;
+            }
+            _ = stopped.wait_for(|s| *s), if !stopping => {
+                stopping = true;
+                served.as_mut().graceful_shutdown();
+            }
         }
     }
 }
@@ -235,24 +363,6 @@ fn port_only(rest: &str) -> bool {
         || rest
             .strip_prefix(':')
             .is_some_and(|p| !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()))
-}
-
-fn plain(status: StatusCode, text: &'static str) -> Answer {
-    let mut answer = Response::new(
-        http_body_util::Full::new(Bytes::from_static(text.as_bytes()))
-            .map_err(|never| match never {})
-            .boxed(),
-    );
-    *answer.status_mut() = status;
-    answer.headers_mut().insert(
-        hyper::header::CONTENT_TYPE,
-        hyper::header::HeaderValue::from_static("text/plain; charset=utf-8"),
-    );
-    answer.headers_mut().insert(
-        hyper::header::CONNECTION,
-        hyper::header::HeaderValue::from_static("close"),
-    );
-    answer
 }
 
 /// When a connection last moved a byte, shared by its stream and its

@@ -134,10 +134,17 @@ mod forward;
 mod gateway;
 #[cfg(feature = "serve-http")]
 mod http;
+mod metrics;
 mod names;
 mod notify;
+#[cfg(feature = "serve-http")]
+mod ops;
 mod progress;
 mod prompts;
+#[cfg(feature = "serve-http")]
+mod replica;
+#[cfg(feature = "serve-http")]
+mod reply;
 mod resources;
 mod rpc;
 #[cfg(feature = "serve-http")]
@@ -155,8 +162,15 @@ pub use forward::forward_in_process;
 pub use gateway::Gateway;
 #[cfg(feature = "serve-http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serve-http")))]
-pub use http::{HttpLimits, bind_loopback};
+pub use http::{HttpLimits, HttpOptions, bind_loopback};
+pub use metrics::{MAX_LABEL, MAX_SERIES, MAX_TOOLS};
 pub use names::{DEFAULT_NAME, GatewayNames, SCHEME, exposed_name, scheme, scheme_for};
+#[cfg(feature = "serve-http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serve-http")))]
+pub use ops::{DEFAULT_DRAIN, ReadinessCheck};
+#[cfg(feature = "serve-http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serve-http")))]
+pub use replica::SessionKey;
 pub use view::{NOTE, READER};
 #[doc(hidden)]
 pub use wrap::relay_streams;

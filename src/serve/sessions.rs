@@ -13,7 +13,9 @@ use futures_core::Stream;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::streamable_http_server::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::{LocalSessionManager, SessionConfig};
-use rmcp::transport::streamable_http_server::session::{EventStore, ServerSseMessage, SessionId};
+use rmcp::transport::streamable_http_server::session::{
+    EventStore, RestoreOutcome, ServerSseMessage, SessionId,
+};
 
 /// [`LocalSessionManager`] with at most `cap` live sessions, each closed
 /// after `idle` without a request.
@@ -43,6 +45,27 @@ impl BoundedSessions {
             cap: cap.max(1),
             used: Mutex::new(Used::default()),
         }
+    }
+
+    /// How many sessions are live now.
+    pub(super) fn live(&self) -> usize {
+        self.used().sessions.len()
+    }
+
+    /// Closes the least recently used sessions so that one more fits.
+    async fn make_room(&self) {
+        for id in self.victims() {
+            tracing::info!(session = %id, cap = self.cap, "closed the least recently used http session (session cap)");
+            let _ = self.inner.close_session(&id).await;
+        }
+    }
+
+    /// Counts `id` as live, used now.
+    fn enter(&self, id: &SessionId) {
+        let mut used = self.used();
+        used.tick += 1;
+        let tick = used.tick;
+        used.sessions.insert(id.clone(), tick);
     }
 
     fn used(&self) -> std::sync::MutexGuard<'_, Used> {
@@ -86,16 +109,24 @@ impl SessionManager for BoundedSessions {
     type Transport = <Inner as SessionManager>::Transport;
 
     async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
-        for id in self.victims() {
-            tracing::info!(session = %id, cap = self.cap, "closed the least recently used http session (session cap)");
-            let _ = self.inner.close_session(&id).await;
-        }
+        self.make_room().await;
         let (id, transport) = self.inner.create_session().await?;
-        let mut used = self.used();
-        used.tick += 1;
-        let tick = used.tick;
-        used.sessions.insert(id.clone(), tick);
+        self.enter(&id);
         Ok((id, transport))
+    }
+
+    async fn restore_session(
+        &self,
+        id: SessionId,
+    ) -> Result<RestoreOutcome<Self::Transport>, Self::Error> {
+        // A session another replica began (a sealed id): the cap holds it too.
+        self.make_room().await;
+        let outcome = self.inner.restore_session(id.clone()).await?;
+        if matches!(outcome, RestoreOutcome::Restored(_)) {
+            tracing::debug!(session = %id, "rebuilt a session from its id");
+            self.enter(&id);
+        }
+        Ok(outcome)
     }
 
     async fn initialize_session(

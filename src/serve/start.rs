@@ -40,6 +40,11 @@ impl Starting {
         lock(&self.aliases).contains(alias)
     }
 
+    /// The upstreams still starting.
+    pub(crate) fn aliases(&self) -> Vec<String> {
+        lock(&self.aliases).iter().cloned().collect()
+    }
+
     /// Whether any upstream is still starting.
     pub(crate) fn any(&self) -> bool {
         !lock(&self.aliases).is_empty()

@@ -5,7 +5,8 @@
 // notifications/tools/list_changed (ten per millisecond at most), the tools going v1, v2, … vN (tools/list
 // answers `flood` and `v<k>`), then answers. MODE=stderr: writes terminal escapes, a bidi override and a
 // forged log line to stderr, then serves tool `ok`. MODE=crash: appends a line to SPAWN_LOG (if set), serves
-// tool `ok`, and exits 1 300 ms after answering tools/list.
+// tool `ok`, and exits 1 300 ms after answering tools/list. MODE=names: tools `ok` and one named with a quote, a
+// backslash, a line feed and a brace (`q"uo\te` LF `x}`), each answering "ok".
 import { appendFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 
@@ -63,7 +64,9 @@ function tools() {
     if (version > 0) list.push({ name: `v${version}`, description: "A version.", inputSchema: { type: "object" } });
     return list;
   }
-  return [{ name: "ok", description: "Fine.", inputSchema: { type: "object" } }];
+  const ok = { name: "ok", description: "Fine.", inputSchema: { type: "object" } };
+  if (mode === "names") return [ok, { name: 'q"uo\\te\nx}', description: "Odd name.", inputSchema: { type: "object" } }];
+  return [ok];
 }
 
 if (mode === "stderr") {

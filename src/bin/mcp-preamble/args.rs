@@ -187,8 +187,9 @@ pub struct ServeArgs {
     #[arg(long, default_value = "60", value_name = "SECONDS", value_parser = parse_positive_timeout)]
     pub restart_window: Duration,
     /// Serve Streamable HTTP on this loopback address (`127.0.0.1:PORT`,
-    /// `[::1]:PORT`; port 0 picks one, logged) instead of stdio; runs until
-    /// interrupted.
+    /// `[::1]:PORT`; port 0 picks one, logged) instead of stdio, with
+    /// `/healthz`, `/readyz` and `/metrics`; runs until SIGTERM or Ctrl-C
+    /// (then drains: `--drain-seconds`).
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<std::net::SocketAddr>,
     /// With `--listen`: close a connection that has not sent a whole
@@ -209,6 +210,21 @@ pub struct ServeArgs {
     /// With `--listen`: close a session without a request for this many seconds.
     #[arg(long, default_value = "300", value_name = "SECONDS", value_parser = parse_positive_timeout)]
     pub session_idle: Duration,
+    /// With `--listen`: seal each session's state into its `Mcp-Session-Id`
+    /// with the key in FILE (32 random bytes, or one key a line in hex or
+    /// base64: `openssl rand -hex 32 > FILE`), so that every gateway
+    /// reading the same FILE serves any request of any session (replicas
+    /// behind a load balancer). The first key seals, every key opens.
+    #[arg(long, value_name = "FILE", requires = "listen")]
+    pub session_key_file: Option<PathBuf>,
+    /// With `--session-key-file`: refuse a session's id this many seconds
+    /// after the session began (404: the host starts a new session).
+    #[arg(long, default_value = "86400", value_name = "SECONDS", value_parser = parse_ttl, requires = "session_key_file")]
+    pub session_ttl: Duration,
+    /// With `--listen`: on SIGTERM or Ctrl-C, stop accepting connections and
+    /// give the requests in flight this many seconds to finish, then exit.
+    #[arg(long, default_value = "10", value_name = "SECONDS", value_parser = parse_timeout)]
+    pub drain_seconds: Duration,
     #[arg(long, value_name = "FILE", help = format!(
         "Write the log here instead of stderr (never stdout). What it says is \
          `MCP_PREAMBLE_LOG`: levels (`error`, `warn`, `info`, `debug`, `trace`), per target if \
@@ -512,6 +528,17 @@ fn parse_timeout(s: &str) -> Result<Duration, String> {
         return Err(format!("{s} is outside 0 to 86400 seconds"));
     }
     Duration::try_from_secs_f64(secs).map_err(|e| e.to_string())
+}
+
+/// A session id's lifetime: more than 0, at most 30 days.
+fn parse_ttl(s: &str) -> Result<Duration, String> {
+    let secs: u64 = s
+        .parse()
+        .map_err(|_| format!("{s:?} is not a whole number of seconds"))?;
+    if !(1..=30 * 86_400).contains(&secs) {
+        return Err(format!("{s} is outside 1 to 2592000 seconds (30 days)"));
+    }
+    Ok(Duration::from_secs(secs))
 }
 
 /// A timeout that may not be zero (zero would close every connection).

@@ -49,7 +49,6 @@ pub fn set_readiness(readiness: Readiness) {
 /// Whether the gateway's review state is loaded and answers: always true
 /// with a lock file or none; with `--state`, while Redis answers (for a
 /// readiness probe such as `/readyz`).
-#[allow(dead_code)]
 pub fn ready() -> bool {
     READINESS.get().is_none_or(Readiness::is_ready)
 }

@@ -12,7 +12,7 @@ use mcp_preamble::files::McpConfig;
 use mcp_preamble::hub::{Hub, ServerState, StateChange, StateReason};
 use mcp_preamble::pin::Lock;
 use mcp_preamble::report::ServerDiagnostic;
-use mcp_preamble::serve::{Gateway, ServeAs};
+use mcp_preamble::serve::{Gateway, HttpOptions, ServeAs};
 use mcp_preamble::settings::Settings;
 use mcp_preamble::state::SharedState;
 
@@ -42,6 +42,12 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     // Refused before any server is started.
     let listener = match a.listen {
         Some(addr) => Some(mcp_preamble::serve::bind_loopback(addr).await?),
+        None => None,
+    };
+    // Over HTTP only: a stdio gateway ends with its host (or the signal's default).
+    let stop = listener.as_ref().map(|_| stop_signal());
+    let session_key = match a.session_key_file.as_deref() {
+        Some(file) => Some(mcp_preamble::serve::SessionKey::from_file(file)?),
         None => None,
     };
     let Some(config_path) = a.connect.config.clone() else {
@@ -97,11 +103,20 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
         tokio::spawn(tell_pending(gateway.hub().clone(), approve, shared)),
         tokio::spawn(tell_limits(gateway.hub().clone())),
     ];
-    let served = match listener {
-        Some(listener) => tokio::select! {
-            served = gateway.serve_http_with(listener, http_limits(&a)) => served,
-            _ = tokio::signal::ctrl_c() => Ok(()),
-        },
+    let served = match listener.zip(stop) {
+        Some((listener, stop)) => {
+            let mut options = HttpOptions::new(http_limits(&a))
+                .drain(a.drain_seconds)
+                .ready_when("state", || {
+                    crate::review::ready()
+                        .then_some(())
+                        .ok_or_else(|| "the shared review state does not answer".to_string())
+                });
+            if let Some(key) = session_key {
+                options = options.session_key(key, a.session_ttl);
+            }
+            (gateway.serve_http_until(listener, options, stop)).await
+        }
         None => gateway.serve_stdio().await,
     };
     for task in tasks {
@@ -112,6 +127,32 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     tracing::info!("stopped serving");
     served?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Completes on SIGTERM or Ctrl-C (SIGINT), whichever comes first. SIGTERM
+/// is watched from this call on (one during the start is not lost).
+fn stop_signal() -> impl Future<Output = ()> {
+    #[cfg(unix)]
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .inspect_err(|e| tracing::warn!(error = %e, "cannot watch for SIGTERM"))
+        .ok();
+    async move {
+        #[cfg(unix)]
+        let terminated = async {
+            match terminate.as_mut() {
+                Some(t) => {
+                    t.recv().await;
+                }
+                None => std::future::pending::<()>().await,
+            }
+        };
+        #[cfg(not(unix))]
+        let terminated = std::future::pending::<()>();
+        tokio::select! {
+            () = terminated => tracing::info!("SIGTERM: shutting down"),
+            _ = tokio::signal::ctrl_c() => tracing::info!("interrupted: shutting down"),
+        }
+    }
 }
 
 /// `serve --status`: what the gateway of this config last told.

@@ -1,0 +1,248 @@
+//! Operating the HTTP gateway: the front every request goes through, the
+//! operations endpoints on the listen address (`/healthz`, `/readyz`,
+//! `/metrics`), the count of requests in flight, and the drain on shutdown.
+
+use std::convert::Infallible;
+use std::fmt::Write as _;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
+use hyper::body::{Body, Frame, Incoming, SizeHint};
+use hyper::{Method, Request, StatusCode};
+use tokio::sync::Notify;
+
+use super::gateway::Gateway;
+use super::metrics::head;
+use super::replica::Sealer;
+use super::reply::{Answer, body};
+use super::sessions::BoundedSessions;
+
+/// rmcp's Streamable HTTP service of the gateway.
+pub(super) type Mcp = rmcp::transport::StreamableHttpService<Gateway, BoundedSessions>;
+
+/// A readiness check: `Err` says why the gateway should not be sent
+/// traffic now (one line, no secrets: `/readyz` shows it).
+pub type ReadinessCheck = Arc<dyn Fn() -> Result<(), String> + Send + Sync>;
+
+/// The drain time unless told: in-flight requests get this long at shutdown.
+pub const DEFAULT_DRAIN: Duration = Duration::from_secs(10);
+
+/// Every request the listener accepted goes through here: the operations
+/// endpoints, then MCP (with sealed ids when configured).
+pub(super) struct Front {
+    pub(super) mcp: Mcp,
+    pub(super) gateway: Gateway,
+    pub(super) sessions: Arc<BoundedSessions>,
+    pub(super) sealer: Option<Sealer>,
+    pub(super) checks: Vec<(String, ReadinessCheck)>,
+    pub(super) in_flight: InFlight,
+}
+
+impl Front {
+    pub(super) async fn serve(&self, req: Request<Incoming>) -> Answer {
+        if let Some(answer) = self.operations(&req) {
+            return answer;
+        }
+        // A POST's answer (a call's stream among them) is in flight until
+        // its body is sent; an open GET stream is not waited for.
+        let guard = (req.method() == Method::POST).then(|| self.in_flight.enter());
+        let answer = match &self.sealer {
+            Some(sealer) => super::replica::exchange(sealer, req, |r| self.mcp.handle(r)).await,
+            None => self.mcp.handle(req).await,
+        };
+        match guard {
+            Some(guard) => answer.map(|body| {
+                BoxBody::new(Tracked {
+                    body,
+                    _guard: guard,
+                })
+            }),
+            None => answer,
+        }
+    }
+
+    /// The answer of an operations endpoint (`GET` or `HEAD`), if `req` is for one.
+    fn operations(&self, req: &Request<Incoming>) -> Option<Answer> {
+        if !matches!(*req.method(), Method::GET | Method::HEAD) {
+            return None;
+        }
+        match req.uri().path() {
+            "/healthz" => Some(body(StatusCode::OK, "ok\n".into(), PLAIN)),
+            "/readyz" => Some(match self.unready() {
+                None => body(StatusCode::OK, "ready\n".into(), PLAIN),
+                Some(why) => body(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    format!("not ready: {why}\n"),
+                    PLAIN,
+                ),
+            }),
+            "/metrics" => Some(body(StatusCode::OK, self.metrics(), PROMETHEUS)),
+            _ => None,
+        }
+    }
+
+    /// Why the gateway is not ready, or `None` when every check passes.
+    fn unready(&self) -> Option<String> {
+        let starting = self.gateway.unready_upstreams();
+        let mut why = Vec::new();
+        if !starting.is_empty() {
+            why.push(format!("upstreams ({} starting)", starting.len()));
+        }
+        for (name, check) in &self.checks {
+            if let Err(e) = check() {
+                why.push(format!("{name} ({})", one_line(&e)));
+            }
+        }
+        (!why.is_empty()).then(|| why.join("; "))
+    }
+
+    /// `/metrics`: the gateway's ([`Gateway::metrics_text`]) and this
+    /// listener's.
+    fn metrics(&self) -> String {
+        let mut out = self.gateway.metrics_text();
+        let gauges = [
+            (
+                "mcp_preamble_http_sessions",
+                "Live MCP sessions (2025 era) held by this process.",
+                self.sessions.live(),
+            ),
+            (
+                "mcp_preamble_http_requests_in_flight",
+                "POST requests whose answer is not sent yet.",
+                self.in_flight.now(),
+            ),
+        ];
+        for (name, help, value) in gauges {
+            head(&mut out, name, "gauge", help);
+            let _ = writeln!(out, "{name} {value}");
+        }
+        out
+    }
+}
+
+const PLAIN: &str = "text/plain; charset=utf-8";
+const PROMETHEUS: &str = "text/plain; version=0.0.4; charset=utf-8";
+
+/// The first line of `s`, at most 200 characters.
+fn one_line(s: &str) -> String {
+    s.lines().next().unwrap_or("").chars().take(200).collect()
+}
+
+/// Requests in flight, and a wake-up when the last one ends.
+#[derive(Clone, Default)]
+pub(super) struct InFlight(Arc<(AtomicUsize, Notify)>);
+
+impl InFlight {
+    fn enter(&self) -> Leave {
+        self.0.0.fetch_add(1, Ordering::SeqCst);
+        Leave(self.0.clone())
+    }
+
+    pub(super) fn now(&self) -> usize {
+        self.0.0.load(Ordering::SeqCst)
+    }
+
+    /// Returns once none is in flight.
+    async fn settled(&self) {
+        loop {
+            let notified = self.0.1.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.now() == 0 {
+                return;
+            }
+            notified.await;
+        }
+    }
+
+    /// Waits at most `within` for the requests in flight; logs what
+    /// finished and what was cut. Returns how many were cut.
+    pub(super) async fn drain(&self, within: Duration) -> usize {
+        let at_start = self.now();
+        tracing::info!(
+            in_flight = at_start,
+            drain_seconds = within.as_secs_f64(),
+            "shutting down: no new connections; waiting for the requests in flight"
+        );
+        let _ = tokio::time::timeout(within, self.settled()).await;
+        let cut = self.now();
+        if cut == 0 {
+            tracing::info!(
+                finished = at_start,
+                "drained: every request in flight finished"
+            );
+        } else {
+            tracing::warn!(
+                finished = at_start.saturating_sub(cut),
+                cut,
+                "the drain time is over: cut the requests still in flight"
+            );
+        }
+        cut
+    }
+}
+
+/// One request in flight; it ends on drop.
+struct Leave(Arc<(AtomicUsize, Notify)>);
+
+impl Drop for Leave {
+    fn drop(&mut self) {
+        if self.0.0.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.0.1.notify_waiters();
+        }
+    }
+}
+
+/// An answer's body that holds its request in flight until it is sent
+/// (or dropped, the client gone).
+struct Tracked {
+    body: BoxBody<Bytes, Infallible>,
+    _guard: Leave,
+}
+
+impl Body for Tracked {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_drain_waits_for_the_last_request_and_cuts_after_its_time() {
+        let in_flight = InFlight::default();
+        let first = in_flight.enter();
+        let second = in_flight.enter();
+        assert_eq!(in_flight.now(), 2);
+        let ending = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            drop(first);
+            drop(second);
+        });
+        assert_eq!(in_flight.drain(Duration::from_secs(30)).await, 0);
+        ending.await.unwrap();
+        let _held = in_flight.enter();
+        assert_eq!(in_flight.drain(Duration::from_millis(20)).await, 1);
+    }
+}

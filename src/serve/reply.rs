@@ -1,0 +1,37 @@
+//! The HTTP front's own answers (refusals, the operations endpoints):
+//! plain text, never an MCP message.
+
+use std::convert::Infallible;
+
+use bytes::Bytes;
+use http_body_util::BodyExt;
+use http_body_util::combinators::BoxBody;
+use hyper::{Response, StatusCode};
+
+/// An HTTP answer of the gateway.
+pub(super) type Answer = Response<BoxBody<Bytes, Infallible>>;
+
+/// `text` with `status`, and the connection closed after it.
+pub(super) fn plain(status: StatusCode, text: &'static str) -> Answer {
+    let mut answer = body(status, text.into(), "text/plain; charset=utf-8");
+    answer.headers_mut().insert(
+        hyper::header::CONNECTION,
+        hyper::header::HeaderValue::from_static("close"),
+    );
+    answer
+}
+
+/// `text` of the content type `kind` with `status`.
+pub(super) fn body(status: StatusCode, text: String, kind: &'static str) -> Answer {
+    let mut answer = Response::new(
+        http_body_util::Full::new(Bytes::from(text))
+            .map_err(|never| match never {})
+            .boxed(),
+    );
+    *answer.status_mut() = status;
+    answer.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static(kind),
+    );
+    answer
+}
