@@ -20,7 +20,7 @@ use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
 use super::gateway::Gateway;
@@ -77,7 +77,14 @@ pub async fn bind_loopback(addr: SocketAddr) -> Result<TcpListener> {
 }
 
 type Mcp = StreamableHttpService<Gateway, BoundedSessions>;
-type Answer = Response<BoxBody<Bytes, Infallible>>;
+pub(super) type Answer = Response<BoxBody<Bytes, Infallible>>;
+
+// serve-auth hook: who may reach the gateway besides the loopback rules
+// (`super::auth`); nothing without the feature.
+#[cfg(feature = "serve-auth")]
+type Guard = Option<Arc<super::auth::Access>>;
+#[cfg(not(feature = "serve-auth"))]
+type Guard = Option<Infallible>;
 
 impl Gateway {
     /// [`Gateway::serve_http_with`] the default [`HttpLimits`].
@@ -95,11 +102,45 @@ impl Gateway {
     /// accepting a connection is logged and the loop goes on (after a
     /// pause when out of descriptors).
     pub async fn serve_http_with(&self, listener: TcpListener, limits: HttpLimits) -> Result<()> {
+        self.serve_guarded(listener, limits, None).await
+    }
+
+    /// [`Gateway::serve_http_with`] on a listener made with
+    /// [`bind`](super::auth::bind), every request through `access`'s gate
+    /// (its bearer tokens, its `Host` and `Origin` rules, the
+    /// protected-resource metadata) and over its TLS when it has some. On a
+    /// loopback address the loopback rules above hold as well.
+    #[cfg(feature = "serve-auth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "serve-auth")))]
+    pub async fn serve_http_access(
+        &self,
+        listener: TcpListener,
+        limits: HttpLimits,
+        access: super::auth::Access,
+    ) -> Result<()> {
+        self.serve_guarded(listener, limits, Some(Arc::new(access)))
+            .await
+    }
+
+    async fn serve_guarded(
+        &self,
+        listener: TcpListener,
+        limits: HttpLimits,
+        guard: Guard,
+    ) -> Result<()> {
         let gateway = self.clone();
+        let loopback = listener.local_addr().is_ok_and(|a| a.ip().is_loopback());
+        #[allow(unused_mut)]
+        let mut config = config();
+        // serve-auth hook: the hosts rmcp accepts.
+        #[cfg(feature = "serve-auth")]
+        if let Some(access) = &guard {
+            config = config.with_allowed_hosts(access.rmcp_hosts(loopback));
+        }
         let mcp: Mcp = StreamableHttpService::new(
             move || Ok(gateway.session()),
             BoundedSessions::new(limits.max_sessions, limits.session_idle).into(),
-            config(),
+            config,
         );
         let slots = Arc::new(Semaphore::new(
             limits.max_connections.clamp(1, Semaphore::MAX_PERMITS),
@@ -117,8 +158,24 @@ impl Gateway {
                 }
             };
             let mcp = mcp.clone();
+            let guard = guard.clone();
             tokio::spawn(async move {
-                connection(stream, peer, mcp, limits).await;
+                // An answer is small writes (head, then event-stream chunks): without
+                // this, Nagle's algorithm holds the last one for the client's delayed ACK.
+                let _ = stream.set_nodelay(true);
+                // serve-auth hook: TLS, its handshake within the head's time.
+                #[cfg(feature = "serve-auth")]
+                if let Some(tls) = guard.as_ref().and_then(|a| a.tls()) {
+                    let shake = tokio::time::timeout(limits.header_read_timeout, tls.accept(stream));
+                    match shake.await {
+                        Ok(Ok(stream)) => connection(stream, peer, mcp, limits, guard, loopback).await,
+                        Ok(Err(e)) => tracing::debug!(%peer, error = %e, "tls handshake failed"),
+                        Err(_) => tracing::debug!(%peer, "tls handshake timed out"),
+                    }
+                    drop(slot);
+                    return;
+                }
+                connection(stream, peer, mcp, limits, guard, loopback).await;
                 drop(slot);
             });
         }
@@ -147,10 +204,16 @@ fn accept_pause(e: &std::io::Error) -> Duration {
 }
 
 /// Serves one connection until it ends, its head is late, or it is idle.
-async fn connection(stream: TcpStream, peer: SocketAddr, mcp: Mcp, limits: HttpLimits) {
-    // An answer is small writes (head, then event-stream chunks): without
-    // this, Nagle's algorithm holds the last one for the client's delayed ACK.
-    let _ = stream.set_nodelay(true);
+async fn connection<S>(
+    stream: S,
+    peer: SocketAddr,
+    mcp: Mcp,
+    limits: HttpLimits,
+    guard: Guard,
+    loopback: bool,
+) where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
     let activity = Activity::new();
     let io = TokioIo::new(Watched {
         inner: stream,
@@ -158,7 +221,17 @@ async fn connection(stream: TcpStream, peer: SocketAddr, mcp: Mcp, limits: HttpL
     });
     let service = hyper::service::service_fn(move |req: Request<Incoming>| {
         let mcp = mcp.clone();
+        let guard = guard.clone();
         async move {
+            // serve-auth hook: an `Access`'s gate replaces the checks below.
+            #[cfg(feature = "serve-auth")]
+            if let Some(access) = &guard {
+                return Ok::<Answer, Infallible>(match access.gate(req, loopback).await {
+                    Ok(req) => mcp.handle(req).await,
+                    Err(refused) => refused,
+                });
+            }
+            let _ = (&guard, loopback);
             Ok::<Answer, Infallible>(match refusal(&req) {
                 Some(refused) => refused,
                 None => mcp.handle(req).await,
@@ -185,7 +258,7 @@ async fn connection(stream: TcpStream, peer: SocketAddr, mcp: Mcp, limits: HttpL
 /// The answer to a request refused before MCP sees it: two `Host`
 /// headers (which one rmcp checked would be a guess), or an `Origin`
 /// that is not this machine (a web page's request, DNS rebinding).
-fn refusal(req: &Request<Incoming>) -> Option<Answer> {
+pub(super) fn refusal(req: &Request<Incoming>) -> Option<Answer> {
     let headers = req.headers();
     if headers.get_all(hyper::header::HOST).iter().count() > 1 {
         return Some(plain(
@@ -237,7 +310,7 @@ fn port_only(rest: &str) -> bool {
             .is_some_and(|p| !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()))
 }
 
-fn plain(status: StatusCode, text: &'static str) -> Answer {
+pub(super) fn plain(status: StatusCode, text: &'static str) -> Answer {
     let mut answer = Response::new(
         http_body_util::Full::new(Bytes::from_static(text.as_bytes()))
             .map_err(|never| match never {})
@@ -290,12 +363,12 @@ impl Activity {
 }
 
 /// A stream that marks its [`Activity`] on every byte read or written.
-struct Watched {
-    inner: TcpStream,
+struct Watched<S> {
+    inner: S,
     activity: Activity,
 }
 
-impl AsyncRead for Watched {
+impl<S: AsyncRead + Unpin> AsyncRead for Watched<S> {
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -310,7 +383,7 @@ impl AsyncRead for Watched {
     }
 }
 
-impl AsyncWrite for Watched {
+impl<S: AsyncWrite + Unpin> AsyncWrite for Watched<S> {
     fn poll_write(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,

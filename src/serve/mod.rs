@@ -128,6 +128,8 @@
 //! [`Hub`]: crate::hub::Hub
 
 mod ask;
+#[cfg(feature = "serve-auth")]
+mod auth;
 mod catalog;
 mod fit;
 mod forward;
@@ -145,6 +147,8 @@ mod sessions;
 mod start;
 mod stdio;
 mod subscribe;
+#[cfg(feature = "serve-auth")]
+mod tls;
 mod uri;
 mod view;
 mod wrap;
@@ -156,6 +160,9 @@ pub use gateway::Gateway;
 #[cfg(feature = "serve-http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serve-http")))]
 pub use http::{HttpLimits, bind_loopback};
+#[cfg(feature = "serve-auth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serve-auth")))]
+pub use auth::{Access, METADATA_PATH, OAuth, bind};
 pub use names::{DEFAULT_NAME, GatewayNames, SCHEME, exposed_name, scheme, scheme_for};
 pub use view::{NOTE, READER};
 #[doc(hidden)]

@@ -12,7 +12,7 @@ use mcp_preamble::files::McpConfig;
 use mcp_preamble::hub::{Hub, ServerState, StateChange, StateReason};
 use mcp_preamble::pin::Lock;
 use mcp_preamble::report::ServerDiagnostic;
-use mcp_preamble::serve::{Gateway, ServeAs};
+use mcp_preamble::serve::{Access, Gateway, OAuth, ServeAs};
 use mcp_preamble::settings::Settings;
 use mcp_preamble::state::SharedState;
 
@@ -40,9 +40,12 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     }
     init_log(a.log.as_deref())?;
     // Refused before any server is started.
-    let listener = match a.listen {
-        Some(addr) => Some(mcp_preamble::serve::bind_loopback(addr).await?),
-        None => None,
+    let (listener, access) = match a.listen {
+        Some(addr) => {
+            let (listener, access) = listen(addr, &a).await?;
+            (Some(listener), access)
+        }
+        None => (None, None),
     };
     let Some(config_path) = a.connect.config.clone() else {
         return Err(CliError::NoConfig);
@@ -77,7 +80,7 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     let book = Book::new(
         dir.clone(),
         gateway.clone(),
-        listening_on(listener.as_ref()),
+        listening_on(listener.as_ref(), a.tls_cert.is_some()),
     );
     // From the first connection on: restarts and crashes are logged.
     let states = tokio::spawn(tell_states(gateway.hub().clone(), book.clone()));
@@ -97,12 +100,19 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
         tokio::spawn(tell_pending(gateway.hub().clone(), approve, shared)),
         tokio::spawn(tell_limits(gateway.hub().clone())),
     ];
-    let served = match listener {
-        Some(listener) => tokio::select! {
+    let served = match (listener, access) {
+        (Some(listener), Some(access)) => {
+            access.prefetch().await;
+            tokio::select! {
+                served = gateway.serve_http_access(listener, http_limits(&a), access) => served,
+                _ = tokio::signal::ctrl_c() => Ok(()),
+            }
+        }
+        (Some(listener), None) => tokio::select! {
             served = gateway.serve_http_with(listener, http_limits(&a)) => served,
             _ = tokio::signal::ctrl_c() => Ok(()),
         },
-        None => gateway.serve_stdio().await,
+        (None, _) => gateway.serve_stdio().await,
     };
     for task in tasks {
         task.abort();
@@ -125,15 +135,53 @@ fn show_status(a: &ServeArgs) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Where the gateway serves: `stdio`, or its `http://…/mcp` address.
-fn listening_on(listener: Option<&tokio::net::TcpListener>) -> String {
+/// Where the gateway serves: `stdio`, or its `http(s)://…/mcp` address.
+fn listening_on(listener: Option<&tokio::net::TcpListener>, tls: bool) -> String {
+    let scheme = if tls { "https" } else { "http" };
     match listener {
         Some(l) => match l.local_addr() {
-            Ok(addr) => format!("http://{addr}/mcp"),
-            Err(_) => "http".to_string(),
+            Ok(addr) => format!("{scheme}://{addr}/mcp"),
+            Err(_) => scheme.to_string(),
         },
         None => "stdio".to_string(),
     }
+}
+
+/// The `--listen` listener: on loopback without authentication or TLS
+/// flags, as it always was; else with an [`Access`] of those flags (and a
+/// non-loopback address refused without authentication and TLS or
+/// `--behind-proxy`, naming what is missing).
+async fn listen(
+    addr: std::net::SocketAddr,
+    a: &ServeArgs,
+) -> Result<(tokio::net::TcpListener, Option<Access>), CliError> {
+    let flagged = a.auth_tokens.is_some()
+        || a.oauth_issuer.is_some()
+        || a.tls_cert.is_some()
+        || a.behind_proxy
+        || !a.allowed_hosts.is_empty();
+    if addr.ip().is_loopback() && !flagged {
+        return Ok((mcp_preamble::serve::bind_loopback(addr).await?, None));
+    }
+    let mut access = Access::new().behind_proxy(a.behind_proxy);
+    if let Some(path) = &a.auth_tokens {
+        access = access.tokens_file(path)?;
+    }
+    if let (Some(issuer), Some(audience)) = (&a.oauth_issuer, &a.oauth_audience) {
+        let mut oauth = OAuth::new(issuer, audience)?;
+        if let Some(jwks) = &a.oauth_jwks {
+            oauth = oauth.jwks_file(jwks)?;
+        }
+        access = access.oauth(oauth);
+    }
+    if let (Some(cert), Some(key)) = (&a.tls_cert, &a.tls_key) {
+        access = access.tls_files(cert, key)?;
+    }
+    for host in &a.allowed_hosts {
+        access = access.allowed_host(host);
+    }
+    let listener = mcp_preamble::serve::bind(addr, &access).await?;
+    Ok((listener, Some(access)))
 }
 
 /// Starts every server of `config` in the background; on a first start
