@@ -510,7 +510,8 @@ pub struct OAuth {
     keys: RwLock<Arc<JwkSet>>,
     /// The issuer's `jwks_uri`, once discovered.
     jwks_uri: Mutex<Option<reqwest::Url>>,
-    last_fetch: Mutex<Option<Instant>>,
+    /// When a token with an unknown key last made the gateway fetch.
+    last_refetch: Mutex<Option<Instant>>,
     /// One fetch at a time.
     fetching: tokio::sync::Mutex<()>,
 }
@@ -533,7 +534,7 @@ impl OAuth {
             jwks_file: None,
             keys: RwLock::new(Arc::new(JwkSet { keys: Vec::new() })),
             jwks_uri: Mutex::new(None),
-            last_fetch: Mutex::new(None),
+            last_refetch: Mutex::new(None),
             fetching: tokio::sync::Mutex::new(()),
         })
     }
@@ -548,8 +549,9 @@ impl OAuth {
                 format!("cannot read the jwks file {}: {e}", path.display()),
             )
         })?;
-        let set = parse_jwks(text.as_bytes())
-            .map_err(|e| Error::new(ErrorKind::InvalidConfig, format!("{}: {e}", path.display())))?;
+        let set = parse_jwks(text.as_bytes()).map_err(|e| {
+            Error::new(ErrorKind::InvalidConfig, format!("{}: {e}", path.display()))
+        })?;
         self.keys = RwLock::new(Arc::new(set));
         self.jwks_file = Some(path);
         Ok(self)
@@ -577,7 +579,8 @@ impl OAuth {
             Some(jwk) => jwk,
             None if self.jwks_file.is_none() => {
                 self.refresh_for_unknown_key().await;
-                self.find(kid, header.alg).ok_or("signed with an unknown key")?
+                self.find(kid, header.alg)
+                    .ok_or("signed with an unknown key")?
             }
             None => return Err("signed with an unknown key"),
         };
@@ -646,10 +649,12 @@ impl OAuth {
 
     async fn refresh_for_unknown_key(&self) {
         let _one = self.fetching.lock().await;
-        let recent = (*self.last_fetch.lock().unwrap_or_else(|e| e.into_inner()))
-            .is_some_and(|at| at.elapsed() < REFETCH_EVERY);
-        if recent {
-            return;
+        {
+            let mut last = self.last_refetch.lock().unwrap_or_else(|e| e.into_inner());
+            if last.is_some_and(|at| at.elapsed() < REFETCH_EVERY) {
+                return;
+            }
+            *last = Some(Instant::now());
         }
         if let Err(e) = self.fetch().await {
             tracing::warn!("the oauth issuer's keys could not be fetched: {e}");
@@ -663,7 +668,6 @@ impl OAuth {
 
     /// Discovers the `jwks_uri` (once) and fetches the keys.
     async fn fetch(&self) -> Result<()> {
-        *self.last_fetch.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
         let known = self
             .jwks_uri
             .lock()
@@ -709,9 +713,8 @@ impl OAuth {
                     continue;
                 }
             };
-            let doc: serde_json::Value = serde_json::from_slice(&doc).map_err(|e| {
-                Error::new(ErrorKind::InvalidJson, format!("{url}: {e}"))
-            })?;
+            let doc: serde_json::Value = serde_json::from_slice(&doc)
+                .map_err(|e| Error::new(ErrorKind::InvalidJson, format!("{url}: {e}")))?;
             let named = doc["issuer"].as_str().map(|i| i.trim_end_matches('/'));
             if named != Some(self.issuer.trim_end_matches('/')) {
                 return Err(Error::new(
@@ -729,7 +732,11 @@ impl OAuth {
         }
         Err(Error::new(
             ErrorKind::Connect,
-            format!("no metadata for the issuer {}: {}", self.issuer, tried.join("; ")),
+            format!(
+                "no metadata for the issuer {}: {}",
+                self.issuer,
+                tried.join("; ")
+            ),
         ))
     }
 }
@@ -755,7 +762,10 @@ fn issuer_url(url: &str) -> Result<reqwest::Url> {
             format!("not an issuer url: {url}: {e}"),
         )
     })?;
-    let host = parsed.host_str().unwrap_or_default().trim_matches(['[', ']']);
+    let host = parsed
+        .host_str()
+        .unwrap_or_default()
+        .trim_matches(['[', ']']);
     let loopback = host.eq_ignore_ascii_case("localhost")
         || host
             .parse::<std::net::IpAddr>()
@@ -782,10 +792,9 @@ async fn get(url: &reqwest::Url) -> Result<Bytes> {
             .await
             .map_err(|e| failed(e.to_string()))?;
         if url.scheme() == "https" {
-            let name = rustls_pki_types::ServerName::try_from(
-                host.trim_matches(['[', ']']).to_string(),
-            )
-            .map_err(|e| failed(e.to_string()))?;
+            let name =
+                rustls_pki_types::ServerName::try_from(host.trim_matches(['[', ']']).to_string())
+                    .map_err(|e| failed(e.to_string()))?;
             let tls = tokio_rustls::TlsConnector::from(super::tls::client()?)
                 .connect(name, tcp)
                 .await
@@ -847,7 +856,12 @@ mod tests {
         for ok in ["mcp.example.com", "MCP.example.com:443", "10.0.0.5:8443"] {
             assert!(host_allowed(ok, &allowed), "{ok}");
         }
-        for refused in ["evil.example", "10.0.0.5", "10.0.0.5:80", "mcp.example.com.evil"] {
+        for refused in [
+            "evil.example",
+            "10.0.0.5",
+            "10.0.0.5:80",
+            "mcp.example.com.evil",
+        ] {
             assert!(!host_allowed(refused, &allowed), "{refused}");
         }
         assert_eq!(split_authority("[::1]:80"), ("::1", Some("80")));

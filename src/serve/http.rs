@@ -166,9 +166,12 @@ impl Gateway {
                 // serve-auth hook: TLS, its handshake within the head's time.
                 #[cfg(feature = "serve-auth")]
                 if let Some(tls) = guard.as_ref().and_then(|a| a.tls()) {
-                    let shake = tokio::time::timeout(limits.header_read_timeout, tls.accept(stream));
+                    let shake =
+                        tokio::time::timeout(limits.header_read_timeout, tls.accept(stream));
                     match shake.await {
-                        Ok(Ok(stream)) => connection(stream, peer, mcp, limits, guard, loopback).await,
+                        Ok(Ok(stream)) => {
+                            connection(stream, peer, mcp, limits, guard, loopback).await
+                        }
                         Ok(Err(e)) => tracing::debug!(%peer, error = %e, "tls handshake failed"),
                         Err(_) => tracing::debug!(%peer, "tls handshake timed out"),
                     }

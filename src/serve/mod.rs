@@ -153,6 +153,9 @@ mod uri;
 mod view;
 mod wrap;
 
+#[cfg(feature = "serve-auth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serve-auth")))]
+pub use auth::{Access, METADATA_PATH, OAuth, bind};
 pub use fit::ServeAs;
 #[doc(hidden)]
 pub use forward::forward_in_process;
@@ -160,9 +163,6 @@ pub use gateway::Gateway;
 #[cfg(feature = "serve-http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serve-http")))]
 pub use http::{HttpLimits, bind_loopback};
-#[cfg(feature = "serve-auth")]
-#[cfg_attr(docsrs, doc(cfg(feature = "serve-auth")))]
-pub use auth::{Access, METADATA_PATH, OAuth, bind};
 pub use names::{DEFAULT_NAME, GatewayNames, SCHEME, exposed_name, scheme, scheme_for};
 pub use view::{NOTE, READER};
 #[doc(hidden)]
