@@ -84,7 +84,7 @@ pub(super) type Answer = Response<BoxBody<Bytes, Infallible>>;
 #[cfg(feature = "serve-auth")]
 type Guard = Option<Arc<super::auth::Access>>;
 #[cfg(not(feature = "serve-auth"))]
-type Guard = Option<Infallible>;
+type Guard = Option<Arc<Infallible>>;
 
 impl Gateway {
     /// [`Gateway::serve_http_with`] the default [`HttpLimits`].
