@@ -821,3 +821,103 @@ fn a_non_loopback_address_needs_authentication_and_tls() {
         );
     }
 }
+
+/// The README's team-deployment commands, run as written but for the
+/// files (this test's), the port (0) and the issuer (a fake one on loopback).
+#[test]
+fn the_readme_team_deployment_commands_serve_as_documented() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let section = &readme[readme.find("### A team gateway").unwrap()..];
+    let section = &section[..section.find("\n## ").unwrap()];
+    let block = section.split("```sh\n").nth(1).unwrap();
+    let block = &block[..block.find("```").unwrap()];
+    let commands: Vec<String> = block
+        .replace("\\\n", " ")
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#') && !l.trim().is_empty())
+        .map(String::from)
+        .collect();
+    assert_eq!(commands.len(), 3, "{commands:?}");
+    let dir = scratch("serve-auth", "readme");
+    let ran = Command::new("sh")
+        .args(["-c", &commands[0]])
+        .current_dir(&dir)
+        .status()
+        .unwrap();
+    assert!(ran.success(), "{}", commands[0]);
+    let tokens = std::fs::read_to_string(dir.join("tokens.txt")).unwrap();
+    let token = tokens.trim().to_string();
+    assert!(token.len() >= 40, "{token}");
+    let config = dir.join("mcp.json");
+    std::fs::write(&config, json!({"mcpServers": {}}).to_string()).unwrap();
+    let issuer = Issuer::start();
+    issuer.serve_keys(&["test-rsa"]);
+    let start = |command: &str| {
+        let words: Vec<String> = command
+            .split_whitespace()
+            .map(|w| match w {
+                "mcp.json" => config.display().to_string(),
+                "tokens.txt" => dir.join("tokens.txt").display().to_string(),
+                "server.pem" | "server-key.pem" => data(w),
+                "https://auth.example.com" => issuer.url.clone(),
+                listen if listen.starts_with("0.0.0.0:") => "0.0.0.0:0".to_string(),
+                w => w.to_string(),
+            })
+            .collect();
+        assert_eq!(words[..2], ["mcp-preamble", "serve"], "{command}");
+        let log = dir.join("gateway.log");
+        let _ = std::fs::remove_file(&log);
+        let mut run = Command::new(env!("CARGO_BIN_EXE_mcp-preamble"));
+        run.args(&words[1..])
+            .args(["--log", log.to_str().unwrap()])
+            .args(["--state-dir", dir.join("state").to_str().unwrap()]);
+        Served::spawn(run, log, "info")
+    };
+    let host = ("Host", "mcp.example.com");
+
+    let g = start(&commands[1]);
+    let auth = format!("Bearer {token}");
+    let over_tls = |headers: &[(&str, &str)]| {
+        exchange(
+            tls(&g.addr),
+            "POST /mcp HTTP/1.1",
+            headers,
+            &initialize_body(),
+        )
+    };
+    assert!(over_tls(&[host, ("Authorization", &auth)]).initialized());
+    let refused = over_tls(&[host]);
+    assert_eq!(
+        refused.header("www-authenticate"),
+        Some(metadata_challenge("https://mcp.example.com").as_str())
+    );
+    drop(g);
+
+    let g = start(&commands[2]);
+    let claims =
+        json!({"iss": issuer.url, "aud": "https://mcp.example.com/mcp", "exp": now() + 600});
+    let access = format!(
+        "Bearer {}",
+        jwt(Algorithm::RS256, "test-rsa", "rsa.pem", &claims)
+    );
+    assert!(
+        g.initialize(&[host, ("Authorization", &access)])
+            .initialized()
+    );
+    let refused = g.initialize(&[host, ("Authorization", &auth)]);
+    assert_eq!(
+        refused.header("www-authenticate"),
+        Some(refused_challenge("https://mcp.example.com").as_str())
+    );
+    let doc = g.plain(
+        "GET /.well-known/oauth-protected-resource HTTP/1.1",
+        &[host],
+        "",
+    );
+    assert_eq!(
+        doc.json(),
+        json!({"resource": "https://mcp.example.com/mcp", "authorization_servers": [issuer.url],
+               "bearer_methods_supported": ["header"]})
+    );
+}
