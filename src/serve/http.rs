@@ -1,6 +1,7 @@
 //! The gateway over Streamable HTTP (feature `serve-http`), on a loopback
-//! address only: the gateway has no authentication, so nothing but this
-//! machine may reach it. Any local user can, so every client is bounded
+//! address: without authentication nothing but this machine may reach it
+//! (with feature `serve-auth`, `serve::auth` opens other addresses to
+//! bearer tokens over TLS). Any local user can, so every client is bounded
 //! ([`HttpLimits`]): one may not hold the listener, the descriptors or the
 //! memory.
 
