@@ -168,7 +168,16 @@ impl Access {
         } else if let Some(refused) = self.foreign_refusal(&req) {
             return Err(refused);
         }
-        let host = host_of(&req).unwrap_or_default();
+        if !self.authenticates() {
+            return Ok(req);
+        }
+        // The URLs of the metadata and the challenge are made of it.
+        let Some(host) = host_of(&req) else {
+            return Err(plain(
+                StatusCode::BAD_REQUEST,
+                "bad request: no host header, or not a host",
+            ));
+        };
         let allowed = self.rmcp_hosts(loopback);
         if !allowed.is_empty() && !host_allowed(&host, &allowed) {
             tracing::warn!("refused an http request for a host not served");
@@ -184,10 +193,12 @@ impl Access {
         {
             return Err(self.metadata(&req, &base, rest));
         }
-        if !self.authenticates() {
-            return Ok(req);
-        }
-        let metadata_url = format!("{base}{METADATA_PATH}{path}");
+        // Quoted in a header: a path of plain characters only, else the endpoint's.
+        let plain_path = path
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-._~/".contains(&b));
+        let resource = if plain_path { path.as_str() } else { "/mcp" };
+        let metadata_url = format!("{base}{METADATA_PATH}{resource}");
         let Some(token) = bearer(&req) else {
             return Err(unauthorized(&metadata_url, false));
         };
