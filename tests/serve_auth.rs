@@ -280,9 +280,25 @@ fn a_tokens_file_guards_every_request_is_reloaded_and_is_never_logged() {
     let basic = g.initialize(&[("Authorization", "Basic YTpi")]);
     assert_eq!(basic.status, 401);
     assert!(g.initialize_with(TOKEN_A).initialized());
-    // Every path and method is guarded, GET included.
+    // Every path and method is guarded, GET included; the challenge names
+    // the path's metadata, or the endpoint's when the path is not plain.
     assert_eq!(g.plain("GET /mcp HTTP/1.1", &[], "").status, 401);
-    assert_eq!(g.plain("DELETE /other HTTP/1.1", &[], "").status, 401);
+    let other = g.plain("DELETE /other HTTP/1.1", &[], "");
+    assert_eq!(other.status, 401);
+    assert_eq!(
+        other.header("www-authenticate"),
+        Some(
+            format!(
+                "Bearer resource_metadata=\"{base}/.well-known/oauth-protected-resource/other\""
+            )
+            .as_str()
+        )
+    );
+    let odd = g.plain("GET /a%22b HTTP/1.1", &[], "");
+    assert_eq!(
+        odd.header("www-authenticate"),
+        Some(metadata_challenge(&base).as_str())
+    );
 
     // The metadata, without a token.
     for path in [
