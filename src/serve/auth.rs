@@ -207,6 +207,7 @@ impl Access {
             return Err(unauthorized(&metadata_url, true));
         }
         req.headers_mut().remove(AUTHORIZATION);
+        tracing::debug!("admitted a request's bearer token");
         Ok(req)
     }
 
