@@ -939,3 +939,66 @@ fn the_readme_team_deployment_commands_serve_as_documented() {
                "bearer_methods_supported": ["header"]})
     );
 }
+
+/// The official Python SDK client (`tests/clients/py_auth.py`) over HTTPS
+/// with a bearer token: it lists the gateway's tools; without a token it
+/// gets none. Skipped when the SDK is not installed, unless
+/// `MCP_PREAMBLE_REQUIRE_CLIENTS` is set (CI).
+#[test]
+fn the_python_sdk_client_reaches_the_gateway_with_a_token_over_https() {
+    let clients = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients");
+    let installed = Command::new("python3")
+        .args(["-c", "import mcp.client.client, httpx2"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !installed {
+        assert!(
+            std::env::var_os("MCP_PREAMBLE_REQUIRE_CLIENTS").is_none(),
+            "the Python SDK is not installed (pip install -r tests/clients/requirements.txt)"
+        );
+        eprintln!("skipped: the Python SDK is not installed");
+        return;
+    }
+    let dir = scratch("serve-auth", "python");
+    let tokens = dir.join("tokens.txt");
+    std::fs::write(&tokens, format!("{TOKEN_A}\n")).unwrap();
+    let g = Served::start(
+        &dir,
+        "127.0.0.1:0",
+        &[
+            "--auth-tokens",
+            tokens.to_str().unwrap(),
+            "--tls-cert",
+            &data("server.pem"),
+            "--tls-key",
+            &data("server-key.pem"),
+        ],
+        "info",
+    );
+    let port = g.addr.rsplit(':').next().unwrap();
+    let url = format!("https://localhost:{port}/mcp");
+    let run = |token: Option<&str>| -> Value {
+        let out = Command::new("python3")
+            .arg(clients.join("py_auth.py"))
+            .args([url.as_str(), data("ca.pem").as_str()])
+            .args(token)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        serde_json::from_str(stdout.trim())
+            .unwrap_or_else(|e| panic!("{e}: {stdout} {}", String::from_utf8_lossy(&out.stderr)))
+    };
+    let served = run(Some(TOKEN_A));
+    assert_eq!(served["server"], "mcp-preamble", "{served}");
+    assert_eq!(served["tools"], json!([]), "{served}");
+    // Without a token the SDK gets nothing (it reports the 401 as an error response).
+    let refused = run(None);
+    let error = refused["error"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{refused}"));
+    assert!(error.contains("error response"), "{error}");
+    assert!(refused.get("tools").is_none(), "{refused}");
+    assert!(!g.log_text().contains(TOKEN_A));
+}
