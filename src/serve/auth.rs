@@ -20,14 +20,14 @@ use bytes::Bytes;
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::header::{AUTHORIZATION, HOST, HeaderValue, ORIGIN, WWW_AUTHENTICATE};
-use hyper::{Method, Request, Response, StatusCode};
+use hyper::{Method, Request, StatusCode};
 use jsonwebtoken::jwk::{AlgorithmParameters, Jwk, JwkSet};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 use tokio::net::TcpListener;
 
-use super::http::{Answer, plain, refusal};
+use super::answer::{Answer, json, plain};
 use crate::error::{Error, ErrorKind, Result};
 
 /// Where the protected-resource metadata is served (RFC 9728), without
@@ -161,11 +161,8 @@ impl Access {
         mut req: Request<Incoming>,
         loopback: bool,
     ) -> std::result::Result<Request<Incoming>, Answer> {
-        if loopback {
-            if let Some(refused) = refusal(&req) {
-                return Err(refused);
-            }
-        } else if let Some(refused) = self.foreign_refusal(&req) {
+        // On loopback the caller has checked the loopback rules.
+        if !loopback && let Some(refused) = self.foreign_refusal(&req) {
             return Err(refused);
         }
         if !self.authenticates() {
@@ -257,16 +254,7 @@ impl Access {
         if let Some(oauth) = &self.oauth {
             doc["authorization_servers"] = serde_json::json!([oauth.issuer]);
         }
-        let mut answer = Response::new(
-            http_body_util::Full::new(Bytes::from(doc.to_string()))
-                .map_err(|never| match never {})
-                .boxed(),
-        );
-        answer.headers_mut().insert(
-            hyper::header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        );
-        answer
+        json(doc.to_string())
     }
 
     /// Whether `token` is one of the file's or a valid access token; else

@@ -13,17 +13,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
-use http_body_util::BodyExt;
-use http_body_util::combinators::BoxBody;
 use hyper::body::Incoming;
-use hyper::{Request, Response, StatusCode};
+use hyper::{Request, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
+use super::answer::{Answer, plain};
 use super::gateway::Gateway;
 use super::sessions::BoundedSessions;
 use crate::error::{Error, ErrorKind, Result};
@@ -78,7 +76,6 @@ pub async fn bind_loopback(addr: SocketAddr) -> Result<TcpListener> {
 }
 
 type Mcp = StreamableHttpService<Gateway, BoundedSessions>;
-pub(super) type Answer = Response<BoxBody<Bytes, Infallible>>;
 
 // serve-auth hook: who may reach the gateway besides the loopback rules
 // (`super::auth`); nothing without the feature.
@@ -227,9 +224,13 @@ async fn connection<S>(
         let mcp = mcp.clone();
         let guard = guard.clone();
         async move {
-            // serve-auth hook: an `Access`'s gate replaces the checks below.
+            // serve-auth hook: an `Access`'s gate (after the loopback checks on
+            // loopback, instead of them elsewhere).
             #[cfg(feature = "serve-auth")]
             if let Some(access) = &guard {
+                if let Some(refused) = loopback.then(|| refusal(&req)).flatten() {
+                    return Ok(refused);
+                }
                 return Ok::<Answer, Infallible>(match access.gate(req, loopback).await {
                     Ok(req) => mcp.handle(req).await,
                     Err(refused) => refused,
@@ -262,7 +263,7 @@ async fn connection<S>(
 /// The answer to a request refused before MCP sees it: two `Host`
 /// headers (which one rmcp checked would be a guess), or an `Origin`
 /// that is not this machine (a web page's request, DNS rebinding).
-pub(super) fn refusal(req: &Request<Incoming>) -> Option<Answer> {
+fn refusal(req: &Request<Incoming>) -> Option<Answer> {
     let headers = req.headers();
     if headers.get_all(hyper::header::HOST).iter().count() > 1 {
         return Some(plain(
@@ -312,24 +313,6 @@ fn port_only(rest: &str) -> bool {
         || rest
             .strip_prefix(':')
             .is_some_and(|p| !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()))
-}
-
-pub(super) fn plain(status: StatusCode, text: &'static str) -> Answer {
-    let mut answer = Response::new(
-        http_body_util::Full::new(Bytes::from_static(text.as_bytes()))
-            .map_err(|never| match never {})
-            .boxed(),
-    );
-    *answer.status_mut() = status;
-    answer.headers_mut().insert(
-        hyper::header::CONTENT_TYPE,
-        hyper::header::HeaderValue::from_static("text/plain; charset=utf-8"),
-    );
-    answer.headers_mut().insert(
-        hyper::header::CONNECTION,
-        hyper::header::HeaderValue::from_static("close"),
-    );
-    answer
 }
 
 /// When a connection last moved a byte, shared by its stream and its

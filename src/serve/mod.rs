@@ -127,6 +127,8 @@
 //!
 //! [`Hub`]: crate::hub::Hub
 
+#[cfg(feature = "serve-http")]
+mod answer;
 mod ask;
 #[cfg(feature = "serve-auth")]
 mod auth;

@@ -40,12 +40,9 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     }
     init_log(a.log.as_deref())?;
     // Refused before any server is started.
-    let (listener, access) = match a.listen {
-        Some(addr) => {
-            let (listener, access) = listen(addr, &a).await?;
-            (Some(listener), access)
-        }
-        None => (None, None),
+    let listening = match a.listen {
+        Some(addr) => Some(listen(addr, &a).await?),
+        None => None,
     };
     let Some(config_path) = a.connect.config.clone() else {
         return Err(CliError::NoConfig);
@@ -80,7 +77,7 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     let book = Book::new(
         dir.clone(),
         gateway.clone(),
-        listening_on(listener.as_ref(), a.tls_cert.is_some()),
+        listening_on(listening.as_ref().map(|(l, _)| l), a.tls_cert.is_some()),
     );
     // From the first connection on: restarts and crashes are logged.
     let states = tokio::spawn(tell_states(gateway.hub().clone(), book.clone()));
@@ -100,19 +97,9 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
         tokio::spawn(tell_pending(gateway.hub().clone(), approve, shared)),
         tokio::spawn(tell_limits(gateway.hub().clone())),
     ];
-    let served = match (listener, access) {
-        (Some(listener), Some(access)) => {
-            access.prefetch().await;
-            tokio::select! {
-                served = gateway.serve_http_access(listener, http_limits(&a), access) => served,
-                _ = tokio::signal::ctrl_c() => Ok(()),
-            }
-        }
-        (Some(listener), None) => tokio::select! {
-            served = gateway.serve_http_with(listener, http_limits(&a)) => served,
-            _ = tokio::signal::ctrl_c() => Ok(()),
-        },
-        (None, _) => gateway.serve_stdio().await,
+    let served = match listening {
+        Some((listener, access)) => serve_http(&gateway, listener, access, http_limits(&a)).await,
+        None => gateway.serve_stdio().await,
     };
     for task in tasks {
         task.abort();
@@ -144,6 +131,29 @@ fn listening_on(listener: Option<&tokio::net::TcpListener>, tls: bool) -> String
             Err(_) => scheme.to_string(),
         },
         None => "stdio".to_string(),
+    }
+}
+
+/// Serves Streamable HTTP on `listener`, through `access` when given,
+/// until interrupted.
+async fn serve_http(
+    gateway: &Gateway,
+    listener: tokio::net::TcpListener,
+    access: Option<Access>,
+    limits: mcp_preamble::serve::HttpLimits,
+) -> Result<(), mcp_preamble::Error> {
+    let served = async {
+        match access {
+            Some(access) => {
+                access.prefetch().await;
+                gateway.serve_http_access(listener, limits, access).await
+            }
+            None => gateway.serve_http_with(listener, limits).await,
+        }
+    };
+    tokio::select! {
+        served = served => served,
+        _ = tokio::signal::ctrl_c() => Ok(()),
     }
 }
 
