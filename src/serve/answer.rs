@@ -30,6 +30,7 @@ pub(super) fn plain(status: StatusCode, text: &'static str) -> Answer {
 }
 
 /// A JSON document (`200`).
+#[cfg(feature = "serve-auth")]
 pub(super) fn json(body: String) -> Answer {
     let mut answer = Response::new(
         http_body_util::Full::new(Bytes::from(body))
