@@ -269,6 +269,7 @@ fn relay(command: &[String]) {
         }
     }
     let _ = child.kill();
+    let _ = child.wait();
 }
 
 /// Over Streamable HTTP: one session per client, to the upstream's HTTP

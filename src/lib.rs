@@ -600,12 +600,17 @@
 //! - `serve-http`: the gateway over Streamable HTTP on a loopback address
 //!   too (`Gateway::serve_http`, rmcp's server transport, hyper); implies
 //!   `serve` and `http`.
+//! - `serve-auth`: the gateway over HTTP on any address, with bearer
+//!   tokens (a tokens file, or OAuth 2.1 access tokens checked against the
+//!   issuer's JWKS), the protected-resource metadata and TLS
+//!   (`serve::Access`, `serve::bind`, `Gateway::serve_http_access`;
+//!   jsonwebtoken, rustls on ring, tokio-rustls); implies `serve-http`.
 //! - `state-redis`: the `state` module, review state (pins, pending
 //!   changes, approvals) shared by several gateways in Redis or Valkey,
 //!   followed by pub/sub (redis-rs); implies `hub`.
 //! - `cli`: the `mcp-preamble` binary (`preview`, `snapshot`, `lint`, `pin`,
-//!   `serve`); implies `http`, `serve`, `serve-http`, `state-redis` and
-//!   `tokenizers`.
+//!   `serve`); implies `http`, `serve`, `serve-http`, `serve-auth`,
+//!   `state-redis` and `tokenizers`.
 //! - `testing`: the `testing` module, a test kit for prompt budgets (insta).
 //! - `tokenizers`: `tokens::HfTokenizer`, counters from Hugging Face
 //!   `tokenizer.json` files (the tokenizers crate, pure-Rust regexes);

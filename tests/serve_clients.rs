@@ -310,7 +310,7 @@ fn python_sdk_client_over_streamable_http_2026_era() {
 }
 
 #[test]
-fn the_gateway_listens_on_loopback_addresses_only() {
+fn the_gateway_listens_past_loopback_only_with_authentication_and_tls() {
     for addr in ["0.0.0.0:0", "192.0.2.1:8080", "[::]:0"] {
         let out = Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
             .args(["serve", "--config", "no-such-mcp.json", "--listen", addr])
@@ -320,7 +320,7 @@ fn the_gateway_listens_on_loopback_addresses_only() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
             err.contains(&format!(
-                "the gateway listens on loopback addresses only (127.0.0.1 or [::1]), not {addr}: it has no authentication"
+                "cannot listen on {addr}, not a loopback address, without authentication (--auth-tokens or --oauth-issuer) and tls (--tls-cert and --tls-key) or --behind-proxy"
             )),
             "{addr}: {err}"
         );

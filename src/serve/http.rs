@@ -1,6 +1,7 @@
 //! The gateway over Streamable HTTP (feature `serve-http`), on a loopback
-//! address only: the gateway has no authentication, so nothing but this
-//! machine may reach it. Any local user can, so every client is bounded
+//! address: without authentication nothing but this machine may reach it
+//! (with feature `serve-auth`, `serve::auth` opens other addresses to
+//! bearer tokens over TLS). Any local user can, so every client is bounded
 //! ([`HttpLimits`]): one may not hold the listener, the descriptors or the
 //! memory.
 
@@ -17,7 +18,7 @@ use hyper::{Request, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
 use super::gateway::Gateway;
@@ -68,6 +69,7 @@ pub struct HttpOptions {
     pub(super) sealer: Option<Sealer>,
     pub(super) checks: Vec<(String, ReadinessCheck)>,
     pub(super) drain: Duration,
+    pub(super) guard: Guard,
 }
 
 impl std::fmt::Debug for HttpOptions {
@@ -78,6 +80,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("sealed_sessions", &self.sealer.is_some())
             .field("checks", &checks)
             .field("drain", &self.drain)
+            .field("access", &self.guard.is_some())
             .finish()
     }
 }
@@ -91,7 +94,18 @@ impl HttpOptions {
             sealer: None,
             checks: Vec::new(),
             drain: DEFAULT_DRAIN,
+            guard: None,
         }
+    }
+
+    /// Every request through `access`'s gate (bearer tokens, `Host` and
+    /// `Origin` rules, the protected-resource metadata; `/healthz` and
+    /// `/readyz` stay open) and over its TLS when it has some.
+    #[cfg(feature = "serve-auth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "serve-auth")))]
+    pub fn access(mut self, access: super::auth::Access) -> HttpOptions {
+        self.guard = Some(Arc::new(access));
+        self
     }
 
     /// Session ids sealed with `key`, each refused `ttl` after its
@@ -138,6 +152,13 @@ pub async fn bind_loopback(addr: SocketAddr) -> Result<TcpListener> {
         .map_err(|e| Error::new(ErrorKind::Connect, format!("cannot listen on {addr}: {e}")))
 }
 
+// serve-auth hook: who may reach the gateway besides the loopback rules
+// (`super::auth`); nothing without the feature.
+#[cfg(feature = "serve-auth")]
+type Guard = Option<Arc<super::auth::Access>>;
+#[cfg(not(feature = "serve-auth"))]
+type Guard = Option<Arc<Infallible>>;
+
 impl Gateway {
     /// [`Gateway::serve_http_with`] the default [`HttpLimits`].
     pub async fn serve_http(&self, listener: TcpListener) -> Result<()> {
@@ -154,17 +175,35 @@ impl Gateway {
     /// accepting a connection is logged and the loop goes on (after a
     /// pause when out of descriptors).
     pub async fn serve_http_with(&self, listener: TcpListener, limits: HttpLimits) -> Result<()> {
-        let options = HttpOptions::new(limits);
+        self.serve_http_until(listener, HttpOptions::new(limits), std::future::pending())
+            .await
+    }
+
+    /// [`Gateway::serve_http_with`] on a listener made with
+    /// [`bind`](super::auth::bind), every request through `access`'s gate
+    /// (its bearer tokens, its `Host` and `Origin` rules, the
+    /// protected-resource metadata) and over its TLS when it has some. On a
+    /// loopback address the loopback rules above hold as well.
+    #[cfg(feature = "serve-auth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "serve-auth")))]
+    pub async fn serve_http_access(
+        &self,
+        listener: TcpListener,
+        limits: HttpLimits,
+        access: super::auth::Access,
+    ) -> Result<()> {
+        let options = HttpOptions::new(limits).access(access);
         self.serve_http_until(listener, options, std::future::pending())
             .await
     }
 
     /// [`Gateway::serve_http_with`] `options` (sealed session ids,
-    /// readiness checks; `/healthz`, `/readyz` and `/metrics` are served
-    /// on every listener) until `shutdown` completes; then it accepts no
-    /// more connections, waits at most the drain time for the requests in
-    /// flight (each POST until its answer is sent), logs what finished
-    /// and what was cut, closes the sessions and returns.
+    /// readiness checks, with feature `serve-auth` an access gate;
+    /// `/healthz`, `/readyz` and `/metrics` are served on every listener,
+    /// the first two without a token) until `shutdown` completes; then it
+    /// accepts no more connections, waits at most the drain time for the
+    /// requests in flight (each POST until its answer is sent), logs what
+    /// finished and what was cut, closes the sessions and returns.
     pub async fn serve_http_until(
         &self,
         listener: TcpListener,
@@ -173,11 +212,17 @@ impl Gateway {
     ) -> Result<()> {
         let limits = options.limits;
         let gateway = self.clone();
+        let loopback = listener.local_addr().is_ok_and(|a| a.ip().is_loopback());
         let sessions = Arc::new(BoundedSessions::new(
             limits.max_sessions,
             limits.session_idle,
         ));
         let mut config = config();
+        // serve-auth hook: the hosts rmcp accepts.
+        #[cfg(feature = "serve-auth")]
+        if let Some(access) = &options.guard {
+            config = config.with_allowed_hosts(access.rmcp_hosts(loopback));
+        }
         if options.sealer.is_some() {
             config.session_store = Some(Arc::new(InTheId));
         }
@@ -217,7 +262,36 @@ impl Gateway {
                 }
             };
             let (front, stopped) = (front.clone(), stopped.clone());
+            let guard = options.guard.clone();
             tokio::spawn(async move {
+                // An answer is small writes (head, then event-stream chunks): without
+                // this, Nagle's algorithm holds the last one for the client's delayed ACK.
+                let _ = stream.set_nodelay(true);
+                // serve-auth hook: TLS, its handshake within the head's time.
+                #[cfg(feature = "serve-auth")]
+                if let Some(tls) = guard.as_ref().and_then(|a| a.tls()) {
+                    let shake =
+                        tokio::time::timeout(limits.header_read_timeout, tls.accept(stream));
+                    match shake.await {
+                        Ok(Ok(stream)) => {
+                            let front = Served {
+                                front,
+                                guard,
+                                loopback,
+                            };
+                            connection(stream, peer, front, limits, stopped).await
+                        }
+                        Ok(Err(e)) => tracing::debug!(%peer, error = %e, "tls handshake failed"),
+                        Err(_) => tracing::debug!(%peer, "tls handshake timed out"),
+                    }
+                    drop(slot);
+                    return;
+                }
+                let front = Served {
+                    front,
+                    guard,
+                    loopback,
+                };
                 connection(stream, peer, front, limits, stopped).await;
                 drop(slot);
             });
@@ -258,26 +332,55 @@ fn accept_pause(e: &std::io::Error) -> Duration {
     }
 }
 
+/// What a connection serves: the front, behind the access gate when
+/// there is one (`loopback`: the listener's address is).
+#[derive(Clone)]
+struct Served {
+    front: Arc<Front>,
+    guard: Guard,
+    loopback: bool,
+}
+
 /// Serves one connection until it ends, its head is late, or it is idle;
 /// once `stopped` it finishes the request it is serving, then closes.
-async fn connection(
-    stream: TcpStream,
+async fn connection<S>(
+    stream: S,
     peer: SocketAddr,
-    front: Arc<Front>,
+    served: Served,
     limits: HttpLimits,
     mut stopped: tokio::sync::watch::Receiver<bool>,
-) {
-    // An answer is small writes (head, then event-stream chunks): without
-    // this, Nagle's algorithm holds the last one for the client's delayed ACK.
-    let _ = stream.set_nodelay(true);
+) where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
     let activity = Activity::new();
     let io = TokioIo::new(Watched {
         inner: stream,
         activity: activity.clone(),
     });
     let service = hyper::service::service_fn(move |req: Request<Incoming>| {
-        let front = front.clone();
+        let Served {
+            front,
+            guard,
+            loopback,
+        } = served.clone();
         async move {
+            // serve-auth hook: an `Access`'s gate (after the loopback checks on
+            // loopback, instead of them elsewhere).
+            #[cfg(feature = "serve-auth")]
+            if let Some(access) = &guard {
+                if let Some(refused) = loopback.then(|| refusal(&req)).flatten() {
+                    return Ok(refused);
+                }
+                // A load balancer's probes need no token; `/metrics` does.
+                if super::ops::is_probe(&req) {
+                    return Ok(front.serve(req).await);
+                }
+                return Ok::<Answer, Infallible>(match access.gate(req, loopback).await {
+                    Ok(req) => front.serve(req).await,
+                    Err(refused) => refused,
+                });
+            }
+            let _ = (&guard, loopback);
             Ok::<Answer, Infallible>(match refusal(&req) {
                 Some(refused) => refused,
                 None => front.serve(req).await,
@@ -400,12 +503,12 @@ impl Activity {
 }
 
 /// A stream that marks its [`Activity`] on every byte read or written.
-struct Watched {
-    inner: TcpStream,
+struct Watched<S> {
+    inner: S,
     activity: Activity,
 }
 
-impl AsyncRead for Watched {
+impl<S: AsyncRead + Unpin> AsyncRead for Watched<S> {
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -420,7 +523,7 @@ impl AsyncRead for Watched {
     }
 }
 
-impl AsyncWrite for Watched {
+impl<S: AsyncWrite + Unpin> AsyncWrite for Watched<S> {
     fn poll_write(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,

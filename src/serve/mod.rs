@@ -127,7 +127,10 @@
 //!
 //! [`Hub`]: crate::hub::Hub
 
+#[cfg(feature = "serve-http")]
 mod ask;
+#[cfg(feature = "serve-auth")]
+mod auth;
 mod catalog;
 mod fit;
 mod forward;
@@ -152,10 +155,15 @@ mod sessions;
 mod start;
 mod stdio;
 mod subscribe;
+#[cfg(feature = "serve-auth")]
+mod tls;
 mod uri;
 mod view;
 mod wrap;
 
+#[cfg(feature = "serve-auth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serve-auth")))]
+pub use auth::{Access, METADATA_PATH, OAuth, bind};
 pub use fit::ServeAs;
 #[doc(hidden)]
 pub use forward::forward_in_process;

@@ -43,6 +43,14 @@ pub(super) struct Front {
     pub(super) in_flight: InFlight,
 }
 
+/// Whether `req` is a load balancer's probe (`GET` or `HEAD` of
+/// `/healthz` or `/readyz`): answered without a token.
+#[cfg(feature = "serve-auth")]
+pub(super) fn is_probe(req: &Request<Incoming>) -> bool {
+    matches!(*req.method(), Method::GET | Method::HEAD)
+        && matches!(req.uri().path(), "/healthz" | "/readyz")
+}
+
 impl Front {
     pub(super) async fn serve(&self, req: Request<Incoming>) -> Answer {
         if let Some(answer) = self.operations(&req) {

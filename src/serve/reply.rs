@@ -35,3 +35,9 @@ pub(super) fn body(status: StatusCode, text: String, kind: &'static str) -> Answ
     );
     answer
 }
+
+/// A JSON document (`200`).
+#[cfg(feature = "serve-auth")]
+pub(super) fn json(text: String) -> Answer {
+    body(StatusCode::OK, text, "application/json")
+}

@@ -186,12 +186,47 @@ pub struct ServeArgs {
     /// The time over which `--restart-max` counts restarts.
     #[arg(long, default_value = "60", value_name = "SECONDS", value_parser = parse_positive_timeout)]
     pub restart_window: Duration,
-    /// Serve Streamable HTTP on this loopback address (`127.0.0.1:PORT`,
+    /// Serve Streamable HTTP on this address (`127.0.0.1:PORT`,
     /// `[::1]:PORT`; port 0 picks one, logged) instead of stdio, with
     /// `/healthz`, `/readyz` and `/metrics`; runs until SIGTERM or Ctrl-C
-    /// (then drains: `--drain-seconds`).
+    /// (then drains: `--drain-seconds`). A non-loopback address needs
+    /// `--auth-tokens` or `--oauth-issuer`, and `--tls-cert`/`--tls-key` or
+    /// `--behind-proxy`.
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<std::net::SocketAddr>,
+    /// With `--listen`: every request needs `Authorization: Bearer TOKEN`
+    /// with a token of this file (one per line, at least 16 characters;
+    /// blank lines and `#` comments skipped), reloaded when it changes.
+    #[arg(long, value_name = "FILE", requires = "listen")]
+    pub auth_tokens: Option<PathBuf>,
+    /// With `--listen`: accept OAuth 2.1 access tokens (JWTs) of this
+    /// issuer, checked against its keys (its JWKS, found through its
+    /// metadata, or `--oauth-jwks`).
+    #[arg(long, value_name = "URL", requires_all = ["listen", "oauth_audience"])]
+    pub oauth_issuer: Option<String>,
+    /// With `--oauth-issuer`: the audience the tokens must name (`aud`),
+    /// usually this gateway's URL (`https://NAME/mcp`).
+    #[arg(long, value_name = "AUD", requires = "oauth_issuer")]
+    pub oauth_audience: Option<String>,
+    /// With `--oauth-issuer`: the issuer's keys from this JWKS file instead
+    /// of fetched from the issuer.
+    #[arg(long, value_name = "FILE", requires = "oauth_issuer")]
+    pub oauth_jwks: Option<PathBuf>,
+    /// With `--listen`: serve HTTPS with this certificate chain (PEM, leaf first).
+    #[arg(long, value_name = "PEM", requires_all = ["listen", "tls_key"])]
+    pub tls_cert: Option<PathBuf>,
+    /// With `--tls-cert`: the certificate's private key (PEM).
+    #[arg(long, value_name = "PEM", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    /// With `--listen` on a non-loopback address: plain HTTP, for a
+    /// TLS-terminating proxy in front (URLs the gateway gives say https).
+    #[arg(long, requires = "listen")]
+    pub behind_proxy: bool,
+    /// With `--listen`: a `Host` the gateway answers to (`NAME` or
+    /// `NAME:PORT`), repeatable. Off loopback, when given, other hosts are
+    /// refused and a browser's `Origin` must be one of them.
+    #[arg(long = "allowed-host", value_name = "NAME", requires = "listen")]
+    pub allowed_hosts: Vec<String>,
     /// With `--listen`: close a connection that has not sent a whole
     /// request head this many seconds after it opened or was last answered.
     #[arg(long, default_value = "10", value_name = "SECONDS", value_parser = parse_positive_timeout)]

@@ -12,7 +12,7 @@ use mcp_preamble::files::McpConfig;
 use mcp_preamble::hub::{Hub, ServerState, StateChange, StateReason};
 use mcp_preamble::pin::Lock;
 use mcp_preamble::report::ServerDiagnostic;
-use mcp_preamble::serve::{Gateway, HttpOptions, ServeAs};
+use mcp_preamble::serve::{Access, Gateway, HttpOptions, OAuth, ServeAs, SessionKey};
 use mcp_preamble::settings::Settings;
 use mcp_preamble::state::SharedState;
 
@@ -40,12 +40,12 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     }
     init_log(a.log.as_deref())?;
     // Refused before any server is started.
-    let listener = match a.listen {
-        Some(addr) => Some(mcp_preamble::serve::bind_loopback(addr).await?),
+    let listening = match a.listen {
+        Some(addr) => Some(listen(addr, &a).await?),
         None => None,
     };
     // Over HTTP only: a stdio gateway ends with its host (or the signal's default).
-    let stop = listener.as_ref().map(|_| stop_signal());
+    let stop = listening.as_ref().map(|_| stop_signal());
     let session_key = match a.session_key_file.as_deref() {
         Some(file) => Some(mcp_preamble::serve::SessionKey::from_file(file)?),
         None => None,
@@ -83,7 +83,7 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     let book = Book::new(
         dir.clone(),
         gateway.clone(),
-        listening_on(listener.as_ref()),
+        listening_on(listening.as_ref().map(|(l, _)| l), a.tls_cert.is_some()),
     );
     // From the first connection on: restarts and crashes are logged.
     let states = tokio::spawn(tell_states(gateway.hub().clone(), book.clone()));
@@ -103,19 +103,10 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
         tokio::spawn(tell_pending(gateway.hub().clone(), approve, shared)),
         tokio::spawn(tell_limits(gateway.hub().clone())),
     ];
-    let served = match listener.zip(stop) {
-        Some((listener, stop)) => {
-            let mut options = HttpOptions::new(http_limits(&a))
-                .drain(a.drain_seconds)
-                .ready_when("state", || {
-                    crate::review::ready()
-                        .then_some(())
-                        .ok_or_else(|| "the shared review state does not answer".to_string())
-                });
-            if let Some(key) = session_key {
-                options = options.session_key(key, a.session_ttl);
-            }
-            (gateway.serve_http_until(listener, options, stop)).await
+    let served = match listening.zip(stop) {
+        Some(((listener, access), stop)) => {
+            let options = http_options(&a, session_key);
+            serve_http(&gateway, listener, access, options, stop).await
         }
         None => gateway.serve_stdio().await,
     };
@@ -166,15 +157,85 @@ fn show_status(a: &ServeArgs) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Where the gateway serves: `stdio`, or its `http://…/mcp` address.
-fn listening_on(listener: Option<&tokio::net::TcpListener>) -> String {
+/// Where the gateway serves: `stdio`, or its `http(s)://…/mcp` address.
+fn listening_on(listener: Option<&tokio::net::TcpListener>, tls: bool) -> String {
+    let scheme = if tls { "https" } else { "http" };
     match listener {
         Some(l) => match l.local_addr() {
-            Ok(addr) => format!("http://{addr}/mcp"),
-            Err(_) => "http".to_string(),
+            Ok(addr) => format!("{scheme}://{addr}/mcp"),
+            Err(_) => scheme.to_string(),
         },
         None => "stdio".to_string(),
     }
+}
+
+/// Serves Streamable HTTP on `listener`, through `access` when given,
+/// until interrupted.
+async fn serve_http(
+    gateway: &Gateway,
+    listener: tokio::net::TcpListener,
+    access: Option<Access>,
+    mut options: HttpOptions,
+    stop: impl Future<Output = ()>,
+) -> Result<(), mcp_preamble::Error> {
+    if let Some(access) = access {
+        access.prefetch().await;
+        options = options.access(access);
+    }
+    gateway.serve_http_until(listener, options, stop).await
+}
+
+/// The `--listen` flags as the gateway's HTTP options: limits, drain,
+/// sealed session ids, and `/readyz` waiting for the shared review state.
+fn http_options(a: &ServeArgs, session_key: Option<SessionKey>) -> HttpOptions {
+    let mut options = HttpOptions::new(http_limits(a))
+        .drain(a.drain_seconds)
+        .ready_when("state", || {
+            crate::review::ready()
+                .then_some(())
+                .ok_or_else(|| "the shared review state does not answer".to_string())
+        });
+    if let Some(key) = session_key {
+        options = options.session_key(key, a.session_ttl);
+    }
+    options
+}
+
+/// The `--listen` listener: on loopback without authentication or TLS
+/// flags, as it always was; else with an [`Access`] of those flags (and a
+/// non-loopback address refused without authentication and TLS or
+/// `--behind-proxy`, naming what is missing).
+async fn listen(
+    addr: std::net::SocketAddr,
+    a: &ServeArgs,
+) -> Result<(tokio::net::TcpListener, Option<Access>), CliError> {
+    let flagged = a.auth_tokens.is_some()
+        || a.oauth_issuer.is_some()
+        || a.tls_cert.is_some()
+        || a.behind_proxy
+        || !a.allowed_hosts.is_empty();
+    if addr.ip().is_loopback() && !flagged {
+        return Ok((mcp_preamble::serve::bind_loopback(addr).await?, None));
+    }
+    let mut access = Access::new().behind_proxy(a.behind_proxy);
+    if let Some(path) = &a.auth_tokens {
+        access = access.tokens_file(path)?;
+    }
+    if let (Some(issuer), Some(audience)) = (&a.oauth_issuer, &a.oauth_audience) {
+        let mut oauth = OAuth::new(issuer, audience)?;
+        if let Some(jwks) = &a.oauth_jwks {
+            oauth = oauth.jwks_file(jwks)?;
+        }
+        access = access.oauth(oauth);
+    }
+    if let (Some(cert), Some(key)) = (&a.tls_cert, &a.tls_key) {
+        access = access.tls_files(cert, key)?;
+    }
+    for host in &a.allowed_hosts {
+        access = access.allowed_host(host);
+    }
+    let listener = mcp_preamble::serve::bind(addr, &access).await?;
+    Ok((listener, Some(access)))
 }
 
 /// Starts every server of `config` in the background; on a first start
