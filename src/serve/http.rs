@@ -18,7 +18,7 @@ use hyper::{Request, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 
 use super::gateway::Gateway;
@@ -261,40 +261,12 @@ impl Gateway {
                     continue;
                 }
             };
-            let (front, stopped) = (front.clone(), stopped.clone());
-            let guard = options.guard.clone();
-            tokio::spawn(async move {
-                // An answer is small writes (head, then event-stream chunks): without
-                // this, Nagle's algorithm holds the last one for the client's delayed ACK.
-                let _ = stream.set_nodelay(true);
-                // serve-auth hook: TLS, its handshake within the head's time.
-                #[cfg(feature = "serve-auth")]
-                if let Some(tls) = guard.as_ref().and_then(|a| a.tls()) {
-                    let shake =
-                        tokio::time::timeout(limits.header_read_timeout, tls.accept(stream));
-                    match shake.await {
-                        Ok(Ok(stream)) => {
-                            let front = Served {
-                                front,
-                                guard,
-                                loopback,
-                            };
-                            connection(stream, peer, front, limits, stopped).await
-                        }
-                        Ok(Err(e)) => tracing::debug!(%peer, error = %e, "tls handshake failed"),
-                        Err(_) => tracing::debug!(%peer, "tls handshake timed out"),
-                    }
-                    drop(slot);
-                    return;
-                }
-                let front = Served {
-                    front,
-                    guard,
-                    loopback,
-                };
-                connection(stream, peer, front, limits, stopped).await;
-                drop(slot);
-            });
+            let served = Served {
+                front: front.clone(),
+                guard: options.guard.clone(),
+                loopback,
+            };
+            tokio::spawn(open(stream, peer, served, limits, stopped.clone(), slot));
         }
         drop(listener);
         // Open connections answer what they are serving, then close.
@@ -309,6 +281,35 @@ impl Gateway {
         }
         Ok(())
     }
+}
+
+/// Serves one accepted connection (over TLS when the gate has some,
+/// its handshake within the head's time), then frees its `slot`.
+async fn open(
+    stream: TcpStream,
+    peer: SocketAddr,
+    served: Served,
+    limits: HttpLimits,
+    stopped: tokio::sync::watch::Receiver<bool>,
+    slot: tokio::sync::OwnedSemaphorePermit,
+) {
+    // An answer is small writes (head, then event-stream chunks): without
+    // this, Nagle's algorithm holds the last one for the client's delayed ACK.
+    let _ = stream.set_nodelay(true);
+    // serve-auth hook: TLS.
+    #[cfg(feature = "serve-auth")]
+    if let Some(tls) = served.guard.as_ref().and_then(|a| a.tls()) {
+        let shake = tokio::time::timeout(limits.header_read_timeout, tls.accept(stream));
+        match shake.await {
+            Ok(Ok(stream)) => connection(stream, peer, served, limits, stopped).await,
+            Ok(Err(e)) => tracing::debug!(%peer, error = %e, "tls handshake failed"),
+            Err(_) => tracing::debug!(%peer, "tls handshake timed out"),
+        }
+        drop(slot);
+        return;
+    }
+    connection(stream, peer, served, limits, stopped).await;
+    drop(slot);
 }
 
 /// rmcp's defaults, but a stateless (2026-07-28) call whose first message

@@ -44,12 +44,6 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
         Some(addr) => Some(listen(addr, &a).await?),
         None => None,
     };
-    // Over HTTP only: a stdio gateway ends with its host (or the signal's default).
-    let stop = listening.as_ref().map(|_| stop_signal());
-    let session_key = match a.session_key_file.as_deref() {
-        Some(file) => Some(mcp_preamble::serve::SessionKey::from_file(file)?),
-        None => None,
-    };
     let Some(config_path) = a.connect.config.clone() else {
         return Err(CliError::NoConfig);
     };
@@ -83,7 +77,10 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     let book = Book::new(
         dir.clone(),
         gateway.clone(),
-        listening_on(listening.as_ref().map(|(l, _)| l), a.tls_cert.is_some()),
+        listening_on(
+            listening.as_ref().map(|l| &l.listener),
+            a.tls_cert.is_some(),
+        ),
     );
     // From the first connection on: restarts and crashes are logged.
     let states = tokio::spawn(tell_states(gateway.hub().clone(), book.clone()));
@@ -103,11 +100,8 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
         tokio::spawn(tell_pending(gateway.hub().clone(), approve, shared)),
         tokio::spawn(tell_limits(gateway.hub().clone())),
     ];
-    let served = match listening.zip(stop) {
-        Some(((listener, access), stop)) => {
-            let options = http_options(&a, session_key);
-            serve_http(&gateway, listener, access, options, stop).await
-        }
+    let served = match listening {
+        Some(listening) => serve_http(&gateway, listening).await,
         None => gateway.serve_stdio().await,
     };
     for task in tasks {
@@ -169,15 +163,24 @@ fn listening_on(listener: Option<&tokio::net::TcpListener>, tls: bool) -> String
     }
 }
 
-/// Serves Streamable HTTP on `listener`, through `access` when given,
-/// until interrupted.
-async fn serve_http(
-    gateway: &Gateway,
+/// `--listen`: the listener, bound and checked before any server starts,
+/// the access gate and options of its flags, and the signal that stops it
+/// (watched from the bind on; a stdio gateway ends with its host).
+struct Listening {
     listener: tokio::net::TcpListener,
     access: Option<Access>,
-    mut options: HttpOptions,
-    stop: impl Future<Output = ()>,
-) -> Result<(), mcp_preamble::Error> {
+    options: HttpOptions,
+    stop: std::pin::Pin<Box<dyn Future<Output = ()>>>,
+}
+
+/// Serves Streamable HTTP as `listening` says until SIGTERM or Ctrl-C.
+async fn serve_http(gateway: &Gateway, listening: Listening) -> Result<(), mcp_preamble::Error> {
+    let Listening {
+        listener,
+        access,
+        mut options,
+        stop,
+    } = listening;
     if let Some(access) = access {
         access.prefetch().await;
         options = options.access(access);
@@ -205,7 +208,22 @@ fn http_options(a: &ServeArgs, session_key: Option<SessionKey>) -> HttpOptions {
 /// flags, as it always was; else with an [`Access`] of those flags (and a
 /// non-loopback address refused without authentication and TLS or
 /// `--behind-proxy`, naming what is missing).
-async fn listen(
+async fn listen(addr: std::net::SocketAddr, a: &ServeArgs) -> Result<Listening, CliError> {
+    let (listener, access) = bind(addr, a).await?;
+    let session_key = match a.session_key_file.as_deref() {
+        Some(file) => Some(SessionKey::from_file(file)?),
+        None => None,
+    };
+    Ok(Listening {
+        listener,
+        access,
+        options: http_options(a, session_key),
+        stop: Box::pin(stop_signal()),
+    })
+}
+
+/// The listener of [`listen`] and its access gate.
+async fn bind(
     addr: std::net::SocketAddr,
     a: &ServeArgs,
 ) -> Result<(tokio::net::TcpListener, Option<Access>), CliError> {
