@@ -14,14 +14,14 @@
 mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream, UdpSocket};
+use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use common::gateway::{scratch, wait_until};
+use common::gateway::{non_loopback, scratch, wait_until};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Value, json};
 
@@ -37,24 +37,6 @@ fn data(name: &str) -> String {
         .join(name)
         .display()
         .to_string()
-}
-
-/// This machine's non-loopback address, if it has one.
-fn own_address() -> Option<std::net::IpAddr> {
-    let socket = UdpSocket::bind("0.0.0.0:0").ok()?;
-    socket.connect("192.0.2.1:9").ok()?;
-    let ip = socket.local_addr().ok()?.ip();
-    (!ip.is_loopback() && !ip.is_unspecified()).then_some(ip)
-}
-
-/// The non-loopback address to bind (port 0).
-fn non_loopback() -> String {
-    let addr = match own_address() {
-        Some(ip) => format!("{ip}:0"),
-        None => "0.0.0.0:0".to_string(),
-    };
-    eprintln!("non-loopback binds go to {addr}");
-    addr
 }
 
 /// A running `serve --listen`, killed on drop.

@@ -3,7 +3,10 @@
 //! each other's sessions (lists, calls, progress); a changed, malformed or
 //! expired id is refused with the transport spec's status; `/healthz`,
 //! `/readyz` and `/metrics` tell what they should; SIGTERM lets a call in
-//! flight finish and exits 0. Loopback only; every wait is bounded.
+//! flight finish and exits 0; and issue 36's team deployment end to end:
+//! two replicas on a non-loopback address with a tokens file and the
+//! review state in a real `redis-server` (skipped without one, unless
+//! `MCP_PREAMBLE_REQUIRE_REDIS=1`). Every wait is bounded.
 #![cfg(feature = "cli")]
 
 mod common;
@@ -11,11 +14,12 @@ mod common;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::gateway::{node, scratch, wait_until};
+use common::gateway::{node, non_loopback, scratch, wait_until};
+use common::redis::Redis;
 use serde_json::{Value, json};
 
 /// A gateway process on a free loopback port, killed on drop.
@@ -23,6 +27,8 @@ struct Replica {
     child: Child,
     authority: String,
     log: Arc<Mutex<Vec<String>>>,
+    /// Sent as `Authorization: Bearer …` with every MCP request.
+    token: Option<String>,
 }
 
 impl Drop for Replica {
@@ -67,7 +73,9 @@ impl Replica {
             log.lock().unwrap().push(line.clone());
             if let Some(at) = line.find("serving on http://") {
                 let url = &line[at + "serving on http://".len()..];
-                break url.split('/').next().unwrap().to_string();
+                // Bound to every address: reached through loopback.
+                let authority = url.split('/').next().unwrap();
+                break authority.replace("0.0.0.0", "127.0.0.1");
             }
         };
         let kept = log.clone();
@@ -80,7 +88,19 @@ impl Replica {
             child,
             authority,
             log,
+            token: None,
         }
+    }
+
+    /// The same replica, its MCP requests sent with `token`.
+    fn with_token(mut self, token: &str) -> Replica {
+        self.token = Some(token.to_string());
+        self
+    }
+
+    /// The log lines so far.
+    fn log_lines(&self) -> Vec<String> {
+        self.log.lock().unwrap().clone()
     }
 
     fn logged(&self, what: &str) -> bool {
@@ -97,6 +117,9 @@ impl Replica {
         if let Some(id) = session {
             headers.push_str(&format!("\r\nMcp-Session-Id: {id}"));
         }
+        if let Some(token) = &self.token {
+            headers.push_str(&format!("\r\nAuthorization: Bearer {token}"));
+        }
         exchange(
             &self.authority,
             "POST /mcp HTTP/1.1",
@@ -105,14 +128,28 @@ impl Replica {
         )
     }
 
-    /// A new session: `initialize`, then `notifications/initialized`; its id.
-    fn initialize(&self) -> String {
-        let answer = self.post(
+    /// An `initialize` (no session begins until `notifications/initialized`).
+    fn initialize_answer(&self) -> Answer {
+        self.post(
             None,
             &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
                 "protocolVersion": "2025-11-25", "capabilities": {},
                 "clientInfo": {"name": "replica-test", "version": "1"}}}),
-        );
+        )
+    }
+
+    /// The `instructions` a new session's `initialize` gets.
+    fn instructions(&self) -> String {
+        let answer = self.initialize_answer();
+        assert_eq!(answer.status, 200, "{answer:?}");
+        (answer.result()["instructions"].as_str())
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    /// A new session: `initialize`, then `notifications/initialized`; its id.
+    fn initialize(&self) -> String {
+        let answer = self.initialize_answer();
         assert_eq!(answer.status, 200, "{answer:?}");
         let id = answer.header("mcp-session-id").expect("a session id");
         let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
@@ -346,6 +383,221 @@ fn a_session_begun_on_one_replica_goes_on_on_the_other() {
     }
 }
 
+/// `mcp-preamble args…`, run to its end.
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Asserts `out` exited 0; its stdout.
+fn succeeded(out: &Output) -> String {
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
+const TOKEN: &str = "team-token-0123456789abcdef";
+
+/// Issue 36's team deployment end to end: two replicas on a non-loopback
+/// address with a tokens file, one session key and the review state in a
+/// real Redis. Without a token: 401 and the metadata challenge; a session
+/// begun on A goes on on B (list, call, progress); a held change approved
+/// with `pin --state --approve` reaches both replicas' `initialize` within
+/// 2 s; Redis stopped, both keep serving and report not ready; Redis back,
+/// both are ready and a second approval reaches both within 2 s.
+#[test]
+fn a_team_of_two_replicas_with_tokens_and_review_state_in_redis() {
+    let Some(mut redis) = Redis::start("team") else {
+        return;
+    };
+    let url = redis.url();
+    let dir = scratch("serve-replicas", "team");
+    let text = dir.join("billing.txt");
+    std::fs::write(&text, "Call first before second. Reviewed text.").unwrap();
+    // ttlMs 200: each replica asks server/discover again and sees new text.
+    let config = config(
+        &dir,
+        json!({
+            "billing": node("changing.mjs", json!({
+                "INSTRUCTIONS_FILE": text.display().to_string(), "TTL_MS": "200"})),
+            "progress": node("progress.mjs", json!({})),
+        }),
+    );
+    let config = config.to_str().unwrap();
+    let policy = dir.join("mcp-preamble.toml");
+    std::fs::write(&policy, "version = 1\n[defaults]\non_change = \"hold\"\n").unwrap();
+    let out = run(&["pin", "--config", config, "--state", &url]);
+    assert!(succeeded(&out).contains("billing: pinned (new)"));
+
+    let tokens = dir.join("tokens.txt");
+    std::fs::write(&tokens, format!("{TOKEN}\n")).unwrap();
+    let key = key_file(&dir);
+    let listen = non_loopback();
+    let replica = |name: &str| {
+        let state_dir = dir.join(name);
+        let args = [
+            "serve",
+            "--config",
+            config,
+            "--policy",
+            policy.to_str().unwrap(),
+            "--listen",
+            &listen,
+            "--auth-tokens",
+            tokens.to_str().unwrap(),
+            "--behind-proxy",
+            "--session-key-file",
+            key.to_str().unwrap(),
+            "--state",
+            &url,
+            "--state-dir",
+            state_dir.to_str().unwrap(),
+        ];
+        Replica::spawn(&args, &dir).with_token(TOKEN)
+    };
+    let (a, b) = (replica("a"), replica("b"));
+    let both = [&a, &b];
+    for r in both {
+        wait_until("ready", Duration::from_secs(30), || {
+            r.get("/readyz").status == 200
+        });
+    }
+
+    // No token: refused with the challenge that names the metadata.
+    for r in both {
+        let refused = exchange(
+            &r.authority,
+            "POST /mcp HTTP/1.1",
+            "\r\nMCP-Protocol-Version: 2025-11-25",
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "no-token", "version": "1"}}})
+            .to_string(),
+        );
+        assert_eq!(refused.status, 401, "{refused:?}");
+        let challenge = refused.header("www-authenticate").unwrap_or_default();
+        assert_eq!(
+            challenge,
+            format!(
+                "Bearer resource_metadata=\"https://{}/.well-known/oauth-protected-resource/mcp\"",
+                r.authority
+            )
+        );
+    }
+
+    // A session begun on A goes on on B: a list, a call, progress.
+    let id = a.initialize();
+    let names = b.tool_names(&id);
+    for tool in ["billing__first", "progress__steps"] {
+        assert!(names.contains(&tool.to_string()), "{names:?}");
+    }
+    assert_eq!(b.call_text(&id, "billing__first"), "first");
+    let call = b.request(
+        &id,
+        7,
+        "tools/call",
+        json!({"name": "progress__steps", "arguments": {"n": 2, "gap_ms": 10},
+               "_meta": {"progressToken": "team"}}),
+    );
+    assert_eq!(call.status, 200, "{call:?}");
+    let progress: Vec<Value> = (call.messages().into_iter())
+        .filter(|m| m["method"] == "notifications/progress")
+        .collect();
+    assert_eq!(progress.len(), 2, "{call:?}");
+    assert!(
+        progress
+            .iter()
+            .all(|p| p["params"]["progressToken"] == "team")
+    );
+    assert_eq!(call.result()["content"][0]["text"], "job done");
+
+    // The text changes: each replica holds it and serves the reviewed one.
+    let held = |r: &Replica| {
+        (r.log_lines().iter())
+            .filter(|l| l.contains("awaits review (instructions changed"))
+            .count()
+    };
+    std::fs::write(&text, "Call first before second. Changed text.").unwrap();
+    for r in both {
+        wait_until("the change held", Duration::from_secs(10), || held(r) >= 1);
+        assert!(r.instructions().contains("Reviewed text."));
+    }
+    let approve = [
+        "pin",
+        "--config",
+        config,
+        "--state",
+        &url,
+        "--approve",
+        "billing",
+    ];
+    assert!(succeeded(&run(&approve)).contains("billing: pinned again"));
+    let approved = Instant::now();
+    wait_until(
+        "the approval on both within 2 s",
+        Duration::from_secs(2),
+        || {
+            both.iter()
+                .all(|r| r.instructions().contains("Changed text."))
+        },
+    );
+    eprintln!("approval served on both after {:?}", approved.elapsed());
+
+    // Redis stopped: both serve what they hold, and are not ready.
+    redis.down();
+    for r in both {
+        wait_until("not ready", Duration::from_secs(10), || {
+            let ready = r.get("/readyz");
+            ready.status == 503
+                && ready.body == "not ready: state (the shared review state does not answer)\n"
+        });
+        let health = r.get("/healthz");
+        assert_eq!((health.status, health.body.as_str()), (200, "ok\n"));
+        assert!(r.instructions().contains("Changed text."));
+        let session = r.initialize();
+        assert!(
+            r.tool_names(&session)
+                .contains(&"billing__first".to_string())
+        );
+        assert!(r.tool_names(&id).contains(&"billing__first".to_string()));
+    }
+
+    // Redis back (empty): ready again; another held change, approved,
+    // reaches both within 2 s.
+    redis.up();
+    for r in both {
+        wait_until("ready again", Duration::from_secs(10), || {
+            r.get("/readyz").status == 200
+        });
+    }
+    let before = both.map(held);
+    std::fs::write(&text, "Call first before second. Third text.").unwrap();
+    for (r, before) in both.into_iter().zip(before) {
+        wait_until("the second change held", Duration::from_secs(10), || {
+            held(r) > before
+        });
+        assert!(r.instructions().contains("Changed text."));
+    }
+    assert!(succeeded(&run(&approve)).contains("billing: pinned"));
+    wait_until(
+        "the second approval on both within 2 s",
+        Duration::from_secs(2),
+        || {
+            both.iter()
+                .all(|r| r.instructions().contains("Third text."))
+        },
+    );
+    drop((a, b));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn health_readiness_metrics_and_a_drain_on_sigterm() {
     let dir = scratch("serve-replicas", "ops");
@@ -472,6 +724,9 @@ fn health_readiness_metrics_and_a_drain_on_sigterm() {
     assert!(TcpStream::connect(&g.authority).is_err());
 }
 
+/// The README's two replicas, run as written but for the Redis (this
+/// test's), the ports (free ones) and the address (this machine's own,
+/// as `non_loopback` picks it).
 #[test]
 fn the_readmes_two_replicas_run_as_written() {
     let readme =
@@ -481,38 +736,82 @@ fn the_readmes_two_replicas_run_as_written() {
         .skip(1)
         .filter_map(|b| b.split("```").next())
         .find(|b| b.contains("--session-key-file session.key"))
-        .expect("the README's replica commands");
+        .expect("the README's replica commands")
+        .replace("\\\n", " ");
+    let Some(redis) = Redis::start("readme") else {
+        return;
+    };
     let dir = scratch("serve-replicas", "readme");
     config(&dir, json!({"billing": node("invoice.mjs", json!({}))}));
+    let url = redis.url();
+    let listen = non_loopback();
     let mut replicas: Vec<(String, Replica)> = Vec::new();
     let mut fetched = Vec::new();
+    let auth = "-H \"Authorization: Bearer $(head -n 1 tokens.txt)\" ";
+    let token = || {
+        let tokens = std::fs::read_to_string(dir.join("tokens.txt")).unwrap();
+        tokens.lines().next().unwrap().to_string()
+    };
     for line in block.lines().map(|l| l.split(" # ").next().unwrap().trim()) {
-        if line.starts_with("head -c 32") {
+        if line.starts_with("head -c 32") || line.starts_with("python3 -c") {
             let made = Command::new("sh")
                 .args(["-c", line])
                 .current_dir(&dir)
                 .status();
             assert!(made.unwrap().success(), "{line}");
-            assert_eq!(std::fs::read(dir.join("session.key")).unwrap().len(), 32);
         } else if let Some(args) = line.strip_prefix("mcp-preamble ") {
-            let mut args: Vec<&str> = args.split_whitespace().collect();
+            let mut args: Vec<&str> = (args.split_whitespace())
+                .map(|a| match a {
+                    "redis://127.0.0.1:6379/0" => url.as_str(),
+                    a => a,
+                })
+                .collect();
+            if args[0] == "pin" {
+                let out = Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
+                    .args(&args)
+                    .current_dir(&dir)
+                    .output()
+                    .unwrap();
+                succeeded(&out);
+                continue;
+            }
             let at = args.iter().position(|a| *a == "--listen").unwrap() + 1;
+            assert!(args[at].starts_with("0.0.0.0:"), "{line}");
             let port = args[at].rsplit(':').next().unwrap().to_string();
-            // A free port rather than the README's.
-            args[at] = "127.0.0.1:0";
-            replicas.push((port, Replica::spawn(&args, &dir)));
-        } else if let Some(url) = line.strip_prefix("curl -s http://127.0.0.1:") {
-            let (port, path) = url.split_once('/').unwrap();
+            // This machine's address and a free port rather than the README's.
+            args[at] = listen.as_str();
+            replicas.push((port, Replica::spawn(&args, &dir).with_token(&token())));
+        } else if let Some(rest) = line.strip_prefix("curl -s ") {
+            let (with_token, target) = match rest.strip_prefix(auth) {
+                Some(target) => (true, target),
+                None => (false, rest),
+            };
+            let target = target.strip_prefix("http://127.0.0.1:").expect(line);
+            let (port, path) = target.split_once('/').unwrap();
             let (_, replica) = replicas.iter().find(|(p, _)| p == port).unwrap();
             let path = format!("/{path}");
-            wait_until(&path, Duration::from_secs(30), || {
-                replica.get(&path).status == 200
-            });
-            fetched.push(replica.get(&path));
+            let get = || {
+                let header = match (with_token, &replica.token) {
+                    (true, Some(token)) => format!("\r\nAuthorization: Bearer {token}"),
+                    _ => String::new(),
+                };
+                exchange(
+                    &replica.authority,
+                    &format!("GET {path} HTTP/1.1"),
+                    &header,
+                    "",
+                )
+            };
+            wait_until(&path, Duration::from_secs(30), || get().status == 200);
+            if with_token {
+                assert_eq!(replica.get(&path).status, 401, "{path} needs the token");
+            }
+            fetched.push(get());
         } else {
             assert!(line.is_empty(), "a line the test does not know: {line}");
         }
     }
+    assert_eq!(std::fs::read(dir.join("session.key")).unwrap().len(), 32);
     assert_eq!(replicas.len(), 2);
     assert_eq!(fetched[0].body, "ready\n");
     assert!(
@@ -529,5 +828,14 @@ fn the_readmes_two_replicas_run_as_written() {
     assert!(
         b.call_text(&id, "billing__list_periods").contains("2026"),
         "a period"
+    );
+    // Redis stopped: not ready, still serving.
+    drop(redis);
+    wait_until("not ready", Duration::from_secs(10), || {
+        a.get("/readyz").status == 503
+    });
+    assert!(
+        b.tool_names(&id)
+            .contains(&"billing__list_periods".to_string())
     );
 }

@@ -217,3 +217,24 @@ impl Drop for Gateway {
         let _ = self.child.wait();
     }
 }
+
+/// This machine's own non-loopback address, if it has one: the address a
+/// UDP socket "connected" to a TEST-NET address would send from (no packet
+/// is sent).
+pub fn own_address() -> Option<std::net::IpAddr> {
+    let socket = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
+    socket.connect("192.0.2.1:9").ok()?;
+    let ip = socket.local_addr().ok()?.ip();
+    (!ip.is_loopback() && !ip.is_unspecified()).then_some(ip)
+}
+
+/// The non-loopback address to bind (port 0): this machine's own, else
+/// `0.0.0.0` (then reached through 127.0.0.1). The choice is printed.
+pub fn non_loopback() -> String {
+    let addr = match own_address() {
+        Some(ip) => format!("{ip}:0"),
+        None => "0.0.0.0:0".to_string(),
+    };
+    eprintln!("non-loopback binds go to {addr}");
+    addr
+}

@@ -190,3 +190,5 @@ pub const RESTATEMENTS: &[(&str, &str, &str)] = &[
 pub mod fragments;
 #[cfg(feature = "cli")]
 pub mod gateway;
+#[cfg(feature = "cli")]
+pub mod redis;
