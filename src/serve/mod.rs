@@ -127,7 +127,6 @@
 //!
 //! [`Hub`]: crate::hub::Hub
 
-#[cfg(feature = "serve-http")]
 mod ask;
 #[cfg(feature = "serve-auth")]
 mod auth;
