@@ -1,0 +1,368 @@
+//! Who may reach the gateway over HTTP (feature `serve-auth`): bearer
+//! tokens from a file or OAuth 2.1 access tokens (the MCP authorization
+//! spec's resource-server role), the protected-resource metadata of
+//! RFC 9728, the `Host` and `Origin` rules past loopback, and TLS.
+//!
+//! An [`Access`] is given to [`Gateway::serve_http_access`] with a listener
+//! from [`bind`]; every request then passes [`Access`]'s gate before MCP
+//! sees it. Tokens are never logged, and the `Authorization` header is
+//! taken off the request before it goes on (the gateway never passes a
+//! host's token to an upstream).
+//!
+//! [`Gateway::serve_http_access`]: super::Gateway::serve_http_access
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use hyper::body::Incoming;
+use hyper::header::{AUTHORIZATION, HOST, HeaderValue, ORIGIN, WWW_AUTHENTICATE};
+use hyper::{Method, Request, StatusCode};
+use tokio::net::TcpListener;
+
+use super::reply::{Answer, json, plain};
+use crate::error::{Error, ErrorKind, Result};
+
+/// Where the protected-resource metadata is served (RFC 9728), without
+/// authentication; `/.well-known/oauth-protected-resource/mcp` too.
+pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
+
+/// Who may reach the gateway and how: tokens, OAuth, TLS, the `Host`
+/// names served. Built with its methods, then given to [`bind`] and
+/// [`Gateway::serve_http_access`](super::Gateway::serve_http_access).
+///
+/// A non-loopback address needs an authentication method (a tokens file
+/// or OAuth) and TLS (or `behind_proxy`, for a TLS-terminating ingress);
+/// a loopback one needs neither.
+#[derive(Default)]
+pub struct Access {
+    tokens: Option<TokenFile>,
+    oauth: Option<OAuth>,
+    allowed_hosts: Vec<String>,
+    tls: Option<tokio_rustls::TlsAcceptor>,
+    behind_proxy: bool,
+}
+
+impl std::fmt::Debug for Access {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the tokens.
+        f.debug_struct("Access")
+            .field("tokens_file", &self.tokens.as_ref().map(|t| &t.path))
+            .field("oauth_issuer", &self.oauth.as_ref().map(|o| &o.issuer))
+            .field("allowed_hosts", &self.allowed_hosts)
+            .field("tls", &self.tls.is_some())
+            .field("behind_proxy", &self.behind_proxy)
+            .finish()
+    }
+}
+
+impl Access {
+    /// No authentication, no TLS: a loopback address only.
+    pub fn new() -> Access {
+        Access::default()
+    }
+
+    /// Bearer tokens from `path`: one per line (blank lines and lines
+    /// starting with `#` are skipped), at least 16 characters each. The
+    /// file is read now (an unreadable or empty one is an error) and again
+    /// when its modification time or length changes; a change that leaves
+    /// it unreadable or without a token keeps the last tokens (logged).
+    pub fn tokens_file(mut self, path: impl Into<PathBuf>) -> Result<Access> {
+        self.tokens = Some(TokenFile::open(path.into())?);
+        Ok(self)
+    }
+
+    /// OAuth 2.1 access tokens (JWTs) checked against `oauth`.
+    pub fn oauth(mut self, oauth: OAuth) -> Access {
+        self.oauth = Some(oauth);
+        self
+    }
+
+    /// TLS with the certificate chain `cert` and its private key `key`
+    /// (PEM files).
+    pub fn tls_files(mut self, cert: &Path, key: &Path) -> Result<Access> {
+        self.tls = Some(super::tls::acceptor(cert, key)?);
+        Ok(self)
+    }
+
+    /// Plain HTTP on a non-loopback address, for a TLS-terminating proxy
+    /// in front: the URLs the gateway gives (the metadata's) say `https`.
+    pub fn behind_proxy(mut self, yes: bool) -> Access {
+        self.behind_proxy = yes;
+        self
+    }
+
+    /// A `Host` the gateway answers to (`NAME` any port, or `NAME:PORT`);
+    /// repeatable. On a non-loopback address, when some are given, any
+    /// other `Host` is refused (403), and a request with an `Origin` is
+    /// served only when the origin's host is one of them (and its port,
+    /// when given). On loopback they are served besides the loopback names.
+    pub fn allowed_host(mut self, name: impl Into<String>) -> Access {
+        self.allowed_hosts.push(name.into().to_ascii_lowercase());
+        self
+    }
+
+    /// Whether a request needs a bearer token.
+    pub fn authenticates(&self) -> bool {
+        self.tokens.is_some() || self.oauth.is_some()
+    }
+
+    /// Fetches the OAuth issuer's keys now when they come from the issuer,
+    /// so that a wrong issuer shows at start; a failure is logged and the
+    /// keys are fetched again on the first token.
+    pub async fn prefetch(&self) {
+        if let Some(oauth) = &self.oauth
+            && oauth.jwks_file.is_none()
+            && let Err(e) = oauth.refresh().await
+        {
+            tracing::warn!("the oauth issuer's keys could not be fetched yet: {e}");
+        }
+    }
+
+    pub(super) fn tls(&self) -> Option<&tokio_rustls::TlsAcceptor> {
+        self.tls.as_ref()
+    }
+
+    /// The `Host` names rmcp checks: the loopback names on loopback (plus
+    /// the allowed hosts); else the allowed hosts, or any when none.
+    pub(super) fn rmcp_hosts(&self, loopback: bool) -> Vec<String> {
+        let mut hosts: Vec<String> = if loopback {
+            ["localhost", "127.0.0.1", "::1"].map(String::from).into()
+        } else {
+            Vec::new()
+        };
+        hosts.extend(self.allowed_hosts.iter().cloned());
+        hosts
+    }
+
+    /// The gate every request passes: the `Host` and `Origin` rules, the
+    /// metadata document, the bearer token. The request to serve (without
+    /// its `Authorization` header), or the answer that refuses it.
+    pub(super) async fn gate(
+        &self,
+        mut req: Request<Incoming>,
+        loopback: bool,
+    ) -> std::result::Result<Request<Incoming>, Answer> {
+        // On loopback the caller has checked the loopback rules.
+        if !loopback && let Some(refused) = self.foreign_refusal(&req) {
+            return Err(refused);
+        }
+        if !self.authenticates() {
+            return Ok(req);
+        }
+        // The URLs of the metadata and the challenge are made of it.
+        let Some(host) = host_of(&req) else {
+            return Err(plain(
+                StatusCode::BAD_REQUEST,
+                "bad request: no host header, or not a host",
+            ));
+        };
+        let allowed = self.rmcp_hosts(loopback);
+        if !allowed.is_empty() && !host_allowed(&host, &allowed) {
+            tracing::warn!("refused an http request for a host not served");
+            return Err(plain(
+                StatusCode::FORBIDDEN,
+                "forbidden: the host is not served",
+            ));
+        }
+        let base = format!("{}://{host}", self.scheme());
+        let path = req.uri().path().to_string();
+        if let Some(rest) = path.strip_prefix(METADATA_PATH)
+            && (rest.is_empty() || rest.starts_with('/'))
+        {
+            return Err(self.metadata(&req, &base, rest));
+        }
+        // Quoted in a header: a path of plain characters only, else the endpoint's.
+        let plain_path = path
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-._~/".contains(&b));
+        let resource = if plain_path { path.as_str() } else { "/mcp" };
+        let metadata_url = format!("{base}{METADATA_PATH}{resource}");
+        let Some(token) = bearer(&req) else {
+            return Err(unauthorized(&metadata_url, false));
+        };
+        if let Err(why) = self.admits(&token).await {
+            tracing::info!(reason = why, "refused a request's bearer token");
+            return Err(unauthorized(&metadata_url, true));
+        }
+        req.headers_mut().remove(AUTHORIZATION);
+        tracing::debug!("admitted a request's bearer token");
+        Ok(req)
+    }
+
+    fn scheme(&self) -> &'static str {
+        if self.tls.is_some() || self.behind_proxy {
+            "https"
+        } else {
+            "http"
+        }
+    }
+
+    /// Off loopback: one `Host` header, and an `Origin` (a browser's
+    /// request) only from an allowed host.
+    fn foreign_refusal(&self, req: &Request<Incoming>) -> Option<Answer> {
+        let headers = req.headers();
+        if headers.get_all(HOST).iter().count() > 1 {
+            return Some(plain(
+                StatusCode::BAD_REQUEST,
+                "bad request: more than one host header",
+            ));
+        }
+        let mut origins = headers.get_all(ORIGIN).iter();
+        if !origins.all(|o| {
+            o.to_str()
+                .is_ok_and(|o| origin_allowed(o, &self.allowed_hosts))
+        }) {
+            tracing::warn!("refused an http request from an origin not served");
+            return Some(plain(
+                StatusCode::FORBIDDEN,
+                "forbidden: the origin is not served",
+            ));
+        }
+        None
+    }
+
+    /// The protected-resource metadata (RFC 9728) for the resource at
+    /// `path` (`/mcp` for the bare well-known path).
+    fn metadata(&self, req: &Request<Incoming>, base: &str, path: &str) -> Answer {
+        if req.method() != Method::GET {
+            return plain(StatusCode::METHOD_NOT_ALLOWED, "method not allowed");
+        }
+        let path = if path.is_empty() { "/mcp" } else { path };
+        let mut doc = serde_json::json!({
+            "resource": format!("{base}{path}"),
+            "bearer_methods_supported": ["header"],
+        });
+        if let Some(oauth) = &self.oauth {
+            doc["authorization_servers"] = serde_json::json!([oauth.issuer]);
+        }
+        json(doc.to_string())
+    }
+
+    /// Whether `token` is one of the file's or a valid access token; else
+    /// why not (never the token).
+    async fn admits(&self, token: &str) -> std::result::Result<(), &'static str> {
+        if let Some(file) = &self.tokens
+            && file.holds(token)
+        {
+            return Ok(());
+        }
+        match &self.oauth {
+            Some(oauth) => oauth.check(token).await,
+            None => Err("not a token of the tokens file"),
+        }
+    }
+}
+
+/// A listener on `addr` for `access`: any loopback address; another only
+/// when `access` authenticates and has TLS or is behind a proxy. Else an
+/// error naming what is missing.
+pub async fn bind(addr: SocketAddr, access: &Access) -> Result<TcpListener> {
+    if !addr.ip().is_loopback() {
+        let auth = access.authenticates();
+        let tls = access.tls.is_some() || access.behind_proxy;
+        let missing = match (auth, tls) {
+            (true, true) => None,
+            (false, true) => Some("authentication (--auth-tokens or --oauth-issuer)"),
+            (true, false) => Some("tls (--tls-cert and --tls-key) or --behind-proxy"),
+            (false, false) => Some(
+                "authentication (--auth-tokens or --oauth-issuer) and tls (--tls-cert and --tls-key) or --behind-proxy",
+            ),
+        };
+        if let Some(missing) = missing {
+            return Err(Error::new(
+                ErrorKind::InvalidConfig,
+                format!("cannot listen on {addr}, not a loopback address, without {missing}"),
+            ));
+        }
+    }
+    TcpListener::bind(addr)
+        .await
+        .map_err(|e| Error::new(ErrorKind::Connect, format!("cannot listen on {addr}: {e}")))
+}
+
+/// `401` with the challenge of RFC 6750 and RFC 9728: where the metadata
+/// is, and `invalid_token` when a token was given and refused.
+fn unauthorized(metadata_url: &str, refused: bool) -> Answer {
+    let mut answer = plain(StatusCode::UNAUTHORIZED, "unauthorized");
+    let challenge = if refused {
+        format!("Bearer error=\"invalid_token\", resource_metadata=\"{metadata_url}\"")
+    } else {
+        format!("Bearer resource_metadata=\"{metadata_url}\"")
+    };
+    if let Ok(value) = HeaderValue::from_str(&challenge) {
+        answer.headers_mut().insert(WWW_AUTHENTICATE, value);
+    }
+    answer
+}
+
+/// The token of the one `Authorization: Bearer TOKEN` header.
+fn bearer(req: &Request<Incoming>) -> Option<String> {
+    let mut values = req.headers().get_all(AUTHORIZATION).iter();
+    let (Some(value), None) = (values.next(), values.next()) else {
+        return None;
+    };
+    let value = value.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then(|| token.to_string())
+}
+
+/// The request's `Host` (HTTP/1.1 always has one), lowercase.
+fn host_of(req: &Request<Incoming>) -> Option<String> {
+    let host = req.headers().get(HOST)?.to_str().ok()?;
+    // Only an authority: no path, user info or spaces to reflect into URLs.
+    let clean = !host.is_empty()
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b".-:[]_".contains(&b));
+    clean.then(|| host.to_ascii_lowercase())
+}
+
+/// `(name, port)` of an authority, IPv6 brackets taken off.
+fn split_authority(authority: &str) -> (&str, Option<&str>) {
+    if let Some(v6) = authority.strip_prefix('[') {
+        return match v6.split_once(']') {
+            Some((name, rest)) => (name, rest.strip_prefix(':')),
+            None => (authority, None),
+        };
+    }
+    match authority.rsplit_once(':') {
+        // A bare IPv6 address (an allowed-host entry written without brackets).
+        Some((name, _)) if name.contains(':') => (authority, None),
+        Some((name, port)) => (name, Some(port)),
+        None => (authority, None),
+    }
+}
+
+/// Whether `host` (a `Host` header) is one of `allowed` (`NAME` any port,
+/// `NAME:PORT` that port).
+fn host_allowed(host: &str, allowed: &[String]) -> bool {
+    let (name, port) = split_authority(host);
+    allowed.iter().any(|entry| {
+        let (allowed_name, allowed_port) = split_authority(entry);
+        allowed_name.eq_ignore_ascii_case(name) && allowed_port.is_none_or(|p| Some(p) == port)
+    })
+}
+
+/// Whether a request's `Origin` is `http(s)://` an allowed host (scheme,
+/// host and port only).
+fn origin_allowed(origin: &str, allowed: &[String]) -> bool {
+    let Some(authority) = origin
+        .strip_prefix("https://")
+        .or_else(|| origin.strip_prefix("http://"))
+    else {
+        return false;
+    };
+    let plain_authority = authority
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b".-:[]".contains(&b));
+    plain_authority && !authority.is_empty() && host_allowed(authority, allowed)
+}
+
+mod oauth;
+#[cfg(test)]
+mod tests;
+mod tokens;
+
+pub use oauth::OAuth;
+use tokens::TokenFile;
