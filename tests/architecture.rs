@@ -64,6 +64,8 @@ const BIN_LAYERS: &[&[&str]] = &[
     &["load"],
     // Where the pins are: a lock file or a shared state (`--state`).
     &["review"],
+    // `serve --listen`'s listener, gate and options.
+    &["listen"],
     // The commands; `snapshot` warns about aliases as `lint` does, `pin`
     // writes the lock as `snapshot` writes its files.
     &["lint", "preview", "serve"],

@@ -7,6 +7,7 @@ mod error;
 mod install;
 mod jsonc;
 mod lint;
+mod listen;
 mod load;
 mod memory;
 mod pin;
