@@ -382,6 +382,17 @@ async fn two_replicas(seconds: u64) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `-- http`: only the Rust upstream over Streamable HTTP, printed (no
+/// report written): the run to compare when working on the HTTP path.
+async fn http_only() {
+    let dir = std::env::temp_dir().join(format!("mcp-preamble-bench-http-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (clients, ratios) in over_http(&kinds()[0], &dir).await {
+        ratios.print("rust", "http", clients);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn report_path() -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
@@ -446,6 +457,9 @@ fn main() {
     if let Some(at) = args.iter().position(|a| a == "replicas") {
         let seconds = args.get(at + 1).and_then(|s| s.parse().ok()).unwrap_or(60);
         return runtime.block_on(two_replicas(seconds));
+    }
+    if args.iter().any(|a| a == "http") {
+        return runtime.block_on(http_only());
     }
     forwarding(&runtime);
 
