@@ -161,6 +161,59 @@ async fn streamable_http_on_localhost() {
     child.kill().await.ok();
 }
 
+/// A Streamable HTTP connection keeps its TCP connections alive: rmcp's
+/// own client opens one per message (measured: one connect per forwarded
+/// call in `benches/serve.rs`).
+#[cfg(feature = "http")]
+#[tokio::test]
+async fn streamable_http_calls_reuse_their_tcp_connections() {
+    use common::{ensure_npm, servers_dir};
+    use mcp_preamble::rmcp::model::CallToolRequestParams;
+
+    ensure_npm();
+    let mut child = tokio::process::Command::new("node")
+        .args(["http.mjs", "0"])
+        .current_dir(servers_dir())
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(stdout));
+    let line = tokio::time::timeout(T, lines.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let url = line.strip_prefix("listening ").unwrap().to_string();
+    let counter = url.replace("/mcp", "/connections");
+    let entry = ServerEntry::http("remote", url);
+    let c = connect(&entry, &opts(&Handshake::Auto))
+        .await
+        .unwrap_or_else(|f| panic!("{}", f.error));
+    let calls = 30;
+    for _ in 0..calls {
+        c.client
+            .peer()
+            .call_tool(CallToolRequestParams::new("list_periods"))
+            .await
+            .expect("a call");
+    }
+    let opened: usize = reqwest::get(&counter)
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // The handshake, the tool list and 30 calls: a few connections, not one each.
+    assert!(opened <= 4, "{opened} tcp connections for {calls} calls");
+    c.close().await;
+    child.kill().await.ok();
+}
+
 #[tokio::test]
 async fn endless_tools_list_paging_stops_at_the_limits() {
     let limits = mcp_preamble::Limits::default();

@@ -27,6 +27,8 @@ mod handler;
 mod handshake;
 mod lifecycle;
 mod options;
+#[cfg(feature = "http")]
+mod pool;
 mod probe;
 mod skills;
 mod snapshot;

@@ -253,7 +253,10 @@ async fn start<H: rmcp::ClientHandler>(
         ServerTransport::Http { url, headers } => {
             // Over HTTP, auto is rmcp's: a server that takes the request is up.
             let transport = super::tap::Tapped {
-                inner: StreamableHttpClientTransport::from_config(http_config(url, headers)?),
+                inner: StreamableHttpClientTransport::with_client(
+                    super::pool::client(),
+                    http_config(url, headers)?,
+                ),
                 tap: options.progress_tap(&entry.alias),
             };
             let client = handler

@@ -9,8 +9,15 @@ import { invoiceServer } from "./invoice-factory.mjs";
 const handler = createMcpHandler(invoiceServer, { onerror: (error) => process.stderr.write(`mcp: ${error.message}\n`) });
 
 // Minimal node:http -> fetch-API bridge (the SDK's handler speaks web-standard Request/Response).
+// TCP connections accepted so far, served at GET /connections (a client that
+// keeps its connections alive opens few, whatever the number of messages).
+let connections = 0;
 const server = http.createServer(async (req, res) => {
   const url = new URL(req.url ?? "/", "http://127.0.0.1");
+  if (url.pathname === "/connections") {
+    res.writeHead(200, { "content-type": "text/plain" }).end(`${connections}\n`);
+    return;
+  }
   if (url.pathname !== "/mcp") {
     res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
     return;
@@ -41,6 +48,10 @@ const server = http.createServer(async (req, res) => {
     if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
     res.end();
   }
+});
+
+server.on("connection", () => {
+  connections += 1;
 });
 
 const port = Number(process.argv[2] ?? 0);
