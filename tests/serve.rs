@@ -389,6 +389,14 @@ fn served_prose_names_listed_tools_and_the_policy_filters_and_overrides_tools() 
             assert!(names.contains(&name), "{name} is not listed: {text}");
         }
     }
+    // The reader tool (issue 34): without the sentence the section removed
+    // for the hidden tool, naming the kept tool as served.
+    let read = g.text("mcp_preamble__instructions", json!({"server": "audit"}));
+    assert_eq!(
+        read, "Use `audit__get_invoice` for one invoice of an audit.",
+        "{read}"
+    );
+    assert!(!read.contains("list_periods"), "{read}");
 
     // tools/list: filtered, overridden.
     assert!(names.contains(&"billing__list_periods"), "{names:?}");
