@@ -1671,6 +1671,26 @@ fn mcp022_finds_instructions_longer_than_every_tool_description() {
         )
         .is_empty()
     );
+    // Near miss: as many tokens of instructions (over 100), yet the tools'
+    // descriptions together are longer: one sentence more, split over two tools.
+    let o200k = mcp_preamble::tokens::Tiktoken::new(mcp_preamble::tokens::Encoding::O200kBase);
+    let count = |t: &str| mcp_preamble::tokens::TokenCounter::count(&o200k, t);
+    let (one, two) = (long.repeat(4), long.repeat(5));
+    let instructions = long.repeat(8);
+    assert!(count(&instructions) >= 100);
+    assert!(count(&one) + count(&two) > count(&instructions));
+    let described = [
+        ("list_periods", one.as_str()),
+        ("get_invoice", two.as_str()),
+    ];
+    assert!(
+        lint_code(
+            &instructions,
+            &described,
+            LintCode::InstructionsOverToolDescriptions
+        )
+        .is_empty()
+    );
     let bare = srv(&long.repeat(8), &[]).with_tool(Tool::new("list_periods", ""));
     let mut bare = bare;
     bare.tools[0].description = None;

@@ -225,7 +225,7 @@ fn shell_words(line: &str) -> Vec<String> {
     words
 }
 
-/// The README's host configs (Claude Desktop / Claude Code, VS Code), read
+/// The README's host configs (Claude Desktop / Claude Code / Cursor, VS Code), read
 /// as those hosts read them, start a working gateway.
 #[test]
 fn the_readme_configs_start_the_gateway() {
@@ -239,15 +239,21 @@ fn the_readme_configs_start_the_gateway() {
         .skip(1)
         .map(|b| &b[..b.find("```").unwrap()])
         .collect();
-    assert_eq!(blocks.len(), 2, "Claude Desktop / Claude Code and VS Code");
+    assert_eq!(
+        blocks.len(),
+        2,
+        "Claude Desktop / Claude Code / Cursor and VS Code"
+    );
     let dir = scratch("readme");
     let upstream = json!({"mcpServers": {"billing": node("invoice.mjs", json!({}))}});
     let upstream = write(&dir, "mcp.json", &upstream.to_string());
     std::fs::create_dir_all(dir.join(".vscode")).unwrap();
-    for (block, file) in blocks
-        .iter()
-        .zip(["claude_desktop_config.json", ".vscode/mcp.json"])
-    {
+    std::fs::create_dir_all(dir.join(".cursor")).unwrap();
+    for (block, file) in [
+        (blocks[0], "claude_desktop_config.json"),
+        (blocks[0], ".cursor/mcp.json"),
+        (blocks[1], ".vscode/mcp.json"),
+    ] {
         let host = write(&dir, file, block);
         let config = mcp_preamble::files::McpConfig::from_path(&host).unwrap();
         let entry = &config.servers[0];
@@ -389,6 +395,14 @@ fn served_prose_names_listed_tools_and_the_policy_filters_and_overrides_tools() 
             assert!(names.contains(&name), "{name} is not listed: {text}");
         }
     }
+    // The reader tool (issue 34): without the sentence the section removed
+    // for the hidden tool, naming the kept tool as served.
+    let read = g.text("mcp_preamble__instructions", json!({"server": "audit"}));
+    assert_eq!(
+        read, "Use `audit__get_invoice` for one invoice of an audit.",
+        "{read}"
+    );
+    assert!(!read.contains("list_periods"), "{read}");
 
     // tools/list: filtered, overridden.
     assert!(names.contains(&"billing__list_periods"), "{names:?}");

@@ -182,3 +182,72 @@ fn methods_the_gateway_does_not_serve_are_method_not_found() {
     assert_eq!(error(&answer).0, -32601, "{answer}");
     assert!(g.request("ping", json!({}))["result"].is_object());
 }
+
+#[test]
+fn malformed_skills_resources_and_subscriptions_params_are_invalid_params_naming_the_field() {
+    // Upstreams with skills and resources: the gateway serves their methods.
+    let dir = scratch("serve-errors", "extensions");
+    let config = config(
+        &dir,
+        json!({"docs": node("library.mjs", json!({"PREFIX": "a"})),
+               "skills": node("skills.mjs", json!({}))}),
+    );
+    let mut g = Gateway::spawn(&["--config", &config, "--ready-within", "60"]);
+    let init = g.initialize();
+    let caps = &init["result"]["capabilities"];
+    assert!(
+        caps["resources"]["subscribe"] == true && caps["extensions"].is_object(),
+        "{init}"
+    );
+    let cases = [
+        ("skills/get", json!({}), "\"uri\" is missing", "uri"),
+        (
+            "skills/get",
+            json!({"uri": 3}),
+            "\"uri\" must be a string, not a number",
+            "uri",
+        ),
+        (
+            "resources/subscribe",
+            json!({}),
+            "\"uri\" is missing",
+            "uri",
+        ),
+        (
+            "resources/unsubscribe",
+            json!({}),
+            "\"uri\" is missing",
+            "uri",
+        ),
+        (
+            "resources/unsubscribe",
+            json!({"uri": ["book://a/guide"]}),
+            "\"uri\" must be a string, not an array",
+            "uri",
+        ),
+        (
+            "subscriptions/listen",
+            json!({}),
+            "\"notifications\" is missing",
+            "notifications",
+        ),
+        (
+            "subscriptions/listen",
+            json!({"notifications": true}),
+            "\"notifications\" must be an object, not a boolean",
+            "notifications",
+        ),
+    ];
+    for (method, params, why, field) in cases {
+        let answer = g.request(method, params.clone());
+        let want = format!("the params of {method}: {why}");
+        assert_eq!(error(&answer), (-32602, want), "{method} {params}");
+        assert_eq!(answer["error"]["data"]["field"], field, "{answer}");
+    }
+    // The session goes on: a well-formed skills/get is served.
+    let skills = g.request("skills/list", json!({}));
+    let uri = skills["result"]["skills"][0]["uri"].clone();
+    assert!(uri.is_string(), "{skills}");
+    let skill = g.request("skills/get", json!({"uri": uri}));
+    assert_eq!(skill["result"]["skill"]["uri"], uri, "{skill}");
+}

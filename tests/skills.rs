@@ -279,6 +279,29 @@ fn pins_flag_a_changed_description_or_digest_and_hold_keeps_it_out() {
     assert_eq!(old.check(&reviewed).skills_added.len(), 2);
 }
 
+/// A skill read off the wire pins its whole frontmatter: a field other
+/// than the name and description (its `license`) changed is a changed skill.
+#[test]
+fn pins_flag_a_changed_frontmatter_field_read_from_the_wire() {
+    let read = |license: &str| {
+        let page = json!({"skills": [{
+            "uri": "skill://refunds/SKILL.md",
+            "frontmatter": {"name": "refunds", "description": "Process a refund.", "license": license},
+            "resources": [{"uri": "skill://refunds/SKILL.md", "digest": "sha256:00"}]
+        }]});
+        let mut s = ServerSnapshot::new("billing").with_alias("billing");
+        s.push_skills_page(&page).unwrap();
+        s
+    };
+    let mut lock = Lock::new();
+    lock.pin(&read("MIT"));
+    assert_eq!(lock.check(&read("MIT")).state, PinState::Same);
+    let pin = lock.check(&read("Proprietary"));
+    assert_eq!(pin.state, PinState::Changed);
+    assert_eq!(pin.skills_changed, ["skill://refunds/SKILL.md"]);
+    assert!(pin.skills_added.is_empty() && pin.skills_removed.is_empty());
+}
+
 /// `mcp.json` in a fresh folder: `tests/servers/skills.mjs` as `docs`, and
 /// the invoice server (no skills) as `billing`.
 fn live_config(test: &str) -> String {

@@ -1,6 +1,7 @@
 //! `mcp-preamble wrap` in front of real servers: the official "everything"
 //! server (`@modelcontextprotocol/server-everything`, pinned in
-//! tests/servers) compared with a direct connection, byte for byte; and
+//! tests/servers) compared with a direct connection, byte for byte; a server
+//! whose instructions are past Claude Code's cap fitted within it; and
 //! upstreams that write garbage, end, or cannot start.
 
 mod common;
@@ -207,6 +208,24 @@ fn wrap_serves_the_everything_server_as_it_is_but_for_what_the_policy_changes() 
     assert!(utf16(ours) <= 2048, "{} units", utf16(ours));
     assert!(ours.contains("### everything"), "{ours}");
 
+    // Without a policy, tools/list passes byte for byte.
+    let mut bare = Raw::spawn(
+        env!("CARGO_BIN_EXE_mcp-preamble"),
+        &[
+            "wrap",
+            "--name",
+            "everything",
+            "--",
+            "node",
+            &server,
+            "stdio",
+        ],
+    );
+    handshake(&mut bare);
+    let one = direct.request(30, "tools/list", json!({}));
+    let two = bare.request(30, "tools/list", json!({}));
+    assert_eq!(one, two);
+
     // Everything the policy does not touch passes byte for byte.
     for (id, method, params) in requests() {
         let one = direct.request(id, method, params.clone());
@@ -395,6 +414,47 @@ fn served(answer: &Value) -> &str {
         "{text}"
     );
     text
+}
+
+/// `wrap --as claude-code` in front of a server whose instructions are past
+/// Claude Code's 2,048 UTF-16 units (the invoice server given a long text):
+/// the host reads them fitted within the cap, not cut, the rule at their
+/// end kept.
+#[test]
+fn wrap_fits_instructions_past_claude_codes_cap() {
+    ensure_npm();
+    let dir = std::env::temp_dir().join(format!("mcp-preamble-wrap-long-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut text = String::from("# Billing\n\n");
+    for n in 1..=40 {
+        text.push_str(&format!(
+            "Period {n} groups the invoices issued during week {n} of the fiscal year, with their credit notes. "
+        ));
+    }
+    text.push_str("\n\nAlways call list_periods before get_invoice.\n");
+    assert!(utf16(&text) > 2048, "{} units", utf16(&text));
+    let file = dir.join("long.md");
+    std::fs::write(&file, &text).unwrap();
+    let env = format!("INSTRUCTIONS_FILE={}", file.display());
+    let upstream = ["env", &env, "node", "invoice.mjs"];
+    let direct = initialize_with(&servers_dir(), upstream[0], &upstream[1..]);
+    assert_eq!(direct["result"]["instructions"], text.as_str());
+    let args = [
+        &["wrap", "--as", "claude-code", "--name", "billing", "--"],
+        &upstream[..],
+    ]
+    .concat();
+    let wrapped = initialize_with(&servers_dir(), env!("CARGO_BIN_EXE_mcp-preamble"), &args);
+    let ours = wrapped["result"]["instructions"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{wrapped}"));
+    assert!(utf16(ours) <= 2048, "{} units: {ours}", utf16(ours));
+    assert!(ours.contains("### billing"), "{ours}");
+    assert!(
+        ours.contains("Always call list_periods before get_invoice."),
+        "{ours}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The invoice server over Streamable HTTP (`servers/http.mjs`) and its URL.

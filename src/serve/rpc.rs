@@ -12,9 +12,9 @@
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
     CallToolRequest, CompleteRequest, DiscoverRequest, ErrorCode, GetPromptRequest,
-    InitializeRequest, ListPromptsRequest, ListResourceTemplatesRequest, ListResourcesRequest,
-    ListToolsRequest, PingRequest, ReadResourceRequest, SubscribeRequest,
-    SubscriptionsListenRequest, UnsubscribeRequest,
+    GetSkillRequest, InitializeRequest, ListPromptsRequest, ListResourceTemplatesRequest,
+    ListResourcesRequest, ListSkillsRequest, ListToolsRequest, PingRequest, ReadResourceRequest,
+    SubscribeRequest, SubscriptionsListenRequest, UnsubscribeRequest,
 };
 use serde_json::{Value, json};
 
@@ -57,9 +57,11 @@ fn fields(method: &str) -> Option<&'static [Field]> {
             ("requestState", Kind::String, false),
             META,
         ],
-        "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" => {
-            &[("cursor", Kind::String, false), META]
-        }
+        "tools/list"
+        | "prompts/list"
+        | "resources/list"
+        | "resources/templates/list"
+        | "skills/list" => &[("cursor", Kind::String, false), META],
         "prompts/get" => &[
             ("name", Kind::String, true),
             ("arguments", Kind::Object, false),
@@ -73,7 +75,9 @@ fn fields(method: &str) -> Option<&'static [Field]> {
             ("requestState", Kind::String, false),
             META,
         ],
-        "resources/subscribe" | "resources/unsubscribe" => &[("uri", Kind::String, true), META],
+        "resources/subscribe" | "resources/unsubscribe" | "skills/get" => {
+            &[("uri", Kind::String, true), META]
+        }
         "completion/complete" => &[
             ("ref", Kind::Object, true),
             ("argument", Kind::Object, true),
@@ -154,6 +158,8 @@ fn deeper(method: &str, params: Option<&Value>) -> String {
         "ping" => read::<PingRequest>(request),
         "server/discover" => read::<DiscoverRequest>(request),
         "subscriptions/listen" => read::<SubscriptionsListenRequest>(request),
+        "skills/list" => read::<ListSkillsRequest>(request),
+        "skills/get" => read::<GetSkillRequest>(request),
         _ => None,
     };
     match error {
@@ -242,6 +248,19 @@ mod tests {
                 && e.message.contains("`name`"),
             "{}",
             e.message
+        );
+    }
+
+    #[test]
+    fn a_skill_asked_for_without_a_uri_names_the_field() {
+        let e = unread("skills/get", Some(&json!({})));
+        assert_eq!(
+            code_message(&e),
+            (-32602, "the params of skills/get: \"uri\" is missing")
+        );
+        assert_eq!(
+            e.data,
+            Some(json!({"method": "skills/get", "field": "uri"}))
         );
     }
 

@@ -541,6 +541,11 @@ proptest::proptest! {
             if report.rewrites.is_empty() && report.hidden_tools.is_empty() {
                 proptest::prop_assert_eq!(&text, &sanitize::text(s.instructions.raw().unwrap()));
             }
+            // Nothing the section removed for naming a hidden tool comes back.
+            let hidden = crate::report::RemovalReason::MentionsHiddenTool;
+            for removed in report.removed.iter().filter(|r| r.reason == hidden) {
+                proptest::prop_assert!(!text.contains(removed.text.trim()), "{}: {:?} in\n{}", alias, removed.text, text);
+            }
         }
         if !view.full.is_empty() {
             proptest::prop_assert!(view.tools_for(None).iter().any(|t| t.name == reader));
