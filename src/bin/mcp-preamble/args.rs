@@ -162,8 +162,9 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
     pub call_timeout: Option<Duration>,
     /// On a first start (no snapshot of an earlier run in the state
-    /// directory), wait at most this long for the servers before serving
-    /// the host; the others join later (`list_changed`). With snapshots the
+    /// directory), wait for the servers at most this long after the
+    /// gateway started before serving the host; the others join later
+    /// (`list_changed`). With snapshots the
     /// host is served at once from them.
     #[arg(long, default_value = "5", value_name = "SECONDS", value_parser = parse_timeout)]
     pub ready_within: Duration,

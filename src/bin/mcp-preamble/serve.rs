@@ -128,8 +128,8 @@ fn show_status(a: &ServeArgs) -> Result<ExitCode, CliError> {
 }
 
 /// Starts every server of `config` in the background; on a first start
-/// (no snapshot of an earlier run) waits for them at most
-/// `--ready-within`. Returns the task that logs each server that fails
+/// (no snapshot of an earlier run) waits for them until `--ready-within`
+/// after the process began. Returns the task that logs each server that fails
 /// (left out) until all have settled.
 async fn start(
     gateway: &Gateway,
@@ -147,7 +147,7 @@ async fn start(
     let failures = gateway.start_all(config, &options);
     let mut settling = tokio::spawn(tell_failures(failures, book.clone()));
     if first_start
-        && tokio::time::timeout(a.ready_within, &mut settling)
+        && tokio::time::timeout_at((crate::started() + a.ready_within).into(), &mut settling)
             .await
             .is_err()
     {
