@@ -25,11 +25,11 @@
 //! not compile the root crate's dev-dependencies. For `callgrind_annotate` with
 //! source lines, add `CARGO_PROFILE_RELEASE_DEBUG=line-tables-only`.
 
+#[path = "callgrind/mod.rs"]
+mod callgrind;
 mod support;
 
 use std::hint::black_box;
-use std::path::Path;
-use std::process::Command;
 
 use mcp_preamble::{Assembler, ServerSnapshot};
 
@@ -171,106 +171,13 @@ fn child(scenario: &str) {
     black_box(measured(scenario, &texts, &all, &warm, &fresh, &forward));
 }
 
-/// `getrandom` that fills with a fixed pattern, for the child only: std's
-/// hash maps take random keys, and their probe sequences (so the counts)
-/// would vary by a few hundredths of a percent from run to run. The
-/// library is not changed: only this bench's child process sees it.
-const FIXED_SEED_C: &str = r#"
-#include <stddef.h>
-#include <sys/types.h>
-ssize_t getrandom(void *buf, size_t len, unsigned int flags) {
-    (void)flags;
-    unsigned char *b = buf;
-    for (size_t i = 0; i < len; i++) b[i] = (unsigned char)(i * 151 + 7);
-    return (ssize_t)len;
-}
-"#;
-
-/// Builds the fixed-seed preload library with `cc` (the C compiler Rust
-/// links with), or says why not.
-fn fixed_seed(dir: &Path) -> Result<std::path::PathBuf, String> {
-    let src = dir.join("fixed_seed.c");
-    let lib = dir.join("libfixed_seed.so");
-    std::fs::write(&src, FIXED_SEED_C).map_err(|e| format!("{}: {e}", src.display()))?;
-    let status = Command::new("cc")
-        .args(["-shared", "-fPIC", "-O2", "-o"])
-        .arg(&lib)
-        .arg(&src)
-        .status()
-        .map_err(|e| format!("cc: {e}"))?;
-    status
-        .success()
-        .then_some(lib)
-        .ok_or_else(|| format!("cc: {status}"))
-}
-
-/// The instructions `scenario` takes, from a callgrind run of this binary.
-fn count(scenario: &str, preload: Option<&Path>) -> Result<u64, String> {
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let out = std::env::temp_dir().join(format!(
-        "mcp-preamble-callgrind-{}-{scenario}.out",
-        std::process::id()
-    ));
-    let mut valgrind = Command::new("valgrind");
-    // The same environment wherever it runs: the child's start-up reads it.
-    valgrind.env_clear();
-    if let Some(path) = std::env::var_os("PATH") {
-        valgrind.env("PATH", path);
-    }
-    if let Some(lib) = preload {
-        valgrind.env("LD_PRELOAD", lib);
-    }
-    let status = valgrind
-        .arg("--tool=callgrind")
-        .arg(format!("--callgrind-out-file={}", out.display()))
-        .args([
-            "--collect-atstart=no",
-            "--toggle-collect=*instructions::measured*",
-        ])
-        .arg("--quiet")
-        .arg(&exe)
-        .args([CHILD, scenario])
-        .status()
-        .map_err(|e| format!("valgrind: {e}"))?;
-    if !status.success() {
-        return Err(format!("valgrind on {scenario}: {status}"));
-    }
-    let total = totals(&out);
-    let _ = std::fs::remove_file(&out);
-    total
-}
-
-/// The `totals:` (or `summary:`) line of a callgrind output file.
-fn totals(path: &Path) -> Result<u64, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    text.lines()
-        .find_map(|l| {
-            l.strip_prefix("totals:")
-                .or_else(|| l.strip_prefix("summary:"))
-        })
-        .and_then(|n| n.split_whitespace().next()?.parse().ok())
-        .ok_or_else(|| format!("{}: no totals line", path.display()))
-}
-
-fn valgrind_version() -> Option<String> {
-    let out = Command::new("valgrind").arg("--version").output().ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
-}
-
-fn required() -> bool {
-    std::env::var("MCP_PREAMBLE_REQUIRE_VALGRIND").is_ok_and(|v| v == "1")
-        || std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false")
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(i) = args.iter().position(|a| a == CHILD) {
         return child(&args[i + 1]);
     }
-    let Some(version) = valgrind_version() else {
-        if required() {
+    let Some(version) = callgrind::version() else {
+        if callgrind::required() {
             eprintln!(
                 "instructions: valgrind is required (CI or MCP_PREAMBLE_REQUIRE_VALGRIND=1) but not installed"
             );
@@ -282,7 +189,7 @@ fn main() {
     let dir =
         std::env::temp_dir().join(format!("mcp-preamble-instructions-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&dir);
-    let preload = match fixed_seed(&dir) {
+    let preload = match callgrind::fixed_seed(&dir) {
         Ok(lib) => Some(lib),
         Err(why) => {
             println!(
@@ -293,7 +200,12 @@ fn main() {
     };
     let mut counts = Vec::new();
     for &scenario in ALL {
-        let counted = count(scenario, preload.as_deref());
+        let counted = callgrind::count(
+            &[CHILD, scenario],
+            "*instructions::measured*",
+            &[],
+            preload.as_deref(),
+        );
         match counted {
             Ok(n) => counts.push((scenario, n)),
             Err(why) => {

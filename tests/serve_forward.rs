@@ -72,3 +72,104 @@ fn only_a_call_of_a_named_tool_is_forwarded() {
         None
     );
 }
+
+// The instruction-count guard of one forwarded call, in the profile the
+// tests build (opt-level 0): its baseline is tests/data/forward-instructions.json,
+// re-saved in the same change with
+// `MCP_PREAMBLE_SAVE_BASELINE=1 cargo test --all-features --test serve_forward`.
+// The release counts (`cargo run --release -p mcp-preamble-guard --features
+// forward`) need a release build of the gateway that CI does not make; this
+// one shares the test build.
+
+#[path = "../benches/callgrind/mod.rs"]
+mod callgrind;
+
+/// Calls counted after one outside the count (as each call after a
+/// gateway's first).
+const COUNTED_CALLS: u64 = 50;
+/// How much growth over the baseline is tolerated.
+const TOLERANCE: f64 = 0.10;
+const BASELINE: &str = "tests/data/forward-instructions.json";
+
+/// The gateway's names for 300 tools of 30 upstreams, a host's call of one
+/// with arguments, and its upstream's answer.
+fn scenario() -> (GatewayNames, String, String) {
+    let pairs: Vec<(String, String)> = (0..300)
+        .map(|i| (format!("server{}", i / 10), format!("tool_{i}")))
+        .collect();
+    let names = GatewayNames::new(pairs.iter().map(|(a, t)| (a.as_str(), t.as_str())), READER);
+    let exposed = names.exposed("server14", "tool_147").expect("a named tool");
+    let host = json!({"jsonrpc": "2.0", "id": 17, "method": "tools/call",
+        "params": {"name": exposed, "arguments": {"owner": "octo", "repo": "hello-world", "state": "open", "perPage": 30}}});
+    let answer = json!({"jsonrpc": "2.0", "id": 4,
+        "result": {"content": [{"type": "text", "text": "[{\"number\": 1347, \"title\": \"Found a bug\"}]"}], "isError": false}});
+    (names, host.to_string(), answer.to_string())
+}
+
+/// The only function callgrind counts in.
+#[inline(never)]
+fn measured_forward(names: &GatewayNames, host: &str, answer: &str) -> usize {
+    let mut bytes = 0;
+    for _ in 0..COUNTED_CALLS {
+        let [sent, back] = forward_in_process(names, std::hint::black_box(host), answer)
+            .expect("a forwarded call");
+        bytes += sent.len() + back.len();
+    }
+    bytes
+}
+
+#[test]
+#[ignore = "the child that one_forwarded_call_stays_within_its_instruction_baseline runs under callgrind"]
+fn callgrind_child_forward() {
+    let (names, host, answer) = scenario();
+    assert!(forward_in_process(&names, &host, &answer).is_some());
+    std::hint::black_box(measured_forward(&names, &host, &answer));
+}
+
+#[test]
+fn one_forwarded_call_stays_within_its_instruction_baseline() {
+    let Some(version) = callgrind::version() else {
+        assert!(
+            !callgrind::required(),
+            "valgrind is required (CI or MCP_PREAMBLE_REQUIRE_VALGRIND=1) but not installed"
+        );
+        eprintln!("SKIPPED: valgrind is not installed (apt-get install valgrind)");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("mcp-preamble-forward-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let preload = callgrind::fixed_seed(&dir).ok();
+    let args = [
+        "--exact",
+        "callgrind_child_forward",
+        "--ignored",
+        "--test-threads=1",
+        "--quiet",
+    ];
+    let total = callgrind::count(&args, "*measured_forward*", &[], preload.as_deref())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let per_call = total / COUNTED_CALLS;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(BASELINE);
+    if std::env::var("MCP_PREAMBLE_SAVE_BASELINE").is_ok_and(|v| v == "1") {
+        let saved = json!({"forward_per_call": per_call, "profile": "test", "valgrind": version});
+        std::fs::write(&path, serde_json::to_string_pretty(&saved).unwrap() + "\n").unwrap();
+        eprintln!("wrote {}: {per_call} instructions a call", path.display());
+        return;
+    }
+    let base: Value = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_else(|| {
+            panic!("no baseline in {BASELINE}; save one with MCP_PREAMBLE_SAVE_BASELINE=1")
+        });
+    let then = base["forward_per_call"].as_u64().expect("a baseline count");
+    let ratio = per_call as f64 / then as f64;
+    eprintln!("forward: {per_call} instructions a call, {ratio:.3}x the baseline ({then})");
+    assert!(
+        ratio <= 1.0 + TOLERANCE,
+        "one forwarded call takes {per_call} instructions, {ratio:.3}x the baseline {then}: \
+         more than 10% over; if intended, re-save it in the same change \
+         (MCP_PREAMBLE_SAVE_BASELINE=1 cargo test --all-features --test serve_forward)"
+    );
+}

@@ -27,15 +27,8 @@ use clap::Parser as _;
 use crate::args::{Cli, Command};
 use crate::error::CliError;
 
-/// When this process began: `serve --ready-within` counts from here, so its
-/// own start-up (config, tokenizer, state) is inside the wait, not added.
-pub(crate) fn started() -> std::time::Instant {
-    static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
-    *STARTED.get_or_init(std::time::Instant::now)
-}
-
 fn run() -> Result<ExitCode, CliError> {
-    started();
+    serve::started();
     let cli = Cli::parse();
     memory::guard();
     // The gateways forward on one thread: a message between its tasks is a

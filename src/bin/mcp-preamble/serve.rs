@@ -127,6 +127,14 @@ fn show_status(a: &ServeArgs) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// When this process began (`main` asks first): `--ready-within` counts
+/// from here, so the gateway's own start-up (config, tokenizer, state) is
+/// inside the wait, not added to it.
+pub(crate) fn started() -> std::time::Instant {
+    static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    *STARTED.get_or_init(std::time::Instant::now)
+}
+
 /// Starts every server of `config` in the background; on a first start
 /// (no snapshot of an earlier run) waits for them until `--ready-within`
 /// after the process began. Returns the task that logs each server that fails
@@ -147,7 +155,7 @@ async fn start(
     let failures = gateway.start_all(config, &options);
     let mut settling = tokio::spawn(tell_failures(failures, book.clone()));
     if first_start
-        && tokio::time::timeout_at((crate::started() + a.ready_within).into(), &mut settling)
+        && tokio::time::timeout_at((started() + a.ready_within).into(), &mut settling)
             .await
             .is_err()
     {
