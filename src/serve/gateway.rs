@@ -4,22 +4,17 @@
 use crate::support::lock;
 use std::collections::BTreeMap;
 
+mod handler;
 mod skills;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
+use rmcp::ErrorData as McpError;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
-    ContentBlock, CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse,
-    GetSkillRequestParams, GetSkillResult, Implementation, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
-    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
-    ServerConfig, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ServerCapabilities,
 };
-use rmcp::service::{
-    NotificationContext, Peer, RequestContext, RoleClient, RoleServer, SubscriptionContext,
-};
-use rmcp::{ErrorData as McpError, ServerHandler};
+use rmcp::service::{Peer, RequestContext, RoleClient, RoleServer};
 use tokio::sync::watch;
 
 use super::ask::{ASK_TIMEOUT, capabilities, merged, not_served};
@@ -546,174 +541,5 @@ impl Gateway {
 fn name_tools(hub: &Hub) {
     if let Err(e) = hub.name_tools(&served_scheme(hub), &[super::view::READER]) {
         tracing::warn!(error = %e, "the section could not name tools as the gateway serves them");
-    }
-}
-
-impl ServerHandler for Gateway {
-    fn get_info(&self) -> ServerConfig {
-        let mut capabilities = ServerCapabilities::builder()
-            .enable_tools()
-            .enable_tool_list_changed()
-            .build();
-        // Asked at each handshake: what this session's host reads.
-        let view = self.view();
-        *lock(&self.read) = Some(view.clone());
-        let upstreams = self.upstream_capabilities();
-        capabilities.prompts = upstreams.prompts.map(|mut p| {
-            p.list_changed = Some(true);
-            p
-        });
-        capabilities.resources = upstreams.resources.map(|mut r| {
-            r.list_changed = Some(true);
-            r
-        });
-        capabilities.completions = upstreams.completions;
-        capabilities.extensions = upstreams.extensions;
-        ServerConfig::new(capabilities)
-            .with_server_info(self.inner.info.clone())
-            .with_instructions(view.instructions.clone())
-    }
-
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, McpError> {
-        let read = lock(&self.read).clone();
-        Ok(ListToolsResult::with_all_items(
-            self.view().tools_for(read.as_deref()),
-        ))
-    }
-
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, McpError> {
-        self.call(request, context).await
-    }
-
-    async fn list_prompts(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListPromptsResult, McpError> {
-        self.serving("prompts/list", |c| c.prompts.is_some())?;
-        Ok(ListPromptsResult::with_all_items(self.prompts_now().await))
-    }
-
-    async fn get_prompt(
-        &self,
-        request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<GetPromptResponse, McpError> {
-        self.serving("prompts/get", |c| c.prompts.is_some())?;
-        self.get_prompt_routed(request).await
-    }
-
-    async fn list_resources(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListResourcesResult, McpError> {
-        self.serving("resources/list", |c| c.resources.is_some())?;
-        Ok(ListResourcesResult::with_all_items(
-            self.resources_now().await,
-        ))
-    }
-
-    async fn list_resource_templates(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListResourceTemplatesResult, McpError> {
-        self.serving("resources/templates/list", |c| c.resources.is_some())?;
-        Ok(ListResourceTemplatesResult::with_all_items(
-            self.templates_now().await,
-        ))
-    }
-
-    async fn read_resource(
-        &self,
-        request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ReadResourceResponse, McpError> {
-        self.serving("resources/read", |c| c.resources.is_some())?;
-        self.read_routed(request).await
-    }
-
-    #[allow(deprecated)]
-    async fn subscribe(
-        &self,
-        request: SubscribeRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<(), McpError> {
-        self.serving("resources/subscribe", |c| c.resources.is_some())?;
-        self.subscribe_session(&context.peer, &request.uri).await
-    }
-
-    #[allow(deprecated)]
-    async fn unsubscribe(
-        &self,
-        request: UnsubscribeRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<(), McpError> {
-        self.serving("resources/unsubscribe", |c| c.resources.is_some())?;
-        self.unsubscribe_session(&context.peer, &request.uri).await;
-        Ok(())
-    }
-
-    async fn complete(
-        &self,
-        request: CompleteRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<CompleteResult, McpError> {
-        self.serving("completion/complete", |c| c.completions.is_some())?;
-        self.complete_routed(request).await
-    }
-
-    async fn list_skills(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListSkillsResult, McpError> {
-        self.serving("skills/list", ServerCapabilities::supports_skills)?;
-        Ok(self.skills_list())
-    }
-
-    async fn get_skill(
-        &self,
-        request: GetSkillRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<GetSkillResult, McpError> {
-        self.skills_get(request).await
-    }
-
-    async fn on_custom_request(
-        &self,
-        request: CustomRequest,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<CustomResult, McpError> {
-        // A request rmcp did not read: malformed params of a served method, or another method.
-        let error = super::rpc::unread(&request.method, request.params.as_ref());
-        tracing::debug!(code = error.code.0, "request refused: {}", error.message);
-        Err(error)
-    }
-
-    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        // A 2025-era session: list changes go to it as plain notifications.
-        self.tell_session(context.peer);
-    }
-
-    fn accepted_subscription_filter(
-        &self,
-        requested: &SubscriptionFilter,
-    ) -> Option<SubscriptionFilter> {
-        Some(self.accepted(requested))
-    }
-
-    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
-        // A 2026-07-28 session: list changes go through its subscription.
-        self.listen_all(context).await
     }
 }
