@@ -116,12 +116,11 @@ async fn a_non_json_line_on_stdout_before_the_answer() {
     }
 }
 
+/// The invoice server over Streamable HTTP (`servers/http.mjs`) on a free
+/// port, and its URL.
 #[cfg(feature = "http")]
-#[tokio::test]
-async fn streamable_http_on_localhost() {
+async fn http_invoice() -> (tokio::process::Child, String) {
     use common::{ensure_npm, servers_dir};
-    use mcp_preamble::files::ServerTransport;
-    use std::collections::BTreeMap;
 
     ensure_npm();
     let mut child = tokio::process::Command::new("node")
@@ -139,6 +138,16 @@ async fn streamable_http_on_localhost() {
         .unwrap()
         .unwrap();
     let url = line.strip_prefix("listening ").unwrap().to_string();
+    (child, url)
+}
+
+#[cfg(feature = "http")]
+#[tokio::test]
+async fn streamable_http_on_localhost() {
+    use mcp_preamble::files::ServerTransport;
+    use std::collections::BTreeMap;
+
+    let (mut child, url) = http_invoice().await;
     let entry = ServerEntry {
         alias: "remote".into(),
         transport: ServerTransport::Http {
@@ -167,25 +176,9 @@ async fn streamable_http_on_localhost() {
 #[cfg(feature = "http")]
 #[tokio::test]
 async fn streamable_http_calls_reuse_their_tcp_connections() {
-    use common::{ensure_npm, servers_dir};
     use mcp_preamble::rmcp::model::CallToolRequestParams;
 
-    ensure_npm();
-    let mut child = tokio::process::Command::new("node")
-        .args(["http.mjs", "0"])
-        .current_dir(servers_dir())
-        .stdout(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(stdout));
-    let line = tokio::time::timeout(T, lines.next_line())
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
-    let url = line.strip_prefix("listening ").unwrap().to_string();
+    let (mut child, url) = http_invoice().await;
     let counter = url.replace("/mcp", "/connections");
     let entry = ServerEntry::http("remote", url);
     let c = connect(&entry, &opts(&Handshake::Auto))
