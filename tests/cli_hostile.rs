@@ -4,6 +4,8 @@
 
 mod common;
 
+use common::cli::run;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -24,13 +26,6 @@ fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
-        .args(args)
-        .output()
-        .unwrap()
 }
 
 fn text(bytes: &[u8]) -> String {

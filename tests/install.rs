@@ -2,8 +2,11 @@
 //! format (tests/data/hosts/): Claude Desktop, Claude Code's `.mcp.json`,
 //! Cursor, and VS Code's JSONC with comments and trailing commas.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+
+use common::cli::run;
 
 use serde_json::{Value, json};
 
@@ -61,13 +64,6 @@ fn scratch(test: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
-        .args(args)
-        .output()
-        .unwrap()
 }
 
 fn text(b: &[u8]) -> String {

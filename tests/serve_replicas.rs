@@ -11,6 +11,8 @@
 
 mod common;
 
+use common::cli::run;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -384,13 +386,6 @@ fn a_session_begun_on_one_replica_goes_on_on_the_other() {
 }
 
 /// `mcp-preamble args…`, run to its end.
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
 /// Asserts `out` exited 0; its stdout.
 fn succeeded(out: &Output) -> String {
     let text = String::from_utf8_lossy(&out.stdout).into_owned();

@@ -7,6 +7,8 @@
 
 mod common;
 
+use common::cli::{run, stderr, stdout};
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -32,21 +34,6 @@ fn block_on<T>(f: impl std::future::Future<Output = T>) -> T {
                 .unwrap()
         })
         .block_on(f)
-}
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// Twenty snapshot files, `server-00` to `server-19`.

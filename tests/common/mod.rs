@@ -187,6 +187,8 @@ pub const RESTATEMENTS: &[(&str, &str, &str)] = &[
     ),
 ];
 
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod fragments;
 #[cfg(feature = "cli")]
 pub mod gateway;
