@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::cli::run;
+use common::cli::{preview_doubling, run};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -334,27 +334,10 @@ fn progress_on_a_terminal_is_escaped() {
 /// with a clear error instead of the kernel's OOM killer.
 #[test]
 fn a_template_that_builds_huge_values_stops_at_the_memory_ceiling() {
-    let dir = std::env::temp_dir().join(format!("mcp-preamble-rss-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let template = dir.join("double.j2");
-    std::fs::write(
-        &template,
-        "{% macro server(s) %}{% set ns = namespace(x=[s.name]) %}{% for i in range(40) %}{% set ns.x = ns.x + ns.x %}{% endfor %}{{ ns.x | length }}{% endmacro %}{% for b in blocks %}{{ b }}{% endfor %}",
-    )
-    .unwrap();
-    let seed = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/corpus/seed-invoice-server.json"
-    );
-    let out = Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
-        .args(["preview", seed, "--template", template.to_str().unwrap()])
-        .env("MCP_PREAMBLE_MAX_RSS_MB", "200")
-        .output()
-        .unwrap();
+    let out = preview_doubling(40, ("MCP_PREAMBLE_MAX_RSS_MB", "200"));
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         "mcp-preamble: out of memory: the run passed 200 MiB (a template that builds huge values?); stopped (MCP_PREAMBLE_MAX_RSS_MB sets the ceiling)\n"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }

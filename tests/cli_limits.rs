@@ -3,31 +3,18 @@
 
 #![cfg(feature = "cli")]
 
+mod common;
+
 use std::process::Command;
+
+use common::cli::preview_doubling;
 
 /// A user template that doubles a list thirty-three times stays small
 /// enough for the memory ceiling and runs for minutes; the time ceiling
 /// stops it.
 #[test]
 fn a_template_that_runs_too_long_stops_at_the_time_ceiling() {
-    let dir = std::env::temp_dir().join(format!("mcp-preamble-time-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let template = dir.join("double33.j2");
-    std::fs::write(
-        &template,
-        "{% macro server(s) %}{% set ns = namespace(x=[s.name]) %}{% for i in range(33) %}{% set ns.x = ns.x + ns.x %}{% endfor %}{{ ns.x | length }}{% endmacro %}{% for b in blocks %}{{ b }}{% endfor %}",
-    )
-    .unwrap();
-    let seed = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/corpus/seed-invoice-server.json"
-    );
-    let out = Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
-        .args(["preview", seed, "--template", template.to_str().unwrap()])
-        .env("MCP_PREAMBLE_MAX_SECONDS", "2")
-        .output()
-        .unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
+    let out = preview_doubling(33, ("MCP_PREAMBLE_MAX_SECONDS", "2"));
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
