@@ -87,7 +87,6 @@ fn state_args(config: &Path) -> [String; 4] {
 /// A gateway serving Streamable HTTP on a free loopback port, and its URL
 /// (read from its log).
 fn listening(config: &Path) -> (std::process::Child, String) {
-    use std::io::{BufRead, BufReader};
     let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
         .args(["serve", "--config", config.to_str().unwrap()])
         .args(["--listen", "127.0.0.1:0"])
@@ -97,19 +96,7 @@ fn listening(config: &Path) -> (std::process::Child, String) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let url = loop {
-        let line = lines
-            .next()
-            .unwrap_or_else(|| panic!("the gateway stopped before it listened"))
-            .unwrap();
-        if let Some(at) = line.find("serving on http://") {
-            let url = &line[at + "serving on ".len()..];
-            break url.split(' ').next().unwrap().to_string();
-        }
-    };
-    // Keep reading its log so it never blocks on a full pipe.
-    std::thread::spawn(move || lines.for_each(drop));
+    let url = common::gateway::serving_on(child.stderr.take().unwrap(), None);
     (child, url)
 }
 

@@ -5,7 +5,9 @@
 //! Loopback only; every wait is bounded.
 #![cfg(feature = "cli")]
 
-use std::io::{BufRead, BufReader, Read, Write};
+mod common;
+
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -56,18 +58,8 @@ impl Gateway {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-        let authority = loop {
-            let line = lines
-                .next()
-                .unwrap_or_else(|| panic!("the gateway stopped before it listened"))
-                .unwrap();
-            if let Some(at) = line.find("serving on http://") {
-                let url = &line[at + "serving on http://".len()..];
-                break url.split('/').next().unwrap().to_string();
-            }
-        };
-        std::thread::spawn(move || lines.for_each(drop));
+        let url = common::gateway::serving_on(child.stderr.take().unwrap(), None);
+        let authority = common::gateway::authority(&url);
         Gateway {
             child,
             authority,

@@ -13,7 +13,7 @@ mod common;
 
 use common::cli::run;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -65,27 +65,10 @@ impl Replica {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
         let log = Arc::new(Mutex::new(Vec::new()));
-        let authority = loop {
-            let line = lines
-                .next()
-                .unwrap_or_else(|| panic!("the gateway stopped before it listened: {log:?}"))
-                .unwrap();
-            log.lock().unwrap().push(line.clone());
-            if let Some(at) = line.find("serving on http://") {
-                let url = &line[at + "serving on http://".len()..];
-                // Bound to every address: reached through loopback.
-                let authority = url.split('/').next().unwrap();
-                break authority.replace("0.0.0.0", "127.0.0.1");
-            }
-        };
-        let kept = log.clone();
-        std::thread::spawn(move || {
-            for line in lines.map_while(Result::ok) {
-                kept.lock().unwrap().push(line);
-            }
-        });
+        let url = common::gateway::serving_on(child.stderr.take().unwrap(), Some(log.clone()));
+        // Bound to every address: reached through loopback.
+        let authority = common::gateway::authority(&url).replace("0.0.0.0", "127.0.0.1");
         Replica {
             child,
             authority,

@@ -238,3 +238,42 @@ pub fn non_loopback() -> String {
     eprintln!("non-loopback binds go to {addr}");
     addr
 }
+
+/// Reads a `serve --listen` gateway's log from `stderr` until it says where
+/// it serves, and returns that URL (`http://127.0.0.1:PORT/mcp`). The rest
+/// of the log is read on a thread, so the gateway never blocks on a full
+/// pipe; `log`, when given, gets every line.
+pub fn serving_on(
+    stderr: std::process::ChildStderr,
+    log: Option<std::sync::Arc<std::sync::Mutex<Vec<String>>>>,
+) -> String {
+    let keep = move |line: &str| {
+        if let Some(log) = &log {
+            log.lock().unwrap().push(line.to_string());
+        }
+    };
+    let mut lines = BufReader::new(stderr).lines();
+    let url = loop {
+        let line = lines
+            .next()
+            .unwrap_or_else(|| panic!("the gateway stopped before it listened"))
+            .unwrap();
+        keep(&line);
+        if let Some(at) = line.find("serving on http") {
+            let url = &line[at + "serving on ".len()..];
+            break url.split(' ').next().unwrap().to_string();
+        }
+    };
+    std::thread::spawn(move || {
+        for line in lines.map_while(Result::ok) {
+            keep(&line);
+        }
+    });
+    url
+}
+
+/// The `host:port` of a URL `serving_on` returned.
+pub fn authority(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    rest.split('/').next().unwrap().to_string()
+}
