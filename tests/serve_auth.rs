@@ -659,11 +659,21 @@ fn the_issuers_keys_are_discovered_kept_and_fetched_again_for_a_new_key() {
 
 /// A TLS client trusting the test CA only.
 fn tls(addr: &str) -> rustls::StreamOwned<rustls::ClientConnection, TcpStream> {
+    tls_trusting(addr, &["ca.pem"])
+}
+
+/// A TLS client trusting the test CAs `cas` (of tests/data/auth).
+fn tls_trusting(
+    addr: &str,
+    cas: &[&str],
+) -> rustls::StreamOwned<rustls::ClientConnection, TcpStream> {
     use rustls::pki_types::pem::PemObject;
     let mut roots = rustls::RootCertStore::empty();
-    roots
-        .add(rustls::pki_types::CertificateDer::from_pem_file(data("ca.pem")).unwrap())
-        .unwrap();
+    for ca in cas {
+        roots
+            .add(rustls::pki_types::CertificateDer::from_pem_file(data(ca)).unwrap())
+            .unwrap();
+    }
     let config = rustls::ClientConfig::builder_with_provider(Arc::new(
         rustls::crypto::ring::default_provider(),
     ))
@@ -676,6 +686,72 @@ fn tls(addr: &str) -> rustls::StreamOwned<rustls::ClientConnection, TcpStream> {
     let tcp = TcpStream::connect(addr).unwrap();
     tcp.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
     rustls::StreamOwned::new(connection, tcp)
+}
+
+/// The leaf certificate the gateway at `addr` presents (trusting both test CAs).
+fn served_leaf(addr: &str) -> Vec<u8> {
+    let mut stream = tls_trusting(addr, &["ca.pem", "ca2.pem"]);
+    while stream.conn.is_handshaking() {
+        stream.conn.complete_io(&mut stream.sock).unwrap();
+    }
+    stream.conn.peer_certificates().unwrap()[0].to_vec()
+}
+
+fn der(pem: &str) -> Vec<u8> {
+    use rustls::pki_types::pem::PemObject;
+    rustls::pki_types::CertificateDer::from_pem_file(data(pem))
+        .unwrap()
+        .to_vec()
+}
+
+/// A certificate renewed in place (`--tls-cert` and `--tls-key` rewritten)
+/// is served from the next handshake on, without a restart; while only one
+/// file of the pair is new, the old pair is still served.
+#[test]
+fn a_renewed_certificate_is_served_without_a_restart() {
+    let dir = scratch("serve-auth", "renewal");
+    let tokens = dir.join("tokens.txt");
+    std::fs::write(&tokens, format!("{TOKEN_A}\n")).unwrap();
+    let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
+    std::fs::copy(data("server.pem"), &cert).unwrap();
+    std::fs::copy(data("server-key.pem"), &key).unwrap();
+    let g = Served::start(
+        &dir,
+        &non_loopback(),
+        &[
+            "--auth-tokens",
+            tokens.to_str().unwrap(),
+            "--tls-cert",
+            cert.to_str().unwrap(),
+            "--tls-key",
+            key.to_str().unwrap(),
+        ],
+        "info",
+    );
+    assert_eq!(served_leaf(&g.addr), der("server.pem"));
+    // The new key before its certificate: not a pair yet, the old one is served.
+    std::thread::sleep(Duration::from_millis(50));
+    std::fs::copy(data("server2-key.pem"), &key).unwrap();
+    assert_eq!(served_leaf(&g.addr), der("server.pem"));
+    assert!(
+        g.log_text()
+            .contains("the certificate read before is still served"),
+        "{}",
+        g.log_text()
+    );
+    std::thread::sleep(Duration::from_millis(50));
+    std::fs::copy(data("server2.pem"), &cert).unwrap();
+    assert_eq!(served_leaf(&g.addr), der("server2.pem"));
+    assert!(g.log_text().contains("was read again"), "{}", g.log_text());
+    // Served on over a whole exchange, with the token.
+    let auth = format!("Bearer {TOKEN_A}");
+    let answer = exchange(
+        tls_trusting(&g.addr, &["ca2.pem"]),
+        "POST /mcp HTTP/1.1",
+        &[("Host", "localhost"), ("Authorization", &auth)],
+        &initialize_body(),
+    );
+    assert!(answer.initialized(), "{answer:?}");
 }
 
 #[test]

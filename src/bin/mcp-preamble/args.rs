@@ -213,7 +213,8 @@ pub struct ServeArgs {
     /// of fetched from the issuer.
     #[arg(long, value_name = "FILE", requires = "oauth_issuer")]
     pub oauth_jwks: Option<PathBuf>,
-    /// With `--listen`: serve HTTPS with this certificate chain (PEM, leaf first).
+    /// With `--listen`: serve HTTPS with this certificate chain (PEM, leaf
+    /// first); read again when it or the key file changes (a renewal).
     #[arg(long, value_name = "PEM", requires_all = ["listen", "tls_key"])]
     pub tls_cert: Option<PathBuf>,
     /// With `--tls-cert`: the certificate's private key (PEM).

@@ -35,4 +35,12 @@ openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout server-ke
 printf 'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n' > server.ext
 openssl x509 -req -in server.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial -out server.pem \
     -days 36500 -extfile server.ext 2>/dev/null
-rm -f server.csr server.ext ca.srl ca-key.pem
+# A second CA and server certificate: what a renewal puts in place of the first.
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca-key.pem -out ca2.pem \
+    -days 36500 -subj "/CN=mcp-preamble test CA 2" \
+    -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign" 2>/dev/null
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout server2-key.pem -out server.csr \
+    -subj "/CN=localhost" 2>/dev/null
+openssl x509 -req -in server.csr -CA ca2.pem -CAkey ca-key.pem -CAcreateserial -out server2.pem \
+    -days 36500 -extfile server.ext 2>/dev/null
+rm -f server.csr server.ext ca.srl ca2.srl ca-key.pem
