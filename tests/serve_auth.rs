@@ -830,6 +830,47 @@ fn off_loopback_the_allowed_hosts_are_served_and_a_browser_only_from_them() {
         ("Authorization", &auth),
     ]);
     assert!(with_origin.initialized(), "{with_origin:?}");
+    // That page may read the answer, and its preflight needs no token.
+    assert_eq!(
+        with_origin.header("access-control-allow-origin"),
+        Some("https://mcp.test")
+    );
+    let preflight = g.plain(
+        "OPTIONS /mcp HTTP/1.1",
+        &[
+            ("Host", "mcp.test"),
+            ("Origin", "https://mcp.test"),
+            ("Access-Control-Request-Method", "POST"),
+            (
+                "Access-Control-Request-Headers",
+                "authorization, content-type",
+            ),
+        ],
+        "",
+    );
+    assert_eq!(preflight.status, 204, "{preflight:?}");
+    assert_eq!(
+        preflight.header("access-control-allow-headers"),
+        Some("authorization, content-type")
+    );
+    // Without a token: a challenge the page can read, to start OAuth.
+    let challenged = g.initialize(&[("Host", "mcp.test"), ("Origin", "https://mcp.test")]);
+    assert_eq!(challenged.status, 401, "{challenged:?}");
+    assert!(
+        (challenged.header("access-control-expose-headers"))
+            .is_some_and(|h| h.contains("WWW-Authenticate")),
+        "{challenged:?}"
+    );
+    let foreign = g.plain(
+        "OPTIONS /mcp HTTP/1.1",
+        &[
+            ("Host", "mcp.test"),
+            ("Origin", "https://evil.test"),
+            ("Access-Control-Request-Method", "POST"),
+        ],
+        "",
+    );
+    assert_eq!(foreign.status, 403, "{foreign:?}");
     let other_host = g.initialize(&[("Host", "evil.test"), ("Authorization", &auth)]);
     assert_eq!(other_host.status, 403, "{other_host:?}");
     let other_origin = g.initialize(&[

@@ -288,6 +288,59 @@ fn a_request_from_a_non_local_origin_is_refused() {
     assert!(answered(&gateway.initialize("")));
 }
 
+/// The value of header `name` in a raw answer.
+fn header<'a>(answer: &'a str, name: &str) -> Option<&'a str> {
+    let head = answer.split("\r\n\r\n").next()?;
+    head.lines().find_map(|line| {
+        let (n, value) = line.split_once(':')?;
+        n.eq_ignore_ascii_case(name).then(|| value.trim())
+    })
+}
+
+#[test]
+fn a_page_of_a_local_origin_gets_its_preflight_and_reads_the_answer() {
+    let gateway = Gateway::start("cors", &[], None);
+    let page = "http://localhost:5173";
+    let preflight = |origin: &str| {
+        let head = format!(
+            "OPTIONS /mcp HTTP/1.1\r\nHost: {}\r\nOrigin: {origin}\r\n\
+             Access-Control-Request-Method: POST\r\n\
+             Access-Control-Request-Headers: content-type, Mcp-Protocol-Version, x-not-mcp",
+            gateway.authority
+        );
+        gateway.exchange(&head, "")
+    };
+    let answer = preflight(page);
+    assert!(answer.starts_with("HTTP/1.1 204"), "{answer}");
+    assert_eq!(header(&answer, "access-control-allow-origin"), Some(page));
+    assert_eq!(
+        header(&answer, "access-control-allow-methods"),
+        Some("GET, POST, DELETE")
+    );
+    // Only the headers MCP clients send.
+    assert_eq!(
+        header(&answer, "access-control-allow-headers"),
+        Some("content-type, mcp-protocol-version")
+    );
+    // The call itself: readable by that page, with its session id.
+    let answer = gateway.initialize(&format!("\r\nOrigin: {page}"));
+    assert!(answered(&answer), "{answer}");
+    assert_eq!(header(&answer, "access-control-allow-origin"), Some(page));
+    assert!(
+        header(&answer, "access-control-expose-headers")
+            .is_some_and(|h| h.contains("Mcp-Session-Id")),
+        "{answer}"
+    );
+    // Another site's page gets neither.
+    let answer = preflight("http://evil.example");
+    assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
+    assert_eq!(header(&answer, "access-control-allow-origin"), None);
+    // A request without an origin (not a browser's) is answered as before.
+    let answer = gateway.initialize("");
+    assert!(answered(&answer), "{answer}");
+    assert_eq!(header(&answer, "access-control-allow-origin"), None);
+}
+
 #[test]
 fn a_request_with_two_host_headers_is_refused() {
     let gateway = Gateway::start("host", &[], None);

@@ -369,23 +369,43 @@ async fn connection<S>(
             // loopback, instead of them elsewhere).
             #[cfg(feature = "serve-auth")]
             if let Some(access) = &guard {
-                if let Some(refused) = loopback.then(|| refusal(&req)).flatten() {
+                let refused = match loopback {
+                    true => refusal(&req),
+                    false => access.foreign_refusal(&req),
+                };
+                if let Some(refused) = refused {
                     return Ok(refused);
                 }
-                // A load balancer's probes need no token; `/metrics` does.
+                // A load balancer's probes and a browser's preflight need no token; `/metrics` does.
                 if super::ops::is_probe(&req) {
                     return Ok(front.serve(req).await);
                 }
-                return Ok::<Answer, Infallible>(match access.gate(req, loopback).await {
+                if let Some(answer) = super::cors::preflight(&req) {
+                    return Ok(answer);
+                }
+                let origin = req.headers().get(hyper::header::ORIGIN).cloned();
+                let mut answer = match access.gate(req, loopback).await {
                     Ok(req) => front.serve(req).await,
                     Err(refused) => refused,
-                });
+                };
+                if let Some(origin) = origin {
+                    super::cors::allow(&mut answer, origin);
+                }
+                return Ok::<Answer, Infallible>(answer);
             }
             let _ = (&guard, loopback);
-            Ok::<Answer, Infallible>(match refusal(&req) {
-                Some(refused) => refused,
-                None => front.serve(req).await,
-            })
+            if let Some(refused) = refusal(&req) {
+                return Ok(refused);
+            }
+            if let Some(answer) = super::cors::preflight(&req) {
+                return Ok(answer);
+            }
+            let origin = req.headers().get(hyper::header::ORIGIN).cloned();
+            let mut answer = front.serve(req).await;
+            if let Some(origin) = origin {
+                super::cors::allow(&mut answer, origin);
+            }
+            Ok::<Answer, Infallible>(answer)
         }
     });
     let mut builder = hyper::server::conn::http1::Builder::new();

@@ -131,6 +131,8 @@ mod ask;
 #[cfg(feature = "serve-auth")]
 mod auth;
 mod catalog;
+#[cfg(feature = "serve-http")]
+mod cors;
 mod fit;
 mod forward;
 mod gateway;

@@ -199,7 +199,7 @@ impl Access {
 
     /// Off loopback: one `Host` header, and an `Origin` (a browser's
     /// request) only from an allowed host.
-    fn foreign_refusal(&self, req: &Request<Incoming>) -> Option<Answer> {
+    pub(super) fn foreign_refusal(&self, req: &Request<Incoming>) -> Option<Answer> {
         let headers = req.headers();
         if headers.get_all(HOST).iter().count() > 1 {
             return Some(plain(
