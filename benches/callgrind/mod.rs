@@ -89,6 +89,8 @@ pub fn count(
         .arg("--quiet")
         .arg(&exe)
         .args(args)
+        // The child's own report (a test harness's summary) is not the caller's.
+        .stdout(std::process::Stdio::null())
         .status()
         .map_err(|e| format!("valgrind: {e}"))?;
     if !status.success() {
