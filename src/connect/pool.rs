@@ -47,3 +47,84 @@ fn same_origin(attempt: Attempt<'_>) -> reqwest::redirect::Action {
         attempt.stop()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::TcpListener;
+
+    /// A server on 127.0.0.1 that answers each request by its path:
+    /// `/same` 307 to `/landed`, `/other-host` 307 to `localhost` (another
+    /// origin), `/found` 302 to `/landed`, `/landed` 200 with the request's
+    /// body and its `mcp-session-id`.
+    fn server() -> u16 {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { return };
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut line = String::new();
+                let _ = reader.read_line(&mut line);
+                let path = line.split(' ').nth(1).unwrap_or("").to_string();
+                let (mut length, mut session) = (0, String::new());
+                loop {
+                    let mut header = String::new();
+                    if reader.read_line(&mut header).unwrap_or(0) == 0 || header == "\r\n" {
+                        break;
+                    }
+                    let lower = header.to_ascii_lowercase();
+                    if let Some(v) = lower.strip_prefix("content-length:") {
+                        length = v.trim().parse().unwrap_or(0);
+                    }
+                    if let Some(v) = lower.strip_prefix("mcp-session-id:") {
+                        session = v.trim().to_string();
+                    }
+                }
+                let mut body = vec![0; length];
+                let _ = reader.read_exact(&mut body);
+                let (status, location) = match path.as_str() {
+                    "/same" => (
+                        "307 Temporary Redirect",
+                        format!("http://127.0.0.1:{port}/landed"),
+                    ),
+                    "/other-host" => (
+                        "307 Temporary Redirect",
+                        format!("http://localhost:{port}/landed"),
+                    ),
+                    "/found" => ("302 Found", format!("http://127.0.0.1:{port}/landed")),
+                    _ => ("200 OK", String::new()),
+                };
+                let text = format!("{}|{session}", String::from_utf8_lossy(&body));
+                let answer = format!(
+                    "HTTP/1.1 {status}\r\nLocation: {location}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
+                    text.len()
+                );
+                let mut stream = stream;
+                let _ = stream.write_all(answer.as_bytes());
+            }
+        });
+        port
+    }
+
+    /// A redirect is followed only to the same origin and only when it
+    /// keeps the method and body (307, 308): a session id and a message
+    /// never go to another host, and a POST never turns into a GET.
+    #[tokio::test]
+    async fn redirects_are_followed_only_within_the_origin_keeping_the_body() {
+        let port = server();
+        let client = super::client();
+        let post = |path: &str| {
+            client
+                .post(format!("http://127.0.0.1:{port}{path}"))
+                .header("mcp-session-id", "s-1")
+                .body("{\"jsonrpc\":\"2.0\"}")
+                .send()
+        };
+        let landed = post("/same").await.unwrap();
+        assert_eq!(landed.status(), 200);
+        assert_eq!(landed.text().await.unwrap(), "{\"jsonrpc\":\"2.0\"}|s-1");
+        assert_eq!(post("/other-host").await.unwrap().status(), 307);
+        assert_eq!(post("/found").await.unwrap().status(), 302);
+    }
+}
