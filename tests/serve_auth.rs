@@ -360,6 +360,11 @@ fn a_tokens_file_without_a_token_or_with_a_short_one_is_refused_at_start() {
     }
 }
 
+/// A token of the issuer's RSA key (`test-rsa`) with `claims`.
+fn rs256(claims: &Value) -> String {
+    jwt(Algorithm::RS256, "test-rsa", "rsa.pem", claims)
+}
+
 /// A signed access token.
 fn jwt(alg: Algorithm, kid: &str, key_file: &str, claims: &Value) -> String {
     let mut header = Header::new(alg);
@@ -417,13 +422,8 @@ fn oauth_access_tokens_are_checked_against_a_jwks_file() {
         "debug",
     );
     let base = format!("http://{}", g.addr);
-    let rs256 = jwt(
-        Algorithm::RS256,
-        "test-rsa",
-        "rsa.pem",
-        &claims(json!(AUDIENCE)),
-    );
-    assert!(g.initialize_with(&rs256).initialized(), "RS256");
+    let rsa = rs256(&claims(json!(AUDIENCE)));
+    assert!(g.initialize_with(&rsa).initialized(), "RS256");
     let es256 = jwt(
         Algorithm::ES256,
         "test-ec",
@@ -431,12 +431,7 @@ fn oauth_access_tokens_are_checked_against_a_jwks_file() {
         &claims(json!(AUDIENCE)),
     );
     assert!(g.initialize_with(&es256).initialized(), "ES256");
-    let listed = jwt(
-        Algorithm::RS256,
-        "test-rsa",
-        "rsa.pem",
-        &claims(json!(["https://other.test", AUDIENCE])),
-    );
+    let listed = rs256(&claims(json!(["https://other.test", AUDIENCE])));
     assert!(g.initialize_with(&listed).initialized(), "aud as an array");
 
     let none = g.initialize(&[]);
@@ -455,12 +450,7 @@ fn oauth_access_tokens_are_checked_against_a_jwks_file() {
     no_exp.as_object_mut().unwrap().remove("exp");
     let header_none = b64url(br#"{"alg":"none","typ":"JWT","kid":"test-rsa"}"#);
     let body = b64url(claims(json!(AUDIENCE)).to_string().as_bytes());
-    let signed = jwt(
-        Algorithm::RS256,
-        "test-rsa",
-        "rsa.pem",
-        &claims(json!(AUDIENCE)),
-    );
+    let signed = rs256(&claims(json!(AUDIENCE)));
     let (signed_head, rest) = signed.split_once('.').unwrap();
     let signature = rest.split_once('.').unwrap().1;
     // HS256 "signed" with the public key's text as the HMAC secret.
@@ -478,29 +468,12 @@ fn oauth_access_tokens_are_checked_against_a_jwks_file() {
     for (why, token) in [
         (
             "wrong audience",
-            jwt(
-                Algorithm::RS256,
-                "test-rsa",
-                "rsa.pem",
-                &claims(json!("https://other.test/mcp")),
-            ),
+            rs256(&claims(json!("https://other.test/mcp"))),
         ),
-        (
-            "expired",
-            jwt(Algorithm::RS256, "test-rsa", "rsa.pem", &expired),
-        ),
-        (
-            "not yet valid",
-            jwt(Algorithm::RS256, "test-rsa", "rsa.pem", &early),
-        ),
-        (
-            "another issuer",
-            jwt(Algorithm::RS256, "test-rsa", "rsa.pem", &stranger),
-        ),
-        (
-            "no exp",
-            jwt(Algorithm::RS256, "test-rsa", "rsa.pem", &no_exp),
-        ),
+        ("expired", rs256(&expired)),
+        ("not yet valid", rs256(&early)),
+        ("another issuer", rs256(&stranger)),
+        ("no exp", rs256(&no_exp)),
         (
             "bad signature",
             jwt(
@@ -561,7 +534,7 @@ fn oauth_access_tokens_are_checked_against_a_jwks_file() {
     let log = g.log_text();
     assert!(log.contains("reason=\"expired\""), "{log}");
     assert!(log.contains("reason=\"another audience\""), "{log}");
-    assert!(!log.contains(&rs256[..40]), "a token in the log");
+    assert!(!log.contains(&rsa[..40]), "a token in the log");
 }
 
 /// A fake issuer on loopback: its metadata and its keys (`keys` as now),
@@ -640,9 +613,9 @@ fn the_issuers_keys_are_discovered_kept_and_fetched_again_for_a_new_key() {
     );
     let claims = json!({"iss": issuer.url, "aud": AUDIENCE, "exp": now() + 600});
     // Fetched once at start; a token of a known key needs no fetch.
-    let rs256 = jwt(Algorithm::RS256, "test-rsa", "rsa.pem", &claims);
-    assert!(g.initialize_with(&rs256).initialized());
-    assert!(g.initialize_with(&rs256).initialized());
+    let rsa = rs256(&claims);
+    assert!(g.initialize_with(&rsa).initialized());
+    assert!(g.initialize_with(&rsa).initialized());
     assert_eq!(issuer.fetches.load(Ordering::SeqCst), 1);
     // The issuer rotates in a new key: a token naming it makes the gateway fetch again.
     issuer.serve_keys(&["test-rsa", "test-ec"]);
@@ -1014,10 +987,7 @@ fn the_readme_team_deployment_commands_serve_as_documented() {
     let g = start(&commands[2]);
     let claims =
         json!({"iss": issuer.url, "aud": "https://mcp.example.com/mcp", "exp": now() + 600});
-    let access = format!(
-        "Bearer {}",
-        jwt(Algorithm::RS256, "test-rsa", "rsa.pem", &claims)
-    );
+    let access = format!("Bearer {}", rs256(&claims));
     assert!(
         g.initialize(&[host, ("Authorization", &access)])
             .initialized()
