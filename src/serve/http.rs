@@ -359,54 +359,8 @@ async fn connection<S>(
         activity: activity.clone(),
     });
     let service = hyper::service::service_fn(move |req: Request<Incoming>| {
-        let Served {
-            front,
-            guard,
-            loopback,
-        } = served.clone();
-        async move {
-            // serve-auth hook: an `Access`'s gate (after the loopback checks on
-            // loopback, instead of them elsewhere).
-            #[cfg(feature = "serve-auth")]
-            if let Some(access) = &guard {
-                let refused = match loopback {
-                    true => refusal(&req),
-                    false => access.foreign_refusal(&req),
-                };
-                if let Some(refused) = refused {
-                    return Ok(refused);
-                }
-                // A load balancer's probes and a browser's preflight need no token; `/metrics` does.
-                if super::ops::is_probe(&req) {
-                    return Ok(front.serve(req).await);
-                }
-                if let Some(answer) = super::cors::preflight(&req) {
-                    return Ok(answer);
-                }
-                let origin = req.headers().get(hyper::header::ORIGIN).cloned();
-                let mut answer = match access.gate(req, loopback).await {
-                    Ok(req) => front.serve(req).await,
-                    Err(refused) => refused,
-                };
-                if let Some(origin) = origin {
-                    super::cors::allow(&mut answer, origin);
-                }
-                return Ok::<Answer, Infallible>(answer);
-            }
-            let _ = (&guard, loopback);
-            if let Some(refused) = refusal(&req) {
-                return Ok(refused);
-            }
-            if let Some(answer) = super::cors::preflight(&req) {
-                return Ok(answer);
-            }
-            let origin = req.headers().get(hyper::header::ORIGIN).cloned();
-            let mut answer = front.serve(req).await;
-            if let Some(origin) = origin {
-                super::cors::allow(&mut answer, origin);
-            }
-            Ok::<Answer, Infallible>(answer)
-        }
+        let served = served.clone();
+        async move { Ok::<Answer, Infallible>(answer(req, served).await) }
     });
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder
@@ -432,6 +386,58 @@ async fn connection<S>(
             }
         }
     }
+}
+
+/// The answer to one request: the origin and host rules, the gate when
+/// there is one (probes and a browser's preflight pass without a token),
+/// then the front; an answer to an origin it let through is readable by it.
+async fn answer(req: Request<Incoming>, served: Served) -> Answer {
+    let Served {
+        front,
+        guard,
+        loopback,
+    } = served;
+    // serve-auth hook: an `Access`'s gate (after the loopback checks on
+    // loopback, instead of them elsewhere).
+    #[cfg(feature = "serve-auth")]
+    if let Some(access) = &guard {
+        let refused = match loopback {
+            true => refusal(&req),
+            false => access.foreign_refusal(&req),
+        };
+        if let Some(refused) = refused {
+            return refused;
+        }
+        // A load balancer's probes and a browser's preflight need no token; `/metrics` does.
+        if super::ops::is_probe(&req) {
+            return front.serve(req).await;
+        }
+        if let Some(answer) = super::cors::preflight(&req) {
+            return answer;
+        }
+        let origin = req.headers().get(hyper::header::ORIGIN).cloned();
+        let mut answer = match access.gate(req, loopback).await {
+            Ok(req) => front.serve(req).await,
+            Err(refused) => refused,
+        };
+        if let Some(origin) = origin {
+            super::cors::allow(&mut answer, origin);
+        }
+        return answer;
+    }
+    let _ = (&guard, loopback);
+    if let Some(refused) = refusal(&req) {
+        return refused;
+    }
+    if let Some(answer) = super::cors::preflight(&req) {
+        return answer;
+    }
+    let origin = req.headers().get(hyper::header::ORIGIN).cloned();
+    let mut answer = front.serve(req).await;
+    if let Some(origin) = origin {
+        super::cors::allow(&mut answer, origin);
+    }
+    answer
 }
 
 /// The answer to a request refused before MCP sees it: two `Host`
