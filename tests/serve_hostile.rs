@@ -219,8 +219,10 @@ fn a_crash_looping_upstream_is_given_up() {
     let mut looping = hostile("crash");
     looping["env"]["SPAWN_LOG"] = json!(spawns.to_str().unwrap());
     let mut g = start(&dir, json!({"loop": looping, "good": hostile("schema")}));
+    // The library's line, then the gateway's state line after it.
     wait_until("the gateway gives up", Duration::from_secs(60), || {
-        log_of(&dir).contains("gave up on the upstream")
+        let log = log_of(&dir);
+        log.contains("gave up on the upstream") && log.contains("loop: gone (gave_up")
     });
     let log = log_of(&dir);
     let gone: Vec<&str> = log
