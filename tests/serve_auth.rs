@@ -138,6 +138,13 @@ impl Served {
     }
 }
 
+/// `dir/tokens.txt` holding `text`, for `--auth-tokens`.
+fn tokens_file(dir: &Path, text: &str) -> PathBuf {
+    let tokens = dir.join("tokens.txt");
+    std::fs::write(&tokens, text).unwrap();
+    tokens
+}
+
 fn initialize_body() -> String {
     json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},
@@ -234,8 +241,7 @@ fn refused_challenge(base: &str) -> String {
 #[test]
 fn a_tokens_file_guards_every_request_is_reloaded_and_is_never_logged() {
     let dir = scratch("serve-auth", "tokens");
-    let tokens = dir.join("tokens.txt");
-    std::fs::write(&tokens, format!("# the team's tokens\n\n{TOKEN_A}\n")).unwrap();
+    let tokens = tokens_file(&dir, &format!("# the team's tokens\n\n{TOKEN_A}\n"));
     let listen = non_loopback();
     let g = Served::start(
         &dir,
@@ -683,8 +689,7 @@ fn der(pem: &str) -> Vec<u8> {
 #[test]
 fn a_renewed_certificate_is_served_without_a_restart() {
     let dir = scratch("serve-auth", "renewal");
-    let tokens = dir.join("tokens.txt");
-    std::fs::write(&tokens, format!("{TOKEN_A}\n")).unwrap();
+    let tokens = tokens_file(&dir, &format!("{TOKEN_A}\n"));
     let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
     std::fs::copy(data("server.pem"), &cert).unwrap();
     std::fs::copy(data("server-key.pem"), &key).unwrap();
@@ -730,8 +735,7 @@ fn a_renewed_certificate_is_served_without_a_restart() {
 #[test]
 fn https_with_a_token_serves_initialize_and_plain_http_is_not_served() {
     let dir = scratch("serve-auth", "tls");
-    let tokens = dir.join("tokens.txt");
-    std::fs::write(&tokens, format!("{TOKEN_A}\n")).unwrap();
+    let tokens = tokens_file(&dir, &format!("{TOKEN_A}\n"));
     let listen = non_loopback();
     let g = Served::start(
         &dir,
@@ -779,8 +783,7 @@ fn https_with_a_token_serves_initialize_and_plain_http_is_not_served() {
 #[test]
 fn off_loopback_the_allowed_hosts_are_served_and_a_browser_only_from_them() {
     let dir = scratch("serve-auth", "hosts");
-    let tokens = dir.join("tokens.txt");
-    std::fs::write(&tokens, format!("{TOKEN_A}\n")).unwrap();
+    let tokens = tokens_file(&dir, &format!("{TOKEN_A}\n"));
     let listen = non_loopback();
     let auth = format!("Bearer {TOKEN_A}");
     let g = Served::start(
@@ -884,8 +887,7 @@ fn off_loopback_the_allowed_hosts_are_served_and_a_browser_only_from_them() {
 #[test]
 fn a_non_loopback_address_needs_authentication_and_tls() {
     let dir = scratch("serve-auth", "refused");
-    let tokens = dir.join("tokens.txt");
-    std::fs::write(&tokens, format!("{TOKEN_A}\n")).unwrap();
+    let tokens = tokens_file(&dir, &format!("{TOKEN_A}\n"));
     let tokens = tokens.to_str().unwrap();
     let addr = non_loopback().replace(":0", ":9");
     let auth = "authentication (--auth-tokens or --oauth-issuer)";
@@ -1031,8 +1033,7 @@ fn the_python_sdk_client_reaches_the_gateway_with_a_token_over_https() {
         return;
     }
     let dir = scratch("serve-auth", "python");
-    let tokens = dir.join("tokens.txt");
-    std::fs::write(&tokens, format!("{TOKEN_A}\n")).unwrap();
+    let tokens = tokens_file(&dir, &format!("{TOKEN_A}\n"));
     let g = Served::start(
         &dir,
         "127.0.0.1:0",
