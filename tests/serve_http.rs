@@ -33,13 +33,23 @@ impl Drop for Gateway {
 impl Gateway {
     /// Started with `flags`, under `ulimit -n nofile` when given.
     fn start(name: &str, flags: &[&str], nofile: Option<u32>) -> Gateway {
+        Gateway::serving(name, json!({}), flags, nofile)
+    }
+
+    /// Started in front of `servers` (`mcpServers`).
+    fn serving(
+        name: &str,
+        servers: serde_json::Value,
+        flags: &[&str],
+        nofile: Option<u32>,
+    ) -> Gateway {
         let dir = std::env::temp_dir().join(format!(
             "mcp-preamble-serve-http-{}-{name}",
             std::process::id()
         ));
         std::fs::create_dir_all(&dir).unwrap();
         let config = dir.join("mcp.json");
-        std::fs::write(&config, json!({"mcpServers": {}}).to_string()).unwrap();
+        std::fs::write(&config, json!({"mcpServers": servers}).to_string()).unwrap();
         let bin = env!("CARGO_BIN_EXE_mcp-preamble");
         let mut command = match nofile {
             Some(n) => {
@@ -76,6 +86,11 @@ impl Gateway {
     /// Sends `head` (request line and headers, without the blank line)
     /// with `body`, and reads the whole answer (`Connection: close`).
     fn exchange(&self, head: &str, body: &str) -> String {
+        self.exchange_accepting(head, body, "application/json, text/event-stream")
+    }
+
+    /// [`Gateway::exchange`] with `accept` as the `Accept` header.
+    fn exchange_accepting(&self, head: &str, body: &str, accept: &str) -> String {
         // Refused: the gateway is gone, and the answer is empty.
         let Ok(mut s) = TcpStream::connect(&self.authority) else {
             return String::new();
@@ -84,7 +99,7 @@ impl Gateway {
         let sent = write!(
             s,
             "{head}\r\nContent-Type: application/json\r\n\
-             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+             Accept: {accept}\r\nContent-Length: {}\r\n\
              Connection: close\r\n\r\n{body}",
             body.len()
         );
@@ -374,4 +389,143 @@ fn a_stateless_call_answered_by_its_result_alone_is_one_json_body() {
     let message: serde_json::Value = serde_json::from_str(body.trim()).expect(body);
     assert_eq!(message["id"], 7, "{answer}");
     assert!(message["result"]["tools"].is_array(), "{answer}");
+}
+
+/// The fast lane's count in `/metrics`.
+fn lane_calls(gateway: &Gateway) -> u64 {
+    let head = format!("GET /metrics HTTP/1.1\r\nHost: {}", gateway.authority);
+    let answer = gateway.exchange(&head, "");
+    let line = answer
+        .lines()
+        .find(|l| l.starts_with("mcp_preamble_http_fast_lane_calls_total "))
+        .unwrap_or_else(|| panic!("no fast lane count: {answer}"));
+    line.rsplit(' ').next().unwrap().parse().unwrap()
+}
+
+/// A stateless `tools/call` of `name` with `arguments` to `gateway`, its
+/// `_meta` with `extra` added, and `Accept: accept`.
+fn stateless_call(
+    gateway: &Gateway,
+    id: u64,
+    name: &str,
+    arguments: serde_json::Value,
+    extra: serde_json::Value,
+    accept: &str,
+) -> String {
+    let mut meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"}});
+    meta.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().cloned().unwrap_or_default());
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+        "name": name, "arguments": arguments, "_meta": meta}})
+    .to_string();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: {name}",
+        gateway.authority
+    );
+    gateway.exchange_accepting(&head, &body, accept)
+}
+
+/// A body sent in chunks, joined.
+fn dechunked(mut body: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = body.split_once("\r\n") {
+        let Ok(size) = usize::from_str_radix(size.trim(), 16) else {
+            return body.to_string();
+        };
+        if size == 0 || rest.len() < size {
+            break;
+        }
+        out.push_str(&rest[..size]);
+        body = rest[size..].trim_start_matches("\r\n");
+    }
+    out
+}
+
+/// Status line, content type and body of an answer: what a client reads.
+fn read_by_client(answer: &str) -> (String, Option<String>, String) {
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or_default();
+    let status = head.lines().next().unwrap_or_default().to_string();
+    let kind = header(answer, "content-type").map(str::to_string);
+    let chunked = header(answer, "transfer-encoding").is_some_and(|t| t.contains("chunked"));
+    let body = if chunked {
+        dechunked(body)
+    } else {
+        body.to_string()
+    };
+    (status, kind, body)
+}
+
+/// An `Accept` rmcp reads as the plain one, but with a weight the lane
+/// leaves to rmcp: the same call through rmcp.
+const PLAIN: &str = "application/json, text/event-stream";
+const WEIGHTED: &str = "application/json;q=1, text/event-stream";
+
+#[test]
+fn the_fast_lane_answers_a_stateless_call_as_rmcp_does() {
+    let servers = json!({
+        "billing": common::gateway::node("invoice.mjs", json!({})),
+        "jobs": common::gateway::node("progress.mjs", json!({})),
+    });
+    let gateway = Gateway::serving("lane", servers, &["--ready-within", "30"], None);
+    let token = json!({"progressToken": "p-1"});
+    let cases = [
+        ("billing__list_periods", json!({}), json!({})),
+        ("billing__list_periods", json!({}), token.clone()),
+        ("billing__get_invoice", json!({"id": "INV-1"}), json!({})),
+        ("billing__get_invoice", json!({"id": 7}), json!({})),
+        ("no_such_tool", json!({}), json!({})),
+        // Progress before the answer: an event stream from both.
+        ("jobs__steps", json!({"n": 3, "gap_ms": 5}), token.clone()),
+    ];
+    let mut results = 0;
+    for (id, (name, arguments, extra)) in (1..).zip(cases) {
+        let before = lane_calls(&gateway);
+        let lane = stateless_call(&gateway, id, name, arguments.clone(), extra.clone(), PLAIN);
+        assert_eq!(
+            lane_calls(&gateway),
+            before + 1,
+            "{name}: not the lane: {lane}"
+        );
+        let rmcp = stateless_call(&gateway, id, name, arguments, extra, WEIGHTED);
+        assert_eq!(
+            lane_calls(&gateway),
+            before + 1,
+            "{name}: the lane took {rmcp}"
+        );
+        assert_eq!(read_by_client(&lane), read_by_client(&rmcp), "{name}");
+        results += usize::from(lane.contains("\"result\""));
+    }
+    assert!(results >= 4, "the upstreams answered too few calls");
+    let streamed = stateless_call(&gateway, 9, "jobs__steps", json!({"n": 2}), token, PLAIN);
+    let (_, kind, body) = read_by_client(&streamed);
+    assert_eq!(kind.as_deref(), Some("text/event-stream"), "{streamed}");
+    let events: Vec<&str> = body.split("\n\n").filter(|e| !e.is_empty()).collect();
+    assert_eq!(
+        events.len(),
+        3,
+        "two progress events, then the answer: {body}"
+    );
+    assert!(events[0].contains("\"progressToken\":\"p-1\""), "{body}");
+    assert!(events[2].contains("job done"), "{body}");
+    // A name header that disagrees with the body is rmcp's to refuse.
+    let before = lane_calls(&gateway);
+    let body = json!({"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": {
+        "name": "billing__list_periods", "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}}}})
+    .to_string();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: other",
+        gateway.authority
+    );
+    let mismatched = gateway.exchange(&head, &body);
+    assert!(mismatched.starts_with("HTTP/1.1 400"), "{mismatched}");
+    assert!(mismatched.contains("-32020"), "{mismatched}");
+    assert_eq!(lane_calls(&gateway), before, "the lane took it");
 }

@@ -18,6 +18,17 @@ use super::names::GatewayNames;
 use super::progress::{Relay, Relays};
 use crate::hub::ServerState;
 
+/// Where the progress of a host's call goes: its session, or the event
+/// stream of the HTTP fast lane's answer (`super::lane`).
+pub(crate) enum ProgressTo {
+    Peer(Peer<RoleServer>),
+    #[cfg(feature = "serve-http")]
+    Stream(tokio::sync::mpsc::Sender<ProgressNotificationParam>),
+}
+
+/// The host's end of a call's progress and its token.
+pub(crate) type HostProgress = Option<(ProgressTo, ProgressToken)>;
+
 /// One upstream as a call finds it.
 pub(crate) struct Upstream {
     alias: String,
@@ -59,7 +70,7 @@ impl Upstream {
         self,
         tool: String,
         params: CallToolRequestParams,
-        host: Option<(Peer<RoleServer>, ProgressToken)>,
+        host: HostProgress,
         relays: &Arc<Relays>,
         cancelled: impl Future<Output = ()>,
         timeout: Option<Duration>,
@@ -244,13 +255,15 @@ async fn next(relay: &mut Option<Relay>) -> Option<ProgressNotificationParam> {
 
 /// Sends `p` to the host under its own token (progress, total and message
 /// as the upstream sent them). A host that is gone is not an error of the call.
-async fn relay_to(
-    host: &Option<(Peer<RoleServer>, ProgressToken)>,
-    mut p: ProgressNotificationParam,
-) {
-    let Some((peer, token)) = host else { return };
+async fn relay_to(host: &HostProgress, mut p: ProgressNotificationParam) {
+    let Some((to, token)) = host else { return };
     p.progress_token = token.clone();
-    if let Err(e) = peer.notify_progress(p).await {
+    let sent = match to {
+        ProgressTo::Peer(peer) => peer.notify_progress(p).await.map_err(|e| e.to_string()),
+        #[cfg(feature = "serve-http")]
+        ProgressTo::Stream(stream) => stream.send(p).await.map_err(|e| e.to_string()),
+    };
+    if let Err(e) = sent {
         tracing::debug!(error = %e, "progress not relayed to the host");
     }
 }

@@ -20,7 +20,7 @@ use tokio::sync::watch;
 use super::ask::{ASK_TIMEOUT, capabilities, merged, not_served};
 use super::catalog::Catalog;
 use super::fit::ServeAs;
-use super::forward::{self, Upstream};
+use super::forward::{self, HostProgress, ProgressTo, Upstream};
 use super::metrics::Metrics;
 use super::names::{GatewayNames, served_scheme};
 use super::progress::Relays;
@@ -448,6 +448,25 @@ impl Gateway {
         params: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        // The host's token stays with the host; see `progress`.
+        let host = context
+            .meta
+            .get_progress_token()
+            .map(|token| (ProgressTo::Peer(context.peer.clone()), token));
+        let ct = context.ct;
+        self.call_tool_as(params, host, async move { ct.cancelled().await })
+            .await
+    }
+
+    /// A `tools/call` of the host: to the reader, refused, or forwarded to
+    /// its upstream (progress to `host` when it has a token; `cancelled`
+    /// cancels the upstream request).
+    pub(crate) async fn call_tool_as(
+        &self,
+        params: CallToolRequestParams,
+        host: HostProgress,
+        cancelled: impl Future<Output = ()>,
+    ) -> Result<CallToolResponse, McpError> {
         let mut view = self.view();
         if view.names.upstream(&params.name).is_none() && params.name != view.names.reader() {
             // A tool added a moment ago: look once more.
@@ -483,13 +502,6 @@ impl Gateway {
         let tool = tool.to_string();
         let alias = alias.to_string();
         drop(view);
-        // The host's token stays with the host; see `progress`.
-        let host = context
-            .meta
-            .get_progress_token()
-            .map(|token| (context.peer.clone(), token));
-        let ct = context.ct;
-        let cancelled = async move { ct.cancelled().await };
         let relays = &self.inner.relays;
         let started = std::time::Instant::now();
         let answer = upstream

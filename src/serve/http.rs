@@ -236,6 +236,7 @@ impl Gateway {
             sealer: options.sealer.clone(),
             checks: options.checks.clone(),
             in_flight: InFlight::default(),
+            lane: AtomicU64::new(0),
         });
         let max = limits.max_connections.clamp(1, Semaphore::MAX_PERMITS);
         let slots = Arc::new(Semaphore::new(max));

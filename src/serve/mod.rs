@@ -138,6 +138,8 @@ mod forward;
 mod gateway;
 #[cfg(feature = "serve-http")]
 mod http;
+#[cfg(feature = "serve-http")]
+mod lane;
 mod metrics;
 mod names;
 mod notify;

@@ -6,7 +6,7 @@ use std::convert::Infallible;
 use std::fmt::Write as _;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -17,6 +17,7 @@ use hyper::{Method, Request, StatusCode};
 use tokio::sync::Notify;
 
 use super::gateway::Gateway;
+use super::lane::Lane;
 use super::metrics::head;
 use super::replica::Sealer;
 use super::reply::{Answer, body};
@@ -41,6 +42,8 @@ pub(super) struct Front {
     pub(super) sealer: Option<Sealer>,
     pub(super) checks: Vec<(String, ReadinessCheck)>,
     pub(super) in_flight: InFlight,
+    /// Calls the fast lane answered (`super::lane`).
+    pub(super) lane: AtomicU64,
 }
 
 /// Whether `req` is a load balancer's probe (`GET` or `HEAD` of
@@ -59,9 +62,13 @@ impl Front {
         // A POST's answer (a call's stream among them) is in flight until
         // its body is sent; an open GET stream is not waited for.
         let guard = (req.method() == Method::POST).then(|| self.in_flight.enter());
-        let answer = match &self.sealer {
-            Some(sealer) => super::replica::exchange(sealer, req, |r| self.mcp.handle(r)).await,
-            None => self.mcp.handle(req).await,
+        let answer = match super::lane::offer(req, &self.gateway).await {
+            Lane::Served(answer) => {
+                self.lane.fetch_add(1, Ordering::Relaxed);
+                answer
+            }
+            Lane::Read(req) => self.rmcp(req).await,
+            Lane::Passed(req) => self.rmcp(req).await,
         };
         match guard {
             Some(guard) => answer.map(|body| {
@@ -71,6 +78,18 @@ impl Front {
                 })
             }),
             None => answer,
+        }
+    }
+
+    /// rmcp's answer to `req` (with sealed session ids when configured).
+    async fn rmcp<B>(&self, req: Request<B>) -> Answer
+    where
+        B: Body + Send + 'static,
+        B::Error: std::fmt::Display,
+    {
+        match &self.sealer {
+            Some(sealer) => super::replica::exchange(sealer, req, |r| self.mcp.handle(r)).await,
+            None => self.mcp.handle(req).await,
         }
     }
 
@@ -129,6 +148,10 @@ impl Front {
             head(&mut out, name, "gauge", help);
             let _ = writeln!(out, "{name} {value}");
         }
+        let name = "mcp_preamble_http_fast_lane_calls_total";
+        let help = "Stateless tools/call requests answered without rmcp's per-request server.";
+        head(&mut out, name, "counter", help);
+        let _ = writeln!(out, "{name} {}", self.lane.load(Ordering::Relaxed));
         out
     }
 }

@@ -1,0 +1,345 @@
+//! The fast lane: a stateless (2026-07-28) `tools/call` answered as one
+//! JSON body without rmcp's per-request server (a service loop with its
+//! channels and tasks, built and torn down for each POST: most of what a
+//! forwarded call cost over HTTP).
+//!
+//! Only a request that rmcp would take and answer the same way enters it:
+//! every header rmcp checks is there once and agrees with the body, and
+//! nothing in it needs more than one answer. Anything else (a session,
+//! a progress token, a Base64 name, a weighted `Accept`, a body of unknown
+//! length) goes to rmcp as before, so the lane changes no answer, only
+//! the time it takes. `tests/serve_http.rs` holds the two paths to
+//! byte-equal answers.
+
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full};
+use hyper::body::{Frame, Incoming};
+use hyper::header::{ACCEPT, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, HeaderMap, HeaderValue};
+use hyper::{Method, Request, StatusCode};
+use rmcp::model::{
+    CallToolResponse, ClientCapabilities, ClientJsonRpcMessage, ClientRequest, ErrorCode, GetMeta,
+    ProgressNotification, ProgressToken, ProtocolVersion, RequestId, ServerJsonRpcMessage,
+    ServerNotification, ServerResult,
+};
+use rmcp::{ErrorData as McpError, ServerHandler};
+use tokio::sync::mpsc;
+
+use super::forward::ProgressTo;
+use super::gateway::Gateway;
+use super::reply::{Answer, body};
+
+/// rmcp's default request body limit (`StreamableHttpServerConfig`),
+/// which the gateway keeps: a longer body is rmcp's to refuse.
+const MAX_BODY: u64 = 4 * 1024 * 1024;
+
+/// What became of a request offered to the lane.
+pub(super) enum Lane {
+    /// Answered here.
+    Served(Answer),
+    /// Read, but not for the lane: rmcp answers it from these bytes.
+    Read(Request<Full<Bytes>>),
+    /// Not for the lane by its head: rmcp answers it as it came.
+    Passed(Request<Incoming>),
+}
+
+/// Offers `req` to the lane of `gateway`.
+pub(super) async fn offer(req: Request<Incoming>, gateway: &Gateway) -> Lane {
+    let Some(head) = Head::of(&req, gateway) else {
+        return Lane::Passed(req);
+    };
+    let (parts, incoming) = req.into_parts();
+    let bytes = match incoming.collect().await {
+        Ok(collected) => collected.to_bytes(),
+        // As rmcp answers a body it could not read.
+        Err(e) => {
+            return Lane::Served(body(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("Failed to read request body: {e}"),
+                "text/plain; charset=utf-8",
+            ));
+        }
+    };
+    match call_of(&bytes, &head) {
+        Some(call) => Lane::Served(answer(call, gateway).await),
+        None => Lane::Read(Request::from_parts(parts, Full::new(bytes))),
+    }
+}
+
+/// What the head of a lane request says: the protocol version and the
+/// tool's name, each in its one header.
+struct Head {
+    version: String,
+    name: String,
+}
+
+impl Head {
+    /// The head of a stateless `tools/call` rmcp would take, or `None`.
+    fn of(req: &Request<Incoming>, gateway: &Gateway) -> Option<Head> {
+        let headers = req.headers();
+        if req.method() != Method::POST || headers.contains_key("mcp-session-id") {
+            return None;
+        }
+        let version = only(headers, "mcp-protocol-version")?;
+        let supported = ServerHandler::supported_protocol_versions(gateway);
+        let known = supported.iter().any(|v| v.as_str() == version)
+            && ProtocolVersion::KNOWN_VERSIONS
+                .iter()
+                .any(|v| v.as_str() == version);
+        if !known || version < ProtocolVersion::V_2026_07_28.as_str() {
+            return None;
+        }
+        let name = only(headers, "mcp-name")?;
+        let plain_name = !name.starts_with("=?base64?");
+        let length = only(headers, CONTENT_LENGTH.as_str())?
+            .parse::<u64>()
+            .ok()?;
+        let lane = only(headers, "mcp-method")? == "tools/call"
+            && plain_name
+            && length <= MAX_BODY
+            && accepts_both(headers)
+            && only(headers, CONTENT_TYPE.as_str()).is_some_and(is_json);
+        lane.then(|| Head {
+            version: version.to_string(),
+            name: name.to_string(),
+        })
+    }
+}
+
+/// The value of a header sent exactly once, as text.
+fn only<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    let mut values = headers.get_all(name).iter();
+    let value = values.next()?;
+    if values.next().is_some() {
+        return None;
+    }
+    value.to_str().ok()
+}
+
+/// `Accept` lists both JSON and event streams, with no parameters (no
+/// weights: rmcp drops a media range weighted zero).
+fn accepts_both(headers: &HeaderMap) -> bool {
+    let (mut json, mut sse) = (false, false);
+    for value in headers.get_all(ACCEPT) {
+        let Ok(value) = value.to_str() else {
+            return false;
+        };
+        if value.contains([';', '"']) {
+            return false;
+        }
+        for range in value.split(',').map(str::trim) {
+            json |= range.eq_ignore_ascii_case("application/json");
+            sse |= range.eq_ignore_ascii_case("text/event-stream");
+        }
+    }
+    json && sse
+}
+
+/// `application/json`, perhaps with parameters (`; charset=utf-8`).
+fn is_json(value: &str) -> bool {
+    let essence = value.split_once(';').map_or(value, |(essence, _)| essence);
+    essence.trim().eq_ignore_ascii_case("application/json")
+}
+
+/// A lane call: the request and what the client declared.
+struct Call {
+    id: RequestId,
+    request: rmcp::model::CallToolRequestParams,
+    progress: Option<ProgressToken>,
+    tasks: bool,
+}
+
+/// The call in `bytes` when the body agrees with `head` and needs one
+/// answer; `None` sends it to rmcp.
+fn call_of(bytes: &[u8], head: &Head) -> Option<Call> {
+    let Ok(ClientJsonRpcMessage::Request(request)) = serde_json::from_slice(bytes) else {
+        return None;
+    };
+    // rmcp keeps `params._meta` beside the request, as its handler's context.
+    let meta = request.request.get_meta().clone();
+    let ClientRequest::CallToolRequest(call) = request.request else {
+        return None;
+    };
+    let version = meta.protocol_version()?;
+    let whole = meta
+        .missing_required_keys(&ProtocolVersion::V_2026_07_28)
+        .is_empty();
+    let lane = whole && version.as_str() == head.version && call.params.name == head.name;
+    if !lane {
+        return None;
+    }
+    let tasks = meta
+        .client_capabilities()
+        .is_some_and(|c| c.supports_tasks());
+    Some(Call {
+        id: request.id,
+        request: call.params,
+        progress: meta.get_progress_token(),
+        tasks,
+    })
+}
+
+/// The gateway's answer to `call`, as rmcp would send it: the result
+/// alone as one JSON body; an event stream when progress comes first.
+async fn answer(call: Call, gateway: &Gateway) -> Answer {
+    let Call {
+        id,
+        request,
+        progress,
+        tasks,
+    } = call;
+    let (to, mut progressed) = mpsc::channel(PROGRESS_WAITING);
+    let host = progress.map(|token| (ProgressTo::Stream(to), token));
+    let session = gateway.session();
+    // Owned, so that an event stream can carry it on after this returns.
+    let mut result = Box::pin(async move {
+        let response = session
+            .call_tool_as(request, host, std::future::pending())
+            .await;
+        message_of(response, id, tasks)
+    });
+    // A progress notification is sent before the answer it precedes, so
+    // when both are there the progress is first.
+    let first = tokio::select! {
+        biased;
+        Some(p) = progressed.recv() => p,
+        message = &mut result => return json_answer(message),
+    };
+    let (events, stream) = mpsc::channel::<Bytes>(PROGRESS_WAITING);
+    tokio::spawn(async move {
+        let mut first = Some(first);
+        loop {
+            let next = match first.take() {
+                Some(p) => Some(p),
+                None => tokio::select! {
+                    biased;
+                    p = progressed.recv() => p,
+                    message = &mut result => {
+                        let _ = events.send(event(&message)).await;
+                        return;
+                    }
+                    // The client is gone: dropping the call cancels it upstream.
+                    () = events.closed() => return,
+                    // rmcp's keep-alive, an empty comment after 15 s of silence.
+                    () = tokio::time::sleep(KEEP_ALIVE) => {
+                        if events.send(Bytes::from_static(b":\n\n")).await.is_err() {
+                            return;
+                        }
+                        None
+                    }
+                },
+            };
+            if let Some(p) = next {
+                let note = ServerJsonRpcMessage::notification(ServerNotification::from(
+                    ProgressNotification::new(p),
+                ));
+                if events.send(event(&note)).await.is_err() {
+                    return;
+                }
+            }
+        }
+    });
+    event_stream(stream)
+}
+
+/// Silence on an event stream before a keep-alive comment (rmcp's).
+const KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// Progress notifications of one call that may wait for the client.
+const PROGRESS_WAITING: usize = 16;
+
+/// The host's message for a call's outcome, with rmcp's handler guard:
+/// no task to a client that did not declare it can read one.
+fn message_of(
+    response: Result<CallToolResponse, McpError>,
+    id: RequestId,
+    tasks: bool,
+) -> ServerJsonRpcMessage {
+    let result = response.and_then(|response| match response {
+        CallToolResponse::Task(_) if !tasks => Err(McpError::missing_required_client_capability(
+            ClientCapabilities::builder().enable_tasks().build(),
+        )),
+        response => Ok(ServerResult::from(response)),
+    });
+    match result {
+        Ok(result) => ServerJsonRpcMessage::response(result, id),
+        Err(error) => ServerJsonRpcMessage::error(error, Some(id)),
+    }
+}
+
+/// One server-sent event of `message` (rmcp's framing: `data:` and the
+/// JSON on one line, no event id without an event store).
+fn event(message: &ServerJsonRpcMessage) -> Bytes {
+    let json = serde_json::to_string(message).unwrap_or_default();
+    Bytes::from(format!("data: {json}\n\n"))
+}
+
+/// An event stream answer of the events `stream` gives, as rmcp heads one.
+fn event_stream(stream: mpsc::Receiver<Bytes>) -> Answer {
+    let mut answer = hyper::Response::new(BoxBody::new(Events(stream)));
+    let headers = answer.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    answer
+}
+
+/// A body of the events a channel gives, ended when its sender is.
+struct Events(mpsc::Receiver<Bytes>);
+
+impl hyper::body::Body for Events {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        self.0
+            .poll_recv(cx)
+            .map(|event| event.map(|e| Ok(Frame::data(e))))
+    }
+}
+
+/// The HTTP status rmcp gives a stateless answer (its body well formed).
+fn status_of(message: &ServerJsonRpcMessage) -> StatusCode {
+    let ServerJsonRpcMessage::Error(error) = message else {
+        return StatusCode::OK;
+    };
+    match error.error.code {
+        ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
+        | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+        | ErrorCode::HEADER_MISMATCH => StatusCode::BAD_REQUEST,
+        ErrorCode::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+        _ => StatusCode::OK,
+    }
+}
+
+/// `message` as one JSON body, with the status rmcp gives it.
+fn json_answer(message: ServerJsonRpcMessage) -> Answer {
+    let status = status_of(&message);
+    let json = match serde_json::to_vec(&message) {
+        Ok(json) => json,
+        Err(e) => {
+            return body(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("serialize json response: {e}"),
+                "text/plain; charset=utf-8",
+            );
+        }
+    };
+    let mut answer = hyper::Response::new(
+        Full::new(Bytes::from(json))
+            .map_err(|never| match never {})
+            .boxed(),
+    );
+    *answer.status_mut() = status;
+    answer
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    answer
+}
