@@ -10,7 +10,8 @@
 //! `target/bench-serve.json` (`{"stdio"|"http": {"1"|"32": {"p50_ratio",
 //! "p99_ratio", "rps_ratio"}}, "cold_fanout_10_ms"}`, and the same ratios of
 //! `wrap` and of a byte relay over stdio under `"wrap"` and `"relay"`:
-//! `{"wrap": {"stdio": {"1": …}}}`). Needs node and
+//! `{"wrap": {"stdio": {"1": …}}}`, and of an HTTP relay that forwards
+//! requests unread, printed as `hop`, under `"relay": {"http": …}`). Needs node and
 //! `npm ci` in tests/servers:
 //!
 //! ```text
@@ -29,6 +30,8 @@
 
 #[path = "serve/load.rs"]
 mod load;
+#[path = "serve/relay.rs"]
+mod relay_http;
 #[path = "serve/replicas.rs"]
 mod replicas;
 #[path = "serve/upstream.rs"]
@@ -272,9 +275,14 @@ fn relay(command: &[String]) {
     let _ = child.wait();
 }
 
-/// Over Streamable HTTP: one session per client, to the upstream's HTTP
-/// endpoint and to `serve --listen` in front of that same endpoint.
-async fn over_http(kind: &Kind, dir: &Path) -> Vec<(usize, Ratios)> {
+/// The bench's own binary as an HTTP relay: `bench http-relay LISTEN
+/// UPSTREAM` ([`relay_http`]).
+const HTTP_RELAY: &str = "--http-relay";
+
+/// Over Streamable HTTP: one connection per client, to the upstream's
+/// endpoint, to `serve --listen` in front of it, and to a relay in front
+/// of it that only forwards requests and answers ([`HTTP_RELAY`]).
+async fn over_http(kind: &Kind, dir: &Path) -> Vec<(usize, Ratios, Ratios)> {
     let port = free_port();
     let _upstream = spawn(&kind.command, &(kind.http)(port));
     listening(port);
@@ -294,14 +302,25 @@ async fn over_http(kind: &Kind, dir: &Path) -> Vec<(usize, Ratios)> {
     ];
     let _gateway = spawn(GATEWAY, &args.map(String::from));
     listening(listen);
+    let hop = free_port();
+    let me = std::env::current_exe().expect("the bench's path");
+    let relay_args = [HTTP_RELAY.to_string(), hop.to_string(), port.to_string()];
+    let _relay = spawn(&me.display().to_string(), &relay_args);
+    listening(hop);
     let direct = ServerEntry::http("billing", url);
     let gateway = ServerEntry::http("gateway", format!("http://127.0.0.1:{listen}/mcp"));
+    let relay = ServerEntry::http("billing", format!("http://127.0.0.1:{hop}/mcp"));
     let mut out = Vec::new();
     for clients in CLIENTS {
         let n = calls(clients);
         let direct = measure(&direct, "list_periods", clients, n, false).await;
         let gateway = measure(&gateway, "billing__list_periods", clients, n, false).await;
-        out.push((clients, Ratios { direct, gateway }));
+        let relayed = measure(&relay, "list_periods", clients, n, false).await;
+        let relayed = Ratios {
+            direct: direct.clone(),
+            gateway: relayed,
+        };
+        out.push((clients, Ratios { direct, gateway }, relayed));
     }
     out
 }
@@ -387,8 +406,9 @@ async fn two_replicas(seconds: u64) {
 async fn http_only() {
     let dir = std::env::temp_dir().join(format!("mcp-preamble-bench-http-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    for (clients, ratios) in over_http(&kinds()[0], &dir).await {
+    for (clients, ratios, relayed) in over_http(&kinds()[0], &dir).await {
         ratios.print("rust", "http", clients);
+        relayed.print("rust", "hop", clients);
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -408,7 +428,7 @@ fn forwarding(runtime: &tokio::runtime::Runtime) {
         let (stdio, http) = runtime
             .block_on(async { (over_stdio(&kind, &dir).await, over_http(&kind, &dir).await) });
         let stdio_serve = stdio.iter().map(|(c, _, _, r)| (*c, r));
-        let http_serve = http.iter().map(|(c, r)| (*c, r));
+        let http_serve = http.iter().map(|(c, r, _)| (*c, r));
         for (transport, runs) in [
             ("stdio", stdio_serve.collect::<Vec<_>>()),
             ("http", http_serve.collect()),
@@ -418,6 +438,12 @@ fn forwarding(runtime: &tokio::runtime::Runtime) {
                 if kind.name == "rust" {
                     report[transport][clients.to_string()] = ratios.json();
                 }
+            }
+        }
+        for (clients, _, relayed) in &http {
+            relayed.print(kind.name, "hop", *clients);
+            if kind.name == "rust" {
+                report["relay"]["http"][clients.to_string()] = relayed.json();
             }
         }
         for (clients, wrapped, relayed, _) in &stdio {
@@ -447,6 +473,10 @@ fn main() {
     match args.get(1).map(String::as_str) {
         Some(upstream::STDIO) => return upstream::stdio(),
         Some(RELAY) => return relay(&args[2..]),
+        Some(HTTP_RELAY) => {
+            let port = |i: usize| args.get(i).and_then(|p| p.parse().ok()).expect("a port");
+            return relay_http::http(port(2), port(3));
+        }
         Some(upstream::HTTP) => {
             let port = args.get(2).and_then(|p| p.parse().ok()).expect("a port");
             return upstream::http(port);
