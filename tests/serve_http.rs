@@ -529,3 +529,148 @@ fn the_fast_lane_answers_a_stateless_call_as_rmcp_does() {
     assert!(mismatched.contains("-32020"), "{mismatched}");
     assert_eq!(lane_calls(&gateway), before, "the lane took it");
 }
+
+/// `node tests/servers/http.mjs 0 ARGS…`, killed on drop, and its URL.
+struct HttpServer(Child, String);
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn http_server(args: &[&str]) -> HttpServer {
+    common::ensure_npm();
+    let mut child = Command::new("node")
+        .args(["http.mjs", "0"])
+        .args(args)
+        .current_dir(common::servers_dir())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    std::io::BufRead::read_line(&mut out, &mut line).unwrap();
+    let url = line
+        .trim()
+        .strip_prefix("listening ")
+        .expect(&line)
+        .to_string();
+    HttpServer(child, url)
+}
+
+/// The direct path's count of answered calls for `upstream`, in `/metrics`.
+fn direct_calls(gateway: &Gateway, upstream: &str) -> u64 {
+    let head = format!("GET /metrics HTTP/1.1\r\nHost: {}", gateway.authority);
+    let answer = gateway.exchange(&head, "");
+    let series = format!("mcp_preamble_upstream_direct_calls_total{{upstream=\"{upstream}\"}} ");
+    let line = answer
+        .lines()
+        .find(|l| l.starts_with(&series))
+        .unwrap_or_else(|| panic!("no direct count of {upstream}: {answer}"));
+    line.rsplit(' ').next().unwrap().parse().unwrap()
+}
+
+/// The result (or error) of a JSON answer or an event stream's last event.
+fn outcome(answer: &str) -> serde_json::Value {
+    let (_, _, body) = read_by_client(answer);
+    let last = body
+        .split("\n\n")
+        .filter(|e| !e.trim().is_empty())
+        .last()
+        .unwrap_or_default();
+    let json = last.strip_prefix("data: ").unwrap_or(last);
+    let message: serde_json::Value = serde_json::from_str(json.trim()).expect(&body);
+    message
+        .get("result")
+        .or_else(|| message.get("error"))
+        .cloned()
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_stateless_http_upstream_is_called_directly_and_answers_as_over_rmcp() {
+    let invoices = http_server(&[]);
+    let jobs = http_server(&["progress"]);
+    let servers = json!({
+        // The same server twice: over HTTP (posted directly), over stdio (rmcp's client).
+        "billing": {"url": invoices.1},
+        "stdio": common::gateway::node("invoice.mjs", json!({})),
+        "jobs": {"url": jobs.1},
+    });
+    let gateway = Gateway::serving("direct", servers, &["--ready-within", "30"], None);
+    let cases = [
+        ("get_invoice", json!({"id": "INV-1"})),
+        ("get_invoice", json!({"id": 7})),
+        ("list_periods", json!({})),
+    ];
+    for (id, (tool, arguments)) in (1..).zip(cases) {
+        let before = direct_calls(&gateway, "billing");
+        let call = |alias: &str| {
+            let name = format!("{alias}__{tool}");
+            let extra = json!({"progressToken": id});
+            stateless_call(&gateway, id, &name, arguments.clone(), extra, PLAIN)
+        };
+        let (direct, rmcp) = (call("billing"), call("stdio"));
+        assert_eq!(outcome(&direct), outcome(&rmcp), "{tool} {arguments}");
+        assert_eq!(direct_calls(&gateway, "billing"), before + 1, "{direct}");
+    }
+    // Progress comes through as it does over rmcp: every step, in order, then the answer.
+    let token = json!({"progressToken": "t"});
+    let streamed = stateless_call(&gateway, 9, "jobs__steps", json!({"n": 3}), token, PLAIN);
+    let (_, kind, body) = read_by_client(&streamed);
+    assert_eq!(kind.as_deref(), Some("text/event-stream"), "{streamed}");
+    let events: Vec<&str> = body.split("\n\n").filter(|e| !e.is_empty()).collect();
+    assert_eq!(events.len(), 4, "{body}");
+    for (i, event) in events[..3].iter().enumerate() {
+        assert!(
+            event.contains(&format!("\"message\":\"job {}/3\"", i + 1)),
+            "{body}"
+        );
+        assert!(event.contains("\"progressToken\":\"t\""), "{body}");
+    }
+    assert!(events[3].contains("job done"), "{body}");
+    assert_eq!(direct_calls(&gateway, "jobs"), 1);
+}
+
+#[test]
+fn a_host_that_hangs_up_cancels_the_direct_call_upstream() {
+    let jobs = http_server(&["progress"]);
+    let servers = json!({"jobs": {"url": jobs.1}});
+    let gateway = Gateway::serving("direct-cancel", servers, &["--ready-within", "30"], None);
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "jobs__steps", "arguments": {"n": 100, "gap_ms": 100}, "_meta": {
+        "progressToken": "t",
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}}}})
+    .to_string();
+    let mut s = gateway.connect();
+    write!(
+        s,
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: jobs__steps\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{body}",
+        gateway.authority,
+        body.len()
+    )
+    .unwrap();
+    let mut first = [0u8; 512];
+    let n = s.read(&mut first).unwrap();
+    assert!(
+        String::from_utf8_lossy(&first[..n]).contains("200"),
+        "no stream"
+    );
+    drop(s);
+    let cancelled = || {
+        let answer = stateless_call(&gateway, 2, "jobs__cancelled", json!({}), json!({}), PLAIN);
+        outcome(&answer)["content"][0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
+    common::gateway::wait_until("the upstream's cancel", Duration::from_secs(10), || {
+        cancelled() == "1"
+    });
+}

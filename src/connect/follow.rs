@@ -19,7 +19,7 @@ use super::lifecycle;
 use super::options::{ConnectOptions, Restart};
 use super::snapshot::snapshot_of;
 use super::transport::{ConnectFailure, Connection, StderrTail, connect_keeping, connect_with};
-use crate::config::{McpConfig, ServerEntry};
+use crate::config::{McpConfig, ServerEntry, ServerTransport};
 use crate::error::Result;
 use crate::hub::{Hub, StateReason, Why};
 use crate::model::{Era, ServerSnapshot};
@@ -47,6 +47,9 @@ struct Link {
 pub struct LiveServer {
     alias: String,
     snapshot: ServerSnapshot,
+    /// How it was reached, and as whom (the gateway's direct calls).
+    #[cfg_attr(not(feature = "serve-http"), allow(dead_code))]
+    reached: (ServerTransport, ClientConfig),
     link: Arc<Mutex<Link>>,
     stderr: StderrTail,
     hub: Hub,
@@ -66,6 +69,12 @@ impl LiveServer {
     /// The alias the server has in the hub.
     pub fn alias(&self) -> &str {
         &self.alias
+    }
+
+    /// Its transport and the client identity it was connected with.
+    #[cfg(feature = "serve-http")]
+    pub(crate) fn reached(&self) -> (&ServerTransport, &ClientConfig) {
+        (&self.reached.0, &self.reached.1)
     }
 
     /// The snapshot read when it connected (the hub holds the current one).
@@ -367,6 +376,7 @@ impl Hub {
         Ok(LiveServer {
             alias,
             snapshot,
+            reached: (entry.transport.clone(), options.client_config().clone()),
             link,
             stderr,
             hub: self.clone(),

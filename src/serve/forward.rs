@@ -9,31 +9,23 @@ use rmcp::ErrorData as McpError;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResponse, CancelledNotificationParam,
     ClientJsonRpcMessage, ClientRequest, ErrorCode, JsonObject, ProgressNotificationParam,
-    ProgressToken, RequestId, ServerJsonRpcMessage, ServerResult,
+    RequestId, ServerJsonRpcMessage, ServerResult,
 };
-use rmcp::service::{Peer, PeerRequestOptions, RoleClient, RoleServer, ServiceError};
+use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
 use serde_json::json;
 
 use super::names::GatewayNames;
-use super::progress::{Relay, Relays};
+use super::progress::{HostProgress, Relay, Relays, relay_to};
 use crate::hub::ServerState;
-
-/// Where the progress of a host's call goes: its session, or the event
-/// stream of the HTTP fast lane's answer (`super::lane`).
-pub(crate) enum ProgressTo {
-    Peer(Peer<RoleServer>),
-    #[cfg(feature = "serve-http")]
-    Stream(tokio::sync::mpsc::Sender<ProgressNotificationParam>),
-}
-
-/// The host's end of a call's progress and its token.
-pub(crate) type HostProgress = Option<(ProgressTo, ProgressToken)>;
 
 /// One upstream as a call finds it.
 pub(crate) struct Upstream {
     alias: String,
     state: ServerState,
     peer: Option<Peer<RoleClient>>,
+    /// Its calls posted without rmcp, when it takes them (`super::direct`).
+    #[cfg(feature = "serve-http")]
+    direct: Option<Arc<super::direct::Direct>>,
 }
 
 impl Upstream {
@@ -42,7 +34,17 @@ impl Upstream {
             alias: alias.to_string(),
             state,
             peer,
+            #[cfg(feature = "serve-http")]
+            direct: None,
         }
+    }
+
+    /// Its calls posted through `direct` (falling back to rmcp when
+    /// declined).
+    #[cfg(feature = "serve-http")]
+    pub(crate) fn direct(mut self, direct: Option<Arc<super::direct::Direct>>) -> Upstream {
+        self.direct = direct;
+        self
     }
 
     /// Whether a connection to the upstream is there to call.
@@ -82,7 +84,31 @@ impl Upstream {
             }
             _ => return Err(self.unavailable(&tool, "is not connected")),
         };
+        // The host's cancel or the timeout, whichever comes first.
+        let stop = async {
+            let limit = async {
+                match timeout {
+                    Some(t) => tokio::time::sleep(t).await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                biased;
+                () = cancelled => self.cancelled(&tool),
+                () = limit => self.late(&tool, timeout),
+            }
+        };
+        tokio::pin!(stop);
         let request = upstream_request(&tool, params);
+        // serve-http hook: a stateless HTTP upstream's call posted directly.
+        #[cfg(feature = "serve-http")]
+        let request = match self
+            .post_directly(&tool, request, &host, stop.as_mut())
+            .await
+        {
+            Ok(answered) => return answered,
+            Err(declined) => declined,
+        };
         let handle = peer
             .send_request_with_option(request, PeerRequestOptions::no_options())
             .await
@@ -97,28 +123,13 @@ impl Upstream {
         // is told to cancel.
         let abandoned = Abandoned(Some((peer, handle.id.clone())));
         let answer = handle.await_response();
-        tokio::pin!(answer, cancelled);
-        let limit = async {
-            match timeout {
-                Some(t) => tokio::time::sleep(t).await,
-                None => std::future::pending().await,
-            }
-        };
-        tokio::pin!(limit);
+        tokio::pin!(answer);
         // In this order: a cancel or the timeout even while progress
         // floods in, and progress before the answer it preceded.
         let answer = loop {
             tokio::select! {
                 biased;
-                _ = &mut cancelled => return Err(McpError::new(
-                    ErrorCode::INTERNAL_ERROR,
-                    format!("the call to {:?} of upstream {:?} was cancelled", tool, self.alias),
-                    Some(json!({"upstream": self.alias})),
-                )),
-                _ = &mut limit => return Err(self.unavailable(&tool, &format!(
-                    "did not answer {tool:?} within {} s (the call was cancelled)",
-                    timeout.unwrap_or_default().as_secs_f64()
-                ))),
+                stopped = &mut stop => return Err(stopped),
                 Some(p) = next(&mut relay) => relay_to(&host, p).await,
                 answer = &mut answer => break answer,
             }
@@ -133,6 +144,51 @@ impl Upstream {
         }
         let answer = answer.map_err(|e| self.failed(&tool, e))?;
         self.response(&tool, answer)
+    }
+
+    /// The call posted directly when the upstream takes it (`stop` ends
+    /// it with its error); else the request, for rmcp.
+    #[cfg(feature = "serve-http")]
+    async fn post_directly(
+        &self,
+        tool: &str,
+        request: ClientRequest,
+        host: &HostProgress,
+        stop: std::pin::Pin<&mut impl Future<Output = McpError>>,
+    ) -> Result<Result<CallToolResponse, McpError>, ClientRequest> {
+        let Some(direct) = self.direct.clone() else {
+            return Err(request);
+        };
+        let posted = tokio::select! {
+            biased;
+            stopped = stop => return Ok(Err(stopped)),
+            posted = direct.call(tool, request, host) => posted,
+        };
+        match posted {
+            super::direct::Posted::Answered(answer) => Ok((*answer)
+                .map_err(|e| self.failed(tool, e))
+                .and_then(|answer| self.response(tool, answer))),
+            super::direct::Posted::Declined(request) => Err(*request),
+        }
+    }
+
+    /// The error of a call the host cancelled.
+    fn cancelled(&self, tool: &str) -> McpError {
+        McpError::new(
+            ErrorCode::INTERNAL_ERROR,
+            format!(
+                "the call to {tool:?} of upstream {:?} was cancelled",
+                self.alias
+            ),
+            Some(json!({"upstream": self.alias})),
+        )
+    }
+
+    /// The error of a call not answered within `timeout`.
+    fn late(&self, tool: &str, timeout: Option<Duration>) -> McpError {
+        let within = timeout.unwrap_or_default().as_secs_f64();
+        let why = format!("did not answer {tool:?} within {within} s (the call was cancelled)");
+        self.unavailable(tool, &why)
     }
 
     /// The host's answer from the upstream's result.
@@ -250,21 +306,6 @@ async fn next(relay: &mut Option<Relay>) -> Option<ProgressNotificationParam> {
     match relay {
         Some(r) => r.next().await,
         None => std::future::pending().await,
-    }
-}
-
-/// Sends `p` to the host under its own token (progress, total and message
-/// as the upstream sent them). A host that is gone is not an error of the call.
-async fn relay_to(host: &HostProgress, mut p: ProgressNotificationParam) {
-    let Some((to, token)) = host else { return };
-    p.progress_token = token.clone();
-    let sent = match to {
-        ProgressTo::Peer(peer) => peer.notify_progress(p).await.map_err(|e| e.to_string()),
-        #[cfg(feature = "serve-http")]
-        ProgressTo::Stream(stream) => stream.send(p).await.map_err(|e| e.to_string()),
-    };
-    if let Err(e) = sent {
-        tracing::debug!(error = %e, "progress not relayed to the host");
     }
 }
 

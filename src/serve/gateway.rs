@@ -20,10 +20,10 @@ use tokio::sync::watch;
 use super::ask::{ASK_TIMEOUT, capabilities, merged, not_served};
 use super::catalog::Catalog;
 use super::fit::ServeAs;
-use super::forward::{self, HostProgress, ProgressTo, Upstream};
+use super::forward::{self, Upstream};
 use super::metrics::Metrics;
 use super::names::{GatewayNames, served_scheme};
-use super::progress::Relays;
+use super::progress::{HostProgress, ProgressTo, Relays};
 use super::start::Starting;
 use super::view::View;
 use crate::config::McpConfig;
@@ -63,6 +63,9 @@ struct Inner {
     catalog: Arc<Catalog>,
     /// Calls, errors, latency and restarts (`/metrics`).
     metrics: Metrics,
+    /// By alias: the upstreams whose calls are posted without rmcp.
+    #[cfg(feature = "serve-http")]
+    direct: Mutex<BTreeMap<String, Arc<super::direct::Direct>>>,
 }
 
 /// An MCP server in front of a [`Hub`]: `instructions` are the hub's
@@ -130,6 +133,8 @@ impl Gateway {
                 starting: Starting::default(),
                 catalog: Arc::default(),
                 metrics: Metrics::default(),
+                #[cfg(feature = "serve-http")]
+                direct: Mutex::default(),
             }),
         };
         gateway.follow();
@@ -142,10 +147,24 @@ impl Gateway {
     /// Its progress notifications reach hosts when it was connected with
     /// [`Gateway::connect_options`].
     pub fn add(&self, live: LiveServer) {
+        self.joined(live);
+        self.refresh();
+    }
+
+    /// Holds `live` as the upstream of its alias.
+    fn joined(&self, live: LiveServer) {
         let alias = live.alias().to_string();
         self.inner.catalog.joined(&capabilities(&live.peer()));
+        // serve-http hook: its calls posted directly when it takes them.
+        #[cfg(feature = "serve-http")]
+        {
+            let mut direct = lock(&self.inner.direct);
+            match super::direct::Direct::of(&live) {
+                Some(d) => direct.insert(alias.clone(), Arc::new(d)),
+                None => direct.remove(&alias),
+            };
+        }
         lock(&self.inner.upstreams).insert(alias, live);
-        self.refresh();
     }
 
     /// `options` with which a server's progress notifications reach the
@@ -169,11 +188,7 @@ impl Gateway {
         let options = self.connect_options(options);
         for result in self.inner.hub.connect_all(config, &options).await {
             match result {
-                Ok(live) => {
-                    let alias = live.alias().to_string();
-                    self.inner.catalog.joined(&capabilities(&live.peer()));
-                    lock(&self.inner.upstreams).insert(alias, live);
-                }
+                Ok(live) => self.joined(live),
                 Err(failure) => failed.push(failure),
             }
         }
@@ -499,6 +514,12 @@ impl Gateway {
             starting.wait(alias, self.inner.call_timeout).await;
             upstream = self.upstream(alias);
         }
+        // serve-http hook: posted directly unless an argument goes in a header.
+        #[cfg(feature = "serve-http")]
+        if !view.param_headers.contains(params.name.as_ref()) {
+            let direct = lock(&self.inner.direct).get(alias).cloned();
+            upstream = upstream.direct(direct);
+        }
         let tool = tool.to_string();
         let alias = alias.to_string();
         drop(view);
@@ -533,7 +554,22 @@ impl Gateway {
     /// and the servers whose changed text waits for a review.
     pub fn metrics_text(&self) -> String {
         let starting = self.unready_upstreams().len();
-        super::metrics::text(&self.inner.hub, &self.inner.metrics, starting)
+        let text = super::metrics::text(&self.inner.hub, &self.inner.metrics, starting);
+        // serve-http hook: the calls posted without rmcp's client.
+        #[cfg(feature = "serve-http")]
+        let text = {
+            let mut text = text;
+            use std::fmt::Write as _;
+            let name = "mcp_preamble_upstream_direct_calls_total";
+            let help = "Forwarded calls posted straight to a stateless HTTP upstream, not through rmcp's client.";
+            super::metrics::head(&mut text, name, "counter", help);
+            for (alias, direct) in lock(&self.inner.direct).iter() {
+                let alias = super::metrics::label(alias);
+                let _ = writeln!(text, "{name}{{upstream=\"{alias}\"}} {}", direct.answered());
+            }
+            text
+        };
+        text
     }
 
     /// The upstreams still starting that have no snapshot to serve from

@@ -29,8 +29,8 @@ use rmcp::model::{
 use rmcp::{ErrorData as McpError, ServerHandler};
 use tokio::sync::mpsc;
 
-use super::forward::ProgressTo;
 use super::gateway::Gateway;
+use super::progress::ProgressTo;
 use super::reply::{Answer, body};
 
 /// rmcp's default request body limit (`StreamableHttpServerConfig`),

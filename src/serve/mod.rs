@@ -133,6 +133,8 @@ mod auth;
 mod catalog;
 #[cfg(feature = "serve-http")]
 mod cors;
+#[cfg(feature = "serve-http")]
+mod direct;
 mod fit;
 mod forward;
 mod gateway;

@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{ProgressNotificationParam, ProgressToken};
+use rmcp::service::{Peer, RoleServer};
 use tokio::sync::mpsc;
 
 use crate::connect::ProgressTap;
@@ -114,6 +115,32 @@ impl Relay {
 impl Drop for Relay {
     fn drop(&mut self) {
         lock(&self.relays.calls).remove(&self.key);
+    }
+}
+
+/// Where the progress of a host's call goes: its session, or the event
+/// stream of the HTTP fast lane's answer (`super::lane`).
+pub(crate) enum ProgressTo {
+    Peer(Peer<RoleServer>),
+    #[cfg(feature = "serve-http")]
+    Stream(tokio::sync::mpsc::Sender<ProgressNotificationParam>),
+}
+
+/// The host's end of a call's progress and its token.
+pub(crate) type HostProgress = Option<(ProgressTo, ProgressToken)>;
+
+/// Sends `p` to the host under its own token (progress, total and message
+/// as the upstream sent them). A host that is gone is not an error of the call.
+pub(crate) async fn relay_to(host: &HostProgress, mut p: ProgressNotificationParam) {
+    let Some((to, token)) = host else { return };
+    p.progress_token = token.clone();
+    let sent = match to {
+        ProgressTo::Peer(peer) => peer.notify_progress(p).await.map_err(|e| e.to_string()),
+        #[cfg(feature = "serve-http")]
+        ProgressTo::Stream(stream) => stream.send(p).await.map_err(|e| e.to_string()),
+    };
+    if let Err(e) = sent {
+        tracing::debug!(error = %e, "progress not relayed to the host");
     }
 }
 

@@ -6,7 +6,7 @@
 //! filter, name, override or sanitizing of its own, so `tools/list`, the
 //! section and the reader cannot disagree.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use rmcp::model::Tool as WireTool;
@@ -51,6 +51,10 @@ pub(crate) struct View {
     /// The names tools the policy's filter hides would have: a call to
     /// one is refused as hidden, not as unknown.
     pub hidden: BTreeMap<String, (String, String)>,
+    /// Served names of tools whose upstream schema puts an argument in an
+    /// HTTP header (`x-mcp-header`): rmcp's client writes those headers.
+    #[cfg_attr(not(feature = "serve-http"), allow(dead_code))]
+    pub param_headers: BTreeSet<String>,
 }
 
 impl View {
@@ -61,6 +65,7 @@ impl View {
         let mut tools = Vec::new();
         let mut full = BTreeMap::new();
         let mut hidden = Vec::new();
+        let mut param_headers = BTreeSet::new();
         // Servers in section order; a server the policy excludes exposes nothing.
         for exposure in assembly.exposures() {
             let Some(alias) = exposure.alias.as_deref() else {
@@ -72,6 +77,9 @@ impl View {
                 let Some(name) = &tool.exposed else { continue };
                 if table.push(alias, &tool.own, name.clone()) {
                     tools.push(wire_tool(tool));
+                    if has_key(tool.input_schema.as_value(), "x-mcp-header") {
+                        param_headers.insert(name.to_string());
+                    }
                 }
             }
             hidden.extend(
@@ -121,6 +129,7 @@ impl View {
             full,
             whole,
             hidden,
+            param_headers,
         }
     }
 
@@ -178,6 +187,15 @@ fn wire_tool(tool: &ExposedTool) -> WireTool {
         .and_then(|a| serde_json::to_value(a).ok())
         .and_then(|a| serde_json::from_value(a).ok());
     wire
+}
+
+/// Whether `key` is a key of some object in `value`.
+fn has_key(value: &Value, key: &str) -> bool {
+    match value {
+        Value::Object(o) => o.contains_key(key) || o.values().any(|v| has_key(v, key)),
+        Value::Array(a) => a.iter().any(|v| has_key(v, key)),
+        _ => false,
+    }
 }
 
 fn object_schema(value: Value) -> serde_json::Map<String, Value> {

@@ -1,12 +1,16 @@
-// http.mjs — the invoice server over Streamable HTTP on 127.0.0.1 (port from argv[2], default 0 = ephemeral), endpoint /mcp.
+// http.mjs — the invoice server (or with argv[3] `progress`, progress.mjs's) over Streamable HTTP on 127.0.0.1 (port
+// from argv[2], default 0 = ephemeral), endpoint /mcp.
 // Serving is stateless: createMcpHandler builds a fresh server per request; 2025-era traffic (initialize, ...)
 // goes through the SDK's stateless legacy fallback, 2026-07-28 traffic (server/discover with the _meta envelope)
 // through the modern per-request path. No session id is issued or required.
 import http from "node:http";
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import { invoiceServer } from "./invoice-factory.mjs";
+import { progressServer } from "./progress-factory.mjs";
 
-const handler = createMcpHandler(invoiceServer, { onerror: (error) => process.stderr.write(`mcp: ${error.message}\n`) });
+// argv[3] `progress`: the server of progress.mjs instead of the invoice server.
+const factory = process.argv[3] === "progress" ? progressServer : invoiceServer;
+const handler = createMcpHandler(factory, { onerror: (error) => process.stderr.write(`mcp: ${error.message}\n`) });
 
 // Minimal node:http -> fetch-API bridge (the SDK's handler speaks web-standard Request/Response).
 // TCP connections accepted so far, served at GET /connections (a client that

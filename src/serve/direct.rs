@@ -1,0 +1,508 @@
+//! A forwarded call posted straight to a stateless (2026-07-28) upstream
+//! over plain HTTP: one request on a kept connection, its answer (one JSON
+//! body or an event stream) read here. rmcp's client puts a service loop,
+//! a worker, their channels and reqwest between a call and its socket:
+//! most of what the gateway spent on a forwarded call (`benches/serve.rs`).
+//!
+//! Only a call rmcp would send the same way is posted here: the upstream
+//! reached over `http://` as the config says (no TLS, no proxy but for
+//! this machine), a client that declared no capabilities (so no request
+//! can come back but `ping`), a tool whose schema routes no argument into
+//! a header and whose name needs no Base64. An answer that says the
+//! request was not taken (a redirect, 401, 403, 404, 405, 406, 415) turns
+//! this path off for the upstream and hands the call to rmcp, as does a
+//! request the connection could not send.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use bytes::{Bytes, BytesMut};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::client::conn::http1::SendRequest;
+use hyper::header::{ACCEPT, CONTENT_TYPE, HOST, HeaderName, HeaderValue};
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use rmcp::ErrorData as McpError;
+use rmcp::model::{
+    ClientCapabilities, ClientJsonRpcMessage, ClientRequest, ErrorCode, GetMeta, NumberOrString,
+    ProgressToken, ProtocolVersion, RequestId, RequestMetaObject, ServerJsonRpcMessage,
+    ServerNotification, ServerRequest, ServerResult,
+};
+use rmcp::service::ServiceError;
+
+use super::progress::{HostProgress, relay_to};
+use crate::config::ServerTransport;
+use crate::connect::LiveServer;
+
+/// Idle connections kept per upstream.
+const IDLE: usize = 64;
+
+/// The longest answer read (as `wrap` bounds a message).
+const MAX_ANSWER: usize = super::wrap::MAX_MESSAGE_BYTES;
+
+/// An upstream's direct path: where to post, with what, and the
+/// connections kept.
+pub(crate) struct Direct {
+    authority: String,
+    path: String,
+    headers: Vec<(HeaderName, HeaderValue)>,
+    client: rmcp::model::Implementation,
+    version: ProtocolVersion,
+    idle: Arc<Mutex<Vec<SendRequest<Full<Bytes>>>>>,
+    ids: AtomicU64,
+    off: AtomicBool,
+    /// Calls answered on this path.
+    answered: AtomicU64,
+}
+
+/// What became of a call offered to the direct path.
+pub(crate) enum Posted {
+    /// The upstream's answer, or why there is none.
+    Answered(Box<Result<ServerResult, ServiceError>>),
+    /// Not taken: rmcp sends it (the request is given back).
+    Declined(Box<ClientRequest>),
+}
+
+impl Direct {
+    /// The direct path to `live`, or `None` when its calls go through rmcp.
+    pub(crate) fn of(live: &LiveServer) -> Option<Direct> {
+        let (ServerTransport::Http { url, headers }, client) = live.reached() else {
+            return None;
+        };
+        let version: ProtocolVersion =
+            serde_json::from_value(serde_json::json!(live.snapshot().protocol_version)).ok()?;
+        let stateless = version.as_str() >= ProtocolVersion::V_2026_07_28.as_str()
+            && ProtocolVersion::KNOWN_VERSIONS.contains(&version);
+        if !stateless || client.capabilities != ClientCapabilities::default() {
+            return None;
+        }
+        let uri: hyper::Uri = url.parse().ok()?;
+        let host = uri.host()?;
+        let local = matches!(host, "127.0.0.1" | "[::1]" | "localhost");
+        if uri.scheme_str() != Some("http") || (!local && proxied()) {
+            return None;
+        }
+        let authority = format!("{host}:{}", uri.port_u16().unwrap_or(80));
+        let mut extra = Vec::new();
+        for (name, value) in headers {
+            let name = HeaderName::from_bytes(name.as_bytes()).ok()?;
+            let value = HeaderValue::from_str(value).ok()?;
+            // A header of the protocol's own set in the config: rmcp's to merge.
+            let own = name.as_str().starts_with("mcp-")
+                || [ACCEPT, CONTENT_TYPE, HOST, hyper::header::CONTENT_LENGTH].contains(&name);
+            if own {
+                return None;
+            }
+            extra.push((name, value));
+        }
+        Some(Direct {
+            authority,
+            path: uri.path_and_query().map_or("/", |p| p.as_str()).to_string(),
+            headers: extra,
+            client: client.client_info.clone(),
+            version,
+            idle: Arc::default(),
+            // Far from rmcp's own ids on the same upstream, and exact in JavaScript.
+            ids: AtomicU64::new(1 << 40),
+            off: AtomicBool::new(false),
+            answered: AtomicU64::new(0),
+        })
+    }
+
+    /// How many calls this path answered.
+    pub(crate) fn answered(&self) -> u64 {
+        self.answered.load(Ordering::Relaxed)
+    }
+
+    /// Posts a call of `tool` with `params`; progress for it goes to `host`.
+    pub(crate) async fn call(
+        &self,
+        tool: &str,
+        request: ClientRequest,
+        host: &HostProgress,
+    ) -> Posted {
+        let mut request = request;
+        if self.off.load(Ordering::Relaxed) || !plain_name(tool) {
+            return Posted::Declined(Box::new(request));
+        }
+        let n = self.ids.fetch_add(1, Ordering::Relaxed);
+        let id = RequestId::Number(n as i64);
+        let mut meta = RequestMetaObject::with_client_context(
+            self.version.clone(),
+            self.client.clone(),
+            ClientCapabilities::default(),
+        );
+        meta.set_progress_token(ProgressToken(NumberOrString::Number(n as i64)));
+        *request.get_meta_mut() = meta;
+        let message = ClientJsonRpcMessage::request(request, id.clone());
+        let body = serde_json::to_vec(&message);
+        // Given back as it came: rmcp writes its own `_meta`.
+        let Some((mut request, _)) = message.into_request() else {
+            unreachable!("made as a request above");
+        };
+        *request.get_meta_mut() = RequestMetaObject::default();
+        let Ok(body) = body else {
+            return Posted::Declined(Box::new(request));
+        };
+        let answer = match self.send(self.post(tool, "tools/call", body)).await {
+            Sent::Answer(answer) => answer,
+            Sent::Unwritten => return Posted::Declined(Box::new(request)),
+            Sent::Lost(e) => {
+                tracing::debug!(error = %e, "a direct call's connection failed");
+                return Posted::Answered(Box::new(Err(ServiceError::TransportClosed)));
+            }
+        };
+        if !taken(answer.0.status()) {
+            tracing::info!(
+                status = answer.0.status().as_u16(),
+                "the upstream did not take a direct call; its calls go through rmcp from now on"
+            );
+            self.off.store(true, Ordering::Relaxed);
+            return Posted::Declined(Box::new(request));
+        }
+        // Cancelled when dropped before the answer.
+        let mut pending = Pending(Some((self, id.clone())));
+        let outcome = self.read(answer, &id, n, host).await;
+        pending.0 = None;
+        self.answered.fetch_add(1, Ordering::Relaxed);
+        Posted::Answered(Box::new(outcome))
+    }
+
+    /// A POST of `body` (a message of `method`, about `name`).
+    fn post(&self, name: &str, method: &'static str, body: Vec<u8>) -> Request<Full<Bytes>> {
+        let mut request = Request::post(&self.path);
+        let headers = request.headers_mut().expect("a new request");
+        let set = |h: &mut hyper::HeaderMap, n: HeaderName, v: &str| {
+            if let Ok(v) = HeaderValue::from_str(v) {
+                h.insert(n, v);
+            }
+        };
+        set(headers, HOST, &self.authority);
+        set(headers, CONTENT_TYPE, "application/json");
+        set(headers, ACCEPT, "text/event-stream, application/json");
+        set(headers, MCP_PROTOCOL_VERSION, self.version.as_str());
+        set(headers, MCP_METHOD, method);
+        if !name.is_empty() {
+            set(headers, MCP_NAME, name);
+        }
+        for (n, v) in &self.headers {
+            headers.insert(n.clone(), v.clone());
+        }
+        request
+            .body(Full::new(Bytes::from(body)))
+            .expect("a request of valid parts")
+    }
+
+    /// Sends `request` on a kept connection (a fresh one when none is
+    /// there or the kept one turns out closed).
+    async fn send(&self, mut request: Request<Full<Bytes>>) -> Sent {
+        loop {
+            let kept = crate::support::lock(&self.idle).pop();
+            let fresh = kept.is_none();
+            let mut sender = match kept {
+                Some(sender) => sender,
+                None => match self.connect().await {
+                    Some(sender) => sender,
+                    None => return Sent::Unwritten,
+                },
+            };
+            if sender.ready().await.is_err() {
+                if fresh {
+                    return Sent::Unwritten;
+                }
+                continue;
+            }
+            match sender.try_send_request(request).await {
+                Ok(answer) => return Sent::Answer((answer, sender)),
+                Err(mut e) => match e.take_message() {
+                    // Never written: try once more on a new connection.
+                    Some(back) if !fresh => request = back,
+                    Some(_) => return Sent::Unwritten,
+                    None => return Sent::Lost(e.into_error().to_string()),
+                },
+            }
+        }
+    }
+
+    async fn connect(&self) -> Option<SendRequest<Full<Bytes>>> {
+        let stream = tokio::net::TcpStream::connect(&self.authority).await.ok()?;
+        let _ = stream.set_nodelay(true);
+        let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+            .await
+            .ok()?;
+        tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::debug!(error = %e, "a direct upstream connection ended");
+            }
+        });
+        Some(sender)
+    }
+
+    /// Reads the answer to the call `id` (progress token `n`): one JSON
+    /// body, or events until the answer. The connection is kept once the
+    /// whole body was read.
+    async fn read(
+        &self,
+        (answer, sender): (Response<Incoming>, SendRequest<Full<Bytes>>),
+        id: &RequestId,
+        n: u64,
+        host: &HostProgress,
+    ) -> Result<ServerResult, ServiceError> {
+        let events = answer
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|t| t.trim_start().starts_with("text/event-stream"));
+        let status = answer.status();
+        let mut body = answer.into_body();
+        let mut buffer = BytesMut::new();
+        let mut found = None;
+        while let Some(frame) = body.frame().await {
+            let frame = frame.map_err(|_| ServiceError::TransportClosed)?;
+            let Ok(data) = frame.into_data() else {
+                continue;
+            };
+            if buffer.len() + data.len() > MAX_ANSWER {
+                return Err(ServiceError::UnexpectedResponse);
+            }
+            buffer.extend_from_slice(&data);
+            while events && found.is_none() {
+                let Some(event) = next_event(&mut buffer) else {
+                    break;
+                };
+                found = self.on_message(&event, id, n, host).await;
+            }
+            // Answered: the host has it now; the stream's end is read after.
+            if let Some(found) = found.take_if(|_| events) {
+                let idle = self.idle.clone();
+                tokio::spawn(async move {
+                    loop {
+                        match body.frame().await {
+                            Some(Ok(_)) => continue,
+                            None => keep(&idle, sender),
+                            Some(Err(_)) => {}
+                        }
+                        break;
+                    }
+                });
+                return found;
+            }
+        }
+        if !events {
+            let message =
+                serde_json::from_slice::<ServerJsonRpcMessage>(&buffer).map_err(|_| {
+                    tracing::debug!(%status, "a direct call was answered without a message");
+                    ServiceError::UnexpectedResponse
+                })?;
+            found = answer_of(message, id);
+        }
+        // The body was read to its end: the connection takes the next call.
+        if found.is_some() {
+            keep(&self.idle, sender);
+        }
+        found.unwrap_or(Err(ServiceError::UnexpectedResponse))
+    }
+
+    /// One message of an event stream: the answer, progress (relayed), a
+    /// request (answered), or something else (logged).
+    async fn on_message(
+        &self,
+        data: &[u8],
+        id: &RequestId,
+        n: u64,
+        host: &HostProgress,
+    ) -> Option<Result<ServerResult, ServiceError>> {
+        let Ok(message) = serde_json::from_slice::<ServerJsonRpcMessage>(data) else {
+            tracing::debug!("a direct call's event stream held a message that did not read");
+            return None;
+        };
+        match message {
+            ServerJsonRpcMessage::Notification(note) => {
+                match note.notification {
+                    ServerNotification::ProgressNotification(p)
+                        if p.params.progress_token.0 == NumberOrString::Number(n as i64) =>
+                    {
+                        relay_to(host, p.params).await;
+                    }
+                    other => tracing::debug!(
+                        method = %serde_json::to_value(&other).ok()
+                            .and_then(|v| v.get("method").cloned()).unwrap_or_default(),
+                        "a notification in a direct call's stream was not routed"
+                    ),
+                }
+                None
+            }
+            ServerJsonRpcMessage::Request(request) => {
+                self.answer_request(request.request, request.id);
+                None
+            }
+            other => answer_of(other, id),
+        }
+    }
+
+    /// Answers a request of the upstream within a call: `ping`, and
+    /// method-not-found for the rest (the client declared no capability).
+    fn answer_request(&self, request: ServerRequest, id: RequestId) {
+        let reply = match request {
+            ServerRequest::PingRequest(_) => {
+                ClientJsonRpcMessage::response(rmcp::model::ClientResult::empty(()), id)
+            }
+            other => ClientJsonRpcMessage::error(
+                McpError::new(
+                    ErrorCode::METHOD_NOT_FOUND,
+                    format!("{} is not served", method_of(&other)),
+                    None,
+                ),
+                Some(id),
+            ),
+        };
+        self.send_later(reply);
+    }
+
+    /// Posts `message` on a task of its own (no answer awaited).
+    fn send_later(&self, message: ClientJsonRpcMessage) {
+        let Ok(body) = serde_json::to_vec(&message) else {
+            return;
+        };
+        let method = match &message {
+            ClientJsonRpcMessage::Notification(_) => "notifications/cancelled",
+            _ => "",
+        };
+        let request = self.post("", method, body);
+        let Some(direct) = self.detached() else {
+            return;
+        };
+        tokio::spawn(async move {
+            if let Sent::Answer((answer, _)) = direct.send(request).await {
+                let _ = answer.into_body().collect().await;
+            }
+        });
+    }
+
+    /// A copy that posts on connections of its own, for a task.
+    fn detached(&self) -> Option<Direct> {
+        Some(Direct {
+            authority: self.authority.clone(),
+            path: self.path.clone(),
+            headers: self.headers.clone(),
+            client: self.client.clone(),
+            version: self.version.clone(),
+            idle: Arc::default(),
+            ids: AtomicU64::new(0),
+            off: AtomicBool::new(false),
+            answered: AtomicU64::new(0),
+        })
+    }
+}
+
+/// Keeps `sender` for a next call, when its connection is open.
+fn keep(idle: &Mutex<Vec<SendRequest<Full<Bytes>>>>, sender: SendRequest<Full<Bytes>>) {
+    let mut idle = crate::support::lock(idle);
+    if idle.len() < IDLE && !sender.is_closed() {
+        idle.push(sender);
+    }
+}
+
+const MCP_PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
+const MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
+
+/// A request sent on a connection.
+enum Sent {
+    Answer((Response<Incoming>, SendRequest<Full<Bytes>>)),
+    /// Never written: nothing reached the upstream.
+    Unwritten,
+    /// Written, and the connection failed before an answer.
+    Lost(String),
+}
+
+/// A call sent and not answered yet: the upstream is told to cancel it
+/// when this is dropped (the host cancelled, the call timed out).
+struct Pending<'a>(Option<(&'a Direct, RequestId)>);
+
+impl Drop for Pending<'_> {
+    fn drop(&mut self) {
+        let Some((direct, id)) = self.0.take() else {
+            return;
+        };
+        let why = "the host no longer waits".to_string();
+        let params = rmcp::model::CancelledNotificationParam::new(Some(id), Some(why));
+        let note = rmcp::model::ClientNotification::CancelledNotification(
+            rmcp::model::CancelledNotification::new(params),
+        );
+        direct.send_later(ClientJsonRpcMessage::notification(note));
+    }
+}
+
+/// Whether a status says the request was taken (answered, even with an
+/// error); the others say nothing ran.
+fn taken(status: StatusCode) -> bool {
+    !(status.is_redirection() || matches!(status.as_u16(), 401 | 403 | 404 | 405 | 406 | 415))
+}
+
+/// The answer in `message` when it answers `id`.
+fn answer_of(
+    message: ServerJsonRpcMessage,
+    id: &RequestId,
+) -> Option<Result<ServerResult, ServiceError>> {
+    let (answer, answered) = message.into_result()?;
+    // An error without an id (unreadable request) answers this one: it
+    // was the only request on the stream.
+    answered
+        .is_none_or(|a| a == *id)
+        .then(|| answer.map_err(ServiceError::McpError))
+}
+
+/// The data of the next whole event in `buffer` (taken from it), lines
+/// ending in LF or CRLF.
+fn next_event(buffer: &mut BytesMut) -> Option<Vec<u8>> {
+    loop {
+        let text = &buffer[..];
+        let end = text
+            .windows(2)
+            .position(|w| w == b"\n\n")
+            .map(|i| (i, 2))
+            .into_iter()
+            .chain(
+                text.windows(4)
+                    .position(|w| w == b"\r\n\r\n")
+                    .map(|i| (i, 4)),
+            )
+            .min_by_key(|(i, _)| *i)?;
+        let event = buffer.split_to(end.0 + end.1);
+        let mut data = Vec::new();
+        for line in event[..].split(|b| *b == b'\n') {
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            if let Some(value) = line.strip_prefix(b"data:") {
+                if !data.is_empty() {
+                    data.push(b'\n');
+                }
+                data.extend_from_slice(value.strip_prefix(b" ").unwrap_or(value));
+            }
+        }
+        if !data.is_empty() {
+            return Some(data);
+        }
+    }
+}
+
+/// A name rmcp sends as it is in `Mcp-Name` (no Base64 needed).
+fn plain_name(name: &str) -> bool {
+    !name.is_empty() && !name.starts_with("=?base64?") && name.bytes().all(|b| b.is_ascii_graphic())
+}
+
+/// Whether a proxy is configured for plain HTTP (reqwest would use it).
+fn proxied() -> bool {
+    ["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|v| !v.is_empty()))
+}
+
+/// The method of a request, for an error's message.
+fn method_of(request: &ServerRequest) -> String {
+    serde_json::to_value(request)
+        .ok()
+        .and_then(|v| v.get("method").and_then(|m| m.as_str()).map(str::to_string))
+        .unwrap_or_default()
+}
