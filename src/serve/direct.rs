@@ -38,6 +38,9 @@ use crate::connect::LiveServer;
 /// Idle connections kept per upstream.
 const IDLE: usize = 64;
 
+/// How long the rest of an event stream is read after its answer.
+const DRAIN: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// The longest answer read (as `wrap` bounds a message).
 const MAX_ANSWER: usize = super::wrap::MAX_MESSAGE_BYTES;
 
@@ -277,13 +280,15 @@ impl Direct {
             if let Some(found) = found.take_if(|_| events) {
                 let idle = self.idle.clone();
                 tokio::spawn(async move {
-                    loop {
-                        match body.frame().await {
-                            Some(Ok(_)) => continue,
-                            None => keep(&idle, sender),
-                            Some(Err(_)) => {}
+                    // A stream kept open past its answer loses its connection.
+                    let drained = tokio::time::timeout(DRAIN, async {
+                        while let Some(frame) = body.frame().await {
+                            frame.ok()?;
                         }
-                        break;
+                        Some(())
+                    });
+                    if let Ok(Some(())) = drained.await {
+                        keep(&idle, sender);
                     }
                 });
                 return found;
@@ -505,4 +510,83 @@ fn method_of(request: &ServerRequest) -> String {
         .ok()
         .and_then(|v| v.get("method").and_then(|m| m.as_str()).map(str::to_string))
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_are_read_whole_in_lf_or_crlf_and_comments_are_skipped() {
+        let mut buffer = BytesMut::from(
+            &b":\n\ndata: {\"a\":1}\n\nid: 7\r\ndata: {\"b\":\r\ndata: 2}\r\n\r\ndata: {\"c\""[..],
+        );
+        assert_eq!(next_event(&mut buffer).as_deref(), Some(&b"{\"a\":1}"[..]));
+        assert_eq!(
+            next_event(&mut buffer).as_deref(),
+            Some(&b"{\"b\":\n2}"[..])
+        );
+        // The last one is not whole yet: it waits in the buffer.
+        assert_eq!(next_event(&mut buffer), None);
+        assert_eq!(&buffer[..], b"data: {\"c\"");
+    }
+
+    #[test]
+    fn only_an_answer_to_the_call_is_its_answer() {
+        let id = RequestId::Number(5);
+        let read = |json: serde_json::Value| {
+            let message: ServerJsonRpcMessage = serde_json::from_value(json).unwrap();
+            answer_of(message, &id).map(|r| r.is_ok())
+        };
+        let result = serde_json::json!({"content": []});
+        assert_eq!(
+            read(serde_json::json!({"jsonrpc": "2.0", "id": 5, "result": result})),
+            Some(true)
+        );
+        assert_eq!(
+            read(serde_json::json!({"jsonrpc": "2.0", "id": 6, "result": result})),
+            None
+        );
+        let error = serde_json::json!({"code": -32602, "message": "no"});
+        assert_eq!(
+            read(serde_json::json!({"jsonrpc": "2.0", "id": 5, "error": error})),
+            Some(false)
+        );
+        assert_eq!(
+            read(serde_json::json!({"jsonrpc": "2.0", "id": null, "error": error})),
+            Some(false)
+        );
+        assert_eq!(
+            read(serde_json::json!({"jsonrpc": "2.0", "id": 4, "error": error})),
+            None
+        );
+        let note =
+            serde_json::json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"});
+        assert_eq!(read(note), None);
+    }
+
+    #[test]
+    fn a_refusal_or_a_redirect_says_nothing_ran() {
+        for status in [301, 302, 307, 308, 401, 403, 404, 405, 406, 415] {
+            assert!(!taken(StatusCode::from_u16(status).unwrap()), "{status}");
+        }
+        for status in [200, 202, 400, 500, 502] {
+            assert!(taken(StatusCode::from_u16(status).unwrap()), "{status}");
+        }
+    }
+
+    #[test]
+    fn a_name_that_needs_base64_goes_to_rmcp() {
+        assert!(plain_name("get_invoice"));
+        for name in [
+            "",
+            " lead",
+            "trail ",
+            "tab\tin",
+            "caf\u{e9}",
+            "=?base64?eA==?=",
+        ] {
+            assert!(!plain_name(name), "{name:?}");
+        }
+    }
 }
