@@ -113,6 +113,16 @@ impl Replica {
         )
     }
 
+    /// A `DELETE` of `session`: its status.
+    fn delete(&self, session: &str) -> u16 {
+        let mut headers =
+            format!("\r\nMCP-Protocol-Version: 2025-11-25\r\nMcp-Session-Id: {session}");
+        if let Some(token) = &self.token {
+            headers.push_str(&format!("\r\nAuthorization: Bearer {token}"));
+        }
+        exchange(&self.authority, "DELETE /mcp HTTP/1.1", &headers, "").status
+    }
+
     /// An `initialize` (no session begins until `notifications/initialized`).
     fn initialize_answer(&self) -> Answer {
         self.post(
@@ -350,6 +360,14 @@ fn a_session_begun_on_one_replica_goes_on_on_the_other() {
     // The long-lived one still works.
     assert!(b.tool_names(&id).contains(&"progress__steps".to_string()));
 
+    // A DELETE on A ends the session there for good: A does not rebuild
+    // it from the id. Without shared state B does not know of it.
+    assert_eq!(a.delete(&id), 202);
+    let answer = a.request(&id, 11, "tools/list", json!({}));
+    assert_eq!(answer.status, 404, "{answer:?}");
+    assert_eq!(answer.body, "not found: the session was ended");
+    assert!(b.tool_names(&id).contains(&"progress__steps".to_string()));
+
     // A 2026-07-28 client has no session: either replica answers it.
     let stateless = json!({"jsonrpc": "2.0", "id": 12, "method": "tools/list", "params": {"_meta": {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -572,6 +590,23 @@ fn a_team_of_two_replicas_with_tokens_and_review_state_in_redis() {
                 .all(|r| r.instructions().contains("Third text."))
         },
     );
+
+    // A session a DELETE ends on B is refused by A within 2 s too.
+    let ended = a.initialize();
+    assert!(b.tool_names(&ended).contains(&"billing__first".to_string()));
+    assert_eq!(b.delete(&ended), 202);
+    let deleted = Instant::now();
+    let refused = |r: &Replica| {
+        let answer = r.request(&ended, 12, "tools/list", json!({}));
+        answer.status == 404 && answer.body == "not found: the session was ended"
+    };
+    assert!(refused(&b));
+    wait_until("the DELETE on A within 2 s", Duration::from_secs(2), || {
+        refused(&a)
+    });
+    eprintln!("the DELETE refused on A after {:?}", deleted.elapsed());
+    // Other sessions go on.
+    assert!(a.tool_names(&id).contains(&"billing__first".to_string()));
     drop((a, b));
     let _ = std::fs::remove_dir_all(&dir);
 }

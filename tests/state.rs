@@ -306,6 +306,55 @@ fn a_follower_is_ready_only_while_redis_answers_and_follows_it_back() {
     drop(follower);
 }
 
+/// Ended sessions in Redis: only those not yet expired are read back; a
+/// follower is told those recorded before it started, then each as it is
+/// published, and after an outage those recorded since Redis came back.
+#[test]
+fn ended_sessions_are_kept_until_they_expire_and_followed() {
+    let Some(mut redis) = Redis::start("ended") else {
+        return;
+    };
+    let state = std::sync::Arc::new(SharedState::open(&redis.url()).unwrap());
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    block_on(async {
+        state.end_session("gone-1", now + 600).await.unwrap();
+        // Already expired: dropped, never read back.
+        state.end_session("old", now - 5).await.unwrap();
+    });
+    let ended = block_on(state.ended_sessions()).unwrap();
+    assert_eq!(ended, vec![("gone-1".to_string(), now + 600)]);
+
+    let told = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = told.clone();
+    let sink: mcp_preamble::state::EndedSink = Box::new(move |sid: &str, exp| {
+        sink.lock().unwrap().push((sid.to_string(), exp));
+    });
+    // Spawned on the tests' runtime, which runs it between the calls.
+    let follower = block_on(async { state.clone().follow_ended(sink) });
+    let has = |sid: &str| told.lock().unwrap().iter().any(|(s, _)| s == sid);
+    wait_until("the recorded one told", Duration::from_secs(10), || {
+        has("gone-1")
+    });
+    block_on(state.end_session("gone-2", now + 600)).unwrap();
+    wait_until("a published one told", Duration::from_secs(2), || {
+        has("gone-2")
+    });
+    redis.down();
+    redis.up();
+    // Recorded while the follower was not subscribed yet.
+    wait_until("Redis back", Duration::from_secs(10), || {
+        block_on(state.end_session("gone-3", now + 600)).is_ok()
+    });
+    wait_until("one after the outage told", Duration::from_secs(10), || {
+        has("gone-3")
+    });
+    assert!(!has("old"));
+    drop(follower);
+}
+
 /// The README's shared-review lines, with this test's Redis, config and
 /// policy.
 fn readme_lines(url: &str, config: &str, policy: &str) -> Vec<Vec<String>> {

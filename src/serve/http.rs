@@ -70,6 +70,9 @@ pub struct HttpOptions {
     pub(super) checks: Vec<(String, ReadinessCheck)>,
     pub(super) drain: Duration,
     pub(super) guard: Guard,
+    /// Where sessions a `DELETE` ends are shared with the other replicas.
+    #[cfg(feature = "state-redis")]
+    pub(super) shared: Option<Arc<crate::state::SharedState>>,
 }
 
 impl std::fmt::Debug for HttpOptions {
@@ -95,6 +98,8 @@ impl HttpOptions {
             checks: Vec::new(),
             drain: DEFAULT_DRAIN,
             guard: None,
+            #[cfg(feature = "state-redis")]
+            shared: None,
         }
     }
 
@@ -113,6 +118,18 @@ impl HttpOptions {
     /// request of any session (see [`SessionKey`]).
     pub fn session_key(mut self, key: SessionKey, ttl: Duration) -> HttpOptions {
         self.sealer = Some(Sealer::new(key, ttl));
+        self
+    }
+
+    /// With [`HttpOptions::session_key`]: a session a `DELETE` ends on
+    /// this replica is recorded in `state` and refused by every replica
+    /// that follows it (within moments: pub/sub), not only by this one,
+    /// until its id expires. Without it a `DELETE` ends the session on
+    /// this replica only.
+    #[cfg(feature = "state-redis")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "state-redis")))]
+    pub fn share_ended_sessions(mut self, state: Arc<crate::state::SharedState>) -> HttpOptions {
+        self.shared = Some(state);
         self
     }
 
@@ -227,6 +244,7 @@ impl Gateway {
             config.session_store = Some(Arc::new(InTheId));
         }
         let sessions_end = config.cancellation_token.clone();
+        let _shared = share_ended(&options);
         let mcp: Mcp =
             StreamableHttpService::new(move || Ok(gateway.session()), sessions.clone(), config);
         let front = Arc::new(Front {
@@ -282,6 +300,32 @@ impl Gateway {
         }
         Ok(())
     }
+}
+
+/// Sessions ended here told to the shared state, and those ended
+/// elsewhere refused here, while the result is kept.
+#[cfg(feature = "state-redis")]
+fn share_ended(options: &HttpOptions) -> Option<crate::state::EndedFollower> {
+    if let (Some(sealer), Some(state)) = (&options.sealer, &options.shared) {
+        let to = state.clone();
+        sealer.ended.tell(Arc::new(move |sid: &str, exp| {
+            let (to, sid) = (to.clone(), sid.to_string());
+            tokio::spawn(async move {
+                if let Err(e) = to.end_session(&sid, exp).await {
+                    tracing::warn!(error = %e, "an ended session could not be shared; other replicas serve it until its id expires");
+                }
+            });
+        }));
+        let ended = sealer.ended.clone();
+        let sink = Box::new(move |sid: &str, exp| ended.insert(sid, exp));
+        return Some(state.clone().follow_ended(sink));
+    }
+    None
+}
+
+#[cfg(not(feature = "state-redis"))]
+fn share_ended(_: &HttpOptions) -> Option<()> {
+    None
 }
 
 /// Serves one accepted connection (over TLS when the gate has some,

@@ -22,7 +22,9 @@
 //! calls the store on the request's own task.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
@@ -189,18 +191,101 @@ pub(super) enum Refused {
     Unknown,
     /// Opened, but past its expiry (404).
     Expired,
+    /// Opened, but its session was ended by a `DELETE` (404).
+    Ended,
 }
 
+/// The longest list of ended sessions a replica keeps: past it, the
+/// sessions that expire first are forgotten first.
+const MAX_ENDED: usize = 65_536;
+
+/// Told of each session a `DELETE` ended here: local id and expiry (the
+/// shared state, so that other replicas refuse it too).
+pub(super) type EndedSink = Arc<dyn Fn(&str, u64) + Send + Sync>;
+
+/// Sessions ended by a `DELETE` before their ids expire: local id to
+/// expiry. An id that still opens is refused while its session is here.
+#[derive(Default)]
+pub(super) struct Ended {
+    ended: Mutex<HashMap<String, u64>>,
+    tell: Mutex<Option<EndedSink>>,
+}
+
+impl Ended {
+    /// Records `sid` ended until `exp` (from here or another replica).
+    pub(super) fn insert(&self, sid: &str, exp: u64) {
+        let now = unix_now();
+        if exp < now || sid.len() > MAX_SID {
+            return;
+        }
+        let mut ended = self.ended.lock().unwrap_or_else(|e| e.into_inner());
+        if ended.len() >= MAX_ENDED && !ended.contains_key(sid) {
+            ended.retain(|_, e| *e >= now);
+            if ended.len() >= MAX_ENDED
+                && let Some(first) = ended
+                    .iter()
+                    .min_by_key(|(s, e)| (**e, *s))
+                    .map(|(s, _)| s.clone())
+            {
+                ended.remove(&first);
+            }
+        }
+        ended.insert(sid.to_string(), exp);
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.ended.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    fn contains(&self, sid: &str) -> bool {
+        let ended = self.ended.lock().unwrap_or_else(|e| e.into_inner());
+        ended.contains_key(sid)
+    }
+
+    /// A session a `DELETE` ended here: recorded, and told on.
+    fn end(&self, sid: &str, exp: u64) {
+        self.insert(sid, exp);
+        let tell = self.tell.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        if let Some(tell) = tell {
+            tell(sid, exp);
+        }
+    }
+
+    /// From now on, each session ended here is told to `sink`.
+    #[cfg_attr(not(feature = "state-redis"), allow(dead_code))]
+    pub(super) fn tell(&self, sink: EndedSink) {
+        *self.tell.lock().unwrap_or_else(|e| e.into_inner()) = Some(sink);
+    }
+}
+
+/// The longest local session id recorded as ended (rmcp's are UUIDs).
+const MAX_SID: usize = 256;
+
 /// Seals and opens session ids with a key, each valid for `ttl`.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub(super) struct Sealer {
     key: SessionKey,
     ttl: Duration,
+    pub(super) ended: Arc<Ended>,
+}
+
+impl std::fmt::Debug for Sealer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sealer")
+            .field("key", &self.key)
+            .field("ttl", &self.ttl)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Sealer {
     pub(super) fn new(key: SessionKey, ttl: Duration) -> Sealer {
-        Sealer { key, ttl }
+        Sealer {
+            key,
+            ttl,
+            ended: Arc::default(),
+        }
     }
 
     /// The id the host is given for local session `sid`.
@@ -225,7 +310,14 @@ impl Sealer {
     }
 
     /// The local id and `initialize` params sealed in `id`.
+    #[cfg(test)]
     fn open(&self, id: &str) -> std::result::Result<(String, InitializeRequestParams), Refused> {
+        self.opened(id).map(|s| (s.sid, s.init))
+    }
+
+    /// What `id` holds, if it opens, has not expired and its session was
+    /// not ended.
+    fn opened(&self, id: &str) -> std::result::Result<Sealed, Refused> {
         if id.len() > MAX_ID {
             return Err(Refused::Malformed);
         }
@@ -255,7 +347,10 @@ impl Sealer {
         if unix_now() > sealed.exp {
             return Err(Refused::Expired);
         }
-        Ok((sealed.sid, sealed.init))
+        if self.ended.contains(&sealed.sid) {
+            return Err(Refused::Ended);
+        }
+        Ok(sealed)
     }
 }
 
@@ -339,7 +434,7 @@ impl SessionStore for InTheId {
     }
 
     async fn delete(&self, _session_id: &str) -> std::result::Result<(), SessionStoreError> {
-        // An id stays valid on other replicas until it expires.
+        // Recorded by `exchange`, which knows the id's expiry.
         Ok(())
     }
 }
@@ -361,17 +456,22 @@ where
             "bad request: more than one mcp-session-id header",
         );
     }
+    // The session a `DELETE` asks to end: (local id, expiry).
+    let mut ending = None;
     if let Some(id) = first {
         let opened = id
             .to_str()
             .map_err(|_| Refused::Malformed)
-            .and_then(|id| sealer.open(id));
+            .and_then(|id| sealer.opened(id));
         match opened {
-            Ok((sid, init)) => {
+            Ok(Sealed { sid, exp, init }) => {
                 let Ok(local) = HeaderValue::from_str(&sid) else {
                     return refused(Refused::Unknown);
                 };
                 req.headers_mut().insert(SESSION_HEADER, local);
+                if req.method() == hyper::Method::DELETE {
+                    ending = Some((sid.clone(), exp));
+                }
                 slot.presented = Some((sid, init));
             }
             Err(why) => return refused(why),
@@ -386,6 +486,11 @@ where
             )
         })
         .await;
+    if let Some((sid, exp)) = ending
+        && answer.status().is_success()
+    {
+        sealer.ended.end(&sid, exp);
+    }
     let local = answer
         .headers()
         .get(SESSION_HEADER)
@@ -421,6 +526,10 @@ fn refused(why: Refused) -> Answer {
         Refused::Expired => {
             tracing::debug!("refused an expired session id");
             plain(StatusCode::NOT_FOUND, "not found: the session expired")
+        }
+        Refused::Ended => {
+            tracing::debug!("refused the id of a session a DELETE ended");
+            plain(StatusCode::NOT_FOUND, "not found: the session was ended")
         }
     }
 }
@@ -503,6 +612,48 @@ mod tests {
         bytes.extend(sealer.key.ciphers[0].encrypt(&nonce, payload).unwrap());
         let id = format!("{PREFIX}{}", URL_SAFE_NO_PAD.encode(bytes));
         assert_eq!(sealer.open(&id), Err(Refused::Expired));
+    }
+
+    #[test]
+    fn a_session_a_delete_ended_is_refused_until_its_id_expires() {
+        let sealer = sealer(3, 60);
+        let id = sealer.seal("s-1", &init()).unwrap();
+        let other = sealer.seal("s-2", &init()).unwrap();
+        let told = Arc::new(Mutex::new(Vec::new()));
+        let sink = told.clone();
+        sealer.ended.tell(Arc::new(move |sid: &str, exp| {
+            sink.lock().unwrap().push((sid.to_string(), exp));
+        }));
+        let exp = sealer.opened(&id).unwrap().exp;
+        sealer.ended.end("s-1", exp);
+        assert_eq!(sealer.open(&id), Err(Refused::Ended));
+        assert!(sealer.open(&other).is_ok());
+        assert_eq!(*told.lock().unwrap(), vec![("s-1".to_string(), exp)]);
+        // Told by another replica: refused, and not told on again.
+        sealer.ended.insert("s-2", exp);
+        assert_eq!(sealer.open(&other), Err(Refused::Ended));
+        assert_eq!(told.lock().unwrap().len(), 1);
+        // Expired ones and overlong ids are not kept.
+        sealer.ended.insert("old", unix_now() - 1);
+        sealer.ended.insert(&"x".repeat(MAX_SID + 1), exp);
+        assert_eq!(sealer.ended.len(), 2);
+    }
+
+    #[test]
+    fn the_ended_list_forgets_the_soonest_to_expire_first() {
+        let ended = Ended::default();
+        let far = unix_now() + 1_000;
+        for i in 0..MAX_ENDED {
+            ended.insert(&format!("s{i}"), far + (i as u64 % 7));
+        }
+        ended.insert("soon", unix_now() + 10);
+        assert_eq!(ended.len(), MAX_ENDED);
+        assert!(ended.contains("soon"));
+        // Full: the next one pushes out the soonest to expire.
+        ended.insert("late", far + 100);
+        assert_eq!(ended.len(), MAX_ENDED);
+        assert!(!ended.contains("soon"));
+        assert!(ended.contains("late"));
     }
 
     #[test]

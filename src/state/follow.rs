@@ -8,7 +8,7 @@ use std::time::Duration;
 use futures_core::Stream;
 use tokio::sync::watch;
 
-use super::{CHANNEL, SharedState, TIMEOUT};
+use super::{CHANNEL, ENDS, EndedSink, SharedState, TIMEOUT};
 use crate::error::{ErrorKind, Result};
 use crate::pin::Lock;
 
@@ -48,6 +48,16 @@ pub struct Follower {
 impl Drop for Follower {
     fn drop(&mut self) {
         self.task.abort();
+    }
+}
+
+/// The task of [`SharedState::follow_ended`]; dropping it stops the task.
+#[derive(Debug)]
+pub struct EndedFollower(tokio::task::JoinHandle<()>);
+
+impl Drop for EndedFollower {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 
@@ -154,6 +164,66 @@ impl SharedState {
                     if let Err(e) = self.reload(tx, &mut bad).await {
                         return e.detail().to_string();
                     }
+                }
+            }
+        }
+    }
+}
+
+impl SharedState {
+    /// Tells `sink` every session ended through this state
+    /// ([`SharedState::end_session`]):
+    /// those recorded at start, then each as it is published, until the
+    /// [`EndedFollower`] returned is dropped. While Redis
+    /// does not answer it tries again (the lock's follower logs that);
+    /// once back, and every few seconds, it reads them all again, so a
+    /// message missed meanwhile is caught. Needs a tokio runtime.
+    pub fn follow_ended(self: Arc<Self>, sink: EndedSink) -> EndedFollower {
+        EndedFollower(tokio::spawn(async move {
+            loop {
+                let _why = self.ended_session(&sink).await;
+                tokio::time::sleep(RETRY).await;
+            }
+        }))
+    }
+
+    /// One subscription to the ended sessions; returns why it ended.
+    async fn ended_session(&self, sink: &EndedSink) -> String {
+        let subscribed = tokio::time::timeout(TIMEOUT, async {
+            let mut pubsub = self.client.get_async_pubsub().await?;
+            pubsub.subscribe(ENDS).await?;
+            Ok::<_, redis::RedisError>(pubsub)
+        })
+        .await;
+        let pubsub = match subscribed {
+            Ok(Ok(p)) => p,
+            Ok(Err(e)) => return e.to_string(),
+            Err(_) => return "no answer".to_string(),
+        };
+        let mut messages = Box::pin(pubsub.into_on_message());
+        loop {
+            // Subscribed first, then read: none is missed in between.
+            match self.ended_sessions().await {
+                Ok(ended) => ended.iter().for_each(|(sid, exp)| sink(sid, *exp)),
+                Err(e) => return e.detail().to_string(),
+            }
+            loop {
+                let message = tokio::time::timeout(
+                    CHECK,
+                    std::future::poll_fn(|cx| messages.as_mut().poll_next(cx)),
+                )
+                .await;
+                match message {
+                    Ok(None) => return "the connection closed".to_string(),
+                    Ok(Some(message)) => {
+                        let text: String = message.get_payload().unwrap_or_default();
+                        if let Some((exp, sid)) = text.split_once(' ')
+                            && let Ok(exp) = exp.parse()
+                        {
+                            sink(sid, exp);
+                        }
+                    }
+                    Err(_) => break,
                 }
             }
         }

@@ -14,6 +14,8 @@
 //! | `mcp-preamble:pending` | hash | one field per alias a gateway holds for review: `{"pin": …, "seen": UNIX_SECONDS}` (`pin` as in `preview --json`) |
 //! | `mcp-preamble:approvals` | list | the last 1,000 pins written, newest first: `{"key", "action": "pinned" or "removed", "sha256", "at": UNIX_SECONDS}` |
 //! | `mcp-preamble:changes` | channel | the revision, published by each write |
+//! | `mcp-preamble:ended` | sorted set | the sessions a `DELETE` ended before their ids expire: each a gateway's local session id, scored by the id's expiry (UNIX seconds); at most 100,000, the first to expire dropped first |
+//! | `mcp-preamble:ends` | channel | `EXPIRY SESSION`, published as each is added |
 //!
 //! Each server's pin is a field of its own, and a write sets only the
 //! fields that changed, in one `MULTI`/`EXEC`: two `pin` runs for
@@ -39,7 +41,10 @@ use serde_json::json;
 use crate::error::{Error, ErrorKind, Result};
 use crate::pin::{LOCK_VERSION, Lock, LockEntry, Pin};
 
-pub use follow::{Follower, Readiness};
+pub use follow::{EndedFollower, Follower, Readiness};
+
+/// Told of each ended session: its local id and its id's expiry.
+pub type EndedSink = Box<dyn Fn(&str, u64) + Send + Sync>;
 
 const FORMAT: &str = "mcp-preamble:format";
 const PINS: &str = "mcp-preamble:pins";
@@ -52,6 +57,19 @@ pub const CHANNEL: &str = "mcp-preamble:changes";
 /// `KEYS[2]` the channel.
 const NEXT_REVISION: &str =
     "local r = redis.call('INCR', KEYS[1]) redis.call('PUBLISH', KEYS[2], r) return r";
+const ENDED: &str = "mcp-preamble:ended";
+/// The channel each ended session is published on.
+const ENDS: &str = "mcp-preamble:ends";
+/// Adds an ended session: `KEYS[1]` the set, `KEYS[2]` the channel,
+/// `ARGV` the session, its expiry, now and the most kept. Those already
+/// expired go first, then the soonest to expire past the most kept.
+const END_SESSION: &str = "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[3]) \
+    redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1]) \
+    local over = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[4]) \
+    if over > 0 then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, over - 1) end \
+    return redis.call('PUBLISH', KEYS[2], ARGV[2] .. ' ' .. ARGV[1])";
+/// The most ended sessions the set keeps.
+const ENDED_KEPT: usize = 100_000;
 /// How many approvals the list keeps.
 const APPROVALS_KEPT: isize = 1000;
 /// How long connecting and each command may take before Redis counts as
@@ -283,6 +301,42 @@ impl SharedState {
             .into_iter()
             .map(|v| serde_json::from_str(&v).unwrap_or(serde_json::Value::String(v)))
             .collect())
+    }
+
+    /// Records that a `DELETE` ended session `sid` (a gateway's local
+    /// session id), whose id expires at `exp` (UNIX seconds), and publishes
+    /// it to the other gateways ([`SharedState::follow_ended`]).
+    pub async fn end_session(&self, sid: &str, exp: u64) -> Result<()> {
+        let mut tx = redis::pipe();
+        tx.cmd("EVAL")
+            .arg(END_SESSION)
+            .arg(2)
+            .arg(ENDED)
+            .arg(ENDS)
+            .arg(sid)
+            .arg(exp)
+            .arg(unix_now())
+            .arg(ENDED_KEPT)
+            .ignore();
+        self.query(&tx).await
+    }
+
+    /// The sessions ended and not yet expired: (local session id, expiry).
+    pub async fn ended_sessions(&self) -> Result<Vec<(String, u64)>> {
+        let (ended,): (Vec<(String, u64)>,) = self
+            .query(
+                redis::pipe()
+                    .cmd("ZRANGEBYSCORE")
+                    .arg(ENDED)
+                    .arg(unix_now())
+                    .arg("+inf")
+                    .arg("WITHSCORES")
+                    .arg("LIMIT")
+                    .arg(0)
+                    .arg(ENDED_KEPT),
+            )
+            .await?;
+        Ok(ended)
     }
 
     /// The revision of the last write (0 before any).

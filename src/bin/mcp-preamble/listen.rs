@@ -59,6 +59,7 @@ pub struct Listening {
 pub async fn serve_http(
     gateway: &Gateway,
     listening: Listening,
+    shared: Option<std::sync::Arc<mcp_preamble::state::SharedState>>,
 ) -> Result<(), mcp_preamble::Error> {
     let Listening {
         listener,
@@ -69,6 +70,9 @@ pub async fn serve_http(
     if let Some(access) = access {
         access.prefetch().await;
         options = options.access(access);
+    }
+    if let Some(state) = shared {
+        options = options.share_ended_sessions(state);
     }
     gateway.serve_http_until(listener, options, stop).await
 }

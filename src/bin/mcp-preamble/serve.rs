@@ -99,11 +99,11 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
         settling,
         tokio::spawn(keep_snapshots(gateway.hub().clone(), dir.clone())),
         tokio::spawn(reload.run(gateway.hub().clone())),
-        tokio::spawn(tell_pending(gateway.hub().clone(), approve, shared)),
+        tokio::spawn(tell_pending(gateway.hub().clone(), approve, shared.clone())),
         tokio::spawn(tell_limits(gateway.hub().clone())),
     ];
     let served = match listening {
-        Some(listening) => serve_http(&gateway, listening).await,
+        Some(listening) => serve_http(&gateway, listening, shared).await,
         None => gateway.serve_stdio().await,
     };
     for task in tasks {
