@@ -184,7 +184,7 @@ fn bad_states_are_refused_with_a_clear_error() {
     assert_eq!(other.status.code(), Some(2));
     assert_eq!(
         stderr(&other),
-        "mcp-preamble: invalid configuration: --state http://h:1/0: expected redis://HOST:PORT/DB or valkey://HOST:PORT/DB\n"
+        "mcp-preamble: invalid configuration: --state http://h:1/0: expected redis://HOST:PORT/DB or valkey://HOST:PORT/DB (rediss:// or valkeys:// over tls)\n"
     );
     // Nothing listens on port 1.
     let gone = run(&["pin", file, "--state", "redis://ops:hunter2@127.0.0.1:1/0"]);
@@ -245,6 +245,60 @@ fn bad_states_are_refused_with_a_clear_error() {
         stderr(&out).contains("lock file version 9 is not supported"),
         "{}",
         stderr(&out)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `rediss://`: the review state over TLS, Redis's certificate checked
+/// against the roots `SSL_CERT_FILE` names; a certificate of another CA
+/// is refused, naming the state; a fragment (redis-rs reads `#insecure` as
+/// "check nothing") is refused before any connection.
+#[test]
+fn the_state_over_tls_checks_the_certificate_of_redis() {
+    let Some(redis) = Redis::start_tls("tls") else {
+        return;
+    };
+    let url = redis.tls_url();
+    let dir = scratch("state", "tls");
+    let file = twenty_servers(&dir).remove(0);
+    let file = file.to_str().unwrap();
+    let auth = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/auth");
+    let pin = |ca: &str, url: &str| {
+        Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
+            .args(["pin", file, "--state", url])
+            .env("SSL_CERT_FILE", auth.join(ca))
+            .output()
+            .unwrap()
+    };
+    let out = pin("ca.pem", &url);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("server-00: pinned"),
+        "{}",
+        stdout(&out)
+    );
+    // Written: read back over the plain port.
+    assert_eq!(
+        redis.command(&["HEXISTS", "mcp-preamble:pins", "server-00"]),
+        ":1"
+    );
+    let other = pin("ca2.pem", &url);
+    assert_eq!(other.status.code(), Some(2));
+    let err = stderr(&other);
+    assert!(
+        err.starts_with(&format!("mcp-preamble: cannot connect: {url}: ")),
+        "{err}"
+    );
+    assert!(err.to_lowercase().contains("certificate"), "{err}");
+    let insecure = pin("ca2.pem", &format!("{url}#insecure"));
+    assert_eq!(insecure.status.code(), Some(2));
+    let err = stderr(&insecure);
+    // (The command line redacts what follows a URL's `#` in what it prints.)
+    assert!(
+        err.starts_with(&format!(
+            "mcp-preamble: invalid configuration: --state {url}#"
+        )) && err.ends_with(" a fragment (#…) is not taken\n"),
+        "{err}"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -86,7 +86,7 @@ const TIMEOUT: Duration = Duration::from_secs(3);
 /// let err = SharedState::open("http://10.0.0.5").unwrap_err();
 /// assert_eq!(
 ///     err.to_string(),
-///     "invalid configuration: --state http://10.0.0.5: expected redis://HOST:PORT/DB or valkey://HOST:PORT/DB"
+///     "invalid configuration: --state http://10.0.0.5: expected redis://HOST:PORT/DB or valkey://HOST:PORT/DB (rediss:// or valkeys:// over tls)"
 /// );
 /// # Ok::<(), mcp_preamble::Error>(())
 /// ```
@@ -106,26 +106,26 @@ impl std::fmt::Debug for SharedState {
 
 impl SharedState {
     /// The state at `url`: `redis://HOST[:PORT][/DB]` or `valkey://…`,
-    /// with `USER:PASSWORD@` before the host when Redis asks for them. Does
-    /// not connect: the first command does. TLS (`rediss://`) is not built
-    /// in: reach Redis over a trusted network or a TLS tunnel.
+    /// with `USER:PASSWORD@` before the host when Redis asks for them;
+    /// `rediss://` or `valkeys://` over TLS (rustls), the server's
+    /// certificate checked against the system's roots, or those in the file
+    /// `SSL_CERT_FILE` names. Does not connect: the first command does.
     pub fn open(url: &str) -> Result<SharedState> {
         let shown = shown_url(url);
         let bad =
             |why: &str| Error::new(ErrorKind::InvalidConfig, format!("--state {shown}: {why}"));
         let scheme = url.split_once("://").map(|(s, _)| s.to_ascii_lowercase());
         match scheme.as_deref() {
-            Some("redis" | "valkey") => {}
-            Some("rediss" | "valkeys") => {
-                return Err(bad(
-                    "tls is not built in (use redis:// over a trusted network or a tls tunnel)",
-                ));
-            }
+            Some("redis" | "valkey" | "rediss" | "valkeys") => {}
             _ => {
                 return Err(bad(
-                    "expected redis://HOST:PORT/DB or valkey://HOST:PORT/DB",
+                    "expected redis://HOST:PORT/DB or valkey://HOST:PORT/DB (rediss:// or valkeys:// over tls)",
                 ));
             }
+        }
+        if url.contains('#') {
+            // redis-rs reads `#insecure` as "verify no certificate".
+            return Err(bad("a fragment (#…) is not taken"));
         }
         let client = redis::Client::open(url).map_err(|e| bad(&e.to_string()))?;
         Ok(SharedState {
@@ -408,13 +408,19 @@ mod tests {
     fn a_url_of_another_scheme_is_refused() {
         let err = |u: &str| SharedState::open(u).unwrap_err().to_string();
         assert_eq!(
-            err("rediss://h:1/0"),
-            "invalid configuration: --state rediss://h:1/0: tls is not built in (use redis:// over a trusted network or a tls tunnel)"
+            err("localhost:6379"),
+            "invalid configuration: --state localhost:6379: expected redis://HOST:PORT/DB or valkey://HOST:PORT/DB (rediss:// or valkeys:// over tls)"
         );
         assert_eq!(
-            err("localhost:6379"),
-            "invalid configuration: --state localhost:6379: expected redis://HOST:PORT/DB or valkey://HOST:PORT/DB"
+            err("rediss://h:1/0#insecure"),
+            "invalid configuration: --state rediss://h:1/0#insecure: a fragment (#…) is not taken"
         );
-        assert!(SharedState::open("valkey://127.0.0.1:6379/1").is_ok());
+        for url in [
+            "valkey://127.0.0.1:6379/1",
+            "rediss://h:1/0",
+            "valkeys://u:p@h:1/0",
+        ] {
+            assert!(SharedState::open(url).is_ok(), "{url}");
+        }
     }
 }

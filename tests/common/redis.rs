@@ -15,7 +15,17 @@ use super::gateway::{scratch, wait_until};
 pub struct Redis {
     child: Option<Child>,
     pub port: u16,
+    /// A TLS port too (the test CA's server certificate), when asked for.
+    tls_port: Option<u16>,
     dir: PathBuf,
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 impl Redis {
@@ -34,16 +44,22 @@ impl Redis {
             eprintln!("skipped: no redis-server (apt-get install redis-server)");
             return None;
         }
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
         let mut redis = Redis {
             child: None,
-            port,
+            port: free_port(),
+            tls_port: None,
             dir: scratch("redis", test),
         };
+        redis.up();
+        Some(redis)
+    }
+
+    /// [`Redis::start`], also serving TLS with `tests/data/auth`'s server
+    /// certificate (signed by its `ca.pem`), clients unauthenticated.
+    pub fn start_tls(test: &str) -> Option<Redis> {
+        let mut redis = Redis::start(test)?;
+        redis.down();
+        redis.tls_port = Some(free_port());
         redis.up();
         Some(redis)
     }
@@ -52,11 +68,18 @@ impl Redis {
         format!("redis://127.0.0.1:{}/0", self.port)
     }
 
+    /// The TLS port's URL (`rediss://`).
+    pub fn tls_url(&self) -> String {
+        let port = self.tls_port.expect("started with start_tls");
+        format!("rediss://127.0.0.1:{port}/0")
+    }
+
     /// Starts the server (again) on its port and waits for its PONG.
     pub fn up(&mut self) {
         let child = Command::new("redis-server")
             .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
             .args(["--save", "", "--appendonly", "no"])
+            .args(self.tls_args())
             .arg("--dir")
             .arg(&self.dir)
             .stdout(Stdio::null())
@@ -67,6 +90,26 @@ impl Redis {
         wait_until("redis-server answers", Duration::from_secs(10), || {
             self.try_command(&["PING"]).is_some_and(|r| r == "+PONG")
         });
+    }
+
+    fn tls_args(&self) -> Vec<String> {
+        let Some(port) = self.tls_port else {
+            return Vec::new();
+        };
+        let auth = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/auth");
+        let file = |name: &str| auth.join(name).display().to_string();
+        vec![
+            "--tls-port".into(),
+            port.to_string(),
+            "--tls-cert-file".into(),
+            file("server.pem"),
+            "--tls-key-file".into(),
+            file("server-key.pem"),
+            "--tls-ca-cert-file".into(),
+            file("ca.pem"),
+            "--tls-auth-clients".into(),
+            "no".into(),
+        ]
     }
 
     /// Stops the server (its data goes with it).

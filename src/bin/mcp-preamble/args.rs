@@ -140,8 +140,9 @@ pub struct ServeArgs {
     #[arg(long, value_name = "PATH")]
     pub lock: Option<PathBuf>,
     /// Review state shared by gateways in Redis or Valkey instead of a lock
-    /// file, followed as it changes: `redis://HOST:PORT/DB`
-    /// (`USER:PASSWORD@` before the host when Redis asks for them).
+    /// file, followed as it changes: `redis://HOST:PORT/DB`, or
+    /// `rediss://` over TLS (`USER:PASSWORD@` before the host when Redis
+    /// asks for them).
     #[arg(long, value_name = "URL", conflicts_with = "lock")]
     pub state: Option<String>,
     // The help names the hosts and caps of the library's table (`serve_hosts`).
@@ -281,8 +282,8 @@ pub struct PinArgs {
     pub lock: Option<PathBuf>,
     /// Review state shared by gateways in Redis or Valkey to write instead
     /// of a lock file (each pin written is recorded as an approval):
-    /// `redis://HOST:PORT/DB` (`USER:PASSWORD@` before the host when Redis
-    /// asks for them).
+    /// `redis://HOST:PORT/DB`, or `rediss://` over TLS (`USER:PASSWORD@`
+    /// before the host when Redis asks for them).
     #[arg(long, value_name = "URL", conflicts_with = "lock")]
     pub state: Option<String>,
     /// Pin these changed aliases again (repeatable, or several after one flag).
@@ -408,8 +409,8 @@ pub struct Preview {
     #[arg(long, value_name = "PATH")]
     pub lock: Option<PathBuf>,
     /// Review state shared by gateways in Redis or Valkey, instead of a
-    /// lock file: `redis://HOST:PORT/DB` (`USER:PASSWORD@` before the host
-    /// when Redis asks for them).
+    /// lock file: `redis://HOST:PORT/DB`, or `rediss://` over TLS
+    /// (`USER:PASSWORD@` before the host when Redis asks for them).
     #[arg(long, value_name = "URL", conflicts_with = "lock")]
     pub state: Option<String>,
     /// Print the report as JSON instead of text.
