@@ -607,8 +607,7 @@
 //!   jsonwebtoken, rustls on ring, tokio-rustls); implies `serve-http`.
 //! - `state-redis`: the `state` module, review state (pins, pending
 //!   changes, approvals) shared by several gateways in Redis or Valkey,
-//!   followed by pub/sub (redis-rs; `rediss://` over rustls with ring);
-//!   implies `hub`.
+//!   followed by pub/sub (redis-rs, TLS by rustls); implies `hub`.
 //! - `cli`: the `mcp-preamble` binary (`preview`, `snapshot`, `lint`, `pin`,
 //!   `serve`); implies `http`, `serve`, `serve-http`, `serve-auth`,
 //!   `state-redis` and `tokenizers`.

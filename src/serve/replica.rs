@@ -21,10 +21,11 @@
 //! is what its store loads. Both go through a task-local slot, since rmcp
 //! calls the store on the request's own task.
 
+mod ended;
+
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
@@ -41,6 +42,7 @@ use serde::{Deserialize, Serialize};
 
 use super::reply::{Answer, plain};
 use crate::error::{Error, ErrorKind, Result};
+pub(super) use ended::Ended;
 
 /// The header a 2025-era session's id travels in.
 pub(super) const SESSION_HEADER: &str = "mcp-session-id";
@@ -194,73 +196,6 @@ pub(super) enum Refused {
     /// Opened, but its session was ended by a `DELETE` (404).
     Ended,
 }
-
-/// The longest list of ended sessions a replica keeps: past it, the
-/// sessions that expire first are forgotten first.
-const MAX_ENDED: usize = 65_536;
-
-/// Told of each session a `DELETE` ended here: local id and expiry (the
-/// shared state, so that other replicas refuse it too).
-pub(super) type EndedSink = Arc<dyn Fn(&str, u64) + Send + Sync>;
-
-/// Sessions ended by a `DELETE` before their ids expire: local id to
-/// expiry. An id that still opens is refused while its session is here.
-#[derive(Default)]
-pub(super) struct Ended {
-    ended: Mutex<HashMap<String, u64>>,
-    tell: Mutex<Option<EndedSink>>,
-}
-
-impl Ended {
-    /// Records `sid` ended until `exp` (from here or another replica).
-    pub(super) fn insert(&self, sid: &str, exp: u64) {
-        let now = unix_now();
-        if exp < now || sid.len() > MAX_SID {
-            return;
-        }
-        let mut ended = self.ended.lock().unwrap_or_else(|e| e.into_inner());
-        if ended.len() >= MAX_ENDED && !ended.contains_key(sid) {
-            ended.retain(|_, e| *e >= now);
-            if ended.len() >= MAX_ENDED
-                && let Some(first) = ended
-                    .iter()
-                    .min_by_key(|(s, e)| (**e, *s))
-                    .map(|(s, _)| s.clone())
-            {
-                ended.remove(&first);
-            }
-        }
-        ended.insert(sid.to_string(), exp);
-    }
-
-    #[cfg(test)]
-    fn len(&self) -> usize {
-        self.ended.lock().unwrap_or_else(|e| e.into_inner()).len()
-    }
-
-    fn contains(&self, sid: &str) -> bool {
-        let ended = self.ended.lock().unwrap_or_else(|e| e.into_inner());
-        ended.contains_key(sid)
-    }
-
-    /// A session a `DELETE` ended here: recorded, and told on.
-    fn end(&self, sid: &str, exp: u64) {
-        self.insert(sid, exp);
-        let tell = self.tell.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        if let Some(tell) = tell {
-            tell(sid, exp);
-        }
-    }
-
-    /// From now on, each session ended here is told to `sink`.
-    #[cfg_attr(not(feature = "state-redis"), allow(dead_code))]
-    pub(super) fn tell(&self, sink: EndedSink) {
-        *self.tell.lock().unwrap_or_else(|e| e.into_inner()) = Some(sink);
-    }
-}
-
-/// The longest local session id recorded as ended (rmcp's are UUIDs).
-const MAX_SID: usize = 256;
 
 /// Seals and opens session ids with a key, each valid for `ttl`.
 #[derive(Clone)]
@@ -619,7 +554,7 @@ mod tests {
         let sealer = sealer(3, 60);
         let id = sealer.seal("s-1", &init()).unwrap();
         let other = sealer.seal("s-2", &init()).unwrap();
-        let told = Arc::new(Mutex::new(Vec::new()));
+        let told = Arc::new(std::sync::Mutex::new(Vec::new()));
         let sink = told.clone();
         sealer.ended.tell(Arc::new(move |sid: &str, exp| {
             sink.lock().unwrap().push((sid.to_string(), exp));
@@ -635,25 +570,8 @@ mod tests {
         assert_eq!(told.lock().unwrap().len(), 1);
         // Expired ones and overlong ids are not kept.
         sealer.ended.insert("old", unix_now() - 1);
-        sealer.ended.insert(&"x".repeat(MAX_SID + 1), exp);
+        sealer.ended.insert(&"x".repeat(ended::MAX_SID + 1), exp);
         assert_eq!(sealer.ended.len(), 2);
-    }
-
-    #[test]
-    fn the_ended_list_forgets_the_soonest_to_expire_first() {
-        let ended = Ended::default();
-        let far = unix_now() + 1_000;
-        for i in 0..MAX_ENDED {
-            ended.insert(&format!("s{i}"), far + (i as u64 % 7));
-        }
-        ended.insert("soon", unix_now() + 10);
-        assert_eq!(ended.len(), MAX_ENDED);
-        assert!(ended.contains("soon"));
-        // Full: the next one pushes out the soonest to expire.
-        ended.insert("late", far + 100);
-        assert_eq!(ended.len(), MAX_ENDED);
-        assert!(!ended.contains("soon"));
-        assert!(ended.contains("late"));
     }
 
     #[test]

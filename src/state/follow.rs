@@ -17,6 +17,9 @@ const RETRY: Duration = Duration::from_millis(500);
 /// How often the state is reloaded without a message: catches a message
 /// missed and a connection that died without closing.
 const CHECK: Duration = Duration::from_secs(5);
+/// How often the ended sessions are read again without a message: they
+/// can be many, and a message is seldom missed.
+const ENDED_CHECK: Duration = Duration::from_secs(60);
 
 /// Whether a gateway's shared state is loaded and Redis answers: what a
 /// readiness probe reports. Cloned handles share one flag.
@@ -131,16 +134,9 @@ impl SharedState {
         ready: &Readiness,
         down: &mut bool,
     ) -> String {
-        let subscribed = tokio::time::timeout(TIMEOUT, async {
-            let mut pubsub = self.client.get_async_pubsub().await?;
-            pubsub.subscribe(CHANNEL).await?;
-            Ok::<_, redis::RedisError>(pubsub)
-        })
-        .await;
-        let pubsub = match subscribed {
-            Ok(Ok(p)) => p,
-            Ok(Err(e)) => return e.to_string(),
-            Err(_) => return "no answer".to_string(),
+        let mut messages = match self.subscribe(CHANNEL).await {
+            Ok(messages) => messages,
+            Err(why) => return why,
         };
         let mut bad = None;
         // Subscribed first, then loaded: no write falls in between.
@@ -151,22 +147,51 @@ impl SharedState {
         if std::mem::take(down) {
             tracing::info!(state = %self.shown, "the shared review state answers again; reloaded");
         }
-        let mut messages = Box::pin(pubsub.into_on_message());
         loop {
-            let message = tokio::time::timeout(
-                CHECK,
-                std::future::poll_fn(|cx| messages.as_mut().poll_next(cx)),
-            )
-            .await;
-            match message {
-                Ok(None) => return "the connection closed".to_string(),
-                Ok(Some(_)) | Err(_) => {
-                    if let Err(e) = self.reload(tx, &mut bad).await {
-                        return e.detail().to_string();
-                    }
-                }
+            // A message, or none within CHECK: reloaded either way.
+            if let Err(why) = next(&mut messages, CHECK).await {
+                return why;
+            }
+            if let Err(e) = self.reload(tx, &mut bad).await {
+                return e.detail().to_string();
             }
         }
+    }
+
+    /// Subscribed to `channel`: its messages, or why not.
+    async fn subscribe(&self, channel: &str) -> std::result::Result<Messages, String> {
+        let subscribed = tokio::time::timeout(TIMEOUT, async {
+            let mut pubsub = self.client.get_async_pubsub().await?;
+            pubsub.subscribe(channel).await?;
+            Ok::<_, redis::RedisError>(pubsub)
+        })
+        .await;
+        match subscribed {
+            Ok(Ok(pubsub)) => Ok(Box::pin(pubsub.into_on_message())),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(_) => Err("no answer".to_string()),
+        }
+    }
+}
+
+/// A subscription's messages.
+type Messages = std::pin::Pin<Box<dyn Stream<Item = redis::Msg> + Send>>;
+
+/// The next message, `Ok(None)` when none came `within`; `Err` says why
+/// the subscription ended.
+async fn next(
+    messages: &mut Messages,
+    within: Duration,
+) -> std::result::Result<Option<redis::Msg>, String> {
+    let message = tokio::time::timeout(
+        within,
+        std::future::poll_fn(|cx| messages.as_mut().poll_next(cx)),
+    )
+    .await;
+    match message {
+        Ok(None) => Err("the connection closed".to_string()),
+        Ok(Some(message)) => Ok(Some(message)),
+        Err(_) => Ok(None),
     }
 }
 
@@ -176,7 +201,7 @@ impl SharedState {
     /// those recorded at start, then each as it is published, until the
     /// [`EndedFollower`] returned is dropped. While Redis
     /// does not answer it tries again (the lock's follower logs that);
-    /// once back, and every few seconds, it reads them all again, so a
+    /// once back, and every minute, it reads them all again, so a
     /// message missed meanwhile is caught. Needs a tokio runtime.
     pub fn follow_ended(self: Arc<Self>, sink: EndedSink) -> EndedFollower {
         EndedFollower(tokio::spawn(async move {
@@ -189,18 +214,10 @@ impl SharedState {
 
     /// One subscription to the ended sessions; returns why it ended.
     async fn ended_session(&self, sink: &EndedSink) -> String {
-        let subscribed = tokio::time::timeout(TIMEOUT, async {
-            let mut pubsub = self.client.get_async_pubsub().await?;
-            pubsub.subscribe(ENDS).await?;
-            Ok::<_, redis::RedisError>(pubsub)
-        })
-        .await;
-        let pubsub = match subscribed {
-            Ok(Ok(p)) => p,
-            Ok(Err(e)) => return e.to_string(),
-            Err(_) => return "no answer".to_string(),
+        let mut messages = match self.subscribe(ENDS).await {
+            Ok(messages) => messages,
+            Err(why) => return why,
         };
-        let mut messages = Box::pin(pubsub.into_on_message());
         loop {
             // Subscribed first, then read: none is missed in between.
             match self.ended_sessions().await {
@@ -208,22 +225,16 @@ impl SharedState {
                 Err(e) => return e.detail().to_string(),
             }
             loop {
-                let message = tokio::time::timeout(
-                    CHECK,
-                    std::future::poll_fn(|cx| messages.as_mut().poll_next(cx)),
-                )
-                .await;
-                match message {
-                    Ok(None) => return "the connection closed".to_string(),
-                    Ok(Some(message)) => {
-                        let text: String = message.get_payload().unwrap_or_default();
-                        if let Some((exp, sid)) = text.split_once(' ')
-                            && let Ok(exp) = exp.parse()
-                        {
-                            sink(sid, exp);
-                        }
-                    }
-                    Err(_) => break,
+                let message = match next(&mut messages, ENDED_CHECK).await {
+                    Ok(Some(message)) => message,
+                    Ok(None) => break,
+                    Err(why) => return why,
+                };
+                let text: String = message.get_payload().unwrap_or_default();
+                if let Some((exp, sid)) = text.split_once(' ')
+                    && let Ok(exp) = exp.parse()
+                {
+                    sink(sid, exp);
                 }
             }
         }

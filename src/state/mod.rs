@@ -14,7 +14,7 @@
 //! | `mcp-preamble:pending` | hash | one field per alias a gateway holds for review: `{"pin": …, "seen": UNIX_SECONDS}` (`pin` as in `preview --json`) |
 //! | `mcp-preamble:approvals` | list | the last 1,000 pins written, newest first: `{"key", "action": "pinned" or "removed", "sha256", "at": UNIX_SECONDS}` |
 //! | `mcp-preamble:changes` | channel | the revision, published by each write |
-//! | `mcp-preamble:ended` | sorted set | the sessions a `DELETE` ended before their ids expire: each a gateway's local session id, scored by the id's expiry (UNIX seconds); at most 100,000, the first to expire dropped first |
+//! | `mcp-preamble:ended` | sorted set | the sessions a `DELETE` ended before their ids expire: each a gateway's local session id, scored by the id's expiry (UNIX seconds); at most 65,536 (as many as a gateway keeps), the first to expire dropped first |
 //! | `mcp-preamble:ends` | channel | `EXPIRY SESSION`, published as each is added |
 //!
 //! Each server's pin is a field of its own, and a write sets only the
@@ -69,7 +69,7 @@ const END_SESSION: &str = "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .
     if over > 0 then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, over - 1) end \
     return redis.call('PUBLISH', KEYS[2], ARGV[2] .. ' ' .. ARGV[1])";
 /// The most ended sessions the set keeps.
-const ENDED_KEPT: usize = 100_000;
+const ENDED_KEPT: usize = 65_536;
 /// How many approvals the list keeps.
 const APPROVALS_KEPT: isize = 1000;
 /// How long connecting and each command may take before Redis counts as
