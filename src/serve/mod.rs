@@ -127,64 +127,31 @@
 //!
 //! [`Hub`]: crate::hub::Hub
 
-mod ask;
-#[cfg(feature = "serve-auth")]
-mod auth;
-mod catalog;
-#[cfg(feature = "serve-http")]
-mod cors;
-#[cfg(feature = "serve-http")]
-mod direct;
-mod fit;
-mod forward;
+mod front;
 mod gateway;
-#[cfg(feature = "serve-http")]
-mod http;
-#[cfg(feature = "serve-http")]
-mod lane;
-mod metrics;
-mod names;
-mod notify;
-#[cfg(feature = "serve-http")]
-mod ops;
-mod progress;
-mod prompts;
-#[cfg(feature = "serve-http")]
-mod replica;
-#[cfg(feature = "serve-http")]
-mod reply;
-mod resources;
-mod rpc;
-#[cfg(feature = "serve-http")]
-mod sessions;
-mod start;
-mod stdio;
-mod subscribe;
-#[cfg(feature = "serve-auth")]
-mod tls;
-mod uri;
-mod view;
+mod surfaces;
+mod upstream;
 mod wrap;
 
 #[cfg(feature = "serve-auth")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serve-auth")))]
-pub use auth::{Access, METADATA_PATH, OAuth, bind};
-pub use fit::ServeAs;
-#[doc(hidden)]
-pub use forward::forward_in_process;
+pub use front::auth::{Access, METADATA_PATH, OAuth, bind};
+#[cfg(feature = "serve-http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serve-http")))]
+pub use front::http::{HttpLimits, HttpOptions, bind_loopback};
+#[cfg(feature = "serve-http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serve-http")))]
+pub use front::ops::{DEFAULT_DRAIN, ReadinessCheck};
+#[cfg(feature = "serve-http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serve-http")))]
+pub use front::replica::SessionKey;
 pub use gateway::Gateway;
-#[cfg(feature = "serve-http")]
-#[cfg_attr(docsrs, doc(cfg(feature = "serve-http")))]
-pub use http::{HttpLimits, HttpOptions, bind_loopback};
-pub use metrics::{MAX_LABEL, MAX_SERIES, MAX_TOOLS};
-pub use names::{DEFAULT_NAME, GatewayNames, SCHEME, exposed_name, scheme, scheme_for};
-#[cfg(feature = "serve-http")]
-#[cfg_attr(docsrs, doc(cfg(feature = "serve-http")))]
-pub use ops::{DEFAULT_DRAIN, ReadinessCheck};
-#[cfg(feature = "serve-http")]
-#[cfg_attr(docsrs, doc(cfg(feature = "serve-http")))]
-pub use replica::SessionKey;
-pub use view::{NOTE, READER};
+pub use gateway::fit::ServeAs;
+pub use gateway::metrics::{MAX_LABEL, MAX_SERIES, MAX_TOOLS};
+pub use gateway::names::{DEFAULT_NAME, GatewayNames, SCHEME, exposed_name, scheme, scheme_for};
+pub use gateway::view::{NOTE, READER};
+#[doc(hidden)]
+pub use upstream::call::forward_in_process;
 #[doc(hidden)]
 pub use wrap::relay_streams;
 pub use wrap::{MAX_MESSAGE_BYTES, Wrapper};
@@ -211,13 +178,13 @@ pub fn prepare_named(
     host: ServeAs,
     name: &str,
 ) -> crate::error::Result<crate::assemble::Assembler> {
-    let assembler = match names::host_scheme(host) {
+    let assembler = match gateway::names::host_scheme(host) {
         Some(shown) => assembler.shown_through(shown, name),
         None => assembler,
     };
-    let reader = assembler.shown_name(view::READER);
+    let reader = assembler.shown_name(gateway::view::READER);
     // Slack for a reader renamed because an upstream tool had its name.
-    let reserve = host.measure(&NOTE.replace(view::READER, &reader)) + 4;
+    let reserve = host.measure(&NOTE.replace(gateway::view::READER, &reader)) + 4;
     let hint = format!("call `{reader}` with this server's alias");
     let assembler = assembler.full_text_hint(hint);
     host.fit(
@@ -225,9 +192,3 @@ pub fn prepare_named(
         reserve,
     )
 }
-
-#[cfg(test)]
-mod tests;
-
-#[cfg(test)]
-mod name_tests;

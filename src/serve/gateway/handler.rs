@@ -12,7 +12,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use rmcp::{ErrorData as McpError, ServerHandler};
 
-use super::Gateway;
+use crate::serve::gateway::Gateway;
 use crate::support::lock;
 
 impl ServerHandler for Gateway {
@@ -161,7 +161,7 @@ impl ServerHandler for Gateway {
         _context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, McpError> {
         // A request rmcp did not read: malformed params of a served method, or another method.
-        let error = crate::serve::rpc::unread(&request.method, request.params.as_ref());
+        let error = crate::serve::gateway::rpc::unread(&request.method, request.params.as_ref());
         tracing::debug!(code = error.code.0, "request refused: {}", error.message);
         Err(error)
     }

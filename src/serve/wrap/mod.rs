@@ -14,9 +14,9 @@ use std::time::Duration;
 use tokio::io::{AsyncBufRead, AsyncRead, AsyncWrite, BufReader};
 use tokio::sync::mpsc;
 
-use super::fit::ServeAs;
 use crate::assemble::Assembler;
 use crate::error::{Error, ErrorKind, Result};
+use crate::serve::gateway::fit::ServeAs;
 use relay::{Ended, Relay, write_lines};
 use shape::Shaper;
 
@@ -124,7 +124,7 @@ impl Wrapper {
         };
         let alias = self.shaper.alias.as_deref().unwrap_or("upstream");
         crate::connect::started(alias, child.id());
-        let (host_in, host_out) = super::stdio::host_io();
+        let (host_in, host_out) = crate::serve::front::stdio::host_io();
         let ended = self
             .relay(
                 BufReader::new(host_in),
@@ -178,7 +178,7 @@ impl Wrapper {
             BufReader::new(from_relay),
             to_relay,
         ));
-        let (host_in, host_out) = super::stdio::host_io();
+        let (host_in, host_out) = crate::serve::front::stdio::host_io();
         self.relay(
             BufReader::new(host_in),
             host_out,

@@ -12,22 +12,22 @@ use std::sync::{Arc, Mutex};
 use rmcp::model::{ServerCapabilities, ServerNotification};
 use tokio::sync::watch;
 
-use super::prompts::Prompts;
-use super::resources::Resources;
-use super::subscribe::Subscriptions;
 use crate::connect::ProgressTap;
+use crate::serve::surfaces::prompts::Prompts;
+use crate::serve::surfaces::resources::Resources;
+use crate::serve::surfaces::subscribe::Subscriptions;
 use crate::support::lock;
 
 /// What the gateway holds of the upstreams' prompts and resources.
 #[derive(Default)]
 pub(crate) struct Catalog {
-    pub(super) prompts: Mutex<Prompts>,
-    pub(super) resources: Mutex<Resources>,
-    pub(super) subscriptions: Subscriptions,
+    pub(in crate::serve) prompts: Mutex<Prompts>,
+    pub(in crate::serve) resources: Mutex<Resources>,
+    pub(in crate::serve) subscriptions: Subscriptions,
     /// Bumped once per upstream change of its prompts a host should hear of.
-    pub(super) prompts_changed: watch::Sender<u64>,
+    pub(in crate::serve) prompts_changed: watch::Sender<u64>,
     /// The same, for resources and resource templates.
-    pub(super) resources_changed: watch::Sender<u64>,
+    pub(in crate::serve) resources_changed: watch::Sender<u64>,
 }
 
 impl Catalog {
@@ -61,7 +61,7 @@ impl Catalog {
     }
 
     /// Tells hosts both lists may have changed (an upstream joined).
-    pub(super) fn joined(&self, caps: &ServerCapabilities) {
+    pub(in crate::serve) fn joined(&self, caps: &ServerCapabilities) {
         if caps.prompts.is_some() {
             self.prompts_changed.send_modify(|n| *n += 1);
         }
@@ -70,11 +70,11 @@ impl Catalog {
         }
     }
 
-    pub(super) fn with_prompts<T>(&self, f: impl FnOnce(&mut Prompts) -> T) -> T {
+    pub(in crate::serve) fn with_prompts<T>(&self, f: impl FnOnce(&mut Prompts) -> T) -> T {
         f(&mut lock(&self.prompts))
     }
 
-    pub(super) fn with_resources<T>(&self, f: impl FnOnce(&mut Resources) -> T) -> T {
+    pub(in crate::serve) fn with_resources<T>(&self, f: impl FnOnce(&mut Resources) -> T) -> T {
         f(&mut lock(&self.resources))
     }
 }

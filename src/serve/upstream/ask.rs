@@ -21,13 +21,13 @@ use crate::sanitize;
 
 /// How long a request to an upstream for prompts or resources may take
 /// when the gateway has no call timeout.
-pub(super) const ASK_TIMEOUT: Duration = Duration::from_secs(30);
+pub(in crate::serve) const ASK_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The longest URI served (a longer one is left out of lists and refused).
-pub(super) const MAX_URI: usize = 2048;
+pub(in crate::serve) const MAX_URI: usize = 2048;
 
 /// What an upstream said it has, from its handshake.
-pub(super) fn capabilities(peer: &Peer<RoleClient>) -> ServerCapabilities {
+pub(in crate::serve) fn capabilities(peer: &Peer<RoleClient>) -> ServerCapabilities {
     peer.peer_info()
         .map(|i| i.capabilities.clone())
         .unwrap_or_default()
@@ -38,7 +38,7 @@ pub(super) fn capabilities(peer: &Peer<RoleClient>) -> ServerCapabilities {
 /// `resources` with skills, which the extension needs), or all of it while
 /// some upstream is still `starting` (so a host asks for what a late one
 /// brings).
-pub(super) fn merged(
+pub(in crate::serve) fn merged(
     each: impl Iterator<Item = ServerCapabilities>,
     starting: bool,
 ) -> ServerCapabilities {
@@ -72,7 +72,7 @@ pub(super) fn merged(
 }
 
 /// Method not found, for a method no upstream has what it needs for.
-pub(super) fn not_served(method: &str) -> McpError {
+pub(in crate::serve) fn not_served(method: &str) -> McpError {
     McpError::new(
         ErrorCode::METHOD_NOT_FOUND,
         format!("method not found: no upstream of the gateway serves {method:?}"),
@@ -82,13 +82,13 @@ pub(super) fn not_served(method: &str) -> McpError {
 
 /// Whether the upstream speaks the 2026-07-28 protocol (subscriptions
 /// through `subscriptions/listen`, not `resources/subscribe`).
-pub(super) fn is_modern(peer: &Peer<RoleClient>) -> bool {
+pub(in crate::serve) fn is_modern(peer: &Peer<RoleClient>) -> bool {
     peer.peer_info()
         .is_some_and(|i| i.protocol_version.as_str() >= "2026-07-28")
 }
 
 /// One kind of list an upstream pages through.
-pub(super) trait Listing: Clone + Send + Sync + 'static {
+pub(in crate::serve) trait Listing: Clone + Send + Sync + 'static {
     const METHOD: &'static str;
     fn request(params: Option<PaginatedRequestParams>) -> ClientRequest;
     fn page(result: ServerResult) -> Option<(Vec<Self>, Option<String>)>;
@@ -147,7 +147,7 @@ impl Listing for ResourceTemplate {
 /// Every upstream's list of `T`, by alias (sorted), each one's pages read
 /// in order within `limits` (pages, items). An upstream that fails is left
 /// out (logged).
-pub(super) async fn gather<T: Listing>(
+pub(in crate::serve) async fn gather<T: Listing>(
     upstreams: Vec<(String, Peer<RoleClient>)>,
     limits: Limits,
     timeout: Duration,
@@ -206,7 +206,7 @@ async fn all_pages<T: Listing>(
 
 /// Sends `request` to the upstream `alias`; its result, or the error the
 /// host gets (the upstream's own as sent, or one naming the upstream).
-pub(super) async fn ask(
+pub(in crate::serve) async fn ask(
     alias: &str,
     peer: &Peer<RoleClient>,
     request: ClientRequest,
@@ -237,7 +237,7 @@ pub(super) async fn ask(
 /// An upstream result's `_meta` as the host gets it: without the
 /// upstream's own `serverInfo` (a 2026-07-28 upstream names itself there;
 /// the host's server is the gateway), the rest as sent.
-pub(super) fn host_meta(meta: &mut Option<rmcp::model::MetaObject>) {
+pub(in crate::serve) fn host_meta(meta: &mut Option<rmcp::model::MetaObject>) {
     if let Some(m) = meta {
         m.0.remove("io.modelcontextprotocol/serverInfo");
         if m.0.is_empty() {
@@ -247,7 +247,7 @@ pub(super) fn host_meta(meta: &mut Option<rmcp::model::MetaObject>) {
 }
 
 /// An error of the gateway's about the upstream `alias`.
-pub(super) fn fault(alias: &str, why: String) -> McpError {
+pub(in crate::serve) fn fault(alias: &str, why: String) -> McpError {
     McpError::new(
         ErrorCode::INTERNAL_ERROR,
         format!("upstream {alias:?} {why}"),
@@ -255,18 +255,18 @@ pub(super) fn fault(alias: &str, why: String) -> McpError {
     )
 }
 
-pub(super) fn unexpected(alias: &str, method: &str) -> McpError {
+pub(in crate::serve) fn unexpected(alias: &str, method: &str) -> McpError {
     fault(alias, format!("answered {method} with another result"))
 }
 
 /// A name or title as the section shows one: one line, hidden characters out.
-pub(super) fn line(text: &str) -> String {
+pub(in crate::serve) fn line(text: &str) -> String {
     sanitize::line(text)
 }
 
 /// A description as a tool's: cut to the description limit, sanitized;
 /// `None` when empty.
-pub(super) fn text(text: Option<&str>, limits: &Limits) -> Option<String> {
+pub(in crate::serve) fn text(text: Option<&str>, limits: &Limits) -> Option<String> {
     let text = text?;
     let cut = prefix(text, limits.tool_description_bytes);
     Some(sanitize::text(cut)).filter(|t| !t.is_empty())
@@ -274,7 +274,7 @@ pub(super) fn text(text: Option<&str>, limits: &Limits) -> Option<String> {
 
 /// Whether a URI can be served as sent: not too long, nothing hidden in
 /// it (a URI is routed by its bytes, so it is never rewritten).
-pub(super) fn uri_ok(uri: &str) -> bool {
+pub(in crate::serve) fn uri_ok(uri: &str) -> bool {
     !uri.is_empty()
         && uri.len() <= MAX_URI
         && !uri
@@ -283,7 +283,7 @@ pub(super) fn uri_ok(uri: &str) -> bool {
 }
 
 /// `prompt` as hosts get it: under `name`, its text sanitized.
-pub(super) fn clean_prompt(prompt: &Prompt, name: &str, limits: &Limits) -> Prompt {
+pub(in crate::serve) fn clean_prompt(prompt: &Prompt, name: &str, limits: &Limits) -> Prompt {
     let mut p = prompt.clone();
     p.name = name.to_string();
     p.title = p.title.as_deref().map(line);
@@ -300,7 +300,7 @@ pub(super) fn clean_prompt(prompt: &Prompt, name: &str, limits: &Limits) -> Prom
 }
 
 /// `resource` as hosts get it: its URI as sent, its text sanitized.
-pub(super) fn clean_resource(resource: &Resource, limits: &Limits) -> Resource {
+pub(in crate::serve) fn clean_resource(resource: &Resource, limits: &Limits) -> Resource {
     let mut r = resource.clone();
     r.name = line(&r.name);
     r.title = r.title.as_deref().map(line);
@@ -310,7 +310,10 @@ pub(super) fn clean_resource(resource: &Resource, limits: &Limits) -> Resource {
 }
 
 /// `template` as hosts get it: its URI template as sent, its text sanitized.
-pub(super) fn clean_template(template: &ResourceTemplate, limits: &Limits) -> ResourceTemplate {
+pub(in crate::serve) fn clean_template(
+    template: &ResourceTemplate,
+    limits: &Limits,
+) -> ResourceTemplate {
     let mut t = template.clone();
     t.name = line(&t.name);
     t.title = t.title.as_deref().map(line);

@@ -31,9 +31,9 @@ use rmcp::model::{
 };
 use rmcp::service::ServiceError;
 
-use super::progress::{HostProgress, relay_to};
 use crate::config::ServerTransport;
 use crate::connect::LiveServer;
+use crate::serve::upstream::progress::{HostProgress, relay_to};
 
 /// Idle connections kept per upstream.
 const IDLE: usize = 64;
@@ -42,7 +42,7 @@ const IDLE: usize = 64;
 const DRAIN: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The longest answer read (as `wrap` bounds a message).
-const MAX_ANSWER: usize = super::wrap::MAX_MESSAGE_BYTES;
+const MAX_ANSWER: usize = crate::serve::wrap::MAX_MESSAGE_BYTES;
 
 /// An upstream's direct path: where to post, with what, and the
 /// connections kept.

@@ -15,7 +15,7 @@
 //! tool later. The gateway serves the names the assembly gave
 //! (`Assembly` keeps them per server): it never names a tool itself.
 
-use super::fit::ServeAs;
+use crate::serve::gateway::fit::ServeAs;
 use crate::tool_names::{Kept, MAX_LEN, NameTable, ToolNames};
 
 /// The gateway's naming pattern.

@@ -12,10 +12,10 @@ use std::sync::Arc;
 use rmcp::model::Tool as WireTool;
 use serde_json::{Value, json};
 
-use super::fit::{ServeAs, within};
-use super::names::GatewayNames;
 use crate::hub::{Hub, Section};
 use crate::report::{ExposedTool, RemovalReason};
+use crate::serve::gateway::fit::{ServeAs, within};
+use crate::serve::gateway::names::GatewayNames;
 use crate::support::hash::fnv1a64;
 use crate::tool_names::NameTable;
 
@@ -241,7 +241,7 @@ mod tests {
 
     #[test]
     fn the_reader_is_listed_only_for_text_the_host_did_not_read_whole() {
-        let hub = Hub::new(super::super::prepare(Assembler::new(), ServeAs::Plain).unwrap());
+        let hub = Hub::new(crate::serve::prepare(Assembler::new(), ServeAs::Plain).unwrap());
         hub.upsert("billing", billing("Call get_invoice with an id."))
             .unwrap();
         let gateway = Gateway::new(hub, ServeAs::Plain);
@@ -262,7 +262,7 @@ mod tests {
         assert!(lists_reader(&changed, &joined));
         assert!(!lists_reader(&changed, &changed));
         // A text the budget shortened: listed, and the note names it.
-        let small = super::super::prepare(Assembler::new().budget(12), ServeAs::Plain).unwrap();
+        let small = crate::serve::prepare(Assembler::new().budget(12), ServeAs::Plain).unwrap();
         hub.reconfigure(small).unwrap();
         let shortened = gateway.view();
         assert!(shortened.instructions.ends_with(&NOTE.to_string()));
@@ -271,7 +271,7 @@ mod tests {
 
     #[test]
     fn the_reader_text_is_the_sections_with_no_budget() {
-        let hub = Hub::new(super::super::prepare(Assembler::new(), ServeAs::Plain).unwrap());
+        let hub = Hub::new(crate::serve::prepare(Assembler::new(), ServeAs::Plain).unwrap());
         let restating = "Get one invoice by its id. Call list_periods before get_invoice.";
         let server = ServerSnapshot::new("billing")
             .with_instructions(restating)

@@ -55,12 +55,12 @@ mod pipes {
     }
 
     /// stdin, when it is a pipe (tokio checks: a FIFO open for reading).
-    pub(super) fn reader() -> Option<Receiver> {
+    pub(in crate::serve) fn reader() -> Option<Receiver> {
         Receiver::from_owned_fd(duplicate(std::io::stdin().as_fd())?).ok()
     }
 
     /// stdout, when it is a pipe that stderr does not share.
-    pub(super) fn writer() -> Option<Sender> {
+    pub(in crate::serve) fn writer() -> Option<Sender> {
         let out = std::io::stdout();
         let err = std::io::stderr();
         let shared = match (identity(out.as_fd()), identity(err.as_fd())) {

@@ -10,7 +10,7 @@ use hyper::header::{
 };
 use hyper::{Method, Request, StatusCode};
 
-use super::reply::{Answer, body};
+use crate::serve::front::reply::{Answer, body};
 
 /// The request headers a page may send: what MCP clients send over
 /// Streamable HTTP. Any other asked for is left out of the answer, and the
@@ -33,7 +33,7 @@ const EXPOSED: &str = "Mcp-Session-Id, WWW-Authenticate";
 /// `Access-Control-Request-Method`) from an origin the front let through:
 /// `204`, the methods MCP uses, the headers asked for that MCP clients
 /// send. No token is asked of a preflight (a browser sends none).
-pub(super) fn preflight<B>(req: &Request<B>) -> Option<Answer> {
+pub(in crate::serve) fn preflight<B>(req: &Request<B>) -> Option<Answer> {
     let headers = req.headers();
     if req.method() != Method::OPTIONS || !headers.contains_key(ACCESS_CONTROL_REQUEST_METHOD) {
         return None;
@@ -66,7 +66,7 @@ pub(super) fn preflight<B>(req: &Request<B>) -> Option<Answer> {
 }
 
 /// Lets the page of `origin` (one the front let through) read `answer`.
-pub(super) fn allow(answer: &mut Answer, origin: HeaderValue) {
+pub(in crate::serve) fn allow(answer: &mut Answer, origin: HeaderValue) {
     let out = answer.headers_mut();
     out.insert(ACCESS_CONTROL_ALLOW_ORIGIN, origin);
     out.insert(

@@ -9,7 +9,7 @@
 //! taken off the request before it goes on (the gateway never passes a
 //! host's token to an upstream).
 //!
-//! [`Gateway::serve_http_access`]: super::Gateway::serve_http_access
+//! [`Gateway::serve_http_access`]: crate::serve::gateway::Gateway::serve_http_access
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -19,8 +19,8 @@ use hyper::header::{AUTHORIZATION, HOST, HeaderValue, ORIGIN, WWW_AUTHENTICATE};
 use hyper::{Method, Request, StatusCode};
 use tokio::net::TcpListener;
 
-use super::reply::{Answer, json, plain};
 use crate::error::{Error, ErrorKind, Result};
+use crate::serve::front::reply::{Answer, json, plain};
 
 /// Where the protected-resource metadata is served (RFC 9728), without
 /// authentication; `/.well-known/oauth-protected-resource/mcp` too.
@@ -28,7 +28,7 @@ pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 
 /// Who may reach the gateway and how: tokens, OAuth, TLS, the `Host`
 /// names served. Built with its methods, then given to [`bind`] and
-/// [`Gateway::serve_http_access`](super::Gateway::serve_http_access).
+/// [`Gateway::serve_http_access`](crate::serve::gateway::Gateway::serve_http_access).
 ///
 /// A non-loopback address needs an authentication method (a tokens file
 /// or OAuth) and TLS (or `behind_proxy`, for a TLS-terminating ingress);
@@ -80,7 +80,7 @@ impl Access {
     /// TLS with the certificate chain `cert` and its private key `key`
     /// (PEM files).
     pub fn tls_files(mut self, cert: &Path, key: &Path) -> Result<Access> {
-        self.tls = Some(super::tls::acceptor(cert, key)?);
+        self.tls = Some(crate::serve::front::tls::acceptor(cert, key)?);
         Ok(self)
     }
 
@@ -118,13 +118,13 @@ impl Access {
         }
     }
 
-    pub(super) fn tls(&self) -> Option<&tokio_rustls::TlsAcceptor> {
+    pub(in crate::serve) fn tls(&self) -> Option<&tokio_rustls::TlsAcceptor> {
         self.tls.as_ref()
     }
 
     /// The `Host` names rmcp checks: the loopback names on loopback (plus
     /// the allowed hosts); else the allowed hosts, or any when none.
-    pub(super) fn rmcp_hosts(&self, loopback: bool) -> Vec<String> {
+    pub(in crate::serve) fn rmcp_hosts(&self, loopback: bool) -> Vec<String> {
         let mut hosts: Vec<String> = if loopback {
             ["localhost", "127.0.0.1", "::1"].map(String::from).into()
         } else {
@@ -137,7 +137,7 @@ impl Access {
     /// The gate every request passes: the `Host` and `Origin` rules, the
     /// metadata document, the bearer token. The request to serve (without
     /// its `Authorization` header), or the answer that refuses it.
-    pub(super) async fn gate(
+    pub(in crate::serve) async fn gate(
         &self,
         mut req: Request<Incoming>,
         loopback: bool,
@@ -199,7 +199,7 @@ impl Access {
 
     /// Off loopback: one `Host` header, and an `Origin` (a browser's
     /// request) only from an allowed host.
-    pub(super) fn foreign_refusal(&self, req: &Request<Incoming>) -> Option<Answer> {
+    pub(in crate::serve) fn foreign_refusal(&self, req: &Request<Incoming>) -> Option<Answer> {
         let headers = req.headers();
         if headers.get_all(HOST).iter().count() > 1 {
             return Some(plain(

@@ -25,25 +25,25 @@ use rmcp::model::{
 use rmcp::service::{Peer, RoleClient, RoleServer};
 use tokio::sync::{Notify, oneshot};
 
-use super::Gateway;
-use super::ask::{fault, is_modern};
+use crate::serve::gateway::Gateway;
+use crate::serve::upstream::ask::{fault, is_modern};
 use crate::support::lock;
 
 /// The most URIs one host (a 2025 session, a 2026-07-28 subscription)
 /// may subscribe to: a template makes as many URIs as a host likes, and
 /// each first subscription is one at the upstream.
-pub(super) const MAX_PER_HOST: usize = 1024;
+pub(in crate::serve) const MAX_PER_HOST: usize = 1024;
 
 /// One host's updates not sent yet, and its wake-up.
 #[derive(Default)]
-pub(super) struct Pending {
+pub(in crate::serve) struct Pending {
     uris: Mutex<BTreeSet<String>>,
     wake: Notify,
 }
 
 impl Pending {
     /// Waits for updates; the URIs updated since the last call.
-    pub(super) async fn next(&self) -> BTreeSet<String> {
+    pub(in crate::serve) async fn next(&self) -> BTreeSet<String> {
         loop {
             let taken = std::mem::take(&mut *lock(&self.uris));
             if !taken.is_empty() {
@@ -95,7 +95,7 @@ pub(crate) struct Subscriptions {
 
 impl Subscriptions {
     /// An update the upstream `alias` sent for `uri`.
-    pub(super) fn updated(&self, alias: &str, uri: &str) {
+    pub(in crate::serve) fn updated(&self, alias: &str, uri: &str) {
         let state = lock(&self.state);
         let Some(sub) = state.uris.get(uri).filter(|s| s.owner == alias) else {
             tracing::debug!(upstream = %alias, uri = %uri, "resource update nobody subscribed to: dropped");
@@ -160,7 +160,7 @@ impl Subscriptions {
     }
 
     /// A new host for one 2026-07-28 subscription.
-    pub(super) fn listener(&self) -> (u64, Arc<Pending>) {
+    pub(in crate::serve) fn listener(&self) -> (u64, Arc<Pending>) {
         lock(&self.state).add_host(None)
     }
 
@@ -227,7 +227,7 @@ impl State {
 
 impl Gateway {
     /// `resources/subscribe` of a 2025 session.
-    pub(super) async fn subscribe_session(
+    pub(in crate::serve) async fn subscribe_session(
         &self,
         peer: &Peer<RoleServer>,
         uri: &str,
@@ -243,7 +243,7 @@ impl Gateway {
     }
 
     /// `resources/unsubscribe` of a 2025 session.
-    pub(super) async fn unsubscribe_session(&self, peer: &Peer<RoleServer>, uri: &str) {
+    pub(in crate::serve) async fn unsubscribe_session(&self, peer: &Peer<RoleServer>, uri: &str) {
         let subs = &self.catalog().subscriptions;
         if let Some(host) = subs.session(peer, false)
             && let Some(ending) = subs.remove(host, uri)
@@ -254,7 +254,11 @@ impl Gateway {
 
     /// Subscribes `host` to `uri`, and the gateway to its owner when it is
     /// the first host.
-    pub(super) async fn subscribe_host(&self, host: u64, uri: &str) -> Result<(), McpError> {
+    pub(in crate::serve) async fn subscribe_host(
+        &self,
+        host: u64,
+        uri: &str,
+    ) -> Result<(), McpError> {
         let alias = self.resource_owner(uri).await?;
         let subs = &self.catalog().subscriptions;
         if subs.count(host) >= MAX_PER_HOST {
@@ -286,14 +290,15 @@ impl Gateway {
     /// The upstream `alias` was restarted: the subscriptions its old
     /// process had are made again with the new one, and hosts hear that
     /// its prompts and resources may have changed.
-    pub(super) async fn upstream_back(&self, alias: &str) {
+    pub(in crate::serve) async fn upstream_back(&self, alias: &str) {
         // Looked up, not waited for: a restart that failed already is no call to log.
         let connected = self
             .peers_with(|_| true)
             .into_iter()
             .find(|(a, _)| a == alias);
         let Some((_, peer)) = connected else { return };
-        self.catalog().joined(&super::ask::capabilities(&peer));
+        self.catalog()
+            .joined(&crate::serve::upstream::ask::capabilities(&peer));
         let subs = &self.catalog().subscriptions;
         for uri in subs.owned_by(alias) {
             match subscribe_upstream(alias, peer.clone(), &uri, self.ask_timeout()).await {
@@ -306,7 +311,7 @@ impl Gateway {
     }
 
     /// Ends every subscription of `host` (a 2026-07-28 subscription that ended).
-    pub(super) async fn forget_host(&self, host: u64) {
+    pub(in crate::serve) async fn forget_host(&self, host: u64) {
         for ending in self.catalog().subscriptions.forget(host) {
             end(ending).await;
         }

@@ -22,7 +22,7 @@ fn server(tools: &[(&str, &str)]) -> ServerSnapshot {
 
 fn gateway() -> Gateway {
     let assembler =
-        super::prepare(Assembler::new().tool_descriptions(true), ServeAs::Plain).unwrap();
+        crate::serve::prepare(Assembler::new().tool_descriptions(true), ServeAs::Plain).unwrap();
     Gateway::new(Hub::new(assembler), ServeAs::Plain)
 }
 
@@ -178,12 +178,12 @@ fn no_upstream_takes_the_readers_name() {
     let hub = gateway.hub();
     hub.upsert("notes", server(&[("search", "Search.")]))
         .unwrap();
-    assert_eq!(gateway.view().names.reader(), super::READER);
+    assert_eq!(gateway.view().names.reader(), crate::serve::READER);
     hub.upsert("mcp_preamble", server(&[("instructions", "Mine.")]))
         .unwrap();
     let view = gateway.view();
-    assert_eq!(view.names.reader(), super::READER);
-    assert_eq!(view.names.upstream(super::READER), None);
+    assert_eq!(view.names.reader(), crate::serve::READER);
+    assert_eq!(view.names.upstream(crate::serve::READER), None);
     let theirs = view.names.exposed("mcp_preamble", "instructions").unwrap();
     assert!(
         theirs.starts_with("mcp_preamble__instructions_"),

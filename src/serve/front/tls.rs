@@ -27,7 +27,7 @@ fn provider() -> Arc<CryptoProvider> {
 /// changed, so a renewed certificate needs no restart; a pair that does
 /// not read (one file written, the other not yet) leaves the last good one
 /// served, and is read again when the files change again.
-pub(super) fn acceptor(cert: &Path, key: &Path) -> Result<tokio_rustls::TlsAcceptor> {
+pub(in crate::serve) fn acceptor(cert: &Path, key: &Path) -> Result<tokio_rustls::TlsAcceptor> {
     let provider = provider();
     let first = load(cert, key, &provider)?;
     let resolver = Reloading {
@@ -146,7 +146,7 @@ impl ResolvesServerCert for Reloading {
 
 /// The client config for an issuer's metadata and keys: the system's root
 /// certificates, read once.
-pub(super) fn client() -> Result<Arc<rustls::ClientConfig>> {
+pub(in crate::serve) fn client() -> Result<Arc<rustls::ClientConfig>> {
     static CONFIG: OnceLock<std::result::Result<Arc<rustls::ClientConfig>, String>> =
         OnceLock::new();
     CONFIG

@@ -4,8 +4,17 @@
 use crate::support::lock;
 use std::collections::BTreeMap;
 
+pub(crate) mod fit;
 mod handler;
-mod skills;
+pub(crate) mod metrics;
+pub(crate) mod names;
+pub(crate) mod rpc;
+pub(crate) mod view;
+
+#[cfg(test)]
+mod name_tests;
+#[cfg(test)]
+mod tests;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
@@ -17,19 +26,19 @@ use rmcp::model::{
 use rmcp::service::{Peer, RequestContext, RoleClient, RoleServer};
 use tokio::sync::watch;
 
-use super::ask::{ASK_TIMEOUT, capabilities, merged, not_served};
-use super::catalog::Catalog;
-use super::fit::ServeAs;
-use super::forward::{self, Upstream};
-use super::metrics::Metrics;
-use super::names::{GatewayNames, served_scheme};
-use super::progress::{HostProgress, ProgressTo, Relays};
-use super::start::Starting;
-use super::view::View;
 use crate::config::McpConfig;
 use crate::connect::{ConnectFailure, ConnectOptions, LiveServer};
 use crate::error::{Error, ErrorKind, Result};
 use crate::hub::Hub;
+use crate::serve::gateway::fit::ServeAs;
+use crate::serve::gateway::metrics::Metrics;
+use crate::serve::gateway::names::{GatewayNames, served_scheme};
+use crate::serve::gateway::view::View;
+use crate::serve::surfaces::catalog::Catalog;
+use crate::serve::upstream::ask::{ASK_TIMEOUT, capabilities, merged, not_served};
+use crate::serve::upstream::call::{self as forward, Upstream};
+use crate::serve::upstream::progress::{HostProgress, ProgressTo, Relays};
+use crate::serve::upstream::start::Starting;
 
 /// How often the gateway looks at the hub for changes no revision tells
 /// of (a tool's schema, say, which the section does not show).
@@ -46,26 +55,27 @@ pub(crate) const LIST_CHANGED_EVERY: Duration = Duration::from_millis(250);
 /// upstreams still starting.
 const LIST_WAIT: Duration = Duration::from_secs(5);
 
-struct Inner {
-    hub: Hub,
-    host: ServeAs,
-    info: Implementation,
-    upstreams: Mutex<BTreeMap<String, LiveServer>>,
-    view: Mutex<Arc<View>>,
+pub(in crate::serve) struct Inner {
+    pub(in crate::serve) hub: Hub,
+    pub(in crate::serve) host: ServeAs,
+    pub(in crate::serve) info: Implementation,
+    pub(in crate::serve) upstreams: Mutex<BTreeMap<String, LiveServer>>,
+    pub(in crate::serve) view: Mutex<Arc<View>>,
     /// Bumped once per change a host should hear of (`list_changed`).
-    changes: watch::Sender<u64>,
-    call_timeout: Option<Duration>,
+    pub(in crate::serve) changes: watch::Sender<u64>,
+    pub(in crate::serve) call_timeout: Option<Duration>,
     /// The forwarded calls whose progress goes to their host.
-    relays: Arc<Relays>,
+    pub(in crate::serve) relays: Arc<Relays>,
     /// Upstreams started in the background, not connected yet.
-    starting: Starting,
+    pub(in crate::serve) starting: Starting,
     /// The upstreams' prompts and resources.
-    catalog: Arc<Catalog>,
+    pub(in crate::serve) catalog: Arc<Catalog>,
     /// Calls, errors, latency and restarts (`/metrics`).
-    metrics: Metrics,
+    pub(in crate::serve) metrics: Metrics,
     /// By alias: the upstreams whose calls are posted without rmcp.
     #[cfg(feature = "serve-http")]
-    direct: Mutex<BTreeMap<String, Arc<super::direct::Direct>>>,
+    pub(in crate::serve) direct:
+        Mutex<BTreeMap<String, Arc<crate::serve::upstream::direct::Direct>>>,
 }
 
 /// An MCP server in front of a [`Hub`]: `instructions` are the hub's
@@ -76,8 +86,8 @@ struct Inner {
 /// everything (one per HTTP session).
 ///
 /// Tools are served as the hub's assembly exposed them, so the gateway
-/// makes the hub name tools with its [`scheme`](super::scheme) (as
-/// [`prepare`](super::prepare) does) when it does not already.
+/// makes the hub name tools with its [`scheme`](crate::serve::scheme) (as
+/// [`prepare`](crate::serve::prepare) does) when it does not already.
 ///
 /// Faults stay with their upstream: a call to a server that is restarting,
 /// gone, or that ends during the call fails with a JSON-RPC error naming
@@ -88,7 +98,7 @@ struct Inner {
 /// are told together when it ends.
 #[derive(Clone)]
 pub struct Gateway {
-    inner: Arc<Inner>,
+    pub(in crate::serve) inner: Arc<Inner>,
     /// The view this session's host was last given `instructions` from
     /// (one per HTTP session, [`Gateway::session`]).
     read: Arc<Mutex<Option<Arc<View>>>>,
@@ -159,7 +169,7 @@ impl Gateway {
         #[cfg(feature = "serve-http")]
         {
             let mut direct = lock(&self.inner.direct);
-            match super::direct::Direct::of(&live) {
+            match crate::serve::upstream::direct::Direct::of(&live) {
                 Some(d) => direct.insert(alias.clone(), Arc::new(d)),
                 None => direct.remove(&alias),
             };
@@ -243,7 +253,7 @@ impl Gateway {
     /// Serves MCP on this process's stdin and stdout until the host
     /// closes them. Nothing else may write to stdout meanwhile.
     pub async fn serve_stdio(&self) -> Result<()> {
-        let running = rmcp::ServiceExt::serve(self.clone(), super::stdio::host_io())
+        let running = rmcp::ServiceExt::serve(self.clone(), crate::serve::front::stdio::host_io())
             .await
             .map_err(|e| Error::new(ErrorKind::Connect, format!("serving on stdio failed: {e}")))?;
         running
@@ -554,7 +564,8 @@ impl Gateway {
     /// and the servers whose changed text waits for a review.
     pub fn metrics_text(&self) -> String {
         let starting = self.unready_upstreams().len();
-        let text = super::metrics::text(&self.inner.hub, &self.inner.metrics, starting);
+        let text =
+            crate::serve::gateway::metrics::text(&self.inner.hub, &self.inner.metrics, starting);
         // serve-http hook: the calls posted without rmcp's client.
         #[cfg(feature = "serve-http")]
         let text = {
@@ -562,9 +573,9 @@ impl Gateway {
             use std::fmt::Write as _;
             let name = "mcp_preamble_upstream_direct_calls_total";
             let help = "Forwarded calls posted straight to a stateless HTTP upstream, not through rmcp's client.";
-            super::metrics::head(&mut text, name, "counter", help);
+            crate::serve::gateway::metrics::head(&mut text, name, "counter", help);
             for (alias, direct) in lock(&self.inner.direct).iter() {
-                let alias = super::metrics::label(alias);
+                let alias = crate::serve::gateway::metrics::label(alias);
                 let _ = writeln!(text, "{name}{{upstream=\"{alias}\"}} {}", direct.answered());
             }
             text
@@ -587,7 +598,7 @@ impl Gateway {
 /// Makes `hub` name tools as the gateway serves them ([`scheme`]): the
 /// names come from its assembly, and a reload may have set another scheme.
 fn name_tools(hub: &Hub) {
-    if let Err(e) = hub.name_tools(&served_scheme(hub), &[super::view::READER]) {
+    if let Err(e) = hub.name_tools(&served_scheme(hub), &[crate::serve::gateway::view::READER]) {
         tracing::warn!(error = %e, "the section could not name tools as the gateway serves them");
     }
 }

@@ -14,18 +14,18 @@ use rmcp::model::{
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
 use serde_json::json;
 
-use super::names::GatewayNames;
-use super::progress::{HostProgress, Relay, Relays, relay_to};
 use crate::hub::ServerState;
+use crate::serve::gateway::names::GatewayNames;
+use crate::serve::upstream::progress::{HostProgress, Relay, Relays, relay_to};
 
 /// One upstream as a call finds it.
 pub(crate) struct Upstream {
     alias: String,
     state: ServerState,
     peer: Option<Peer<RoleClient>>,
-    /// Its calls posted without rmcp, when it takes them (`super::direct`).
+    /// Its calls posted without rmcp, when it takes them (`crate::serve::upstream::direct`).
     #[cfg(feature = "serve-http")]
-    direct: Option<Arc<super::direct::Direct>>,
+    direct: Option<Arc<crate::serve::upstream::direct::Direct>>,
 }
 
 impl Upstream {
@@ -42,7 +42,10 @@ impl Upstream {
     /// Its calls posted through `direct` (falling back to rmcp when
     /// declined).
     #[cfg(feature = "serve-http")]
-    pub(crate) fn direct(mut self, direct: Option<Arc<super::direct::Direct>>) -> Upstream {
+    pub(crate) fn direct(
+        mut self,
+        direct: Option<Arc<crate::serve::upstream::direct::Direct>>,
+    ) -> Upstream {
         self.direct = direct;
         self
     }
@@ -165,10 +168,10 @@ impl Upstream {
             posted = direct.call(tool, request, host) => posted,
         };
         match posted {
-            super::direct::Posted::Answered(answer) => Ok((*answer)
+            crate::serve::upstream::direct::Posted::Answered(answer) => Ok((*answer)
                 .map_err(|e| self.failed(tool, e))
                 .and_then(|answer| self.response(tool, answer))),
-            super::direct::Posted::Declined(request) => Err(*request),
+            crate::serve::upstream::direct::Posted::Declined(request) => Err(*request),
         }
     }
 

@@ -26,14 +26,14 @@ enum Part {
 
 /// A parsed URI template.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct UriTemplate {
+pub(in crate::serve) struct UriTemplate {
     parts: Vec<Part>,
 }
 
 impl UriTemplate {
     /// `None` for a template that does not parse (an unclosed `{`) or has
     /// too many parts.
-    pub(super) fn parse(template: &str) -> Option<UriTemplate> {
+    pub(in crate::serve) fn parse(template: &str) -> Option<UriTemplate> {
         let mut parts = Vec::new();
         let mut rest = template;
         while !rest.is_empty() {
@@ -54,7 +54,7 @@ impl UriTemplate {
     }
 
     /// Whether the template can make `uri`.
-    pub(super) fn matches(&self, uri: &str) -> bool {
+    pub(in crate::serve) fn matches(&self, uri: &str) -> bool {
         let u: Vec<char> = uri.chars().collect();
         let mut reach = vec![false; u.len() + 1];
         reach[0] = true;

@@ -1,5 +1,5 @@
 //! Upstreams a gateway is still starting: the host is served before they
-//! connect ([`Gateway::start_all`](super::Gateway::start_all)), each joins
+//! connect ([`Gateway::start_all`](crate::serve::gateway::Gateway::start_all)), each joins
 //! when it does, and a call to one waits for it.
 
 use std::collections::BTreeSet;

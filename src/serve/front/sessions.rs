@@ -20,7 +20,7 @@ use rmcp::transport::streamable_http_server::session::{
 /// [`LocalSessionManager`] with at most `cap` live sessions, each closed
 /// after `idle` without a request.
 #[derive(Debug)]
-pub(super) struct BoundedSessions {
+pub(in crate::serve) struct BoundedSessions {
     inner: LocalSessionManager,
     cap: usize,
     /// Each live session and when it was last used (a counter, not a
@@ -35,7 +35,7 @@ struct Used {
 }
 
 impl BoundedSessions {
-    pub(super) fn new(cap: usize, idle: Duration) -> Self {
+    pub(in crate::serve) fn new(cap: usize, idle: Duration) -> Self {
         let mut inner = LocalSessionManager::default();
         let mut config = SessionConfig::default();
         config.keep_alive = Some(idle);
@@ -48,7 +48,7 @@ impl BoundedSessions {
     }
 
     /// How many sessions are live now.
-    pub(super) fn live(&self) -> usize {
+    pub(in crate::serve) fn live(&self) -> usize {
         self.used().sessions.len()
     }
 

@@ -119,7 +119,7 @@ impl Drop for Relay {
 }
 
 /// Where the progress of a host's call goes: its session, or the event
-/// stream of the HTTP fast lane's answer (`super::lane`).
+/// stream of the HTTP fast lane's answer (`crate::serve::front::lane`).
 pub(crate) enum ProgressTo {
     Peer(Peer<RoleServer>),
     #[cfg(feature = "serve-http")]

@@ -40,12 +40,12 @@ use rmcp::transport::streamable_http_server::session::{
 };
 use serde::{Deserialize, Serialize};
 
-use super::reply::{Answer, plain};
 use crate::error::{Error, ErrorKind, Result};
-pub(super) use ended::Ended;
+use crate::serve::front::reply::{Answer, plain};
+pub(in crate::serve) use ended::Ended;
 
 /// The header a 2025-era session's id travels in.
-pub(super) const SESSION_HEADER: &str = "mcp-session-id";
+pub(in crate::serve) const SESSION_HEADER: &str = "mcp-session-id";
 
 /// What every sealed id starts with (the format's version).
 const PREFIX: &str = "mp1.";
@@ -186,7 +186,7 @@ struct Sealed {
 
 /// Why a presented id is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Refused {
+pub(in crate::serve) enum Refused {
     /// Not an id this gateway makes (400).
     Malformed,
     /// Does not open with the key: changed, forged, or another key's (404).
@@ -199,10 +199,10 @@ pub(super) enum Refused {
 
 /// Seals and opens session ids with a key, each valid for `ttl`.
 #[derive(Clone)]
-pub(super) struct Sealer {
+pub(in crate::serve) struct Sealer {
     key: SessionKey,
     ttl: Duration,
-    pub(super) ended: Arc<Ended>,
+    pub(in crate::serve) ended: Arc<Ended>,
 }
 
 impl std::fmt::Debug for Sealer {
@@ -215,7 +215,7 @@ impl std::fmt::Debug for Sealer {
 }
 
 impl Sealer {
-    pub(super) fn new(key: SessionKey, ttl: Duration) -> Sealer {
+    pub(in crate::serve) fn new(key: SessionKey, ttl: Duration) -> Sealer {
         Sealer {
             key,
             ttl,
@@ -340,7 +340,7 @@ tokio::task_local! {
 /// rmcp's session store for sealed ids: nothing is stored, the state is in
 /// the id ([`exchange`] moves it).
 #[derive(Debug, Default)]
-pub(super) struct InTheId;
+pub(in crate::serve) struct InTheId;
 
 #[async_trait::async_trait]
 impl SessionStore for InTheId {
@@ -377,7 +377,11 @@ impl SessionStore for InTheId {
 /// `handle` (rmcp) serving `req` with sealed session ids: the id the
 /// request carries is opened to the local one (refused as [`Refused`]
 /// says), and a new session's local id in the answer is sealed.
-pub(super) async fn exchange<B, F, Fut>(sealer: &Sealer, mut req: Request<B>, handle: F) -> Answer
+pub(in crate::serve) async fn exchange<B, F, Fut>(
+    sealer: &Sealer,
+    mut req: Request<B>,
+    handle: F,
+) -> Answer
 where
     F: FnOnce(Request<B>) -> Fut,
     Fut: Future<Output = Answer>,

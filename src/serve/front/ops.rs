@@ -16,15 +16,15 @@ use hyper::body::{Body, Frame, Incoming, SizeHint};
 use hyper::{Method, Request, StatusCode};
 use tokio::sync::Notify;
 
-use super::gateway::Gateway;
-use super::lane::Lane;
-use super::metrics::head;
-use super::replica::Sealer;
-use super::reply::{Answer, body};
-use super::sessions::BoundedSessions;
+use crate::serve::front::lane::Lane;
+use crate::serve::front::replica::Sealer;
+use crate::serve::front::reply::{Answer, body};
+use crate::serve::front::sessions::BoundedSessions;
+use crate::serve::gateway::Gateway;
+use crate::serve::gateway::metrics::head;
 
 /// rmcp's Streamable HTTP service of the gateway.
-pub(super) type Mcp = rmcp::transport::StreamableHttpService<Gateway, BoundedSessions>;
+pub(in crate::serve) type Mcp = rmcp::transport::StreamableHttpService<Gateway, BoundedSessions>;
 
 /// A readiness check: `Err` says why the gateway should not be sent
 /// traffic now (one line, no secrets: `/readyz` shows it).
@@ -35,34 +35,34 @@ pub const DEFAULT_DRAIN: Duration = Duration::from_secs(10);
 
 /// Every request the listener accepted goes through here: the operations
 /// endpoints, then MCP (with sealed ids when configured).
-pub(super) struct Front {
-    pub(super) mcp: Mcp,
-    pub(super) gateway: Gateway,
-    pub(super) sessions: Arc<BoundedSessions>,
-    pub(super) sealer: Option<Sealer>,
-    pub(super) checks: Vec<(String, ReadinessCheck)>,
-    pub(super) in_flight: InFlight,
-    /// Calls the fast lane answered (`super::lane`).
-    pub(super) lane: AtomicU64,
+pub(in crate::serve) struct Front {
+    pub(in crate::serve) mcp: Mcp,
+    pub(in crate::serve) gateway: Gateway,
+    pub(in crate::serve) sessions: Arc<BoundedSessions>,
+    pub(in crate::serve) sealer: Option<Sealer>,
+    pub(in crate::serve) checks: Vec<(String, ReadinessCheck)>,
+    pub(in crate::serve) in_flight: InFlight,
+    /// Calls the fast lane answered (`crate::serve::front::lane`).
+    pub(in crate::serve) lane: AtomicU64,
 }
 
 /// Whether `req` is a load balancer's probe (`GET` or `HEAD` of
 /// `/healthz` or `/readyz`): answered without a token.
 #[cfg(feature = "serve-auth")]
-pub(super) fn is_probe(req: &Request<Incoming>) -> bool {
+pub(in crate::serve) fn is_probe(req: &Request<Incoming>) -> bool {
     matches!(*req.method(), Method::GET | Method::HEAD)
         && matches!(req.uri().path(), "/healthz" | "/readyz")
 }
 
 impl Front {
-    pub(super) async fn serve(&self, req: Request<Incoming>) -> Answer {
+    pub(in crate::serve) async fn serve(&self, req: Request<Incoming>) -> Answer {
         if let Some(answer) = self.operations(&req) {
             return answer;
         }
         // A POST's answer (a call's stream among them) is in flight until
         // its body is sent; an open GET stream is not waited for.
         let guard = (req.method() == Method::POST).then(|| self.in_flight.enter());
-        let answer = match super::lane::offer(req, &self.gateway).await {
+        let answer = match crate::serve::front::lane::offer(req, &self.gateway).await {
             Lane::Served(answer) => {
                 self.lane.fetch_add(1, Ordering::Relaxed);
                 answer
@@ -88,7 +88,9 @@ impl Front {
         B::Error: std::fmt::Display,
     {
         match &self.sealer {
-            Some(sealer) => super::replica::exchange(sealer, req, |r| self.mcp.handle(r)).await,
+            Some(sealer) => {
+                crate::serve::front::replica::exchange(sealer, req, |r| self.mcp.handle(r)).await
+            }
             None => self.mcp.handle(req).await,
         }
     }
@@ -166,7 +168,7 @@ fn one_line(s: &str) -> String {
 
 /// Requests in flight, and a wake-up when the last one ends.
 #[derive(Clone, Default)]
-pub(super) struct InFlight(Arc<(AtomicUsize, Notify)>);
+pub(in crate::serve) struct InFlight(Arc<(AtomicUsize, Notify)>);
 
 impl InFlight {
     fn enter(&self) -> Leave {
@@ -174,7 +176,7 @@ impl InFlight {
         Leave(self.0.clone())
     }
 
-    pub(super) fn now(&self) -> usize {
+    pub(in crate::serve) fn now(&self) -> usize {
         self.0.0.load(Ordering::SeqCst)
     }
 
@@ -193,7 +195,7 @@ impl InFlight {
 
     /// Waits at most `within` for the requests in flight; logs what
     /// finished and what was cut. Returns how many were cut.
-    pub(super) async fn drain(&self, within: Duration) -> usize {
+    pub(in crate::serve) async fn drain(&self, within: Duration) -> usize {
         let at_start = self.now();
         tracing::info!(
             in_flight = at_start,

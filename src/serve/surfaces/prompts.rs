@@ -10,10 +10,10 @@ use rmcp::model::{
 };
 use serde_json::json;
 
-use super::Gateway;
-use super::ask::{ask, clean_prompt, gather, host_meta, unexpected};
-use super::names::GatewayNames;
 use crate::hub::RETIRED_NAMES;
+use crate::serve::gateway::Gateway;
+use crate::serve::gateway::names::GatewayNames;
+use crate::serve::upstream::ask::{ask, clean_prompt, gather, host_meta, unexpected};
 use crate::tool_names::{NameTable, ToolNames};
 
 /// The prompts' names: every name given so far, and the table of the last
@@ -45,12 +45,12 @@ impl Prompts {
 impl Gateway {
     /// Every connected upstream's prompts (each one's pages), under their
     /// exposed names, their text sanitized.
-    pub(super) async fn prompts_now(&self) -> Vec<Prompt> {
+    pub(in crate::serve) async fn prompts_now(&self) -> Vec<Prompt> {
         self.wait_starting(true).await;
         let upstreams = self.peers_with(|c| c.prompts.is_some());
         let limits = self.hub().limits();
         let listed = gather::<Prompt>(upstreams, limits, self.ask_timeout()).await;
-        let scheme = super::names::served_scheme(self.hub());
+        let scheme = crate::serve::gateway::names::served_scheme(self.hub());
         self.catalog().with_prompts(|prompts| {
             let names = prompts.name(&scheme, &listed);
             let mut served = Vec::new();
@@ -69,7 +69,10 @@ impl Gateway {
     /// The (alias, prompt) behind `name`: from the last list, or a new one
     /// (after the upstreams still starting connected, at most the call
     /// timeout).
-    pub(super) async fn prompt_owner(&self, name: &str) -> Result<(String, String), McpError> {
+    pub(in crate::serve) async fn prompt_owner(
+        &self,
+        name: &str,
+    ) -> Result<(String, String), McpError> {
         if let Some(owner) = self.catalog().with_prompts(|p| p.owner(name)) {
             return Ok(owner);
         }
@@ -87,7 +90,7 @@ impl Gateway {
 
     /// `prompts/get` of an exposed name, sent to its upstream under the
     /// upstream's own name with the host's arguments; the result as sent.
-    pub(super) async fn get_prompt_routed(
+    pub(in crate::serve) async fn get_prompt_routed(
         &self,
         params: GetPromptRequestParams,
     ) -> Result<GetPromptResponse, McpError> {

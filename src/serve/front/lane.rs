@@ -29,16 +29,16 @@ use rmcp::model::{
 use rmcp::{ErrorData as McpError, ServerHandler};
 use tokio::sync::mpsc;
 
-use super::gateway::Gateway;
-use super::progress::ProgressTo;
-use super::reply::{Answer, body};
+use crate::serve::front::reply::{Answer, body};
+use crate::serve::gateway::Gateway;
+use crate::serve::upstream::progress::ProgressTo;
 
 /// rmcp's default request body limit (`StreamableHttpServerConfig`),
 /// which the gateway keeps: a longer body is rmcp's to refuse.
 const MAX_BODY: u64 = 4 * 1024 * 1024;
 
 /// What became of a request offered to the lane.
-pub(super) enum Lane {
+pub(in crate::serve) enum Lane {
     /// Answered here.
     Served(Answer),
     /// Read, but not for the lane: rmcp answers it from these bytes.
@@ -48,7 +48,7 @@ pub(super) enum Lane {
 }
 
 /// Offers `req` to the lane of `gateway`.
-pub(super) async fn offer(req: Request<Incoming>, gateway: &Gateway) -> Lane {
+pub(in crate::serve) async fn offer(req: Request<Incoming>, gateway: &Gateway) -> Lane {
     let Some(head) = Head::of(&req, gateway) else {
         return Lane::Passed(req);
     };

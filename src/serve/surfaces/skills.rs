@@ -19,15 +19,15 @@ use rmcp::model::{
 };
 use serde_json::{Value, json};
 
-use super::Gateway;
 use crate::assemble::skills::{gateway_uri, upstream_uri};
 use crate::report::ExposedSkill;
 use crate::sanitize;
+use crate::serve::gateway::Gateway;
 use crate::support::lock;
 
 impl Gateway {
     /// Every upstream's exposed skills, in section order.
-    pub(super) fn skills_list(&self) -> ListSkillsResult {
+    pub(in crate::serve) fn skills_list(&self) -> ListSkillsResult {
         let view = self.view();
         let mut skills = Vec::new();
         for exposure in view.section.assembly().exposures() {
@@ -40,7 +40,7 @@ impl Gateway {
     }
 
     /// `skills/get`, forwarded to the upstream that owns `params.uri`.
-    pub(super) async fn skills_get(
+    pub(in crate::serve) async fn skills_get(
         &self,
         params: GetSkillRequestParams,
     ) -> Result<GetSkillResult, McpError> {

@@ -18,9 +18,11 @@ use rmcp::model::{
 };
 use serde_json::json;
 
-use super::Gateway;
-use super::ask::{ask, clean_resource, clean_template, gather, host_meta, unexpected, uri_ok};
-use super::uri::UriTemplate;
+use crate::serve::gateway::Gateway;
+use crate::serve::surfaces::uri::UriTemplate;
+use crate::serve::upstream::ask::{
+    ask, clean_resource, clean_template, gather, host_meta, unexpected, uri_ok,
+};
 
 /// How many collisions the log is told of once each; past that, one
 /// told before is forgotten for each new one (and told again if seen
@@ -69,7 +71,7 @@ impl Resources {
 impl Gateway {
     /// Every connected upstream's resources (each one's pages), a URI that
     /// two upstreams list left out, their text sanitized.
-    pub(super) async fn resources_now(&self) -> Vec<Resource> {
+    pub(in crate::serve) async fn resources_now(&self) -> Vec<Resource> {
         self.wait_starting(true).await;
         let upstreams = self.peers_with(|c| c.resources.is_some());
         let limits = self.hub().limits();
@@ -103,7 +105,7 @@ impl Gateway {
     }
 
     /// Every connected upstream's resource templates, their text sanitized.
-    pub(super) async fn templates_now(&self) -> Vec<ResourceTemplate> {
+    pub(in crate::serve) async fn templates_now(&self) -> Vec<ResourceTemplate> {
         self.wait_starting(true).await;
         let upstreams = self.peers_with(|c| c.resources.is_some());
         let limits = self.hub().limits();
@@ -125,7 +127,7 @@ impl Gateway {
     /// The one upstream that claims `uri`, from the last lists or new ones
     /// (after the upstreams still starting connected, at most the call
     /// timeout); a URI claimed by none or by several is refused.
-    pub(super) async fn resource_owner(&self, uri: &str) -> Result<String, McpError> {
+    pub(in crate::serve) async fn resource_owner(&self, uri: &str) -> Result<String, McpError> {
         let owners = self.catalog().with_resources(|s| s.claims(uri));
         let owners = if owners.is_empty() {
             self.wait_starting(false).await;
@@ -154,7 +156,7 @@ impl Gateway {
 
     /// `resources/read`, sent to the upstream that owns the URI; its
     /// contents as sent.
-    pub(super) async fn read_routed(
+    pub(in crate::serve) async fn read_routed(
         &self,
         params: ReadResourceRequestParams,
     ) -> Result<ReadResourceResponse, McpError> {
@@ -185,7 +187,7 @@ impl Gateway {
 
     /// `completion/complete`, sent to the upstream of the prompt (by its
     /// exposed name) or of the template (by the URI template it listed).
-    pub(super) async fn complete_routed(
+    pub(in crate::serve) async fn complete_routed(
         &self,
         params: CompleteRequestParams,
     ) -> Result<CompleteResult, McpError> {

@@ -12,9 +12,9 @@ use rmcp::model::SubscriptionFilter;
 use rmcp::service::{Peer, RoleServer, SubscriptionContext};
 use tokio::sync::watch;
 
-use super::Gateway;
-use super::gateway::LIST_CHANGED_EVERY;
-use super::subscribe::{MAX_PER_HOST, Pending};
+use crate::serve::gateway::Gateway;
+use crate::serve::gateway::LIST_CHANGED_EVERY;
+use crate::serve::surfaces::subscribe::{MAX_PER_HOST, Pending};
 
 /// Which list changed.
 #[derive(Clone, Copy)]
@@ -26,7 +26,7 @@ enum List {
 
 impl Gateway {
     /// Tells a 2025 session of each list change, paced, while it lasts.
-    pub(super) fn tell_session(&self, peer: Peer<RoleServer>) {
+    pub(in crate::serve) fn tell_session(&self, peer: Peer<RoleServer>) {
         let lists = [
             (List::Tools, self.subscribe_changes()),
             (List::Prompts, self.catalog().prompts_changed.subscribe()),
@@ -54,7 +54,7 @@ impl Gateway {
     }
 
     /// What a 2026-07-28 subscription may have of what it asked for.
-    pub(super) fn accepted(&self, requested: &SubscriptionFilter) -> SubscriptionFilter {
+    pub(in crate::serve) fn accepted(&self, requested: &SubscriptionFilter) -> SubscriptionFilter {
         let mut accepted = SubscriptionFilter::builder()
             .tools_list_changed()
             .prompts_list_changed()
@@ -69,7 +69,10 @@ impl Gateway {
 
     /// Serves one 2026-07-28 subscription until it is cancelled or the
     /// host is gone; the upstream subscriptions it made end with it.
-    pub(super) async fn listen_all(&self, context: SubscriptionContext) -> Result<(), McpError> {
+    pub(in crate::serve) async fn listen_all(
+        &self,
+        context: SubscriptionContext,
+    ) -> Result<(), McpError> {
         let uris = context.accepted().resource_subscriptions.clone();
         let (host, pending) = match uris.filter(|u| !u.is_empty()) {
             Some(uris) => {
@@ -127,7 +130,7 @@ impl Gateway {
 /// One host's `list_changed` of one list: at most one per
 /// [`LIST_CHANGED_EVERY`], on the trailing edge (a change within the
 /// period is told when it ends, so the last one is never lost).
-pub(super) struct Paced {
+pub(in crate::serve) struct Paced {
     changes: watch::Receiver<u64>,
     last: Option<tokio::time::Instant>,
     /// A change seen and not told yet (kept when a wait is dropped, so a
@@ -136,7 +139,7 @@ pub(super) struct Paced {
 }
 
 impl Paced {
-    pub(super) fn new(mut changes: watch::Receiver<u64>) -> Paced {
+    pub(in crate::serve) fn new(mut changes: watch::Receiver<u64>) -> Paced {
         changes.borrow_and_update();
         Paced {
             changes,
@@ -146,7 +149,7 @@ impl Paced {
     }
 
     /// Waits for the next change to tell; `false` once the gateway is gone.
-    pub(super) async fn next(&mut self) -> bool {
+    pub(in crate::serve) async fn next(&mut self) -> bool {
         if !self.due {
             if self.changes.changed().await.is_err() {
                 return false;

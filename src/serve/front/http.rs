@@ -21,12 +21,12 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 
-use super::gateway::Gateway;
-use super::ops::{DEFAULT_DRAIN, Front, InFlight, Mcp, ReadinessCheck};
-use super::replica::{InTheId, Sealer, SessionKey};
-use super::reply::{Answer, plain};
-use super::sessions::BoundedSessions;
 use crate::error::{Error, ErrorKind, Result};
+use crate::serve::front::ops::{DEFAULT_DRAIN, Front, InFlight, Mcp, ReadinessCheck};
+use crate::serve::front::replica::{InTheId, Sealer, SessionKey};
+use crate::serve::front::reply::{Answer, plain};
+use crate::serve::front::sessions::BoundedSessions;
+use crate::serve::gateway::Gateway;
 
 /// What one Streamable HTTP client may hold of the gateway
 /// ([`Gateway::serve_http_with`]); the defaults suit a few local hosts.
@@ -65,14 +65,14 @@ impl Default for HttpLimits {
 /// `/readyz` runs, and how long in-flight requests may take at shutdown.
 #[derive(Clone)]
 pub struct HttpOptions {
-    pub(super) limits: HttpLimits,
-    pub(super) sealer: Option<Sealer>,
-    pub(super) checks: Vec<(String, ReadinessCheck)>,
-    pub(super) drain: Duration,
-    pub(super) guard: Guard,
+    pub(in crate::serve) limits: HttpLimits,
+    pub(in crate::serve) sealer: Option<Sealer>,
+    pub(in crate::serve) checks: Vec<(String, ReadinessCheck)>,
+    pub(in crate::serve) drain: Duration,
+    pub(in crate::serve) guard: Guard,
     /// Where sessions a `DELETE` ends are shared with the other replicas.
     #[cfg(feature = "state-redis")]
-    pub(super) shared: Option<Arc<crate::state::SharedState>>,
+    pub(in crate::serve) shared: Option<Arc<crate::state::SharedState>>,
 }
 
 impl std::fmt::Debug for HttpOptions {
@@ -108,7 +108,7 @@ impl HttpOptions {
     /// `/readyz` stay open) and over its TLS when it has some.
     #[cfg(feature = "serve-auth")]
     #[cfg_attr(docsrs, doc(cfg(feature = "serve-auth")))]
-    pub fn access(mut self, access: super::auth::Access) -> HttpOptions {
+    pub fn access(mut self, access: crate::serve::front::auth::Access) -> HttpOptions {
         self.guard = Some(Arc::new(access));
         self
     }
@@ -170,9 +170,9 @@ pub async fn bind_loopback(addr: SocketAddr) -> Result<TcpListener> {
 }
 
 // serve-auth hook: who may reach the gateway besides the loopback rules
-// (`super::auth`); nothing without the feature.
+// (`crate::serve::front::auth`); nothing without the feature.
 #[cfg(feature = "serve-auth")]
-type Guard = Option<Arc<super::auth::Access>>;
+type Guard = Option<Arc<crate::serve::front::auth::Access>>;
 #[cfg(not(feature = "serve-auth"))]
 type Guard = Option<Arc<Infallible>>;
 
@@ -197,7 +197,7 @@ impl Gateway {
     }
 
     /// [`Gateway::serve_http_with`] on a listener made with
-    /// [`bind`](super::auth::bind), every request through `access`'s gate
+    /// [`bind`](crate::serve::front::auth::bind), every request through `access`'s gate
     /// (its bearer tokens, its `Host` and `Origin` rules, the
     /// protected-resource metadata) and over its TLS when it has some. On a
     /// loopback address the loopback rules above hold as well.
@@ -207,7 +207,7 @@ impl Gateway {
         &self,
         listener: TcpListener,
         limits: HttpLimits,
-        access: super::auth::Access,
+        access: crate::serve::front::auth::Access,
     ) -> Result<()> {
         let options = HttpOptions::new(limits).access(access);
         self.serve_http_until(listener, options, std::future::pending())
@@ -454,10 +454,10 @@ async fn answer(req: Request<Incoming>, served: Served) -> Answer {
             return refused;
         }
         // A load balancer's probes and a browser's preflight need no token; `/metrics` does.
-        if super::ops::is_probe(&req) {
+        if crate::serve::front::ops::is_probe(&req) {
             return front.serve(req).await;
         }
-        if let Some(answer) = super::cors::preflight(&req) {
+        if let Some(answer) = crate::serve::front::cors::preflight(&req) {
             return answer;
         }
         let origin = req.headers().get(hyper::header::ORIGIN).cloned();
@@ -466,7 +466,7 @@ async fn answer(req: Request<Incoming>, served: Served) -> Answer {
             Err(refused) => refused,
         };
         if let Some(origin) = origin {
-            super::cors::allow(&mut answer, origin);
+            crate::serve::front::cors::allow(&mut answer, origin);
         }
         return answer;
     }
@@ -474,13 +474,13 @@ async fn answer(req: Request<Incoming>, served: Served) -> Answer {
     if let Some(refused) = refusal(&req) {
         return refused;
     }
-    if let Some(answer) = super::cors::preflight(&req) {
+    if let Some(answer) = crate::serve::front::cors::preflight(&req) {
         return answer;
     }
     let origin = req.headers().get(hyper::header::ORIGIN).cloned();
     let mut answer = front.serve(req).await;
     if let Some(origin) = origin {
-        super::cors::allow(&mut answer, origin);
+        crate::serve::front::cors::allow(&mut answer, origin);
     }
     answer
 }
@@ -635,7 +635,7 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Watched<S> {
 
 #[cfg(test)]
 mod tests {
-    use super::loopback_origin;
+    use crate::serve::front::http::loopback_origin;
 
     #[test]
     fn only_this_machine_is_a_local_origin() {

@@ -9,10 +9,10 @@ use http_body_util::combinators::BoxBody;
 use hyper::{Response, StatusCode};
 
 /// An HTTP answer of the gateway.
-pub(super) type Answer = Response<BoxBody<Bytes, Infallible>>;
+pub(in crate::serve) type Answer = Response<BoxBody<Bytes, Infallible>>;
 
 /// `text` with `status`, and the connection closed after it.
-pub(super) fn plain(status: StatusCode, text: &'static str) -> Answer {
+pub(in crate::serve) fn plain(status: StatusCode, text: &'static str) -> Answer {
     let mut answer = body(status, text.into(), "text/plain; charset=utf-8");
     answer.headers_mut().insert(
         hyper::header::CONNECTION,
@@ -22,7 +22,7 @@ pub(super) fn plain(status: StatusCode, text: &'static str) -> Answer {
 }
 
 /// `text` of the content type `kind` with `status`.
-pub(super) fn body(status: StatusCode, text: String, kind: &'static str) -> Answer {
+pub(in crate::serve) fn body(status: StatusCode, text: String, kind: &'static str) -> Answer {
     let mut answer = Response::new(
         http_body_util::Full::new(Bytes::from(text))
             .map_err(|never| match never {})
@@ -38,6 +38,6 @@ pub(super) fn body(status: StatusCode, text: String, kind: &'static str) -> Answ
 
 /// A JSON document (`200`).
 #[cfg(feature = "serve-auth")]
-pub(super) fn json(text: String) -> Answer {
+pub(in crate::serve) fn json(text: String) -> Answer {
     body(StatusCode::OK, text, "application/json")
 }

@@ -2,11 +2,11 @@
 
 use std::path::Path;
 
-use super::{Gateway, NOTE, ServeAs};
 use crate::assemble::Assembler;
 use crate::dedup::carries_constraint;
 use crate::hub::Hub;
 use crate::model::ServerSnapshot;
+use crate::serve::{Gateway, NOTE, ServeAs};
 use crate::settings::Settings;
 use crate::tokens::{Encoding, Tiktoken, TokenCounter};
 use crate::{sanitize, segment};
@@ -35,7 +35,7 @@ fn corpus(names: &[&str]) -> Vec<(String, ServerSnapshot)> {
 }
 
 fn gateway(host: ServeAs, servers: &[(String, ServerSnapshot)]) -> Gateway {
-    let assembler = super::prepare(Assembler::new(), host).unwrap();
+    let assembler = crate::serve::prepare(Assembler::new(), host).unwrap();
     let hub = Hub::new(assembler);
     hub.upsert_all(servers.iter().cloned()).unwrap();
     Gateway::new(hub, host)
@@ -71,7 +71,10 @@ fn claude_code_gets_every_server_with_its_constraints_within_2048_units() {
         text.encode_utf16().count()
     );
     // The reader as Claude Code shows it, behind a gateway named `preamble`.
-    let note = NOTE.replace(super::READER, "mcp__preamble__mcp_preamble__instructions");
+    let note = NOTE.replace(
+        crate::serve::READER,
+        "mcp__preamble__mcp_preamble__instructions",
+    );
     assert!(text.ends_with(&note), "the reader is announced");
     let section = gateway.hub().section();
     assert_eq!(text, format!("{}{note}", section.text()), "fitted, not cut");
@@ -109,7 +112,10 @@ fn codex_gets_its_512_characters() {
     );
     assert!(text.contains("### seed-invoice-server"), "{text}");
     let section = gateway.hub().section();
-    let note = NOTE.replace(super::READER, "mcp__preamble__mcp_preamble__instructions");
+    let note = NOTE.replace(
+        crate::serve::READER,
+        "mcp__preamble__mcp_preamble__instructions",
+    );
     assert_eq!(text, format!("{}{note}", section.text()), "fitted, not cut");
 }
 
@@ -149,7 +155,7 @@ fn the_reader_serves_the_full_text_naming_tools_as_listed() {
     // Listed: the host read a shortened text.
     let read = gateway.view();
     let listed = view.tools_for(Some(&read));
-    assert!(listed.iter().any(|t| t.name == super::READER));
+    assert!(listed.iter().any(|t| t.name == crate::serve::READER));
 }
 
 #[test]
@@ -165,9 +171,9 @@ fn instructions_are_the_memo_not_a_new_assembly() {
     // Nothing shortened: no note, and no reader for a host that read it.
     assert_eq!(first.instructions, gateway.hub().section().text());
     let listed = first.tools_for(Some(&first));
-    assert!(listed.iter().all(|t| t.name != super::READER));
+    assert!(listed.iter().all(|t| t.name != crate::serve::READER));
     let unread = first.tools_for(None);
-    assert!(unread.iter().any(|t| t.name == super::READER));
+    assert!(unread.iter().any(|t| t.name == crate::serve::READER));
 }
 
 #[test]
@@ -209,7 +215,8 @@ fn claude_code_keeps_token_budgets_in_tokens_and_the_text_in_2048_units() {
         "awslabs-aws-documentation-mcp-server",
     ]);
     let serve = |host: ServeAs| {
-        let assembler = super::prepare(Assembler::from_settings(&settings).unwrap(), host).unwrap();
+        let assembler =
+            crate::serve::prepare(Assembler::from_settings(&settings).unwrap(), host).unwrap();
         let hub = Hub::new(assembler);
         hub.upsert_all(servers.iter().cloned()).unwrap();
         Gateway::new(hub, host)
@@ -422,7 +429,7 @@ proptest::proptest! {
         let (toml, filters) = policy(&servers, &rules, descriptions, budget);
         let host = if claude { ServeAs::ClaudeCode } else { ServeAs::Plain };
         let settings = Settings::from_str(&toml, "case.toml").unwrap();
-        let assembler = super::prepare(Assembler::from_settings(&settings).unwrap(), host).unwrap();
+        let assembler = crate::serve::prepare(Assembler::from_settings(&settings).unwrap(), host).unwrap();
         let hub = Hub::new(assembler);
         hub.upsert_all(servers.iter().map(|p| (*p).clone())).unwrap();
         let gateway = Gateway::new(hub, host);
@@ -524,7 +531,7 @@ proptest::proptest! {
         // text the assembly holds; none for excluded or replaced servers.
         for ((alias, s), r) in servers.iter().map(|p| (&p.0, &p.1)).zip(&rules) {
             let args = serde_json::json!({"server": alias});
-            let answer = super::forward::read_instructions(&view.full, args.as_object());
+            let answer = crate::serve::upstream::call::read_instructions(&view.full, args.as_object());
             let own = s.instructions.raw().is_some_and(|t| !sanitize::text(t).is_empty());
             if r.excluded || r.replaced || !own {
                 proptest::prop_assert!(answer.is_err(), "{}", alias);
