@@ -20,7 +20,11 @@ const OTHER_MEANINGS: &[(&str, usize, &str)] = &[
         2048,
         "bytes of a server's stderr line logged",
     ),
-    ("src/serve/upstream/ask.rs", 2048, "bytes of a resource URI served"),
+    (
+        "src/serve/upstream/ask.rs",
+        2048,
+        "bytes of a resource URI served",
+    ),
     ("src/dedup/mod.rs", 512, "slots of a hash table"),
     ("src/assemble/layout.rs", 512, "bytes of a counted piece"),
 ];

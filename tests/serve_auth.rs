@@ -326,7 +326,7 @@ fn a_tokens_file_guards_every_request_is_reloaded_and_is_never_logged() {
         "refused a request's bearer token",
         "reloaded the tokens file",
         // A debug event: the log is as verbose as asked.
-        "DEBUG mcp_preamble::serve::auth: admitted a request's bearer token",
+        "DEBUG mcp_preamble::serve::front::auth: admitted a request's bearer token",
     ] {
         assert!(log.contains(said), "{said:?} not in the log:\n{log}");
     }

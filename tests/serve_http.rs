@@ -1,7 +1,8 @@
 //! `mcp-preamble serve --listen` against hostile local HTTP clients: idle
 //! sockets, half-sent heads and a process out of descriptors do not take
 //! the gateway down; an `initialize` flood keeps the live sessions under
-//! the cap; a non-local `Origin` and a second `Host` header are refused.
+//! the cap; a non-local `Origin`, a foreign `Host` and a second `Host` header
+//! are refused, by the one gate, before the fast call, the probes and rmcp.
 //! Loopback only; every wait is bounded.
 #![cfg(feature = "cli")]
 
@@ -673,4 +674,57 @@ fn a_host_that_hangs_up_cancels_the_direct_call_upstream() {
     common::gateway::wait_until("the upstream's cancel", Duration::from_secs(10), || {
         cancelled() == "1"
     });
+}
+
+/// A stateless `tools/call` of `name` addressed to `host` (not the gateway's
+/// own authority), with `Accept: accept`.
+fn call_for_host(gateway: &Gateway, host: &str, name: &str, accept: &str) -> String {
+    let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": name, "arguments": {}, "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"}}}})
+    .to_string();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {host}\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: {name}"
+    );
+    gateway.exchange_accepting(&head, &body, accept)
+}
+
+#[test]
+fn a_foreign_host_is_refused_alike_by_the_fast_call_rmcp_and_the_probes() {
+    let servers = json!({"billing": common::gateway::node("invoice.mjs", json!({}))});
+    let gateway = Gateway::serving("gate", servers, &["--ready-within", "30"], None);
+    // The lane takes this call when it is addressed to the gateway.
+    let before = lane_calls(&gateway);
+    let own = call_for_host(&gateway, &gateway.authority, "billing__list_periods", PLAIN);
+    assert!(own.starts_with("HTTP/1.1 200"), "{own}");
+    assert_eq!(lane_calls(&gateway), before + 1, "not the lane: {own}");
+    let port = gateway.authority.rsplit(':').next().unwrap();
+    for foreign in ["evil.example".to_string(), format!("evil.example:{port}")] {
+        let lane = call_for_host(&gateway, &foreign, "billing__list_periods", PLAIN);
+        let rmcp = call_for_host(&gateway, &foreign, "billing__list_periods", WEIGHTED);
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"}}})
+        .to_string();
+        let init = gateway.exchange(&format!("POST /mcp HTTP/1.1\r\nHost: {foreign}"), &body);
+        let probe = gateway.exchange(&format!("GET /healthz HTTP/1.1\r\nHost: {foreign}"), "");
+        let refused = read_by_client(&lane);
+        assert!(refused.0.starts_with("HTTP/1.1 403"), "{foreign}: {lane}");
+        assert_eq!(refused.2, "forbidden: the host is not served", "{lane}");
+        for (path, answer) in [("rmcp", &rmcp), ("initialize", &init), ("healthz", &probe)] {
+            assert_eq!(
+                read_by_client(answer),
+                refused,
+                "{path} for {foreign}: {answer}"
+            );
+        }
+    }
+    assert_eq!(
+        lane_calls(&gateway),
+        before + 1,
+        "a refused call reached the lane"
+    );
 }

@@ -13,8 +13,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
+use hyper::Request;
 use hyper::body::Incoming;
-use hyper::{Request, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
@@ -22,9 +22,10 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::serve::front::gate::{Gate, Refused};
 use crate::serve::front::ops::{DEFAULT_DRAIN, Front, InFlight, Mcp, ReadinessCheck};
 use crate::serve::front::replica::{InTheId, Sealer, SessionKey};
-use crate::serve::front::reply::{Answer, plain};
+use crate::serve::front::reply::Answer;
 use crate::serve::front::sessions::BoundedSessions;
 use crate::serve::gateway::Gateway;
 
@@ -234,12 +235,8 @@ impl Gateway {
             limits.max_sessions,
             limits.session_idle,
         ));
+        let gate = Arc::new(gate_of(&options.guard, loopback));
         let mut config = config();
-        // serve-auth hook: the hosts rmcp accepts.
-        #[cfg(feature = "serve-auth")]
-        if let Some(access) = &options.guard {
-            config = config.with_allowed_hosts(access.rmcp_hosts(loopback));
-        }
         if options.sealer.is_some() {
             config.session_store = Some(Arc::new(InTheId));
         }
@@ -283,7 +280,7 @@ impl Gateway {
             let served = Served {
                 front: front.clone(),
                 guard: options.guard.clone(),
-                loopback,
+                gate: gate.clone(),
             };
             tokio::spawn(open(stream, peer, served, limits, stopped.clone(), slot));
         }
@@ -361,10 +358,23 @@ async fn open(
 /// is its answer is answered as one JSON body: an event stream (priming
 /// event, framing, a stream task) cost every call a second response
 /// path. A call that sends progress first still gets an event stream.
+/// rmcp's Host allow-list is off: the gate checked every request first.
 fn config() -> StreamableHttpServerConfig {
-    let mut config = StreamableHttpServerConfig::default();
+    let mut config = StreamableHttpServerConfig::default().disable_allowed_hosts();
     config.json_response = true;
     config
+}
+
+/// The gate of a listener: without an `Access`, the loopback rules
+/// wherever it listens (as rmcp's defaults had them); with one, its hosts
+/// and tokens.
+fn gate_of(guard: &Guard, loopback: bool) -> Gate {
+    #[cfg(feature = "serve-auth")]
+    if let Some(access) = guard {
+        return Gate::new(loopback, access.allowed_hosts()).with_access(access.clone());
+    }
+    let _ = (guard, loopback);
+    Gate::new(true, &[])
 }
 
 /// How long to wait after a failed `accept`: out of descriptors or memory
@@ -383,8 +393,10 @@ fn accept_pause(e: &std::io::Error) -> Duration {
 #[derive(Clone)]
 struct Served {
     front: Arc<Front>,
+    /// Its TLS, when it has some.
+    #[cfg_attr(not(feature = "serve-auth"), allow(dead_code))]
     guard: Guard,
-    loopback: bool,
+    gate: Arc<Gate>,
 }
 
 /// Serves one connection until it ends, its head is late, or it is idle;
@@ -433,111 +445,23 @@ async fn connection<S>(
     }
 }
 
-/// The answer to one request: the origin and host rules, the gate when
-/// there is one (probes and a browser's preflight pass without a token),
-/// then the front; an answer to an origin it let through is readable by it.
+/// The answer to one request: the gate first (`crate::serve::front::gate`),
+/// then a browser's preflight, then the front; an answer to an origin the
+/// gate let through is readable by it.
 async fn answer(req: Request<Incoming>, served: Served) -> Answer {
-    let Served {
-        front,
-        guard,
-        loopback,
-    } = served;
-    // serve-auth hook: an `Access`'s gate (after the loopback checks on
-    // loopback, instead of them elsewhere).
-    #[cfg(feature = "serve-auth")]
-    if let Some(access) = &guard {
-        let refused = match loopback {
-            true => refusal(&req),
-            false => access.foreign_refusal(&req),
-        };
-        if let Some(refused) = refused {
-            return refused;
-        }
-        // A load balancer's probes and a browser's preflight need no token; `/metrics` does.
-        if crate::serve::front::ops::is_probe(&req) {
-            return front.serve(req).await;
-        }
-        if let Some(answer) = crate::serve::front::cors::preflight(&req) {
-            return answer;
-        }
-        let origin = req.headers().get(hyper::header::ORIGIN).cloned();
-        let mut answer = match access.gate(req, loopback).await {
-            Ok(req) => front.serve(req).await,
-            Err(refused) => refused,
-        };
-        if let Some(origin) = origin {
-            crate::serve::front::cors::allow(&mut answer, origin);
-        }
-        return answer;
-    }
-    let _ = (&guard, loopback);
-    if let Some(refused) = refusal(&req) {
-        return refused;
-    }
-    if let Some(answer) = crate::serve::front::cors::preflight(&req) {
-        return answer;
-    }
     let origin = req.headers().get(hyper::header::ORIGIN).cloned();
-    let mut answer = front.serve(req).await;
+    let mut answer = match served.gate.admit(req).await {
+        Ok(req) => match crate::serve::front::cors::preflight(&req) {
+            Some(answer) => return answer,
+            None => served.front.serve(req).await,
+        },
+        Err(Refused::Foreign(answer)) => return answer,
+        Err(Refused::Token(answer)) => answer,
+    };
     if let Some(origin) = origin {
         crate::serve::front::cors::allow(&mut answer, origin);
     }
     answer
-}
-
-/// The answer to a request refused before MCP sees it: two `Host`
-/// headers (which one rmcp checked would be a guess), or an `Origin`
-/// that is not this machine (a web page's request, DNS rebinding).
-fn refusal(req: &Request<Incoming>) -> Option<Answer> {
-    let headers = req.headers();
-    if headers.get_all(hyper::header::HOST).iter().count() > 1 {
-        return Some(plain(
-            StatusCode::BAD_REQUEST,
-            "bad request: more than one host header",
-        ));
-    }
-    let mut origins = headers.get_all(hyper::header::ORIGIN).iter();
-    let local = origins.all(|o| o.to_str().is_ok_and(loopback_origin));
-    if !local {
-        tracing::warn!("refused an http request from a non-local origin");
-        return Some(plain(
-            StatusCode::FORBIDDEN,
-            "forbidden: the origin is not local",
-        ));
-    }
-    None
-}
-
-/// `http(s)://localhost`, `127.0.0.1` or `[::1]`, with any port and
-/// nothing after it (an `Origin` is scheme, host and port only).
-fn loopback_origin(origin: &str) -> bool {
-    let Some(rest) = origin
-        .strip_prefix("http://")
-        .or_else(|| origin.strip_prefix("https://"))
-    else {
-        return false;
-    };
-    let host = match rest.strip_prefix('[') {
-        Some(v6) => match v6.split_once(']') {
-            Some(("::1", port)) => return port_only(port),
-            _ => return false,
-        },
-        None => rest,
-    };
-    let (name, port) = match host.split_once(':') {
-        Some((name, port)) => (name, Some(port)),
-        None => (host, None),
-    };
-    let named = name.eq_ignore_ascii_case("localhost") || name == "127.0.0.1";
-    named && port.is_none_or(|p| port_only(&format!(":{p}")))
-}
-
-/// Empty, or `:` and a port number.
-fn port_only(rest: &str) -> bool {
-    rest.is_empty()
-        || rest
-            .strip_prefix(':')
-            .is_some_and(|p| !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// When a connection last moved a byte, shared by its stream and its
@@ -630,38 +554,5 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Watched<S> {
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
         Pin::new(&mut self.inner).poll_shutdown(cx)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::serve::front::http::loopback_origin;
-
-    #[test]
-    fn only_this_machine_is_a_local_origin() {
-        for ok in [
-            "http://localhost",
-            "http://localhost:8080",
-            "https://LOCALHOST:1",
-            "http://127.0.0.1:3000",
-            "http://[::1]:9",
-            "http://[::1]",
-        ] {
-            assert!(loopback_origin(ok), "{ok}");
-        }
-        for refused in [
-            "null",
-            "http://evil.example",
-            "http://localhost.evil.example",
-            "http://127.0.0.1.nip.io",
-            "http://localhost:80/path",
-            "http://localhost:",
-            "file://localhost",
-            "http://[::2]:80",
-            "http://[::1]x",
-            "http://user@localhost",
-        ] {
-            assert!(!loopback_origin(refused), "{refused}");
-        }
     }
 }

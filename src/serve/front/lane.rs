@@ -14,6 +14,7 @@
 use std::convert::Infallible;
 use std::pin::Pin;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
@@ -26,16 +27,13 @@ use rmcp::model::{
     ProgressNotification, ProgressToken, ProtocolVersion, RequestId, ServerJsonRpcMessage,
     ServerNotification, ServerResult,
 };
+use rmcp::transport::StreamableHttpServerConfig;
 use rmcp::{ErrorData as McpError, ServerHandler};
 use tokio::sync::mpsc;
 
 use crate::serve::front::reply::{Answer, body};
 use crate::serve::gateway::Gateway;
 use crate::serve::upstream::progress::ProgressTo;
-
-/// rmcp's default request body limit (`StreamableHttpServerConfig`),
-/// which the gateway keeps: a longer body is rmcp's to refuse.
-const MAX_BODY: u64 = 4 * 1024 * 1024;
 
 /// What became of a request offered to the lane.
 pub(in crate::serve) enum Lane {
@@ -48,8 +46,16 @@ pub(in crate::serve) enum Lane {
 }
 
 /// Offers `req` to the lane of `gateway`.
-pub(in crate::serve) async fn offer(req: Request<Incoming>, gateway: &Gateway) -> Lane {
-    let Some(head) = Head::of(&req, gateway) else {
+///
+/// The body limit and the keep-alive are rmcp's own (`config`, the one
+/// its service was given): a longer body is rmcp's to refuse, and an
+/// event stream here is kept alive as rmcp keeps its own.
+pub(in crate::serve) async fn offer(
+    req: Request<Incoming>,
+    gateway: &Gateway,
+    config: &StreamableHttpServerConfig,
+) -> Lane {
+    let Some(head) = Head::of(&req, gateway, config) else {
         return Lane::Passed(req);
     };
     let (parts, incoming) = req.into_parts();
@@ -65,7 +71,7 @@ pub(in crate::serve) async fn offer(req: Request<Incoming>, gateway: &Gateway) -
         }
     };
     match call_of(&bytes, &head) {
-        Some(call) => Lane::Served(answer(call, gateway).await),
+        Some(call) => Lane::Served(answer(call, gateway, config.sse_keep_alive).await),
         None => Lane::Read(Request::from_parts(parts, Full::new(bytes))),
     }
 }
@@ -79,7 +85,11 @@ struct Head {
 
 impl Head {
     /// The head of a stateless `tools/call` rmcp would take, or `None`.
-    fn of(req: &Request<Incoming>, gateway: &Gateway) -> Option<Head> {
+    fn of(
+        req: &Request<Incoming>,
+        gateway: &Gateway,
+        config: &StreamableHttpServerConfig,
+    ) -> Option<Head> {
         let headers = req.headers();
         if req.method() != Method::POST || headers.contains_key("mcp-session-id") {
             return None;
@@ -100,7 +110,7 @@ impl Head {
             .ok()?;
         let lane = only(headers, "mcp-method")? == "tools/call"
             && plain_name
-            && length <= MAX_BODY
+            && length <= u64::try_from(config.max_request_body_bytes).unwrap_or(u64::MAX)
             && accepts_both(headers)
             && only(headers, CONTENT_TYPE.as_str()).is_some_and(is_json);
         lane.then(|| Head {
@@ -185,7 +195,7 @@ fn call_of(bytes: &[u8], head: &Head) -> Option<Call> {
 
 /// The gateway's answer to `call`, as rmcp would send it: the result
 /// alone as one JSON body; an event stream when progress comes first.
-async fn answer(call: Call, gateway: &Gateway) -> Answer {
+async fn answer(call: Call, gateway: &Gateway, keep_alive: Option<Duration>) -> Answer {
     let Call {
         id,
         request,
@@ -224,8 +234,8 @@ async fn answer(call: Call, gateway: &Gateway) -> Answer {
                     }
                     // The client is gone: dropping the call cancels it upstream.
                     () = events.closed() => return,
-                    // rmcp's keep-alive, an empty comment after 15 s of silence.
-                    () = tokio::time::sleep(KEEP_ALIVE) => {
+                    // rmcp's keep-alive, an empty comment after its time of silence.
+                    () = silence(keep_alive) => {
                         if events.send(Bytes::from_static(b":\n\n")).await.is_err() {
                             return;
                         }
@@ -246,8 +256,14 @@ async fn answer(call: Call, gateway: &Gateway) -> Answer {
     event_stream(stream)
 }
 
-/// Silence on an event stream before a keep-alive comment (rmcp's).
-const KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(15);
+/// Silence on an event stream before a keep-alive comment (rmcp's
+/// setting; none when it has none).
+async fn silence(keep_alive: Option<Duration>) {
+    match keep_alive {
+        Some(after) => tokio::time::sleep(after).await,
+        None => std::future::pending().await,
+    }
+}
 
 /// Progress notifications of one call that may wait for the client.
 const PROGRESS_WAITING: usize = 16;

@@ -46,14 +46,6 @@ pub(in crate::serve) struct Front {
     pub(in crate::serve) lane: AtomicU64,
 }
 
-/// Whether `req` is a load balancer's probe (`GET` or `HEAD` of
-/// `/healthz` or `/readyz`): answered without a token.
-#[cfg(feature = "serve-auth")]
-pub(in crate::serve) fn is_probe(req: &Request<Incoming>) -> bool {
-    matches!(*req.method(), Method::GET | Method::HEAD)
-        && matches!(req.uri().path(), "/healthz" | "/readyz")
-}
-
 impl Front {
     pub(in crate::serve) async fn serve(&self, req: Request<Incoming>) -> Answer {
         if let Some(answer) = self.operations(&req) {
@@ -62,14 +54,15 @@ impl Front {
         // A POST's answer (a call's stream among them) is in flight until
         // its body is sent; an open GET stream is not waited for.
         let guard = (req.method() == Method::POST).then(|| self.in_flight.enter());
-        let answer = match crate::serve::front::lane::offer(req, &self.gateway).await {
-            Lane::Served(answer) => {
-                self.lane.fetch_add(1, Ordering::Relaxed);
-                answer
-            }
-            Lane::Read(req) => self.rmcp(req).await,
-            Lane::Passed(req) => self.rmcp(req).await,
-        };
+        let answer =
+            match crate::serve::front::lane::offer(req, &self.gateway, &self.mcp.config).await {
+                Lane::Served(answer) => {
+                    self.lane.fetch_add(1, Ordering::Relaxed);
+                    answer
+                }
+                Lane::Read(req) => self.rmcp(req).await,
+                Lane::Passed(req) => self.rmcp(req).await,
+            };
         match guard {
             Some(guard) => answer.map(|body| {
                 BoxBody::new(Tracked {

@@ -2,7 +2,6 @@
 //! as one MCP server (rmcp's server side).
 
 use crate::support::lock;
-use std::collections::BTreeMap;
 
 pub(crate) mod fit;
 mod handler;
@@ -23,7 +22,7 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ServerCapabilities,
 };
-use rmcp::service::{Peer, RequestContext, RoleClient, RoleServer};
+use rmcp::service::{RequestContext, RoleServer};
 use tokio::sync::watch;
 
 use crate::config::McpConfig;
@@ -35,10 +34,10 @@ use crate::serve::gateway::metrics::Metrics;
 use crate::serve::gateway::names::{GatewayNames, served_scheme};
 use crate::serve::gateway::view::View;
 use crate::serve::surfaces::catalog::Catalog;
-use crate::serve::upstream::ask::{ASK_TIMEOUT, capabilities, merged, not_served};
-use crate::serve::upstream::call::{self as forward, Upstream};
-use crate::serve::upstream::progress::{HostProgress, ProgressTo, Relays};
-use crate::serve::upstream::start::Starting;
+use crate::serve::surfaces::lists::{merged, not_served};
+use crate::serve::upstream::call::{read_instructions, response, upstream_request};
+use crate::serve::upstream::progress::{HostProgress, ProgressTo};
+use crate::serve::upstream::send::{Outbound, Subject, Upstreams, capabilities};
 
 /// How often the gateway looks at the hub for changes no revision tells
 /// of (a tool's schema, say, which the section does not show).
@@ -59,23 +58,15 @@ pub(in crate::serve) struct Inner {
     pub(in crate::serve) hub: Hub,
     pub(in crate::serve) host: ServeAs,
     pub(in crate::serve) info: Implementation,
-    pub(in crate::serve) upstreams: Mutex<BTreeMap<String, LiveServer>>,
+    /// The live upstreams and the one way out to them.
+    pub(in crate::serve) upstreams: Arc<Upstreams>,
     pub(in crate::serve) view: Mutex<Arc<View>>,
     /// Bumped once per change a host should hear of (`list_changed`).
     pub(in crate::serve) changes: watch::Sender<u64>,
-    pub(in crate::serve) call_timeout: Option<Duration>,
-    /// The forwarded calls whose progress goes to their host.
-    pub(in crate::serve) relays: Arc<Relays>,
-    /// Upstreams started in the background, not connected yet.
-    pub(in crate::serve) starting: Starting,
     /// The upstreams' prompts and resources.
     pub(in crate::serve) catalog: Arc<Catalog>,
     /// Calls, errors, latency and restarts (`/metrics`).
     pub(in crate::serve) metrics: Metrics,
-    /// By alias: the upstreams whose calls are posted without rmcp.
-    #[cfg(feature = "serve-http")]
-    pub(in crate::serve) direct:
-        Mutex<BTreeMap<String, Arc<crate::serve::upstream::direct::Direct>>>,
 }
 
 /// An MCP server in front of a [`Hub`]: `instructions` are the hub's
@@ -129,22 +120,18 @@ impl Gateway {
         name_tools(&hub);
         let view = View::of(&hub, host);
         let (changes, _) = watch::channel(0);
+        let upstreams = Arc::new(Upstreams::new(hub.clone(), call_timeout));
         let gateway = Gateway {
             read: Arc::default(),
             inner: Arc::new(Inner {
                 hub,
                 host,
                 info: Implementation::new("mcp-preamble", env!("CARGO_PKG_VERSION")),
-                upstreams: Mutex::new(BTreeMap::new()),
+                upstreams,
                 view: Mutex::new(Arc::new(view)),
                 changes,
-                call_timeout,
-                relays: Arc::default(),
-                starting: Starting::default(),
                 catalog: Arc::default(),
                 metrics: Metrics::default(),
-                #[cfg(feature = "serve-http")]
-                direct: Mutex::default(),
             }),
         };
         gateway.follow();
@@ -163,25 +150,15 @@ impl Gateway {
 
     /// Holds `live` as the upstream of its alias.
     fn joined(&self, live: LiveServer) {
-        let alias = live.alias().to_string();
         self.inner.catalog.joined(&capabilities(&live.peer()));
-        // serve-http hook: its calls posted directly when it takes them.
-        #[cfg(feature = "serve-http")]
-        {
-            let mut direct = lock(&self.inner.direct);
-            match crate::serve::upstream::direct::Direct::of(&live) {
-                Some(d) => direct.insert(alias.clone(), Arc::new(d)),
-                None => direct.remove(&alias),
-            };
-        }
-        lock(&self.inner.upstreams).insert(alias, live);
+        self.inner.upstreams.join(live);
     }
 
     /// `options` with which a server's progress notifications reach the
     /// host whose call they belong to ([`Hub::connect`] a server with
     /// them, then [`Gateway::add`] it); [`Gateway::connect_all`] uses them.
     pub fn connect_options(&self, options: &ConnectOptions) -> ConnectOptions {
-        let tap = self.inner.catalog.tap(self.inner.relays.tap());
+        let tap = self.inner.catalog.tap(self.inner.upstreams.relays().tap());
         options.clone().tap_progress(tap)
     }
 
@@ -227,7 +204,7 @@ impl Gateway {
         let (failures, received) = tokio::sync::mpsc::unbounded_channel();
         let permits = Arc::new(tokio::sync::Semaphore::new(options.concurrency_limit()));
         let aliases = config.servers.iter().map(|e| e.alias.clone());
-        self.inner.starting.begin(aliases);
+        self.inner.upstreams.starting().begin(aliases);
         for entry in config.servers.iter().cloned() {
             let (gateway, failures) = (self.clone(), failures.clone());
             let (options, permits) = (options.clone(), permits.clone());
@@ -244,7 +221,7 @@ impl Gateway {
                         let _ = failures.send(failure);
                     }
                 }
-                gateway.inner.starting.settle(&entry.alias);
+                gateway.inner.upstreams.starting().settle(&entry.alias);
             });
         }
         received
@@ -281,7 +258,7 @@ impl Gateway {
     /// The process id of the upstream `alias` now (stdio servers this
     /// gateway started; a restarted one has a new id).
     pub fn process_id(&self, alias: &str) -> Option<u32> {
-        lock(&self.inner.upstreams).get(alias)?.process_id()
+        self.inner.upstreams.process_id(alias)
     }
 
     /// A receiver that wakes once per change told to hosts.
@@ -291,7 +268,7 @@ impl Gateway {
 
     /// Closes every upstream connection (stdio servers stop).
     pub async fn close(&self) {
-        let all = std::mem::take(&mut *lock(&self.inner.upstreams));
+        let all = self.inner.upstreams.take_all();
         for (_, live) in all {
             live.close().await;
         }
@@ -399,22 +376,9 @@ impl Gateway {
         &self.inner.catalog
     }
 
-    /// How long a request to an upstream for prompts or resources may take.
-    pub(super) fn ask_timeout(&self) -> Duration {
-        self.inner.call_timeout.unwrap_or(ASK_TIMEOUT)
-    }
-
-    /// The connected upstreams whose capabilities `wanted` takes, by alias.
-    pub(super) fn peers_with(
-        &self,
-        wanted: fn(&ServerCapabilities) -> bool,
-    ) -> Vec<(String, Peer<RoleClient>)> {
-        let upstreams = lock(&self.inner.upstreams);
-        (upstreams.iter())
-            .filter(|(a, _)| self.inner.hub.state(a) == crate::hub::ServerState::Connected)
-            .map(|(a, l)| (a.clone(), l.peer()))
-            .filter(|(_, p)| wanted(&capabilities(p)))
-            .collect()
+    /// The live upstreams, for the surfaces to send through.
+    pub(in crate::serve) fn upstreams(&self) -> &Arc<Upstreams> {
+        &self.inner.upstreams
     }
 
     /// Waits until the upstreams still starting settled (at most the call
@@ -422,34 +386,18 @@ impl Gateway {
     /// wait for a hung server, the ones that join later are told by
     /// `list_changed`).
     pub(super) async fn wait_starting(&self, brief: bool) {
-        let mut limit = self.inner.call_timeout;
+        let mut limit = self.inner.upstreams.call_timeout();
         if brief {
             limit = Some(limit.map_or(LIST_WAIT, |l| l.min(LIST_WAIT)));
         }
-        self.inner.starting.wait_all(limit).await;
-    }
-
-    /// The connection to `alias`, once it is there (a server still
-    /// starting is waited for, as a call waits); an error naming it when
-    /// it is not.
-    pub(super) async fn connected(&self, alias: &str) -> Result<Peer<RoleClient>, McpError> {
-        let mut upstream = self.upstream(alias);
-        if !upstream.has_peer() && self.inner.starting.is_starting(alias) {
-            self.inner
-                .starting
-                .wait(alias, self.inner.call_timeout)
-                .await;
-            upstream = self.upstream(alias);
-        }
-        upstream.ready()
+        self.inner.upstreams.starting().wait_all(limit).await;
     }
 
     /// What every upstream that may serve them has (all of them while
     /// some are still starting, so a host asks for what a late one brings).
     fn upstream_capabilities(&self) -> ServerCapabilities {
-        let upstreams = lock(&self.inner.upstreams);
-        let each = upstreams.values().map(|live| capabilities(&live.peer()));
-        merged(each, self.inner.starting.any())
+        let each = self.inner.upstreams.capabilities();
+        merged(each.into_iter(), self.inner.upstreams.starting().any())
     }
 
     /// Method not found for a request of `method` when no upstream has
@@ -459,13 +407,6 @@ impl Gateway {
             true => Ok(()),
             false => Err(not_served(method)),
         }
-    }
-
-    /// The upstream behind `alias`, as a call sees it.
-    fn upstream(&self, alias: &str) -> Upstream {
-        let state = self.inner.hub.state(alias);
-        let peer = lock(&self.inner.upstreams).get(alias).map(|l| l.peer());
-        Upstream::new(alias, state, peer)
     }
 
     async fn call(
@@ -499,7 +440,7 @@ impl Gateway {
             view = self.view();
         }
         if params.name == view.names.reader() {
-            return forward::read_instructions(&view.full, params.arguments.as_ref()).map(|text| {
+            return read_instructions(&view.full, params.arguments.as_ref()).map(|text| {
                 CallToolResponse::Complete(CallToolResult::success(vec![ContentBlock::text(text)]))
             });
         }
@@ -517,34 +458,21 @@ impl Gateway {
             tracing::info!("call refused: {why}");
             return Err(McpError::invalid_params(why, None));
         };
-        let mut upstream = self.upstream(alias);
-        if !upstream.has_peer() && self.inner.starting.is_starting(alias) {
-            // Served from an earlier run's snapshot, not connected yet.
-            let starting = &self.inner.starting;
-            starting.wait(alias, self.inner.call_timeout).await;
-            upstream = self.upstream(alias);
-        }
-        // serve-http hook: posted directly unless an argument goes in a header.
-        #[cfg(feature = "serve-http")]
-        if !view.param_headers.contains(params.name.as_ref()) {
-            let direct = lock(&self.inner.direct).get(alias).cloned();
-            upstream = upstream.direct(direct);
-        }
+        // Posted directly unless an argument goes in a header.
+        let direct = !view.param_headers.contains(params.name.as_ref());
         let tool = tool.to_string();
         let alias = alias.to_string();
         drop(view);
-        let relays = &self.inner.relays;
+        let out = Outbound {
+            alias: &alias,
+            subject: Subject::Tool(&tool),
+            request: upstream_request(&tool, params),
+            progress: host,
+            direct,
+        };
         let started = std::time::Instant::now();
-        let answer = upstream
-            .call(
-                tool.clone(),
-                params,
-                host,
-                relays,
-                cancelled,
-                self.inner.call_timeout,
-            )
-            .await;
+        let answer = (self.inner.upstreams.send(out, cancelled).await)
+            .and_then(|answer| response(&alias, &tool, answer));
         let failed = match &answer {
             Ok(CallToolResponse::Complete(result)) => result.is_error == Some(true),
             Ok(_) => false,
@@ -574,9 +502,9 @@ impl Gateway {
             let name = "mcp_preamble_upstream_direct_calls_total";
             let help = "Forwarded calls posted straight to a stateless HTTP upstream, not through rmcp's client.";
             crate::serve::gateway::metrics::head(&mut text, name, "counter", help);
-            for (alias, direct) in lock(&self.inner.direct).iter() {
-                let alias = crate::serve::gateway::metrics::label(alias);
-                let _ = writeln!(text, "{name}{{upstream=\"{alias}\"}} {}", direct.answered());
+            for (alias, answered) in self.inner.upstreams.direct_answered() {
+                let alias = crate::serve::gateway::metrics::label(&alias);
+                let _ = writeln!(text, "{name}{{upstream=\"{alias}\"}} {answered}");
             }
             text
         };
@@ -588,7 +516,7 @@ impl Gateway {
     /// gateway is not ready (`/readyz`).
     pub fn unready_upstreams(&self) -> Vec<String> {
         let hub = &self.inner.hub;
-        let starting = self.inner.starting.aliases();
+        let starting = self.inner.upstreams.starting().aliases();
         (starting.into_iter())
             .filter(|a| hub.snapshot(a).is_none())
             .collect()

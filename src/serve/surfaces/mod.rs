@@ -2,6 +2,7 @@
 //! subscriptions and the notifications that tell hosts of changes.
 
 pub(crate) mod catalog;
+pub(crate) mod lists;
 pub(crate) mod notify;
 pub(crate) mod prompts;
 pub(crate) mod resources;

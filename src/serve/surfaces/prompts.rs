@@ -13,7 +13,8 @@ use serde_json::json;
 use crate::hub::RETIRED_NAMES;
 use crate::serve::gateway::Gateway;
 use crate::serve::gateway::names::GatewayNames;
-use crate::serve::upstream::ask::{ask, clean_prompt, gather, host_meta, unexpected};
+use crate::serve::surfaces::lists::{clean_prompt, gather, host_meta, unexpected};
+use crate::serve::upstream::send::Outbound;
 use crate::tool_names::{NameTable, ToolNames};
 
 /// The prompts' names: every name given so far, and the table of the last
@@ -47,9 +48,9 @@ impl Gateway {
     /// exposed names, their text sanitized.
     pub(in crate::serve) async fn prompts_now(&self) -> Vec<Prompt> {
         self.wait_starting(true).await;
-        let upstreams = self.peers_with(|c| c.prompts.is_some());
+        let aliases = self.upstreams().with(|c| c.prompts.is_some());
         let limits = self.hub().limits();
-        let listed = gather::<Prompt>(upstreams, limits, self.ask_timeout()).await;
+        let listed = gather::<Prompt>(self.upstreams(), aliases, limits).await;
         let scheme = crate::serve::gateway::names::served_scheme(self.hub());
         self.catalog().with_prompts(|prompts| {
             let names = prompts.name(&scheme, &listed);
@@ -95,13 +96,13 @@ impl Gateway {
         params: GetPromptRequestParams,
     ) -> Result<GetPromptResponse, McpError> {
         let (alias, own) = self.prompt_owner(&params.name).await?;
-        let peer = self.connected(&alias).await?;
         let mut upstream = GetPromptRequestParams::new(own);
         upstream.arguments = params.arguments;
         upstream.input_responses = params.input_responses;
         upstream.request_state = params.request_state;
         let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(upstream));
-        match ask(&alias, &peer, request, self.ask_timeout()).await? {
+        let out = Outbound::method(&alias, "prompts/get", request);
+        match self.upstreams().send(out, std::future::pending()).await? {
             ServerResult::GetPromptResult(mut r) => {
                 host_meta(&mut r.meta);
                 Ok(GetPromptResponse::Complete(r))

@@ -19,10 +19,11 @@ use rmcp::model::{
 use serde_json::json;
 
 use crate::serve::gateway::Gateway;
-use crate::serve::surfaces::uri::UriTemplate;
-use crate::serve::upstream::ask::{
-    ask, clean_resource, clean_template, gather, host_meta, unexpected, uri_ok,
+use crate::serve::surfaces::lists::{
+    clean_resource, clean_template, gather, host_meta, unexpected, uri_ok,
 };
+use crate::serve::surfaces::uri::UriTemplate;
+use crate::serve::upstream::send::Outbound;
 
 /// How many collisions the log is told of once each; past that, one
 /// told before is forgotten for each new one (and told again if seen
@@ -73,9 +74,9 @@ impl Gateway {
     /// two upstreams list left out, their text sanitized.
     pub(in crate::serve) async fn resources_now(&self) -> Vec<Resource> {
         self.wait_starting(true).await;
-        let upstreams = self.peers_with(|c| c.resources.is_some());
+        let aliases = self.upstreams().with(|c| c.resources.is_some());
         let limits = self.hub().limits();
-        let listed = gather::<Resource>(upstreams, limits, self.ask_timeout()).await;
+        let listed = gather::<Resource>(self.upstreams(), aliases, limits).await;
         let mut by_uri: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for (alias, list) in &listed {
             for r in list.iter().filter(|r| uri_ok(&r.uri)) {
@@ -107,9 +108,9 @@ impl Gateway {
     /// Every connected upstream's resource templates, their text sanitized.
     pub(in crate::serve) async fn templates_now(&self) -> Vec<ResourceTemplate> {
         self.wait_starting(true).await;
-        let upstreams = self.peers_with(|c| c.resources.is_some());
+        let aliases = self.upstreams().with(|c| c.resources.is_some());
         let limits = self.hub().limits();
-        let listed = gather::<ResourceTemplate>(upstreams, limits, self.ask_timeout()).await;
+        let listed = gather::<ResourceTemplate>(self.upstreams(), aliases, limits).await;
         let mut templates = Vec::new();
         let mut served = Vec::new();
         for (alias, list) in &listed {
@@ -166,12 +167,12 @@ impl Gateway {
             Some(owned) => owned,
             None => (self.resource_owner(&asked).await?, asked.clone()),
         };
-        let peer = self.connected(&alias).await?;
         let mut upstream = ReadResourceRequestParams::new(uri.clone());
         upstream.input_responses = params.input_responses;
         upstream.request_state = params.request_state;
         let request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(upstream));
-        match ask(&alias, &peer, request, self.ask_timeout()).await? {
+        let out = Outbound::method(&alias, "resources/read", request);
+        match self.upstreams().send(out, std::future::pending()).await? {
             ServerResult::ReadResourceResult(mut r) => {
                 host_meta(&mut r.meta);
                 rename_contents(&mut r.contents, &uri, &asked);
@@ -206,11 +207,11 @@ impl Gateway {
                 ));
             }
         };
-        let peer = self.connected(&alias).await?;
         let mut upstream = CompleteRequestParams::new(reference, params.argument);
         upstream.context = params.context;
         let request = ClientRequest::CompleteRequest(CompleteRequest::new(upstream));
-        match ask(&alias, &peer, request, self.ask_timeout()).await? {
+        let out = Outbound::method(&alias, "completion/complete", request);
+        match self.upstreams().send(out, std::future::pending()).await? {
             ServerResult::CompleteResult(mut r) => {
                 host_meta(&mut r.meta);
                 Ok(r)

@@ -23,7 +23,7 @@ use crate::assemble::skills::{gateway_uri, upstream_uri};
 use crate::report::ExposedSkill;
 use crate::sanitize;
 use crate::serve::gateway::Gateway;
-use crate::support::lock;
+use crate::serve::upstream::send::Outbound;
 
 impl Gateway {
     /// Every upstream's exposed skills, in section order.
@@ -51,28 +51,19 @@ impl Gateway {
             )
         };
         let (alias, own) = self.skill_owner(&params.uri).ok_or_else(unknown)?;
-        let peer = lock(&self.inner.upstreams).get(&alias).map(|l| l.peer());
-        let Some(peer) = peer else {
-            let why = format!("upstream {alias:?} is not connected");
-            return Err(McpError::internal_error(why, None));
-        };
         let request = CustomRequest::new("skills/get", Some(json!({ "uri": own })));
-        let answer = match peer
-            .send_request(ClientRequest::CustomRequest(request))
-            .await
-        {
+        let out = Outbound::method(&alias, "skills/get", ClientRequest::CustomRequest(request));
+        let answer = match self.upstreams().send(out, std::future::pending()).await {
             Ok(ServerResult::CustomResult(custom)) => custom.0,
             Ok(other) => serde_json::to_value(other).unwrap_or_default(),
-            Err(rmcp::ServiceError::McpError(e)) => {
-                let message = format!("upstream {alias:?}: {}", sanitize::line(&e.message));
-                return Err(McpError::new(e.code, message, None));
+            // The gateway's own errors name the upstream already; the
+            // upstream's own comes back named, as one line.
+            Err(e) if e.data.as_ref().and_then(|d| d.get("upstream")) == Some(&json!(alias)) => {
+                return Err(e);
             }
             Err(e) => {
-                let why = format!(
-                    "upstream {alias:?}: skills/get failed: {}",
-                    sanitize::line(&e.to_string())
-                );
-                return Err(McpError::internal_error(why, None));
+                let message = format!("upstream {alias:?}: {}", sanitize::line(&e.message));
+                return Err(McpError::new(e.code, message, None));
             }
         };
         let skill = answer.get("skill").ok_or_else(|| {
@@ -138,9 +129,7 @@ impl Gateway {
             }
         }
         let (alias, own) = upstream_uri(uri)?;
-        lock(&self.inner.upstreams)
-            .contains_key(&alias)
-            .then_some((alias, own))
+        self.upstreams().holds(&alias).then_some((alias, own))
     }
 }
 

@@ -19,14 +19,15 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
-    InitializeRequestParams, ResourceUpdatedNotificationParam, SubscribeRequestParams,
-    SubscriptionFilter, UnsubscribeRequestParams,
+    ClientRequest, InitializeRequestParams, ResourceUpdatedNotificationParam, SubscribeRequest,
+    SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequest, UnsubscribeRequestParams,
 };
-use rmcp::service::{Peer, RoleClient, RoleServer};
+use rmcp::service::{Peer, RoleServer};
 use tokio::sync::{Notify, oneshot};
 
 use crate::serve::gateway::Gateway;
-use crate::serve::upstream::ask::{fault, is_modern};
+use crate::serve::surfaces::lists::fault;
+use crate::serve::upstream::send::{Outbound, Upstreams};
 use crate::support::lock;
 
 /// The most URIs one host (a 2025 session, a 2026-07-28 subscription)
@@ -68,8 +69,10 @@ struct Host {
 }
 
 /// How the gateway is subscribed to a URI at its upstream.
-enum Upstream {
-    Legacy(String, Peer<RoleClient>),
+enum Subscription {
+    /// `resources/subscribe` of a 2025 upstream: (alias, URI), ended with
+    /// `resources/unsubscribe` through the same way out.
+    Legacy(Arc<Upstreams>, String, String),
     /// A `subscriptions/listen` of the upstream, ended when this is dropped.
     Listen(#[allow(dead_code)] oneshot::Sender<()>),
 }
@@ -77,7 +80,7 @@ enum Upstream {
 struct Uri {
     owner: String,
     hosts: BTreeSet<u64>,
-    upstream: Option<Upstream>,
+    upstream: Option<Subscription>,
 }
 
 #[derive(Default)]
@@ -176,25 +179,25 @@ impl Subscriptions {
         sub.hosts.len() == 1 && sub.upstream.is_none()
     }
 
-    fn set_upstream(&self, uri: &str, upstream: Upstream) {
+    fn set_upstream(&self, uri: &str, upstream: Subscription) {
         if let Some(sub) = lock(&self.state).uris.get_mut(uri) {
             sub.upstream = Some(upstream);
         }
     }
 
     /// Takes `host` off `uri`; the upstream subscription to end when it was the last.
-    fn remove(&self, host: u64, uri: &str) -> Option<(String, Option<Upstream>)> {
+    fn remove(&self, host: u64, uri: &str) -> Option<(String, Option<Subscription>)> {
         lock(&self.state).remove(host, uri)
     }
 
     /// Takes `host` off everything; the upstream subscriptions to end.
-    fn forget(&self, host: u64) -> Vec<(String, Option<Upstream>)> {
+    fn forget(&self, host: u64) -> Vec<(String, Option<Subscription>)> {
         lock(&self.state).forget(host)
     }
 }
 
 impl State {
-    fn remove(&mut self, host: u64, uri: &str) -> Option<(String, Option<Upstream>)> {
+    fn remove(&mut self, host: u64, uri: &str) -> Option<(String, Option<Subscription>)> {
         let sub = self.uris.get_mut(uri)?;
         sub.hosts.remove(&host);
         if !sub.hosts.is_empty() {
@@ -204,7 +207,7 @@ impl State {
         Some((uri.to_string(), sub.upstream))
     }
 
-    fn forget(&mut self, host: u64) -> Vec<(String, Option<Upstream>)> {
+    fn forget(&mut self, host: u64) -> Vec<(String, Option<Subscription>)> {
         self.hosts.retain(|h| h.id != host);
         let uris: Vec<String> = (self.uris.iter())
             .filter(|(_, s)| s.hosts.contains(&host))
@@ -270,10 +273,7 @@ impl Gateway {
         if !subs.add(host, uri, &alias) {
             return Ok(());
         }
-        let subscribed = match self.connected(&alias).await {
-            Ok(peer) => subscribe_upstream(&alias, peer, uri, self.ask_timeout()).await,
-            Err(e) => Err(e),
-        };
+        let subscribed = subscribe_upstream(self.upstreams(), &alias, uri).await;
         match subscribed {
             Ok(upstream) => {
                 subs.set_upstream(uri, upstream);
@@ -292,16 +292,13 @@ impl Gateway {
     /// its prompts and resources may have changed.
     pub(in crate::serve) async fn upstream_back(&self, alias: &str) {
         // Looked up, not waited for: a restart that failed already is no call to log.
-        let connected = self
-            .peers_with(|_| true)
-            .into_iter()
-            .find(|(a, _)| a == alias);
-        let Some((_, peer)) = connected else { return };
-        self.catalog()
-            .joined(&crate::serve::upstream::ask::capabilities(&peer));
+        let Some(capabilities) = self.upstreams().capabilities_of(alias) else {
+            return;
+        };
+        self.catalog().joined(&capabilities);
         let subs = &self.catalog().subscriptions;
         for uri in subs.owned_by(alias) {
-            match subscribe_upstream(alias, peer.clone(), &uri, self.ask_timeout()).await {
+            match subscribe_upstream(self.upstreams(), alias, &uri).await {
                 Ok(upstream) => subs.set_upstream(&uri, upstream),
                 Err(e) => {
                     tracing::warn!(upstream = %alias, "resources/subscribe again failed: {}", e.message)
@@ -319,47 +316,45 @@ impl Gateway {
 }
 
 async fn subscribe_upstream(
+    upstreams: &Arc<Upstreams>,
     alias: &str,
-    peer: Peer<RoleClient>,
     uri: &str,
-    timeout: std::time::Duration,
-) -> Result<Upstream, McpError> {
-    let failed = |e: String| fault(alias, format!("refused the subscription to {uri:?}: {e}"));
-    if !is_modern(&peer) {
-        let request = peer.subscribe(SubscribeRequestParams::new(uri));
-        return match tokio::time::timeout(timeout, request).await {
-            Ok(Ok(())) => Ok(Upstream::Legacy(uri.to_string(), peer)),
-            Ok(Err(e)) => Err(failed(crate::connect::plain(&e.to_string()))),
-            Err(_) => Err(failed("no answer in time".into())),
-        };
+) -> Result<Subscription, McpError> {
+    let failed = |e: McpError| {
+        let why = format!("refused the subscription to {uri:?}: {}", e.message);
+        fault(alias, why)
+    };
+    if !upstreams.is_modern(alias) {
+        let request = ClientRequest::SubscribeRequest(SubscribeRequest::new(
+            SubscribeRequestParams::new(uri),
+        ));
+        let out = Outbound::method(alias, "resources/subscribe", request);
+        upstreams
+            .send(out, std::future::pending())
+            .await
+            .map_err(failed)?;
+        let (alias, uri) = (alias.to_string(), uri.to_string());
+        return Ok(Subscription::Legacy(upstreams.clone(), alias, uri));
     }
     let filter = SubscriptionFilter::builder()
         .resource_subscriptions([uri])
         .build();
-    let mut subscription = match tokio::time::timeout(timeout, peer.listen(filter)).await {
-        Ok(Ok(s)) => s,
-        Ok(Err(e)) => return Err(failed(crate::connect::plain(&e.to_string()))),
-        Err(_) => return Err(failed("no answer in time".into())),
-    };
-    let (stop, mut stopped) = oneshot::channel();
-    // The updates reach the gateway as its connection reads them (the
-    // catalog's tap); the stream is drained so it never fills.
-    tokio::spawn(async move {
-        loop {
-            tokio::select! {
-                _ = &mut stopped => break,
-                next = subscription.next() => if !matches!(next, Ok(Some(_))) { return },
-            }
-        }
-        let _ = subscription.cancel().await;
-    });
-    Ok(Upstream::Listen(stop))
+    let (stop, stopped) = oneshot::channel();
+    upstreams
+        .listen(alias, filter, stopped)
+        .await
+        .map_err(failed)?;
+    Ok(Subscription::Listen(stop))
 }
 
 /// Ends the gateway's subscription at an upstream.
-async fn end((uri, upstream): (String, Option<Upstream>)) {
-    if let Some(Upstream::Legacy(uri, peer)) = upstream {
-        let _ = peer.unsubscribe(UnsubscribeRequestParams::new(uri)).await;
+async fn end((uri, upstream): (String, Option<Subscription>)) {
+    if let Some(Subscription::Legacy(upstreams, alias, uri)) = upstream {
+        let request = ClientRequest::UnsubscribeRequest(UnsubscribeRequest::new(
+            UnsubscribeRequestParams::new(uri),
+        ));
+        let out = Outbound::method(&alias, "resources/unsubscribe", request);
+        let _ = upstreams.send(out, std::future::pending()).await;
     } else {
         tracing::debug!(uri = %uri, "subscription ended");
     }

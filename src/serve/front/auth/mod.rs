@@ -15,7 +15,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use hyper::body::Incoming;
-use hyper::header::{AUTHORIZATION, HOST, HeaderValue, ORIGIN, WWW_AUTHENTICATE};
+use hyper::header::{AUTHORIZATION, HeaderValue, WWW_AUTHENTICATE};
 use hyper::{Method, Request, StatusCode};
 use tokio::net::TcpListener;
 
@@ -122,47 +122,22 @@ impl Access {
         self.tls.as_ref()
     }
 
-    /// The `Host` names rmcp checks: the loopback names on loopback (plus
-    /// the allowed hosts); else the allowed hosts, or any when none.
-    pub(in crate::serve) fn rmcp_hosts(&self, loopback: bool) -> Vec<String> {
-        let mut hosts: Vec<String> = if loopback {
-            ["localhost", "127.0.0.1", "::1"].map(String::from).into()
-        } else {
-            Vec::new()
-        };
-        hosts.extend(self.allowed_hosts.iter().cloned());
-        hosts
+    /// The extra `Host` names served (`NAME` any port, or `NAME:PORT`).
+    pub(in crate::serve) fn allowed_hosts(&self) -> &[String] {
+        &self.allowed_hosts
     }
 
-    /// The gate every request passes: the `Host` and `Origin` rules, the
-    /// metadata document, the bearer token. The request to serve (without
-    /// its `Authorization` header), or the answer that refuses it.
-    pub(in crate::serve) async fn gate(
+    /// The token half of the gate (`crate::serve::front::gate` checked
+    /// `host`, the request's one `Host`, and its `Origin`): the metadata
+    /// document, the bearer token. The request to serve (without its
+    /// `Authorization` header), or the answer that refuses it.
+    pub(in crate::serve) async fn admit(
         &self,
         mut req: Request<Incoming>,
-        loopback: bool,
+        host: &str,
     ) -> std::result::Result<Request<Incoming>, Answer> {
-        // On loopback the caller has checked the loopback rules.
-        if !loopback && let Some(refused) = self.foreign_refusal(&req) {
-            return Err(refused);
-        }
         if !self.authenticates() {
             return Ok(req);
-        }
-        // The URLs of the metadata and the challenge are made of it.
-        let Some(host) = host_of(&req) else {
-            return Err(plain(
-                StatusCode::BAD_REQUEST,
-                "bad request: no host header, or not a host",
-            ));
-        };
-        let allowed = self.rmcp_hosts(loopback);
-        if !allowed.is_empty() && !host_allowed(&host, &allowed) {
-            tracing::warn!("refused an http request for a host not served");
-            return Err(plain(
-                StatusCode::FORBIDDEN,
-                "forbidden: the host is not served",
-            ));
         }
         let base = format!("{}://{host}", self.scheme());
         let path = req.uri().path().to_string();
@@ -195,30 +170,6 @@ impl Access {
         } else {
             "http"
         }
-    }
-
-    /// Off loopback: one `Host` header, and an `Origin` (a browser's
-    /// request) only from an allowed host.
-    pub(in crate::serve) fn foreign_refusal(&self, req: &Request<Incoming>) -> Option<Answer> {
-        let headers = req.headers();
-        if headers.get_all(HOST).iter().count() > 1 {
-            return Some(plain(
-                StatusCode::BAD_REQUEST,
-                "bad request: more than one host header",
-            ));
-        }
-        let mut origins = headers.get_all(ORIGIN).iter();
-        if !origins.all(|o| {
-            o.to_str()
-                .is_ok_and(|o| origin_allowed(o, &self.allowed_hosts))
-        }) {
-            tracing::warn!("refused an http request from an origin not served");
-            return Some(plain(
-                StatusCode::FORBIDDEN,
-                "forbidden: the origin is not served",
-            ));
-        }
-        None
     }
 
     /// The protected-resource metadata (RFC 9728) for the resource at
@@ -305,58 +256,6 @@ fn bearer(req: &Request<Incoming>) -> Option<String> {
     let (scheme, token) = value.split_once(' ')?;
     let token = token.trim();
     (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then(|| token.to_string())
-}
-
-/// The request's `Host` (HTTP/1.1 always has one), lowercase.
-fn host_of(req: &Request<Incoming>) -> Option<String> {
-    let host = req.headers().get(HOST)?.to_str().ok()?;
-    // Only an authority: no path, user info or spaces to reflect into URLs.
-    let clean = !host.is_empty()
-        && host
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b".-:[]_".contains(&b));
-    clean.then(|| host.to_ascii_lowercase())
-}
-
-/// `(name, port)` of an authority, IPv6 brackets taken off.
-fn split_authority(authority: &str) -> (&str, Option<&str>) {
-    if let Some(v6) = authority.strip_prefix('[') {
-        return match v6.split_once(']') {
-            Some((name, rest)) => (name, rest.strip_prefix(':')),
-            None => (authority, None),
-        };
-    }
-    match authority.rsplit_once(':') {
-        // A bare IPv6 address (an allowed-host entry written without brackets).
-        Some((name, _)) if name.contains(':') => (authority, None),
-        Some((name, port)) => (name, Some(port)),
-        None => (authority, None),
-    }
-}
-
-/// Whether `host` (a `Host` header) is one of `allowed` (`NAME` any port,
-/// `NAME:PORT` that port).
-fn host_allowed(host: &str, allowed: &[String]) -> bool {
-    let (name, port) = split_authority(host);
-    allowed.iter().any(|entry| {
-        let (allowed_name, allowed_port) = split_authority(entry);
-        allowed_name.eq_ignore_ascii_case(name) && allowed_port.is_none_or(|p| Some(p) == port)
-    })
-}
-
-/// Whether a request's `Origin` is `http(s)://` an allowed host (scheme,
-/// host and port only).
-fn origin_allowed(origin: &str, allowed: &[String]) -> bool {
-    let Some(authority) = origin
-        .strip_prefix("https://")
-        .or_else(|| origin.strip_prefix("http://"))
-    else {
-        return false;
-    };
-    let plain_authority = authority
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || b".-:[]".contains(&b));
-    plain_authority && !authority.is_empty() && host_allowed(authority, allowed)
 }
 
 mod oauth;

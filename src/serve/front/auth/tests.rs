@@ -1,6 +1,7 @@
+use super::OAuth;
 use super::oauth::parse_jwks;
 use super::tokens::read_tokens;
-use super::{OAuth, host_allowed, origin_allowed, split_authority};
+use crate::serve::front::gate::{host_allowed, origin_allowed, split_authority};
 use jsonwebtoken::Algorithm;
 
 fn temp(name: &str, text: &str) -> std::path::PathBuf {

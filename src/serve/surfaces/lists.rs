@@ -5,7 +5,7 @@
 //! descriptions are (cut to the limit, sanitized), URIs as sent or not at
 //! all.
 
-use std::time::Duration;
+use std::sync::Arc;
 
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
@@ -13,25 +13,14 @@ use rmcp::model::{
     ListResourcesRequest, PaginatedRequestParams, Prompt, Resource, ResourceTemplate,
     ServerCapabilities, ServerResult,
 };
-use rmcp::service::{Peer, RoleClient, ServiceError};
 use serde_json::json;
 
 use crate::limits::{Limits, prefix};
 use crate::sanitize;
-
-/// How long a request to an upstream for prompts or resources may take
-/// when the gateway has no call timeout.
-pub(in crate::serve) const ASK_TIMEOUT: Duration = Duration::from_secs(30);
+use crate::serve::upstream::send::{Outbound, Subject, Upstreams, unexpected_result};
 
 /// The longest URI served (a longer one is left out of lists and refused).
 pub(in crate::serve) const MAX_URI: usize = 2048;
-
-/// What an upstream said it has, from its handshake.
-pub(in crate::serve) fn capabilities(peer: &Peer<RoleClient>) -> ServerCapabilities {
-    peer.peer_info()
-        .map(|i| i.capabilities.clone())
-        .unwrap_or_default()
-}
 
 /// What the gateway advertises of prompts, resources, completions and the
 /// Skills extension: what some upstream has (`subscribe` when one has it;
@@ -78,13 +67,6 @@ pub(in crate::serve) fn not_served(method: &str) -> McpError {
         format!("method not found: no upstream of the gateway serves {method:?}"),
         Some(json!({"method": method})),
     )
-}
-
-/// Whether the upstream speaks the 2026-07-28 protocol (subscriptions
-/// through `subscriptions/listen`, not `resources/subscribe`).
-pub(in crate::serve) fn is_modern(peer: &Peer<RoleClient>) -> bool {
-    peer.peer_info()
-        .is_some_and(|i| i.protocol_version.as_str() >= "2026-07-28")
 }
 
 /// One kind of list an upstream pages through.
@@ -144,18 +126,19 @@ impl Listing for ResourceTemplate {
     }
 }
 
-/// Every upstream's list of `T`, by alias (sorted), each one's pages read
-/// in order within `limits` (pages, items). An upstream that fails is left
-/// out (logged).
+/// Every upstream's list of `T` of `aliases`, by alias (sorted), each
+/// one's pages read in order within `limits` (pages, items). An upstream
+/// that fails is left out (logged).
 pub(in crate::serve) async fn gather<T: Listing>(
-    upstreams: Vec<(String, Peer<RoleClient>)>,
+    upstreams: &Arc<Upstreams>,
+    aliases: Vec<String>,
     limits: Limits,
-    timeout: Duration,
 ) -> Vec<(String, Vec<T>)> {
     let mut asks = tokio::task::JoinSet::new();
-    for (alias, peer) in upstreams {
+    for alias in aliases {
+        let upstreams = upstreams.clone();
         asks.spawn(async move {
-            let listed = all_pages::<T>(&alias, &peer, limits, timeout).await;
+            let listed = all_pages::<T>(&alias, &upstreams, limits).await;
             (alias, listed)
         });
     }
@@ -175,9 +158,8 @@ pub(in crate::serve) async fn gather<T: Listing>(
 
 async fn all_pages<T: Listing>(
     alias: &str,
-    peer: &Peer<RoleClient>,
+    upstreams: &Upstreams,
     limits: Limits,
-    timeout: Duration,
 ) -> Result<Vec<T>, McpError> {
     let mut items = Vec::new();
     let mut cursor: Option<String> = None;
@@ -186,7 +168,8 @@ async fn all_pages<T: Listing>(
         let params = cursor
             .clone()
             .map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
-        let result = ask(alias, peer, T::request(params), timeout).await?;
+        let out = Outbound::method(alias, T::METHOD, T::request(params));
+        let result = upstreams.send(out, std::future::pending()).await?;
         let Some((page, next)) = T::page(result) else {
             return Err(unexpected(alias, T::METHOD));
         };
@@ -202,36 +185,6 @@ async fn all_pages<T: Listing>(
         }
     }
     Ok(items)
-}
-
-/// Sends `request` to the upstream `alias`; its result, or the error the
-/// host gets (the upstream's own as sent, or one naming the upstream).
-pub(in crate::serve) async fn ask(
-    alias: &str,
-    peer: &Peer<RoleClient>,
-    request: ClientRequest,
-    timeout: Duration,
-) -> Result<ServerResult, McpError> {
-    let method = request.method().to_string();
-    match tokio::time::timeout(timeout, peer.send_request(request)).await {
-        Err(_) => Err(fault(
-            alias,
-            format!("did not answer {method} within {} s", timeout.as_secs_f64()),
-        )),
-        Ok(Ok(result)) => Ok(result),
-        Ok(Err(ServiceError::McpError(e))) => Err(e),
-        Ok(Err(ServiceError::TransportClosed | ServiceError::TransportSend(_))) => Err(fault(
-            alias,
-            format!("closed its connection during {method}"),
-        )),
-        Ok(Err(other)) => Err(fault(
-            alias,
-            format!(
-                "failed {method}: {}",
-                crate::connect::plain(&other.to_string())
-            ),
-        )),
-    }
 }
 
 /// An upstream result's `_meta` as the host gets it: without the
@@ -256,7 +209,7 @@ pub(in crate::serve) fn fault(alias: &str, why: String) -> McpError {
 }
 
 pub(in crate::serve) fn unexpected(alias: &str, method: &str) -> McpError {
-    fault(alias, format!("answered {method} with another result"))
+    unexpected_result(alias, Subject::Method(method))
 }
 
 /// A name or title as the section shows one: one line, hidden characters out.

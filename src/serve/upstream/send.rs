@@ -1,0 +1,478 @@
+//! The one way out: every request the gateway sends an upstream leaves
+//! through [`Upstreams::send`] (and a subscription through
+//! [`Upstreams::listen`]). It owns the wait for an upstream still
+//! starting, the deadline, the host's cancellation (the upstream is told
+//! with `notifications/cancelled`), progress for the host, the choice of
+//! the direct HTTP post or rmcp's client, and the wording of every error,
+//! so a `tools/call`, a `prompts/get` and a `skills/get` to a hung
+//! upstream end alike.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::ErrorData as McpError;
+use rmcp::model::{
+    CancelledNotificationParam, ClientRequest, ErrorCode, ProgressNotificationParam, RequestId,
+    ServerCapabilities, ServerResult, SubscriptionFilter,
+};
+use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
+use serde_json::json;
+
+use crate::connect::LiveServer;
+use crate::hub::{Hub, ServerState};
+use crate::serve::upstream::progress::{HostProgress, Relay, Relays, relay_to};
+use crate::serve::upstream::start::Starting;
+use crate::support::lock;
+
+/// How long a request other than a `tools/call` may take when no call
+/// timeout is set (a `tools/call` then has none).
+pub(crate) const ASK_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// What a request is about, as its errors name it: a tool of the
+/// upstream (`"get_invoice"`) or a method (`prompts/get`).
+#[derive(Clone, Copy)]
+pub(crate) enum Subject<'a> {
+    Tool(&'a str),
+    Method(&'a str),
+}
+
+impl std::fmt::Display for Subject<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Subject::Tool(name) => write!(f, "{name:?}"),
+            Subject::Method(method) => f.write_str(method),
+        }
+    }
+}
+
+/// One request for one upstream.
+pub(crate) struct Outbound<'a> {
+    pub(crate) alias: &'a str,
+    pub(crate) subject: Subject<'a>,
+    pub(crate) request: ClientRequest,
+    /// Where the upstream's progress for it goes (a host's token).
+    pub(crate) progress: HostProgress,
+    /// Whether it may be posted directly (a `tools/call` whose arguments
+    /// stay in its body).
+    #[cfg_attr(not(feature = "serve-http"), allow(dead_code))]
+    pub(crate) direct: bool,
+}
+
+impl<'a> Outbound<'a> {
+    /// A request of `method` to `alias`, no progress, through rmcp.
+    pub(crate) fn method(alias: &'a str, method: &'a str, request: ClientRequest) -> Self {
+        Outbound {
+            alias,
+            subject: Subject::Method(method),
+            request,
+            progress: None,
+            direct: false,
+        }
+    }
+}
+
+/// The live upstreams of a gateway, by alias, and what a request to one
+/// needs: their states (the hub's), the ones still starting, the progress
+/// relays, the direct paths, the call timeout.
+pub(crate) struct Upstreams {
+    hub: Hub,
+    live: Mutex<BTreeMap<String, LiveServer>>,
+    starting: Starting,
+    relays: Arc<Relays>,
+    call_timeout: Option<Duration>,
+    /// By alias: the upstreams whose calls are posted without rmcp.
+    #[cfg(feature = "serve-http")]
+    direct: Mutex<BTreeMap<String, Arc<crate::serve::upstream::direct::Direct>>>,
+}
+
+impl Upstreams {
+    pub(crate) fn new(hub: Hub, call_timeout: Option<Duration>) -> Upstreams {
+        Upstreams {
+            hub,
+            live: Mutex::default(),
+            starting: Starting::default(),
+            relays: Arc::default(),
+            call_timeout,
+            #[cfg(feature = "serve-http")]
+            direct: Mutex::default(),
+        }
+    }
+
+    /// Holds `live` as the upstream of its alias (replacing one).
+    pub(crate) fn join(&self, live: LiveServer) {
+        let alias = live.alias().to_string();
+        // serve-http hook: its calls posted directly when it takes them.
+        #[cfg(feature = "serve-http")]
+        {
+            let mut direct = lock(&self.direct);
+            match crate::serve::upstream::direct::Direct::of(&live) {
+                Some(d) => direct.insert(alias.clone(), Arc::new(d)),
+                None => direct.remove(&alias),
+            };
+        }
+        lock(&self.live).insert(alias, live);
+    }
+
+    /// Every upstream, taken out (to be closed).
+    pub(crate) fn take_all(&self) -> BTreeMap<String, LiveServer> {
+        std::mem::take(&mut *lock(&self.live))
+    }
+
+    pub(crate) fn starting(&self) -> &Starting {
+        &self.starting
+    }
+
+    pub(crate) fn relays(&self) -> &Arc<Relays> {
+        &self.relays
+    }
+
+    pub(crate) fn call_timeout(&self) -> Option<Duration> {
+        self.call_timeout
+    }
+
+    /// Whether `alias` is an upstream held now.
+    pub(crate) fn holds(&self, alias: &str) -> bool {
+        lock(&self.live).contains_key(alias)
+    }
+
+    pub(crate) fn process_id(&self, alias: &str) -> Option<u32> {
+        lock(&self.live).get(alias)?.process_id()
+    }
+
+    /// The capabilities of every upstream held.
+    pub(crate) fn capabilities(&self) -> Vec<ServerCapabilities> {
+        lock(&self.live)
+            .values()
+            .map(|l| capabilities(&l.peer()))
+            .collect()
+    }
+
+    /// The capabilities of `alias` when it is connected.
+    pub(crate) fn capabilities_of(&self, alias: &str) -> Option<ServerCapabilities> {
+        self.connected_peer(alias).map(|p| capabilities(&p))
+    }
+
+    /// The connected upstreams whose capabilities `wanted` takes, by alias.
+    pub(crate) fn with(&self, wanted: fn(&ServerCapabilities) -> bool) -> Vec<String> {
+        let live = lock(&self.live);
+        (live.iter())
+            .filter(|(a, _)| self.hub.state(a) == ServerState::Connected)
+            .filter(|(_, l)| wanted(&capabilities(&l.peer())))
+            .map(|(a, _)| a.clone())
+            .collect()
+    }
+
+    /// Whether `alias` speaks 2026-07-28 or later (subscriptions are
+    /// `subscriptions/listen` there).
+    pub(crate) fn is_modern(&self, alias: &str) -> bool {
+        self.connected_peer(alias).is_some_and(|p| {
+            p.peer_info()
+                .is_some_and(|i| i.protocol_version.as_str() >= "2026-07-28")
+        })
+    }
+
+    /// The calls each direct path answered, by alias.
+    #[cfg(feature = "serve-http")]
+    pub(crate) fn direct_answered(&self) -> Vec<(String, u64)> {
+        let direct = lock(&self.direct);
+        direct
+            .iter()
+            .map(|(a, d)| (a.clone(), d.answered()))
+            .collect()
+    }
+
+    fn connected_peer(&self, alias: &str) -> Option<Peer<RoleClient>> {
+        let peer = lock(&self.live).get(alias).map(|l| l.peer())?;
+        (self.hub.state(alias) == ServerState::Connected).then_some(peer)
+    }
+
+    /// How long `subject` may take.
+    fn deadline(&self, subject: Subject<'_>) -> Option<Duration> {
+        match subject {
+            Subject::Tool(_) => self.call_timeout,
+            Subject::Method(_) => Some(self.call_timeout.unwrap_or(ASK_TIMEOUT)),
+        }
+    }
+
+    /// The connection to `out.alias` when it can take a request (one
+    /// still starting is waited for, at most the call timeout).
+    async fn ready(&self, fault: &Fault<'_>) -> Result<Peer<RoleClient>, McpError> {
+        let alias = fault.alias;
+        let held = lock(&self.live).contains_key(alias);
+        if !held && self.starting.is_starting(alias) {
+            self.starting.wait(alias, self.call_timeout).await;
+        }
+        let peer = lock(&self.live).get(alias).map(|l| l.peer());
+        match (self.hub.state(alias), peer) {
+            (ServerState::Connected, Some(peer)) => Ok(peer),
+            (ServerState::Reconnecting, _) => Err(fault.unavailable(
+                ServerState::Reconnecting,
+                "is restarting; try again shortly",
+            )),
+            (state, _) => Err(fault.unavailable(state, "is not connected")),
+        }
+    }
+
+    /// Sends `out`; its result, or the error the host gets (the
+    /// upstream's own as sent, or one naming the upstream). `cancelled`
+    /// (the host's) and the deadline end it, and the upstream is told.
+    pub(crate) async fn send(
+        &self,
+        out: Outbound<'_>,
+        cancelled: impl Future<Output = ()>,
+    ) -> Result<ServerResult, McpError> {
+        let fault = Fault {
+            alias: out.alias,
+            subject: out.subject,
+        };
+        let peer = self.ready(&fault).await?;
+        let deadline = self.deadline(out.subject);
+        let stop = async {
+            tokio::select! {
+                biased;
+                () = cancelled => fault.cancelled(),
+                () = sleep(deadline) => fault.late(deadline),
+            }
+        };
+        tokio::pin!(stop);
+        // serve-http hook: a stateless HTTP upstream's call posted directly.
+        #[cfg(feature = "serve-http")]
+        let out = match self.post_directly(out, &fault, stop.as_mut()).await {
+            Ok(answered) => return answered,
+            Err(declined) => declined,
+        };
+        let handle = peer
+            .send_request_with_option(out.request, PeerRequestOptions::no_options())
+            .await
+            .map_err(|e| fault.failed(e))?;
+        // Opened with no wait after the request was queued: the upstream
+        // would have to answer within that instant for its first
+        // notification to find no relay (and be dropped, never misrouted).
+        let mut relay = (out.progress.as_ref())
+            .map(|_| self.relays.open(out.alias, handle.progress_token.clone()));
+        // Dropped before the answer (cancelled, late): the upstream is told to cancel.
+        let abandoned = Abandoned(Some((peer, handle.id.clone())));
+        let answer = handle.await_response();
+        tokio::pin!(answer);
+        // In this order: a cancel or the deadline even while progress
+        // floods in, and progress before the answer it preceded.
+        let answer = loop {
+            tokio::select! {
+                biased;
+                stopped = &mut stop => return Err(stopped),
+                Some(p) = next(&mut relay) => relay_to(&out.progress, p).await,
+                answer = &mut answer => break answer,
+            }
+        };
+        abandoned.disarm();
+        // What the upstream sent before its answer (all read before it)
+        // goes to the host first; nothing sent after.
+        let before = relay.as_mut().map(Relay::received).unwrap_or_default();
+        drop(relay);
+        for p in before {
+            relay_to(&out.progress, p).await;
+        }
+        answer.map_err(|e| fault.failed(e))
+    }
+
+    /// The call posted directly when the upstream takes it (`stop` ends
+    /// it with its error); else the request, for rmcp.
+    #[cfg(feature = "serve-http")]
+    async fn post_directly<'a>(
+        &self,
+        out: Outbound<'a>,
+        fault: &Fault<'_>,
+        stop: std::pin::Pin<&mut impl Future<Output = McpError>>,
+    ) -> Result<Result<ServerResult, McpError>, Outbound<'a>> {
+        use crate::serve::upstream::direct::Posted;
+        let direct = match (out.direct, out.subject) {
+            (true, Subject::Tool(tool)) => lock(&self.direct)
+                .get(out.alias)
+                .cloned()
+                .map(|d| (d, tool)),
+            _ => None,
+        };
+        let Some((direct, tool)) = direct else {
+            return Err(out);
+        };
+        let posted = tokio::select! {
+            biased;
+            stopped = stop => return Ok(Err(stopped)),
+            posted = direct.call(tool, out.request, &out.progress) => posted,
+        };
+        match posted {
+            Posted::Answered(answer) => Ok((*answer).map_err(|e| fault.failed(e))),
+            Posted::Declined(request) => Err(Outbound {
+                request: *request,
+                ..out
+            }),
+        }
+    }
+
+    /// Subscribes to `filter` at `alias` (`subscriptions/listen`, within
+    /// the deadline of a request); the subscription's stream is read until
+    /// `stop` fires, then cancelled.
+    pub(crate) async fn listen(
+        &self,
+        alias: &str,
+        filter: SubscriptionFilter,
+        stop: tokio::sync::oneshot::Receiver<()>,
+    ) -> Result<(), McpError> {
+        let fault = Fault {
+            alias,
+            subject: Subject::Method("subscriptions/listen"),
+        };
+        let peer = self.ready(&fault).await?;
+        let deadline = self.deadline(fault.subject);
+        let mut subscription = tokio::select! {
+            listened = peer.listen(filter) => listened.map_err(|e| fault.failed(e))?,
+            () = sleep(deadline) => return Err(fault.late(deadline)),
+        };
+        let mut stop = stop;
+        // The updates reach the gateway as its connection reads them (the
+        // catalog's tap); the stream is drained so it never fills.
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    _ = &mut stop => break,
+                    next = subscription.next() => if !matches!(next, Ok(Some(_))) { return },
+                }
+            }
+            let _ = subscription.cancel().await;
+        });
+        Ok(())
+    }
+}
+
+/// The capabilities an upstream declared.
+pub(crate) fn capabilities(peer: &Peer<RoleClient>) -> ServerCapabilities {
+    peer.peer_info()
+        .map(|i| i.capabilities.clone())
+        .unwrap_or_default()
+}
+
+async fn sleep(deadline: Option<Duration>) {
+    match deadline {
+        Some(t) => tokio::time::sleep(t).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The errors of one request, each naming its upstream and its subject.
+struct Fault<'a> {
+    alias: &'a str,
+    subject: Subject<'a>,
+}
+
+impl Fault<'_> {
+    fn error(&self, message: String) -> McpError {
+        McpError::new(
+            ErrorCode::INTERNAL_ERROR,
+            message,
+            Some(json!({"upstream": self.alias})),
+        )
+    }
+
+    /// The host cancelled it.
+    fn cancelled(&self) -> McpError {
+        let (alias, subject) = (self.alias, self.subject);
+        self.error(format!(
+            "the call to {subject} of upstream {alias:?} was cancelled"
+        ))
+    }
+
+    /// Not answered within `deadline`.
+    fn late(&self, deadline: Option<Duration>) -> McpError {
+        let within = deadline.unwrap_or_default().as_secs_f64();
+        let why = format!(
+            "did not answer {} within {within} s (the call was cancelled)",
+            self.subject
+        );
+        self.logged(self.error(format!("upstream {:?} {why}", self.alias)))
+    }
+
+    /// The upstream cannot take it now (logged).
+    fn unavailable(&self, state: ServerState, why: &str) -> McpError {
+        let mut e = self.error(format!("upstream {:?} {why}", self.alias));
+        e.data = Some(json!({"upstream": self.alias, "state": state.to_string()}));
+        self.logged(e)
+    }
+
+    /// It went out and failed: the upstream's own error is passed on as
+    /// it is; a lost connection is the gateway's error (logged).
+    fn failed(&self, error: ServiceError) -> McpError {
+        let (alias, subject) = (self.alias, self.subject);
+        let e = match error {
+            ServiceError::McpError(e) => e,
+            ServiceError::TransportClosed | ServiceError::TransportSend(_) => self.error(format!(
+                "upstream {alias:?} closed its connection during the call to {subject}; it is restarted if its policy allows"
+            )),
+            other => self.error(format!(
+                "upstream {alias:?} failed the call to {subject}: {}",
+                crate::connect::plain(&other.to_string())
+            )),
+        };
+        self.logged(e)
+    }
+
+    /// An answer of another kind than the request's.
+    fn unexpected(&self) -> McpError {
+        self.failed(ServiceError::UnexpectedResponse)
+    }
+
+    /// One log line per failed request.
+    fn logged(&self, e: McpError) -> McpError {
+        let (upstream, message, code) = (self.alias, &e.message, e.code.0);
+        match self.subject {
+            Subject::Tool(tool) => tracing::warn!(
+                upstream = %upstream,
+                tool = %tool,
+                "call failed: {message} (JSON-RPC error {code})"
+            ),
+            Subject::Method(method) => tracing::warn!(
+                upstream = %upstream,
+                method = %method,
+                "{method} failed: {message} (JSON-RPC error {code})"
+            ),
+        }
+        e
+    }
+}
+
+/// The error of an answer to `subject` of `alias` that is not of its kind.
+pub(crate) fn unexpected_result(alias: &str, subject: Subject<'_>) -> McpError {
+    Fault { alias, subject }.unexpected()
+}
+
+/// The next notification of a relay; never, without one.
+async fn next(relay: &mut Option<Relay>) -> Option<ProgressNotificationParam> {
+    match relay {
+        Some(r) => r.next().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Tells the upstream to cancel a request abandoned before its answer.
+struct Abandoned(Option<(Peer<RoleClient>, RequestId)>);
+
+impl Abandoned {
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for Abandoned {
+    fn drop(&mut self) {
+        let Some((peer, id)) = self.0.take() else {
+            return;
+        };
+        let why =
+            CancelledNotificationParam::new(Some(id), Some("the host no longer waits".into()));
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let _ = peer.notify_cancelled(why).await;
+            });
+        }
+    }
+}
