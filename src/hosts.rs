@@ -286,9 +286,7 @@ const fn row(name: &str) -> Host {
     panic!("no such host in the table")
 }
 
-// Named handles to the rows code refers to (the names of 0.2's
-// `tool_names::Host` variants, kept so that paths like
-// `Host::ClaudeCode` still work).
+// Named handles to the rows code refers to.
 #[allow(non_upper_case_globals)]
 impl Host {
     /// Claude Code.

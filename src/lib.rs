@@ -650,7 +650,6 @@ mod limits;
 pub mod lint;
 mod markdown;
 mod model;
-mod moved;
 pub mod pin;
 pub mod redact;
 pub mod report;
@@ -691,9 +690,6 @@ pub use template::Template;
 pub use tokens::{Encoding, Tiktoken, TokenCounter};
 pub use tool_names::ToolNames;
 pub use visibility::{DeferWhen, Visibility};
-
-#[allow(deprecated)]
-pub use moved::*;
 
 /// The rmcp this crate is built with (3.11), whose types appear in
 /// [`connect`] and `Hub::attach`: name them through this path so they match.

@@ -49,8 +49,6 @@ const LAYERS: &[&[&str]] = &[
     &["testing"],
     // A facade: a public module that only re-exports.
     &["files"],
-    // The deprecated root names of 0.1.
-    &["moved"],
 ];
 
 /// The binary's modules, by layer: lowest first. `main.rs` is its root and

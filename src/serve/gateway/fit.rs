@@ -22,7 +22,7 @@ pub struct ServeAs(Option<Host>);
 /// `serve --as`'s word for no host cut.
 const PLAIN: &str = "plain";
 
-// The names of 0.2's variants, kept so that `ServeAs::ClaudeCode` still works.
+// Named choices for the hosts code and tests refer to most.
 #[allow(non_upper_case_globals)]
 impl ServeAs {
     /// No host cut: the policy's token budgets as they are.
