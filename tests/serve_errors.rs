@@ -251,3 +251,56 @@ fn malformed_skills_resources_and_subscriptions_params_are_invalid_params_naming
     let skill = g.request("skills/get", json!({"uri": uri}));
     assert_eq!(skill["result"]["skill"]["uri"], uri, "{skill}");
 }
+
+#[test]
+fn skills_get_to_a_hung_upstream_ends_at_the_deadline_as_a_tool_call_does() {
+    let dir = scratch("serve-errors", "hung");
+    let config = config(
+        &dir,
+        json!({"skills": node("skills.mjs", json!({"HANG": "1"}))}),
+    );
+    let mut g = Gateway::spawn(&[
+        "--config",
+        &config,
+        "--ready-within",
+        "60",
+        "--call-timeout",
+        "1",
+    ]);
+    g.initialize();
+    let skills = g.request("skills/list", json!({}));
+    let uri = skills["result"]["skills"][0]["uri"].clone();
+    assert!(uri.is_string(), "{skills}");
+    let started = std::time::Instant::now();
+    let call = g.request(
+        "tools/call",
+        json!({"name": "skills__wait", "arguments": {}}),
+    );
+    let called = started.elapsed();
+    let started = std::time::Instant::now();
+    let get = g.request("skills/get", json!({"uri": uri}));
+    let got = started.elapsed();
+    let within = "within 1 s (the call was cancelled)";
+    let (code, message) = error(&call);
+    assert_eq!(
+        (code, message.as_str()),
+        (
+            -32603,
+            format!("upstream \"skills\" did not answer \"wait\" {within}").as_str()
+        )
+    );
+    let (code, message) = error(&get);
+    assert_eq!(
+        (code, message.as_str()),
+        (
+            -32603,
+            format!("upstream \"skills\" did not answer skills/get {within}").as_str()
+        )
+    );
+    assert_eq!(call["error"]["data"], get["error"]["data"], "{call} {get}");
+    // At the deadline, not at some other bound (a hung skills/get never ended before).
+    for took in [called, got] {
+        assert!(took >= std::time::Duration::from_millis(900), "{took:?}");
+        assert!(took < std::time::Duration::from_secs(10), "{took:?}");
+    }
+}

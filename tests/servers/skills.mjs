@@ -1,6 +1,7 @@
 // skills.mjs — the Skills extension (io.modelcontextprotocol/skills, SEP-2640) on the SDK's own
 // SkillsExtension (stdio): instructions that point at a skill URI, tool `refund`, and three skills served from
-// memory, one per skills/list page (PAGE_SIZE, default 1), so a client must follow nextCursor.
+// memory, one per skills/list page (PAGE_SIZE, default 1), so a client must follow nextCursor. With HANG=1 it
+// never answers skills/get nor its tool `wait` (a hung upstream).
 import { McpServer } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { SkillsExtension, memorySkillFiles } from "@modelcontextprotocol/server/ext/skills";
@@ -26,5 +27,10 @@ serveStdio(() => {
   );
   server.registerTool("refund", { description: "Refund an order.", inputSchema: {} }, async () => ({ content: [{ type: "text", text: "refunded" }] }));
   catalog.attach(server);
+  if (process.env.HANG === "1") {
+    server.registerTool("wait", { description: "Never answers.", inputSchema: {} }, () => new Promise(() => {}));
+    // The extension's own handler replaced by one that never answers.
+    server.server._requestHandlers.set("skills/get", () => new Promise(() => {}));
+  }
   return server;
 });
