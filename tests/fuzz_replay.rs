@@ -236,3 +236,9 @@ fn structured_corpora_decode() {
         assert!(ok * 2 > all, "{target}: only {ok} of {all} inputs decode");
     }
 }
+
+#[cfg(feature = "serve")]
+#[test]
+fn event_stream_corpus() {
+    assert!(replay("event_stream", targets::event_stream::run) >= 4);
+}

@@ -728,3 +728,58 @@ fn a_foreign_host_is_refused_alike_by_the_fast_call_rmcp_and_the_probes() {
         "a refused call reached the lane"
     );
 }
+
+/// The median time of `n` direct calls of `billing__list_periods`.
+fn median_call(gateway: &Gateway, n: u64) -> Duration {
+    let mut times: Vec<Duration> = (0..n)
+        .map(|id| {
+            let started = Instant::now();
+            let answer = stateless_call(
+                gateway,
+                100 + id,
+                "billing__list_periods",
+                json!({}),
+                json!({}),
+                PLAIN,
+            );
+            assert!(outcome(&answer)["content"].is_array(), "{answer}");
+            started.elapsed()
+        })
+        .collect();
+    times.sort();
+    times[times.len() / 2]
+}
+
+#[test]
+fn an_upstream_whose_event_never_ends_costs_another_upstreams_calls_nothing() {
+    let invoices = http_server(&[]);
+    let endless = http_server(&["endless"]);
+    let servers = json!({"billing": {"url": invoices.1}, "flood": {"url": endless.1}});
+    let gateway = Gateway::serving("endless", servers, &["--ready-within", "30"], None);
+    median_call(&gateway, 5);
+    let idle = median_call(&gateway, 31);
+    let flooding = std::thread::scope(|s| {
+        let flood = s.spawn(|| {
+            let name = "flood__list_periods";
+            stateless_call(&gateway, 7, name, json!({}), json!({}), PLAIN)
+        });
+        std::thread::sleep(Duration::from_millis(300));
+        let during = median_call(&gateway, 31);
+        // The endless event is over the answer's bound (64 MiB) in about 4 s: the call fails then.
+        let answer = flood.join().unwrap();
+        assert!(outcome(&answer)["message"].is_string(), "{answer}");
+        during
+    });
+    assert_eq!(direct_calls(&gateway, "billing"), 67, "not the direct path");
+    assert_eq!(
+        direct_calls(&gateway, "flood"),
+        1,
+        "the flood was not read directly"
+    );
+    eprintln!("median call: {idle:?} idle, {flooding:?} beside an endless event");
+    // Within 2x of the idle gateway (and a millisecond for the timer's grain).
+    assert!(
+        flooding <= idle * 2 + Duration::from_millis(1),
+        "calls took {flooding:?} (median) beside an endless event, {idle:?} idle"
+    );
+}

@@ -153,6 +153,8 @@ pub use gateway::view::{NOTE, READER};
 #[doc(hidden)]
 pub use upstream::call::forward_in_process;
 #[doc(hidden)]
+pub use upstream::events::{EventReader, TooLong};
+#[doc(hidden)]
 pub use wrap::relay_streams;
 pub use wrap::{MAX_MESSAGE_BYTES, Wrapper};
 

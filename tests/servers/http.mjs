@@ -1,5 +1,7 @@
 // http.mjs — the invoice server (or with argv[3] `progress`, progress.mjs's) over Streamable HTTP on 127.0.0.1 (port
-// from argv[2], default 0 = ephemeral), endpoint /mcp.
+// from argv[2], default 0 = ephemeral), endpoint /mcp. With argv[3] `endless`, the invoice server whose every
+// 2026-07-28 tools/call is answered by an event that never ends (16 KiB of data every millisecond, no line end)
+// until the client hangs up: a hostile upstream for the gateway's event-stream reader.
 // Serving is stateless: createMcpHandler builds a fresh server per request; 2025-era traffic (initialize, ...)
 // goes through the SDK's stateless legacy fallback, 2026-07-28 traffic (server/discover with the _meta envelope)
 // through the modern per-request path. No session id is issued or required.
@@ -41,6 +43,14 @@ const server = http.createServer(async (req, res) => {
       body: req.method === "GET" || req.method === "HEAD" ? undefined : Buffer.concat(chunks),
       signal: abort.signal,
     });
+    if (process.argv[3] === "endless" && isCall(chunks)) {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write("data: ");
+      const filler = "x".repeat(16 * 1024);
+      const timer = setInterval(() => res.write(filler), 1);
+      res.on("close", () => clearInterval(timer));
+      return;
+    }
     const response = await handler.fetch(request);
     res.writeHead(response.status, Object.fromEntries(response.headers));
     if (response.body) {
@@ -53,6 +63,14 @@ const server = http.createServer(async (req, res) => {
     res.end();
   }
 });
+
+function isCall(chunks) {
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString("utf8")).method === "tools/call";
+  } catch {
+    return false;
+  }
+}
 
 server.on("connection", () => {
   connections += 1;

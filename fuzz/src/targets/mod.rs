@@ -5,6 +5,8 @@
 //! this library as a module and glob-imports it at its root.
 
 pub mod budgets;
+#[cfg(feature = "serve")]
+pub mod event_stream;
 pub mod links;
 pub mod lint;
 pub mod section;

@@ -33,6 +33,7 @@ use rmcp::service::ServiceError;
 
 use crate::config::ServerTransport;
 use crate::connect::LiveServer;
+use crate::serve::upstream::events::{EventReader, TooLong};
 use crate::serve::upstream::progress::{HostProgress, relay_to};
 
 /// Idle connections kept per upstream.
@@ -260,24 +261,30 @@ impl Direct {
         let status = answer.status();
         let mut body = answer.into_body();
         let mut buffer = BytesMut::new();
+        let mut reader = EventReader::new(MAX_ANSWER);
         let mut found = None;
         while let Some(frame) = body.frame().await {
             let frame = frame.map_err(|_| ServiceError::TransportClosed)?;
             let Ok(data) = frame.into_data() else {
                 continue;
             };
-            if buffer.len() + data.len() > MAX_ANSWER {
-                return Err(ServiceError::UnexpectedResponse);
+            if !events {
+                if buffer.len() + data.len() > MAX_ANSWER {
+                    return Err(ServiceError::UnexpectedResponse);
+                }
+                buffer.extend_from_slice(&data);
+                continue;
             }
-            buffer.extend_from_slice(&data);
-            while events && found.is_none() {
-                let Some(event) = next_event(&mut buffer) else {
-                    break;
-                };
-                found = self.on_message(&event, id, n, host).await;
+            reader.push(&data);
+            while found.is_none() {
+                match reader.next_event() {
+                    None => break,
+                    Some(Err(TooLong)) => return Err(ServiceError::UnexpectedResponse),
+                    Some(Ok(event)) => found = self.on_message(&event, id, n, host).await,
+                }
             }
             // Answered: the host has it now; the stream's end is read after.
-            if let Some(found) = found.take_if(|_| events) {
+            if let Some(found) = found.take() {
                 let idle = self.idle.clone();
                 tokio::spawn(async move {
                     // A stream kept open past its answer loses its connection.
@@ -459,39 +466,6 @@ fn answer_of(
         .then(|| answer.map_err(ServiceError::McpError))
 }
 
-/// The data of the next whole event in `buffer` (taken from it), lines
-/// ending in LF or CRLF.
-fn next_event(buffer: &mut BytesMut) -> Option<Vec<u8>> {
-    loop {
-        let text = &buffer[..];
-        let end = text
-            .windows(2)
-            .position(|w| w == b"\n\n")
-            .map(|i| (i, 2))
-            .into_iter()
-            .chain(
-                text.windows(4)
-                    .position(|w| w == b"\r\n\r\n")
-                    .map(|i| (i, 4)),
-            )
-            .min_by_key(|(i, _)| *i)?;
-        let event = buffer.split_to(end.0 + end.1);
-        let mut data = Vec::new();
-        for line in event[..].split(|b| *b == b'\n') {
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
-            if let Some(value) = line.strip_prefix(b"data:") {
-                if !data.is_empty() {
-                    data.push(b'\n');
-                }
-                data.extend_from_slice(value.strip_prefix(b" ").unwrap_or(value));
-            }
-        }
-        if !data.is_empty() {
-            return Some(data);
-        }
-    }
-}
-
 /// A name rmcp sends as it is in `Mcp-Name` (no Base64 needed).
 fn plain_name(name: &str) -> bool {
     !name.is_empty() && !name.starts_with("=?base64?") && name.bytes().all(|b| b.is_ascii_graphic())
@@ -515,21 +489,6 @@ fn method_of(request: &ServerRequest) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn events_are_read_whole_in_lf_or_crlf_and_comments_are_skipped() {
-        let mut buffer = BytesMut::from(
-            &b":\n\ndata: {\"a\":1}\n\nid: 7\r\ndata: {\"b\":\r\ndata: 2}\r\n\r\ndata: {\"c\""[..],
-        );
-        assert_eq!(next_event(&mut buffer).as_deref(), Some(&b"{\"a\":1}"[..]));
-        assert_eq!(
-            next_event(&mut buffer).as_deref(),
-            Some(&b"{\"b\":\n2}"[..])
-        );
-        // The last one is not whole yet: it waits in the buffer.
-        assert_eq!(next_event(&mut buffer), None);
-        assert_eq!(&buffer[..], b"data: {\"c\"");
-    }
 
     #[test]
     fn only_an_answer_to_the_call_is_its_answer() {

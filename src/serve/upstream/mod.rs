@@ -5,6 +5,7 @@
 pub(crate) mod call;
 #[cfg(feature = "serve-http")]
 pub(crate) mod direct;
+pub(crate) mod events;
 pub(crate) mod progress;
 pub(crate) mod send;
 pub(crate) mod start;

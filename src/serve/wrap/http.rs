@@ -16,6 +16,7 @@ use tokio::sync::mpsc;
 
 use super::lines::{Line, next_line};
 use super::relay::write_lines;
+use crate::serve::upstream::events::{EventReader, TooLong};
 use crate::support::lock;
 
 const SESSION: &str = "mcp-session-id";
@@ -171,6 +172,7 @@ impl Upstream {
         let stream = (answer.headers().get(CONTENT_TYPE))
             .and_then(|v| v.to_str().ok())
             .is_some_and(|t| t.starts_with("text/event-stream"));
+        let mut events = EventReader::new(self.max);
         let mut buf: Vec<u8> = Vec::new();
         loop {
             let chunk = match answer.chunk().await {
@@ -178,35 +180,36 @@ impl Upstream {
                 Ok(None) => break,
                 Err(e) => return tracing::warn!("reading the upstream's answer failed: {e}"),
             };
-            buf.extend(chunk.iter().filter(|&&b| !stream || b != b'\r'));
-            while let Some(end) = stream.then(|| event_end(&buf)).flatten() {
-                let event: Vec<u8> = buf.drain(..end + 2).collect();
-                self.event(&event).await;
+            if !stream {
+                buf.extend_from_slice(&chunk);
+                if buf.len() > self.max {
+                    return self.too_long();
+                }
+                continue;
             }
-            if buf.len() > self.max {
-                return tracing::error!(
-                    "the upstream sent a message over {} bytes; dropped",
-                    self.max
-                );
+            events.push(&chunk);
+            while let Some(event) = events.next_event() {
+                match event {
+                    Ok(data) => self.messages(&data).await,
+                    Err(TooLong) => return self.too_long(),
+                }
             }
         }
-        if stream {
-            self.event(&buf).await;
-        } else {
-            self.messages(&buf).await;
+        match stream {
+            true => {
+                if let Some(data) = events.finish() {
+                    self.messages(&data).await;
+                }
+            }
+            false => self.messages(&buf).await,
         }
     }
 
-    /// One server-sent event: its `data` lines, one message.
-    async fn event(&self, event: &[u8]) {
-        let text = String::from_utf8_lossy(event);
-        let data: Vec<&str> = (text.lines())
-            .filter_map(|l| l.strip_prefix("data:"))
-            .map(|d| d.strip_prefix(' ').unwrap_or(d))
-            .collect();
-        if !data.is_empty() {
-            self.messages(data.join("\n").as_bytes()).await;
-        }
+    fn too_long(&self) {
+        tracing::error!(
+            "the upstream sent a message over {} bytes; dropped",
+            self.max
+        );
     }
 
     /// A body of one message or a batch, each sent on as one line (as
@@ -234,8 +237,4 @@ impl Upstream {
             let _ = self.out.send(line).await;
         }
     }
-}
-
-fn event_end(buf: &[u8]) -> Option<usize> {
-    buf.windows(2).position(|w| w == b"\n\n")
 }
