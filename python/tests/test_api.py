@@ -148,7 +148,14 @@ def test_lock_save_replaces_a_symlink_and_never_writes_through_it(tmp_path: Path
     dangling.symlink_to(tmp_path / "missing" / "x")
     lock.save(dangling)
     assert not dangling.is_symlink() and not (tmp_path / "missing").exists()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["dangling.lock", "mcp-preamble.lock", "outside.txt"]
+    # `.pinning`: the writers' turn, as `mcp-preamble pin` leaves it.
+    names = ["dangling.lock", "dangling.lock.pinning", "mcp-preamble.lock", "mcp-preamble.lock.pinning", "outside.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == names
+    # A 0600 lock stays 0600 when written again.
+    path.write_text("{}")
+    path.chmod(0o600)
+    lock.save(path)
+    assert path.stat().st_mode & 0o777 == 0o600 and Lock.load(path).keys() == ["billing"]
 
 
 def test_lint_findings() -> None:
