@@ -1,72 +1,23 @@
 'use strict'
-// The section of live MCP clients, kept current: `Client` of
-// `@modelcontextprotocol/client` (2.x, both eras) or of
-// `@modelcontextprotocol/sdk` (1.x). States, grace deadlines and revisions
-// are the crate's `Roster` (native), as in the Python package; this file
-// is the SDK wiring (handshake, tool pages, notifications, close) and the
-// one timer. The package depends on neither SDK: it uses the client given.
+// The section of live MCP clients (`@modelcontextprotocol/client` 2.x, both
+// eras, or `@modelcontextprotocol/sdk` 1.x), kept current. States, grace
+// deadlines and revisions are the crate's `Roster`, as in the Python package:
+// this file is the SDK wiring (sdk.js: handshakes, tool pages) and one timer.
 
 const { EventEmitter } = require('node:events')
 const { performance } = require('node:perf_hooks')
 
-const { Assembler, McpPreambleError, Server } = require('./core.js')
+const { Assembler, Server } = require('./core.js')
 const native = require('./native.js')
+const { listToolsPages, serverOf, usage } = require('./sdk.js')
 
 const TOOLS_CHANGED = 'notifications/tools/list_changed'
-// The crate reads at most this many tools/list pages of a server (Limits).
-const MAX_PAGES = 100
-// How long a server whose connection ended on its own keeps its block (the
-// Rust hub's DEFAULT_GRACE), in milliseconds.
-const DEFAULT_GRACE_MS = 30_000
-
-function usage(detail) {
-  return new McpPreambleError(`invalid configuration: ${detail}`, { kind: 'invalid_config', detail })
-}
-
-/** Every `tools/list` page of a client, following `nextCursor` (a 2.x client
- * aggregates the pages itself; the cache is refreshed, not served). */
-async function listToolsPages(client) {
-  const pages = []
-  let cursor
-  for (let i = 0; i < MAX_PAGES; i++) {
-    const page = await client.listTools(cursor === undefined ? undefined : { cursor }, { cacheMode: 'refresh' })
-    pages.push(page)
-    cursor = page?.nextCursor
-    if (cursor === undefined || cursor === null) break
-  }
-  return pages
-}
-
-/** The handshake a client kept: the `server/discover` result of a 2.x
- * client on a 2026 connection, else the `initialize` result's parts. */
-function handshakeOf(client, protocolVersion) {
-  const discover = typeof client.getDiscoverResult === 'function' ? client.getDiscoverResult() : undefined
-  if (discover) return discover
-  const version =
-    protocolVersion ??
-    (typeof client.getNegotiatedProtocolVersion === 'function' ? client.getNegotiatedProtocolVersion() : undefined) ??
-    client.transport?.protocolVersion
-  if (version === undefined || client.getServerVersion() === undefined) {
-    throw usage('the client has no handshake result: connect it first (with @modelcontextprotocol/sdk 1.x over stdio, through live.connect, or pass { result })')
-  }
-  const capabilities = client.getServerCapabilities() ?? {}
-  return { protocolVersion: version, capabilities, serverInfo: client.getServerVersion(), instructions: client.getInstructions() }
-}
-
-/** A `Server` of a connected client: its handshake and all its tools (listed now). */
-async function serverOf(client, alias, { result, protocolVersion } = {}) {
-  const pages = await listToolsPages(client)
-  const handshake = result !== undefined ? result : handshakeOf(client, protocolVersion)
-  // Which era: the crate tells by `supportedVersions`.
-  const discover = handshake !== null && typeof handshake === 'object' && 'supportedVersions' in handshake
-  return discover ? Server.fromDiscover(handshake, pages, { alias }) : Server.fromInitialize(handshake, pages, { alias })
-}
+const DEFAULT_GRACE_MS = 30_000 // the Rust hub's DEFAULT_GRACE
 
 /** Keeps one section of several live MCP clients current; emits `'state'`
  * with `{ alias, state, reason, revision }` on each change of a server's state. */
 class LiveSection extends EventEmitter {
-  /** `graceMs`: how long a server whose connection ended on its own (not
-   * closed by the host) keeps its block before it goes. */
+  /** `graceMs`: how long a server whose connection ended on its own keeps its block. */
   constructor(assembler = new Assembler(), { graceMs = DEFAULT_GRACE_MS } = {}) {
     super()
     if (!(assembler instanceof Assembler)) throw usage('assembler: expected an Assembler')
@@ -79,8 +30,7 @@ class LiveSection extends EventEmitter {
     this._queue = Promise.resolve()
   }
 
-  /** Connects `client` over `transport` and adds it under `alias` (how the
-   * section learns the protocol version of a 1.x client over stdio). */
+  /** Connects `client` over `transport` and adds it (the way for 1.x clients over stdio). */
   async connect(alias, client, transport, options = {}) {
     let negotiated
     const set = typeof transport.setProtocolVersion === 'function' ? transport.setProtocolVersion.bind(transport) : undefined
@@ -92,9 +42,8 @@ class LiveSection extends EventEmitter {
     return this.add(alias, client, { protocolVersion: negotiated, ...options })
   }
 
-  /** Adds (or replaces) a connected client under `alias`: reads its
-   * handshake and tools, follows its `tools/list_changed` and its close.
-   * `result` is the handshake result when the client did not keep it. */
+  /** Adds (or replaces) a connected client: reads its handshake (`result`, when
+   * the client kept none) and tools, follows its `tools/list_changed` and close. */
   async add(alias, client, { result, protocolVersion } = {}) {
     if (typeof alias !== 'string') throw usage('alias: expected a string')
     if (!client || typeof client.listTools !== 'function') throw usage('client: expected a connected MCP Client')
@@ -115,9 +64,7 @@ class LiveSection extends EventEmitter {
     this._apply(this._roster.remove(alias, undefined, 'removed'))
   }
 
-  /** The connection of `alias` ended on its own: its block stays for the
-   * grace period, then goes with one new revision unless `add` brings the
-   * server back first. */
+  /** The connection of `alias` ended on its own: kept for the grace period unless `add` brings it back. */
   disconnected(alias) {
     this._apply(this._roster.lost(alias, undefined, performance.now()))
   }
@@ -142,9 +89,8 @@ class LiveSection extends EventEmitter {
     }
   }
 
-  /** The current section: re-lists servers that announced a change and
-   * re-assembles (off the event loop) only when a server changed; the same
-   * `Assembly` object until then. Calls are served in order. */
+  /** The section: re-lists servers that announced a change, re-assembles (off
+   * the event loop) only when one changed, else the same object; in call order. */
   section() {
     const next = this._queue.then(() => this._section())
     this._queue = next.catch(() => {})
@@ -180,8 +126,7 @@ class LiveSection extends EventEmitter {
     for (const alias of [...this._wiring.keys()]) await this._unwire(alias)
   }
 
-  /** Tells listeners of `changes`, lets go of the servers gone, and sets
-   * the timer for the next grace deadline. */
+  /** Tells listeners of `changes`, lets go of ended clients, sets the grace timer. */
   _apply(changes) {
     for (const change of changes) {
       if (change.state !== 'connected') this._unwire(change.alias).catch(() => {})
@@ -190,10 +135,9 @@ class LiveSection extends EventEmitter {
     clearTimeout(this._timer)
     this._timer = undefined
     const at = this._roster.nextDeadline()
-    if (at === null || at === undefined) return
+    if (at == null) return
     this._timer = setTimeout(() => this._apply(this._roster.expire(performance.now())), Math.max(0, at - performance.now()))
-    // A pending grace period does not keep the process alive.
-    this._timer.unref?.()
+    this._timer.unref?.() // a pending grace period does not keep the process alive
   }
 
   async _follow(alias, wiring) {
