@@ -20,9 +20,9 @@ use crate::error::{Error, ErrorKind, Result};
 ///
 /// ```
 /// use mcp_preamble::pin::{Lock, LockFile};
-/// use mcp_preamble::{ServerSnapshot};
+/// use mcp_preamble::ServerSnapshot;
 /// let dir = std::env::temp_dir().join(format!("lockfile-doc-{}", std::process::id()));
-/// std::fs::create_dir_all(&dir)?;
+/// std::fs::create_dir_all(&dir).unwrap();
 /// let file = LockFile::open(dir.join("mcp-preamble.lock"))?;
 /// let mut lock = file.read()?;                       // empty: no file yet
 /// lock.pin(&ServerSnapshot::new("invoice"));
