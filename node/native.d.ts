@@ -88,7 +88,7 @@ export declare class NativeRoster {
   /** A re-listing gave `server`; whether it changed the one held. */
   updated(alias: string, ownerId: number | undefined | null, server: NativeServer): boolean
   /** The servers to assemble, when the section must be assembled. */
-  toAssemble(): Array<NativeServer> | null
+  pendingAssembly(): Array<NativeServer> | null
   /** A section was assembled with `digest`: the revision. */
   assembled(digest: string): number
   get revision(): number

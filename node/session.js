@@ -99,7 +99,7 @@ class LiveSection extends EventEmitter {
 
   async _section() {
     for (const alias of this._roster.takeStale()) await this.refresh(alias)
-    const natives = this._roster.toAssemble()
+    const natives = this._roster.pendingAssembly()
     if (natives) {
       const assembly = await this._assembler.assembleAsync(natives.map((n) => new Server(n)))
       this._roster.assembled(assembly.digest)

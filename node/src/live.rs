@@ -166,9 +166,9 @@ impl NativeRoster {
 
     /// The servers to assemble, when the section must be assembled.
     #[napi]
-    pub fn to_assemble(&mut self) -> Option<Vec<NativeServer>> {
+    pub fn pending_assembly(&mut self) -> Option<Vec<NativeServer>> {
         self.inner
-            .to_assemble()
+            .pending_assembly()
             .map(|v| v.into_iter().map(|h| h.0).collect())
     }
 

@@ -129,7 +129,7 @@ class LiveSection:
         """The section: re-lists servers that announced a change, re-assembles only when one changed."""
         for alias in self._roster.take_stale():
             await self.refresh(alias)
-        natives = self._roster.to_assemble()
+        natives = self._roster.pending_assembly()
         if natives is not None:
             self._assembly = self._assembler.assemble(Server(n) for n in natives)
             self._roster.assembled(self._assembly.digest)

@@ -126,9 +126,9 @@ impl NativeRoster {
     }
 
     /// The servers to assemble, when the section must be assembled.
-    fn to_assemble(&mut self) -> Option<Vec<NativeServer>> {
+    fn pending_assembly(&mut self) -> Option<Vec<NativeServer>> {
         self.inner
-            .to_assemble()
+            .pending_assembly()
             .map(|v| v.into_iter().map(|h| h.0).collect())
     }
 

@@ -357,7 +357,7 @@ impl<T: PartialEq + Clone> Roster<T> {
     /// The servers to assemble the section from, when it must be assembled
     /// (the first time, or a server changed since); then
     /// [`Roster::assembled`] with the new section's digest.
-    pub fn to_assemble(&mut self) -> Option<Vec<T>> {
+    pub fn pending_assembly(&mut self) -> Option<Vec<T>> {
         if self.digest.is_some() && !self.dirty {
             return None;
         }
@@ -431,20 +431,20 @@ mod tests {
     #[test]
     fn the_revision_moves_only_when_the_bytes_do() {
         let mut r = Roster::new(GRACE);
-        assert_eq!(r.to_assemble(), Some(vec![]));
+        assert_eq!(r.pending_assembly(), Some(vec![]));
         assert_eq!(r.assembled("empty"), 1);
-        assert_eq!(r.to_assemble(), None);
+        assert_eq!(r.pending_assembly(), None);
         let (owner, _) = r.connected("a", 1);
-        assert_eq!(r.to_assemble(), Some(vec![1]));
+        assert_eq!(r.pending_assembly(), Some(vec![1]));
         assert_eq!(r.assembled("one"), 2);
         // Back within grace with the same server: nothing to assemble.
         r.lost("a", Some(owner), at(0));
         r.connected("a", 1);
-        assert_eq!(r.to_assemble(), None);
+        assert_eq!(r.pending_assembly(), None);
         // A re-listing that differs is assembled; the same bytes keep the revision.
         assert!(r.updated("a", None, 2));
         assert!(!r.updated("a", None, 2));
-        assert_eq!(r.to_assemble(), Some(vec![2]));
+        assert_eq!(r.pending_assembly(), Some(vec![2]));
         assert_eq!(r.assembled("one"), 2);
     }
 
