@@ -13,7 +13,7 @@ import pytest
 from mcp import types
 
 import mcp_preamble
-from mcp_preamble import Assembler, Diagnostic, Finding, Lock, Server, lint
+from mcp_preamble import Assembler, Diagnostic, FileReadError, Finding, Lock, Server, lint
 
 from .conftest import CORPUS, ROOT
 
@@ -156,6 +156,12 @@ def test_lock_save_replaces_a_symlink_and_never_writes_through_it(tmp_path: Path
     path.chmod(0o600)
     lock.save(path)
     assert path.stat().st_mode & 0o777 == 0o600 and Lock.load(path).keys() == ["billing"]
+    # A folder that does not exist: the crate's io error, an OSError too.
+    missing = tmp_path / "missing" / "x.lock"
+    with pytest.raises(FileReadError) as caught:
+        lock.save(missing)
+    assert isinstance(caught.value, OSError) and caught.value.kind == "io"
+    assert str(caught.value).startswith(f"cannot write file: {missing}.pinning: ")
 
 
 def test_lint_findings() -> None:
