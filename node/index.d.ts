@@ -1,4 +1,6 @@
-// The public API of the `mcp-preamble` npm package (index.js, session.js).
+// The public API of the `mcp-preamble` npm package (index.js: core.js, session.js).
+import type { EventEmitter } from 'node:events'
+
 // The native layer's declarations are generated from the Rust side
 // (native.d.ts, by napi-derive); this file declares the JavaScript API
 // around them, and `tsc` checks the examples against it in CI.
@@ -254,9 +256,26 @@ export interface AddOptions {
   protocolVersion?: string
 }
 
-/** Keeps one section of several live MCP clients current. */
-export declare class LiveSection {
+/** Where a server stands in a `LiveSection`. */
+export type ServerState = 'connected' | 'reconnecting' | 'gone'
+
+/** One change of a server's state (the crate's `StateChange`), the
+ * `'state'` event of a `LiveSection`. */
+export interface StateChange {
+  alias: string
+  state: ServerState
+  reason: 'added' | 'connected' | 'connection_lost' | 'closed' | 'removed' | 'grace_expired'
+  /** The section's revision when it changed. */
+  revision: number
+}
+
+/** Keeps one section of several live MCP clients current; emits `'state'`
+ * with a `StateChange` on each change of a server's state. */
+export declare class LiveSection extends EventEmitter {
   constructor(assembler?: Assembler, options?: { graceMs?: number })
+  on(event: 'state', listener: (change: StateChange) => void): this
+  once(event: 'state', listener: (change: StateChange) => void): this
+  off(event: 'state', listener: (change: StateChange) => void): this
   /** Connects `client` over `transport` and adds it (the way for 1.x clients over stdio). */
   connect(alias: string, client: McpClient & { connect(transport: never): Promise<void> }, transport: object, options?: AddOptions): Promise<Server>
   /** Adds (or replaces) a connected client; follows its tools/list_changed and its close. */
@@ -265,7 +284,7 @@ export declare class LiveSection {
   remove(alias: string): Promise<void>
   /** The connection ended on its own: the block stays for the grace period. */
   disconnected(alias: string): void
-  state(alias: string): 'connected' | 'reconnecting' | 'gone'
+  state(alias: string): ServerState
   markChanged(alias: string): void
   refresh(alias?: string): Promise<void>
   /** The current section; the same object until a server changes. */

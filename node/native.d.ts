@@ -56,6 +56,46 @@ export declare class NativeLock {
   check(server: NativeServer): string
   /** The lock file's text. */
   toJson(): string
+  /**
+   * Writes the lock file as the CLI does (`Lock::save`: the writer's
+   * turn, a temporary file renamed into place, never through a symlink).
+   */
+  save(path: string): void
+}
+
+/** The roster of a `LiveSection` (`Roster` of the crate). */
+export declare class NativeRoster {
+  /** A roster whose servers are kept `grace_ms` after their connection ends on its own. */
+  constructor(graceMs: number)
+  /** A connection brought `server` under `alias`. */
+  connected(alias: string, server: NativeServer): NativeConnected
+  /** The connection `owner` (any, when absent) ended on its own at `now_ms`. */
+  lost(alias: string, ownerId: number | undefined | null, nowMs: number): Array<NativeStateChange>
+  /** Takes `alias` out at once for `reason` (`closed`, `removed`, `connection_lost`). */
+  remove(alias: string, ownerId: number | undefined | null, reason: string): Array<NativeStateChange>
+  /** The servers whose grace period ended by `now_ms`, removed. */
+  expire(nowMs: number): Array<NativeStateChange>
+  /** When to call `expire` next (milliseconds on the caller's clock). */
+  nextDeadline(): number | null
+  /** `"connected"`, `"reconnecting"` or `"gone"`. */
+  state(alias: string): string
+  /** The owner id of the connection that holds `alias`. */
+  owner(alias: string): number | null
+  /** `alias` announced a change of its tools; whether it was marked. */
+  markChanged(alias: string): boolean
+  /** The servers marked changed, sorted, unmarked. */
+  takeStale(): Array<string>
+  /** A re-listing gave `server`; whether it changed the one held. */
+  updated(alias: string, ownerId: number | undefined | null, server: NativeServer): boolean
+  /** The servers to assemble, when the section must be assembled. */
+  pendingAssembly(): Array<NativeServer> | null
+  /** A section was assembled with `digest`: the revision. */
+  assembled(digest: string): number
+  get revision(): number
+  /** The aliases held, in the order first added. */
+  aliases(): Array<string>
+  /** The servers held, in the order of `aliases`. */
+  servers(): Array<NativeServer>
 }
 
 /** A server snapshot (`Server` of index.js wraps it). */
@@ -66,10 +106,11 @@ export declare class NativeServer {
    */
   static fromCapture(path: string, alias?: string | undefined | null): NativeServer
   /**
-   * A handshake result (`initialize` or `server/discover`, bare or in its
-   * envelope) and the `tools/list` pages, each a JSON text.
+   * A handshake result and its tools, each as JSON text, in every shape
+   * `ServerSnapshot::from_handshake` reads; `era` is `"legacy"`,
+   * `"modern"`, or absent (told by `supportedVersions`).
    */
-  static fromHandshake(discover: boolean, result: string, pages: Array<string>, alias?: string | undefined | null): NativeServer
+  static fromHandshake(era: string | undefined | null, result: string, tools: string, alias?: string | undefined | null): NativeServer
   /** A snapshot file's text (what [`NativeServer::snapshot_json`] wrote). */
   static fromSnapshotJson(text: string): NativeServer
   /** The snapshot file format (`mcp-preamble snapshot`), stamped `captured_ms`. */
@@ -101,6 +142,12 @@ export declare class NativeServer {
  */
 export declare function lintJson(servers: Array<NativeServer>, hosts: string | undefined | null, maxTokens: number, encoding?: string | undefined | null): string
 
+/** What `connected` answers: the connection's owner id and the changes. */
+export interface NativeConnected {
+  owner: number
+  changes: Array<NativeStateChange>
+}
+
 /**
  * The `Assembler` options, as the CLI's `preview` flags and the policy
  * file's `[defaults]` keys take them. Counts arrive as the decimal text of
@@ -125,6 +172,14 @@ export interface NativeOptions {
    * `similarity`, …) as one JSON object: read by the file's own schema.
    */
   policyKeys?: string
+}
+
+/** One state change (`LiveSection`'s `'state'` event). */
+export interface NativeStateChange {
+  alias: string
+  state: string
+  reason: string
+  revision: number
 }
 
 /** The package's version: the crate's (one workspace version). */

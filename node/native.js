@@ -838,6 +838,7 @@ module.exports = nativeBinding
 module.exports.NativeAssembler = nativeBinding.NativeAssembler
 module.exports.NativeAssembly = nativeBinding.NativeAssembly
 module.exports.NativeLock = nativeBinding.NativeLock
+module.exports.NativeRoster = nativeBinding.NativeRoster
 module.exports.NativeServer = nativeBinding.NativeServer
 module.exports.lintJson = nativeBinding.lintJson
 module.exports.VERSION = nativeBinding.VERSION

@@ -1,102 +1,36 @@
 'use strict'
-// The section of live MCP clients, kept current: `Client` of
-// `@modelcontextprotocol/client` (2.x, both eras) or of
-// `@modelcontextprotocol/sdk` (1.x). An agent loop calls
-// `await live.section()` before each model request: it re-lists the tools of
-// every server that announced a change (`notifications/tools/list_changed`),
-// re-assembles only when something changed, and returns the `Assembly`
-// (whose `digest` changes exactly when the section's bytes do). The package
-// depends on neither SDK: it uses the client it is given.
+// The section of live MCP clients (`@modelcontextprotocol/client` 2.x, both
+// eras, or `@modelcontextprotocol/sdk` 1.x), kept current. States, grace
+// deadlines and revisions are the crate's `Roster`, as in the Python package:
+// this file is the SDK wiring (sdk.js: handshakes, tool pages) and one timer.
 
-const { Assembler, McpPreambleError, Server } = require('./index.js')
+const { EventEmitter } = require('node:events')
+const { performance } = require('node:perf_hooks')
+
+const { Assembler, Server } = require('./core.js')
+const native = require('./native.js')
+const { listToolsPages, serverOf, usage } = require('./sdk.js')
 
 const TOOLS_CHANGED = 'notifications/tools/list_changed'
-// The crate reads at most this many tools/list pages of a server (Limits).
-const MAX_PAGES = 100
-// How long a server whose connection ended on its own keeps its block (the
-// Rust hub's DEFAULT_GRACE), in milliseconds.
-const DEFAULT_GRACE_MS = 30_000
+const DEFAULT_GRACE_MS = 30_000 // the Rust hub's DEFAULT_GRACE
 
-function usage(detail) {
-  return new McpPreambleError(`invalid configuration: ${detail}`, { kind: 'invalid_config', detail })
-}
-
-/** Every `tools/list` page of a client, following `nextCursor` (a 2.x client
- * aggregates the pages itself; the cache is refreshed, not served). */
-async function listToolsPages(client) {
-  const pages = []
-  let cursor
-  for (let i = 0; i < MAX_PAGES; i++) {
-    const params = cursor === undefined ? undefined : { cursor }
-    const page = await client.listTools(params, { cacheMode: 'refresh' })
-    pages.push(page)
-    cursor = page?.nextCursor
-    if (cursor === undefined || cursor === null) break
-  }
-  return pages
-}
-
-/** The handshake a client kept: the `server/discover` result of a 2.x
- * client on a 2026 connection, else the `initialize` result's parts. */
-function handshakeOf(client, protocolVersion) {
-  const discover = typeof client.getDiscoverResult === 'function' ? client.getDiscoverResult() : undefined
-  if (discover) return { discover: true, result: discover }
-  const version =
-    protocolVersion ??
-    (typeof client.getNegotiatedProtocolVersion === 'function' ? client.getNegotiatedProtocolVersion() : undefined) ??
-    client.transport?.protocolVersion
-  if (version === undefined || client.getServerVersion() === undefined) {
-    throw usage('the client has no handshake result: connect it first (with @modelcontextprotocol/sdk 1.x over stdio, through live.connect, or pass { result })')
-  }
-  const result = {
-    protocolVersion: version,
-    capabilities: client.getServerCapabilities() ?? {},
-    serverInfo: client.getServerVersion(),
-  }
-  const instructions = client.getInstructions()
-  if (instructions !== undefined) result.instructions = instructions
-  return { discover: false, result }
-}
-
-/** A `Server` of a connected client: its handshake and all its tools (listed now). */
-async function serverOf(client, alias, { result, protocolVersion } = {}) {
-  const pages = await listToolsPages(client)
-  if (result !== undefined) {
-    const discover = result !== null && typeof result === 'object' && 'supportedVersions' in result
-    return discover ? Server.fromDiscover(result, pages, { alias }) : Server.fromInitialize(result, pages, { alias })
-  }
-  const kept = handshakeOf(client, protocolVersion)
-  return kept.discover
-    ? Server.fromDiscover(kept.result, pages, { alias })
-    : Server.fromInitialize(kept.result, pages, { alias })
-}
-
-/** Keeps one section of several live MCP clients current. */
-class LiveSection {
-  /**
-   * `assembler` assembles every section; `graceMs` is how long a server
-   * whose connection ended on its own (not closed by the host) keeps its
-   * block before it goes.
-   */
+/** Keeps one section of several live MCP clients current; emits `'state'`
+ * with `{ alias, state, reason, revision }` on each change of a server's state. */
+class LiveSection extends EventEmitter {
+  /** `graceMs`: how long a server whose connection ended on its own keeps its block. */
   constructor(assembler = new Assembler(), { graceMs = DEFAULT_GRACE_MS } = {}) {
+    super()
     if (!(assembler instanceof Assembler)) throw usage('assembler: expected an Assembler')
     if (!(Number.isFinite(graceMs) && graceMs >= 0)) throw usage(`grace_ms: ${String(graceMs)} is not a duration`)
     this._assembler = assembler
-    this._graceMs = graceMs
-    this._entries = new Map() // alias -> { client, options, server, undo }
-    this._stale = new Set()
-    this._timers = new Map()
+    this._roster = new native.NativeRoster(graceMs)
+    this._wiring = new Map() // alias -> { client, options, owner, undo }
+    this._timer = undefined
     this._assembly = null
-    this._dirty = true
-    this._revision = 0
     this._queue = Promise.resolve()
   }
 
-  /**
-   * Connects `client` over `transport` and adds it under `alias`. With
-   * `@modelcontextprotocol/sdk` 1.x over stdio this is how the section
-   * learns the negotiated protocol version (the client keeps none).
-   */
+  /** Connects `client` over `transport` and adds it (the way for 1.x clients over stdio). */
   async connect(alias, client, transport, options = {}) {
     let negotiated
     const set = typeof transport.setProtocolVersion === 'function' ? transport.setProtocolVersion.bind(transport) : undefined
@@ -108,81 +42,55 @@ class LiveSection {
     return this.add(alias, client, { protocolVersion: negotiated, ...options })
   }
 
-  /**
-   * Adds (or replaces) a connected client under `alias`: reads its
-   * handshake and tools, follows its `tools/list_changed` (opening
-   * `subscriptions/listen` on a 2026 connection of a 2.x client) and its
-   * close. `result` is the handshake result when the client did not keep it.
-   */
+  /** Adds (or replaces) a connected client: reads its handshake (`result`, when
+   * the client kept none) and tools, follows its `tools/list_changed` and close. */
   async add(alias, client, { result, protocolVersion } = {}) {
     if (typeof alias !== 'string') throw usage('alias: expected a string')
     if (!client || typeof client.listTools !== 'function') throw usage('client: expected a connected MCP Client')
     const options = { result, protocolVersion }
     const server = await serverOf(client, alias, options)
-    await this._forget(alias)
-    this._cancelGrace(alias)
-    const entry = { client, options, server, undo: [] }
-    this._entries.set(alias, entry)
-    this._dirty = true
-    await this._follow(alias, entry)
+    await this._unwire(alias)
+    const { owner, changes } = this._roster.connected(alias, server._native)
+    const wiring = { client, options, owner, undo: [] }
+    this._wiring.set(alias, wiring)
+    this._apply(changes)
+    await this._follow(alias, wiring)
     return server
   }
 
   /** Removes a server's block at once (its client stays the caller's). */
   async remove(alias) {
-    this._cancelGrace(alias)
-    await this._forget(alias)
+    await this._unwire(alias)
+    this._apply(this._roster.remove(alias, undefined, 'removed'))
   }
 
-  /** The connection of `alias` ended on its own: its block stays for the
-   * grace period, then goes with one new revision unless `add` brings the
-   * server back first. */
+  /** The connection of `alias` ended on its own: kept for the grace period unless `add` brings it back. */
   disconnected(alias) {
-    const entry = this._entries.get(alias)
-    if (!entry || this._timers.has(alias)) return
-    for (const undo of entry.undo.splice(0)) undo()
-    this._stale.delete(alias)
-    if (this._graceMs === 0) {
-      this._drop(alias)
-      return
-    }
-    const timer = setTimeout(() => this._drop(alias), this._graceMs)
-    // A pending grace period does not keep the process alive.
-    timer.unref?.()
-    this._timers.set(alias, timer)
+    this._apply(this._roster.lost(alias, undefined, performance.now()))
   }
 
   /** `"connected"`, `"reconnecting"` (kept for the grace period) or `"gone"`. */
   state(alias) {
-    if (!this._entries.has(alias)) return 'gone'
-    return this._timers.has(alias) ? 'reconnecting' : 'connected'
+    return this._roster.state(alias)
   }
 
   /** Re-lists `alias`'s tools at the next `section()`. */
   markChanged(alias) {
-    if (this._entries.has(alias) && !this._timers.has(alias)) this._stale.add(alias)
+    this._roster.markChanged(alias)
   }
 
   /** Re-lists the tools of `alias` (of every server without one) now. */
   async refresh(alias) {
-    const aliases = alias === undefined ? [...this._entries.keys()] : [alias]
-    for (const a of aliases) {
-      this._stale.delete(a)
-      const entry = this._entries.get(a)
-      if (!entry || this._timers.has(a)) continue
-      const server = await serverOf(entry.client, a, entry.options)
-      if (this._entries.get(a) === entry && !server.equals(entry.server)) {
-        entry.server = server
-        this._dirty = true
-      }
+    for (const a of alias === undefined ? this._roster.aliases() : [alias]) {
+      const wiring = this._wiring.get(a)
+      if (!wiring || this._roster.state(a) !== 'connected') continue
+      const server = await serverOf(wiring.client, a, wiring.options)
+      this._roster.updated(a, wiring.owner, server._native)
     }
   }
 
-  /**
-   * The current section: re-lists servers that announced a change and
-   * re-assembles (off the event loop) only when a server changed; the same
-   * `Assembly` object until then. Calls are served in order.
-   */
+  /** The section: re-lists servers that announced a change, re-assembles (off
+   * the event loop) only when one changed, else the same object; in call order. */
   section() {
     const next = this._queue.then(() => this._section())
     this._queue = next.catch(() => {})
@@ -190,12 +98,11 @@ class LiveSection {
   }
 
   async _section() {
-    for (const alias of [...this._stale].sort()) await this.refresh(alias)
-    if (this._assembly === null || this._dirty) {
-      this._dirty = false
-      const servers = [...this._entries.values()].map((e) => e.server)
-      const assembly = await this._assembler.assembleAsync(servers)
-      if (this._assembly === null || assembly.digest !== this._assembly.digest) this._revision++
+    for (const alias of this._roster.takeStale()) await this.refresh(alias)
+    const natives = this._roster.pendingAssembly()
+    if (natives) {
+      const assembly = await this._assembler.assembleAsync(natives.map((n) => new Server(n)))
+      this._roster.assembled(assembly.digest)
       this._assembly = assembly
     }
     return this._assembly
@@ -203,92 +110,87 @@ class LiveSection {
 
   /** Goes up by one each time the section's bytes change (0 before the first). */
   get revision() {
-    return this._revision
+    return this._roster.revision
   }
 
   /** The servers by alias, as last listed (those reconnecting too). */
   get servers() {
-    return new Map([...this._entries].map(([alias, e]) => [alias, e.server]))
+    const servers = this._roster.servers()
+    return new Map(this._roster.aliases().map((alias, i) => [alias, new Server(servers[i])]))
   }
 
-  /** Stops following every client and every grace timer (clients stay open: they are the caller's). */
+  /** Stops following every client and the grace timer (clients stay open: they are the caller's). */
   async close() {
-    for (const alias of [...this._entries.keys()]) {
-      this._cancelGrace(alias)
-      const entry = this._entries.get(alias)
-      for (const undo of entry.undo.splice(0)) await undo()
-    }
+    clearTimeout(this._timer)
+    this._timer = undefined
+    for (const alias of [...this._wiring.keys()]) await this._unwire(alias)
   }
 
-  async _follow(alias, entry) {
-    const { client } = entry
-    // tools/list_changed: the host's own handler (if any) still runs.
+  /** Tells listeners of `changes`, lets go of ended clients, sets the grace timer. */
+  _apply(changes) {
+    for (const change of changes) {
+      if (change.state !== 'connected') this._unwire(change.alias).catch(() => {})
+      this.emit('state', change)
+    }
+    clearTimeout(this._timer)
+    this._timer = undefined
+    const at = this._roster.nextDeadline()
+    if (at == null) return
+    this._timer = setTimeout(() => this._apply(this._roster.expire(performance.now())), Math.max(0, at - performance.now()))
+    this._timer.unref?.() // a pending grace period does not keep the process alive
+  }
+
+  async _follow(alias, wiring) {
+    const { client } = wiring
+    // tools/list_changed: the host's own handler (if any) still runs, with
+    // every argument (a 2.x client's handlers take the codec too).
     const handlers = client._notificationHandlers instanceof Map ? client._notificationHandlers : undefined
     const previous = handlers?.get(TOOLS_CHANGED)
-    const handler = async (notification) => {
-      if (this._entries.get(alias) === entry) this.markChanged(alias)
-      if (previous) await previous(notification)
+    const handler = async (...args) => {
+      if (this._wiring.get(alias) === wiring) this.markChanged(alias)
+      if (previous) await previous(...args)
     }
     if (handlers) {
       handlers.set(TOOLS_CHANGED, handler)
-      entry.undo.push(() => {
-        if (handlers.get(TOOLS_CHANGED) === handler) {
-          if (previous) handlers.set(TOOLS_CHANGED, previous)
-          else handlers.delete(TOOLS_CHANGED)
-        }
+      wiring.undo.push(() => {
+        if (handlers.get(TOOLS_CHANGED) !== handler) return
+        if (previous) handlers.set(TOOLS_CHANGED, previous)
+        else handlers.delete(TOOLS_CHANGED)
       })
     } else {
       client.setNotificationHandler(TOOLS_CHANGED, handler)
     }
     // A 2026 connection delivers it only on a subscriptions/listen stream.
     const modern = typeof client.getProtocolEra === 'function' && client.getProtocolEra() === 'modern'
-    const listChanged = client.getServerCapabilities?.()?.tools?.listChanged
-    if (modern && listChanged && !client.autoOpenedSubscription && typeof client.listen === 'function') {
+    if (modern && client.getServerCapabilities?.()?.tools?.listChanged && !client.autoOpenedSubscription && typeof client.listen === 'function') {
       const subscription = await client.listen({ toolsListChanged: true })
-      entry.undo.push(() => subscription.close?.())
+      wiring.undo.push(() => subscription.close?.())
     }
     // The close: by the host (client.close()) the block goes at once; on
     // its own (the server exited, the transport died) after the grace period.
     let closing = false
-    const close = client.close
-    const onclose = client.onclose
+    const { close, onclose } = client
     client.close = function (...args) {
       closing = true
       return close.apply(this, args)
     }
     client.onclose = (...args) => {
       onclose?.(...args)
-      if (this._entries.get(alias) !== entry) return
-      if (closing) this._drop(alias)
-      else this.disconnected(alias)
+      if (this._wiring.get(alias) !== wiring) return
+      if (closing) this._apply(this._roster.remove(alias, wiring.owner, 'closed'))
+      else this._apply(this._roster.lost(alias, wiring.owner, performance.now()))
     }
-    entry.undo.push(() => {
+    wiring.undo.push(() => {
       client.close = close
       client.onclose = onclose
     })
   }
 
-  async _forget(alias) {
-    const entry = this._entries.get(alias)
-    if (!entry) return
-    for (const undo of entry.undo.splice(0)) await undo()
-    this._drop(alias)
-  }
-
-  _drop(alias) {
-    this._cancelGrace(alias)
-    this._stale.delete(alias)
-    const entry = this._entries.get(alias)
-    if (!entry) return
-    for (const undo of entry.undo.splice(0)) undo()
-    this._entries.delete(alias)
-    this._dirty = true
-  }
-
-  _cancelGrace(alias) {
-    const timer = this._timers.get(alias)
-    if (timer !== undefined) clearTimeout(timer)
-    this._timers.delete(alias)
+  async _unwire(alias) {
+    const wiring = this._wiring.get(alias)
+    if (!wiring) return
+    this._wiring.delete(alias)
+    for (const undo of wiring.undo.splice(0)) await undo()
   }
 }
 

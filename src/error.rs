@@ -129,9 +129,12 @@ impl std::error::Error for RpcError {}
 pub struct Error(Box<Repr>);
 
 #[derive(Debug, thiserror::Error)]
-#[error("{kind}: {detail}")]
+#[error("{}: {detail}", heading.unwrap_or(kind.description()))]
 struct Repr {
     kind: ErrorKind,
+    /// Words that replace the kind's in the message (a write is an
+    /// [`ErrorKind::Io`] too, but not a "cannot read file").
+    heading: Option<&'static str>,
     detail: String,
     rpc: Option<RpcError>,
     template: Option<(String, Option<usize>)>,
@@ -144,6 +147,7 @@ impl Error {
     pub(crate) fn new(kind: ErrorKind, detail: impl Into<String>) -> Error {
         Error(Box::new(Repr {
             kind,
+            heading: None,
             detail: detail.into(),
             rpc: None,
             template: None,
@@ -159,6 +163,13 @@ impl Error {
     ) -> Error {
         self.0.cause = Some(Box::new(source));
         self
+    }
+
+    /// An [`ErrorKind::Io`] error writing `path`: `cannot write file: PATH: WHY`.
+    pub(crate) fn write(path: &std::path::Path, err: std::io::Error) -> Error {
+        let mut e = Error::new(ErrorKind::Io, format!("{}: {err}", path.display()));
+        e.0.heading = Some("cannot write file");
+        e.with_source(err)
     }
 
     pub(crate) fn rpc(err: RpcError) -> Error {

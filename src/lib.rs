@@ -643,8 +643,7 @@ mod dedup;
 mod error;
 pub mod files;
 pub mod hosts;
-#[cfg(feature = "hub")]
-#[cfg_attr(docsrs, doc(cfg(feature = "hub")))]
+// Always: the sans-I/O `Roster` the packages drive; the `Hub` itself needs feature `hub`.
 pub mod hub;
 mod limits;
 pub mod lint;

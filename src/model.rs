@@ -22,6 +22,7 @@ string_enum! {
     }
     /// `"legacy"` or `"modern"`.
     fn as_str;
+    impl FromStr, Err = String, |s| format!("unknown era {s:?} (legacy, modern)");
 }
 
 /// The `serverInfo` a server sent (in `_meta` in the 2026-07-28 era).

@@ -9,6 +9,7 @@ use crate::model::{
     CacheHints, Era, Instructions, ServerInfo, ServerSnapshot, Tool, ToolAnnotations,
 };
 
+mod handshake;
 mod skills;
 
 pub use skills::SKILLS_EXTENSION;

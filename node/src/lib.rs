@@ -9,6 +9,7 @@
 mod assembly;
 mod errors;
 mod lint;
+mod live;
 mod pins;
 mod server;
 

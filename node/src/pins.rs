@@ -81,6 +81,14 @@ impl NativeLock {
     pub fn to_json(&self) -> String {
         self.lock().to_json()
     }
+
+    /// Writes the lock file as the CLI does (`Lock::save`: the writer's
+    /// turn, a temporary file renamed into place, never through a symlink).
+    #[napi(catch_unwind)]
+    pub fn save(&self, path: String) -> napi::Result<()> {
+        let lock = self.lock().clone();
+        lock.save(&path).map_err(to_js)
+    }
 }
 
 impl Default for NativeLock {

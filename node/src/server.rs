@@ -1,12 +1,12 @@
 //! One server's snapshot: from a capture or snapshot file, or from what a
 //! client stored (the handshake result and the `tools/list` pages as JSON).
 
-use mcp_preamble::ServerSnapshot;
 use mcp_preamble::files::{SnapshotFile, load_server_eras};
+use mcp_preamble::{Era, ServerSnapshot};
 use napi::bindgen_prelude::ClassInstance;
 use napi_derive::napi;
 
-use crate::errors::{parse, to_js};
+use crate::errors::{raise, to_js};
 
 /// A server snapshot (`Server` of index.js wraps it).
 #[napi]
@@ -47,35 +47,26 @@ impl NativeServer {
         })
     }
 
-    /// A handshake result (`initialize` or `server/discover`, bare or in its
-    /// envelope) and the `tools/list` pages, each a JSON text.
+    /// A handshake result and its tools, each as JSON text, in every shape
+    /// `ServerSnapshot::from_handshake` reads; `era` is `"legacy"`,
+    /// `"modern"`, or absent (told by `supportedVersions`).
     #[napi(factory, catch_unwind)]
     pub fn from_handshake(
-        discover: bool,
+        era: Option<String>,
         result: String,
-        pages: Vec<String>,
+        tools: String,
         alias: Option<String>,
     ) -> napi::Result<NativeServer> {
-        let mut snapshot = if discover {
-            ServerSnapshot::from_discover_json(&result)
-        } else {
-            ServerSnapshot::from_initialize_json(&result)
-        }
-        .map_err(to_js)?;
-        // A page that is a JSON-RPC error ends the list and is kept on the
-        // snapshot, as capture files are read: the tools before it stay.
-        for (i, page) in pages.iter().enumerate() {
-            let page = parse(page, &format!("tools/list page {}", i + 1))?;
-            if let Err(err) = snapshot.push_tools_page(&page) {
-                match err.rpc_error() {
-                    Some(rpc) => {
-                        snapshot.tools_error = Some(rpc.clone());
-                        break;
-                    }
-                    None => return Err(to_js(err)),
-                }
-            }
-        }
+        let era = era.map(|e| e.parse::<Era>()).transpose().map_err(|e| {
+            raise(
+                "invalid_config",
+                format!("invalid configuration: {e}"),
+                &e,
+                serde_json::json!({}),
+            )
+        })?;
+        let mut snapshot =
+            ServerSnapshot::from_handshake_json(era, &result, &tools).map_err(to_js)?;
         if alias.is_some() {
             snapshot.alias = alias;
         }

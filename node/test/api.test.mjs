@@ -1,6 +1,6 @@
 // The JavaScript API itself: pins, paths, the report's fields.
 import assert from 'node:assert/strict'
-import { lstatSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, lstatSync, mkdtempSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
@@ -53,14 +53,23 @@ test('Lock.save replaces a symlink and never writes through it', () => {
   assert.equal(readFileSync(outside, 'utf8'), 'not a lock')
   assert.ok(!lstatSync(path).isSymbolicLink())
   assert.deepEqual(Lock.load(path).keys(), ['billing'])
-  // A dangling link is replaced too, and no temporary file is left behind.
+  // A dangling link is replaced too, and no temporary file is left behind
+  // (`.pinning`: the writers' turn, as `mcp-preamble pin` leaves it).
   const dangling = join(dir, 'dangling.lock')
   symlinkSync(join(dir, 'missing', 'x'), dangling)
   lock.save(dangling)
   assert.ok(!lstatSync(dangling).isSymbolicLink())
-  assert.deepEqual(readdirSync(dir).sort(), ['dangling.lock', 'mcp-preamble.lock', 'outside.txt'])
+  const names = ['dangling.lock', 'dangling.lock.pinning', 'mcp-preamble.lock', 'mcp-preamble.lock.pinning', 'outside.txt']
+  assert.deepEqual(readdirSync(dir).sort(), names)
+  // A 0600 lock stays 0600 when written again.
+  writeFileSync(path, '{}')
+  chmodSync(path, 0o600)
+  lock.save(path)
+  assert.equal(statSync(path).mode & 0o777, 0o600)
+  assert.deepEqual(Lock.load(path).keys(), ['billing'])
   // A folder that does not exist: an io error, nothing written.
-  assert.throws(() => lock.save(join(dir, 'missing', 'x.lock')), (e) => e instanceof McpPreambleError && e.kind === 'io')
+  const missing = join(dir, 'missing', 'x.lock')
+  assert.throws(() => lock.save(missing), (e) => e instanceof McpPreambleError && e.kind === 'io' && e.message.startsWith(`cannot write file: ${missing}.pinning: `))
 })
 
 test('paths may be file: URLs', () => {

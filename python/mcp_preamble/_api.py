@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import tempfile
 import time
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
@@ -48,24 +46,18 @@ def _json(value: Any, what: str) -> str:
         raise InvalidJsonError(f"invalid json: {detail}", detail=detail) from e
 
 
-def _is_page(value: Any) -> bool:
-    """A ``tools/list`` result or its JSON-RPC response (not a tool)."""
-    v = _plain(value)
-    return isinstance(v, Mapping) and any(k in v for k in ("tools", "result", "error", "jsonrpc"))
-
-
-def _pages(tools: Any) -> List[str]:
-    """The ``tools/list`` pages: a list of tools (dicts or the SDK's ``Tool``),
-    one ``ListToolsResult`` (or its dict, or its JSON-RPC response), or a
-    list of them (one per page)."""
-    if tools is None:
-        return []
-    if _is_page(tools):
-        return [_json(tools, "tools/list page 1")]
-    items = list(tools)
-    if items and all(_is_page(p) for p in items):
-        return [_json(p, f"tools/list page {i + 1}") for i, p in enumerate(items)]
-    return [_json({"tools": [_plain(t) for t in items]}, "tools")]
+def _tools_json(tools: Any) -> str:
+    """The tools as JSON for the crate, which reads every shape (a list of
+    tools, one ``ListToolsResult`` or its JSON-RPC response, a list of
+    pages, JSON text): here only the SDK's models are dumped, and other
+    iterables listed."""
+    plain = _plain(tools)
+    if plain is not None and not isinstance(plain, (str, bytes, Mapping, list)):
+        try:
+            plain = list(plain)
+        except TypeError:
+            pass  # not iterable: the crate names its type
+    return _json(plain, "tools")
 
 
 class Server:
@@ -105,8 +97,9 @@ class Server:
     @classmethod
     def _from(cls, discover: bool, result: Any, tools: Any, alias: Optional[str]) -> Server:
         method = "server/discover" if discover else "initialize"
-        native = _native.NativeServer.from_handshake(discover, _json(result, method), _pages(tools), alias)
-        return cls(native)
+        era = "modern" if discover else "legacy"
+        text = result if isinstance(result, str) else _json(result, method)
+        return cls(_native.NativeServer.from_handshake(era, text, _tools_json(tools), alias))
 
     @classmethod
     def from_snapshot_json(cls, text: str) -> Server:
@@ -228,23 +221,12 @@ class Lock:
         return self._native.to_json()
 
     def save(self, path: PathLike) -> None:
-        """Writes the lock file whole or not at all, as ``mcp-preamble pin`` does.
-
-        The text goes to a new temporary file beside ``path``, renamed into
-        place: a symlink at ``path`` is replaced itself, never written through.
-        """
-        target = os.fspath(path)
-        fd, tmp = tempfile.mkstemp(prefix=".mcp-preamble-lock-", dir=os.path.dirname(target) or ".")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-                f.write(self.to_json())
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        """Writes the lock file as ``mcp-preamble pin`` does (the crate's
+        ``Lock::save``): one writer at a time (``<path>.pinning``), whole or
+        not at all (a new temporary file beside ``path``, renamed into
+        place); a symlink at ``path`` is replaced itself, never written
+        through; an existing file keeps its permissions."""
+        self._native.save(os.fspath(path))
 
     def pin(self, server: Server) -> None:
         """Pins the server as it is now (replacing its pin)."""

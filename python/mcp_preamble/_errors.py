@@ -72,8 +72,10 @@ class JsonRpcError(McpPreambleError):
     kind = "rpc_error"
 
 
-class FileReadError(McpPreambleError):
-    """A file could not be read."""
+class FileReadError(McpPreambleError, OSError):
+    """A file could not be read, or written (``Lock.save``: ``cannot write
+    file: …``); an ``OSError`` too, as ``Lock.save`` raised before the crate
+    wrote lock files."""
 
     kind = "io"
 

@@ -11,6 +11,7 @@ mod assembly;
 mod config;
 mod errors;
 mod lint;
+mod live;
 mod pins;
 mod server;
 
@@ -21,6 +22,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<assembly::NativeAssembler>()?;
     m.add_class::<assembly::NativeAssembly>()?;
     m.add_class::<pins::NativeLock>()?;
+    m.add_class::<live::NativeRoster>()?;
     m.add_function(wrap_pyfunction!(lint::lint_json, m)?)?;
     m.add_function(wrap_pyfunction!(config::config_json, m)?)?;
     m.add_function(wrap_pyfunction!(config::policy_keys, m)?)?;

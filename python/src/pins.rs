@@ -76,4 +76,12 @@ impl NativeLock {
     fn to_json(&self) -> String {
         self.lock().to_json()
     }
+
+    /// Writes the lock file as the CLI does (`Lock::save`: the writer's
+    /// turn, a temporary file renamed into place, never through a symlink);
+    /// the GIL is released while it waits for its turn.
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        let lock = self.lock().clone();
+        py.detach(|| lock.save(&path)).map_err(to_py)
+    }
 }

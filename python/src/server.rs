@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use mcp_preamble::ServerSnapshot;
 use mcp_preamble::files::{SnapshotFile, load_server_eras};
+use mcp_preamble::{Era, ServerSnapshot};
 use pyo3::prelude::*;
 
 use crate::errors::{raise, to_py};
@@ -25,20 +25,6 @@ impl NativeServer {
             other_eras: Vec::new(),
         }
     }
-}
-
-fn parse(text: &str, what: &str) -> PyResult<serde_json::Value> {
-    serde_json::from_str(text).map_err(|e| {
-        let detail = format!("{what}: {e}");
-        raise(
-            "invalid_json",
-            format!("invalid json: {detail}"),
-            detail,
-            None,
-            None,
-            None,
-        )
-    })
 }
 
 #[pymethods]
@@ -62,36 +48,29 @@ impl NativeServer {
         })
     }
 
-    /// A handshake result (`initialize` or `server/discover`, bare or in its
-    /// envelope) and the `tools/list` pages, each a JSON text.
+    /// A handshake result and its tools, each as JSON text, in every shape
+    /// `ServerSnapshot::from_handshake` reads; `era` is `"legacy"`,
+    /// `"modern"`, or `None` (told by `supportedVersions`).
     #[staticmethod]
-    #[pyo3(signature = (discover, result, pages, alias=None))]
+    #[pyo3(signature = (era, result, tools, alias=None))]
     fn from_handshake(
-        discover: bool,
+        era: Option<&str>,
         result: &str,
-        pages: Vec<String>,
+        tools: &str,
         alias: Option<String>,
     ) -> PyResult<NativeServer> {
-        let mut snapshot = if discover {
-            ServerSnapshot::from_discover_json(result)
-        } else {
-            ServerSnapshot::from_initialize_json(result)
-        }
-        .map_err(to_py)?;
-        // A page that is a JSON-RPC error ends the list and is kept on the
-        // snapshot, as capture files are read: the tools before it stay.
-        for (i, page) in pages.iter().enumerate() {
-            let page = parse(page, &format!("tools/list page {}", i + 1))?;
-            if let Err(err) = snapshot.push_tools_page(&page) {
-                match err.rpc_error() {
-                    Some(rpc) => {
-                        snapshot.tools_error = Some(rpc.clone());
-                        break;
-                    }
-                    None => return Err(to_py(err)),
-                }
-            }
-        }
+        let era = era.map(str::parse::<Era>).transpose().map_err(|e| {
+            raise(
+                "invalid_config",
+                format!("invalid configuration: {e}"),
+                e.clone(),
+                None,
+                None,
+                None,
+            )
+        })?;
+        let mut snapshot =
+            ServerSnapshot::from_handshake_json(era, result, tools).map_err(to_py)?;
         if alias.is_some() {
             snapshot.alias = alias;
         }

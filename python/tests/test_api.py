@@ -13,7 +13,7 @@ import pytest
 from mcp import types
 
 import mcp_preamble
-from mcp_preamble import Assembler, Diagnostic, Finding, Lock, Server, lint
+from mcp_preamble import Assembler, Diagnostic, FileReadError, Finding, Lock, Server, lint
 
 from .conftest import CORPUS, ROOT
 
@@ -148,7 +148,20 @@ def test_lock_save_replaces_a_symlink_and_never_writes_through_it(tmp_path: Path
     dangling.symlink_to(tmp_path / "missing" / "x")
     lock.save(dangling)
     assert not dangling.is_symlink() and not (tmp_path / "missing").exists()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["dangling.lock", "mcp-preamble.lock", "outside.txt"]
+    # `.pinning`: the writers' turn, as `mcp-preamble pin` leaves it.
+    names = ["dangling.lock", "dangling.lock.pinning", "mcp-preamble.lock", "mcp-preamble.lock.pinning", "outside.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == names
+    # A 0600 lock stays 0600 when written again.
+    path.write_text("{}")
+    path.chmod(0o600)
+    lock.save(path)
+    assert path.stat().st_mode & 0o777 == 0o600 and Lock.load(path).keys() == ["billing"]
+    # A folder that does not exist: the crate's io error, an OSError too.
+    missing = tmp_path / "missing" / "x.lock"
+    with pytest.raises(FileReadError) as caught:
+        lock.save(missing)
+    assert isinstance(caught.value, OSError) and caught.value.kind == "io"
+    assert str(caught.value).startswith(f"cannot write file: {missing}.pinning: ")
 
 
 def test_lint_findings() -> None:

@@ -5,70 +5,7 @@ use std::process::ExitStatus;
 use tokio::sync::broadcast;
 
 use super::Hub;
-use super::grace::ServerState;
-use crate::support::string_enum;
-
-string_enum! {
-    /// Why a server's state changed ([`StateChange::reason`]).
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
-    #[serde(rename_all = "snake_case")]
-    #[non_exhaustive]
-    pub enum StateReason {
-        /// The host added the server ([`Hub::upsert`]).
-        Added => "added",
-        /// A live connection is followed ([`Hub::attach`], `Hub::connect`),
-        /// or a server kept while reconnecting came back.
-        Connected => "connected",
-        /// The hub's supervisor started the server again after it ended.
-        Restarted => "restarted",
-        /// The connection ended without the host closing it (the server
-        /// exited or crashed, the network dropped): the block is kept for
-        /// the grace period.
-        ConnectionLost => "connection_lost",
-        /// The host closed, dropped or detached the connection.
-        Closed => "closed",
-        /// The host removed the server ([`Hub::remove`]).
-        Removed => "removed",
-        /// The grace period ended before the server came back.
-        GraceExpired => "grace_expired",
-        /// The server ended again after its restart budget was spent
-        /// (`Restart::max_restarts` within `Restart::window`): the hub
-        /// gave up on it and removed it.
-        GaveUp => "gave_up",
-    }
-    /// The reason in snake case, as in the JSON.
-    fn as_str;
-}
-
-/// One change of a server's [`ServerState`] in a [`Hub`]
-/// ([`Hub::subscribe_states`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct StateChange {
-    /// The server's alias.
-    pub alias: String,
-    /// Its state from now on.
-    pub state: ServerState,
-    /// Why it changed.
-    pub reason: StateReason,
-    /// How the server's process ended, when the hub started it (stdio
-    /// servers of `Hub::connect`) and the change is its end.
-    pub exit_status: Option<ExitStatus>,
-    /// The revision after the change (a server kept while reconnecting
-    /// leaves the section as it was).
-    pub revision: u64,
-}
-
-impl std::fmt::Display for StateChange {
-    /// `billing: reconnecting (connection_lost, exit status: 1)`.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {} ({}", self.alias, self.state, self.reason)?;
-        if let Some(status) = &self.exit_status {
-            write!(f, ", {status}")?;
-        }
-        f.write_str(")")
-    }
-}
+use super::roster::{ServerState, StateChange, StateReason};
 
 /// What a caller of `Hub::change` tells about the change, for the event.
 #[derive(Debug, Clone, Copy)]

@@ -4,31 +4,14 @@
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
+use super::roster::ServerState;
 use super::{Hub, Inner, StateReason, Why, unknown};
 use crate::error::Result;
-use crate::support::string_enum;
 
 /// How long a disconnected server keeps its block by default: 30 seconds,
 /// long enough for a restart or a network blip, short enough that the model
 /// is not told about tools it cannot call for long.
 pub const DEFAULT_GRACE: Duration = Duration::from_secs(30);
-
-string_enum! {
-    /// Where a server stands in a [`Hub`] ([`Hub::state`]).
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
-    #[serde(rename_all = "lowercase")]
-    #[non_exhaustive]
-    pub enum ServerState {
-        /// Held and current: added by the host, or followed by a live connection.
-        Connected => "connected",
-        /// Disconnected, its block kept until the grace period ends.
-        Reconnecting => "reconnecting",
-        /// Not held: removed, past its grace period, or never added.
-        Gone => "gone",
-    }
-    /// `connected`, `reconnecting` or `gone` (as in the JSON).
-    fn as_str;
-}
 
 impl Hub {
     /// How long a server keeps its block after [`Hub::disconnected`]

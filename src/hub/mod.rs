@@ -42,40 +42,70 @@
 //! connection the host closes, drops or detaches, remove a server at once;
 //! a live connection that ends on its own gets the grace period.
 
+//!
+//! ## Without tokio
+//!
+//! The [`Roster`] is the hub's bookkeeping of states, grace deadlines and
+//! revisions as a state machine without I/O (time is passed in). It is
+//! there without feature `hub`: the Python and Node packages' `LiveSection`
+//! drive it, so every binding reports the same [`StateChange`]s.
+
+#[cfg(feature = "hub")]
 mod events;
+#[cfg(feature = "hub")]
 mod grace;
+#[cfg(feature = "hub")]
 mod review;
+mod roster;
+#[cfg(feature = "hub")]
 mod section;
 
+#[cfg(feature = "hub")]
 use std::collections::{BTreeMap, VecDeque};
+#[cfg(feature = "hub")]
 use std::sync::{Arc, Mutex};
+#[cfg(feature = "hub")]
 use std::time::Duration;
 
+#[cfg(feature = "hub")]
 use tokio::sync::watch;
 
+#[cfg(feature = "hub")]
 use crate::assemble::{Assembler, Memo};
+#[cfg(feature = "hub")]
 use crate::error::{Error, ErrorKind, Result};
+#[cfg(feature = "hub")]
 use crate::model::{ServerSnapshot, Tool};
+#[cfg(feature = "hub")]
 use crate::pin::Pin;
 
+#[cfg(feature = "hub")]
 pub(crate) use events::Why;
-pub use events::{StateChange, StateReason};
-pub use grace::{DEFAULT_GRACE, ServerState};
+#[cfg(feature = "hub")]
+#[cfg_attr(docsrs, doc(cfg(feature = "hub")))]
+pub use grace::DEFAULT_GRACE;
+pub use roster::{Roster, ServerState, StateChange, StateReason};
+#[cfg(feature = "hub")]
+#[cfg_attr(docsrs, doc(cfg(feature = "hub")))]
 pub use section::{Delta, Section};
 
+#[cfg(feature = "hub")]
 /// How many past revisions [`Hub::changes_since`] can answer from.
 const HISTORY: usize = 256;
 
+#[cfg(feature = "hub")]
 /// How many names of tools no server lists any more a gateway keeps
 /// reserved (so a tool that comes back gets its name, and no other takes
 /// it meanwhile); past that, the oldest are forgotten.
 #[cfg(feature = "serve")]
 pub(crate) const RETIRED_NAMES: usize = 4096;
 
+#[cfg(feature = "hub")]
 /// How many state changes a slow [`Hub::subscribe_states`] receiver may
 /// fall behind before it misses the oldest (it then gets `Lagged`).
 const STATE_EVENTS: usize = 1024;
 
+#[cfg(feature = "hub")]
 /// One server as the hub holds it.
 #[derive(Clone)]
 struct Entry {
@@ -88,6 +118,7 @@ struct Entry {
     grace: Option<u64>,
 }
 
+#[cfg(feature = "hub")]
 /// The blocks of one past revision, for deltas.
 struct Past {
     revision: u64,
@@ -95,6 +126,7 @@ struct Past {
     names: Arc<BTreeMap<String, String>>,
 }
 
+#[cfg(feature = "hub")]
 struct State {
     servers: BTreeMap<String, Entry>,
     /// The names a gateway has served, by (alias, tool), that tools keep
@@ -108,6 +140,7 @@ struct State {
     grace: Duration,
 }
 
+#[cfg(feature = "hub")]
 impl State {
     /// Where `alias` stands.
     fn state_of(&self, alias: &str) -> ServerState {
@@ -119,6 +152,7 @@ impl State {
     }
 }
 
+#[cfg(feature = "hub")]
 struct Inner {
     state: Mutex<State>,
     tx: watch::Sender<Arc<Section>>,
@@ -128,6 +162,8 @@ struct Inner {
     states: tokio::sync::broadcast::Sender<StateChange>,
 }
 
+#[cfg(feature = "hub")]
+#[cfg_attr(docsrs, doc(cfg(feature = "hub")))]
 /// The live section of an agent loop: cheap to clone, safe to share.
 ///
 /// ```
@@ -152,6 +188,7 @@ pub struct Hub {
     inner: Arc<Inner>,
 }
 
+#[cfg(feature = "hub")]
 impl std::fmt::Debug for Hub {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Hub")
@@ -160,6 +197,7 @@ impl std::fmt::Debug for Hub {
     }
 }
 
+#[cfg(feature = "hub")]
 impl Hub {
     /// A hub with no servers, assembling with `assembler`; servers that
     /// disconnect are kept for [`DEFAULT_GRACE`] (see [`Hub::grace`]).
@@ -599,6 +637,7 @@ impl Hub {
     }
 }
 
+#[cfg(feature = "hub")]
 /// Assembles the servers (the memo reused). A gateway's hub names tools
 /// keeping every name it has served, and keeps the names given.
 fn assemble(state: &mut State) -> Result<crate::report::Assembly> {
@@ -622,6 +661,7 @@ fn assemble(state: &mut State) -> Result<crate::report::Assembly> {
     Ok(assembly)
 }
 
+#[cfg(feature = "hub")]
 fn unknown(alias: &str) -> Error {
     Error::new(
         ErrorKind::InvalidConfig,

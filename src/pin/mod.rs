@@ -110,6 +110,7 @@
 pub(crate) mod decide;
 mod entry;
 mod lock;
+mod save;
 
 use std::fmt::Write as _;
 
@@ -119,6 +120,7 @@ use crate::support::string_enum;
 
 pub use entry::{LockEntry, PinnedInstructions, PinnedSkill, PinnedTool};
 pub use lock::{LOCK_VERSION, Lock};
+pub use save::LockFile;
 
 /// Lines of each side a drift diff looks at: line diffs are quadratic in
 /// the worst case, and a server chooses its own text.

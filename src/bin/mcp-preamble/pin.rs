@@ -1,11 +1,10 @@
 //! `mcp-preamble pin`: what the servers say now, written to a lock file.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use mcp_preamble::ServerSnapshot;
-use mcp_preamble::pin::{Lock, PinState};
+use mcp_preamble::pin::{Lock, LockFile, PinState};
 use mcp_preamble::settings::{ServerKey, ToolFilter};
 
 use crate::args::PinArgs;
@@ -13,7 +12,6 @@ use crate::emit::{emit_err, emit_line};
 use crate::error::CliError;
 use crate::load::{Gathered, load_inputs};
 use crate::review::Review;
-use crate::snapshot::write_file;
 use crate::source::Source;
 
 pub async fn pin(mut a: PinArgs) -> Result<ExitCode, CliError> {
@@ -26,17 +24,13 @@ pub async fn pin(mut a: PinArgs) -> Result<ExitCode, CliError> {
     // From reading the lock file to writing it, other `pin` runs wait:
     // each keeps the pins the others wrote. A shared state sets only the
     // pins that changed, each its own field.
-    let _turn = match &review {
-        Review::File(path) => Some(take_turn(path)?),
+    let file = match &review {
+        Review::File(path) => Some(LockFile::open(path)?),
         _ => None,
     };
-    let old = match &review {
-        Review::File(path) => match std::fs::symlink_metadata(path) {
-            Ok(_) => Lock::from_path(path)?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Lock::new(),
-            Err(e) => return Err(invalid(format!("{}: {e}", path.display()))),
-        },
-        _ => review.load().await?.unwrap_or_default(),
+    let old = match &file {
+        Some(file) => file.read()?,
+        None => review.load().await?.unwrap_or_default(),
     };
 
     // With --all the lock is made afresh: a failed server keeps its old
@@ -68,11 +62,14 @@ pub async fn pin(mut a: PinArgs) -> Result<ExitCode, CliError> {
             None => emit_line(&format!("{}: no pin changed", state.shown())),
         },
         Review::File(path) => {
-            write_lock(path, &lock)?;
+            if let Some(file) = &file {
+                file.write(&lock)?;
+            }
             emit_line(&format!("wrote {}", path.display()));
         }
         Review::None => {}
     }
+    drop(file);
     if !held_back.is_empty() {
         emit_err(&format!(
             "changed since pinned and not pinned again: {} (review the diff, then pin with --update ALIAS or --all)",
@@ -249,47 +246,6 @@ fn report_left_out(
             emit_err(&format!("    stderr: {line}"));
         }
     }
-}
-
-/// An exclusive OS lock (`flock`, `LockFileEx`) on `<lock>.pinning` beside
-/// the lock file, held until the returned file is dropped. Not the lock file
-/// itself: it is replaced by a rename, so a second run would lock the old
-/// file. A symlink there is refused rather than followed.
-fn take_turn(lock: &Path) -> Result<std::fs::File, CliError> {
-    let mut name = lock.as_os_str().to_owned();
-    name.push(".pinning");
-    let path = PathBuf::from(name);
-    let fail = |e: std::io::Error| invalid(format!("{}: {e}", path.display()));
-    if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
-        return Err(invalid(format!(
-            "{}: a symlink, not followed (remove it)",
-            path.display()
-        )));
-    }
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&path)
-        .map_err(fail)?;
-    file.lock().map_err(fail)?;
-    Ok(file)
-}
-
-/// Writes the lock whole or not at all (a temporary file moved into place);
-/// a lock with the same bytes is left as it is.
-fn write_lock(path: &Path, lock: &Lock) -> Result<(), CliError> {
-    let text = lock.to_json();
-    if std::fs::read(path).is_ok_and(|old| old == text.as_bytes()) {
-        return Ok(());
-    }
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    write_file(dir, path, &text, true)
-        .map(|_| ())
-        .map_err(|e| invalid(format!("{}: {e}", path.display())))
 }
 
 fn invalid(detail: String) -> CliError {

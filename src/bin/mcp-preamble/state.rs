@@ -228,9 +228,11 @@ pub fn save_known(dir: &Path, snapshots: BTreeMap<String, ServerSnapshot>) -> st
 /// (`--state`): served at its next start when Redis does not answer then.
 const SHARED_LOCK: &str = "shared-state.lock";
 
-/// Keeps `lock` as the last one loaded from the shared state.
-pub fn save_shared_lock(dir: &Path, lock: &mcp_preamble::pin::Lock) -> std::io::Result<()> {
-    write_whole(dir, SHARED_LOCK, &lock.to_json())
+/// Keeps `lock` as the last one loaded from the shared state (written as
+/// every lock file is: [`mcp_preamble::pin::Lock::save`]).
+pub fn save_shared_lock(dir: &Path, lock: &mcp_preamble::pin::Lock) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    lock.save(dir.join(SHARED_LOCK)).map_err(|e| e.to_string())
 }
 
 /// The last lock kept by [`save_shared_lock`], when there is one that reads.
