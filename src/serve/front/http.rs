@@ -177,126 +177,85 @@ type Guard = Option<Arc<crate::serve::front::auth::Access>>;
 #[cfg(not(feature = "serve-auth"))]
 type Guard = Option<Arc<Infallible>>;
 
-impl Gateway {
-    /// [`Gateway::serve_http_with`] the default [`HttpLimits`].
-    pub async fn serve_http(&self, listener: TcpListener) -> Result<()> {
-        self.serve_http_with(listener, HttpLimits::default()).await
+/// Serves `gateway` over Streamable HTTP on `listener` with `options`
+/// until `shutdown` ([`Gateway::serve_http_until`]).
+pub(in crate::serve) async fn serve_until(
+    gateway: &Gateway,
+    listener: TcpListener,
+    options: HttpOptions,
+    shutdown: impl Future<Output = ()>,
+) -> Result<()> {
+    let limits = options.limits;
+    let front_gateway = gateway.clone();
+    let loopback = listener.local_addr().is_ok_and(|a| a.ip().is_loopback());
+    let sessions = Arc::new(BoundedSessions::new(
+        limits.max_sessions,
+        limits.session_idle,
+    ));
+    let gate = Arc::new(gate_of(&options.guard, loopback));
+    let mut config = config();
+    if options.sealer.is_some() {
+        config.session_store = Some(Arc::new(InTheId));
     }
-
-    /// Serves MCP over Streamable HTTP on `listener` (made with
-    /// [`bind_loopback`]), every path of it, in both eras (2025 sessions
-    /// with `Mcp-Session-Id`, stateless 2026-07-28 requests), within
-    /// `limits`, until the task is dropped. Only `localhost`, `127.0.0.1`
-    /// and `::1` are accepted as the `Host` header, which must be one
-    /// (against DNS rebinding: 400 for two), and a request with an
-    /// `Origin` that is not one of them is refused (403). An error
-    /// accepting a connection is logged and the loop goes on (after a
-    /// pause when out of descriptors).
-    pub async fn serve_http_with(&self, listener: TcpListener, limits: HttpLimits) -> Result<()> {
-        self.serve_http_until(listener, HttpOptions::new(limits), std::future::pending())
-            .await
+    let sessions_end = config.cancellation_token.clone();
+    let _shared = share_ended(&options);
+    let mcp: Mcp = StreamableHttpService::new(
+        move || Ok(front_gateway.session()),
+        sessions.clone(),
+        config,
+    );
+    let front = Arc::new(Front {
+        mcp,
+        gateway: gateway.clone(),
+        sessions,
+        sealer: options.sealer.clone(),
+        checks: options.checks.clone(),
+        in_flight: InFlight::default(),
+        lane: AtomicU64::new(0),
+    });
+    let max = limits.max_connections.clamp(1, Semaphore::MAX_PERMITS);
+    let slots = Arc::new(Semaphore::new(max));
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let slot = tokio::select! {
+            slot = slots.clone().acquire_owned() => slot,
+            () = &mut shutdown => break,
+        };
+        let Ok(slot) = slot else {
+            return Ok(());
+        };
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = &mut shutdown => break,
+        };
+        let (stream, peer) = match accepted {
+            Ok(accepted) => accepted,
+            Err(e) => {
+                tracing::warn!(error = %e, "accepting an http connection failed");
+                tokio::time::sleep(accept_pause(&e)).await;
+                continue;
+            }
+        };
+        let served = Served {
+            front: front.clone(),
+            guard: options.guard.clone(),
+            gate: gate.clone(),
+        };
+        tokio::spawn(open(stream, peer, served, limits, stopped.clone(), slot));
     }
-
-    /// [`Gateway::serve_http_with`] on a listener made with
-    /// [`bind`](crate::serve::front::auth::bind), every request through `access`'s gate
-    /// (its bearer tokens, its `Host` and `Origin` rules, the
-    /// protected-resource metadata) and over its TLS when it has some. On a
-    /// loopback address the loopback rules above hold as well.
-    #[cfg(feature = "serve-auth")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "serve-auth")))]
-    pub async fn serve_http_access(
-        &self,
-        listener: TcpListener,
-        limits: HttpLimits,
-        access: crate::serve::front::auth::Access,
-    ) -> Result<()> {
-        let options = HttpOptions::new(limits).access(access);
-        self.serve_http_until(listener, options, std::future::pending())
-            .await
+    drop(listener);
+    // Open connections answer what they are serving, then close.
+    let _ = stop.send(true);
+    front.in_flight.drain(options.drain).await;
+    // What is left are event streams and idle sessions.
+    sessions_end.cancel();
+    let all = u32::try_from(max).unwrap_or(u32::MAX);
+    let closed = tokio::time::timeout(Duration::from_secs(1), slots.acquire_many(all)).await;
+    if closed.is_err() {
+        tracing::debug!("some http connections were still open at exit");
     }
-
-    /// [`Gateway::serve_http_with`] `options` (sealed session ids,
-    /// readiness checks, with feature `serve-auth` an access gate;
-    /// `/healthz`, `/readyz` and `/metrics` are served on every listener,
-    /// the first two without a token) until `shutdown` completes; then it
-    /// accepts no more connections, waits at most the drain time for the
-    /// requests in flight (each POST until its answer is sent), logs what
-    /// finished and what was cut, closes the sessions and returns.
-    pub async fn serve_http_until(
-        &self,
-        listener: TcpListener,
-        options: HttpOptions,
-        shutdown: impl Future<Output = ()>,
-    ) -> Result<()> {
-        let limits = options.limits;
-        let gateway = self.clone();
-        let loopback = listener.local_addr().is_ok_and(|a| a.ip().is_loopback());
-        let sessions = Arc::new(BoundedSessions::new(
-            limits.max_sessions,
-            limits.session_idle,
-        ));
-        let gate = Arc::new(gate_of(&options.guard, loopback));
-        let mut config = config();
-        if options.sealer.is_some() {
-            config.session_store = Some(Arc::new(InTheId));
-        }
-        let sessions_end = config.cancellation_token.clone();
-        let _shared = share_ended(&options);
-        let mcp: Mcp =
-            StreamableHttpService::new(move || Ok(gateway.session()), sessions.clone(), config);
-        let front = Arc::new(Front {
-            mcp,
-            gateway: self.clone(),
-            sessions,
-            sealer: options.sealer.clone(),
-            checks: options.checks.clone(),
-            in_flight: InFlight::default(),
-            lane: AtomicU64::new(0),
-        });
-        let max = limits.max_connections.clamp(1, Semaphore::MAX_PERMITS);
-        let slots = Arc::new(Semaphore::new(max));
-        let (stop, stopped) = tokio::sync::watch::channel(false);
-        let mut shutdown = std::pin::pin!(shutdown);
-        loop {
-            let slot = tokio::select! {
-                slot = slots.clone().acquire_owned() => slot,
-                () = &mut shutdown => break,
-            };
-            let Ok(slot) = slot else {
-                return Ok(());
-            };
-            let accepted = tokio::select! {
-                accepted = listener.accept() => accepted,
-                () = &mut shutdown => break,
-            };
-            let (stream, peer) = match accepted {
-                Ok(accepted) => accepted,
-                Err(e) => {
-                    tracing::warn!(error = %e, "accepting an http connection failed");
-                    tokio::time::sleep(accept_pause(&e)).await;
-                    continue;
-                }
-            };
-            let served = Served {
-                front: front.clone(),
-                guard: options.guard.clone(),
-                gate: gate.clone(),
-            };
-            tokio::spawn(open(stream, peer, served, limits, stopped.clone(), slot));
-        }
-        drop(listener);
-        // Open connections answer what they are serving, then close.
-        let _ = stop.send(true);
-        front.in_flight.drain(options.drain).await;
-        // What is left are event streams and idle sessions.
-        sessions_end.cancel();
-        let all = u32::try_from(max).unwrap_or(u32::MAX);
-        let closed = tokio::time::timeout(Duration::from_secs(1), slots.acquire_many(all)).await;
-        if closed.is_err() {
-            tracing::debug!("some http connections were still open at exit");
-        }
-        Ok(())
-    }
+    Ok(())
 }
 
 /// Sessions ended here told to the shared state, and those ended

@@ -65,7 +65,9 @@ impl ServerHandler for Gateway {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
         self.serving("prompts/list", |c| c.prompts.is_some())?;
-        Ok(ListPromptsResult::with_all_items(self.prompts_now().await))
+        Ok(ListPromptsResult::with_all_items(
+            self.surfaces().prompts_now().await,
+        ))
     }
 
     async fn get_prompt(
@@ -74,7 +76,7 @@ impl ServerHandler for Gateway {
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
         self.serving("prompts/get", |c| c.prompts.is_some())?;
-        self.get_prompt_routed(request).await
+        self.surfaces().get_prompt_routed(request).await
     }
 
     async fn list_resources(
@@ -84,7 +86,7 @@ impl ServerHandler for Gateway {
     ) -> Result<ListResourcesResult, McpError> {
         self.serving("resources/list", |c| c.resources.is_some())?;
         Ok(ListResourcesResult::with_all_items(
-            self.resources_now().await,
+            self.surfaces().resources_now().await,
         ))
     }
 
@@ -95,7 +97,7 @@ impl ServerHandler for Gateway {
     ) -> Result<ListResourceTemplatesResult, McpError> {
         self.serving("resources/templates/list", |c| c.resources.is_some())?;
         Ok(ListResourceTemplatesResult::with_all_items(
-            self.templates_now().await,
+            self.surfaces().templates_now().await,
         ))
     }
 
@@ -105,7 +107,7 @@ impl ServerHandler for Gateway {
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
         self.serving("resources/read", |c| c.resources.is_some())?;
-        self.read_routed(request).await
+        self.surfaces().read_routed(request).await
     }
 
     #[allow(deprecated)]
@@ -115,7 +117,9 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
         self.serving("resources/subscribe", |c| c.resources.is_some())?;
-        self.subscribe_session(&context.peer, &request.uri).await
+        self.surfaces()
+            .subscribe_session(&context.peer, &request.uri)
+            .await
     }
 
     #[allow(deprecated)]
@@ -125,7 +129,9 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
         self.serving("resources/unsubscribe", |c| c.resources.is_some())?;
-        self.unsubscribe_session(&context.peer, &request.uri).await;
+        self.surfaces()
+            .unsubscribe_session(&context.peer, &request.uri)
+            .await;
         Ok(())
     }
 
@@ -135,7 +141,7 @@ impl ServerHandler for Gateway {
         _context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
         self.serving("completion/complete", |c| c.completions.is_some())?;
-        self.complete_routed(request).await
+        self.surfaces().complete_routed(request).await
     }
 
     async fn list_skills(
@@ -144,7 +150,7 @@ impl ServerHandler for Gateway {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, McpError> {
         self.serving("skills/list", ServerCapabilities::supports_skills)?;
-        Ok(self.skills_list())
+        Ok(self.surfaces().skills_list())
     }
 
     async fn get_skill(
@@ -152,7 +158,7 @@ impl ServerHandler for Gateway {
         request: GetSkillRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetSkillResult, McpError> {
-        self.skills_get(request).await
+        self.surfaces().skills_get(request).await
     }
 
     async fn on_custom_request(
@@ -168,18 +174,18 @@ impl ServerHandler for Gateway {
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         // A 2025-era session: list changes go to it as plain notifications.
-        self.tell_session(context.peer);
+        self.surfaces().tell_session(context.peer);
     }
 
     fn accepted_subscription_filter(
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        Some(self.accepted(requested))
+        Some(self.surfaces().accepted(requested))
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
         // A 2026-07-28 session: list changes go through its subscription.
-        self.listen_all(context).await
+        self.surfaces().listen_all(context).await
     }
 }

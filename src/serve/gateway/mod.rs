@@ -8,6 +8,7 @@ mod handler;
 pub(crate) mod metrics;
 pub(crate) mod names;
 pub(crate) mod rpc;
+mod serving;
 pub(crate) mod view;
 
 #[cfg(test)]
@@ -27,14 +28,15 @@ use tokio::sync::watch;
 
 use crate::config::McpConfig;
 use crate::connect::{ConnectFailure, ConnectOptions, LiveServer};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::Result;
 use crate::hub::Hub;
 use crate::serve::gateway::fit::ServeAs;
 use crate::serve::gateway::metrics::Metrics;
 use crate::serve::gateway::names::{GatewayNames, served_scheme};
 use crate::serve::gateway::view::View;
-use crate::serve::surfaces::catalog::Catalog;
+use crate::serve::surfaces::Surfaces;
 use crate::serve::surfaces::lists::{merged, not_served};
+use crate::serve::surfaces::notify::LIST_CHANGED_EVERY;
 use crate::serve::upstream::call::{read_instructions, response, upstream_request};
 use crate::serve::upstream::progress::{HostProgress, ProgressTo};
 use crate::serve::upstream::send::{Outbound, Subject, Upstreams, capabilities};
@@ -43,28 +45,14 @@ use crate::serve::upstream::send::{Outbound, Subject, Upstreams, capabilities};
 /// of (a tool's schema, say, which the section does not show).
 const POLL: Duration = Duration::from_millis(500);
 
-/// The shortest time between two `list_changed` to one host, and between
-/// two views made from the hub: an upstream that changes its tools
-/// thousands of times a second reaches each host as at most one
-/// notification per period, and the last change always reaches it (the
-/// host then reads the tools as they are).
-pub(crate) const LIST_CHANGED_EVERY: Duration = Duration::from_millis(250);
-
-/// The longest a host's list of prompts or resources waits for the
-/// upstreams still starting.
-const LIST_WAIT: Duration = Duration::from_secs(5);
-
 pub(in crate::serve) struct Inner {
     pub(in crate::serve) hub: Hub,
     pub(in crate::serve) host: ServeAs,
     pub(in crate::serve) info: Implementation,
-    /// The live upstreams and the one way out to them.
-    pub(in crate::serve) upstreams: Arc<Upstreams>,
+    /// The live upstreams (the one way out to them), the prompts,
+    /// resources and skills served from them, and the changes told.
+    pub(in crate::serve) surfaces: Surfaces,
     pub(in crate::serve) view: Mutex<Arc<View>>,
-    /// Bumped once per change a host should hear of (`list_changed`).
-    pub(in crate::serve) changes: watch::Sender<u64>,
-    /// The upstreams' prompts and resources.
-    pub(in crate::serve) catalog: Arc<Catalog>,
     /// Calls, errors, latency and restarts (`/metrics`).
     pub(in crate::serve) metrics: Metrics,
 }
@@ -119,18 +107,16 @@ impl Gateway {
     fn build(hub: Hub, host: ServeAs, call_timeout: Option<Duration>) -> Gateway {
         name_tools(&hub);
         let view = View::of(&hub, host);
-        let (changes, _) = watch::channel(0);
         let upstreams = Arc::new(Upstreams::new(hub.clone(), call_timeout));
+        let surfaces = Surfaces::new(hub.clone(), upstreams);
         let gateway = Gateway {
             read: Arc::default(),
             inner: Arc::new(Inner {
                 hub,
                 host,
                 info: Implementation::new("mcp-preamble", env!("CARGO_PKG_VERSION")),
-                upstreams,
+                surfaces,
                 view: Mutex::new(Arc::new(view)),
-                changes,
-                catalog: Arc::default(),
                 metrics: Metrics::default(),
             }),
         };
@@ -150,15 +136,22 @@ impl Gateway {
 
     /// Holds `live` as the upstream of its alias.
     fn joined(&self, live: LiveServer) {
-        self.inner.catalog.joined(&capabilities(&live.peer()));
-        self.inner.upstreams.join(live);
+        self.inner
+            .surfaces
+            .catalog()
+            .joined(&capabilities(&live.peer()));
+        self.inner.surfaces.upstreams().join(live);
     }
 
     /// `options` with which a server's progress notifications reach the
     /// host whose call they belong to ([`Hub::connect`] a server with
     /// them, then [`Gateway::add`] it); [`Gateway::connect_all`] uses them.
     pub fn connect_options(&self, options: &ConnectOptions) -> ConnectOptions {
-        let tap = self.inner.catalog.tap(self.inner.upstreams.relays().tap());
+        let tap = self
+            .inner
+            .surfaces
+            .catalog()
+            .tap(self.inner.surfaces.upstreams().relays().tap());
         options.clone().tap_progress(tap)
     }
 
@@ -204,7 +197,7 @@ impl Gateway {
         let (failures, received) = tokio::sync::mpsc::unbounded_channel();
         let permits = Arc::new(tokio::sync::Semaphore::new(options.concurrency_limit()));
         let aliases = config.servers.iter().map(|e| e.alias.clone());
-        self.inner.upstreams.starting().begin(aliases);
+        self.inner.surfaces.upstreams().starting().begin(aliases);
         for entry in config.servers.iter().cloned() {
             let (gateway, failures) = (self.clone(), failures.clone());
             let (options, permits) = (options.clone(), permits.clone());
@@ -221,23 +214,15 @@ impl Gateway {
                         let _ = failures.send(failure);
                     }
                 }
-                gateway.inner.upstreams.starting().settle(&entry.alias);
+                gateway
+                    .inner
+                    .surfaces
+                    .upstreams()
+                    .starting()
+                    .settle(&entry.alias);
             });
         }
         received
-    }
-
-    /// Serves MCP on this process's stdin and stdout until the host
-    /// closes them. Nothing else may write to stdout meanwhile.
-    pub async fn serve_stdio(&self) -> Result<()> {
-        let running = rmcp::ServiceExt::serve(self.clone(), crate::serve::front::stdio::host_io())
-            .await
-            .map_err(|e| Error::new(ErrorKind::Connect, format!("serving on stdio failed: {e}")))?;
-        running
-            .waiting()
-            .await
-            .map_err(|e| Error::new(ErrorKind::Connect, format!("serving on stdio failed: {e}")))?;
-        Ok(())
     }
 
     /// The hub this gateway serves.
@@ -258,17 +243,17 @@ impl Gateway {
     /// The process id of the upstream `alias` now (stdio servers this
     /// gateway started; a restarted one has a new id).
     pub fn process_id(&self, alias: &str) -> Option<u32> {
-        self.inner.upstreams.process_id(alias)
+        self.inner.surfaces.upstreams().process_id(alias)
     }
 
     /// A receiver that wakes once per change told to hosts.
     pub fn subscribe_changes(&self) -> watch::Receiver<u64> {
-        self.inner.changes.subscribe()
+        self.inner.surfaces.subscribe_changes()
     }
 
     /// Closes every upstream connection (stdio servers stop).
     pub async fn close(&self) {
-        let all = self.inner.upstreams.take_all();
+        let all = self.inner.surfaces.upstreams().take_all();
         for (_, live) in all {
             live.close().await;
         }
@@ -309,7 +294,7 @@ impl Gateway {
         drop(view);
         if changed {
             tracing::debug!("tools or instructions changed: list_changed");
-            self.inner.changes.send_modify(|n| *n += 1);
+            self.inner.surfaces.tools_changed();
         }
         changed
     }
@@ -367,37 +352,24 @@ impl Gateway {
                     inner,
                     read: Arc::default(),
                 };
-                gateway.upstream_back(&change.alias).await;
+                gateway.surfaces().upstream_back(&change.alias).await;
             }
         });
     }
 
-    pub(super) fn catalog(&self) -> &Catalog {
-        &self.inner.catalog
-    }
-
-    /// The live upstreams, for the surfaces to send through.
-    pub(in crate::serve) fn upstreams(&self) -> &Arc<Upstreams> {
-        &self.inner.upstreams
-    }
-
-    /// Waits until the upstreams still starting settled (at most the call
-    /// timeout, and with `brief` at most [`LIST_WAIT`]: a list does not
-    /// wait for a hung server, the ones that join later are told by
-    /// `list_changed`).
-    pub(super) async fn wait_starting(&self, brief: bool) {
-        let mut limit = self.inner.upstreams.call_timeout();
-        if brief {
-            limit = Some(limit.map_or(LIST_WAIT, |l| l.min(LIST_WAIT)));
-        }
-        self.inner.upstreams.starting().wait_all(limit).await;
+    /// What the surfaces (prompts, resources, skills, subscriptions) serve from.
+    pub(in crate::serve) fn surfaces(&self) -> &Surfaces {
+        &self.inner.surfaces
     }
 
     /// What every upstream that may serve them has (all of them while
     /// some are still starting, so a host asks for what a late one brings).
     fn upstream_capabilities(&self) -> ServerCapabilities {
-        let each = self.inner.upstreams.capabilities();
-        merged(each.into_iter(), self.inner.upstreams.starting().any())
+        let each = self.inner.surfaces.upstreams().capabilities();
+        merged(
+            each.into_iter(),
+            self.inner.surfaces.upstreams().starting().any(),
+        )
     }
 
     /// Method not found for a request of `method` when no upstream has
@@ -471,7 +443,7 @@ impl Gateway {
             direct,
         };
         let started = std::time::Instant::now();
-        let answer = (self.inner.upstreams.send(out, cancelled).await)
+        let answer = (self.inner.surfaces.upstreams().send(out, cancelled).await)
             .and_then(|answer| response(&alias, &tool, answer));
         let failed = match &answer {
             Ok(CallToolResponse::Complete(result)) => result.is_error == Some(true),
@@ -502,7 +474,7 @@ impl Gateway {
             let name = "mcp_preamble_upstream_direct_calls_total";
             let help = "Forwarded calls posted straight to a stateless HTTP upstream, not through rmcp's client.";
             crate::serve::gateway::metrics::head(&mut text, name, "counter", help);
-            for (alias, answered) in self.inner.upstreams.direct_answered() {
+            for (alias, answered) in self.inner.surfaces.upstreams().direct_answered() {
                 let alias = crate::serve::gateway::metrics::label(&alias);
                 let _ = writeln!(text, "{name}{{upstream=\"{alias}\"}} {answered}");
             }
@@ -516,7 +488,7 @@ impl Gateway {
     /// gateway is not ready (`/readyz`).
     pub fn unready_upstreams(&self) -> Vec<String> {
         let hub = &self.inner.hub;
-        let starting = self.inner.upstreams.starting().aliases();
+        let starting = self.inner.surfaces.upstreams().starting().aliases();
         (starting.into_iter())
             .filter(|a| hub.snapshot(a).is_none())
             .collect()

@@ -1,5 +1,17 @@
 //! What the gateway serves besides tools: prompts, resources, skills,
-//! subscriptions and the notifications that tell hosts of changes.
+//! subscriptions and the notifications that tell hosts of changes. They
+//! are [`Surfaces`]' methods, over what the gateway hands them: the hub,
+//! the upstreams (every request to one leaves through their one send) and
+//! the catalog; `impl Gateway` lives in `gateway/` only.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::watch;
+
+use crate::hub::Hub;
+use crate::serve::surfaces::catalog::Catalog;
+use crate::serve::upstream::send::Upstreams;
 
 pub(crate) mod catalog;
 pub(crate) mod lists;
@@ -9,3 +21,63 @@ pub(crate) mod resources;
 pub(crate) mod skills;
 pub(crate) mod subscribe;
 pub(crate) mod uri;
+
+/// The longest a host's list of prompts or resources waits for the
+/// upstreams still starting.
+const LIST_WAIT: Duration = Duration::from_secs(5);
+
+/// What the surfaces serve from: the hub, the live upstreams, the
+/// upstreams' prompts and resources, and the changes told to hosts.
+pub(crate) struct Surfaces {
+    hub: Hub,
+    upstreams: Arc<Upstreams>,
+    catalog: Arc<Catalog>,
+    /// Bumped once per change of the tools or the instructions a host
+    /// should hear of (`list_changed`).
+    tools_changed: watch::Sender<u64>,
+}
+
+impl Surfaces {
+    pub(crate) fn new(hub: Hub, upstreams: Arc<Upstreams>) -> Surfaces {
+        Surfaces {
+            hub,
+            upstreams,
+            catalog: Arc::default(),
+            tools_changed: watch::channel(0).0,
+        }
+    }
+
+    pub(crate) fn hub(&self) -> &Hub {
+        &self.hub
+    }
+
+    pub(crate) fn upstreams(&self) -> &Arc<Upstreams> {
+        &self.upstreams
+    }
+
+    pub(crate) fn catalog(&self) -> &Arc<Catalog> {
+        &self.catalog
+    }
+
+    /// A receiver that wakes once per change of the tools or instructions.
+    pub(crate) fn subscribe_changes(&self) -> watch::Receiver<u64> {
+        self.tools_changed.subscribe()
+    }
+
+    /// Tells every host the tools or the instructions changed.
+    pub(crate) fn tools_changed(&self) {
+        self.tools_changed.send_modify(|n| *n += 1);
+    }
+
+    /// Waits until the upstreams still starting settled (at most the call
+    /// timeout, and with `brief` at most [`LIST_WAIT`]: a list does not
+    /// wait for a hung server, the ones that join later are told by
+    /// `list_changed`).
+    pub(crate) async fn wait_starting(&self, brief: bool) {
+        let mut limit = self.upstreams.call_timeout();
+        if brief {
+            limit = Some(limit.map_or(LIST_WAIT, |l| l.min(LIST_WAIT)));
+        }
+        self.upstreams.starting().wait_all(limit).await;
+    }
+}

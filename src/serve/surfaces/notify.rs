@@ -6,15 +6,22 @@
 //! through its `subscriptions/listen` (what its filter asked for).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::ErrorData as McpError;
 use rmcp::model::SubscriptionFilter;
 use rmcp::service::{Peer, RoleServer, SubscriptionContext};
 use tokio::sync::watch;
 
-use crate::serve::gateway::Gateway;
-use crate::serve::gateway::LIST_CHANGED_EVERY;
+use crate::serve::surfaces::Surfaces;
 use crate::serve::surfaces::subscribe::{MAX_PER_HOST, Pending};
+
+/// The shortest time between two `list_changed` to one host, and between
+/// two views made from the hub: an upstream that changes its tools
+/// thousands of times a second reaches each host as at most one
+/// notification per period, and the last change always reaches it (the
+/// host then reads the tools as they are).
+pub(crate) const LIST_CHANGED_EVERY: Duration = Duration::from_millis(250);
 
 /// Which list changed.
 #[derive(Clone, Copy)]
@@ -24,7 +31,7 @@ enum List {
     Resources,
 }
 
-impl Gateway {
+impl Surfaces {
     /// Tells a 2025 session of each list change, paced, while it lasts.
     pub(in crate::serve) fn tell_session(&self, peer: Peer<RoleServer>) {
         let lists = [

@@ -11,8 +11,8 @@ use rmcp::model::{
 use serde_json::json;
 
 use crate::hub::RETIRED_NAMES;
-use crate::serve::gateway::Gateway;
 use crate::serve::gateway::names::GatewayNames;
+use crate::serve::surfaces::Surfaces;
 use crate::serve::surfaces::lists::{clean_prompt, gather, host_meta, unexpected};
 use crate::serve::upstream::send::Outbound;
 use crate::tool_names::{NameTable, ToolNames};
@@ -43,7 +43,7 @@ impl Prompts {
     }
 }
 
-impl Gateway {
+impl Surfaces {
     /// Every connected upstream's prompts (each one's pages), under their
     /// exposed names, their text sanitized.
     pub(in crate::serve) async fn prompts_now(&self) -> Vec<Prompt> {

@@ -18,7 +18,7 @@ use rmcp::model::{
 };
 use serde_json::json;
 
-use crate::serve::gateway::Gateway;
+use crate::serve::surfaces::Surfaces;
 use crate::serve::surfaces::lists::{
     clean_resource, clean_template, gather, host_meta, unexpected, uri_ok,
 };
@@ -69,7 +69,7 @@ impl Resources {
     }
 }
 
-impl Gateway {
+impl Surfaces {
     /// Every connected upstream's resources (each one's pages), a URI that
     /// two upstreams list left out, their text sanitized.
     pub(in crate::serve) async fn resources_now(&self) -> Vec<Resource> {

@@ -22,15 +22,15 @@ use serde_json::{Value, json};
 use crate::assemble::skills::{gateway_uri, upstream_uri};
 use crate::report::ExposedSkill;
 use crate::sanitize;
-use crate::serve::gateway::Gateway;
+use crate::serve::surfaces::Surfaces;
 use crate::serve::upstream::send::Outbound;
 
-impl Gateway {
+impl Surfaces {
     /// Every upstream's exposed skills, in section order.
     pub(in crate::serve) fn skills_list(&self) -> ListSkillsResult {
-        let view = self.view();
+        let section = self.hub.section();
         let mut skills = Vec::new();
-        for exposure in view.section.assembly().exposures() {
+        for exposure in section.assembly().exposures() {
             let Some(alias) = exposure.alias.as_deref() else {
                 continue;
             };
@@ -95,8 +95,8 @@ impl Gateway {
     /// it (its `SKILL.md` or a file of its manifest), for `resources/read`;
     /// `None` for any other URI.
     pub(in crate::serve) fn skill_file_owner(&self, uri: &str) -> Option<(String, String)> {
-        let view = self.view();
-        for exposure in view.section.assembly().exposures() {
+        let section = self.hub.section();
+        for exposure in section.assembly().exposures() {
             let Some(alias) = exposure.alias.as_deref() else {
                 continue;
             };
@@ -119,8 +119,8 @@ impl Gateway {
     }
 
     fn skill_owner(&self, uri: &str) -> Option<(String, String)> {
-        let view = self.view();
-        for exposure in view.section.assembly().exposures() {
+        let section = self.hub.section();
+        for exposure in section.assembly().exposures() {
             let Some(alias) = exposure.alias.as_deref() else {
                 continue;
             };

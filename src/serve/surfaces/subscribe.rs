@@ -25,7 +25,7 @@ use rmcp::model::{
 use rmcp::service::{Peer, RoleServer};
 use tokio::sync::{Notify, oneshot};
 
-use crate::serve::gateway::Gateway;
+use crate::serve::surfaces::Surfaces;
 use crate::serve::surfaces::lists::fault;
 use crate::serve::upstream::send::{Outbound, Upstreams};
 use crate::support::lock;
@@ -228,7 +228,7 @@ impl State {
     }
 }
 
-impl Gateway {
+impl Surfaces {
     /// `resources/subscribe` of a 2025 session.
     pub(in crate::serve) async fn subscribe_session(
         &self,
