@@ -1,0 +1,811 @@
+//! The crate's import structure: the pipeline stages form layers, and no
+//! file imports (directly or through others) a file that imports it back;
+//! the binary (`src/bin/mcp-preamble/`) is held to the same rules. And no
+//! function is longer than [`MAX_FN_LINES`].
+//!
+//! `LAYERS` below is the architecture in one list, lowest layer first (see
+//! ARCHITECTURE.md); `BIN_LAYERS` is the binary's. A module may import from
+//! its own folder and from lower layers only; inside the crate every import
+//! names the module that defines the item (`crate::report::Assembly`, never
+//! `crate::Assembly` through a root re-export). A `pub use` is an import too,
+//! unless a module re-exports from its own folder (its facade). Adding a
+//! module means adding it to a layer here.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Top-level modules of `src/`, by layer: lowest first. Modules in one row
+/// may not import each other.
+const LAYERS: &[&[&str]] = &[
+    &["support"],
+    // Secret and URL redaction: regex and serde_json only.
+    &["redact"],
+    // The host table: read by the lint, the gateway and the tool names.
+    &["error", "text", "hosts"],
+    &["sanitize", "tokens", "tool_names", "rewrite", "schema"],
+    &["markdown", "limits"],
+    &["model", "segment"],
+    &[
+        "wire",
+        "config",
+        "visibility",
+        "dedup",
+        "template",
+        "server_key",
+    ],
+    &["tool_policy"],
+    &["pin"],
+    &["report"],
+    &["budget"],
+    &["assemble"],
+    // With the policy file (`settings/file.rs`).
+    &["settings"],
+    &["lint"],
+    &["hub"],
+    // Review state shared in Redis: pins read and written as the lock's.
+    &["state"],
+    &["connect"],
+    &["serve"],
+    &["testing"],
+    // A facade: a public module that only re-exports.
+    &["files"],
+    // The deprecated root names of 0.1.
+    &["moved"],
+];
+
+/// The binary's modules, by layer: lowest first. `main.rs` is its root and
+/// may call any of them.
+const BIN_LAYERS: &[&[&str]] = &[
+    &["error", "args", "source"],
+    // Everything printed goes through `emit`.
+    &["emit"],
+    &["memory", "progress", "state"],
+    // Reading files, connecting to a config's servers.
+    &["load"],
+    // Where the pins are: a lock file or a shared state (`--state`).
+    &["review"],
+    // `serve --listen`'s listener, gate and options.
+    &["listen"],
+    // The commands; `snapshot` warns about aliases as `lint` does, `pin`
+    // writes the lock as `snapshot` writes its files.
+    &["lint", "preview", "serve"],
+    &["snapshot"],
+    &["pin"],
+    // `wrap` loads the policy and the log as `serve` does; `install`
+    // edits host configs through the JSONC scanner.
+    &["jsonc"],
+    &["wrap", "install"],
+];
+
+/// The longest a function may be, from its `fn` line to its closing brace.
+const MAX_FN_LINES: usize = 80;
+
+/// Items longer than [`MAX_FN_LINES`] that are data, not logic: `(file, name, why)`.
+const LONG_DATA: &[(&str, &str, &str)] = &[
+    (
+        "redact/scan.rs",
+        "SECRET_PATTERNS",
+        "a table of credential patterns, one `p(..)` row each",
+    ),
+    (
+        "lint/rules/host.rs",
+        "HOST_PATTERNS",
+        "a table of MCP006 phrases (text acting on the host), one `p(..)` row each",
+    ),
+];
+
+/// A source file's imports: the files it names through `crate::`, `super::`
+/// and `self::` paths, outside comments and `#[cfg(test)]` modules.
+struct Graph {
+    files: BTreeMap<String, BTreeSet<String>>,
+    /// `(file, path)` for each `crate::Name` that goes through a root re-export.
+    through_root: Vec<(String, String)>,
+}
+
+/// The library's sources (`src/` without `src/bin/`).
+fn src_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// The binary's sources.
+fn bin_dir() -> PathBuf {
+    src_dir().join("bin").join("mcp-preamble")
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            if p.file_name().unwrap() != "bin" {
+                rust_files(&p, out);
+            }
+        } else if p.extension().is_some_and(|e| e == "rs") && p.file_name().unwrap() != "tests.rs" {
+            // (`tests.rs` files are `#[cfg(test)] mod tests;` bodies.)
+            out.push(p);
+        }
+    }
+}
+
+/// `src/a/b.rs` and `src/a/b/mod.rs` are module `a::b`; `lib.rs` (or the
+/// binary's `main.rs`) is the root.
+fn module_of(rel: &str) -> Vec<String> {
+    let stem = rel.trim_end_matches(".rs");
+    let mut segs: Vec<String> = stem.split('/').map(str::to_owned).collect();
+    if matches!(segs.last().map(String::as_str), Some("mod"))
+        || matches!(segs.as_slice(), [root] if root == "lib" || root == "main")
+    {
+        segs.pop();
+    }
+    segs
+}
+
+fn is_root(rel: &str) -> bool {
+    rel == "lib.rs" || rel == "main.rs"
+}
+
+/// The code of a file without comments, string contents, and `#[cfg(test)]`
+/// items; their newlines stay, so lines keep their numbers.
+fn code_of(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if text[i..].starts_with("//") {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+        } else if text[i..].starts_with("/*") {
+            let end = i + text[i..].find("*/").map_or(b.len() - i, |e| e + 2);
+            out.push_str(&newlines(&text[i..end]));
+            i = end;
+        } else if text[i..].starts_with("r#\"") {
+            let end = i + 3 + text[i + 3..].find("\"#").map_or(b.len() - i - 3, |e| e + 2);
+            out.push_str(&format!("\"{}\"", newlines(&text[i..end])));
+            i = end;
+        } else if text[i..].starts_with("r\"") && !ident_before(&text[..i]) {
+            let end = i + 2 + text[i + 2..].find('"').map_or(b.len() - i - 2, |e| e + 1);
+            out.push_str(&format!("\"{}\"", newlines(&text[i..end])));
+            i = end;
+        } else if b[i] == b'\'' && text[i + 1..].starts_with('\\') {
+            // A char literal with an escape: '\n', '\'', '\u{..}'.
+            i += 2 + text[i + 2..].find('\'').map_or(b.len() - i - 2, |e| e + 1);
+        } else if b[i] == b'\'' && text[i + 1..].chars().nth(1) == Some('\'') {
+            i += 2 + text[i + 1..].chars().next().unwrap().len_utf8();
+        } else if b[i] == b'"' {
+            let start = i;
+            i += 1;
+            while i < b.len() && b[i] != b'"' {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            i = (i + 1).min(b.len());
+            out.push_str(&format!("\"{}\"", newlines(&text[start..i])));
+        } else if text[i..].starts_with("#[cfg(test)]") {
+            // Skip the attribute and the item it marks (up to its matching brace or `;`).
+            let start = i;
+            i += "#[cfg(test)]".len();
+            let mut depth = 0usize;
+            while i < b.len() {
+                match b[i] {
+                    b'{' => depth += 1,
+                    b'}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            i += 1;
+                            break;
+                        }
+                    }
+                    b';' if depth == 0 => {
+                        i += 1;
+                        break;
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+            out.push_str(&newlines(&text[start..i.min(b.len())]));
+        } else {
+            let ch = text[i..].chars().next().unwrap();
+            out.push(ch);
+            i += ch.len_utf8();
+        }
+    }
+    out
+}
+
+/// The line breaks of `skipped`, to keep in place of it.
+fn newlines(skipped: &str) -> String {
+    "\n".repeat(skipped.matches('\n').count())
+}
+
+/// Whether `before` ends in a letter, digit or `_`.
+fn ident_before(before: &str) -> bool {
+    before
+        .chars()
+        .next_back()
+        .is_some_and(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// Every path in `code` that starts with `crate::`, `super::` or `self::`,
+/// with `use` groups (`use crate::{a::X, b::{Y, Z}}`) expanded.
+fn paths_in(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for start in ["crate::", "super::", "self::"] {
+        let mut from = 0;
+        while let Some(pos) = code[from..].find(start) {
+            let at = from + pos;
+            from = at + start.len();
+            let before = code[..at].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':')
+                || code[..at].ends_with("(in ")
+            {
+                continue; // part of a longer path, or a `pub(in crate::x)` visibility
+            }
+            expand(&code[at..], String::new(), &mut out);
+        }
+    }
+    out
+}
+
+/// The code split in two: without its `pub use` statements, and those
+/// statements alone (a re-export is an import too, unless it is a facade
+/// over the module's own folder; [`graph_from`] tells which).
+fn split_reexports(code: &str) -> (String, String) {
+    let mut out = String::with_capacity(code.len());
+    let mut reexports = String::new();
+    let mut rest = code;
+    while let Some(pos) = rest.find("pub") {
+        let tail = &rest[pos..];
+        let after_vis = if let Some(t) = tail.strip_prefix("pub(") {
+            t.find(')').map(|e| &t[e + 1..])
+        } else {
+            tail.strip_prefix("pub")
+        };
+        match after_vis
+            .map(str::trim_start)
+            .filter(|t| t.starts_with("use "))
+        {
+            Some(_) => {
+                out.push_str(&rest[..pos]);
+                let end = tail.find(';').map_or(tail.len(), |e| e + 1);
+                reexports.push_str(&tail[..end]);
+                reexports.push('\n');
+                rest = &tail[end..];
+            }
+            None => {
+                out.push_str(&rest[..pos + 3]);
+                rest = &rest[pos + 3..];
+            }
+        }
+    }
+    out.push_str(rest);
+    (out, reexports)
+}
+
+/// The paths `code` names: [`paths_in`], and `child::X` for each submodule
+/// declared in the file (named without `self::`).
+fn imports_in(code: &str, children: &[String]) -> Vec<String> {
+    let mut found = paths_in(code);
+    for child in children {
+        found.extend(
+            paths_in(&code.replace(&format!("{child}::"), &format!("self::{child}::")))
+                .into_iter()
+                .filter(|p| p.starts_with(&format!("self::{child}"))),
+        );
+    }
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// The submodules a file declares (`mod x;`, `pub mod x;`, `pub(crate) mod x;`).
+fn children_of(code: &str) -> Vec<String> {
+    code.lines()
+        .filter_map(|l| {
+            let l = l.trim();
+            let rest = l.strip_prefix("mod ").or_else(|| {
+                l.split_once(" mod ")
+                    .filter(|(v, _)| v.starts_with("pub"))
+                    .map(|(_, r)| r)
+            })?;
+            let name = rest.strip_suffix(';')?.trim();
+            name.chars()
+                .all(|c| c.is_alphanumeric() || c == '_')
+                .then(|| name.to_owned())
+        })
+        .collect()
+}
+
+/// Reads one path (possibly with a `{...}` group) from the start of `s`.
+fn expand(s: &str, prefix: String, out: &mut Vec<String>) {
+    let mut path = prefix;
+    let mut chars = s.char_indices().peekable();
+    while let Some(&(i, c)) = chars.peek() {
+        if c.is_alphanumeric() || c == '_' || c == ':' {
+            path.push(c);
+            chars.next();
+        } else if c == '{' && path.ends_with("::") {
+            // Split the group at top-level commas.
+            let inner = &s[i + 1..];
+            let mut depth = 0;
+            let mut last = 0;
+            for (j, d) in inner.char_indices() {
+                match d {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => {
+                        expand(inner[last..j].trim_start(), path.clone(), out);
+                        return;
+                    }
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        expand(inner[last..j].trim_start(), path.clone(), out);
+                        last = j + 1;
+                    }
+                    _ => {}
+                }
+            }
+            return;
+        } else {
+            break;
+        }
+    }
+    out.push(path);
+}
+
+/// The import graph of the sources under `dir` (`src/bin/` left out).
+fn graph_of(dir: &Path) -> Graph {
+    let mut paths = Vec::new();
+    rust_files(dir, &mut paths);
+    let sources: BTreeMap<String, String> = paths
+        .iter()
+        .map(|p| {
+            let rel = p
+                .strip_prefix(dir)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            (rel, std::fs::read_to_string(p).unwrap())
+        })
+        .collect();
+    graph_from(&sources)
+}
+
+/// The library's import graph.
+fn graph() -> Graph {
+    graph_of(&src_dir())
+}
+
+/// The import graph of `sources`: each file's text by its path under the root.
+fn graph_from(sources: &BTreeMap<String, String>) -> Graph {
+    let files: BTreeMap<Vec<String>, String> = sources
+        .keys()
+        .map(|rel| (module_of(rel), rel.clone()))
+        .collect();
+    let mut graph = Graph {
+        files: BTreeMap::new(),
+        through_root: Vec::new(),
+    };
+    for (module, rel) in &files {
+        let code = code_of(&sources[rel]);
+        let children = children_of(&code);
+        let (plain, reexports) = split_reexports(&code);
+        let found = imports_in(&plain, &children)
+            .into_iter()
+            .map(|p| (p, false))
+            .chain(
+                imports_in(&reexports, &children)
+                    .into_iter()
+                    .map(|p| (p, true)),
+            );
+        let mut deps = BTreeSet::new();
+        for (path, reexport) in found {
+            let target = match resolve(&files, module, &path) {
+                Resolved::File(target) => target,
+                Resolved::ThroughRoot => {
+                    graph.through_root.push((rel.clone(), path));
+                    continue;
+                }
+                Resolved::Outside => continue,
+            };
+            // A facade re-exporting from its own folder does not import it.
+            if reexport && target.len() > module.len() && target.starts_with(module) {
+                continue;
+            }
+            if let Some(dep) = files.get(&target).filter(|dep| *dep != rel) {
+                deps.insert(dep.clone());
+            }
+        }
+        graph.files.insert(rel.clone(), deps);
+    }
+    graph
+}
+
+/// What a path names, seen from its file.
+enum Resolved {
+    /// The module of the file the item lives in.
+    File(Vec<String>),
+    /// A `crate::Name` through a root re-export.
+    ThroughRoot,
+    /// Not a file of this tree (`self::` at the root, `crate::__private`).
+    Outside,
+}
+
+/// What a path found in `module` names.
+fn resolve(files: &BTreeMap<Vec<String>, String>, module: &[String], path: &str) -> Resolved {
+    let mut segs: Vec<&str> = path.split("::").filter(|s| !s.is_empty()).collect();
+    let mut base: Vec<String> = match segs.first().copied() {
+        Some("crate") => Vec::new(),
+        Some("self") => module.to_vec(),
+        Some("super") => module[..module.len().saturating_sub(1)].to_vec(),
+        _ => return Resolved::Outside,
+    };
+    segs.remove(0);
+    while segs.first() == Some(&"super") {
+        base.pop();
+        segs.remove(0);
+    }
+    // The longest prefix that is a file is the file the item lives in.
+    let mut target = base;
+    for s in &segs {
+        let mut next = target.clone();
+        next.push((*s).to_owned());
+        if files.contains_key(&next) {
+            target = next;
+        } else {
+            break;
+        }
+    }
+    if target.is_empty() && !segs.is_empty() && !files.contains_key(&vec![segs[0].to_owned()]) {
+        return if segs[0] == "self" || segs[0] == "__private" {
+            Resolved::Outside
+        } else {
+            Resolved::ThroughRoot
+        };
+    }
+    Resolved::File(target)
+}
+
+fn top(rel: &str) -> &str {
+    rel.split('/').next().unwrap().trim_end_matches(".rs")
+}
+
+/// Every strongly connected set of files with more than one file (Tarjan).
+fn loops(g: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    struct T<'g> {
+        g: &'g BTreeMap<String, BTreeSet<String>>,
+        index: BTreeMap<&'g str, usize>,
+        low: BTreeMap<&'g str, usize>,
+        stack: Vec<&'g str>,
+        on: BTreeSet<&'g str>,
+        out: Vec<Vec<String>>,
+    }
+    impl<'g> T<'g> {
+        fn visit(&mut self, v: &'g str) {
+            let n = self.index.len();
+            self.index.insert(v, n);
+            self.low.insert(v, n);
+            self.stack.push(v);
+            self.on.insert(v);
+            for w in self.g.get(v).into_iter().flatten() {
+                let w = w.as_str();
+                if !self.index.contains_key(w) {
+                    self.visit(w);
+                    let l = self.low[w].min(self.low[v]);
+                    self.low.insert(v, l);
+                } else if self.on.contains(w) {
+                    let l = self.index[w].min(self.low[v]);
+                    self.low.insert(v, l);
+                }
+            }
+            if self.low[v] == self.index[v] {
+                let mut scc = Vec::new();
+                while let Some(w) = self.stack.pop() {
+                    self.on.remove(w);
+                    scc.push(w.to_owned());
+                    if w == v {
+                        break;
+                    }
+                }
+                if scc.len() > 1 {
+                    scc.sort();
+                    self.out.push(scc);
+                }
+            }
+        }
+    }
+    let mut t = T {
+        g,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on: BTreeSet::new(),
+        out: Vec::new(),
+    };
+    for v in g.keys() {
+        if !t.index.contains_key(v.as_str()) {
+            t.visit(v);
+        }
+    }
+    t.out
+}
+
+fn layer_of(layers: &[&[&str]], module: &str) -> Option<usize> {
+    layers.iter().position(|row| row.contains(&module))
+}
+
+/// Each import that does not point down `layers`, and each module in none.
+fn against_layers(g: &Graph, layers: &[&[&str]]) -> Vec<String> {
+    let mut wrong = Vec::new();
+    for (file, deps) in &g.files {
+        if is_root(file) {
+            continue;
+        }
+        let from = top(file);
+        let Some(lf) = layer_of(layers, from) else {
+            wrong.push(format!("{file}: module `{from}` is in no layer"));
+            continue;
+        };
+        for dep in deps {
+            let to = top(dep);
+            if to == from || is_root(dep) {
+                continue;
+            }
+            match layer_of(layers, to) {
+                Some(lt) if lt < lf => {}
+                Some(_) => wrong.push(format!(
+                    "{file} imports {dep}: `{to}` is not below `{from}`"
+                )),
+                None => wrong.push(format!("{dep}: module `{to}` is in no layer")),
+            }
+        }
+    }
+    wrong
+}
+
+fn describe(found: &[Vec<String>]) -> String {
+    found
+        .iter()
+        .map(|l| l.join(" <-> "))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn no_file_imports_a_file_that_imports_it_back() {
+    let found = loops(&graph().files);
+    assert!(
+        found.is_empty(),
+        "import loops between files:\n{}",
+        describe(&found)
+    );
+}
+
+#[test]
+fn no_file_of_the_binary_imports_a_file_that_imports_it_back() {
+    let found = loops(&graph_of(&bin_dir()).files);
+    assert!(
+        found.is_empty(),
+        "import loops between the binary's files:\n{}",
+        describe(&found)
+    );
+}
+
+#[test]
+fn imports_point_down_the_layers() {
+    let wrong = against_layers(&graph(), LAYERS);
+    assert!(
+        wrong.is_empty(),
+        "imports against LAYERS in tests/architecture/layers.rs:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn the_binarys_imports_point_down_its_layers() {
+    let wrong = against_layers(&graph_of(&bin_dir()), BIN_LAYERS);
+    assert!(
+        wrong.is_empty(),
+        "imports against BIN_LAYERS in tests/architecture/layers.rs:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn no_import_goes_through_a_root_reexport() {
+    for (dir, g) in [
+        ("src", graph()),
+        ("src/bin/mcp-preamble", graph_of(&bin_dir())),
+    ] {
+        let list: Vec<String> = g
+            .through_root
+            .iter()
+            .map(|(f, p)| format!("{dir}/{f}: {p}"))
+            .collect();
+        assert!(
+            list.is_empty(),
+            "imports through crate-root names (name the defining module):\n{}",
+            list.join("\n")
+        );
+    }
+}
+
+#[test]
+fn the_checks_see_a_back_import() {
+    // A lower layer importing a higher one is a loop the checks must report.
+    let mut g = graph();
+    let text = code_of("use crate::assemble::Assembler;\nfn f() {}\n");
+    assert_eq!(paths_in(&text), ["crate::assemble::Assembler"]);
+    g.files
+        .entry("assemble/mod.rs".into())
+        .or_default()
+        .insert("sanitize.rs".into());
+    g.files
+        .entry("sanitize.rs".into())
+        .or_default()
+        .insert("assemble/mod.rs".into());
+    assert!(!loops(&g.files).is_empty());
+    assert!(layer_of(LAYERS, "sanitize") < layer_of(LAYERS, "assemble"));
+}
+
+#[test]
+fn the_checks_see_a_loop_in_the_binary() {
+    // `load` prints through `emit` and `progress`; `emit` reading `load`
+    // again would close the loop the binary once had.
+    let mut g = graph_of(&bin_dir());
+    assert!(g.files["load.rs"].contains("emit.rs"));
+    assert!(g.files["main.rs"].contains("preview.rs"));
+    g.files.get_mut("emit.rs").unwrap().insert("load.rs".into());
+    assert_eq!(loops(&g.files), [["emit.rs", "load.rs", "progress.rs"]]);
+    assert_eq!(
+        against_layers(&g, BIN_LAYERS),
+        ["emit.rs imports load.rs: `load` is not below `emit`"]
+    );
+}
+
+#[test]
+fn a_reexport_is_an_import_unless_from_its_own_folder() {
+    let sources: BTreeMap<String, String> = [
+        // `a` imports `b`, which re-exports from `a`: a loop.
+        ("lib.rs", "mod a;\nmod b;\nmod c;\npub use a::X;\n"),
+        ("a.rs", "use crate::b::Y;\npub struct X;\n"),
+        ("b.rs", "pub use crate::a::X as Y;\n"),
+        // `c` re-exports its child, which imports `c`: a facade, no loop.
+        ("c/mod.rs", "mod d;\npub use d::Z;\npub struct W;\n"),
+        ("c/d.rs", "use super::W;\npub struct Z(W);\n"),
+    ]
+    .into_iter()
+    .map(|(f, s)| (f.to_owned(), s.to_owned()))
+    .collect();
+    let g = graph_from(&sources);
+    assert_eq!(g.files["b.rs"], BTreeSet::from(["a.rs".to_owned()]));
+    assert_eq!(g.files["c/mod.rs"], BTreeSet::new());
+    assert_eq!(g.files["lib.rs"], BTreeSet::new());
+    assert_eq!(loops(&g.files), [["a.rs", "b.rs"]]);
+    assert!(g.through_root.is_empty());
+}
+
+#[test]
+fn use_groups_are_expanded() {
+    let code = code_of(
+        "use crate::{a::X, b::{c::Y, Z}};\n// use crate::gone::Q;\nlet s = \"crate::nope\";\n",
+    );
+    assert_eq!(
+        paths_in(&code),
+        ["crate::a::X", "crate::b::c::Y", "crate::b::Z"]
+    );
+}
+
+/// Each function (`fn`) and each static's initializer in `code`: its name,
+/// first line (1-based) and length in lines.
+fn items_of(code: &str) -> Vec<(String, usize, usize)> {
+    let b = code.as_bytes();
+    let mut out = Vec::new();
+    for keyword in ["fn", "static"] {
+        let mut from = 0;
+        while let Some(pos) = code[from..].find(keyword) {
+            let at = from + pos;
+            from = at + keyword.len();
+            let after = &code[from..];
+            let name: String = after
+                .trim_start()
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            // A keyword, not part of a word or `'static`, followed by a name.
+            if ident_before(&code[..at])
+                || code[..at].ends_with('\'')
+                || !after.starts_with(char::is_whitespace)
+                || name.is_empty()
+                || name == "mut"
+            {
+                continue;
+            }
+            let Some(end) = item_end(b, from, keyword == "fn") else {
+                continue;
+            };
+            let first = code[..at].matches('\n').count() + 1;
+            let last = code[..end].matches('\n').count() + 1;
+            out.push((name, first, last - first + 1));
+        }
+    }
+    out
+}
+
+/// Where the item starting at `from` ends: a function at its body's closing
+/// brace (`None` without a body), a static at its `;`.
+fn item_end(b: &[u8], from: usize, is_fn: bool) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut in_body = false;
+    for (i, &c) in b.iter().enumerate().skip(from) {
+        match c {
+            b'{' if is_fn && depth == 0 => {
+                in_body = true;
+                depth += 1;
+            }
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => {
+                depth = depth.checked_sub(1)?;
+                if in_body && depth == 0 {
+                    return Some(i);
+                }
+            }
+            b';' if depth == 0 => return (!is_fn).then_some(i),
+            _ => {}
+        }
+    }
+    None
+}
+
+#[test]
+fn no_function_is_longer_than_80_lines() {
+    let mut paths = Vec::new();
+    rust_files(&src_dir(), &mut paths);
+    rust_files(&bin_dir(), &mut paths);
+    let mut long = Vec::new();
+    for p in &paths {
+        let rel = p
+            .strip_prefix(src_dir())
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let code = code_of(&std::fs::read_to_string(p).unwrap());
+        for (name, line, lines) in items_of(&code) {
+            let data = LONG_DATA.iter().any(|(f, n, _)| *f == rel && *n == name);
+            if lines > MAX_FN_LINES && !data {
+                long.push(format!("src/{rel}:{line}: `{name}` is {lines} lines"));
+            }
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "over {MAX_FN_LINES} lines (split it; a data table goes in LONG_DATA with its reason):\n{}",
+        long.join("\n")
+    );
+}
+
+#[test]
+fn the_length_check_measures_bodies() {
+    let code = code_of(
+        "static T: &[u8] = &[\n1,\n2,\n];\nfn short(x: [u8; 2]) -> u8 {\n    let s = \"}\";\n    x[0]\n}\n\
+         trait A { fn f(&self); }\n#[cfg(test)]\nmod tests {\nfn hidden() {}\n}\n",
+    );
+    assert_eq!(
+        items_of(&code),
+        [("short".to_owned(), 5, 4), ("T".to_owned(), 1, 4)]
+    );
+    // Every allow-listed table exists, and is long.
+    for (file, name, _) in LONG_DATA {
+        let code = code_of(&std::fs::read_to_string(src_dir().join(file)).unwrap());
+        let lines = items_of(&code)
+            .into_iter()
+            .find(|(n, _, _)| n == name)
+            .map(|(_, _, lines)| lines);
+        assert!(
+            lines.is_some_and(|l| l > MAX_FN_LINES),
+            "{file}: `{name}` is no longer a long table: take it out of LONG_DATA"
+        );
+    }
+}
