@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 
 use mcp_preamble::hosts::{Cut, Host};
 
+use crate::lexer::lex;
+
 /// A number that is a cap in the table but means something else here.
 const OTHER_MEANINGS: &[(&str, usize, &str)] = &[
     (
@@ -57,67 +59,15 @@ struct Scanned {
 }
 
 fn scan(text: &str, docs_are_strings: bool) -> Scanned {
-    let mut out = Scanned {
-        code: String::with_capacity(text.len()),
-        strings: Vec::new(),
-    };
-    let b = text.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        let rest = &text[i..];
-        if rest.starts_with("//") {
-            let end = rest.find('\n').unwrap_or(rest.len());
-            if docs_are_strings && rest.starts_with("///") {
-                out.strings.push(rest[3..end].to_string());
-            }
-            i += end;
-        } else if rest.starts_with("/*") {
-            i += rest.find("*/").map_or(rest.len(), |e| e + 2);
-        } else if let Some(raw) = rest.strip_prefix("r#\"") {
-            let end = raw.find("\"#").unwrap_or(raw.len());
-            out.strings.push(raw[..end].to_string());
-            out.code.push_str("\"\"");
-            i += 3 + end + 2;
-        } else if b[i] == b'\'' && rest[1..].starts_with('\\') {
-            i += 2 + rest[2..].find('\'').map_or(rest.len() - 2, |e| e + 1);
-        } else if b[i] == b'\'' && rest[1..].chars().nth(1) == Some('\'') {
-            i += 2 + rest[1..].chars().next().unwrap().len_utf8();
-        } else if b[i] == b'"' {
-            let mut j = i + 1;
-            while j < b.len() && b[j] != b'"' {
-                j += if b[j] == b'\\' { 2 } else { 1 };
-            }
-            out.strings.push(text[i + 1..j.min(b.len())].to_string());
-            out.code.push_str("\"\"");
-            i = j + 1;
-        } else if rest.starts_with("#[cfg(test)]") {
-            i += "#[cfg(test)]".len();
-            let mut depth = 0usize;
-            while i < b.len() {
-                match b[i] {
-                    b'{' => depth += 1,
-                    b'}' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            i += 1;
-                            break;
-                        }
-                    }
-                    b';' if depth == 0 => {
-                        i += 1;
-                        break;
-                    }
-                    _ => {}
-                }
-                i += 1;
-            }
-        } else {
-            let ch = rest.chars().next().unwrap();
-            out.code.push(ch);
-            i += ch.len_utf8();
-        }
+    let lexed = lex(text);
+    let mut strings = lexed.strings;
+    if docs_are_strings {
+        strings.extend(lexed.docs);
     }
-    out
+    Scanned {
+        code: lexed.code,
+        strings,
+    }
 }
 
 /// Every number in `text`: digit runs, `_` and (in prose) `,` between

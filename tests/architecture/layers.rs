@@ -14,6 +14,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use crate::lexer::{ident_before, lex};
+
 /// Top-level modules of `src/`, by layer: lowest first. Modules in one row
 /// may not import each other.
 const LAYERS: &[&[&str]] = &[
@@ -150,83 +152,7 @@ fn is_root(rel: &str) -> bool {
 /// The code of a file without comments, string contents, and `#[cfg(test)]`
 /// items; their newlines stay, so lines keep their numbers.
 fn code_of(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let b = text.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if text[i..].starts_with("//") {
-            while i < b.len() && b[i] != b'\n' {
-                i += 1;
-            }
-        } else if text[i..].starts_with("/*") {
-            let end = i + text[i..].find("*/").map_or(b.len() - i, |e| e + 2);
-            out.push_str(&newlines(&text[i..end]));
-            i = end;
-        } else if text[i..].starts_with("r#\"") {
-            let end = i + 3 + text[i + 3..].find("\"#").map_or(b.len() - i - 3, |e| e + 2);
-            out.push_str(&format!("\"{}\"", newlines(&text[i..end])));
-            i = end;
-        } else if text[i..].starts_with("r\"") && !ident_before(&text[..i]) {
-            let end = i + 2 + text[i + 2..].find('"').map_or(b.len() - i - 2, |e| e + 1);
-            out.push_str(&format!("\"{}\"", newlines(&text[i..end])));
-            i = end;
-        } else if b[i] == b'\'' && text[i + 1..].starts_with('\\') {
-            // A char literal with an escape: '\n', '\'', '\u{..}'.
-            i += 2 + text[i + 2..].find('\'').map_or(b.len() - i - 2, |e| e + 1);
-        } else if b[i] == b'\'' && text[i + 1..].chars().nth(1) == Some('\'') {
-            i += 2 + text[i + 1..].chars().next().unwrap().len_utf8();
-        } else if b[i] == b'"' {
-            let start = i;
-            i += 1;
-            while i < b.len() && b[i] != b'"' {
-                i += if b[i] == b'\\' { 2 } else { 1 };
-            }
-            i = (i + 1).min(b.len());
-            out.push_str(&format!("\"{}\"", newlines(&text[start..i])));
-        } else if text[i..].starts_with("#[cfg(test)]") {
-            // Skip the attribute and the item it marks (up to its matching brace or `;`).
-            let start = i;
-            i += "#[cfg(test)]".len();
-            let mut depth = 0usize;
-            while i < b.len() {
-                match b[i] {
-                    b'{' => depth += 1,
-                    b'}' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            i += 1;
-                            break;
-                        }
-                    }
-                    b';' if depth == 0 => {
-                        i += 1;
-                        break;
-                    }
-                    _ => {}
-                }
-                i += 1;
-            }
-            out.push_str(&newlines(&text[start..i.min(b.len())]));
-        } else {
-            let ch = text[i..].chars().next().unwrap();
-            out.push(ch);
-            i += ch.len_utf8();
-        }
-    }
-    out
-}
-
-/// The line breaks of `skipped`, to keep in place of it.
-fn newlines(skipped: &str) -> String {
-    "\n".repeat(skipped.matches('\n').count())
-}
-
-/// Whether `before` ends in a letter, digit or `_`.
-fn ident_before(before: &str) -> bool {
-    before
-        .chars()
-        .next_back()
-        .is_some_and(|c| c.is_alphanumeric() || c == '_')
+    lex(text).code
 }
 
 /// Every path in `code` that starts with `crate::`, `super::` or `self::`,
