@@ -55,6 +55,31 @@ const LAYERS: &[&[&str]] = &[
     &["moved"],
 ];
 
+/// The gateway's floors inside `src/serve/`, lowest first, checked like
+/// [`LAYERS`] for the modules under `serve::`: an entry names a folder or one
+/// file in it, and the longest entry that holds a module is its floor (so
+/// `serve::gateway::fit` sits below the rest of `serve::gateway`). A module
+/// imports from its own entry and from lower floors; entries in one row may
+/// not import each other. The facade (`serve/mod.rs`) may import any floor;
+/// a module on no floor is an error, so a new file has to be placed.
+const SERVE_FLOORS: &[&[&str]] = &[
+    // The live upstreams: the one send, the direct post, the event-stream reader.
+    &["serve::upstream"],
+    &[
+        "serve::gateway::fit",
+        "serve::gateway::names",
+        "serve::gateway::metrics",
+        "serve::gateway::rpc",
+    ],
+    // Prompts, resources, skills, subscriptions, notifications.
+    &["serve::surfaces"],
+    // The decisions: the handler, calls, the view.
+    &["serve::gateway"],
+    // Every inbound byte: stdio, HTTP, the gate, sessions, replicas, auth.
+    &["serve::front"],
+    &["serve::wrap"],
+];
+
 /// The binary's modules, by layer: lowest first. `main.rs` is its root and
 /// may call any of them.
 const BIN_LAYERS: &[&[&str]] = &[
@@ -310,14 +335,25 @@ fn graph_from(sources: &BTreeMap<String, String>) -> Graph {
         .keys()
         .map(|rel| (module_of(rel), rel.clone()))
         .collect();
+    let codes: BTreeMap<&Vec<String>, String> = files
+        .iter()
+        .map(|(module, rel)| (module, code_of(&sources[rel])))
+        .collect();
+    let tree = Tree {
+        uses: codes
+            .iter()
+            .map(|(module, code)| ((*module).clone(), uses_in(code, &children_of(code))))
+            .collect(),
+        files: files.clone(),
+    };
     let mut graph = Graph {
         files: BTreeMap::new(),
         through_root: Vec::new(),
     };
     for (module, rel) in &files {
-        let code = code_of(&sources[rel]);
-        let children = children_of(&code);
-        let (plain, reexports) = split_reexports(&code);
+        let code = &codes[module];
+        let children = children_of(code);
+        let (plain, reexports) = split_reexports(code);
         let found = imports_in(&plain, &children)
             .into_iter()
             .map(|p| (p, false))
@@ -328,7 +364,7 @@ fn graph_from(sources: &BTreeMap<String, String>) -> Graph {
             );
         let mut deps = BTreeSet::new();
         for (path, reexport) in found {
-            let target = match resolve(&files, module, &path) {
+            let target = match tree.resolve(module, &path) {
                 Resolved::File(target) => target,
                 Resolved::ThroughRoot => {
                     graph.through_root.push((rel.clone(), path));
@@ -336,12 +372,15 @@ fn graph_from(sources: &BTreeMap<String, String>) -> Graph {
                 }
                 Resolved::Outside => continue,
             };
-            // A facade re-exporting from its own folder does not import it.
-            if reexport && target.len() > module.len() && target.starts_with(module) {
-                continue;
-            }
-            if let Some(dep) = files.get(&target).filter(|dep| *dep != rel) {
-                deps.insert(dep.clone());
+            // The file named, and the one that defines the item if that differs.
+            for target in std::iter::once(target).chain(tree.definer(module, &path, 0)) {
+                // A facade re-exporting from its own folder does not import it.
+                if reexport && target.len() > module.len() && target.starts_with(module) {
+                    continue;
+                }
+                if let Some(dep) = files.get(&target).filter(|dep| *dep != rel) {
+                    deps.insert(dep.clone());
+                }
             }
         }
         graph.files.insert(rel.clone(), deps);
@@ -359,39 +398,156 @@ enum Resolved {
     Outside,
 }
 
-/// What a path found in `module` names.
-fn resolve(files: &BTreeMap<Vec<String>, String>, module: &[String], path: &str) -> Resolved {
-    let mut segs: Vec<&str> = path.split("::").filter(|s| !s.is_empty()).collect();
-    let mut base: Vec<String> = match segs.first().copied() {
-        Some("crate") => Vec::new(),
-        Some("self") => module.to_vec(),
-        Some("super") => module[..module.len().saturating_sub(1)].to_vec(),
-        _ => return Resolved::Outside,
-    };
-    segs.remove(0);
-    while segs.first() == Some(&"super") {
-        base.pop();
-        segs.remove(0);
-    }
-    // The longest prefix that is a file is the file the item lives in.
-    let mut target = base;
-    for s in &segs {
-        let mut next = target.clone();
-        next.push((*s).to_owned());
-        if files.contains_key(&next) {
-            target = next;
-        } else {
-            break;
+/// The files of a tree by module, and the names each one's `use`
+/// statements bind (`(name, path)`, the path from `crate`, `self` or `super`).
+/// An import counts for the file it names and for the file that defines
+/// the item, so an import through a facade is seen both ways.
+struct Tree {
+    files: BTreeMap<Vec<String>, String>,
+    uses: BTreeMap<Vec<String>, Vec<(String, String)>>,
+}
+
+impl Tree {
+    /// What a path found in `module` names.
+    fn resolve(&self, module: &[String], path: &str) -> Resolved {
+        match self.locate(module, path) {
+            Ok((target, _)) => Resolved::File(target),
+            Err(other) => other,
         }
     }
-    if target.is_empty() && !segs.is_empty() && !files.contains_key(&vec![segs[0].to_owned()]) {
-        return if segs[0] == "self" || segs[0] == "__private" {
-            Resolved::Outside
-        } else {
-            Resolved::ThroughRoot
-        };
+
+    /// The file that defines what a path found in `module` names, when the
+    /// file it names only imports it (`super::Gateway` where `mod.rs` says
+    /// `pub use gateway::Gateway`): a facade must not hide a loop.
+    fn definer(&self, module: &[String], path: &str, depth: usize) -> Option<Vec<String>> {
+        let (target, name) = self.locate(module, path).ok()?;
+        let (_, from) = self
+            .uses
+            .get(&target)?
+            .iter()
+            .find(|(bound, _)| Some(bound.as_str()) == name)?;
+        if target.is_empty() || depth >= 8 {
+            return None;
+        }
+        self.definer(&target, from, depth + 1)
+            .or_else(|| match self.resolve(&target, from) {
+                Resolved::File(file) => Some(file),
+                _ => None,
+            })
     }
-    Resolved::File(target)
+
+    /// The longest prefix of `path` that is a file, and the name after it.
+    fn locate<'p>(
+        &self,
+        module: &[String],
+        path: &'p str,
+    ) -> Result<(Vec<String>, Option<&'p str>), Resolved> {
+        let mut segs: Vec<&str> = path.split("::").filter(|s| !s.is_empty()).collect();
+        let mut base: Vec<String> = match segs.first().copied() {
+            Some("crate") => Vec::new(),
+            Some("self") => module.to_vec(),
+            Some("super") => module[..module.len().saturating_sub(1)].to_vec(),
+            _ => return Err(Resolved::Outside),
+        };
+        segs.remove(0);
+        while segs.first() == Some(&"super") {
+            base.pop();
+            segs.remove(0);
+        }
+        // The longest prefix that is a file is the file the item lives in.
+        let mut target = base;
+        let mut named = 0;
+        for s in &segs {
+            let mut next = target.clone();
+            next.push((*s).to_owned());
+            if self.files.contains_key(&next) {
+                target = next;
+                named += 1;
+            } else {
+                break;
+            }
+        }
+        if target.is_empty()
+            && !segs.is_empty()
+            && !self.files.contains_key(&vec![segs[0].to_owned()])
+        {
+            return Err(if segs[0] == "self" || segs[0] == "__private" {
+                Resolved::Outside
+            } else {
+                Resolved::ThroughRoot
+            });
+        }
+        Ok((target, segs.get(named).copied()))
+    }
+}
+
+/// The names `code`'s `use` statements bind, each with the path it names
+/// (from `crate`, `self` or `super`; a child module's name gets `self::`);
+/// names from other crates, globs and `_` are left out.
+fn uses_in(code: &str, children: &[String]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(pos) = code[from..].find("use ") {
+        let at = from + pos;
+        from = at + 4;
+        if ident_before(&code[..at]) {
+            continue;
+        }
+        let Some(end) = code[from..].find(';') else {
+            break;
+        };
+        let body = code[from..from + end]
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut leaves = Vec::new();
+        use_leaves(&body.replace(" as ", "@").replace(' ', ""), "", &mut leaves);
+        for leaf in leaves {
+            let (path, alias) = leaf
+                .split_once('@')
+                .map_or((leaf.as_str(), None), |(p, a)| (p, Some(a)));
+            let path = path.strip_suffix("::self").unwrap_or(path);
+            let name = alias.unwrap_or_else(|| path.rsplit("::").next().unwrap_or(path));
+            let first = path.split("::").next().unwrap_or_default();
+            let path = if ["crate", "self", "super"].contains(&first) {
+                path.to_owned()
+            } else if children.iter().any(|c| c == first) {
+                format!("self::{path}")
+            } else {
+                continue;
+            };
+            if name != "*" && name != "_" {
+                out.push((name.to_owned(), path));
+            }
+        }
+    }
+    out
+}
+
+/// The paths of one `use` body (`a::{b::X, c::{self, Y@Z}}`, no blanks, `@`
+/// for `as`), each in full.
+fn use_leaves(body: &str, prefix: &str, out: &mut Vec<String>) {
+    let Some(open) = body.find('{') else {
+        if !body.is_empty() {
+            out.push(format!("{prefix}{body}"));
+        }
+        return;
+    };
+    let prefix = format!("{prefix}{}", &body[..open]);
+    let inner = &body[open + 1..body.rfind('}').unwrap_or(body.len()).max(open + 1)];
+    let (mut depth, mut last) = (0, 0);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                use_leaves(&inner[last..i], &prefix, out);
+                last = i + 1;
+            }
+            _ => {}
+        }
+    }
+    use_leaves(&inner[last..], &prefix, out);
 }
 
 fn top(rel: &str) -> &str {
@@ -491,6 +647,64 @@ fn against_layers(g: &Graph, layers: &[&[&str]]) -> Vec<String> {
     wrong
 }
 
+/// The floor holding `module`: the row and entry of the longest entry that
+/// is a prefix of its path.
+fn floor_of<'f>(floors: &[&[&'f str]], module: &[String]) -> Option<(usize, &'f str)> {
+    let mut best: Option<(usize, &'f str, usize)> = None;
+    for (row, entries) in floors.iter().enumerate() {
+        for &entry in entries.iter() {
+            let segs: Vec<&str> = entry.split("::").collect();
+            let holds = segs.len() <= module.len() && segs.iter().zip(module).all(|(a, b)| a == b);
+            if holds && best.is_none_or(|(_, _, n)| segs.len() > n) {
+                best = Some((row, entry, segs.len()));
+            }
+        }
+    }
+    best.map(|(row, entry, _)| (row, entry))
+}
+
+/// Each import between modules under `folder` (a top-level module) that
+/// does not point down `floors`, and each module on no floor. The folder's
+/// own facade is not on a floor: it may import them all.
+fn against_floors(g: &Graph, folder: &str, floors: &[&[&str]]) -> Vec<String> {
+    let inside = |module: &[String]| module.len() > 1 && module[0] == folder;
+    let mut wrong = Vec::new();
+    for (file, deps) in &g.files {
+        let from = module_of(file);
+        if !inside(&from) {
+            continue;
+        }
+        let Some((row, entry)) = floor_of(floors, &from) else {
+            wrong.push(format!("{file}: `{}` is on no floor", from.join("::")));
+            continue;
+        };
+        for dep in deps {
+            let to = module_of(dep);
+            match floor_of(floors, &to).filter(|_| inside(&to)) {
+                Some((_, other)) if other == entry => {}
+                Some((below, _)) if below < row => {}
+                Some((_, other)) => wrong.push(format!(
+                    "{file} imports {dep}: `{other}` is not below `{entry}`"
+                )),
+                // Outside the folder (LAYERS' business), its facade, or on no floor (said above).
+                None => {}
+            }
+        }
+    }
+    // An entry that holds no module places nothing: a typo or a move.
+    for entry in floors.iter().flat_map(|row| row.iter()) {
+        let segs: Vec<&str> = entry.split("::").collect();
+        let holds = |file: &String| {
+            let m = module_of(file);
+            m.len() >= segs.len() && segs.iter().zip(&m).all(|(a, b)| a == b)
+        };
+        if !g.files.keys().any(holds) {
+            wrong.push(format!("`{entry}` holds no module"));
+        }
+    }
+    wrong
+}
+
 fn describe(found: &[Vec<String>]) -> String {
     found
         .iter()
@@ -535,6 +749,16 @@ fn the_binarys_imports_point_down_its_layers() {
     assert!(
         wrong.is_empty(),
         "imports against BIN_LAYERS in tests/architecture/layers.rs:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn the_gateways_imports_point_down_its_floors() {
+    let wrong = against_floors(&graph(), "serve", SERVE_FLOORS);
+    assert!(
+        wrong.is_empty(),
+        "imports against SERVE_FLOORS in tests/architecture/layers.rs:\n{}",
         wrong.join("\n")
     );
 }
@@ -611,6 +835,110 @@ fn a_reexport_is_an_import_unless_from_its_own_folder() {
     assert_eq!(g.files["lib.rs"], BTreeSet::new());
     assert_eq!(loops(&g.files), [["a.rs", "b.rs"]]);
     assert!(g.through_root.is_empty());
+}
+
+/// Sources by path, for the checks' own tests.
+fn tree_of(files: &[(&str, &str)]) -> BTreeMap<String, String> {
+    files
+        .iter()
+        .map(|(f, s)| ((*f).to_owned(), (*s).to_owned()))
+        .collect()
+}
+
+#[test]
+fn a_loop_through_a_folders_mod_rs_is_seen() {
+    // The gateway's loop at 17eae7d: `prompts.rs` names `super::Gateway`,
+    // which `serve/mod.rs` only re-exports from `gateway.rs`.
+    let g = graph_from(&tree_of(&[
+        ("lib.rs", "mod serve;\n"),
+        (
+            "serve/mod.rs",
+            "mod catalog;\nmod gateway;\nmod prompts;\npub use gateway::Gateway;\n\
+             pub(crate) use self::catalog::{Catalog as Index};\npub struct Config;\n",
+        ),
+        (
+            "serve/gateway.rs",
+            "use super::catalog::Catalog;\npub struct Gateway(Catalog);\n",
+        ),
+        (
+            "serve/catalog.rs",
+            "use super::prompts;\npub struct Catalog;\nfn f() { prompts::list(); }\n",
+        ),
+        (
+            "serve/prompts.rs",
+            "use super::{Config, Gateway};\nimpl Gateway {\n    pub fn list(_: super::Index) {}\n}\n",
+        ),
+    ]));
+    // Each name goes to the file that defines it; `Config` is the facade's own.
+    assert_eq!(
+        g.files["serve/prompts.rs"],
+        BTreeSet::from(["serve/catalog.rs", "serve/gateway.rs", "serve/mod.rs"].map(str::to_owned))
+    );
+    assert_eq!(
+        loops(&g.files),
+        [["serve/catalog.rs", "serve/gateway.rs", "serve/prompts.rs"]]
+    );
+    // The facade's own re-exports stay free.
+    assert_eq!(g.files["serve/mod.rs"], BTreeSet::new());
+}
+
+#[test]
+fn the_floors_see_a_back_import_a_file_below_its_folder_and_an_unplaced_module() {
+    let floors: &[&[&str]] = &[
+        &["serve::upstream"],
+        &["serve::gateway::fit"],
+        &["serve::gateway"],
+        &["serve::front"],
+    ];
+    let g = graph_from(&tree_of(&[
+        ("lib.rs", "mod serve;\n"),
+        (
+            "serve/mod.rs",
+            "mod front;\nmod gateway;\nmod stray;\nmod upstream;\npub use front::Listener;\n",
+        ),
+        ("serve/upstream/mod.rs", "mod send;\npub use send::send;\n"),
+        // Up from the lowest floor to the highest.
+        (
+            "serve/upstream/send.rs",
+            "use crate::serve::front::Listener;\npub fn send() {}\n",
+        ),
+        (
+            "serve/gateway/mod.rs",
+            "mod fit;\nmod handler;\npub use handler::Gateway;\n",
+        ),
+        // `fit` may use the upstreams, not the rest of its own folder.
+        (
+            "serve/gateway/fit.rs",
+            "use crate::serve::upstream::send;\nuse super::handler::Config;\npub fn fit() {}\n",
+        ),
+        // The rest of the folder may use `fit`, below it.
+        (
+            "serve/gateway/handler.rs",
+            "use super::fit::fit;\npub struct Gateway;\npub struct Config;\n",
+        ),
+        (
+            "serve/front.rs",
+            "use crate::serve::gateway::Gateway;\npub struct Listener;\n",
+        ),
+        ("serve/stray.rs", "pub fn nothing() {}\n"),
+    ]));
+    // `crate::serve::gateway::Gateway` is handler.rs's, re-exported by the folder.
+    assert!(g.files["serve/front.rs"].contains("serve/gateway/handler.rs"));
+    assert_eq!(
+        against_floors(&g, "serve", floors),
+        [
+            "serve/gateway/fit.rs imports serve/gateway/handler.rs: \
+             `serve::gateway` is not below `serve::gateway::fit`",
+            "serve/stray.rs: `serve::stray` is on no floor",
+            "serve/upstream/send.rs imports serve/front.rs: `serve::front` is not below `serve::upstream`",
+        ]
+    );
+    // An entry that places nothing is reported too.
+    let typo: &[&[&str]] = &[&["serve::upstreams"]];
+    assert!(
+        against_floors(&g, "serve", typo)
+            .contains(&"`serve::upstreams` holds no module".to_owned())
+    );
 }
 
 #[test]
