@@ -8,8 +8,11 @@
 //! its own folder and from lower layers only; inside the crate every import
 //! names the module that defines the item (`crate::report::Assembly`, never
 //! `crate::Assembly` through a root re-export). A `pub use` is an import too,
-//! unless a module re-exports from its own folder (its facade). Adding a
-//! module means adding it to a layer here.
+//! unless a module re-exports from its own folder (its facade), and an
+//! import through a facade (`super::Gateway` re-exported by `mod.rs`) counts
+//! for the file that defines the item too. `SERVE_FLOORS` does for the
+//! inside of `src/serve/` what `LAYERS` does for `src/`. Adding a module
+//! means adding it to a layer (or a floor) here.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
