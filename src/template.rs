@@ -30,7 +30,7 @@ const XML_CHANGES_SOURCE: &str = include_str!("../templates/xml-changes.jinja");
 /// spin. minijinja charges fuel for data as well as instructions (64 bytes
 /// of strings or list slots per fuel), so this also bounds a render's memory
 /// to about 16 MB. The built-in templates stay far below it on every corpus
-/// server, tool descriptions shown (`tests/limits.rs`).
+/// server, tool descriptions shown (`tests/assembly/limits.rs`).
 const FUEL: u64 = 250_000;
 
 /// Largest block a server gets, in bytes: four times the instructions

@@ -1,6 +1,6 @@
 //! Counting instructions with valgrind's callgrind, shared by the
 //! instruction guard (`benches/instructions.rs`) and the forwarded call's
-//! guard in the test profile (`tests/serve_forward.rs`): a child process of
+//! guard in the test profile (`tests/serve/forward.rs`): a child process of
 //! the calling binary runs under callgrind, counted only inside the
 //! functions `toggle` names, with a fixed hash seed when `cc` can build it.
 #![allow(dead_code)]

@@ -20,7 +20,7 @@ use mcp_preamble::{Assembler, Order, Template};
 use mcp_preamble_fuzz::SectionInput;
 use mcp_preamble_fuzz::targets::links::LinksInput;
 
-/// What a host appends right after the section (as tests/renderers.rs does).
+/// What a host appends right after the section (as tests/text/renderers.rs does).
 const HOST: &str = "Host text after the section.\n";
 
 fn section(input: &SectionInput) -> Option<(String, Vec<String>)> {

@@ -1,6 +1,6 @@
 //! `event_stream`: see `mcp_preamble_fuzz::targets::event_stream` (fuzz/src/targets/event_stream.rs) for the
 //! input and the oracles. The body lives in the library so that the root
-//! crate's `tests/fuzz_replay.rs` replays the committed corpus on stable Rust.
+//! crate's `tests/fuzz/main.rs` replays the committed corpus on stable Rust.
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {

@@ -1,6 +1,6 @@
 //! `lint`: see `mcp_preamble_fuzz::targets::lint` (fuzz/src/targets/lint.rs) for the
 //! input and the oracles. The body lives in the library so that the root
-//! crate's `tests/fuzz_replay.rs` replays the committed corpus on stable Rust.
+//! crate's `tests/fuzz/main.rs` replays the committed corpus on stable Rust.
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(init: mcp_preamble_fuzz::warm_up(), |input: mcp_preamble_fuzz::LintInput| {

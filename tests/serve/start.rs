@@ -1,0 +1,220 @@
+//! `mcp-preamble serve` starts at once (issue 34, item 1): a fast upstream beside a slow one (10 s of silence)
+//! and a hung one. On a first start the host's `initialize` is answered after `--ready-within`, with what the
+//! fast one sent, and the slow one joins by `list_changed`; with the last run's snapshots in `--state-dir` it is
+//! answered at once from them, a call to the slow one waits for it, and its live text replaces the snapshot with
+//! one `list_changed`. The bounds are the issue's: within 1 s with snapshots, within `--ready-within` (and 1 s
+//! of slack) without, timed from the request sent to its answer (far below the slow upstream's 10 s and the hung
+//! one's 60 s timeout).
+#![cfg(feature = "cli")]
+
+use crate::common;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use common::gateway::{Gateway, config, node, scratch, wait_until};
+use serde_json::{Value, json};
+
+/// The invoice server after `secs` seconds of silence, its instructions read from `text` at start.
+fn slow(secs: u32, text: &Path) -> Value {
+    let invoice = common::servers_dir().join("invoice.mjs");
+    let script = format!("sleep {secs} && exec node '{}'", invoice.display());
+    common::ensure_npm();
+    json!({"command": "sh", "args": ["-c", script],
+           "env": {"INSTRUCTIONS_FILE": text.to_str().unwrap()}})
+}
+
+fn servers(dir: &Path) -> String {
+    config(
+        dir,
+        json!({
+            "fast": node("slow-tool.mjs", json!({})),
+            "slow": slow(10, &dir.join("slow.txt")),
+            "hung": node("never-answers.mjs", json!({})),
+        }),
+    )
+}
+
+/// `initialize` sent at once; its answer and how long it took.
+fn initialize(g: &mut Gateway) -> (Value, Duration) {
+    let t0 = Instant::now();
+    let init = g.initialize();
+    (init, t0.elapsed())
+}
+
+fn instructions(init: &Value) -> String {
+    init["result"]["instructions"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{init}"))
+        .to_string()
+}
+
+const READER: &str = "mcp_preamble__instructions";
+
+fn reader(g: &mut Gateway, server: &str) -> Value {
+    g.call(READER, json!({"server": server}))
+}
+
+fn args<'a>(config: &'a str, state: &'a str, ready: &'a str) -> [&'a str; 8] {
+    [
+        "--config",
+        config,
+        "--state-dir",
+        state,
+        "--ready-within",
+        ready,
+        "--timeout",
+        "60",
+    ]
+}
+
+#[test]
+fn a_first_start_serves_the_fast_upstream_after_ready_within_and_the_slow_one_joins_by_list_changed()
+ {
+    let dir = scratch("serve-start", "first");
+    std::fs::write(
+        dir.join("slow.txt"),
+        "Slow server: call list_periods first.",
+    )
+    .unwrap();
+    let config = servers(&dir);
+    let state = dir.join("state").display().to_string();
+    let mut g = Gateway::spawn(&args(&config, &state, "5"));
+    let (init, took) = initialize(&mut g);
+    let text = instructions(&init);
+    // Not held up by the slow upstream (10 s) or the hung one (60 s): `--ready-within 5`.
+    assert!(took < Duration::from_secs(5 + 1), "{took:?}");
+    assert!(text.contains("Call pid before wait."), "{text}");
+    assert!(!text.contains("Slow server"), "{text}");
+    // The fast upstream's tools at once; the others' not yet.
+    let names = g.names();
+    assert!(names.contains(&"fast__pid".to_string()), "{names:?}");
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.starts_with("slow__") || n.starts_with("hung__"))
+    );
+    // The host read every text there is whole: no reader listed.
+    assert!(!names.iter().any(|n| n == READER), "{names:?}");
+    let pid = g.call("fast__pid", json!({}));
+    assert!(pid["result"]["content"][0]["text"].is_string(), "{pid}");
+    // The slow one joins by list_changed; its instructions are read through the reader tool.
+    wait_until("a list_changed", Duration::from_secs(40), || {
+        g.take_list_changes() > 0
+    });
+    let names = g.names();
+    assert!(
+        names.contains(&"slow__list_periods".to_string()),
+        "{names:?}"
+    );
+    // Listed now: the slow server's text is not in what the host read.
+    assert!(names.iter().any(|n| n == READER), "{names:?}");
+    let text = reader(&mut g, "slow");
+    assert_eq!(
+        text["result"]["content"][0]["text"], "Slow server: call slow__list_periods first.",
+        "{text}"
+    );
+    assert!(!names.iter().any(|n| n.starts_with("hung__")), "{names:?}");
+}
+
+#[test]
+fn with_the_last_snapshots_initialize_is_answered_at_once_and_refreshed_live() {
+    let dir = scratch("serve-start", "again");
+    let text_file = dir.join("slow.txt");
+    std::fs::write(
+        &text_file,
+        "Slow server, first run: call list_periods first.",
+    )
+    .unwrap();
+    let config = servers(&dir);
+    let state = dir.join("state").display().to_string();
+    {
+        // A first run, until the slow upstream's snapshot is kept.
+        let mut g = Gateway::spawn(&args(&config, &state, "1"));
+        g.initialize();
+        let known = dir.join("state/servers.json");
+        wait_until("the slow snapshot kept", Duration::from_secs(40), || {
+            std::fs::read_to_string(&known).is_ok_and(|t| t.contains("first run"))
+        });
+    }
+    std::fs::write(
+        &text_file,
+        "Slow server, second run: call list_periods first.",
+    )
+    .unwrap();
+    // `--ready-within 60`: it does not apply once there are snapshots.
+    let mut g = Gateway::spawn(&args(&config, &state, "60"));
+    // A 2026-07-28 host's `server/discover`, then a 2025 host's `initialize`.
+    let t0 = Instant::now();
+    let discover = g.request(
+        "server/discover",
+        json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                         "io.modelcontextprotocol/clientCapabilities": {}}}),
+    );
+    let took = t0.elapsed();
+    assert!(took < Duration::from_secs(1), "{took:?}");
+    assert!(
+        discover.to_string().contains("Slow server, first run"),
+        "{discover}"
+    );
+    let (init, took) = initialize(&mut g);
+    let text = instructions(&init);
+    assert!(took < Duration::from_secs(1), "{took:?}");
+    assert!(text.contains("Slow server, first run"), "{text}");
+    assert!(text.contains("Call pid before wait."), "{text}");
+    // Its tools are served from the snapshot; a call waits until it started.
+    let names = g.names();
+    assert!(
+        names.contains(&"slow__list_periods".to_string()),
+        "{names:?}"
+    );
+    assert!(!names.iter().any(|n| n.starts_with("hung__")), "{names:?}");
+    let call = g.call("slow__list_periods", json!({}));
+    assert_eq!(
+        call["result"]["content"][0]["text"], "2026-07, 2026-08",
+        "{call}"
+    );
+    // Its live text replaces the snapshot's, told with one list_changed.
+    wait_until("the live text", Duration::from_secs(20), || {
+        reader(&mut g, "slow")["result"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("second run"))
+    });
+    std::thread::sleep(Duration::from_millis(600));
+    assert_eq!(g.take_list_changes(), 1);
+}
+
+#[test]
+fn a_server_served_from_its_snapshot_that_fails_to_start_leaves() {
+    let dir = scratch("serve-start", "fails");
+    let state = dir.join("state").display().to_string();
+    let config = config(
+        &dir,
+        json!({"fast": node("slow-tool.mjs", json!({})), "flaky": node("invoice.mjs", json!({}))}),
+    );
+    {
+        let mut g = Gateway::spawn(&args(&config, &state, "30"));
+        g.initialize();
+        let known = dir.join("state/servers.json");
+        wait_until("both snapshots kept", Duration::from_secs(20), || {
+            std::fs::read_to_string(&known)
+                .is_ok_and(|t| t.contains("\"flaky\"") && t.contains("\"fast\""))
+        });
+    }
+    // The next run: the server exits before its handshake.
+    let broken = json!({"command": "sh", "args": ["-c", "sleep 2; exit 3"]});
+    let config = common::gateway::config(
+        &dir,
+        json!({"fast": node("slow-tool.mjs", json!({})), "flaky": broken}),
+    );
+    let mut g = Gateway::spawn(&args(&config, &state, "30"));
+    let (init, _) = initialize(&mut g);
+    assert!(instructions(&init).contains("list_periods"), "{init}");
+    assert!(g.names().contains(&"flaky__list_periods".to_string()));
+    wait_until("a list_changed", Duration::from_secs(30), || {
+        g.take_list_changes() > 0
+    });
+    let names = g.names();
+    assert!(!names.iter().any(|n| n.starts_with("flaky__")), "{names:?}");
+    assert!(names.contains(&"fast__pid".to_string()), "{names:?}");
+}

@@ -1,0 +1,264 @@
+//! `mcp-preamble install` / `uninstall` on config files in each host's own
+//! format (tests/data/hosts/): Claude Desktop, Claude Code's `.mcp.json`,
+//! Cursor, and VS Code's JSONC with comments and trailing commas.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+
+use common::cli::run;
+
+use serde_json::{Value, json};
+
+/// (host, fixture, the servers key, stdio entries, entries left alone)
+type Case = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static [&'static str],
+    &'static [&'static str],
+);
+
+const HOSTS: &[Case] = &[
+    (
+        "claude-desktop",
+        "claude_desktop_config.json",
+        "mcpServers",
+        &["filesystem", "github", "billing"],
+        &[],
+    ),
+    (
+        "claude-code",
+        "claude-code.mcp.json",
+        "mcpServers",
+        &["billing", "memory"],
+        &["sentry"],
+    ),
+    (
+        "cursor",
+        "cursor-mcp.json",
+        "mcpServers",
+        &["billing", "time"],
+        &["context7"],
+    ),
+    (
+        "vscode",
+        "vscode-mcp.json",
+        "servers",
+        &["billing", "perplexity", "fetch"],
+        &["github"],
+    ),
+];
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/hosts")
+        .join(name)
+}
+
+fn scratch(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "mcp-preamble-install-{test}-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// JSONC as JSON: the fixtures' comments and trailing commas removed.
+fn json_of(text: &str) -> Value {
+    let block = regex::Regex::new(r"(?s)/\*.*?\*/").unwrap();
+    let line = regex::Regex::new(r#"(?m)^((?:[^"/\n]|"(?:[^"\\\n]|\\.)*")*)//.*$"#).unwrap();
+    let trailing = regex::Regex::new(r",(\s*[}\]])").unwrap();
+    let text = block.replace_all(text, "");
+    let text = line.replace_all(&text, "$1");
+    let text = trailing.replace_all(&text, "$1");
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+fn program() -> String {
+    Path::new(env!("CARGO_BIN_EXE_mcp-preamble"))
+        .canonicalize()
+        .unwrap()
+        .display()
+        .to_string()
+}
+
+#[test]
+fn install_twice_is_install_once_and_uninstall_gives_back_the_original_bytes() {
+    let dir = scratch("round-trip");
+    for (host, file, key, stdio, alone) in HOSTS {
+        let original = std::fs::read(fixture(file)).unwrap();
+        let path = dir.join(file);
+        std::fs::write(&path, &original).unwrap();
+        let p = path.display().to_string();
+        let out = run(&["install", "--host", host, "--host-config", &p]);
+        assert!(out.status.success(), "{host}: {}", text(&out.stderr));
+        let installed = std::fs::read_to_string(&path).unwrap();
+        let before = json_of(&text(&original));
+        let after = json_of(&installed);
+        for name in *stdio {
+            let (was, is) = (&before[key][name], &after[key][name]);
+            assert_eq!(is["command"], json!(program()), "{host} {name}");
+            let mut args = vec![json!("wrap")];
+            if *host == "claude-code" {
+                args.extend([json!("--as"), json!("claude-code")]);
+            }
+            args.extend([
+                json!("--name"),
+                json!(name),
+                json!("--"),
+                was["command"].clone(),
+            ]);
+            args.extend(was["args"].as_array().cloned().unwrap_or_default());
+            assert_eq!(is["args"], Value::Array(args), "{host} {name}");
+            // Every other key as it was.
+            let others = |v: &Value| {
+                let mut v = v.clone();
+                let o = v.as_object_mut().unwrap();
+                o.remove("command");
+                o.remove("args");
+                v
+            };
+            assert_eq!(others(is), others(was), "{host} {name}");
+        }
+        for name in *alone {
+            assert_eq!(after[key][name], before[key][name], "{host} {name}");
+            let told = text(&out.stdout);
+            assert!(
+                told.contains(&format!("{name}: left alone (an HTTP (url) entry")),
+                "{told}"
+            );
+        }
+        // Everything outside the servers (and the comments) unchanged.
+        let (mut b, mut a) = (before.clone(), after.clone());
+        b[key] = json!(null);
+        a[key] = json!(null);
+        assert_eq!(a, b, "{host}");
+        if *host == "vscode" {
+            for comment in [
+                "// Inputs are prompted",
+                "/* The invoice server",
+                "// a trailing comma",
+                "// No args at all.",
+            ] {
+                assert!(installed.contains(comment), "{comment}");
+            }
+        }
+        let backup = dir.join(format!("{file}.mcp-preamble.bak"));
+        assert_eq!(
+            std::fs::read(&backup).unwrap(),
+            original,
+            "{host}: the backup"
+        );
+
+        // Twice is once.
+        let again = run(&["install", "--host", host, "--host-config", &p]);
+        assert!(again.status.success());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), installed, "{host}");
+        assert!(
+            text(&again.stdout).contains("nothing to change"),
+            "{}",
+            text(&again.stdout)
+        );
+
+        let out = run(&["uninstall", "--host", host, "--host-config", &p]);
+        assert!(out.status.success(), "{host}: {}", text(&out.stderr));
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            original,
+            "{host}: byte for byte"
+        );
+        assert!(!backup.exists(), "{host}: the backup is gone");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_config_changed_after_install_is_unwrapped_in_place() {
+    let dir = scratch("changed");
+    let path = dir.join("mcp.json");
+    std::fs::copy(fixture("cursor-mcp.json"), &path).unwrap();
+    let p = path.display().to_string();
+    assert!(
+        run(&["install", "--host", "cursor", "--host-config", &p])
+            .status
+            .success()
+    );
+    // The user adds a key by hand.
+    let edited = std::fs::read_to_string(&path).unwrap().replacen(
+        "\"mcpServers\"",
+        "\"theme\": 1,\n  \"mcpServers\"",
+        1,
+    );
+    std::fs::write(&path, &edited).unwrap();
+    let out = run(&["uninstall", "--host", "cursor", "--host-config", &p]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("changed since install; each wrapped entry unwrapped in place")
+    );
+    let now = json_of(&std::fs::read_to_string(&path).unwrap());
+    let mut expected = json_of(&std::fs::read_to_string(fixture("cursor-mcp.json")).unwrap());
+    expected["theme"] = json!(1);
+    assert_eq!(now, expected);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn malformed_or_missing_configs_are_clear_errors() {
+    let dir = scratch("bad");
+    let cases = [
+        (
+            "broken.json",
+            "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\"\n  }\n",
+            "does not read as JSON: line 5, column 1: expected `,` or `}`",
+        ),
+        ("list.json", "[1, 2]", "is not a JSON object"),
+        (
+            "servers.json",
+            "{\"mcpServers\": [1]}",
+            "\"mcpServers\" is not an object",
+        ),
+    ];
+    for (file, body, says) in cases {
+        let path = dir.join(file);
+        std::fs::write(&path, body).unwrap();
+        let out = run(&[
+            "install",
+            "--host",
+            "cursor",
+            "--host-config",
+            &path.display().to_string(),
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{file}");
+        let err = text(&out.stderr);
+        assert!(err.contains(says), "{file}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            body,
+            "left as it was"
+        );
+    }
+    let missing = dir.join("none.json").display().to_string();
+    let out = run(&["uninstall", "--host", "vscode", "--host-config", &missing]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains(&format!("cannot read {missing}")),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = run(&["install", "--host", "zed"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("claude-desktop, claude-code, cursor, vscode"),
+        "{}",
+        text(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
