@@ -146,12 +146,12 @@ pub use front::ops::{DEFAULT_DRAIN, ReadinessCheck};
 #[cfg_attr(docsrs, doc(cfg(feature = "serve-http")))]
 pub use front::replica::SessionKey;
 pub use gateway::Gateway;
+#[doc(hidden)]
+pub use gateway::call::forward_in_process;
 pub use gateway::fit::ServeAs;
 pub use gateway::metrics::{MAX_LABEL, MAX_SERIES, MAX_TOOLS};
 pub use gateway::names::{DEFAULT_NAME, GatewayNames, SCHEME, exposed_name, scheme, scheme_for};
 pub use gateway::view::{NOTE, READER};
-#[doc(hidden)]
-pub use upstream::call::forward_in_process;
 #[doc(hidden)]
 pub use upstream::events::{EventReader, TooLong};
 #[doc(hidden)]

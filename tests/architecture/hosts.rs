@@ -23,7 +23,7 @@ const OTHER_MEANINGS: &[(&str, usize, &str)] = &[
         "bytes of a server's stderr line logged",
     ),
     (
-        "src/serve/upstream/ask.rs",
+        "src/serve/surfaces/lists.rs",
         2048,
         "bytes of a resource URI served",
     ),

@@ -66,8 +66,9 @@ const LAYERS: &[&[&str]] = &[
 const SERVE_FLOORS: &[&[&str]] = &[
     // The live upstreams: the one send, the direct post, the event-stream reader.
     &["serve::upstream"],
+    // The host a gateway serves (`ServeAs`), then the names and the counts.
+    &["serve::gateway::fit"],
     &[
-        "serve::gateway::fit",
         "serve::gateway::names",
         "serve::gateway::metrics",
         "serve::gateway::rpc",
@@ -78,9 +79,10 @@ const SERVE_FLOORS: &[&[&str]] = &[
     &["serve::gateway"],
     // Every inbound byte: stdio, HTTP, the gate, sessions, replicas, auth.
     &["serve::front"],
+    // The gateway's entry points: a front started over it.
+    &["serve::gateway::serving"],
     &["serve::wrap"],
 ];
-
 /// The binary's modules, by layer: lowest first. `main.rs` is its root and
 /// may call any of them.
 const BIN_LAYERS: &[&[&str]] = &[

@@ -3,6 +3,7 @@
 
 use crate::support::lock;
 
+pub(crate) mod call;
 pub(crate) mod fit;
 mod handler;
 pub(crate) mod metrics;
@@ -30,6 +31,7 @@ use crate::config::McpConfig;
 use crate::connect::{ConnectFailure, ConnectOptions, LiveServer};
 use crate::error::Result;
 use crate::hub::Hub;
+use crate::serve::gateway::call::{read_instructions, response, upstream_request};
 use crate::serve::gateway::fit::ServeAs;
 use crate::serve::gateway::metrics::Metrics;
 use crate::serve::gateway::names::{GatewayNames, served_scheme};
@@ -37,7 +39,6 @@ use crate::serve::gateway::view::View;
 use crate::serve::surfaces::Surfaces;
 use crate::serve::surfaces::lists::{merged, not_served};
 use crate::serve::surfaces::notify::LIST_CHANGED_EVERY;
-use crate::serve::upstream::call::{read_instructions, response, upstream_request};
 use crate::serve::upstream::progress::{HostProgress, ProgressTo};
 use crate::serve::upstream::send::{Outbound, Subject, Upstreams, capabilities};
 

@@ -531,7 +531,7 @@ proptest::proptest! {
         // text the assembly holds; none for excluded or replaced servers.
         for ((alias, s), r) in servers.iter().map(|p| (&p.0, &p.1)).zip(&rules) {
             let args = serde_json::json!({"server": alias});
-            let answer = crate::serve::upstream::call::read_instructions(&view.full, args.as_object());
+            let answer = crate::serve::gateway::call::read_instructions(&view.full, args.as_object());
             let own = s.instructions.raw().is_some_and(|t| !sanitize::text(t).is_empty());
             if r.excluded || r.replaced || !own {
                 proptest::prop_assert!(answer.is_err(), "{}", alias);

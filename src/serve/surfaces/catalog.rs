@@ -13,9 +13,9 @@ use rmcp::model::{ServerCapabilities, ServerNotification};
 use tokio::sync::watch;
 
 use crate::connect::ProgressTap;
-use crate::serve::surfaces::prompts::Prompts;
-use crate::serve::surfaces::resources::Resources;
-use crate::serve::surfaces::subscribe::Subscriptions;
+use crate::serve::surfaces::prompt_names::Prompts;
+use crate::serve::surfaces::resource_owners::Resources;
+use crate::serve::surfaces::subscriptions::Subscriptions;
 use crate::support::lock;
 
 /// What the gateway holds of the upstreams' prompts and resources.

@@ -16,10 +16,13 @@ use crate::serve::upstream::send::Upstreams;
 pub(crate) mod catalog;
 pub(crate) mod lists;
 pub(crate) mod notify;
+pub(crate) mod prompt_names;
 pub(crate) mod prompts;
+pub(crate) mod resource_owners;
 pub(crate) mod resources;
 pub(crate) mod skills;
 pub(crate) mod subscribe;
+pub(crate) mod subscriptions;
 pub(crate) mod uri;
 
 /// The longest a host's list of prompts or resources waits for the

@@ -14,7 +14,7 @@ use rmcp::service::{Peer, RoleServer, SubscriptionContext};
 use tokio::sync::watch;
 
 use crate::serve::surfaces::Surfaces;
-use crate::serve::surfaces::subscribe::{MAX_PER_HOST, Pending};
+use crate::serve::surfaces::subscriptions::{MAX_PER_HOST, Pending};
 
 /// The shortest time between two `list_changed` to one host, and between
 /// two views made from the hub: an upstream that changes its tools

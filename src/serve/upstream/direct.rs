@@ -43,7 +43,7 @@ const IDLE: usize = 64;
 const DRAIN: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The longest answer read (as `wrap` bounds a message).
-const MAX_ANSWER: usize = crate::serve::wrap::MAX_MESSAGE_BYTES;
+const MAX_ANSWER: usize = crate::serve::upstream::MAX_MESSAGE_BYTES;
 
 /// An upstream's direct path: where to post, with what, and the
 /// connections kept.

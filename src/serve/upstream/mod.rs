@@ -2,10 +2,14 @@
 //! upstream leaves through, the direct HTTP post it may choose, progress
 //! relays and the wait for an upstream still starting.
 
-pub(crate) mod call;
 #[cfg(feature = "serve-http")]
 pub(crate) mod direct;
 pub(crate) mod events;
 pub(crate) mod progress;
 pub(crate) mod send;
 pub(crate) mod start;
+
+/// The longest a message may be, either way, by default (64 MiB): a
+/// `resources/read` answer can carry a large blob, and a line past the cap
+/// ends the relay instead of growing a buffer.
+pub const MAX_MESSAGE_BYTES: usize = 64 << 20;

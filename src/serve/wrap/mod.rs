@@ -20,10 +20,7 @@ use crate::serve::gateway::fit::ServeAs;
 use relay::{Ended, Relay, write_lines};
 use shape::Shaper;
 
-/// The longest a message may be, either way, by default (64 MiB): a
-/// `resources/read` answer can carry a large blob, and a line past the cap
-/// ends the relay instead of growing a buffer.
-pub const MAX_MESSAGE_BYTES: usize = 64 << 20;
+pub use crate::serve::upstream::MAX_MESSAGE_BYTES;
 
 /// How long an upstream may take to exit once the host has gone and its
 /// stdin is closed, before it is killed.
