@@ -43,7 +43,6 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use mcp_preamble::files::{ServerEntry, ServerTransport};
-use mcp_preamble::hub::Hub;
 use mcp_preamble::serve::{Gateway, ServeAs, prepare};
 use mcp_preamble::{Assembler, ServerSnapshot};
 use serde_json::{Value, json};
@@ -509,11 +508,11 @@ fn main() {
             })
             .collect();
     let assembler = prepare(Assembler::new(), ServeAs::ClaudeCode).unwrap();
-    let hub = Hub::new(assembler.clone());
-    hub.upsert_all(corpus.iter().map(|s| (s.alias.clone().unwrap(), s.clone())))
-        .unwrap();
     let served = runtime.block_on(async {
-        let gateway = Gateway::new(hub, ServeAs::ClaudeCode);
+        let gateway = Gateway::new(Assembler::new(), ServeAs::ClaudeCode).unwrap();
+        (gateway.hub())
+            .upsert_all(corpus.iter().map(|s| (s.alias.clone().unwrap(), s.clone())))
+            .unwrap();
         let n = 10_000u32;
         let start = Instant::now();
         for _ in 0..n {

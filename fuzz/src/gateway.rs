@@ -18,7 +18,7 @@ use mcp_preamble::hub::Hub;
 use mcp_preamble::rmcp::ServiceExt;
 use mcp_preamble::rmcp::model::Tool as WireTool;
 use mcp_preamble::rmcp::service::{RoleClient, RunningService};
-use mcp_preamble::serve::{Gateway, ServeAs, prepare};
+use mcp_preamble::serve::{Gateway, ServeAs};
 use mcp_preamble::{Assembler, ServerSnapshot, Tool};
 use serde_json::{Value, json};
 
@@ -44,8 +44,7 @@ pub const SCHEMAS_SANITIZED: bool = true;
 /// targets check names and structure, not counts) over a fresh hub.
 pub fn gateway() -> Gateway {
     let assembler = Assembler::new().token_counter(QuarterCounter);
-    let assembler = prepare(assembler, ServeAs::ClaudeCode).expect("the gateway's scheme fits");
-    Gateway::new(Hub::new(assembler), ServeAs::ClaudeCode)
+    Gateway::new(assembler, ServeAs::ClaudeCode).expect("the gateway's scheme fits")
 }
 
 /// A current-thread runtime with timers, one per input.

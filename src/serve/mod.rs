@@ -105,6 +105,18 @@
 //! `HttpLimits` (timeouts, connections, sessions) and refused for a
 //! non-local `Origin` or a second `Host` header.
 //!
+//! The route of a `tools/call`, in the files that take it (`src/serve/`,
+//! on floors: `upstream/` lowest, then `surfaces/`, `gateway/`, `front/`):
+//! 1. `front/http.rs` reads the request (or `front/stdio.rs` the line);
+//! 2. `front/gate.rs` checks the one `Host`, that it is served, the
+//!    `Origin` and the token, for every request before anything else;
+//! 3. `front/ops.rs` answers the operations paths, `front/lane.rs` a
+//!    stateless call rmcp would answer the same way, rmcp the rest;
+//! 4. `gateway/handler.rs` and `gateway::call_tool_as`: the reader tool,
+//!    a hidden tool refused, the exposed name mapped to its upstream's;
+//! 5. `upstream/send.rs`, the one way out (deadline, cancel, progress),
+//!    to `upstream/direct.rs` or rmcp's client, and back the same way.
+//!
 //! [`Wrapper`] is the other mode: one upstream per host entry, relayed
 //! line for line (resources, prompts and the rest as sent), its
 //! instructions and `tools/list` from the same assembly.
@@ -114,12 +126,10 @@
 //! use mcp_preamble::Assembler;
 //! use mcp_preamble::connect::{ConnectOptions, Restart};
 //! use mcp_preamble::files::McpConfig;
-//! use mcp_preamble::hub::Hub;
-//! use mcp_preamble::serve::{Gateway, ServeAs, prepare};
+//! use mcp_preamble::serve::{Gateway, ServeAs};
 //!
 //! let config = McpConfig::from_path("mcp.json")?;
-//! let host = ServeAs::ClaudeCode;
-//! let gateway = Gateway::new(Hub::new(prepare(Assembler::new(), host)?), host);
+//! let gateway = Gateway::new(Assembler::new(), ServeAs::ClaudeCode)?;
 //! let failed = gateway.connect_all(&config, &ConnectOptions::new().restart(Restart::new())).await;
 //! gateway.serve_stdio().await?;
 //! # Ok(()) }
@@ -145,13 +155,13 @@ pub use front::ops::{DEFAULT_DRAIN, ReadinessCheck};
 #[cfg(feature = "serve-http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serve-http")))]
 pub use front::replica::SessionKey;
-pub use gateway::Gateway;
 #[doc(hidden)]
 pub use gateway::call::forward_in_process;
 pub use gateway::fit::ServeAs;
 pub use gateway::metrics::{MAX_LABEL, MAX_SERIES, MAX_TOOLS};
 pub use gateway::names::{DEFAULT_NAME, GatewayNames, SCHEME, exposed_name, scheme, scheme_for};
 pub use gateway::view::{NOTE, READER};
+pub use gateway::{Gateway, GatewayBuilder};
 #[doc(hidden)]
 pub use upstream::events::{EventReader, TooLong};
 #[doc(hidden)]

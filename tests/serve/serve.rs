@@ -734,7 +734,6 @@ mod in_process {
 
     use mcp_preamble::Assembler;
     use mcp_preamble::connect::ConnectOptions;
-    use mcp_preamble::hub::Hub;
     use mcp_preamble::rmcp::model::{
         CallToolRequest, CallToolRequestParams, ClientRequest, ProgressNotificationParam,
         ServerResult,
@@ -760,8 +759,8 @@ mod in_process {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn an_rmcp_client_gets_the_progress_of_a_server_added_by_hand() {
-        let hub = Hub::new(Assembler::new());
-        let gateway = Gateway::new(hub.clone(), ServeAs::Plain);
+        let gateway = Gateway::new(Assembler::new(), ServeAs::Plain).unwrap();
+        let hub = gateway.hub().clone();
         let entry = node_entry("job", "progress.mjs", &[]);
         let options = gateway.connect_options(&ConnectOptions::new());
         let live = hub.connect(&entry, &options).await.unwrap();

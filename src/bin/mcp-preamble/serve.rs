@@ -62,8 +62,16 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     };
     // Kept until the gateway stops: it keeps the shared state's lock current.
     let (lock, _follower) = review::follow(review, dir.as_deref()).await;
-    let assembler = assembler(&settings, lock.current()?, (a.serve_as, &a.name))?;
-    let hub = Hub::new(assembler);
+    let mut assembler = Assembler::from_settings(&settings)?;
+    if let Some(lock) = lock.current()? {
+        assembler = assembler.lock(lock);
+    }
+    let mut gateway = Gateway::builder(assembler, a.serve_as).name(&a.name);
+    if let Some(t) = a.call_timeout {
+        gateway = gateway.call_timeout(t);
+    }
+    let gateway = gateway.build()?;
+    let hub = gateway.hub().clone();
     let aliases: Vec<String> = config.servers.iter().map(|e| e.alias.clone()).collect();
     let known =
         (dir.as_deref()).map_or_else(Default::default, |d| state::known_servers(d, &aliases));
@@ -72,10 +80,6 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     if let Err(e) = hub.upsert_all(known) {
         tracing::warn!("the last snapshots are not served ({e}); the servers are started afresh");
     }
-    let gateway = match a.call_timeout {
-        Some(t) => Gateway::with_call_timeout(hub, a.serve_as, t),
-        None => Gateway::new(hub, a.serve_as),
-    };
     let book = Book::new(
         dir.clone(),
         gateway.clone(),

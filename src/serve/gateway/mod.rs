@@ -27,6 +27,7 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use tokio::sync::watch;
 
+use crate::assemble::Assembler;
 use crate::config::McpConfig;
 use crate::connect::{ConnectFailure, ConnectOptions, LiveServer};
 use crate::error::Result;
@@ -93,16 +94,22 @@ impl std::fmt::Debug for Gateway {
 }
 
 impl Gateway {
-    /// A gateway serving `hub` to `host`; add its upstreams with
-    /// [`Gateway::add`].
-    pub fn new(hub: Hub, host: ServeAs) -> Gateway {
-        Gateway::build(hub, host, None)
+    /// A gateway serving `host` the section of `assembler`, fitted to the
+    /// host ([`prepare`](crate::serve::prepare)); add its upstreams with
+    /// [`Gateway::add`] or [`Gateway::start_all`]. [`Gateway::builder`]
+    /// sets the name the host's config gives it and a call timeout.
+    pub fn new(assembler: Assembler, host: ServeAs) -> Result<Gateway> {
+        Gateway::builder(assembler, host).build()
     }
 
-    /// [`Gateway::new`] where a forwarded `tools/call` that takes longer
-    /// than `timeout` fails (the upstream is told to cancel it).
-    pub fn with_call_timeout(hub: Hub, host: ServeAs, timeout: Duration) -> Gateway {
-        Gateway::build(hub, host, Some(timeout))
+    /// A [`GatewayBuilder`] for `host` over `assembler`.
+    pub fn builder(assembler: Assembler, host: ServeAs) -> GatewayBuilder {
+        GatewayBuilder {
+            assembler,
+            host,
+            name: crate::serve::DEFAULT_NAME.to_string(),
+            call_timeout: None,
+        }
     }
 
     fn build(hub: Hub, host: ServeAs, call_timeout: Option<Duration>) -> Gateway {
@@ -493,6 +500,47 @@ impl Gateway {
         (starting.into_iter())
             .filter(|a| hub.snapshot(a).is_none())
             .collect()
+    }
+}
+
+/// How a [`Gateway`] is made: the assembler it serves from, fitted to its
+/// host when built, so no gateway serves an unfitted section.
+#[derive(Debug)]
+pub struct GatewayBuilder {
+    assembler: Assembler,
+    host: ServeAs,
+    name: String,
+    call_timeout: Option<Duration>,
+}
+
+impl GatewayBuilder {
+    /// The key the host's config gives the gateway (`serve --name`;
+    /// [`DEFAULT_NAME`](crate::serve::DEFAULT_NAME) unless set): the
+    /// section names tools as that host shows them.
+    pub fn name(mut self, name: &str) -> GatewayBuilder {
+        self.name = name.to_string();
+        self
+    }
+
+    /// A forwarded `tools/call` that takes longer than `timeout` fails
+    /// (the upstream is told to cancel it), and any other request to an
+    /// upstream too (else those wait 30 s at most and calls as long as
+    /// they take).
+    pub fn call_timeout(mut self, timeout: Duration) -> GatewayBuilder {
+        self.call_timeout = Some(timeout);
+        self
+    }
+
+    /// The gateway, over a hub of the assembler fitted to the host
+    /// ([`prepare_named`](crate::serve::prepare_named)); an error when the
+    /// gateway's own text cannot fit the host's cut.
+    pub fn build(self) -> Result<Gateway> {
+        let assembler = crate::serve::prepare_named(self.assembler, self.host, &self.name)?;
+        Ok(Gateway::build(
+            Hub::new(assembler),
+            self.host,
+            self.call_timeout,
+        ))
     }
 }
 

@@ -21,9 +21,7 @@ fn server(tools: &[(&str, &str)]) -> ServerSnapshot {
 }
 
 fn gateway() -> Gateway {
-    let assembler =
-        crate::serve::prepare(Assembler::new().tool_descriptions(true), ServeAs::Plain).unwrap();
-    Gateway::new(Hub::new(assembler), ServeAs::Plain)
+    Gateway::new(Assembler::new().tool_descriptions(true), ServeAs::Plain).unwrap()
 }
 
 /// The code spans of the section's `Tools:` lines, in order.

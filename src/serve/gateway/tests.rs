@@ -4,7 +4,7 @@ use std::path::Path;
 
 use crate::assemble::Assembler;
 use crate::dedup::carries_constraint;
-use crate::hub::Hub;
+
 use crate::model::ServerSnapshot;
 use crate::serve::{Gateway, NOTE, ServeAs};
 use crate::settings::Settings;
@@ -35,10 +35,9 @@ fn corpus(names: &[&str]) -> Vec<(String, ServerSnapshot)> {
 }
 
 fn gateway(host: ServeAs, servers: &[(String, ServerSnapshot)]) -> Gateway {
-    let assembler = crate::serve::prepare(Assembler::new(), host).unwrap();
-    let hub = Hub::new(assembler);
-    hub.upsert_all(servers.iter().cloned()).unwrap();
-    Gateway::new(hub, host)
+    let gateway = Gateway::new(Assembler::new(), host).unwrap();
+    gateway.hub().upsert_all(servers.iter().cloned()).unwrap();
+    gateway
 }
 
 /// The constraint sentences of a server's instructions.
@@ -215,11 +214,9 @@ fn claude_code_keeps_token_budgets_in_tokens_and_the_text_in_2048_units() {
         "awslabs-aws-documentation-mcp-server",
     ]);
     let serve = |host: ServeAs| {
-        let assembler =
-            crate::serve::prepare(Assembler::from_settings(&settings).unwrap(), host).unwrap();
-        let hub = Hub::new(assembler);
-        hub.upsert_all(servers.iter().cloned()).unwrap();
-        Gateway::new(hub, host)
+        let gateway = Gateway::new(Assembler::from_settings(&settings).unwrap(), host).unwrap();
+        gateway.hub().upsert_all(servers.iter().cloned()).unwrap();
+        gateway
     };
     let utf16 = |t: &str| t.encode_utf16().count();
     // Under the token budgets alone the text is over the cap, so the cap binds.
@@ -429,10 +426,8 @@ proptest::proptest! {
         let (toml, filters) = policy(&servers, &rules, descriptions, budget);
         let host = if claude { ServeAs::ClaudeCode } else { ServeAs::Plain };
         let settings = Settings::from_str(&toml, "case.toml").unwrap();
-        let assembler = crate::serve::prepare(Assembler::from_settings(&settings).unwrap(), host).unwrap();
-        let hub = Hub::new(assembler);
-        hub.upsert_all(servers.iter().map(|p| (*p).clone())).unwrap();
-        let gateway = Gateway::new(hub, host);
+        let gateway = Gateway::new(Assembler::from_settings(&settings).unwrap(), host).unwrap();
+        gateway.hub().upsert_all(servers.iter().map(|p| (*p).clone())).unwrap();
         let view = gateway.view();
         let section = gateway.hub().section();
         // Everything the section shows in full: no budget, no host cut.
@@ -563,10 +558,10 @@ proptest::proptest! {
 #[test]
 fn a_hub_that_names_tools_plainly_is_named_as_the_gateway_serves() {
     let servers = corpus(&["seed-invoice-server"]);
-    let hub = Hub::new(Assembler::new().tool_names(crate::tool_names::ToolNames::plain()));
-    hub.upsert_all(servers.iter().cloned()).unwrap();
-    assert!(hub.section().text().contains("`list_periods`"));
-    let gateway = Gateway::new(hub, ServeAs::Plain);
+    // Asked to name tools plainly, the gateway's hub names them as it serves them.
+    let plain = Assembler::new().tool_names(crate::tool_names::ToolNames::plain());
+    let gateway = Gateway::new(plain, ServeAs::Plain).unwrap();
+    gateway.hub().upsert_all(servers.iter().cloned()).unwrap();
     let text = gateway.hub().section().text().to_string();
     assert!(
         text.contains("`seed-invoice-server__list_periods`"),

@@ -241,10 +241,10 @@ mod tests {
 
     #[test]
     fn the_reader_is_listed_only_for_text_the_host_did_not_read_whole() {
-        let hub = Hub::new(crate::serve::prepare(Assembler::new(), ServeAs::Plain).unwrap());
+        let gateway = Gateway::new(Assembler::new(), ServeAs::Plain).unwrap();
+        let hub = gateway.hub().clone();
         hub.upsert("billing", billing("Call get_invoice with an id."))
             .unwrap();
-        let gateway = Gateway::new(hub, ServeAs::Plain);
         let read = gateway.view();
         assert!(!lists_reader(&read, &read), "read whole");
         assert!(!read.instructions.contains(READER), "no note");
@@ -271,14 +271,14 @@ mod tests {
 
     #[test]
     fn the_reader_text_is_the_sections_with_no_budget() {
-        let hub = Hub::new(crate::serve::prepare(Assembler::new(), ServeAs::Plain).unwrap());
+        let gateway = Gateway::new(Assembler::new(), ServeAs::Plain).unwrap();
         let restating = "Get one invoice by its id. Call list_periods before get_invoice.";
         let server = ServerSnapshot::new("billing")
             .with_instructions(restating)
             .with_tool(Tool::new("list_periods", "Periods."))
             .with_tool(Tool::new("get_invoice", "Get one invoice by its id."));
-        hub.upsert("billing", server).unwrap();
-        let view = Gateway::new(hub, ServeAs::Plain).view();
+        gateway.hub().upsert("billing", server).unwrap();
+        let view = gateway.view();
         // De-duplicated as the section is: the restating sentence is out.
         let full = &view.full["billing"];
         assert_eq!(

@@ -22,7 +22,7 @@ use crate::support::lock;
 const SESSION: &str = "mcp-session-id";
 const VERSION_META: &str = "io.modelcontextprotocol/protocolVersion";
 
-struct Upstream {
+struct HttpPeer {
     client: reqwest::Client,
     url: String,
     session: Mutex<Option<String>>,
@@ -40,7 +40,7 @@ where
 {
     let (out, queue) = mpsc::channel(64);
     let writer = tokio::spawn(write_lines(to_relay, queue));
-    let up = Arc::new(Upstream {
+    let up = Arc::new(HttpPeer {
         client: reqwest::Client::new(),
         url,
         session: Mutex::new(None),
@@ -67,7 +67,7 @@ where
     writer.abort();
 }
 
-impl Upstream {
+impl HttpPeer {
     fn headers(&self, message: &Value) -> HeaderMap {
         let mut headers = HeaderMap::new();
         let mut put = |name: &'static str, value: &str| {
