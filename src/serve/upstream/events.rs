@@ -7,8 +7,8 @@
 //! Lines end in LF, CRLF or CR; `data` lines are joined with LF into the
 //! event's data; comments, `event`, `retry` and unknown fields are
 //! skipped; `id` is kept as the last event id (for a resumption). An event
-//! whose data and unfinished line pass the bound is an error, and the
-//! reader keeps nothing of it.
+//! whose data and current line (ended or not, of any field) pass the bound
+//! is an error, and the reader keeps nothing of it.
 
 /// Reads events from the chunks it is given.
 #[derive(Debug)]
@@ -71,6 +71,11 @@ impl EventReader {
                 }
                 return None;
             };
+            // A whole line is held to the bound as an unfinished one is,
+            // so where the chunks were cut changes nothing.
+            if end - self.line + self.data.len() > self.max {
+                return Some(Err(self.overflow()));
+            }
             let (start, stop) = (self.line, end);
             let crlf_next = self.buf[end] == b'\r';
             self.line = end + 1;
@@ -222,6 +227,15 @@ mod tests {
         assert_eq!(r.next_event(), None);
         r.push(b"456789");
         assert_eq!(r.next_event(), Some(Err(TooLong)));
+    }
+
+    #[test]
+    fn the_bound_does_not_depend_on_where_the_chunks_were_cut() {
+        // A long line of another field: over the bound whole or in parts.
+        let stream = b"data: x\nfiller: 0123456789abcdef\n\n";
+        assert_eq!(all(&[stream], 12), vec![Err(TooLong)]);
+        let (a, b) = stream.split_at(20);
+        assert_eq!(all(&[a, b], 12), vec![Err(TooLong)]);
     }
 
     #[test]
