@@ -62,22 +62,13 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     };
     // Kept until the gateway stops: it keeps the shared state's lock current.
     let (lock, _follower) = review::follow(review, dir.as_deref()).await;
-    let mut assembler = Assembler::from_settings(&settings)?;
-    if let Some(lock) = lock.current()? {
-        assembler = assembler.lock(lock);
-    }
-    let mut gateway = Gateway::builder(assembler, a.serve_as).name(&a.name);
-    if let Some(t) = a.call_timeout {
-        gateway = gateway.call_timeout(t);
-    }
-    let gateway = gateway.build()?;
-    let hub = gateway.hub().clone();
+    let gateway = gateway_of(&settings, lock.current()?, &a)?;
     let aliases: Vec<String> = config.servers.iter().map(|e| e.alias.clone()).collect();
     let known =
         (dir.as_deref()).map_or_else(Default::default, |d| state::known_servers(d, &aliases));
     let first_start = known.is_empty();
     // Served at once, refreshed as each server connects.
-    if let Err(e) = hub.upsert_all(known) {
+    if let Err(e) = gateway.hub().upsert_all(known) {
         tracing::warn!("the last snapshots are not served ({e}); the servers are started afresh");
     }
     let book = Book::new(
@@ -118,6 +109,20 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     tracing::info!("stopped serving");
     served?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The gateway of `a`: the policy's assembler with the lock, fitted to
+/// the host under the gateway's name, with the call timeout.
+fn gateway_of(settings: &Settings, lock: Option<Lock>, a: &ServeArgs) -> Result<Gateway, CliError> {
+    let mut assembler = Assembler::from_settings(settings)?;
+    if let Some(lock) = lock {
+        assembler = assembler.lock(lock);
+    }
+    let mut gateway = Gateway::builder(assembler, a.serve_as).name(&a.name);
+    if let Some(t) = a.call_timeout {
+        gateway = gateway.call_timeout(t);
+    }
+    Ok(gateway.build()?)
 }
 
 /// `serve --status`: what the gateway of this config last told.
