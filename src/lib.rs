@@ -690,14 +690,10 @@ pub use tokens::{Encoding, Tiktoken, TokenCounter};
 pub use tool_names::ToolNames;
 pub use visibility::{DeferWhen, Visibility};
 
-/// The rmcp this crate is built with (3.11), whose types appear in
-/// [`connect`] and `Hub::attach`: name them through this path so they match.
-///
-/// It is built with rmcp's features `client` and `transport-child-process`
-/// (and `transport-streamable-http-client-reqwest` with `http`). For more,
-/// such as `ClientCapabilities::builder` (rmcp's `macros`), add
-/// `rmcp = { version = "3.11", features = [...] }` to your own dependencies:
-/// Cargo builds one rmcp with both sets of features.
+/// The rmcp (3.11) whose types appear in [`connect`] and `Hub::attach`,
+/// built with its features `client`, `transport-child-process` (and the
+/// reqwest HTTP client with `http`); for more, add `rmcp = { version =
+/// "3.11", features = [...] }` to your own dependencies (Cargo merges them).
 #[cfg(feature = "rmcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
 pub use rmcp;
