@@ -448,6 +448,7 @@ impl Gateway {
             subject: Subject::Tool(&tool),
             request: upstream_request(&tool, params),
             progress: host,
+            name_errors: false,
             direct,
         };
         let started = std::time::Instant::now();

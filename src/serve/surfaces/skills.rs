@@ -53,18 +53,13 @@ impl Surfaces {
         let (alias, own) = self.skill_owner(&params.uri).ok_or_else(unknown)?;
         let request = CustomRequest::new("skills/get", Some(json!({ "uri": own })));
         let out = Outbound::method(&alias, "skills/get", ClientRequest::CustomRequest(request));
-        let answer = match self.upstreams().send(out, std::future::pending()).await {
-            Ok(ServerResult::CustomResult(custom)) => custom.0,
-            Ok(other) => serde_json::to_value(other).unwrap_or_default(),
-            // The gateway's own errors name the upstream already; the
-            // upstream's own comes back named, as one line.
-            Err(e) if e.data.as_ref().and_then(|d| d.get("upstream")) == Some(&json!(alias)) => {
-                return Err(e);
-            }
-            Err(e) => {
-                let message = format!("upstream {alias:?}: {}", sanitize::line(&e.message));
-                return Err(McpError::new(e.code, message, None));
-            }
+        let answer = match self
+            .upstreams()
+            .send(out.naming_errors(), std::future::pending())
+            .await?
+        {
+            ServerResult::CustomResult(custom) => custom.0,
+            other => serde_json::to_value(other).unwrap_or_default(),
         };
         let skill = answer.get("skill").ok_or_else(|| {
             McpError::internal_error(

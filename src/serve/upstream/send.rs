@@ -53,6 +53,9 @@ pub(crate) struct Outbound<'a> {
     pub(crate) request: ClientRequest,
     /// Where the upstream's progress for it goes (a host's token).
     pub(crate) progress: HostProgress,
+    /// Whether the upstream's own errors come back named and as one line
+    /// (`upstream "A": …`, its data dropped) rather than as sent.
+    pub(crate) name_errors: bool,
     /// Whether it may be posted directly (a `tools/call` whose arguments
     /// stay in its body).
     #[cfg_attr(not(feature = "serve-http"), allow(dead_code))]
@@ -67,7 +70,16 @@ impl<'a> Outbound<'a> {
             subject: Subject::Method(method),
             request,
             progress: None,
+            name_errors: false,
             direct: false,
+        }
+    }
+
+    /// The same, the upstream's own errors named ([`Outbound::name_errors`]).
+    pub(crate) fn naming_errors(self) -> Self {
+        Outbound {
+            name_errors: true,
+            ..self
         }
     }
 }
@@ -199,11 +211,12 @@ impl Upstreams {
     /// still starting is waited for, at most the call timeout).
     async fn ready(&self, fault: &Fault<'_>) -> Result<Peer<RoleClient>, McpError> {
         let alias = fault.alias;
-        let held = lock(&self.live).contains_key(alias);
-        if !held && self.starting.is_starting(alias) {
+        let peer_of = || lock(&self.live).get(alias).map(|l| l.peer());
+        let mut peer = peer_of();
+        if peer.is_none() && self.starting.is_starting(alias) {
             self.starting.wait(alias, self.call_timeout).await;
+            peer = peer_of();
         }
-        let peer = lock(&self.live).get(alias).map(|l| l.peer());
         match (self.hub.state(alias), peer) {
             (ServerState::Connected, Some(peer)) => Ok(peer),
             (ServerState::Reconnecting, _) => Err(fault.unavailable(
@@ -225,6 +238,7 @@ impl Upstreams {
         let fault = Fault {
             alias: out.alias,
             subject: out.subject,
+            name_errors: out.name_errors,
         };
         let peer = self.ready(&fault).await?;
         let deadline = self.deadline(out.subject);
@@ -322,6 +336,7 @@ impl Upstreams {
         let fault = Fault {
             alias,
             subject: Subject::Method("subscriptions/listen"),
+            name_errors: false,
         };
         let peer = self.ready(&fault).await?;
         let deadline = self.deadline(fault.subject);
@@ -363,6 +378,7 @@ async fn sleep(deadline: Option<Duration>) {
 struct Fault<'a> {
     alias: &'a str,
     subject: Subject<'a>,
+    name_errors: bool,
 }
 
 impl Fault<'_> {
@@ -404,6 +420,10 @@ impl Fault<'_> {
     fn failed(&self, error: ServiceError) -> McpError {
         let (alias, subject) = (self.alias, self.subject);
         let e = match error {
+            ServiceError::McpError(e) if self.name_errors => {
+                let message = format!("upstream {alias:?}: {}", crate::sanitize::line(&e.message));
+                McpError::new(e.code, message, None)
+            }
             ServiceError::McpError(e) => e,
             ServiceError::TransportClosed | ServiceError::TransportSend(_) => self.error(format!(
                 "upstream {alias:?} closed its connection during the call to {subject}; it is restarted if its policy allows"
@@ -442,7 +462,13 @@ impl Fault<'_> {
 
 /// The error of an answer to `subject` of `alias` that is not of its kind.
 pub(crate) fn unexpected_result(alias: &str, subject: Subject<'_>) -> McpError {
-    Fault { alias, subject }.unexpected()
+    let name_errors = false;
+    Fault {
+        alias,
+        subject,
+        name_errors,
+    }
+    .unexpected()
 }
 
 /// The next notification of a relay; never, without one.
