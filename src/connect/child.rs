@@ -11,11 +11,14 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 use tokio::process::{Child, ChildStdin, ChildStdout};
 use tokio::sync::{oneshot, watch};
 
+use super::group::Group;
 use super::tap::BoundTap;
 
 /// How long a closed server may take to exit after its stdin closed, as
-/// the MCP stdio shutdown asks, before it is killed.
-const EXIT_WAIT: Duration = Duration::from_secs(2);
+/// the MCP stdio shutdown asks, before its group gets SIGTERM: with
+/// [`TERM_WAIT`](super::group::TERM_WAIT) after it, within the second a
+/// host gives its own server (the SDKs send SIGTERM 2 s after closing stdin).
+pub(crate) const EXIT_WAIT: Duration = Duration::from_millis(400);
 
 /// The process behind a stdio connection: its id, and how it ended.
 #[derive(Debug, Clone)]
@@ -40,7 +43,9 @@ impl Process {
 
 /// A spawned server's stdin and stdout as an rmcp transport. A task waits
 /// on the process and records its exit status; dropping the transport
-/// kills the process, and closing it closes stdin, waits a moment, then kills.
+/// ends the process's group, and closing it closes stdin, waits a moment,
+/// then ends the group. What the server started and left behind when it
+/// ended is ended too.
 pub(crate) struct ChildTransport {
     io: AsyncRwTransport<RoleClient, ChildStdout, ChildStdin>,
     /// Dropped (or sent) to kill the process.
@@ -51,7 +56,8 @@ pub(crate) struct ChildTransport {
 }
 
 impl ChildTransport {
-    /// Takes over `child`, spawned with piped stdin and stdout.
+    /// Takes over `child`, spawned with piped stdin and stdout as the
+    /// leader of its own process group.
     pub fn new(mut child: Child) -> std::io::Result<ChildTransport> {
         let missing = |what| std::io::Error::other(format!("the server's {what} is not piped"));
         let stdin = child.stdin.take().ok_or_else(|| missing("stdin"))?;
@@ -59,14 +65,15 @@ impl ChildTransport {
         let id = child.id();
         let (exit_tx, exit) = watch::channel(None);
         let (kill, killed) = oneshot::channel::<()>();
+        let group = Group::of(&child);
         tokio::spawn(async move {
             let status = tokio::select! {
-                status = child.wait() => status,
-                // Sent or dropped: the connection is over.
-                _ = killed => {
-                    let _ = child.start_kill();
-                    child.wait().await
+                status = child.wait() => {
+                    group.left_behind().await;
+                    status
                 }
+                // Sent or dropped: the connection is over.
+                _ = killed => group.end(&mut child).await,
             };
             if let Ok(status) = status {
                 exit_tx.send_replace(Some(status));

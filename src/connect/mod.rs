@@ -12,6 +12,9 @@
 //!   [`Hub`](crate::hub::Hub) can follow a client you own
 //!   ([`Hub::attach`](crate::hub::Hub::attach)); `Hub::connect` starts a
 //!   server and follows it as a [`LiveServer`].
+//! - Each stdio server leads a process group of its own, ended whole when
+//!   its connection ends; [`end_servers`] ends every one still running, for
+//!   a host's SIGTERM or Ctrl-C handler.
 //!
 //! rmcp types appear in this API; use the rmcp this crate re-exports
 //! ([`crate::rmcp`]) so that they match.
@@ -23,6 +26,7 @@ mod cache;
 mod child;
 mod follow;
 mod follower;
+mod group;
 mod handler;
 mod handshake;
 mod lifecycle;
@@ -39,6 +43,7 @@ mod transport;
 pub use all::{ConnectAll, ConnectResult, connect_all, connect_all_with};
 pub use cache::{DiscoverCache, now_ms};
 pub use follow::{Attachment, LiveServer};
+pub use group::end_servers;
 pub use handler::HubHandler;
 pub use handshake::{Handshake, client_config};
 pub use options::{ConnectOptions, Restart};
@@ -46,6 +51,11 @@ pub use snapshot::snapshot_of;
 #[cfg(feature = "serve")]
 pub(crate) use tap::ProgressTap;
 pub use transport::{ConnectFailure, Connection, INHERITED_ENV, StderrTail, connect, connect_with};
+#[cfg(feature = "serve")]
+pub(crate) use {
+    child::EXIT_WAIT,
+    group::{Group, own_group},
+};
 
 #[cfg(feature = "serve")]
 pub(crate) use lifecycle::plain;

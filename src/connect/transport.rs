@@ -331,7 +331,8 @@ fn spawn_stdio(
         )));
     }
     let mut cmd = tokio::process::Command::new(command);
-    cmd.args(args)
+    super::group::own_group(&mut cmd)
+        .args(args)
         .env_clear()
         .envs(server_env(|name| std::env::var_os(name), env))
         .kill_on_drop(true)

@@ -94,6 +94,8 @@ const BIN_LAYERS: &[&[&str]] = &[
     &["load"],
     // Where the pins are: a lock file or a shared state (`--state`).
     &["review"],
+    // The signals that stop `wrap` and `serve`.
+    &["stop"],
     // `serve --listen`'s listener, gate and options.
     &["listen"],
     // The commands; `snapshot` warns about aliases as `lint` does, `pin`

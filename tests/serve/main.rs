@@ -7,6 +7,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod children;
 mod errors;
 mod forward;
 mod hostile;

@@ -7,32 +7,6 @@ use mcp_preamble::serve::{Access, Gateway, HttpOptions, OAuth, SessionKey};
 use crate::args::ServeArgs;
 use crate::error::CliError;
 
-/// Completes on SIGTERM or Ctrl-C (SIGINT), whichever comes first. SIGTERM
-/// is watched from this call on (one during the start is not lost).
-fn stop_signal() -> impl Future<Output = ()> {
-    #[cfg(unix)]
-    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        .inspect_err(|e| tracing::warn!(error = %e, "cannot watch for SIGTERM"))
-        .ok();
-    async move {
-        #[cfg(unix)]
-        let terminated = async {
-            match terminate.as_mut() {
-                Some(t) => {
-                    t.recv().await;
-                }
-                None => std::future::pending::<()>().await,
-            }
-        };
-        #[cfg(not(unix))]
-        let terminated = std::future::pending::<()>();
-        tokio::select! {
-            () = terminated => tracing::info!("SIGTERM: shutting down"),
-            _ = tokio::signal::ctrl_c() => tracing::info!("interrupted: shutting down"),
-        }
-    }
-}
-
 /// Where the gateway serves: `stdio`, or its `http(s)://…/mcp` address.
 pub fn listening_on(listener: Option<&tokio::net::TcpListener>, tls: bool) -> String {
     let scheme = if tls { "https" } else { "http" };
@@ -107,7 +81,7 @@ pub async fn listen(addr: std::net::SocketAddr, a: &ServeArgs) -> Result<Listeni
         listener,
         access,
         options: http_options(a, session_key),
-        stop: Box::pin(stop_signal()),
+        stop: Box::pin(crate::stop::stop_signal()),
     })
 }
 

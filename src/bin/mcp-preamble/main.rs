@@ -18,6 +18,7 @@ mod serve;
 mod snapshot;
 mod source;
 mod state;
+mod stop;
 mod wrap;
 
 use std::process::ExitCode;
@@ -45,8 +46,10 @@ fn run() -> Result<ExitCode, CliError> {
             Command::Snapshot(s) => snapshot::snapshot(s).await,
             Command::Lint(l) => lint::lint(l).await,
             Command::Pin(a) => pin::pin(a).await,
-            Command::Serve(a) => serve::serve(a).await,
-            Command::Wrap(a) => wrap::wrap(a).await,
+            // Over HTTP, SIGTERM is the drain's (`--listen`).
+            Command::Serve(a) if a.listen.is_some() => serve::serve(a).await,
+            Command::Serve(a) => stop::until_stopped(serve::serve(a)).await,
+            Command::Wrap(a) => stop::until_stopped(wrap::wrap(a)).await,
             Command::Install(a) => install::install(&a),
             Command::Uninstall(a) => install::uninstall(&a),
         }

@@ -105,6 +105,8 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
         task.abort();
     }
     gateway.close().await;
+    // Servers still starting (or left by a crash) are ended too.
+    mcp_preamble::connect::end_servers().await;
     book.stopped();
     tracing::info!("stopped serving");
     served?;

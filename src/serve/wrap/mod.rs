@@ -22,9 +22,10 @@ use shape::Shaper;
 
 pub use crate::serve::upstream::MAX_MESSAGE_BYTES;
 
-/// How long an upstream may take to exit once the host has gone and its
-/// stdin is closed, before it is killed.
-const EXIT_GRACE: Duration = Duration::from_secs(5);
+/// How long a Streamable HTTP upstream's session may take to end (its
+/// DELETE) once the host has gone: within the 2 s a host's SDK waits
+/// before it sends SIGTERM.
+const EXIT_GRACE: Duration = Duration::from_millis(1500);
 
 /// One upstream MCP server served to a host as it is, but for what this
 /// crate exists for: a raw JSON-RPC line relay (feature `serve`).
@@ -102,10 +103,12 @@ impl Wrapper {
     /// Starts `command` with `args` (this process's environment, its
     /// stderr inherited: the host logs it as the server's) and relays this
     /// process's stdin and stdout to it until either side ends. Returns
-    /// the upstream's exit status (`None`: the host went first and the
-    /// upstream, its stdin closed, was killed after 5 s).
+    /// the upstream's exit status, or `None` when the host went first: the
+    /// upstream's stdin is closed, and what is left of its process group
+    /// 400 ms later gets SIGTERM, then SIGKILL 300 ms after that (within
+    /// the 2 s a host's SDK waits before it sends SIGTERM to this process).
     pub async fn run_command(&self, command: &str, args: &[String]) -> Result<Option<ExitStatus>> {
-        let mut child = tokio::process::Command::new(command)
+        let mut child = crate::connect::own_group(&mut tokio::process::Command::new(command))
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -119,6 +122,7 @@ impl Wrapper {
         let (Some(up_in), Some(up_out)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(Error::new(ErrorKind::Connect, "the upstream has no stdio"));
         };
+        let group = crate::connect::Group::of(&child);
         let alias = self.shaper.alias.as_deref().unwrap_or("upstream");
         crate::connect::started(alias, child.id());
         let (host_in, host_out) = crate::serve::front::stdio::host_io();
@@ -134,16 +138,17 @@ impl Wrapper {
             Ended::Upstream => {
                 let status = child.wait().await.ok();
                 crate::connect::exited(alias, status);
+                group.left_behind().await;
                 status
             }
             // Its stdin is closed now: it may end on its own.
-            Ended::Host => match tokio::time::timeout(EXIT_GRACE, child.wait()).await {
-                Ok(status) => status.ok(),
-                Err(_) => {
-                    let _ = child.kill().await;
-                    None
+            Ended::Host => {
+                match tokio::time::timeout(crate::connect::EXIT_WAIT, child.wait()).await {
+                    Ok(_) => group.left_behind().await,
+                    Err(_) => drop(group.end(&mut child).await),
                 }
-            },
+                None
+            }
         };
         Ok(status)
     }
