@@ -444,3 +444,100 @@ fn typescript_sdk_client_gets_prompts_and_resources_through_the_gateway_in_both_
         );
     }
 }
+
+/// Whether process `pid` runs (a zombie does not).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let state = stat.rsplit_once(')')?.1.trim_start().chars().next()?;
+            Some(state != 'Z')
+        })
+        .unwrap_or(false)
+}
+
+/// The SDK's close sequence (tests/clients/close.*) against `wrap` and a
+/// stdio `serve` in front of `servers/linger.mjs` (which ignores its stdin's
+/// end and starts a child): the close ends before the SDK's SIGTERM (2 s),
+/// and neither the server nor its child runs 3 s later (issue 51).
+fn close_leaves_nothing(client: &str) {
+    if !clients_ready(client) {
+        return;
+    }
+    ensure_npm();
+    let dir = common::gateway::scratch("sdk-close", client);
+    let linger = servers_dir().join("linger.mjs").display().to_string();
+    let wrap_pids = dir.join("wrap-pids").display().to_string();
+    let serve_pids = dir.join("serve-pids");
+    let entry = json!({"command": "node", "args": [linger],
+                       "env": {"PID_FILE": serve_pids.display().to_string()}});
+    let config = common::gateway::config(&dir, json!({"s": entry}));
+    let bin = env!("CARGO_BIN_EXE_mcp-preamble");
+    let runs: [(&[&str], &str, &str); 2] = [
+        (
+            &[
+                "wrap",
+                "--",
+                "env",
+                &format!("PID_FILE={wrap_pids}"),
+                "node",
+                &linger,
+            ],
+            "ping",
+            &wrap_pids,
+        ),
+        (
+            &["serve", "--config", &config, "--ready-within", "10"],
+            "s__ping",
+            serve_pids.to_str().unwrap(),
+        ),
+    ];
+    let (program, script) = match client {
+        "ts" => ("node", "close.mjs"),
+        _ => ("python3", "close.py"),
+    };
+    for (args, tool, pid_file) in runs {
+        let out = Command::new(program)
+            .arg(script)
+            .arg(bin)
+            .args(args)
+            .current_dir(clients_dir())
+            .stderr(Stdio::null())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let seen: Value = serde_json::from_str(stdout.lines().last().unwrap_or_default())
+            .unwrap_or_else(|e| panic!("{client} {args:?}: {e}: {stdout}"));
+        assert_eq!(seen["tools"], json!([tool]), "{client} {args:?}");
+        let close_ms = seen["close_ms"].as_u64().unwrap();
+        assert!(
+            close_ms < 2000,
+            "{client} {args:?}: the close took {close_ms} ms"
+        );
+        let pids: Vec<u32> = std::fs::read_to_string(pid_file)
+            .unwrap()
+            .split_whitespace()
+            .map(|p| p.parse().unwrap())
+            .collect();
+        assert_eq!(pids.len(), 2);
+        let end = std::time::Instant::now() + std::time::Duration::from_secs(3);
+        while pids.iter().any(|&p| alive(p)) && std::time::Instant::now() < end {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let left: Vec<u32> = pids.iter().copied().filter(|&p| alive(p)).collect();
+        for p in &left {
+            let _ = Command::new("kill").args(["-9", &p.to_string()]).status();
+        }
+        assert!(left.is_empty(), "{client} {args:?}: still running {left:?}");
+    }
+}
+
+#[test]
+fn typescript_sdk_close_sequence_leaves_no_process_behind() {
+    close_leaves_nothing("ts");
+}
+
+#[test]
+fn python_sdk_close_sequence_leaves_no_process_behind() {
+    close_leaves_nothing("py");
+}
