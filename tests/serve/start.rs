@@ -218,3 +218,81 @@ fn a_server_served_from_its_snapshot_that_fails_to_start_leaves() {
     assert!(!names.iter().any(|n| n.starts_with("flaky__")), "{names:?}");
     assert!(names.contains(&"fast__pid".to_string()), "{names:?}");
 }
+
+/// One list of `method` and how long it took.
+fn timed(g: &mut Gateway, method: &str, key: &str) -> (Vec<String>, Duration) {
+    let t0 = Instant::now();
+    let answer = g.request(method, json!({}));
+    let took = t0.elapsed();
+    let items = (answer["result"][key].as_array())
+        .unwrap_or_else(|| panic!("{method}: {answer}"))
+        .iter()
+        .map(|i| (i["name"].as_str()).unwrap_or_default().to_string())
+        .collect();
+    (items, took)
+}
+
+/// No list waits on a hung upstream (issue 51, item 6): beside one still
+/// starting, one whose lists never answer and one that answers them 2 s
+/// late, every list is answered within 1 s with what is known; the slow
+/// one's answer, when it comes, is told by `list_changed` and served from
+/// then on, though it is as slow the next time.
+#[test]
+fn lists_are_answered_within_a_second_beside_hung_and_slow_upstreams() {
+    let dir = scratch("start", "lists");
+    let linger = |name: &str, env: Value| {
+        let mut vars = json!({"PID_FILE": dir.join(name).display().to_string(),
+                              "LISTS": "1", "LIST_NAME": name});
+        vars.as_object_mut()
+            .unwrap()
+            .extend(env.as_object().unwrap().clone());
+        node("linger.mjs", vars)
+    };
+    let path = config(
+        &dir,
+        json!({
+            "books": node("library.mjs", json!({"PREFIX": "a"})),
+            "starting": linger("starting", json!({"HANG": "1"})),
+            "hung": linger("hung", json!({"LIST_DELAY_MS": "-1"})),
+            "slow": linger("slow", json!({"LIST_DELAY_MS": "2000"})),
+        }),
+    );
+    let mut g = Gateway::spawn(&["--config", &path, "--ready-within", "0"]);
+    g.initialize();
+    wait_until("three upstreams connected", Duration::from_secs(20), || {
+        let names = g.names();
+        ["hung__ping", "slow__ping", "books__touch"]
+            .iter()
+            .all(|t| names.iter().any(|n| n == t))
+    });
+    for (method, key) in [
+        ("prompts/list", "prompts"),
+        ("resources/list", "resources"),
+        ("resources/templates/list", "resourceTemplates"),
+        ("tools/list", "tools"),
+    ] {
+        let (items, took) = timed(&mut g, method, key);
+        assert!(took < Duration::from_secs(1), "{method} took {took:?}");
+        assert!(
+            !items.is_empty(),
+            "{method}: the library's items are served ({took:?})"
+        );
+        if method == "prompts/list" {
+            assert!(!items.iter().any(|p| p.starts_with("slow")), "{items:?}");
+        }
+    }
+    // The slow answer comes 2 s after the first ask: told, then served at once.
+    wait_until("prompts list_changed", Duration::from_secs(5), || {
+        let _ = g.request("ping", json!({}));
+        g.notes
+            .iter()
+            .any(|m| m["method"] == "notifications/prompts/list_changed")
+    });
+    let (prompts, took) = timed(&mut g, "prompts/list", "prompts");
+    assert!(took < Duration::from_secs(1), "prompts/list took {took:?}");
+    assert!(prompts.iter().any(|p| p == "slow__brief"), "{prompts:?}");
+    assert!(
+        !prompts.iter().any(|p| p.starts_with("hung")),
+        "{prompts:?}"
+    );
+}

@@ -1,6 +1,8 @@
 // linger.mjs — a server that does not end when its stdin closes, and starts a process of its own (as `npx` starts
 // `node`): raw JSON-RPC, 2025 handshake, one tool `ping`. Writes "<its pid> <its child's pid>" to PID_FILE.
 // HANG=1: never answers (a server still starting). STUBBORN=1: it and its child ignore SIGTERM (only SIGKILL ends them).
+// LISTS=1: also prompts (`brief`), resources (`linger://NAME/a`, NAME from LIST_NAME) and no templates, answered
+// LIST_DELAY_MS late (-1: never).
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 
@@ -21,11 +23,22 @@ process.stdin.on("data", (chunk) => {
     if (process.env.HANG === "1" || !line.trim()) continue;
     const message = JSON.parse(line);
     if (message.id === undefined) continue;
+    const lists = {
+      "prompts/list": { prompts: [{ name: "brief", description: "A brief." }] },
+      "resources/list": { resources: [{ uri: `linger://${process.env.LIST_NAME}/a`, name: "a" }] },
+      "resources/templates/list": { resourceTemplates: [] },
+    };
+    if (process.env.LISTS === "1" && lists[message.method]) {
+      const delay = Number(process.env.LIST_DELAY_MS || "0");
+      const reply = JSON.stringify({ jsonrpc: "2.0", id: message.id, result: lists[message.method] }) + "\n";
+      if (delay >= 0) setTimeout(() => process.stdout.write(reply), delay);
+      continue;
+    }
     const result =
       message.method === "initialize"
         ? {
             protocolVersion: "2025-06-18",
-            capabilities: { tools: {} },
+            capabilities: process.env.LISTS === "1" ? { tools: {}, prompts: {}, resources: {} } : { tools: {} },
             serverInfo: { name: "linger", version: "1.0.0" },
             instructions: "Call ping first.",
           }

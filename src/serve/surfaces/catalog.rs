@@ -7,6 +7,8 @@
 //! asks every connected upstream that has them (`ask`), and what comes
 //! back is sanitized the way tool text is before a host sees it.
 
+use std::any::Any;
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{ServerCapabilities, ServerNotification};
@@ -24,6 +26,8 @@ pub(crate) struct Catalog {
     pub(in crate::serve) prompts: Mutex<Prompts>,
     pub(in crate::serve) resources: Mutex<Resources>,
     pub(in crate::serve) subscriptions: Subscriptions,
+    /// Each upstream's last lists, for the hosts' lists that cannot wait.
+    pub(in crate::serve) known: Known,
     /// Bumped once per upstream change of its prompts a host should hear of.
     pub(in crate::serve) prompts_changed: watch::Sender<u64>,
     /// The same, for resources and resource templates.
@@ -76,5 +80,42 @@ impl Catalog {
 
     pub(in crate::serve) fn with_resources<T>(&self, f: impl FnOnce(&mut Resources) -> T) -> T {
         f(&mut lock(&self.resources))
+    }
+}
+
+/// The last list of each kind each upstream answered.
+#[derive(Default)]
+pub(crate) struct Known(Mutex<BTreeMap<Key, Arc<dyn Any + Send + Sync>>>);
+
+/// A list's method and the upstream's alias.
+type Key = (&'static str, String);
+
+impl Known {
+    /// The last `method` list `alias` answered.
+    pub(in crate::serve) fn get<T: Clone + 'static>(
+        &self,
+        method: &'static str,
+        alias: &str,
+    ) -> Option<Vec<T>> {
+        let known = lock(&self.0).get(&(method, alias.to_string())).cloned()?;
+        known.downcast_ref::<Vec<T>>().cloned()
+    }
+
+    /// Keeps `items` as `alias`'s `method` list; whether it differs from
+    /// the one known before.
+    pub(in crate::serve) fn put<T: PartialEq + Send + Sync + 'static>(
+        &self,
+        method: &'static str,
+        alias: &str,
+        items: Vec<T>,
+    ) -> bool {
+        let mut known = lock(&self.0);
+        let key = (method, alias.to_string());
+        let same = known
+            .get(&key)
+            .and_then(|k| k.downcast_ref::<Vec<T>>())
+            .is_some_and(|k| *k == items);
+        known.insert(key, Arc::new(items));
+        !same
     }
 }

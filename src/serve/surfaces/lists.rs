@@ -5,8 +5,6 @@
 //! descriptions are (cut to the limit, sanitized), URIs as sent or not at
 //! all.
 
-use std::sync::Arc;
-
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
     ClientRequest, ErrorCode, ListPromptsRequest, ListResourceTemplatesRequest,
@@ -70,7 +68,9 @@ pub(in crate::serve) fn not_served(method: &str) -> McpError {
 }
 
 /// One kind of list an upstream pages through.
-pub(in crate::serve) trait Listing: Clone + Send + Sync + 'static {
+pub(in crate::serve) trait Listing:
+    Clone + PartialEq + Send + Sync + 'static
+{
     const METHOD: &'static str;
     fn request(params: Option<PaginatedRequestParams>) -> ClientRequest;
     fn page(result: ServerResult) -> Option<(Vec<Self>, Option<String>)>;
@@ -126,37 +126,9 @@ impl Listing for ResourceTemplate {
     }
 }
 
-/// Every upstream's list of `T` of `aliases`, by alias (sorted), each
-/// one's pages read in order within `limits` (pages, items). An upstream
-/// that fails is left out (logged).
-pub(in crate::serve) async fn gather<T: Listing>(
-    upstreams: &Arc<Upstreams>,
-    aliases: Vec<String>,
-    limits: Limits,
-) -> Vec<(String, Vec<T>)> {
-    let mut asks = tokio::task::JoinSet::new();
-    for alias in aliases {
-        let upstreams = upstreams.clone();
-        asks.spawn(async move {
-            let listed = all_pages::<T>(&alias, &upstreams, limits).await;
-            (alias, listed)
-        });
-    }
-    let mut all = Vec::new();
-    while let Some(done) = asks.join_next().await {
-        match done {
-            Ok((alias, Ok(items))) => all.push((alias, items)),
-            Ok((alias, Err(e))) => {
-                tracing::warn!(upstream = %alias, "{} failed: {}", T::METHOD, e.message);
-            }
-            Err(e) => tracing::warn!("{} failed: {e}", T::METHOD),
-        }
-    }
-    all.sort_by(|a, b| a.0.cmp(&b.0));
-    all
-}
-
-async fn all_pages<T: Listing>(
+/// `alias`'s whole list of `T`: its pages read in order within `limits`
+/// (pages, items).
+pub(in crate::serve) async fn all_pages<T: Listing>(
     alias: &str,
     upstreams: &Upstreams,
     limits: Limits,

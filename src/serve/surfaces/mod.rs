@@ -5,7 +5,6 @@
 //! the catalog; `impl Gateway` lives in `gateway/` only.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use tokio::sync::watch;
 
@@ -14,6 +13,7 @@ use crate::serve::surfaces::catalog::Catalog;
 use crate::serve::upstream::send::Upstreams;
 
 pub(crate) mod catalog;
+pub(crate) mod known;
 pub(crate) mod lists;
 pub(crate) mod notify;
 pub(crate) mod prompt_names;
@@ -24,10 +24,6 @@ pub(crate) mod skills;
 pub(crate) mod subscribe;
 pub(crate) mod subscriptions;
 pub(crate) mod uri;
-
-/// The longest a host's list of prompts or resources waits for the
-/// upstreams still starting.
-const LIST_WAIT: Duration = Duration::from_secs(5);
 
 /// What the surfaces serve from: the hub, the live upstreams, the
 /// upstreams' prompts and resources, and the changes told to hosts.
@@ -72,14 +68,14 @@ impl Surfaces {
         self.tools_changed.send_modify(|n| *n += 1);
     }
 
-    /// Waits until the upstreams still starting settled (at most the call
-    /// timeout, and with `brief` at most [`LIST_WAIT`]: a list does not
-    /// wait for a hung server, the ones that join later are told by
-    /// `list_changed`).
-    pub(crate) async fn wait_starting(&self, brief: bool) {
+    /// Waits until the upstreams still starting settled, at most the call
+    /// timeout, or `until` when it comes first (a list does not wait for a
+    /// hung server: the ones that join later are told by `list_changed`).
+    pub(crate) async fn wait_starting(&self, until: Option<tokio::time::Instant>) {
         let mut limit = self.upstreams.call_timeout();
-        if brief {
-            limit = Some(limit.map_or(LIST_WAIT, |l| l.min(LIST_WAIT)));
+        if let Some(until) = until {
+            let left = until.saturating_duration_since(tokio::time::Instant::now());
+            limit = Some(limit.map_or(left, |l| l.min(left)));
         }
         self.upstreams.starting().wait_all(limit).await;
     }

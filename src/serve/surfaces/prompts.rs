@@ -11,17 +11,24 @@ use rmcp::model::{
 use serde_json::json;
 
 use crate::serve::surfaces::Surfaces;
-use crate::serve::surfaces::lists::{clean_prompt, gather, host_meta, unexpected};
+use crate::serve::surfaces::known::{LIST_ANSWER, no_deadline, starting_by};
+use crate::serve::surfaces::lists::{clean_prompt, host_meta, unexpected};
 use crate::serve::upstream::send::Outbound;
 
 impl Surfaces {
     /// Every connected upstream's prompts (each one's pages), under their
     /// exposed names, their text sanitized.
     pub(in crate::serve) async fn prompts_now(&self) -> Vec<Prompt> {
-        self.wait_starting(true).await;
+        self.prompts_by(tokio::time::Instant::now() + LIST_ANSWER)
+            .await
+    }
+
+    /// The same, as answered by `deadline`.
+    async fn prompts_by(&self, deadline: tokio::time::Instant) -> Vec<Prompt> {
+        self.wait_starting(Some(starting_by(deadline))).await;
         let aliases = self.upstreams().with(|c| c.prompts.is_some());
         let limits = self.hub().limits();
-        let listed = gather::<Prompt>(self.upstreams(), aliases, limits).await;
+        let listed = self.listed::<Prompt>(aliases, deadline).await;
         let scheme = crate::serve::gateway::names::served_scheme(self.hub());
         self.catalog().with_prompts(|prompts| {
             let names = prompts.name(&scheme, &listed);
@@ -48,8 +55,8 @@ impl Surfaces {
         if let Some(owner) = self.catalog().with_prompts(|p| p.owner(name)) {
             return Ok(owner);
         }
-        self.wait_starting(false).await;
-        self.prompts_now().await;
+        self.wait_starting(None).await;
+        self.prompts_by(no_deadline()).await;
         self.catalog()
             .with_prompts(|p| p.owner(name))
             .ok_or_else(|| {

@@ -19,8 +19,9 @@ use rmcp::model::{
 use serde_json::json;
 
 use crate::serve::surfaces::Surfaces;
+use crate::serve::surfaces::known::{LIST_ANSWER, no_deadline, starting_by};
 use crate::serve::surfaces::lists::{
-    clean_resource, clean_template, gather, host_meta, unexpected, uri_ok,
+    clean_resource, clean_template, host_meta, unexpected, uri_ok,
 };
 use crate::serve::surfaces::resource_owners::Resources;
 use crate::serve::surfaces::uri::UriTemplate;
@@ -30,10 +31,16 @@ impl Surfaces {
     /// Every connected upstream's resources (each one's pages), a URI that
     /// two upstreams list left out, their text sanitized.
     pub(in crate::serve) async fn resources_now(&self) -> Vec<Resource> {
-        self.wait_starting(true).await;
+        self.resources_by(tokio::time::Instant::now() + LIST_ANSWER)
+            .await
+    }
+
+    /// The same, as answered by `deadline`.
+    async fn resources_by(&self, deadline: tokio::time::Instant) -> Vec<Resource> {
+        self.wait_starting(Some(starting_by(deadline))).await;
         let aliases = self.upstreams().with(|c| c.resources.is_some());
         let limits = self.hub().limits();
-        let listed = gather::<Resource>(self.upstreams(), aliases, limits).await;
+        let listed = self.listed::<Resource>(aliases, deadline).await;
         let mut by_uri: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for (alias, list) in &listed {
             for r in list.iter().filter(|r| uri_ok(&r.uri)) {
@@ -64,10 +71,16 @@ impl Surfaces {
 
     /// Every connected upstream's resource templates, their text sanitized.
     pub(in crate::serve) async fn templates_now(&self) -> Vec<ResourceTemplate> {
-        self.wait_starting(true).await;
+        self.templates_by(tokio::time::Instant::now() + LIST_ANSWER)
+            .await
+    }
+
+    /// The same, as answered by `deadline`.
+    async fn templates_by(&self, deadline: tokio::time::Instant) -> Vec<ResourceTemplate> {
+        self.wait_starting(Some(starting_by(deadline))).await;
         let aliases = self.upstreams().with(|c| c.resources.is_some());
         let limits = self.hub().limits();
-        let listed = gather::<ResourceTemplate>(self.upstreams(), aliases, limits).await;
+        let listed = self.listed::<ResourceTemplate>(aliases, deadline).await;
         let mut templates = Vec::new();
         let mut served = Vec::new();
         for (alias, list) in &listed {
@@ -88,9 +101,9 @@ impl Surfaces {
     pub(in crate::serve) async fn resource_owner(&self, uri: &str) -> Result<String, McpError> {
         let owners = self.catalog().with_resources(|s| s.claims(uri));
         let owners = if owners.is_empty() {
-            self.wait_starting(false).await;
-            self.resources_now().await;
-            self.templates_now().await;
+            self.wait_starting(None).await;
+            self.resources_by(no_deadline()).await;
+            self.templates_by(no_deadline()).await;
             self.catalog().with_resources(|s| s.claims(uri))
         } else {
             owners
@@ -187,8 +200,8 @@ impl Surfaces {
         };
         let mut owners = self.catalog().with_resources(find);
         if owners.is_empty() {
-            self.wait_starting(false).await;
-            self.templates_now().await;
+            self.wait_starting(None).await;
+            self.templates_by(no_deadline()).await;
             owners = self.catalog().with_resources(find);
         }
         match owners.len() {
