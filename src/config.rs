@@ -10,8 +10,13 @@
 //! read with [`McpConfig::from_path`]: the folder holding `.vscode/`, or the
 //! file's own folder) and `${pathSeparator}` / `${/}`. Any other
 //! `${kind:…}` (`${input:…}`, `${command:…}`, `${config:…}`) or VS Code
-//! name is an error. A plain `${NAME}` that is no VS Code variable is left
-//! as written.
+//! name is an error. `${NAME}` and `${NAME:-default}` (Claude Code's
+//! `.mcp.json`) read the environment: an unset `NAME` is an error, or the
+//! default when one is given (also for an empty `NAME`, as in the shell).
+//!
+//! The text may be JSONC, as VS Code's `mcp.json` is: `//` and `/* */`
+//! comments and trailing commas are read, and so are a byte-order mark
+//! and CRLF line ends.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -19,6 +24,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorKind, Result};
+
+mod jsonc;
 
 /// How to reach one configured server.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -158,7 +165,7 @@ fn parse(text: &str, origin: &str, workspace: Option<&Path>) -> Result<McpConfig
     {
         let bad =
             |detail: String| Error::new(ErrorKind::InvalidConfig, format!("{origin}: {detail}"));
-        let value: Value = serde_json::from_str(text)
+        let value: Value = serde_json::from_str(&jsonc::to_json(text))
             .map_err(|e| bad(format!("not valid json: {e}")).with_source(e))?;
         let obj = value
             .as_object()
@@ -262,6 +269,16 @@ fn expand(
                     cut(var_name)
                 )
             })?,
+            Some((var_name, default)) if env_name(var_name) && default.starts_with('-') => {
+                (var(var_name).filter(|v| !v.is_empty()))
+                    .unwrap_or_else(|| default[1..].to_string())
+            }
+            Some(("input", id)) => {
+                return Err(format!(
+                    "\"{field}\" uses ${{input:{}}}, an input VS Code asks the user for; mcp-preamble cannot ask: write the value, or ${{env:NAME}}",
+                    cut(id)
+                ));
+            }
             Some(_) => return Err(unknown()),
             None => match name {
                 "workspaceFolder" => match workspace {
@@ -290,7 +307,14 @@ fn expand(
                 | "fileWorkspaceFolder"
                 | "relativeFileDirname"
                 | "defaultBuildTask" => return Err(unknown()),
-                // Not a VS Code variable: left as written.
+                // Claude Code's `${NAME}`.
+                _ if env_name(name) => var(name).ok_or_else(|| {
+                    format!(
+                        "\"{field}\" uses ${{{}}}, but that variable is not set",
+                        cut(name)
+                    )
+                })?,
+                // Neither: left as written.
                 _ => whole.to_string(),
             },
         };
@@ -299,6 +323,15 @@ fn expand(
     }
     out.push_str(rest);
     Ok(out)
+}
+
+/// Whether `name` can name an environment variable (`[A-Za-z_][A-Za-z0-9_]*`).
+fn env_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 fn string(entry: &Map<String, Value>, field: &str) -> std::result::Result<Option<String>, String> {
@@ -470,14 +503,20 @@ mod tests {
         assert_eq!(x("--token=${env:TOKEN}").unwrap(), "--token=t0k");
         assert_eq!(x("${workspaceFolder}/src").unwrap(), "/work/proj/src");
         assert_eq!(x("${userHome}/x").unwrap(), "/home/u/x");
-        assert_eq!(x("${HOME} and ${").unwrap(), "${HOME} and ${");
+        assert_eq!(x("${HOME} and ${").unwrap(), "/home/u and ${");
+        assert_eq!(x("${TOKEN:-none}/${NOPE:-none}").unwrap(), "t0k/none");
+        assert_eq!(x("${NOPE:-}|${1x}|${a b}").unwrap(), "|${1x}|${a b}");
+        assert_eq!(
+            x("${NOPE}").unwrap_err(),
+            "\"args\" uses ${NOPE}, but that variable is not set"
+        );
         assert_eq!(
             x("${env:NOPE}").unwrap_err(),
             "\"args\" uses ${env:NOPE}, but that variable is not set"
         );
         assert_eq!(
             x("${input:apiKey}").unwrap_err(),
-            "\"args\" uses \"${input:apiKey}\", a VS Code variable mcp-preamble cannot expand"
+            "\"args\" uses ${input:apiKey}, an input VS Code asks the user for; mcp-preamble cannot ask: write the value, or ${env:NAME}"
         );
         assert_eq!(
             expand("cwd", "${workspaceFolder}", None, &env).unwrap_err(),

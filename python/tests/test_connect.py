@@ -122,3 +122,37 @@ def test_a_server_that_never_answers_times_out_alone(node_servers: Path, tmp_pat
     live = asyncio.run(main())
     assert isinstance(live.failures["silent"], mp.McpTimeoutError)
     assert str(live.failures["silent"]) == "timed out: server 'silent': no answer within the timeout"
+
+
+def test_a_hand_written_jsonc_config_reads_as_the_cli_reads_it(
+    node_servers: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A byte-order mark, CRLF, comments, trailing commas, ${VAR:-default} and ${VAR} (issue 51).
+    monkeypatch.setenv("MCP_PREAMBLE_TEST_DIR", str(node_servers))
+    monkeypatch.delenv("MCP_PREAMBLE_TEST_NODE", raising=False)
+    path = tmp_path / "mcp.json"
+    text = (
+        "\ufeff{\r\n  // edited by hand\r\n  \"mcpServers\": {\r\n    \"billing\": {\r\n"
+        '      "command": "${MCP_PREAMBLE_TEST_NODE:-node}", /* the default */\r\n'
+        '      "args": ["${MCP_PREAMBLE_TEST_DIR}/invoice.mjs",],\r\n    },\r\n  },\r\n}\r\n'
+    )
+    path.write_bytes(text.encode("utf-8"))
+
+    async def main() -> str:
+        async with connect_config(path, timeout=20) as live:
+            assert sorted(live.sessions) == ["billing"]
+            return (await live.section()).text
+
+    assert "Always call list_periods before get_invoice." in asyncio.run(main())
+    monkeypatch.delenv("MCP_PREAMBLE_TEST_DIR")
+
+    async def unset() -> None:
+        async with connect_config(path):
+            pass
+
+    with pytest.raises(mp.InvalidConfigError) as e:
+        asyncio.run(unset())
+    assert str(e.value) == (
+        f'invalid configuration: {path}: server "billing": "args" uses ${{MCP_PREAMBLE_TEST_DIR}}, '
+        "but that variable is not set"
+    )

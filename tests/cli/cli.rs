@@ -715,3 +715,48 @@ fn serve_help_and_the_readme_give_the_same_default_log_level() {
     let readme = readme.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(readme.contains("`MCP_PREAMBLE_LOG` sets what it says (`debug`, `info,rmcp=debug`; default `info,rmcp=warn`)"));
 }
+
+/// A hand-written JSONC config (issue 51, item 5): a byte-order mark, CRLF,
+/// comments, trailing commas, `${VAR:-default}` and `${VAR}`, read by
+/// `preview` as by `serve` and Python's `connect_config`.
+fn jsonc_config(dir: &Path) -> String {
+    let servers = servers_dir().display().to_string();
+    let text = format!(
+        "\u{feff}{{\r\n  // Claude Code's .mcp.json, edited by hand\r\n  \"mcpServers\": {{\r\n    \"invoice\": {{\r\n      \"command\": \"${{MCP_PREAMBLE_TEST_NODE:-node}}\", /* unset: the default */\r\n      \"args\": [\"${{MCP_PREAMBLE_TEST_DIR}}/invoice.mjs\",],\r\n      \"cwd\": \"{servers}\",\r\n    }},\r\n  }},\r\n}}\r\n"
+    );
+    write(dir, "mcp.json", &text)
+}
+
+#[test]
+fn preview_reads_jsonc_and_claude_code_variables() {
+    ensure_npm();
+    let dir = scratch("jsonc");
+    let config = jsonc_config(&dir);
+    let servers = servers_dir().display().to_string();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
+        .args(["preview", "--config", &config, "--timeout", "20"])
+        .env("MCP_PREAMBLE_TEST_DIR", &servers)
+        .env_remove("MCP_PREAMBLE_TEST_NODE")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("### invoice\n\nAlways call list_periods before get_invoice."),
+        "{}",
+        stdout(&out)
+    );
+    // Unset and without a default: the error names the variable.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
+        .args(["preview", "--config", &config])
+        .env_remove("MCP_PREAMBLE_TEST_DIR")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains(
+            "server \"invoice\": \"args\" uses ${MCP_PREAMBLE_TEST_DIR}, but that variable is not set"
+        ),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -867,3 +867,24 @@ fn the_gateway_serves_a_file_on_stdin_and_stdout_shared_with_stderr() {
         "{text}"
     );
 }
+
+/// `serve --config` reads a hand-written JSONC config (issue 51, item 5): a
+/// byte-order mark, CRLF, comments, trailing commas, `${VAR:-default}` and
+/// `${VAR}`.
+#[test]
+fn serve_reads_jsonc_and_claude_code_variables() {
+    ensure_npm();
+    let dir = scratch("jsonc");
+    let text = "\u{feff}{\r\n  // edited by hand\r\n  \"mcpServers\": {\r\n    \"billing\": {\r\n      \"command\": \"${MCP_PREAMBLE_TEST_NODE:-node}\", /* the default */\r\n      \"args\": [\"${MCP_PREAMBLE_TEST_DIR}/invoice.mjs\",],\r\n    },\r\n  },\r\n}\r\n";
+    let config = write(&dir, "mcp.json", text);
+    let servers = common::servers_dir().display().to_string();
+    let mut g = started(
+        &["serve", "--config", &config, "--ready-within", "20"],
+        &[("MCP_PREAMBLE_TEST_DIR", servers.as_str())],
+    );
+    let names = g.names();
+    assert!(
+        names.iter().any(|n| n == "billing__list_periods"),
+        "{names:?}"
+    );
+}
