@@ -9,13 +9,17 @@
 #   3. node --test: parity with the CLI built by `cargo test --all-features`,
 #      errors, live servers (tests/servers), the examples;
 #   4. tsc over the examples and the declarations.
+# `node/ci.sh build` does 1 and 2, `node/ci.sh test` 3 and 4 (.ci/run builds
+# while the Rust tests run); no argument: all four.
 set -euo pipefail
+phase="${1:-all}"
 cd "$(dirname "$0")"
 root="$(cd .. && pwd)"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
 
 step() { echo "ci(node): $1 ($SECONDS s)"; }
 
+if [ "$phase" != test ]; then
 step "npm ci"
 npm ci --no-audit --no-fund --loglevel=error >/dev/null
 
@@ -28,6 +32,9 @@ if grep -q "Compiling mcp-preamble v" "$CARGO_TARGET_DIR/node-build.log"; then
     # features differ between python/ and node/ (see node/Cargo.toml).
     echo "ci(node): the library was compiled in release here, not reused from the Python wheel's build" >&2
 fi
+
+fi
+[ "$phase" = build ] && exit 0
 
 step "node --test"
 # A missing CLI, npm package or test server fails instead of skipping.

@@ -11,7 +11,10 @@
 #      the wheel is abi3-py39), and used there.
 # One build of the extension: a debug `maturin develop` before the release
 # build cost about 45 s of CI and tested a build that is never shipped.
+# `python/ci.sh build` does 1 and the wheel, `python/ci.sh test` the rest
+# (.ci/run builds while the Rust tests run); no argument: both.
 set -euo pipefail
+phase="${1:-all}"
 cd "$(dirname "$0")"
 root="$(cd .. && pwd)"
 target="${CARGO_TARGET_DIR:-$root/target}"
@@ -21,6 +24,7 @@ python="${PYTHON:-python3}"
 
 step() { echo "ci(python): $1 ($SECONDS s)"; }
 
+if [ "$phase" != test ]; then
 step "virtual environment"
 [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r requirements-ci.txt
@@ -28,6 +32,8 @@ step "virtual environment"
 step "maturin build --release"
 rm -rf "$work/wheels" "$work/fresh"
 "$venv/bin/maturin" build --release --quiet --out "$work/wheels"
+fi
+[ "$phase" = build ] && exit 0
 wheel=$(ls "$work"/wheels/mcp_preamble-*-abi3-*.whl)
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps --force-reinstall "$wheel"
 
