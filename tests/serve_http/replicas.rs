@@ -96,6 +96,13 @@ impl Replica {
         exchange(&self.authority, &format!("GET {path} HTTP/1.1"), "", "")
     }
 
+    /// `GET path` with this replica's token, when it has one.
+    fn get_authorized(&self, path: &str) -> Answer {
+        let token = (self.token.as_ref())
+            .map_or(String::new(), |t| format!("\r\nAuthorization: Bearer {t}"));
+        exchange(&self.authority, &format!("GET {path} HTTP/1.1"), &token, "")
+    }
+
     /// A JSON-RPC POST to `/mcp`, in session `session` when given.
     fn post(&self, session: Option<&str>, message: &Value) -> Answer {
         let mut headers = String::from("\r\nMCP-Protocol-Version: 2025-11-25");
@@ -362,7 +369,7 @@ fn a_session_begun_on_one_replica_goes_on_on_the_other() {
 
     // A DELETE on A ends the session there for good: A does not rebuild
     // it from the id. Without shared state B does not know of it.
-    assert_eq!(a.delete(&id), 202);
+    assert_eq!(a.delete(&id), 204);
     let answer = a.request(&id, 11, "tools/list", json!({}));
     assert_eq!(answer.status, 404, "{answer:?}");
     assert_eq!(answer.body, "not found: the session was ended");
@@ -546,14 +553,22 @@ fn a_team_of_two_replicas_with_tokens_and_review_state_in_redis() {
     );
     eprintln!("approval served on both after {:?}", approved.elapsed());
 
-    // Redis stopped: both serve what they hold, and are not ready.
+    // Redis stopped: both serve what they hold and stay ready for a load
+    // balancer; `/readyz?strict` and the metric tell Redis is away.
     redis.down();
     for r in both {
-        wait_until("not ready", Duration::from_secs(10), || {
-            let ready = r.get("/readyz");
+        wait_until("strictly not ready", Duration::from_secs(10), || {
+            let ready = r.get("/readyz?strict");
             ready.status == 503
                 && ready.body == "not ready: state (the shared review state does not answer)\n"
         });
+        let ready = r.get("/readyz");
+        assert_eq!((ready.status, ready.body.as_str()), (200, "ready\n"));
+        let metrics = r.get_authorized("/metrics").body;
+        assert!(
+            metrics.contains("\nmcp_preamble_ready_check{check=\"state\"} 0\n"),
+            "{metrics}"
+        );
         let health = r.get("/healthz");
         assert_eq!((health.status, health.body.as_str()), (200, "ok\n"));
         assert!(r.instructions().contains("Changed text."));
@@ -570,7 +585,7 @@ fn a_team_of_two_replicas_with_tokens_and_review_state_in_redis() {
     redis.up();
     for r in both {
         wait_until("ready again", Duration::from_secs(10), || {
-            r.get("/readyz").status == 200
+            r.get("/readyz?strict").status == 200
         });
     }
     let before = both.map(held);
@@ -594,7 +609,7 @@ fn a_team_of_two_replicas_with_tokens_and_review_state_in_redis() {
     // A session a DELETE ends on B is refused by A within 2 s too.
     let ended = a.initialize();
     assert!(b.tool_names(&ended).contains(&"billing__first".to_string()));
-    assert_eq!(b.delete(&ended), 202);
+    assert_eq!(b.delete(&ended), 204);
     let deleted = Instant::now();
     let refused = |r: &Replica| {
         let answer = r.request(&ended, 12, "tools/list", json!({}));
@@ -842,11 +857,12 @@ fn the_readmes_two_replicas_run_as_written() {
         b.call_text(&id, "billing__list_periods").contains("2026"),
         "a period"
     );
-    // Redis stopped: not ready, still serving.
+    // Redis stopped: strictly not ready, ready for the load balancer, still serving.
     drop(redis);
-    wait_until("not ready", Duration::from_secs(10), || {
-        a.get("/readyz").status == 503
+    wait_until("strictly not ready", Duration::from_secs(10), || {
+        a.get("/readyz?strict").status == 503
     });
+    assert_eq!(a.get("/readyz").status, 200);
     assert!(
         b.tool_names(&id)
             .contains(&"billing__list_periods".to_string())

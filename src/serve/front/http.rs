@@ -134,8 +134,10 @@ impl HttpOptions {
         self
     }
 
-    /// One more check `/readyz` runs (after the built-in `upstreams`):
-    /// not ready while `check` returns `Err`.
+    /// One more check `/readyz?strict` runs (after the built-in
+    /// `upstreams`, which plain `/readyz` runs alone): not ready while
+    /// `check` returns `Err`. `/metrics` shows each as
+    /// `mcp_preamble_ready_check{check="NAME"}`, 1 or 0.
     pub fn ready_when(
         mut self,
         name: &str,

@@ -54,7 +54,8 @@ impl Front {
         // A POST's answer (a call's stream among them) is in flight until
         // its body is sent; an open GET stream is not waited for.
         let guard = (req.method() == Method::POST).then(|| self.in_flight.enter());
-        let answer =
+        let delete = req.method() == Method::DELETE;
+        let mut answer =
             match crate::serve::front::lane::offer(req, &self.gateway, &self.mcp.config).await {
                 Lane::Served(answer) => {
                     self.lane.fetch_add(1, Ordering::Relaxed);
@@ -63,6 +64,16 @@ impl Front {
                 Lane::Read(req) => self.rmcp(req).await,
                 Lane::Passed(req) => self.rmcp(req).await,
             };
+        // A session ended is "No Content" (rmcp says 202, at which the SDKs
+        // warn on every close): nothing is left to accept.
+        if delete && answer.status() == StatusCode::ACCEPTED {
+            *answer.status_mut() = StatusCode::NO_CONTENT;
+            answer.headers_mut().remove(hyper::header::CONTENT_TYPE);
+            *answer.body_mut() = http_body_util::BodyExt::boxed(http_body_util::BodyExt::map_err(
+                http_body_util::Empty::<Bytes>::new(),
+                |never| match never {},
+            ));
+        }
         match guard {
             Some(guard) => answer.map(|body| {
                 BoxBody::new(Tracked {
@@ -95,7 +106,7 @@ impl Front {
         }
         match req.uri().path() {
             "/healthz" => Some(body(StatusCode::OK, "ok\n".into(), PLAIN)),
-            "/readyz" => Some(match self.unready() {
+            "/readyz" => Some(match self.unready(strict(req.uri().query())) {
                 None => body(StatusCode::OK, "ready\n".into(), PLAIN),
                 Some(why) => body(
                     StatusCode::SERVICE_UNAVAILABLE,
@@ -108,14 +119,19 @@ impl Front {
         }
     }
 
-    /// Why the gateway is not ready, or `None` when every check passes.
-    fn unready(&self) -> Option<String> {
+    /// Why the gateway is not ready, or `None` when it is: every upstream
+    /// settled, and with `strict` every check of
+    /// [`HttpOptions::ready_when`](crate::serve::HttpOptions::ready_when)
+    /// passing too (a replica serves the last reviewed text while its
+    /// shared state is away: a load balancer's probe should not take it
+    /// out for that).
+    fn unready(&self, strict: bool) -> Option<String> {
         let starting = self.gateway.unready_upstreams();
         let mut why = Vec::new();
         if !starting.is_empty() {
             why.push(format!("upstreams ({} starting)", starting.len()));
         }
-        for (name, check) in &self.checks {
+        for (name, check) in self.checks.iter().filter(|_| strict) {
             if let Err(e) = check() {
                 why.push(format!("{name} ({})", one_line(&e)));
             }
@@ -143,6 +159,15 @@ impl Front {
             head(&mut out, name, "gauge", help);
             let _ = writeln!(out, "{name} {value}");
         }
+        if !self.checks.is_empty() {
+            let name = "mcp_preamble_ready_check";
+            let help = "1 while the readiness check passes (`/readyz?strict`), else 0.";
+            head(&mut out, name, "gauge", help);
+            for (check, passes) in &self.checks {
+                let up = u8::from(passes().is_ok());
+                let _ = writeln!(out, "{name}{{check=\"{}\"}} {up}", label(check));
+            }
+        }
         let name = "mcp_preamble_http_fast_lane_calls_total";
         let help = "Stateless tools/call requests answered without rmcp's per-request server.";
         head(&mut out, name, "counter", help);
@@ -153,6 +178,28 @@ impl Front {
 
 const PLAIN: &str = "text/plain; charset=utf-8";
 const PROMETHEUS: &str = "text/plain; version=0.0.4; charset=utf-8";
+
+/// Whether a `/readyz` query asks for every check (`?strict`).
+fn strict(query: Option<&str>) -> bool {
+    query.is_some_and(|q| {
+        q.split('&')
+            .any(|p| p == "strict" || p.starts_with("strict="))
+    })
+}
+
+/// A check's name as a Prometheus label value.
+fn label(name: &str) -> String {
+    name.chars()
+        .take(64)
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
 
 /// The first line of `s`, at most 200 characters.
 fn one_line(s: &str) -> String {
