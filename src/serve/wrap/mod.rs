@@ -25,6 +25,7 @@ pub use crate::serve::upstream::MAX_MESSAGE_BYTES;
 /// How long a Streamable HTTP upstream's session may take to end (its
 /// DELETE) once the host has gone: within the 2 s a host's SDK waits
 /// before it sends SIGTERM.
+#[cfg(feature = "http")]
 const EXIT_GRACE: Duration = Duration::from_millis(1500);
 
 /// One upstream MCP server served to a host as it is, but for what this
