@@ -42,6 +42,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::serve::front::reply::{Answer, plain};
+use crate::serve::front::sessions::Owner;
 pub(in crate::serve) use ended::Ended;
 
 /// The header a 2025-era session's id travels in.
@@ -182,6 +183,9 @@ struct Sealed {
     /// The host's `initialize` params, replayed by a replica that rebuilds
     /// the session.
     init: InitializeRequestParams,
+    /// The token that opened the session ([`Owner`]): another is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    owner: Option<String>,
 }
 
 /// Why a presented id is refused.
@@ -224,13 +228,19 @@ impl Sealer {
     }
 
     /// The id the host is given for local session `sid`.
-    fn seal(&self, sid: &str, init: &InitializeRequestParams) -> Option<String> {
+    fn seal(
+        &self,
+        sid: &str,
+        init: &InitializeRequestParams,
+        owner: Option<&Owner>,
+    ) -> Option<String> {
         let exp = unix_now().saturating_add(self.ttl.as_secs().max(1));
         let init = trimmed(init);
         let plain = serde_json::to_vec(&Sealed {
             sid: sid.to_string(),
             exp,
             init,
+            owner: owner.map(|o| o.0.clone()),
         })
         .ok()?;
         let nonce = XNonce::generate();
@@ -387,6 +397,7 @@ where
     Fut: Future<Output = Answer>,
 {
     let mut slot = Slot::default();
+    let owner = Owner::of(&req);
     let mut ids = req.headers().get_all(SESSION_HEADER).iter();
     let (first, second) = (ids.next(), ids.next());
     if second.is_some() {
@@ -403,12 +414,30 @@ where
             .map_err(|_| Refused::Malformed)
             .and_then(|id| sealer.opened(id));
         match opened {
-            Ok(Sealed { sid, exp, init }) => {
+            // Opened with another token: unknown to this one.
+            Ok(sealed)
+                if sealed.owner.is_some()
+                    && sealed.owner.as_deref() != owner.as_ref().map(|o| o.0.as_str()) =>
+            {
+                tracing::info!("refused a session opened with another token");
+                return refused(Refused::Unknown);
+            }
+            Ok(Sealed { sid, exp, init, .. }) => {
                 let Ok(local) = HeaderValue::from_str(&sid) else {
                     return refused(Refused::Unknown);
                 };
                 req.headers_mut().insert(SESSION_HEADER, local);
                 if req.method() == hyper::Method::DELETE {
+                    // Recorded before the session ends, or not ended at all.
+                    if !sealer.ended.reserve(&sid, exp) {
+                        tracing::warn!(
+                            "refused a DELETE: the record of ended sessions is full until some ids expire"
+                        );
+                        return plain(
+                            StatusCode::SERVICE_UNAVAILABLE,
+                            "service unavailable: too many sessions ended recently; the session stays open",
+                        );
+                    }
                     ending = Some((sid.clone(), exp));
                 }
                 slot.presented = Some((sid, init));
@@ -425,10 +454,11 @@ where
             )
         })
         .await;
-    if let Some((sid, exp)) = ending
-        && answer.status().is_success()
-    {
-        sealer.ended.end(&sid, exp);
+    if let Some((sid, exp)) = ending {
+        match answer.status().is_success() {
+            true => sealer.ended.end(&sid, exp),
+            false => sealer.ended.unreserve(&sid),
+        }
     }
     let local = answer
         .headers()
@@ -437,7 +467,7 @@ where
         .map(str::to_string);
     if let Some(local) = local {
         let sealed = match &slot.issued {
-            Some((sid, init)) if *sid == local => sealer.seal(sid, init),
+            Some((sid, init)) if *sid == local => sealer.seal(sid, init, owner.as_ref()),
             _ => None,
         };
         let Some(value) = sealed.and_then(|s| HeaderValue::from_str(&s).ok()) else {
@@ -492,7 +522,7 @@ mod tests {
 
     #[test]
     fn an_id_opens_with_its_key_only() {
-        let id = sealer(7, 60).seal("local-1", &init()).unwrap();
+        let id = sealer(7, 60).seal("local-1", &init(), None).unwrap();
         assert!(id.starts_with(PREFIX));
         assert!(id.bytes().all(|b| b.is_ascii_graphic()));
         let (sid, opened) = sealer(7, 60).open(&id).unwrap();
@@ -502,13 +532,13 @@ mod tests {
         assert!(opened.capabilities.roots.is_some());
         assert_eq!(sealer(8, 60).open(&id), Err(Refused::Unknown));
         // Two seals of the same state differ (a random nonce each).
-        assert_ne!(id, sealer(7, 60).seal("local-1", &init()).unwrap());
+        assert_ne!(id, sealer(7, 60).seal("local-1", &init(), None).unwrap());
     }
 
     #[test]
     fn every_changed_byte_is_an_unknown_session() {
         let sealer = sealer(1, 60);
-        let id = sealer.seal("s", &init()).unwrap();
+        let id = sealer.seal("s", &init(), None).unwrap();
         let body = URL_SAFE_NO_PAD.decode(&id[PREFIX.len()..]).unwrap();
         for i in 0..body.len() {
             let mut changed = body.clone();
@@ -540,6 +570,7 @@ mod tests {
             sid: "s".into(),
             exp: unix_now() - 1,
             init: init(),
+            owner: None,
         })
         .unwrap();
         let nonce = XNonce::generate();
@@ -556,14 +587,15 @@ mod tests {
     #[test]
     fn a_session_a_delete_ended_is_refused_until_its_id_expires() {
         let sealer = sealer(3, 60);
-        let id = sealer.seal("s-1", &init()).unwrap();
-        let other = sealer.seal("s-2", &init()).unwrap();
+        let id = sealer.seal("s-1", &init(), None).unwrap();
+        let other = sealer.seal("s-2", &init(), None).unwrap();
         let told = Arc::new(std::sync::Mutex::new(Vec::new()));
         let sink = told.clone();
         sealer.ended.tell(Arc::new(move |sid: &str, exp| {
             sink.lock().unwrap().push((sid.to_string(), exp));
         }));
         let exp = sealer.opened(&id).unwrap().exp;
+        assert!(sealer.ended.reserve("s-1", exp));
         sealer.ended.end("s-1", exp);
         assert_eq!(sealer.open(&id), Err(Refused::Ended));
         assert!(sealer.open(&other).is_ok());
@@ -590,7 +622,7 @@ mod tests {
             .into_iter()
             .collect(),
         );
-        let id = sealer(2, 60).seal("s", &big).unwrap();
+        let id = sealer(2, 60).seal("s", &big, None).unwrap();
         assert!(id.len() < MAX_ID, "{}", id.len());
         let (_, opened) = sealer(2, 60).open(&id).unwrap();
         assert_eq!(opened.client_info.name.len(), 128);
@@ -616,7 +648,7 @@ mod tests {
         );
         // The old key still opens what it sealed; the new one seals.
         let old = Sealer::new(SessionKey::from_bytes([1; 32]), Duration::from_secs(60));
-        let id = old.seal("s", &init()).unwrap();
+        let id = old.seal("s", &init(), None).unwrap();
         let both = format!(
             "{}\n{}\n",
             STANDARD.encode([2u8; 32]),
@@ -627,7 +659,7 @@ mod tests {
             Duration::from_secs(60),
         );
         assert!(rotated.open(&id).is_ok());
-        let new = rotated.seal("s", &init()).unwrap();
+        let new = rotated.seal("s", &init(), None).unwrap();
         assert_eq!(old.open(&new), Err(Refused::Unknown));
     }
 }
