@@ -50,7 +50,7 @@ pub use transport::{ConnectFailure, Connection, INHERITED_ENV, StderrTail, conne
 #[cfg(feature = "serve")]
 pub(crate) use lifecycle::plain;
 #[cfg(feature = "serve")]
-pub(crate) use lifecycle::{exited, started};
+pub(crate) use lifecycle::{Cause, exited, started};
 
 use crate::error::{Error, ErrorKind};
 
