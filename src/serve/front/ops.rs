@@ -54,6 +54,16 @@ impl Front {
         // A POST's answer (a call's stream among them) is in flight until
         // its body is sent; an open GET stream is not waited for.
         let guard = (req.method() == Method::POST).then(|| self.in_flight.enter());
+        // Mcp-Param-* headers checked against the body first, on every path.
+        if crate::serve::front::params::carries(&req) {
+            let limit = self.mcp.config.max_request_body_bytes;
+            let answer = match crate::serve::front::params::checked(req, &self.gateway, limit).await
+            {
+                Ok(req) => self.rmcp(req).await,
+                Err(refused) => refused,
+            };
+            return self.tracked(answer, guard);
+        }
         let answer =
             match crate::serve::front::lane::offer(req, &self.gateway, &self.mcp.config).await {
                 Lane::Served(answer) => {
@@ -63,6 +73,11 @@ impl Front {
                 Lane::Read(req) => self.rmcp(req).await,
                 Lane::Passed(req) => self.rmcp(req).await,
             };
+        self.tracked(answer, guard)
+    }
+
+    /// `answer`, in flight until its body is sent when `guard` says so.
+    fn tracked(&self, answer: Answer, guard: Option<Leave>) -> Answer {
         match guard {
             Some(guard) => answer.map(|body| {
                 BoxBody::new(Tracked {
