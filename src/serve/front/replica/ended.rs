@@ -65,6 +65,7 @@ impl Ended {
     /// Records `sid` ended until `exp`, told by another replica: kept
     /// whatever the count (that replica refused past its own cap, and the
     /// shared state past its own), never pushing another one out.
+    #[cfg_attr(not(feature = "state-redis"), allow(dead_code))]
     pub(in crate::serve) fn insert(&self, sid: &str, exp: u64) {
         if exp < unix_now() || sid.len() > MAX_SID {
             return;
