@@ -199,6 +199,10 @@ pub(in crate::serve) enum Refused {
     Expired,
     /// Opened, but its session was ended by a `DELETE` (404).
     Ended,
+    /// Opened, but another token opened the session (404, as unknown).
+    NotYours,
+    /// A `DELETE` while the record of ended sessions is full (503).
+    EndedFull,
 }
 
 /// Seals and opens session ids with a key, each valid for `ttl`.
@@ -257,12 +261,12 @@ impl Sealer {
     /// The local id and `initialize` params sealed in `id`.
     #[cfg(test)]
     fn open(&self, id: &str) -> std::result::Result<(String, InitializeRequestParams), Refused> {
-        self.opened(id).map(|s| (s.sid, s.init))
+        self.opened(id, None).map(|s| (s.sid, s.init))
     }
 
-    /// What `id` holds, if it opens, has not expired and its session was
-    /// not ended.
-    fn opened(&self, id: &str) -> std::result::Result<Sealed, Refused> {
+    /// What `id` holds, if it opens, has not expired, its session was not
+    /// ended, and `owner` opened it (when a token did).
+    fn opened(&self, id: &str, owner: Option<&Owner>) -> std::result::Result<Sealed, Refused> {
         if id.len() > MAX_ID {
             return Err(Refused::Malformed);
         }
@@ -294,6 +298,10 @@ impl Sealer {
         }
         if self.ended.contains(&sealed.sid) {
             return Err(Refused::Ended);
+        }
+        // Opened with another token: unknown to this one.
+        if sealed.owner.is_some() && sealed.owner.as_deref() != owner.map(|o| o.0.as_str()) {
+            return Err(Refused::NotYours);
         }
         Ok(sealed)
     }
@@ -412,16 +420,8 @@ where
         let opened = id
             .to_str()
             .map_err(|_| Refused::Malformed)
-            .and_then(|id| sealer.opened(id));
+            .and_then(|id| sealer.opened(id, owner.as_ref()));
         match opened {
-            // Opened with another token: unknown to this one.
-            Ok(sealed)
-                if sealed.owner.is_some()
-                    && sealed.owner.as_deref() != owner.as_ref().map(|o| o.0.as_str()) =>
-            {
-                tracing::info!("refused a session opened with another token");
-                return refused(Refused::Unknown);
-            }
             Ok(Sealed { sid, exp, init, .. }) => {
                 let Ok(local) = HeaderValue::from_str(&sid) else {
                     return refused(Refused::Unknown);
@@ -430,13 +430,7 @@ where
                 if req.method() == hyper::Method::DELETE {
                     // Recorded before the session ends, or not ended at all.
                     if !sealer.ended.reserve(&sid, exp) {
-                        tracing::warn!(
-                            "refused a DELETE: the record of ended sessions is full until some ids expire"
-                        );
-                        return plain(
-                            StatusCode::SERVICE_UNAVAILABLE,
-                            "service unavailable: too many sessions ended recently; the session stays open",
-                        );
+                        return refused(Refused::EndedFull);
                     }
                     ending = Some((sid.clone(), exp));
                 }
@@ -499,6 +493,19 @@ fn refused(why: Refused) -> Answer {
         Refused::Ended => {
             tracing::debug!("refused the id of a session a DELETE ended");
             plain(StatusCode::NOT_FOUND, "not found: the session was ended")
+        }
+        Refused::NotYours => {
+            tracing::info!("refused a session opened with another token");
+            plain(StatusCode::NOT_FOUND, "not found: unknown session")
+        }
+        Refused::EndedFull => {
+            tracing::warn!(
+                "refused a DELETE: the record of ended sessions is full until some ids expire"
+            );
+            plain(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "service unavailable: too many sessions ended recently; the session stays open",
+            )
         }
     }
 }
@@ -594,7 +601,7 @@ mod tests {
         sealer.ended.tell(Arc::new(move |sid: &str, exp| {
             sink.lock().unwrap().push((sid.to_string(), exp));
         }));
-        let exp = sealer.opened(&id).unwrap().exp;
+        let exp = sealer.opened(&id, None).unwrap().exp;
         assert!(sealer.ended.reserve("s-1", exp));
         sealer.ended.end("s-1", exp);
         assert_eq!(sealer.open(&id), Err(Refused::Ended));

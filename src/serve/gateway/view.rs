@@ -72,6 +72,16 @@ pub(crate) struct ParamHeader {
     pub kind: Option<String>,
 }
 
+/// The `x-mcp-header` declarations of `schema`, when it has any.
+fn declared_headers(schema: &Value) -> Option<Vec<ParamHeader>> {
+    if !has_key(schema, "x-mcp-header") {
+        return None;
+    }
+    let mut declared = Vec::new();
+    param_headers_of(schema, &mut Vec::new(), &mut declared);
+    Some(declared)
+}
+
 /// The `x-mcp-header` declarations of `schema`'s properties, nested ones
 /// too (at most 8 levels: a schema is bounded already).
 fn param_headers_of(schema: &Value, path: &mut Vec<String>, out: &mut Vec<ParamHeader>) {
@@ -115,14 +125,8 @@ impl View {
                 let Some(name) = &tool.exposed else { continue };
                 if table.push(alias, &tool.own, name.clone()) {
                     tools.push(wire_tool(tool));
-                    if has_key(tool.input_schema.as_value(), "x-mcp-header") {
+                    if let Some(declared) = declared_headers(tool.input_schema.as_value()) {
                         param_headers.insert(name.to_string());
-                        let mut declared = Vec::new();
-                        param_headers_of(
-                            tool.input_schema.as_value(),
-                            &mut Vec::new(),
-                            &mut declared,
-                        );
                         param_declared.insert(name.to_string(), declared);
                     }
                 }
