@@ -69,6 +69,7 @@ pub struct FileWriter {
     path: PathBuf,
     replace: bool,
     mode: Option<u32>,
+    sync: bool,
 }
 
 impl FileWriter {
@@ -80,6 +81,7 @@ impl FileWriter {
             path: path.as_ref().to_path_buf(),
             replace: false,
             mode: None,
+            sync: true,
         }
     }
 
@@ -94,6 +96,14 @@ impl FileWriter {
     /// byte is written and not narrowed or widened by the umask.
     pub fn mode(mut self, mode: u32) -> FileWriter {
         self.mode = Some(mode & 0o7777);
+        self
+    }
+
+    /// Not synced to disk before it is placed: for a file rewritten often
+    /// whose loss in a crash costs nothing (a status), so that no write waits
+    /// for the disk. Still whole or not at all to a reader.
+    pub fn unsynced(mut self) -> FileWriter {
+        self.sync = false;
         self
     }
 
@@ -128,7 +138,7 @@ impl FileWriter {
         let (tmp, mut file) = temp_file(dir, target, mode)?;
         let written = file
             .write_all(bytes)
-            .and_then(|()| file.sync_all())
+            .and_then(|()| if self.sync { file.sync_all() } else { Ok(()) })
             .and_then(|()| place(&tmp, target, self.replace));
         drop(file);
         // After a hard link the temporary name goes too; after a rename it is gone.

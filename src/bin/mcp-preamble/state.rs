@@ -245,8 +245,10 @@ pub fn shared_lock(dir: &Path) -> Option<mcp_preamble::pin::Lock> {
 /// symlink planted at either name).
 fn write_whole(dir: &Path, name: &str, text: &str) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
+    // Rewritten often (the status at every upstream's change): not synced.
     mcp_preamble::files::FileWriter::new(dir.join(name))
         .replace()
+        .unsynced()
         .write(text.as_bytes())
         .map(|_| ())
 }
