@@ -12,10 +12,13 @@
 //! ```
 //!
 //! Every file is read up to [`MAX_FILE_BYTES`]; a larger one is an
-//! [`ErrorKind::Io`](crate::ErrorKind::Io) error naming it.
+//! [`ErrorKind::Io`](crate::ErrorKind::Io) error naming it. Every file the
+//! crate and its CLI write goes through one writer, [`FileWriter`]: created
+//! exclusively, never through a symlink, with the mode it is given.
 
 pub use crate::config::{McpConfig, ServerEntry, ServerTransport};
 pub use crate::error::MAX_FILE_BYTES;
+pub use crate::support::write::{FileWriter, InTheWay, Written};
 pub use crate::wire::{
     Capture, SKILLS_EXTENSION, SNAPSHOT_FORMAT_VERSION, SnapshotFile, load_server_eras,
     load_server_file,

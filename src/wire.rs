@@ -461,12 +461,15 @@ impl SnapshotFile {
 /// ```
 pub fn load_server_eras(path: impl AsRef<Path>) -> Result<(ServerSnapshot, Vec<ServerSnapshot>)> {
     let path = path.as_ref();
-    let mut first = load_server_file(path)?;
+    // Read once: a FIFO (or a file changed meanwhile) has no second reading.
+    let text = crate::error::read_file(path)?;
+    let mut first = server_of_text(&text)?;
     if first.alias.is_none() {
         first.alias = path.file_stem().map(|s| s.to_string_lossy().into_owned());
     }
     let mut others = Vec::new();
-    if let Ok(eras) = Capture::from_path(path).and_then(|c| c.era_snapshots()) {
+    let capture = (!is_snapshot_file(&text)).then(|| Capture::from_json(&text));
+    if let Some(Ok(eras)) = capture.map(|c| c.and_then(|c| c.era_snapshots())) {
         for mut s in eras.into_iter().skip(1) {
             s.alias.clone_from(&first.alias);
             others.push(s);
@@ -475,14 +478,21 @@ pub fn load_server_eras(path: impl AsRef<Path>) -> Result<(ServerSnapshot, Vec<S
     Ok((first, others))
 }
 
+fn is_snapshot_file(text: &str) -> bool {
+    text.contains("\"mcp_preamble_snapshot\"")
+}
+
+/// The server of a file's text: a snapshot file or a capture.
+fn server_of_text(text: &str) -> Result<ServerSnapshot> {
+    if is_snapshot_file(text) {
+        Ok(SnapshotFile::from_json(text)?.snapshot)
+    } else {
+        Capture::from_json(text)?.snapshot()
+    }
+}
+
 /// Loads a server from a file: a capture (the `tests/corpus/` format) or a
 /// [`SnapshotFile`], told apart by their keys.
 pub fn load_server_file(path: impl AsRef<Path>) -> Result<ServerSnapshot> {
-    let path = path.as_ref();
-    let text = crate::error::read_file(path)?;
-    if text.contains("\"mcp_preamble_snapshot\"") {
-        Ok(SnapshotFile::from_json(&text)?.snapshot)
-    } else {
-        Capture::from_json(&text)?.snapshot()
-    }
+    server_of_text(&crate::error::read_file(path.as_ref())?)
 }

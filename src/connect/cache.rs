@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 use crate::config::{ServerEntry, ServerTransport};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Era, ServerSnapshot};
+use crate::support::write::FileWriter;
 use crate::support::{canonical, hash};
 
 /// A directory of `server/discover` results, reused while their `ttlMs` says
@@ -67,14 +68,11 @@ impl DiscoverCache {
         std::fs::create_dir_all(&self.dir).map_err(io)?;
         let path = self.path(entry);
         let text = crate::wire::SnapshotFile::new(snapshot.clone(), now_ms).to_json();
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        use std::io::Write as _;
-        options
-            .open(&path)
-            .and_then(|mut f| f.write_all(text.as_bytes()))
+        // Owner-only, never through a link planted at the path.
+        FileWriter::new(&path)
+            .replace()
+            .mode(0o600)
+            .write(text.as_bytes())
             .map_err(io)?;
         Ok(true)
     }
@@ -137,6 +135,34 @@ mod tests {
     fn entry(json: &str) -> ServerEntry {
         let config = McpConfig::from_json(json, "test.json").unwrap();
         config.servers.into_iter().next().unwrap()
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_planted_at_a_cache_file_is_never_written_through() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("mcp-preamble-cache-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let victim = dir.join("victim");
+        std::fs::write(&victim, "keep me").unwrap();
+        std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let cache = DiscoverCache::new(&dir);
+        let e = entry(r#"{"mcpServers": {"a": {"command": "x"}}}"#);
+        std::os::unix::fs::symlink(&victim, cache.path(&e)).unwrap();
+        let mut s = ServerSnapshot::new("a");
+        s.era = Era::Modern;
+        s.cache = Some(crate::model::CacheHints {
+            ttl_ms: Some(60_000),
+            cache_scope: None,
+        });
+        assert!(cache.store(&e, &s, 1).unwrap());
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+        let meta = std::fs::symlink_metadata(cache.path(&e)).unwrap();
+        assert!(meta.is_file());
+        assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+        assert!(cache.load(&e, 2).is_some());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

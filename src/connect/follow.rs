@@ -16,6 +16,7 @@ use super::all::connect_all_with;
 use super::follower::{Closed, Ending, Follower, attachment_closed};
 use super::handler::HubHandler;
 use super::lifecycle;
+use super::lifecycle::Cause;
 use super::options::{ConnectOptions, Restart};
 use super::snapshot::snapshot_of;
 use super::transport::{ConnectFailure, Connection, StderrTail, connect_keeping, connect_with};
@@ -540,7 +541,8 @@ impl<H: rmcp::ClientHandler> Supervisor<H> {
             }
             let handler = HubHandler::new(make());
             let tail = self.stderr.clone();
-            match connect_keeping(&self.entry, &self.options, handler, tail).await {
+            let again = connect_keeping(&self.entry, &self.options, handler, tail, Cause::Restart);
+            match again.await {
                 Ok(c) => return Some(c),
                 Err(e) => lifecycle::restart_failed(alias, n, restart.max_attempts, &e.error),
             }

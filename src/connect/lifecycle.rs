@@ -9,14 +9,58 @@ use std::time::Duration;
 use super::options::Restart;
 use crate::model::{Era, ServerSnapshot};
 
-/// A stdio server's process was spawned.
-pub(crate) fn started(alias: &str, pid: Option<u32>) {
-    match pid {
-        Some(pid) => {
-            tracing::info!(target: "mcp_preamble::upstream", upstream = %alias, "started (pid {pid})")
+/// Why a server's process is started: the only two. A command comes from
+/// the operator's config (or `wrap`'s command line) and nothing else: no
+/// request, answer or reload starts one or changes one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cause {
+    /// The gateway (or `wrap`) starting.
+    Start,
+    /// The server ended and the restart policy starts it again.
+    Restart,
+}
+
+impl Cause {
+    fn says(self) -> &'static str {
+        match self {
+            Cause::Start => "at start",
+            Cause::Restart => "a restart after it ended",
         }
-        None => tracing::info!(target: "mcp_preamble::upstream", upstream = %alias, "started"),
     }
+}
+
+/// A stdio server's process was spawned: its pid, why, and the command
+/// line (secret-shaped values and URL query strings redacted; the
+/// environment is never logged).
+pub(crate) fn started(alias: &str, pid: Option<u32>, command: &str, args: &[String], cause: Cause) {
+    let line = command_line(command, args);
+    let cause = cause.says();
+    match pid {
+        Some(pid) => tracing::info!(
+            target: "mcp_preamble::upstream",
+            upstream = %alias,
+            "started (pid {pid}), {cause}: {line}"
+        ),
+        None => {
+            tracing::info!(target: "mcp_preamble::upstream", upstream = %alias, "started, {cause}: {line}")
+        }
+    }
+}
+
+/// `command` and `args` as a person reads them: each redacted
+/// (`redact::printed`), quoted when empty or holding a space or a quote.
+pub(crate) fn command_line(command: &str, args: &[String]) -> String {
+    let word = |a: &str| {
+        let a = crate::redact::printed(a);
+        if a.is_empty() || a.contains([' ', '"', '\'', '\t']) {
+            format!("{:?}", a.as_ref())
+        } else {
+            a.into_owned()
+        }
+    };
+    let mut words = vec![word(command)];
+    words.extend(args.iter().map(|a| word(a)));
+    words.join(" ")
 }
 
 /// The handshake and the tool list came in.
@@ -140,6 +184,28 @@ pub(crate) fn plain(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_command_line_is_logged_with_its_secrets_redacted() {
+        let key = ["sk-proj-", "9fK2mQ7xLp4Rt8Zb3Nc6Vd1Wy5Hs0Ja2"].concat();
+        let args = [
+            "-y".to_string(),
+            "@acme/server".to_string(),
+            format!("--api-key={key}"),
+            "https://h/mcp?token=abc".to_string(),
+            "two words".to_string(),
+        ];
+        let line = command_line("npx", &args);
+        assert!(!line.contains(&key[8..]), "{line}");
+        assert!(
+            line.starts_with("npx -y @acme/server \"--api-key=[redacted: sk-p…, 40 characters]\""),
+            "{line}"
+        );
+        assert!(
+            line.ends_with(" https://h/mcp?token=[redacted] \"two words\""),
+            "{line}"
+        );
+    }
 
     #[test]
     fn rust_type_paths_leave_error_texts() {

@@ -60,7 +60,7 @@ pub(crate) use {
 #[cfg(feature = "serve")]
 pub(crate) use lifecycle::plain;
 #[cfg(feature = "serve")]
-pub(crate) use lifecycle::{exited, started};
+pub(crate) use lifecycle::{Cause, exited, started};
 
 use crate::error::{Error, ErrorKind};
 

@@ -16,6 +16,7 @@ use tokio::io::AsyncReadExt;
 use super::child::{ChildTransport, Process};
 use super::connect_error;
 use super::handshake::Handshake;
+use super::lifecycle::Cause;
 use super::options::ConnectOptions;
 use super::snapshot::snapshot_of;
 use super::stderr::StderrLines;
@@ -155,7 +156,8 @@ pub async fn connect_with<H: rmcp::ClientHandler>(
     options: &ConnectOptions,
     handler: H,
 ) -> std::result::Result<Connection<H>, ConnectFailure> {
-    connect_keeping(entry, options, handler, StderrTail::default()).await
+    let tail = StderrTail::default();
+    connect_keeping(entry, options, handler, tail, Cause::Start).await
 }
 
 /// [`connect_with`], adding the server's stderr to `stderr` (a restarted
@@ -165,6 +167,7 @@ pub(super) async fn connect_keeping<H: rmcp::ClientHandler>(
     options: &ConnectOptions,
     handler: H,
     stderr: StderrTail,
+    cause: Cause,
 ) -> std::result::Result<Connection<H>, ConnectFailure> {
     let started = Instant::now();
     let timeout = options.timeout;
@@ -175,7 +178,7 @@ pub(super) async fn connect_keeping<H: rmcp::ClientHandler>(
         elapsed: started.elapsed(),
     };
     let work = async {
-        let (client, process) = start(entry, options, handler, &stderr).await?;
+        let (client, process) = start(entry, options, handler, (&stderr, cause)).await?;
         let mut snapshot = snapshot_of(&client).await?;
         snapshot.alias = Some(entry.alias.clone());
         Ok::<_, Error>((snapshot, client, process))
@@ -223,7 +226,7 @@ async fn start<H: rmcp::ClientHandler>(
     entry: &ServerEntry,
     options: &ConnectOptions,
     handler: H,
-    stderr: &StderrTail,
+    (stderr, cause): (&StderrTail, Cause),
 ) -> Result<(RunningService<RoleClient, H>, Option<Process>)> {
     let handshake = &options.handshake;
     let failed =
@@ -235,7 +238,7 @@ async fn start<H: rmcp::ClientHandler>(
             env,
             cwd,
         } => {
-            let stderr = (stderr, entry.alias.as_str());
+            let stderr = (stderr, entry.alias.as_str(), cause);
             let transport = spawn_stdio(command, args, env, cwd.as_deref(), stderr)?
                 .tapped(options.progress_tap(&entry.alias));
             let process = Some(transport.process());
@@ -320,7 +323,7 @@ fn spawn_stdio(
     args: &[String],
     env: &BTreeMap<String, String>,
     cwd: Option<&Path>,
-    (stderr, alias): (&StderrTail, &str),
+    (stderr, alias, cause): (&StderrTail, &str, Cause),
 ) -> Result<ChildTransport> {
     if let Some(dir) = cwd
         && !dir.is_dir()
@@ -348,7 +351,8 @@ fn spawn_stdio(
     let child_stderr = child.stderr.take();
     let transport = ChildTransport::new(child)
         .map_err(|e| connect_error(format!("cannot start {command:?}: {e}")))?;
-    super::lifecycle::started(alias, transport.process().id);
+    let pid = transport.process().id;
+    super::lifecycle::started(alias, pid, command, args, cause);
     if let Some(mut pipe) = child_stderr {
         let tail = stderr.clone();
         let mut log = StderrLines::new(alias);

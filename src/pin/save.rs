@@ -3,12 +3,11 @@
 //! write here, so they cannot differ on any of it.
 
 use std::fs::{File, OpenOptions};
-use std::hash::{BuildHasher, Hasher};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::lock::Lock;
 use crate::error::{Error, ErrorKind, Result};
+use crate::support::write::{FileWriter, Written};
 
 /// The writer's turn on a lock file: an exclusive OS lock (`flock`,
 /// `LockFileEx`) on `<lock>.pinning` beside it, held until dropped. Hold
@@ -91,39 +90,21 @@ impl LockFile {
         }
     }
 
-    /// Writes `lock` whole or not at all: a new temporary file beside the
-    /// lock (created exclusively: an existing file or symlink of its name
+    /// Writes `lock` whole or not at all through the one file writer
+    /// (`files::FileWriter`): a new temporary file beside
+    /// the lock (created exclusively: an existing file or symlink of its name
     /// is never opened), synced, then renamed into place. A symlink at the
     /// lock's path is replaced itself, its target never written. An
     /// existing file's permissions are kept (a 0600 lock stays 0600); a new
     /// one gets the process's default (`0666` less the umask). A file with
     /// the same bytes already is left as it is. Returns whether it wrote.
     pub fn write(&self, lock: &Lock) -> Result<bool> {
-        let text = lock.to_json();
         let target = &self.path;
-        let before = std::fs::symlink_metadata(target).ok();
-        let regular = before.as_ref().filter(|m| m.file_type().is_file());
-        if regular.is_some() && std::fs::read(target).is_ok_and(|old| old == text.as_bytes()) {
-            return Ok(false);
-        }
-        let dir = match target.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        let (tmp, mut file) = temp_file(dir, target).map_err(|e| Error::write(target, e))?;
-        let mut written = file.write_all(text.as_bytes());
-        if let (Ok(()), Some(m)) = (&written, regular) {
-            written = file.set_permissions(m.permissions());
-        }
-        let placed = written
-            .and_then(|()| file.sync_all())
-            .and_then(|()| std::fs::rename(&tmp, target));
-        drop(file);
-        if let Err(e) = placed {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(Error::write(target, e));
-        }
-        Ok(true)
+        FileWriter::new(target)
+            .replace()
+            .write(lock.to_json().as_bytes())
+            .map(|w| w == Written::Wrote)
+            .map_err(|e| Error::write(target, e))
     }
 }
 
@@ -139,29 +120,6 @@ impl Lock {
 
 fn is_symlink(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
-}
-
-/// A new file in `dir` under an unpredictable name (`create_new`: an
-/// existing file or symlink of that name is an error, never opened).
-fn temp_file(dir: &Path, target: &Path) -> std::io::Result<(PathBuf, File)> {
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mut last = None;
-    for attempt in 0u32..16 {
-        // RandomState is seeded from the OS's randomness.
-        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-        h.write_u32(std::process::id());
-        h.write_u32(attempt);
-        let tmp = dir.join(format!(".{name}.{:016x}.tmp", h.finish()));
-        match OpenOptions::new().write(true).create_new(true).open(&tmp) {
-            Ok(file) => return Ok((tmp, file)),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
-            Err(e) => return Err(e),
-        }
-    }
-    Err(last.unwrap_or_else(|| std::io::Error::other("no temporary file name")))
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@
 //! | `mcp-preamble:pending` | hash | one field per alias a gateway holds for review: `{"pin": …, "seen": UNIX_SECONDS}` (`pin` as in `preview --json`) |
 //! | `mcp-preamble:approvals` | list | the last 1,000 pins written, newest first: `{"key", "action": "pinned" or "removed", "sha256", "at": UNIX_SECONDS}` |
 //! | `mcp-preamble:changes` | channel | the revision, published by each write |
-//! | `mcp-preamble:ended` | sorted set | the sessions a `DELETE` ended before their ids expire: each a gateway's local session id, scored by the id's expiry (UNIX seconds); at most 65,536 (as many as a gateway keeps), the first to expire dropped first |
+//! | `mcp-preamble:ended` | sorted set | the sessions a `DELETE` ended before their ids expire: each a gateway's local session id, scored by the id's expiry (UNIX seconds); at most 65,536 (as many as a gateway keeps): none dropped before it expires, a new one past them refused |
 //! | `mcp-preamble:ends` | channel | `EXPIRY SESSION`, published as each is added |
 //!
 //! Each server's pin is a field of its own, and a write sets only the
@@ -62,12 +62,14 @@ const ENDED: &str = "mcp-preamble:ended";
 const ENDS: &str = "mcp-preamble:ends";
 /// Adds an ended session: `KEYS[1]` the set, `KEYS[2]` the channel,
 /// `ARGV` the session, its expiry, now and the most kept. Those already
-/// expired go first, then the soonest to expire past the most kept.
+/// expired go first; none is dropped before it expires: past the most
+/// kept a new one is refused (0), and the gateway logs it.
 const END_SESSION: &str = "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[3]) \
+    if redis.call('ZSCORE', KEYS[1], ARGV[1]) == false \
+        and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then return 0 end \
     redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1]) \
-    local over = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[4]) \
-    if over > 0 then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, over - 1) end \
-    return redis.call('PUBLISH', KEYS[2], ARGV[2] .. ' ' .. ARGV[1])";
+    redis.call('PUBLISH', KEYS[2], ARGV[2] .. ' ' .. ARGV[1]) \
+    return 1";
 /// The most ended sessions the set keeps.
 const ENDED_KEPT: usize = 65_536;
 /// How many approvals the list keeps.
@@ -306,19 +308,19 @@ impl SharedState {
     /// Records that a `DELETE` ended session `sid` (a gateway's local
     /// session id), whose id expires at `exp` (UNIX seconds), and publishes
     /// it to the other gateways ([`SharedState::follow_ended`]).
+    /// Past 65,536 sessions not yet expired the set is full: none is
+    /// dropped early, this one is refused (an [`ErrorKind::Io`] error; the
+    /// gateway logs it, and each replica refuses `DELETE`s past the same
+    /// count of its own).
     pub async fn end_session(&self, sid: &str, exp: u64) -> Result<()> {
-        let mut tx = redis::pipe();
-        tx.cmd("EVAL")
-            .arg(END_SESSION)
-            .arg(2)
-            .arg(ENDED)
-            .arg(ENDS)
-            .arg(sid)
-            .arg(exp)
-            .arg(unix_now())
-            .arg(ENDED_KEPT)
-            .ignore();
-        self.query(&tx).await
+        let (added,): (i64,) = self.query(&end_session_script(sid, exp)).await?;
+        if added == 0 {
+            return Err(Error::new(
+                ErrorKind::Io,
+                "the shared record of ended sessions is full until some expire",
+            ));
+        }
+        Ok(())
     }
 
     /// The sessions ended and not yet expired: (local session id, expiry).
@@ -387,6 +389,21 @@ fn shown_url(url: &str) -> String {
         None => url.to_string(),
     };
     crate::sanitize::line(&shown)
+}
+
+/// The script that records one ended session (see [`END_SESSION`]).
+fn end_session_script(sid: &str, exp: u64) -> redis::Pipeline {
+    let mut tx = redis::pipe();
+    tx.cmd("EVAL")
+        .arg(END_SESSION)
+        .arg(2)
+        .arg(ENDED)
+        .arg(ENDS)
+        .arg(sid)
+        .arg(exp)
+        .arg(unix_now())
+        .arg(ENDED_KEPT);
+    tx
 }
 
 #[cfg(test)]

@@ -2,16 +2,18 @@
 //! edit distance (did-you-mean suggestions), hashing (FNV-1a, SHA-256 hex),
 //! canonical JSON (keys sorted, for stable hashes and cache keys), the
 //! [`string_enum!`] macro for fieldless enums with a wire name per variant,
-//! look-alike letters, and [`lock`].
+//! look-alike letters, [`lock`], and the one file writer (`write.rs`, public
+//! through `files`).
 //!
-//! Nothing here is public, and nothing here imports the rest of the crate:
-//! it sits below every other module.
+//! Nothing else here is public, and nothing here imports the rest of the
+//! crate: it sits below every other module.
 
 pub(crate) mod canonical;
 pub(crate) mod distance;
 pub(crate) mod hash;
 pub(crate) mod lookalike;
 mod string_enum;
+pub(crate) mod write;
 
 pub(crate) use string_enum::string_enum;
 

@@ -89,6 +89,17 @@ fn an_existing_file_is_kept_and_reported() {
     let o = snapshot(&config, &out, false);
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(stderr(&o), skipped(&file));
+    // A forced write keeps the file's mode (an owner-only snapshot stays so).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let o = snapshot(&config, &out, true);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        assert_eq!(names(&out), ["invoice.json"]);
+    }
 }
 
 #[cfg(unix)]

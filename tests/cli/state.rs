@@ -409,6 +409,35 @@ fn ended_sessions_are_kept_until_they_expire_and_followed() {
     drop(follower);
 }
 
+/// The shared record of ended sessions, full (65,536 not yet expired):
+/// none is dropped before it expires (the soonest to expire was, on main),
+/// a new one is refused with an error the gateway logs.
+#[test]
+fn a_full_record_of_ended_sessions_drops_none_early() {
+    let Some(redis) = Redis::start("ended-full") else {
+        return;
+    };
+    let state = SharedState::open(&redis.url()).unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    block_on(state.end_session("leaked", now + 60)).unwrap();
+    let far = (now + 6000).to_string();
+    let fill = "for i = 1, 65535 do redis.call('ZADD', KEYS[1], ARGV[1], 's' .. i) end return 1";
+    assert_eq!(
+        redis.command(&["EVAL", fill, "1", "mcp-preamble:ended", &far]),
+        ":1"
+    );
+    let err = block_on(state.end_session("flood", now + 6000)).unwrap_err();
+    assert!(err.to_string().contains("full until some expire"), "{err}");
+    let ended = block_on(state.ended_sessions()).unwrap();
+    assert_eq!(ended.len(), 65_536);
+    assert_eq!(ended[0], ("leaked".to_string(), now + 60));
+    // One already there is recorded again (its expiry moved), not refused.
+    block_on(state.end_session("s7", now + 7000)).unwrap();
+}
+
 /// The README's shared-review lines, with this test's Redis, config and
 /// policy.
 fn readme_lines(url: &str, config: &str, policy: &str) -> Vec<Vec<String>> {

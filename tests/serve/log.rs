@@ -81,8 +81,18 @@ fn a_killed_and_restarted_upstream_tells_each_step_of_its_life() {
     ]);
     let first = pid_of(&mut g);
     let text = log_of(&log);
+    // Each spawn logged (issue 54): its pid, why, and its command line.
+    let slow = common::servers_dir()
+        .join("slow-tool.mjs")
+        .display()
+        .to_string();
     assert_eq!(
-        lines(&text, "slow", &format!("started (pid {first})")).len(),
+        lines(
+            &text,
+            "slow",
+            &format!("started (pid {first}), at start: node {slow}")
+        )
+        .len(),
         1,
         "{text}"
     );
@@ -108,6 +118,8 @@ fn a_killed_and_restarted_upstream_tells_each_step_of_its_life() {
         lines(&log_of(&log), "slow", "started (pid ").len() == 2
     });
     let text = log_of(&log);
+    let again = format!("), a restart after it ended: node {slow}");
+    assert_eq!(lines(&text, "slow", &again).len(), 1, "{text}");
     assert_eq!(
         lines(&text, "slow", "was killed by signal 9 (SIGKILL)").len(),
         1,
@@ -207,10 +219,17 @@ fn a_killed_and_restarted_upstream_tells_each_step_of_its_life() {
     assert!(!text.contains("response error"), "{text}");
     // The default level keeps rmcp's info lines out.
     assert!(!text.contains("rmcp::service"), "{text}");
+    // Every call, restart and the reload above: no command was started but
+    // the config's, at start and by the restart policy (issue 54).
     assert!(
         lines(&text, "billing", "started (pid ").len() == 1,
         "{text}"
     );
+    let started: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains(" started (pid "))
+        .collect();
+    assert_eq!(started.len(), 3, "{text}");
 }
 
 #[test]

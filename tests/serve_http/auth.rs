@@ -1072,3 +1072,84 @@ fn the_python_sdk_client_reaches_the_gateway_with_a_token_over_https() {
     assert!(refused.get("tools").is_none(), "{refused}");
     assert!(!g.log_text().contains(TOKEN_A));
 }
+
+impl Served {
+    /// `message` in `session`, with `token`, over plain HTTP.
+    fn in_session(&self, token: &str, session: &str, message: &Value) -> Answer {
+        let auth = format!("Bearer {token}");
+        let headers = [
+            ("Authorization", auth.as_str()),
+            ("Mcp-Session-Id", session),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ];
+        self.plain("POST /mcp HTTP/1.1", &headers, &message.to_string())
+    }
+
+    /// A session opened with `token` (initialize, then initialized): its id.
+    fn session_of(&self, token: &str) -> String {
+        let answer = self.initialize_with(token);
+        assert!(answer.initialized(), "{answer:?}");
+        let id = answer.header("mcp-session-id").expect("a session id");
+        let id = id.to_string();
+        let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        assert_eq!(self.in_session(token, &id, &note).status, 202);
+        id
+    }
+}
+
+/// A session belongs to the token that opened it (issue 54): another valid
+/// token, of the tokens file or another subject's access token, is told it
+/// does not exist (404), with and without sealed ids (replicas).
+#[test]
+fn a_session_is_served_to_the_token_that_opened_it_only() {
+    let dir = scratch("serve-auth", "owner");
+    let tokens = tokens_file(&dir, &format!("{TOKEN_A}\n{TOKEN_B}\n"));
+    let key = dir.join("session.key");
+    std::fs::write(&key, "ab".repeat(32)).unwrap();
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    let tokens = tokens.to_str().unwrap();
+    for sealed in [false, true] {
+        let mut flags = vec!["--auth-tokens", tokens];
+        if sealed {
+            flags.extend(["--session-key-file", key.to_str().unwrap()]);
+        }
+        let g = Served::start(&dir, "127.0.0.1:0", &flags, "info");
+        let session = g.session_of(TOKEN_A);
+        assert_eq!(g.in_session(TOKEN_A, &session, &list).status, 200);
+        let other = g.in_session(TOKEN_B, &session, &list);
+        assert_eq!(other.status, 404, "sealed {sealed}: {other:?}");
+        assert_eq!(other.body, "not found: unknown session");
+        assert!(
+            g.log_text()
+                .contains("refused a session opened with another token")
+        );
+        assert_eq!(g.in_session(TOKEN_A, &session, &list).status, 200);
+    }
+    // Access tokens: bound to the subject, not to the token (a renewed
+    // token of the same subject goes on).
+    let g = Served::start(
+        &dir,
+        "127.0.0.1:0",
+        &[
+            "--oauth-issuer",
+            ISSUER,
+            "--oauth-audience",
+            AUDIENCE,
+            "--oauth-jwks",
+            &data("jwks.json"),
+        ],
+        "info",
+    );
+    let dev = rs256(&claims(json!(AUDIENCE)));
+    let session = g.session_of(&dev);
+    let mut renewed = claims(json!(AUDIENCE));
+    renewed["iat"] = json!(now() - 1);
+    assert_eq!(g.in_session(&rs256(&renewed), &session, &list).status, 200);
+    let mut ops = claims(json!(AUDIENCE));
+    ops["sub"] = json!("ops@example.test");
+    assert_eq!(g.in_session(&rs256(&ops), &session, &list).status, 404);
+    // RFC 7519's `iss` is one string: an array holding the issuer is refused.
+    let mut listed = claims(json!(AUDIENCE));
+    listed["iss"] = json!([ISSUER]);
+    assert_eq!(g.initialize_with(&rs256(&listed)).status, 401);
+}

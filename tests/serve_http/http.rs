@@ -783,3 +783,41 @@ fn an_upstream_whose_event_never_ends_costs_another_upstreams_calls_nothing() {
         "calls took {flooding:?} (median) beside an endless event, {idle:?} idle"
     );
 }
+
+/// An `Mcp-Param-*` header (2026-07-28, `x-mcp-header`) that contradicts the
+/// body is refused before the upstream sees the call: 400, JSON-RPC -32020
+/// (issue 54); one that agrees, and a call without it, are served.
+#[test]
+fn an_mcp_param_header_that_contradicts_the_body_is_refused() {
+    let servers =
+        json!({"odd": common::gateway::node("gateway-hostile.mjs", json!({"MODE": "header"}))});
+    let gateway = Gateway::serving("param-headers", servers, &["--ready-within", "30"], None);
+    let call = |region_header: Option<&str>| {
+        let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "odd__route", "arguments": {"region": "eu-west"}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"}}}})
+        .to_string();
+        let mut head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+             Mcp-Method: tools/call\r\nMcp-Name: odd__route",
+            gateway.authority
+        );
+        if let Some(value) = region_header {
+            head.push_str(&format!("\r\nMcp-Param-Region: {value}"));
+        }
+        gateway.exchange(&head, &body)
+    };
+    let lie = call(Some("us-east"));
+    assert!(lie.starts_with("HTTP/1.1 400"), "{lie}");
+    let (_, body) = lie.split_once("\r\n\r\n").unwrap();
+    let error: serde_json::Value = serde_json::from_str(body).unwrap();
+    assert_eq!(error["id"], 3);
+    assert_eq!(error["error"]["code"], -32020, "{error}");
+    for agrees in [Some("eu-west"), Some("=?base64?ZXUtd2VzdA==?="), None] {
+        let answer = call(agrees);
+        assert!(answer.starts_with("HTTP/1.1 200"), "{agrees:?}: {answer}");
+        assert!(answer.contains("routed to eu-west"), "{agrees:?}: {answer}");
+    }
+}

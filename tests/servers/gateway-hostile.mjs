@@ -6,7 +6,8 @@
 // answers `flood` and `v<k>`), then answers. MODE=stderr: writes terminal escapes, a bidi override and a
 // forged log line to stderr, then serves tool `ok`. MODE=crash: appends a line to SPAWN_LOG (if set), serves
 // tool `ok`, and exits 1 300 ms after answering tools/list. MODE=names: tools `ok` and one named with a quote, a
-// backslash, a line feed and a brace (`q"uo\te` LF `x}`), each answering "ok".
+// backslash, a line feed and a brace (`q"uo\te` LF `x}`), each answering "ok". MODE=header: tool `route` whose
+// `region` argument is marked `x-mcp-header: Region` (2026-07-28), answering "routed to REGION".
 import { appendFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 
@@ -65,6 +66,10 @@ function tools() {
     return list;
   }
   const ok = { name: "ok", description: "Fine.", inputSchema: { type: "object" } };
+  if (mode === "header") {
+    const region = { type: "string", "x-mcp-header": "Region" };
+    return [{ name: "route", description: "Routes.", inputSchema: { type: "object", properties: { region } } }];
+  }
   if (mode === "names") return [ok, { name: 'q"uo\\te\nx}', description: "Odd name.", inputSchema: { type: "object" } }];
   return [ok];
 }
@@ -92,6 +97,9 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     if (mode === "crash") setTimeout(() => process.exit(1), 300);
   } else if (msg.method === "tools/call" && msg.params?.name === "flood") {
     flood(msg.id, msg.params.arguments?.n ?? 3000);
+  } else if (msg.method === "tools/call" && mode === "header") {
+    const text = `routed to ${msg.params?.arguments?.region}`;
+    send({ jsonrpc: "2.0", id: msg.id, result: { content: [{ type: "text", text }] } });
   } else if (msg.method === "tools/call") {
     send({ jsonrpc: "2.0", id: msg.id, result: { content: [{ type: "text", text: "ok" }] } });
   } else {

@@ -278,3 +278,41 @@ fn a_capture_may_start_with_a_byte_order_mark() {
         .unwrap();
     assert_eq!(with_bom, plain);
 }
+
+/// A capture given as a FIFO (`<(curl …)`, a pipe from another tool) is read
+/// once (issue 54): the packages' `Server.from_capture` / `fromCapture` read
+/// it through `load_server_eras`, which read the path twice and hung on the
+/// second, writerless, open.
+#[cfg(unix)]
+#[test]
+fn a_capture_is_read_once_so_a_fifo_works() {
+    let dir = std::env::temp_dir().join(format!("mcp-preamble-fifo-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("capture.json");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: no mkfifo");
+        return;
+    }
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus/seed-invoice-server.json");
+    let text = std::fs::read(&corpus).unwrap();
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::write(&fifo, text).unwrap())
+    };
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = fifo.clone();
+    std::thread::spawn(move || {
+        let _ = tx.send(mcp_preamble::files::load_server_eras(&reader));
+    });
+    let (snapshot, _) = rx
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("read within 10 s, not waiting for a second writer")
+        .unwrap();
+    assert_eq!(snapshot.alias.as_deref(), Some("capture"));
+    assert!(!snapshot.tools.is_empty());
+    writer.join().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}

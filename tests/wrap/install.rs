@@ -262,3 +262,187 @@ fn malformed_or_missing_configs_are_clear_errors() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+fn install_at(verb: &str, host: &str, path: &Path) -> std::process::Output {
+    run(&[
+        verb,
+        "--host",
+        host,
+        "--host-config",
+        &path.display().to_string(),
+    ])
+}
+
+/// A project can ship `.mcp.json.mcp-preamble.bak` as a link to any file of
+/// the user's: install refuses it, names it, and writes nothing through it.
+#[cfg(unix)]
+#[test]
+fn a_backup_link_planted_by_a_project_is_refused_never_written_through() {
+    let dir = scratch("planted");
+    let path = dir.join(".mcp.json");
+    std::fs::copy(fixture("claude-code.mcp.json"), &path).unwrap();
+    let original = std::fs::read(&path).unwrap();
+    let victim = dir.join("authorized_keys");
+    std::fs::write(&victim, "ssh-ed25519 AAAA user\n").unwrap();
+    let backup = dir.join(".mcp.json.mcp-preamble.bak");
+    std::os::unix::fs::symlink(&victim, &backup).unwrap();
+    let out = install_at("install", "claude-code", &path);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "cannot write the backup: {}: already there (a file or a symlink); not replaced, not followed",
+            backup.display()
+        )),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&victim).unwrap(),
+        "ssh-ed25519 AAAA user\n"
+    );
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        original,
+        "the config as it was"
+    );
+    // A dangling link is refused too (writing through it would create the file).
+    std::fs::remove_file(&backup).unwrap();
+    let missing = dir.join("created-elsewhere");
+    std::os::unix::fs::symlink(&missing, &backup).unwrap();
+    assert_eq!(
+        install_at("install", "claude-code", &path).status.code(),
+        Some(2)
+    );
+    assert!(!missing.exists());
+    // A config that is itself a link is not read through.
+    let link = dir.join("link.json");
+    std::os::unix::fs::symlink(&path, &link).unwrap();
+    let out = install_at("install", "claude-code", &link);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("a symlink, not followed"),
+        "{}",
+        text(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The backup of a `0600` config (API keys in its env) is `0600` too, and
+/// the rewritten config keeps its mode.
+#[cfg(unix)]
+#[test]
+fn the_backup_of_an_owner_only_config_is_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("mode");
+    let path = dir.join("claude_desktop_config.json");
+    std::fs::copy(fixture("claude_desktop_config.json"), &path).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let out = install_at("install", "claude-desktop", &path);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(
+        mode(&dir.join("claude_desktop_config.json.mcp-preamble.bak")),
+        0o600
+    );
+    assert_eq!(mode(&path), 0o600);
+    let out = install_at("uninstall", "claude-desktop", &path);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(mode(&path), 0o600);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Servers keyed `--` and `-v` (issue 51 item 7): wrapped with `--name=KEY`,
+/// unwrapped back byte for byte, also when the file changed since.
+#[test]
+fn keys_that_begin_with_a_dash_are_wrapped_and_unwrapped() {
+    let dir = scratch("dashes");
+    let path = dir.join("mcp.json");
+    let original = r#"{"mcpServers": {"--": {"command": "node", "args": ["a.js", "--"]}, "-v": {"command": "uvx", "args": ["-v"]}}}"#;
+    std::fs::write(&path, original).unwrap();
+    let out = install_at("install", "cursor", &path);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let after = json_of(&std::fs::read_to_string(&path).unwrap());
+    assert_eq!(
+        after["mcpServers"]["--"]["args"],
+        json!(["wrap", "--name=--", "--", "node", "a.js", "--"])
+    );
+    assert_eq!(
+        after["mcpServers"]["-v"]["args"],
+        json!(["wrap", "--name=-v", "--", "uvx", "-v"])
+    );
+    // Changed since install: each entry unwrapped in place, read as wrap reads it.
+    let installed = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, installed.replacen('{', "{\"theme\": 1, ", 1)).unwrap();
+    let out = install_at("uninstall", "cursor", &path);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let mut expected = json_of(original);
+    expected["theme"] = json!(1);
+    assert_eq!(json_of(&std::fs::read_to_string(&path).unwrap()), expected);
+    // An entry installed before keys were quoted (`--name -- --`) reads back too.
+    let old = format!(
+        r#"{{"mcpServers": {{"--": {{"command": {}, "args": ["wrap", "--name", "--", "--", "node", "a.js"]}}}}}}"#,
+        json!(program())
+    );
+    std::fs::write(&path, &old).unwrap();
+    assert!(install_at("uninstall", "cursor", &path).status.success());
+    assert_eq!(
+        json_of(&std::fs::read_to_string(&path).unwrap())["mcpServers"]["--"],
+        json!({"command": "node", "args": ["a.js"]})
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `install` again from a new binary path points the wrapped entries at it;
+/// uninstall still restores the original bytes.
+#[test]
+fn install_again_from_a_new_path_updates_the_wrapped_entries() {
+    let dir = scratch("moved");
+    let path = dir.join("mcp.json");
+    std::fs::copy(fixture("cursor-mcp.json"), &path).unwrap();
+    let original = std::fs::read(&path).unwrap();
+    assert!(install_at("install", "cursor", &path).status.success());
+    let installed = std::fs::read_to_string(&path).unwrap();
+    let moved = installed.replace(&json!(program()).to_string(), "\"/old/bin/mcp-preamble\"");
+    assert_ne!(moved, installed);
+    std::fs::write(&path, &moved).unwrap();
+    let out = install_at("install", "cursor", &path);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("billing: wrapped, now by "),
+        "{}",
+        text(&out.stdout)
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), installed);
+    assert!(install_at("uninstall", "cursor", &path).status.success());
+    assert_eq!(std::fs::read(&path).unwrap(), original);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An empty `XDG_CONFIG_HOME` is unset: Claude Desktop's config is found
+/// under `$HOME/.config`, not in the current directory.
+#[cfg(all(unix, not(target_os = "macos")))]
+#[test]
+fn an_empty_xdg_config_home_is_unset() {
+    let dir = scratch("xdg");
+    let config = dir.join(".config/Claude");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::copy(
+        fixture("claude_desktop_config.json"),
+        config.join("claude_desktop_config.json"),
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
+        .args(["install", "--host", "claude-desktop"])
+        .env("HOME", &dir)
+        .env("XDG_CONFIG_HOME", "")
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let installed = std::fs::read_to_string(config.join("claude_desktop_config.json")).unwrap();
+    assert_eq!(
+        json_of(&installed)["mcpServers"]["billing"]["args"][0],
+        json!("wrap")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

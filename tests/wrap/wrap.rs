@@ -340,7 +340,8 @@ fn an_upstream_that_writes_garbage_ends_or_cannot_start_gets_a_clear_error() {
     assert_eq!((code, out.as_str()), (Some(1), ""), "{err}");
     assert!(err.contains("fatal: config missing"), "{err}");
     assert!(
-        err.contains("started (pid ") && err.contains("exited with status 3 upstream=upstream"),
+        err.contains("), at start: node exit-during-handshake.mjs upstream=upstream")
+            && err.contains("exited with status 3 upstream=upstream"),
         "{err}"
     );
     assert!(

@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use crate::args::{HostKind, InstallArgs};
 use crate::error::CliError;
 use crate::jsonc::{self, Kind, Node};
+use mcp_preamble::files::FileWriter;
 
 /// The suffix of the backup beside the config.
 const BACKUP: &str = ".mcp-preamble.bak";
@@ -52,7 +53,9 @@ impl HostKind {
                 })?
                 .join("Claude/claude_desktop_config.json"),
             HostKind::ClaudeDesktop => {
+                // An empty XDG_CONFIG_HOME is unset (the XDG spec says so).
                 let config = std::env::var_os("XDG_CONFIG_HOME")
+                    .filter(|v| !v.is_empty())
                     .map(PathBuf::from)
                     .map_or_else(|| home().map(|h| h.join(".config")), Ok)?;
                 config.join("Claude/claude_desktop_config.json")
@@ -78,14 +81,47 @@ struct Plan {
     told: Vec<String>,
 }
 
+/// Whether anything (a symlink included, dangling or not) has the name.
+fn present(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok()
+}
+
+/// The file at `path`, never read through a symlink: a project can plant
+/// one at its `.mcp.json` or at the backup's name.
 fn read(path: &Path) -> Result<String, CliError> {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(CliError::Install(format!(
+            "{}: a symlink, not followed (give the file it points to with --host-config)",
+            path.display()
+        )));
+    }
     std::fs::read_to_string(path)
         .map_err(|e| CliError::Install(format!("cannot read {}: {e}", path.display())))
 }
 
+/// The config rewritten through the one file writer: whole or not at all,
+/// its mode kept, a symlink replaced itself (never written through).
 fn write(path: &Path, text: &str) -> Result<(), CliError> {
-    std::fs::write(path, text)
+    FileWriter::new(path)
+        .replace()
+        .write(text.as_bytes())
+        .map(|_| ())
         .map_err(|e| CliError::Install(format!("cannot write {}: {e}", path.display())))
+}
+
+/// The backup, created exclusively (anything at its name, a planted
+/// symlink above all, is refused, never followed or replaced) with the
+/// config's own mode (a `0600` config's API keys stay `0600`).
+fn write_backup(backup: &Path, config: &Path, text: &str) -> Result<(), CliError> {
+    FileWriter::new(backup)
+        .mode_of(config)
+        .write(text.as_bytes())
+        .map(|_| ())
+        .map_err(|e| {
+            CliError::Install(format!(
+                "cannot write the backup: {e}; remove it if you did not put it there"
+            ))
+        })
 }
 
 fn backup_of(path: &Path) -> PathBuf {
@@ -169,7 +205,13 @@ fn wrap_plan(text: &str, host: HostKind, path: &Path, program: &str) -> Result<P
             continue;
         };
         if wrapped(entry) {
-            plan.told.push(format!("{name}: already wrapped"));
+            // Installed from elsewhere: point the entry at this program.
+            if command.as_str() != Some(program) {
+                plan.edits.push((command.span.clone(), json(program)));
+                plan.told.push(format!("{name}: wrapped, now by {program}"));
+            } else {
+                plan.told.push(format!("{name}: already wrapped"));
+            }
             continue;
         }
         let args = entry.get("args");
@@ -186,7 +228,12 @@ fn wrap_plan(text: &str, host: HostKind, path: &Path, program: &str) -> Result<P
         if let Some(serve_as) = host.serve_as() {
             new.extend([json("--as"), json(&serve_as)]);
         }
-        new.extend([json("--name"), json(name), json("--")]);
+        // `--name=-v`: a key that begins with `-` is never read as a flag.
+        if name.starts_with('-') {
+            new.extend([json(&format!("--name={name}")), json("--")]);
+        } else {
+            new.extend([json("--name"), json(name), json("--")]);
+        }
         new.push(text[command.span.clone()].to_string());
         new.extend(old.into_iter().map(str::to_string));
         let new = format!("[{}]", new.join(", "));
@@ -224,8 +271,7 @@ fn unwrap_plan(text: &str, host: HostKind, path: &Path) -> Result<Plan, CliError
         let Kind::Array(items) = &args.kind else {
             continue;
         };
-        let dashes = items.iter().position(|i| i.as_str() == Some("--"));
-        let Some(at) = dashes.filter(|_| wrapped(entry)) else {
+        let Some(at) = separator(items).filter(|_| wrapped(entry)) else {
             continue;
         };
         let Some(own) = items.get(at + 1) else {
@@ -242,6 +288,31 @@ fn unwrap_plan(text: &str, host: HostKind, path: &Path) -> Result<Plan, CliError
         plan.told.push(format!("{}: unwrapped", m.key));
     }
     Ok(plan)
+}
+
+/// The index of the `--` that ends `wrap`'s own options in a wrapped
+/// entry's args (`wrap --as X --name=-- -- cmd`), read as `wrap` reads them:
+/// a flag that takes a value takes the next item, whatever it is (so
+/// `--name -- -- cmd`, written before keys were quoted, reads right too).
+fn separator(items: &[Node]) -> Option<usize> {
+    const VALUED: &[&str] = &[
+        "--as",
+        "--name",
+        "--policy",
+        "--lock",
+        "--log",
+        "--max-message-mib",
+        "--url",
+    ];
+    let mut i = 1; // after "wrap"
+    while let Some(item) = items.get(i) {
+        match item.as_str() {
+            Some("--") => return Some(i),
+            Some(flag) if VALUED.contains(&flag) => i += 2,
+            _ => i += 1,
+        }
+    }
+    None
 }
 
 fn config_path(a: &InstallArgs) -> Result<PathBuf, CliError> {
@@ -269,9 +340,9 @@ pub fn install(a: &InstallArgs) -> Result<ExitCode, CliError> {
     }
     let backup = backup_of(&path);
     // A backup of an earlier install stays while the file still has wrapped entries.
-    let keep_old = backup.exists() && !unwrap_plan(&text, a.host, &path)?.edits.is_empty();
+    let keep_old = present(&backup) && !unwrap_plan(&text, a.host, &path)?.edits.is_empty();
     if !keep_old {
-        write(&backup, &text)?;
+        write_backup(&backup, &path, &text)?;
         crate::emit::emit_line(&format!("{}: backup written", backup.display()));
     }
     write(&path, &jsonc::splice(&text, plan.edits))?;
@@ -282,7 +353,8 @@ pub fn uninstall(a: &InstallArgs) -> Result<ExitCode, CliError> {
     let path = config_path(a)?;
     let text = read(&path)?;
     let backup = backup_of(&path);
-    if backup.exists() {
+    // Only a regular file is a backup install could have made.
+    if std::fs::symlink_metadata(&backup).is_ok_and(|m| m.is_file()) {
         let original = read(&backup)?;
         let plan = wrap_plan(&original, a.host, &backup, &this_program())?;
         if jsonc::splice(&original, plan.edits) == text {
@@ -307,7 +379,7 @@ pub fn uninstall(a: &InstallArgs) -> Result<ExitCode, CliError> {
         path.display()
     ));
     write(&path, &jsonc::splice(&text, plan.edits))?;
-    if backup.exists() {
+    if present(&backup) {
         remove(&backup);
     }
     Ok(ExitCode::SUCCESS)

@@ -1,12 +1,10 @@
 //! `mcp-preamble snapshot`.
 
-use std::hash::{BuildHasher as _, Hasher as _};
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use mcp_preamble::connect::now_ms;
-use mcp_preamble::files::{McpConfig, SnapshotFile};
+use mcp_preamble::files::{FileWriter, InTheWay, McpConfig, SnapshotFile};
 use mcp_preamble::settings::PolicyFile;
 
 use crate::args::SnapshotArgs;
@@ -51,7 +49,7 @@ pub async fn snapshot(mut a: SnapshotArgs) -> Result<ExitCode, CliError> {
         }
         let file = a.out.join(format!("{stem}.json"));
         let text = SnapshotFile::new(s.clone(), now_ms()).to_json();
-        match write_file(&a.out, &file, &(text + "\n"), a.force) {
+        match write_file(&file, &(text + "\n"), a.force) {
             Ok(Written::Yes) => emit_line(&format!("{alias}: wrote {}", file.display())),
             Ok(Written::Exists) => {
                 failed = true;
@@ -87,84 +85,18 @@ pub enum Written {
     Exists,
 }
 
-/// Writes `target` in `dir` whole or not at all: a fresh temporary file in
-/// `dir`, then moved into place. Never writes through a symlink at
-/// `target`; replaces what is there only with `force` (a symlink is then
-/// replaced itself, its target untouched).
-pub fn write_file(dir: &Path, target: &Path, text: &str, force: bool) -> std::io::Result<Written> {
-    match std::fs::symlink_metadata(target) {
-        Ok(_) if !force => return Ok(Written::Exists),
-        Ok(_) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(e),
+/// Writes `target` whole or not at all through the one file writer
+/// (`FileWriter`): never through a symlink at `target`; replaces what is there
+/// only with `force` (a symlink is then replaced itself, its target
+/// untouched; a file keeps its mode).
+pub fn write_file(target: &Path, text: &str, force: bool) -> std::io::Result<Written> {
+    let writer = FileWriter::new(target);
+    let writer = if force { writer.replace() } else { writer };
+    match writer.write(text.as_bytes()) {
+        Ok(_) => Ok(Written::Yes),
+        Err(e) if e.get_ref().is_some_and(|i| i.is::<InTheWay>()) => Ok(Written::Exists),
+        Err(e) => Err(e),
     }
-    let (tmp, mut file) = temp_file(dir, target)?;
-    let written = file
-        .write_all(text.as_bytes())
-        .and_then(|()| file.sync_all());
-    drop(file);
-    let placed = written.and_then(|()| place(&tmp, target, force));
-    if !matches!(placed, Ok(Placed::Renamed)) {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    placed.map(|p| match p {
-        Placed::Exists => Written::Exists,
-        Placed::Renamed | Placed::Linked => Written::Yes,
-    })
-}
-
-enum Placed {
-    Renamed,
-    Linked,
-    Exists,
-}
-
-fn place(tmp: &Path, target: &Path, force: bool) -> std::io::Result<Placed> {
-    if !force {
-        // A hard link fails if the name was taken since the check: no window
-        // in which a file or symlink planted meanwhile could be replaced.
-        match std::fs::hard_link(tmp, target) {
-            Ok(()) => return Ok(Placed::Linked),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Ok(Placed::Exists),
-            // A filesystem without hard links: check again, then rename.
-            Err(_) if std::fs::symlink_metadata(target).is_ok() => return Ok(Placed::Exists),
-            Err(_) => {}
-        }
-    }
-    // rename replaces a symlink at `target` itself, never what it points to.
-    std::fs::rename(tmp, target).map(|()| Placed::Renamed)
-}
-
-/// A new file in `dir` under an unpredictable name (`create_new`: an
-/// existing file or symlink of that name is an error, never opened).
-fn temp_file(dir: &Path, target: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mut last = None;
-    for attempt in 0u32..16 {
-        // RandomState is seeded from the OS's randomness.
-        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-        h.write_u32(std::process::id());
-        h.write_u32(attempt);
-        h.write_u128(
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos()),
-        );
-        let tmp = dir.join(format!(".{name}.{:016x}.tmp", h.finish()));
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
-        {
-            Ok(file) => return Ok((tmp, file)),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
-            Err(e) => return Err(e),
-        }
-    }
-    Err(last.unwrap_or_else(|| std::io::Error::other("no temporary file name")))
 }
 
 /// An alias made safe as a file name.

@@ -240,12 +240,17 @@ pub fn shared_lock(dir: &Path) -> Option<mcp_preamble::pin::Lock> {
     mcp_preamble::pin::Lock::from_path(dir.join(SHARED_LOCK)).ok()
 }
 
-/// Writes `dir/name` whole: a temporary file renamed over it.
+/// Writes `dir/name` whole through the one file writer: an unpredictable
+/// temporary file, created exclusively, renamed over it (never through a
+/// symlink planted at either name).
 fn write_whole(dir: &Path, name: &str, text: &str) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    let tmp = dir.join(format!("{name}.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, dir.join(name))
+    // Rewritten often (the status at every upstream's change): not synced.
+    mcp_preamble::files::FileWriter::new(dir.join(name))
+        .replace()
+        .unsynced()
+        .write(text.as_bytes())
+        .map(|_| ())
 }
 
 #[cfg(test)]
@@ -277,6 +282,28 @@ mod tests {
         std::fs::write(dir.join(KNOWN), "{not json").unwrap();
         assert!(known_servers(&dir, &["a".to_string()]).is_empty());
         assert!(known_servers(&dir.join("none"), &["a".to_string()]).is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn state_files_are_never_written_through_a_planted_link() {
+        let dir = std::env::temp_dir().join(format!("mcp-preamble-slink-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let victim = dir.join("victim");
+        std::fs::write(&victim, "keep me").unwrap();
+        // The temporary name main used (`NAME.PID.tmp`) and the file itself.
+        let tmp = dir.join(format!("{KNOWN}.{}.tmp", std::process::id()));
+        std::os::unix::fs::symlink(&victim, &tmp).unwrap();
+        std::os::unix::fs::symlink(&victim, dir.join(Status::FILE)).unwrap();
+        let a = ServerSnapshot::new("a-server");
+        save_known(&dir, BTreeMap::from([("a".to_string(), a)])).unwrap();
+        Status::default().write(&dir).unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+        assert_eq!(known_servers(&dir, &["a".to_string()]).len(), 1);
+        let status = std::fs::symlink_metadata(dir.join(Status::FILE)).unwrap();
+        assert!(status.is_file());
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -14,6 +14,8 @@ pub(crate) mod lane;
 #[cfg(feature = "serve-http")]
 pub(crate) mod ops;
 #[cfg(feature = "serve-http")]
+pub(crate) mod params;
+#[cfg(feature = "serve-http")]
 pub(crate) mod replica;
 #[cfg(feature = "serve-http")]
 pub(crate) mod reply;

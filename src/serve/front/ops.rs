@@ -17,9 +17,9 @@ use hyper::{Method, Request, StatusCode};
 use tokio::sync::Notify;
 
 use crate::serve::front::lane::Lane;
-use crate::serve::front::replica::Sealer;
-use crate::serve::front::reply::{Answer, body};
-use crate::serve::front::sessions::BoundedSessions;
+use crate::serve::front::replica::{SESSION_HEADER, Sealer};
+use crate::serve::front::reply::{Answer, body, plain};
+use crate::serve::front::sessions::{BoundedSessions, Owner};
 use crate::serve::gateway::Gateway;
 use crate::serve::gateway::metrics::head;
 
@@ -55,6 +55,16 @@ impl Front {
         // its body is sent; an open GET stream is not waited for.
         let guard = (req.method() == Method::POST).then(|| self.in_flight.enter());
         let delete = req.method() == Method::DELETE;
+        // Mcp-Param-* headers checked against the body first, on every path.
+        if crate::serve::front::params::carries(&req) {
+            let limit = self.mcp.config.max_request_body_bytes;
+            let answer = match crate::serve::front::params::checked(req, &self.gateway, limit).await
+            {
+                Ok(req) => self.rmcp(req).await,
+                Err(refused) => refused,
+            };
+            return self.tracked(answer, guard);
+        }
         let mut answer =
             match crate::serve::front::lane::offer(req, &self.gateway, &self.mcp.config).await {
                 Lane::Served(answer) => {
@@ -74,6 +84,11 @@ impl Front {
                 |never| match never {},
             ));
         }
+        self.tracked(answer, guard)
+    }
+
+    /// `answer`, in flight until its body is sent when `guard` says so.
+    fn tracked(&self, answer: Answer, guard: Option<Leave>) -> Answer {
         match guard {
             Some(guard) => answer.map(|body| {
                 BoxBody::new(Tracked {
@@ -92,11 +107,42 @@ impl Front {
         B::Error: std::fmt::Display,
     {
         match &self.sealer {
+            // The owner travels sealed in the id there.
             Some(sealer) => {
                 crate::serve::front::replica::exchange(sealer, req, |r| self.mcp.handle(r)).await
             }
-            None => self.mcp.handle(req).await,
+            None => self.owned(req).await,
         }
+    }
+
+    /// rmcp's answer to `req` in a session its token may use; a session
+    /// another token opened is unknown to it (404). A new session belongs
+    /// to the token that opened it.
+    async fn owned<B>(&self, req: Request<B>) -> Answer
+    where
+        B: Body + Send + 'static,
+        B::Error: std::fmt::Display,
+    {
+        let owner = Owner::of(&req);
+        let presented = req
+            .headers()
+            .get(SESSION_HEADER)
+            .and_then(|v| v.to_str().ok());
+        if let Some(id) = presented
+            && !self.sessions.serves(id, owner.as_ref())
+        {
+            tracing::info!("refused a session opened with another token");
+            return plain(StatusCode::NOT_FOUND, "not found: unknown session");
+        }
+        let answer = self.mcp.handle(req).await;
+        let issued = answer
+            .headers()
+            .get(SESSION_HEADER)
+            .and_then(|v| v.to_str().ok());
+        if let (Some(id), Some(owner)) = (issued, owner) {
+            self.sessions.own(id, owner);
+        }
+        answer
     }
 
     /// The answer of an operations endpoint (`GET` or `HEAD`), if `req` is for one.

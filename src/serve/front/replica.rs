@@ -42,6 +42,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::serve::front::reply::{Answer, plain};
+use crate::serve::front::sessions::Owner;
 pub(in crate::serve) use ended::Ended;
 
 /// The header a 2025-era session's id travels in.
@@ -182,6 +183,9 @@ struct Sealed {
     /// The host's `initialize` params, replayed by a replica that rebuilds
     /// the session.
     init: InitializeRequestParams,
+    /// The token that opened the session ([`Owner`]): another is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    owner: Option<String>,
 }
 
 /// Why a presented id is refused.
@@ -195,6 +199,10 @@ pub(in crate::serve) enum Refused {
     Expired,
     /// Opened, but its session was ended by a `DELETE` (404).
     Ended,
+    /// Opened, but another token opened the session (404, as unknown).
+    NotYours,
+    /// A `DELETE` while the record of ended sessions is full (503).
+    EndedFull,
 }
 
 /// Seals and opens session ids with a key, each valid for `ttl`.
@@ -224,13 +232,19 @@ impl Sealer {
     }
 
     /// The id the host is given for local session `sid`.
-    fn seal(&self, sid: &str, init: &InitializeRequestParams) -> Option<String> {
+    fn seal(
+        &self,
+        sid: &str,
+        init: &InitializeRequestParams,
+        owner: Option<&Owner>,
+    ) -> Option<String> {
         let exp = unix_now().saturating_add(self.ttl.as_secs().max(1));
         let init = trimmed(init);
         let plain = serde_json::to_vec(&Sealed {
             sid: sid.to_string(),
             exp,
             init,
+            owner: owner.map(|o| o.0.clone()),
         })
         .ok()?;
         let nonce = XNonce::generate();
@@ -247,12 +261,12 @@ impl Sealer {
     /// The local id and `initialize` params sealed in `id`.
     #[cfg(test)]
     fn open(&self, id: &str) -> std::result::Result<(String, InitializeRequestParams), Refused> {
-        self.opened(id).map(|s| (s.sid, s.init))
+        self.opened(id, None).map(|s| (s.sid, s.init))
     }
 
-    /// What `id` holds, if it opens, has not expired and its session was
-    /// not ended.
-    fn opened(&self, id: &str) -> std::result::Result<Sealed, Refused> {
+    /// What `id` holds, if it opens, has not expired, its session was not
+    /// ended, and `owner` opened it (when a token did).
+    fn opened(&self, id: &str, owner: Option<&Owner>) -> std::result::Result<Sealed, Refused> {
         if id.len() > MAX_ID {
             return Err(Refused::Malformed);
         }
@@ -284,6 +298,10 @@ impl Sealer {
         }
         if self.ended.contains(&sealed.sid) {
             return Err(Refused::Ended);
+        }
+        // Opened with another token: unknown to this one.
+        if sealed.owner.is_some() && sealed.owner.as_deref() != owner.map(|o| o.0.as_str()) {
+            return Err(Refused::NotYours);
         }
         Ok(sealed)
     }
@@ -387,6 +405,7 @@ where
     Fut: Future<Output = Answer>,
 {
     let mut slot = Slot::default();
+    let owner = Owner::of(&req);
     let mut ids = req.headers().get_all(SESSION_HEADER).iter();
     let (first, second) = (ids.next(), ids.next());
     if second.is_some() {
@@ -401,14 +420,18 @@ where
         let opened = id
             .to_str()
             .map_err(|_| Refused::Malformed)
-            .and_then(|id| sealer.opened(id));
+            .and_then(|id| sealer.opened(id, owner.as_ref()));
         match opened {
-            Ok(Sealed { sid, exp, init }) => {
+            Ok(Sealed { sid, exp, init, .. }) => {
                 let Ok(local) = HeaderValue::from_str(&sid) else {
                     return refused(Refused::Unknown);
                 };
                 req.headers_mut().insert(SESSION_HEADER, local);
                 if req.method() == hyper::Method::DELETE {
+                    // Recorded before the session ends, or not ended at all.
+                    if !sealer.ended.reserve(&sid, exp) {
+                        return refused(Refused::EndedFull);
+                    }
                     ending = Some((sid.clone(), exp));
                 }
                 slot.presented = Some((sid, init));
@@ -425,10 +448,11 @@ where
             )
         })
         .await;
-    if let Some((sid, exp)) = ending
-        && answer.status().is_success()
-    {
-        sealer.ended.end(&sid, exp);
+    if let Some((sid, exp)) = ending {
+        match answer.status().is_success() {
+            true => sealer.ended.end(&sid, exp),
+            false => sealer.ended.unreserve(&sid),
+        }
     }
     let local = answer
         .headers()
@@ -437,7 +461,7 @@ where
         .map(str::to_string);
     if let Some(local) = local {
         let sealed = match &slot.issued {
-            Some((sid, init)) if *sid == local => sealer.seal(sid, init),
+            Some((sid, init)) if *sid == local => sealer.seal(sid, init, owner.as_ref()),
             _ => None,
         };
         let Some(value) = sealed.and_then(|s| HeaderValue::from_str(&s).ok()) else {
@@ -470,6 +494,19 @@ fn refused(why: Refused) -> Answer {
             tracing::debug!("refused the id of a session a DELETE ended");
             plain(StatusCode::NOT_FOUND, "not found: the session was ended")
         }
+        Refused::NotYours => {
+            tracing::info!("refused a session opened with another token");
+            plain(StatusCode::NOT_FOUND, "not found: unknown session")
+        }
+        Refused::EndedFull => {
+            tracing::warn!(
+                "refused a DELETE: the record of ended sessions is full until some ids expire"
+            );
+            plain(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "service unavailable: too many sessions ended recently; the session stays open",
+            )
+        }
     }
 }
 
@@ -492,7 +529,7 @@ mod tests {
 
     #[test]
     fn an_id_opens_with_its_key_only() {
-        let id = sealer(7, 60).seal("local-1", &init()).unwrap();
+        let id = sealer(7, 60).seal("local-1", &init(), None).unwrap();
         assert!(id.starts_with(PREFIX));
         assert!(id.bytes().all(|b| b.is_ascii_graphic()));
         let (sid, opened) = sealer(7, 60).open(&id).unwrap();
@@ -502,13 +539,13 @@ mod tests {
         assert!(opened.capabilities.roots.is_some());
         assert_eq!(sealer(8, 60).open(&id), Err(Refused::Unknown));
         // Two seals of the same state differ (a random nonce each).
-        assert_ne!(id, sealer(7, 60).seal("local-1", &init()).unwrap());
+        assert_ne!(id, sealer(7, 60).seal("local-1", &init(), None).unwrap());
     }
 
     #[test]
     fn every_changed_byte_is_an_unknown_session() {
         let sealer = sealer(1, 60);
-        let id = sealer.seal("s", &init()).unwrap();
+        let id = sealer.seal("s", &init(), None).unwrap();
         let body = URL_SAFE_NO_PAD.decode(&id[PREFIX.len()..]).unwrap();
         for i in 0..body.len() {
             let mut changed = body.clone();
@@ -540,6 +577,7 @@ mod tests {
             sid: "s".into(),
             exp: unix_now() - 1,
             init: init(),
+            owner: None,
         })
         .unwrap();
         let nonce = XNonce::generate();
@@ -556,14 +594,15 @@ mod tests {
     #[test]
     fn a_session_a_delete_ended_is_refused_until_its_id_expires() {
         let sealer = sealer(3, 60);
-        let id = sealer.seal("s-1", &init()).unwrap();
-        let other = sealer.seal("s-2", &init()).unwrap();
+        let id = sealer.seal("s-1", &init(), None).unwrap();
+        let other = sealer.seal("s-2", &init(), None).unwrap();
         let told = Arc::new(std::sync::Mutex::new(Vec::new()));
         let sink = told.clone();
         sealer.ended.tell(Arc::new(move |sid: &str, exp| {
             sink.lock().unwrap().push((sid.to_string(), exp));
         }));
-        let exp = sealer.opened(&id).unwrap().exp;
+        let exp = sealer.opened(&id, None).unwrap().exp;
+        assert!(sealer.ended.reserve("s-1", exp));
         sealer.ended.end("s-1", exp);
         assert_eq!(sealer.open(&id), Err(Refused::Ended));
         assert!(sealer.open(&other).is_ok());
@@ -590,7 +629,7 @@ mod tests {
             .into_iter()
             .collect(),
         );
-        let id = sealer(2, 60).seal("s", &big).unwrap();
+        let id = sealer(2, 60).seal("s", &big, None).unwrap();
         assert!(id.len() < MAX_ID, "{}", id.len());
         let (_, opened) = sealer(2, 60).open(&id).unwrap();
         assert_eq!(opened.client_info.name.len(), 128);
@@ -616,7 +655,7 @@ mod tests {
         );
         // The old key still opens what it sealed; the new one seals.
         let old = Sealer::new(SessionKey::from_bytes([1; 32]), Duration::from_secs(60));
-        let id = old.seal("s", &init()).unwrap();
+        let id = old.seal("s", &init(), None).unwrap();
         let both = format!(
             "{}\n{}\n",
             STANDARD.encode([2u8; 32]),
@@ -627,7 +666,7 @@ mod tests {
             Duration::from_secs(60),
         );
         assert!(rotated.open(&id).is_ok());
-        let new = rotated.seal("s", &init()).unwrap();
+        let new = rotated.seal("s", &init(), None).unwrap();
         assert_eq!(old.open(&new), Err(Refused::Unknown));
     }
 }

@@ -2,7 +2,9 @@
 //! [`LocalSessionManager`] keeps every session until it has been idle for
 //! its keep-alive, so a client that only sends `initialize` could fill the
 //! memory. [`BoundedSessions`] closes the least recently used session when
-//! a new one would pass the cap.
+//! a new one would pass the cap. With tokens, a session belongs to the
+//! token that opened it ([`Owner`]): another valid token is told it does
+//! not exist (404).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -16,6 +18,20 @@ use rmcp::transport::streamable_http_server::session::local::{LocalSessionManage
 use rmcp::transport::streamable_http_server::session::{
     EventStore, RestoreOutcome, ServerSseMessage, SessionId,
 };
+
+/// Who a request's bearer token says it is (the gate puts it in the
+/// request's extensions): `token:` and a digest's first bytes for a token
+/// of the tokens file, `sub:` and the subject for an access token. A
+/// session opened with one is served to that one only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(in crate::serve) struct Owner(pub(in crate::serve) String);
+
+impl Owner {
+    /// The owner `req` was admitted as, if the gate checks tokens.
+    pub(in crate::serve) fn of<B>(req: &hyper::Request<B>) -> Option<Owner> {
+        req.extensions().get::<Owner>().cloned()
+    }
+}
 
 /// [`LocalSessionManager`] with at most `cap` live sessions, each closed
 /// after `idle` without a request.
@@ -32,6 +48,8 @@ pub(in crate::serve) struct BoundedSessions {
 struct Used {
     tick: u64,
     sessions: HashMap<SessionId, u64>,
+    /// The owner of each live session opened with a token.
+    owners: HashMap<SessionId, Owner>,
 }
 
 impl BoundedSessions {
@@ -50,6 +68,25 @@ impl BoundedSessions {
     /// How many sessions are live now.
     pub(in crate::serve) fn live(&self) -> usize {
         self.used().sessions.len()
+    }
+
+    /// Binds live session `id` to `owner`, unless it has one already.
+    pub(in crate::serve) fn own(&self, id: &str, owner: Owner) {
+        let mut used = self.used();
+        let id: SessionId = id.into();
+        if used.sessions.contains_key(&id) {
+            used.owners.entry(id).or_insert(owner);
+        }
+    }
+
+    /// Whether a request admitted as `owner` may use session `id`: yes
+    /// when the session has no owner (no tokens), or is `owner`'s.
+    pub(in crate::serve) fn serves(&self, id: &str, owner: Option<&Owner>) -> bool {
+        let id: SessionId = id.into();
+        match self.used().owners.get(&id) {
+            Some(o) => Some(o) == owner,
+            None => true,
+        }
     }
 
     /// Closes the least recently used sessions so that one more fits.
@@ -96,6 +133,7 @@ impl BoundedSessions {
         let victims: Vec<SessionId> = by_age.into_iter().take(over).map(|(_, id)| id).collect();
         for id in &victims {
             used.sessions.remove(id);
+            used.owners.remove(id);
         }
         victims
     }
@@ -143,7 +181,11 @@ impl SessionManager for BoundedSessions {
     }
 
     async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
-        self.used().sessions.remove(id);
+        {
+            let mut used = self.used();
+            used.sessions.remove(id);
+            used.owners.remove(id);
+        }
         self.inner.close_session(id).await
     }
 

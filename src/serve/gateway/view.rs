@@ -55,6 +55,53 @@ pub(crate) struct View {
     /// HTTP header (`x-mcp-header`): rmcp's client writes those headers.
     #[cfg_attr(not(feature = "serve-http"), allow(dead_code))]
     pub param_headers: BTreeSet<String>,
+    /// By served name: each argument a header carries (its path in
+    /// `arguments`, the header's name after `Mcp-Param-`, the schema's type).
+    #[cfg_attr(not(feature = "serve-http"), allow(dead_code))]
+    pub param_declared: BTreeMap<String, Vec<ParamHeader>>,
+}
+
+/// One `x-mcp-header` declaration of a tool's input schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ParamHeader {
+    /// The argument's path in `arguments` (nested object properties).
+    pub path: Vec<String>,
+    /// The header is `Mcp-Param-{name}`.
+    pub name: String,
+    /// The property's `type`, when it says one.
+    pub kind: Option<String>,
+}
+
+/// The `x-mcp-header` declarations of `schema`, when it has any.
+fn declared_headers(schema: &Value) -> Option<Vec<ParamHeader>> {
+    if !has_key(schema, "x-mcp-header") {
+        return None;
+    }
+    let mut declared = Vec::new();
+    param_headers_of(schema, &mut Vec::new(), &mut declared);
+    Some(declared)
+}
+
+/// The `x-mcp-header` declarations of `schema`'s properties, nested ones
+/// too (at most 8 levels: a schema is bounded already).
+fn param_headers_of(schema: &Value, path: &mut Vec<String>, out: &mut Vec<ParamHeader>) {
+    let Some(Value::Object(props)) = schema.get("properties") else {
+        return;
+    };
+    for (key, prop) in props {
+        path.push(key.clone());
+        if let Some(name) = prop.get("x-mcp-header").and_then(Value::as_str) {
+            out.push(ParamHeader {
+                path: path.clone(),
+                name: name.to_string(),
+                kind: prop.get("type").and_then(Value::as_str).map(str::to_string),
+            });
+        }
+        if path.len() < 8 {
+            param_headers_of(prop, path, out);
+        }
+        path.pop();
+    }
 }
 
 impl View {
@@ -66,6 +113,7 @@ impl View {
         let mut full = BTreeMap::new();
         let mut hidden = Vec::new();
         let mut param_headers = BTreeSet::new();
+        let mut param_declared = BTreeMap::new();
         // Servers in section order; a server the policy excludes exposes nothing.
         for exposure in assembly.exposures() {
             let Some(alias) = exposure.alias.as_deref() else {
@@ -77,8 +125,9 @@ impl View {
                 let Some(name) = &tool.exposed else { continue };
                 if table.push(alias, &tool.own, name.clone()) {
                     tools.push(wire_tool(tool));
-                    if has_key(tool.input_schema.as_value(), "x-mcp-header") {
+                    if let Some(declared) = declared_headers(tool.input_schema.as_value()) {
                         param_headers.insert(name.to_string());
+                        param_declared.insert(name.to_string(), declared);
                     }
                 }
             }
@@ -130,6 +179,7 @@ impl View {
             whole,
             hidden,
             param_headers,
+            param_declared,
         }
     }
 

@@ -27,6 +27,9 @@ pub struct EventReader {
     after_cr: bool,
     last_id: Option<String>,
     max: usize,
+    /// Bytes looked at or moved: the test that the work is linear reads it.
+    #[cfg_attr(not(test), allow(dead_code))]
+    work: usize,
 }
 
 /// An event over the reader's bound.
@@ -45,6 +48,7 @@ impl EventReader {
             after_cr: false,
             last_id: None,
             max,
+            work: 0,
         }
     }
 
@@ -53,6 +57,7 @@ impl EventReader {
         // What was taken is dropped before more comes: the buffer holds
         // one unfinished line at most, and is moved once per chunk.
         if self.line > 0 {
+            self.work += self.buf.len() - self.line;
             self.buf.drain(..self.line);
             self.scanned -= self.line;
             self.line = 0;
@@ -120,6 +125,7 @@ impl EventReader {
         let found = self.buf[from..]
             .iter()
             .position(|&b| b == b'\n' || b == b'\r');
+        self.work += found.map_or(self.buf.len() - from, |i| i + 1);
         match found {
             Some(i) => Some(from + i),
             None => {
@@ -247,6 +253,39 @@ mod tests {
             r.push(&[b'x'; 64]);
             assert_eq!(r.next_event(), None);
             assert_eq!(r.scanned, r.buf.len());
+        }
+    }
+
+    /// Issue 54: a 1 MiB event fed in 7-byte chunks (and in many short
+    /// data lines) costs work in proportion to its bytes, not to bytes
+    /// times chunks (the reader that rescanned its buffer did ~75 G here).
+    #[test]
+    fn the_work_is_linear_in_the_bytes_however_small_the_chunks() {
+        for line in [usize::MAX, 100] {
+            let mut event = Vec::new();
+            while event.len() < 1 << 20 {
+                let take = line.min(1 << 20);
+                event.extend_from_slice(b"data: ");
+                event.extend(std::iter::repeat_n(b'x', take.min((1 << 20) - event.len())));
+                event.push(b'\n');
+            }
+            event.push(b'\n');
+            let mut r = EventReader::new(usize::MAX);
+            let mut events = 0;
+            for chunk in event.chunks(7) {
+                r.push(chunk);
+                while let Some(e) = r.next_event() {
+                    assert!(e.is_ok());
+                    events += 1;
+                }
+            }
+            assert_eq!(events, 1);
+            assert!(
+                r.work <= 3 * event.len(),
+                "{} bytes, {} of work",
+                event.len(),
+                r.work
+            );
         }
     }
 }

@@ -125,7 +125,8 @@ impl Wrapper {
         };
         let group = crate::connect::Group::of(&child);
         let alias = self.shaper.alias.as_deref().unwrap_or("upstream");
-        crate::connect::started(alias, child.id());
+        let cause = crate::connect::Cause::Start;
+        crate::connect::started(alias, child.id(), command, args, cause);
         let (host_in, host_out) = crate::serve::front::stdio::host_io();
         let ended = self
             .relay(

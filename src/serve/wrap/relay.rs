@@ -281,25 +281,30 @@ impl Relay {
         let Some(Value::Object(result)) = message.get_mut("result") else {
             return self.host(line).await;
         };
+        // Instructions first: an answer with tools too keeps none of them.
+        let stripped = result.remove("instructions").is_some();
         if result.get("tools").is_some_and(Value::is_array) {
+            let line = if stripped { to_line(&message) } else { line };
             return self.tools_page(message, line).await;
         }
-        if result.remove("instructions").is_some() {
+        if stripped {
             return self.host(to_line(&message)).await;
         }
         self.host(line).await
     }
 
-    /// A host's `tools/list` answered: reshaped by the policy.
+    /// A host's `tools/list` answered: reshaped by the policy; instructions
+    /// in it go (only the handshake's are served, fitted and sanitized).
     async fn tools_page(&self, mut message: Map<String, Value>, line: Vec<u8>) {
         let Some(Value::Object(result)) = message.get_mut("result") else {
             return self.host(line).await;
         };
+        let stripped = result.remove("instructions").is_some();
         let base = lock(&self.state).base.clone();
         let base = base.unwrap_or_else(|| ServerSnapshot::new("upstream"));
         match self.shaper.page(&base, result) {
             Ok(changed) => {
-                if changed {
+                if changed || stripped {
                     return self.host(to_line(&message)).await;
                 }
                 self.host(line).await

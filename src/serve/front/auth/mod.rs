@@ -21,6 +21,8 @@ use tokio::net::TcpListener;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::serve::front::reply::{Answer, json, plain};
+use crate::serve::front::sessions::Owner;
+use sha2::Digest as _;
 
 /// Where the protected-resource metadata is served (RFC 9728), without
 /// authentication; `/.well-known/oauth-protected-resource/mcp` too.
@@ -155,11 +157,15 @@ impl Access {
         let Some(token) = bearer(&req) else {
             return Err(unauthorized(&metadata_url, false));
         };
-        if let Err(why) = self.admits(&token).await {
-            tracing::info!(reason = why, "refused a request's bearer token");
-            return Err(unauthorized(&metadata_url, true));
-        }
+        let owner = match self.admits(&token).await {
+            Ok(owner) => owner,
+            Err(why) => {
+                tracing::info!(reason = why, "refused a request's bearer token");
+                return Err(unauthorized(&metadata_url, true));
+            }
+        };
         req.headers_mut().remove(AUTHORIZATION);
+        req.extensions_mut().insert(owner);
         tracing::debug!("admitted a request's bearer token");
         Ok(req)
     }
@@ -189,13 +195,15 @@ impl Access {
         json(doc.to_string())
     }
 
-    /// Whether `token` is one of the file's or a valid access token; else
-    /// why not (never the token).
-    async fn admits(&self, token: &str) -> std::result::Result<(), &'static str> {
+    /// Who `token` is ([`Owner`]: one of the file's, by its digest; a
+    /// valid access token, by its subject); else why not (never the token).
+    async fn admits(&self, token: &str) -> std::result::Result<Owner, &'static str> {
         if let Some(file) = &self.tokens
             && file.holds(token)
         {
-            return Ok(());
+            let digest = sha2::Sha256::digest(token.as_bytes());
+            let short: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+            return Ok(Owner(format!("token:{short}")));
         }
         match &self.oauth {
             Some(oauth) => oauth.check(token).await,

@@ -13,6 +13,7 @@ use jsonwebtoken::jwk::{AlgorithmParameters, Jwk, JwkSet};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::serve::front::sessions::Owner;
 
 /// Seconds of clock skew allowed on `exp` and `nbf`.
 const LEEWAY_SECONDS: u64 = 30;
@@ -89,7 +90,7 @@ impl OAuth {
     }
 
     /// Checks `token`; why it is refused, never the token.
-    pub(super) async fn check(&self, token: &str) -> std::result::Result<(), &'static str> {
+    pub(super) async fn check(&self, token: &str) -> std::result::Result<Owner, &'static str> {
         let header = jsonwebtoken::decode_header(token).map_err(|_| "not a signed jwt")?;
         if !matches!(
             header.alg,
@@ -125,19 +126,26 @@ impl OAuth {
         validation.set_required_spec_claims(&["exp", "iss", "aud"]);
         validation.leeway = LEEWAY_SECONDS;
         validation.validate_nbf = true;
-        jsonwebtoken::decode::<serde_json::Value>(token, &key, &validation).map_err(|e| {
-            use jsonwebtoken::errors::ErrorKind as Jwt;
-            match e.kind() {
-                Jwt::InvalidSignature => "a bad signature",
-                Jwt::ExpiredSignature => "expired",
-                Jwt::ImmatureSignature => "not valid yet (nbf)",
-                Jwt::InvalidAudience => "another audience",
-                Jwt::InvalidIssuer => "another issuer",
-                Jwt::MissingRequiredClaim(_) => "a required claim is missing (exp, iss, aud)",
-                _ => "not a valid access token",
-            }
-        })?;
-        Ok(())
+        let claims =
+            jsonwebtoken::decode::<serde_json::Value>(token, &key, &validation).map_err(|e| {
+                use jsonwebtoken::errors::ErrorKind as Jwt;
+                match e.kind() {
+                    Jwt::InvalidSignature => "a bad signature",
+                    Jwt::ExpiredSignature => "expired",
+                    Jwt::ImmatureSignature => "not valid yet (nbf)",
+                    Jwt::InvalidAudience => "another audience",
+                    Jwt::InvalidIssuer => "another issuer",
+                    Jwt::MissingRequiredClaim(_) => "a required claim is missing (exp, iss, aud)",
+                    _ => "not a valid access token",
+                }
+            })?;
+        // RFC 7519's `iss` is one string: an array holding the issuer
+        // (which jsonwebtoken accepts) is another issuer.
+        if claims.claims["iss"].as_str() != Some(self.issuer.as_str()) {
+            return Err("another issuer");
+        }
+        let subject = claims.claims["sub"].as_str().unwrap_or_default();
+        Ok(Owner(format!("sub:{subject}")))
     }
 
     /// The key for `kid` (or the one key that fits `alg` when the token
