@@ -280,49 +280,69 @@ fn expand(
                 ));
             }
             Some(_) => return Err(unknown()),
-            None => match name {
-                "workspaceFolder" => match workspace {
-                    Some(dir) => dir.display().to_string(),
-                    None => {
-                        return Err(format!(
-                            "\"{field}\" uses ${{workspaceFolder}}, which is only known for a config read from a file"
-                        ));
-                    }
-                },
-                "userHome" => var("HOME").or_else(|| var("USERPROFILE")).ok_or_else(|| {
-                    format!("\"{field}\" uses ${{userHome}}, but HOME is not set")
-                })?,
-                "pathSeparator" | "/" => std::path::MAIN_SEPARATOR.to_string(),
-                "workspaceFolderBasename"
-                | "file"
-                | "fileBasename"
-                | "fileDirname"
-                | "relativeFile"
-                | "cwd"
-                | "execPath"
-                | "lineNumber"
-                | "selectedText"
-                | "fileExtname"
-                | "fileBasenameNoExtension"
-                | "fileWorkspaceFolder"
-                | "relativeFileDirname"
-                | "defaultBuildTask" => return Err(unknown()),
-                // Claude Code's `${NAME}`.
-                _ if env_name(name) => var(name).ok_or_else(|| {
-                    format!(
-                        "\"{field}\" uses ${{{}}}, but that variable is not set",
-                        cut(name)
-                    )
-                })?,
-                // Neither: left as written.
-                _ => whole.to_string(),
-            },
+            None => named(field, whole, workspace, var)?,
         };
         out.push_str(&expanded);
         rest = &rest[start + len + 1..];
     }
     out.push_str(rest);
     Ok(out)
+}
+
+/// A `${NAME}` without a colon: a VS Code variable expanded (or refused
+/// when mcp-preamble cannot know it), Claude Code's `${NAME}` read from the
+/// environment, anything else left as written.
+fn named(
+    field: &str,
+    whole: &str,
+    workspace: Option<&Path>,
+    var: &dyn Fn(&str) -> Option<String>,
+) -> std::result::Result<String, String> {
+    let name = &whole[2..whole.len() - 1];
+    let cut = |s: &str| s.chars().take(60).collect::<String>();
+    let unknown = || {
+        format!(
+            "\"{field}\" uses {:?}, a VS Code variable mcp-preamble cannot expand",
+            cut(whole)
+        )
+    };
+    Ok(match name {
+        "workspaceFolder" => match workspace {
+            Some(dir) => dir.display().to_string(),
+            None => {
+                return Err(format!(
+                    "\"{field}\" uses ${{workspaceFolder}}, which is only known for a config read from a file"
+                ));
+            }
+        },
+        "userHome" => var("HOME")
+            .or_else(|| var("USERPROFILE"))
+            .ok_or_else(|| format!("\"{field}\" uses ${{userHome}}, but HOME is not set"))?,
+        "pathSeparator" | "/" => std::path::MAIN_SEPARATOR.to_string(),
+        "workspaceFolderBasename"
+        | "file"
+        | "fileBasename"
+        | "fileDirname"
+        | "relativeFile"
+        | "cwd"
+        | "execPath"
+        | "lineNumber"
+        | "selectedText"
+        | "fileExtname"
+        | "fileBasenameNoExtension"
+        | "fileWorkspaceFolder"
+        | "relativeFileDirname"
+        | "defaultBuildTask" => return Err(unknown()),
+        // Claude Code's `${NAME}`.
+        _ if env_name(name) => var(name).ok_or_else(|| {
+            format!(
+                "\"{field}\" uses ${{{}}}, but that variable is not set",
+                cut(name)
+            )
+        })?,
+        // Neither: left as written.
+        _ => whole.to_string(),
+    })
 }
 
 /// Whether `name` can name an environment variable (`[A-Za-z_][A-Za-z0-9_]*`).

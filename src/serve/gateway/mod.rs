@@ -144,11 +144,11 @@ impl Gateway {
 
     /// Holds `live` as the upstream of its alias.
     fn joined(&self, live: LiveServer) {
-        self.inner
-            .surfaces
-            .catalog()
-            .joined(&capabilities(&live.peer()));
+        let caps = capabilities(&live.peer());
+        self.inner.surfaces.catalog().joined(&caps);
+        let alias = live.alias().to_string();
         self.inner.surfaces.upstreams().join(live);
+        self.inner.surfaces.read_ahead(&alias, &caps);
     }
 
     /// `options` with which a server's progress notifications reach the

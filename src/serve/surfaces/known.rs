@@ -9,17 +9,55 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use crate::serve::surfaces::Surfaces;
+use rmcp::model::{Prompt, Resource, ResourceTemplate};
+
 use crate::serve::surfaces::lists::{Listing, all_pages};
 
 /// The longest a host's list of prompts, resources or templates takes,
 /// waiting for upstreams still starting included.
-pub(in crate::serve) const LIST_ANSWER: Duration = Duration::from_millis(600);
+pub(in crate::serve) const LIST_ANSWER: Duration = Duration::from_millis(900);
 
 /// How long a list answered by `deadline` waits for the upstreams still
 /// starting: half the time left, so that the connected ones have the rest.
 pub(in crate::serve) fn starting_by(deadline: Instant) -> Instant {
     let now = Instant::now();
     now + deadline.saturating_duration_since(now) / 2
+}
+
+impl Surfaces {
+    /// Reads the lists of an upstream that joined, ahead of any host: a
+    /// host's list asked while that upstream is slow is answered from them.
+    pub(in crate::serve) fn read_ahead(&self, alias: &str, caps: &rmcp::model::ServerCapabilities) {
+        let (upstreams, catalog) = (self.upstreams().clone(), self.catalog().clone());
+        let (limits, alias) = (self.hub().limits(), alias.to_string());
+        let (prompts, resources) = (caps.prompts.is_some(), caps.resources.is_some());
+        tokio::spawn(async move {
+            let keep = |method, ok: bool| {
+                if !ok {
+                    tracing::debug!(upstream = %alias, "{method} failed when it joined");
+                }
+            };
+            if prompts {
+                let listed = all_pages::<Prompt>(&alias, &upstreams, limits).await;
+                keep("prompts/list", listed.as_ref().is_ok());
+                if let Ok(items) = listed {
+                    catalog.known.put(Prompt::METHOD, &alias, items);
+                }
+            }
+            if resources {
+                let listed = all_pages::<Resource>(&alias, &upstreams, limits).await;
+                keep("resources/list", listed.as_ref().is_ok());
+                if let Ok(items) = listed {
+                    catalog.known.put(Resource::METHOD, &alias, items);
+                }
+                let listed = all_pages::<ResourceTemplate>(&alias, &upstreams, limits).await;
+                keep("resources/templates/list", listed.as_ref().is_ok());
+                if let Ok(items) = listed {
+                    catalog.known.put(ResourceTemplate::METHOD, &alias, items);
+                }
+            }
+        });
+    }
 }
 
 /// A deadline that never comes first: the call timeout governs (a host's
