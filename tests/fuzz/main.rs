@@ -163,6 +163,41 @@ fn links_corpus_through_every_engine() {
     );
 }
 
+/// `compose` (issue 54): the committed inputs through the pulldown-cmark half of its oracle (the
+/// fuzz binary adds comrak).
+#[test]
+fn compose_corpus() {
+    assert!(replay("compose", |d| typed(d, targets::compose::run)) >= 4);
+}
+
+/// The `compose` seeds (`targets::compose::seeds`, the reported attack and its relatives) are
+/// committed as `fuzz/corpus/compose/seed-<name>`, each decoding to its value and failing the
+/// oracle on the escaping before issue 54 (`MCP_PREAMBLE_BLESS_SEEDS=1` writes them).
+#[test]
+fn compose_seeds_are_committed() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/compose");
+    for (name, input) in targets::compose::seeds() {
+        let bytes = input.seed();
+        let back = targets::compose::ComposeInput::arbitrary_take_rest(Unstructured::new(&bytes));
+        assert_eq!(
+            back.as_ref().ok(),
+            Some(&input),
+            "{name} does not decode to its value"
+        );
+        let path = dir.join(format!("seed-{name}"));
+        if std::env::var_os("MCP_PREAMBLE_BLESS_SEEDS").is_some() {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(&path, &bytes).unwrap();
+        }
+        assert_eq!(
+            std::fs::read(&path).ok(),
+            Some(bytes),
+            "{} is stale",
+            path.display()
+        );
+    }
+}
+
 #[test]
 fn budgets_corpus() {
     replay("budgets", |d| typed(d, targets::budgets::run));
@@ -220,6 +255,10 @@ fn structured_corpora_decode() {
         ("budgets", decoded::<BudgetInput>("budgets")),
         ("lint", decoded::<LintInput>("lint")),
         ("links", decoded::<targets::links::LinksInput>("links")),
+        (
+            "compose",
+            decoded::<targets::compose::ComposeInput>("compose"),
+        ),
     ];
     #[cfg(feature = "serve")]
     all.extend([
