@@ -10,7 +10,7 @@
 //! The named cases (the reported attack, backslash, backtick-run, entity and
 //! escape mixtures) and a few hundred generated ones (a seeded generator of
 //! those pieces, `<` tags, brackets, link and emphasis marks) are rendered by
-//! one Python process: about 2 s of the suite's time.
+//! one Python process: about 3 s of the suite's time (5,000 cases took 62 s).
 
 use std::collections::HashSet;
 
