@@ -171,8 +171,8 @@ fn compose_corpus() {
 }
 
 /// The `compose` seeds (`targets::compose::seeds`, the reported attack and its relatives) are
-/// committed as `fuzz/corpus/compose/seed-<name>`, each decoding to its value and failing the
-/// oracle on the escaping before issue 54 (`MCP_PREAMBLE_BLESS_SEEDS=1` writes them).
+/// committed as `fuzz/corpus/compose/seed-<name>`, each decoding to its value
+/// (`MCP_PREAMBLE_BLESS_SEEDS=1` writes them); on the escaping before issue 54 the replay fails.
 #[test]
 fn compose_seeds_are_committed() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/compose");
