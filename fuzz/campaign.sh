@@ -29,7 +29,10 @@ if [ "${CAMPAIGN_LEAN:-0}" = 1 ]; then
     export RUSTC_WRAPPER=$PWD/lean-coverage.sh CARGO_TARGET_DIR=$base/lean
 fi
 bin=${CARGO_TARGET_DIR:-target}/x86_64-unknown-linux-gnu/release
-cargo +nightly fuzz build -s none --release || { echo "campaign: build failed" >&2; exit 2; }
+# Only the targets of this campaign: each binary links the whole library.
+for t in $targets; do
+    cargo +nightly fuzz build -s none --release "$t" || { echo "campaign: build of $t failed" >&2; exit 2; }
+done
 mkdir -p corpus-work logs
 # The commit the binaries were built from (HEAD may move during a campaign).
 commit=$(git rev-parse --short HEAD)

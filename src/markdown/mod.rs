@@ -129,10 +129,17 @@ pub(crate) fn md_block(text: &str, depth: usize) -> String {
 /// open a code span or an HTML comment that would run into what follows.
 /// Every `<` becomes `&lt;`: an autolink (cmark-gfm's `www.` and `http://`,
 /// mistune's url plugin) takes a backslash into the link and would leave the
-/// `<` after it live. A backslashed backtick it takes is link text. An
-/// image's `!` gets a backslash unless `images` (a link remains), and a
-/// link destination that starts with an unsafe scheme or an entity gets
-/// `./` before it (a relative path in every browser).
+/// `<` after it live. A backslashed backtick it takes is link text. A
+/// backslash before punctuation or at the end gets one of its own, so no
+/// backslash of the server's can undo an escape (`` \` `` would leave a live
+/// backtick that pairs with the next code span). An image's `!` gets a
+/// backslash unless `images` (a link remains), and a link destination that
+/// starts with an unsafe scheme or an entity gets `./` before it (a relative
+/// path in every browser). What could reach past the line into the
+/// template's code spans is escaped: a `~~` run (mistune's strikethrough
+/// runs to the next `~~`, into a code span), and the `(` of a link whose
+/// destination and title do not close plainly on the line (a title takes
+/// the code spans after it in every engine).
 pub(crate) fn md_line_with(value: &str, images: bool) -> String {
     let line = sanitize::line(value);
     let mut out = String::with_capacity(line.len() + 1);
@@ -144,13 +151,22 @@ pub(crate) fn md_line_with(value: &str, images: bool) -> String {
         if relative_at == Some(i) {
             out.push_str("./");
         }
+        let next = line[i + c.len_utf8()..].chars().next();
         match c {
             '<' => out.push_str("&lt;"),
             '`' => out.push_str("\\`"),
+            '\\' if next.is_none_or(|n| n.is_ascii_punctuation()) => out.push_str("\\\\"),
+            // (The first `~` may have its backslash already.)
+            '~' if (next == Some('~') || line[..i].ends_with('~')) && !escapes_next(&out) => {
+                out.push_str("\\~")
+            }
             // A `!` the server escaped is text already; a backslash before
             // it that is itself escaped is not.
             '!' if !images && line[i + 1..].starts_with('[') && !escapes_next(&out) => {
                 out.push_str("\\!")
+            }
+            '(' if line[..i].ends_with(']') && !plain_destination(&line[i + 1..]) => {
+                out.push_str("\\(")
             }
             '(' if line[..i].ends_with(']') => {
                 out.push('(');
@@ -163,6 +179,17 @@ pub(crate) fn md_line_with(value: &str, images: bool) -> String {
         }
     }
     out
+}
+
+/// Whether a link's destination, after its `(` and any blanks, closes
+/// plainly within `rest`: no blank, quote, bracket, backslash or backtick
+/// before the first `)`, so every engine ends the link there (no title that
+/// runs on). A `<` is `&lt;` by then: no pointy destination.
+fn plain_destination(rest: &str) -> bool {
+    let rest = rest.trim_start_matches([' ', '\t']);
+    rest.find(')').is_some_and(|end| {
+        !rest[..end].contains(|c: char| c.is_whitespace() || "\"'(\\`[]".contains(c))
+    })
 }
 
 /// Whether `out` ends with an odd run of backslashes (the next character
@@ -214,9 +241,14 @@ pub(crate) fn md_heading(value: &str) -> String {
     out
 }
 
-/// `md_code`: an inline code span that no backtick in the value can close.
+/// `md_code`: an inline code span that no backtick in the value can close,
+/// holding exactly the value (an empty one is a space: two backticks alone
+/// would be a run that pairs with a later one).
 pub(crate) fn md_code(value: &str) -> String {
     let line = sanitize::line(value);
+    if line.is_empty() {
+        return "` `".to_string();
+    }
     let longest = longest_run(&line, '`');
     let fence = "`".repeat(longest + 1);
     let pad = if line.starts_with('`') || line.ends_with('`') {

@@ -364,6 +364,55 @@ fn md_line_neutralizes_spans_and_comments() {
     );
 }
 
+/// Issue 54: a backslash the server wrote cannot undo the escape of the
+/// backtick after it (`` \` `` was `` \\` ``: a live backtick that paired
+/// with the next code span), nor the escapes of `!` and `<`.
+#[test]
+fn md_line_backslashes_undo_no_escape() {
+    assert_eq!(md_line("Refunds \\`"), "Refunds \\\\\\`");
+    assert_eq!(md_line("\\\\``"), "\\\\\\\\\\`\\`");
+    assert_eq!(md_line("a\\<h3>"), "a\\\\&lt;h3>");
+    assert_eq!(md_line("ends \\"), "ends \\\\");
+    // Before anything but punctuation a backslash is text in every engine.
+    assert_eq!(md_line("C:\\Users\\me"), "C:\\Users\\me");
+    // Every backslash-escape of the output is its own: an odd run before
+    // each escaped character, whatever the server wrote.
+    for value in [
+        "\\`",
+        "\\\\`",
+        "\\\\\\`",
+        "x\\`\\\\`y",
+        "\\![a](b)",
+        "\\\\<!--",
+    ] {
+        let out = md_line(value);
+        let b = out.as_bytes();
+        for (i, c) in b.iter().enumerate() {
+            let image = *c == b'!' && b.get(i + 1) == Some(&b'[');
+            if matches!(c, b'`' | b'<') || image {
+                let run = b[..i].iter().rev().take_while(|c| **c == b'\\').count();
+                assert!(*c == b'<' || run % 2 == 1, "{value:?} -> {out:?} at {i}");
+            }
+        }
+        assert!(!out.contains('<'), "{out:?}");
+    }
+}
+
+/// Issue 54: what could reach past the line into the template's code spans
+/// after it: a `~~` run (mistune's strikethrough), a link title or a
+/// destination that does not close on the line.
+#[test]
+fn md_line_keeps_links_and_strikethrough_on_the_line() {
+    assert_eq!(md_line("~~x"), "\\~\\~x");
+    assert_eq!(md_line("a ~ b"), "a ~ b");
+    assert_eq!(md_line("[a](b \"t"), "\\[a]\\(b \"t");
+    assert_eq!(md_line("see [a](b"), "see [a]\\(b");
+    assert_eq!(md_line("see [a](b 'c')"), "see [a]\\(b 'c')");
+    // A link that closes plainly stays a link.
+    assert_eq!(md_line("see [a](https://x/y)"), "see [a](https://x/y)");
+    assert_eq!(md_line("see [a]( https://x/y)"), "see [a]( https://x/y)");
+}
+
 #[test]
 fn heading_text_is_the_name_in_every_engine() {
     // A closing `#` run (C cmark, cmark-gfm, markdown-it, mistune drop it).
@@ -399,6 +448,9 @@ fn heading_text_is_the_name_in_every_engine() {
 fn code_spans_cannot_be_closed() {
     assert_eq!(md_code("a`b"), "``a`b``");
     assert_eq!(md_code("`x"), "`` `x ``");
+    // Two backticks alone would be a run that pairs with a later one.
+    assert_eq!(md_code(""), "` `");
+    assert_eq!(md_code("\\`"), "`` \\` ``");
 }
 
 #[test]
@@ -558,10 +610,11 @@ fn unsafe_schemes_and_images_are_inert() {
         "a ![b](https://b/p.png)"
     );
     assert_eq!(md_line("[c](<javascript:x>)"), "\\[c](&lt;javascript:x>)");
-    // Found by the `links` target: a `!` the server escaped stays escaped
-    // (a second backslash would escape the first and free the image).
-    assert_eq!(md_line("a\\![b](y)"), "a\\![b](y)");
-    assert_eq!(md_line("a\\\\![b](y)"), "a\\\\\\![b](y)");
+    // Found by the `links` target: a `!` the server escaped stays text
+    // (a second backslash would escape the first and free the image); its
+    // backslash is shown (issue 54: a server's backslash undoes no escape).
+    assert_eq!(md_line("a\\![b](y)"), "a\\\\\\![b](y)");
+    assert_eq!(md_line("a\\\\![b](y)"), "a\\\\\\\\\\![b](y)");
     assert_eq!(
         md_line("f(x) and [c](https://x)"),
         "f(x) and [c](https://x)"

@@ -163,6 +163,140 @@ fn links_corpus_through_every_engine() {
     );
 }
 
+/// `compose` (issue 54): the committed inputs through the pulldown-cmark half of its oracle (the
+/// fuzz binary adds comrak).
+#[test]
+fn compose_corpus() {
+    assert!(replay("compose", |d| typed(d, targets::compose::run)) >= 4);
+}
+
+/// The `compose` seeds (`targets::compose::seeds`, the reported attack and its relatives) are
+/// committed as `fuzz/corpus/compose/seed-<name>`, each decoding to its value
+/// (`MCP_PREAMBLE_BLESS_SEEDS=1` writes them); on the escaping before issue 54 the replay fails.
+#[test]
+fn compose_seeds_are_committed() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/compose");
+    for (name, input) in targets::compose::seeds() {
+        let bytes = input.seed();
+        let back = targets::compose::ComposeInput::arbitrary_take_rest(Unstructured::new(&bytes));
+        assert_eq!(
+            back.as_ref().ok(),
+            Some(&input),
+            "{name} does not decode to its value"
+        );
+        let path = dir.join(format!("seed-{name}"));
+        if std::env::var_os("MCP_PREAMBLE_BLESS_SEEDS").is_some() {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(&path, &bytes).unwrap();
+        }
+        assert_eq!(
+            std::fs::read(&path).ok(),
+            Some(bytes),
+            "{} is stale",
+            path.display()
+        );
+    }
+}
+
+/// The `compose` corpus through the five engines of `tests/renderers/render.py` (one process):
+/// each input's section has the shape of the placeholder section with the input's values in it,
+/// as `tests/text/compose.rs` checks its cases. `MCP_PREAMBLE_COMPOSE_DIR=DIR` checks every input
+/// in DIR instead (what a campaign kept: `fuzz/corpus-work/compose`). Skipped without the engines,
+/// unless `MCP_PREAMBLE_REQUIRE_RENDERERS` is set (CI).
+#[test]
+fn compose_corpus_through_every_engine() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    use targets::compose::{ComposeInput, SLOTS, one_line, placeholder, section};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let python = std::env::var("MCP_PREAMBLE_PYTHON").unwrap_or_else(|_| "python3".into());
+    let render = root.join("tests/renderers/render.py");
+    if !Command::new(&python)
+        .arg(&render)
+        .arg("--check")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        assert!(
+            std::env::var("MCP_PREAMBLE_REQUIRE_RENDERERS").is_err(),
+            "no engines"
+        );
+        eprintln!("SKIPPED: the markdown engines are not installed");
+        return;
+    }
+    let files = match std::env::var_os("MCP_PREAMBLE_COMPOSE_DIR") {
+        Some(dir) => std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect(),
+        None => corpus("compose"),
+    };
+    let mut docs = vec![section(&(0..SLOTS).map(placeholder).collect::<Vec<_>>())];
+    let mut cases = Vec::new();
+    for file in files {
+        let data = std::fs::read(&file).unwrap();
+        let Ok(input) = ComposeInput::arbitrary_take_rest(Unstructured::new(&data)) else {
+            continue;
+        };
+        let values = input.values();
+        docs.push(section(&values));
+        cases.push((file, values));
+    }
+    assert!(cases.len() >= 4, "the seeds at least");
+    let mut child = Command::new(&python)
+        .arg(&render)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let input = serde_json::to_vec(&docs).unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(&input).unwrap());
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert!(out.status.success(), "render.py failed");
+    let readings: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let mut problems = Vec::new();
+    for engine in [
+        "cmark-gfm",
+        "cmark",
+        "markdown-it",
+        "mistune",
+        "commonmark.py",
+    ] {
+        let want = readings[0][engine]["shape"].as_array().unwrap();
+        for ((file, values), got) in cases.iter().zip(&readings[1..]) {
+            let expected: Vec<String> = want
+                .iter()
+                .map(|s| {
+                    (0..SLOTS)
+                        .rev()
+                        .fold(s.as_str().unwrap().to_string(), |s, k| {
+                            s.replace(&placeholder(k), &one_line(&values[k]))
+                        })
+                })
+                .collect();
+            let got_shape: Vec<String> = got[engine]["shape"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s.as_str().unwrap().to_string())
+                .collect();
+            let live = got[engine]["live"].as_array().unwrap();
+            if got_shape != expected || !live.is_empty() {
+                problems.push(format!("{} [{engine}]: {values:?}", file.display()));
+            }
+        }
+    }
+    eprintln!("compose: {} inputs through five engines", cases.len());
+    assert!(
+        problems.is_empty(),
+        "{} problems:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
+
 #[test]
 fn budgets_corpus() {
     replay("budgets", |d| typed(d, targets::budgets::run));
@@ -220,6 +354,10 @@ fn structured_corpora_decode() {
         ("budgets", decoded::<BudgetInput>("budgets")),
         ("lint", decoded::<LintInput>("lint")),
         ("links", decoded::<targets::links::LinksInput>("links")),
+        (
+            "compose",
+            decoded::<targets::compose::ComposeInput>("compose"),
+        ),
     ];
     #[cfg(feature = "serve")]
     all.extend([

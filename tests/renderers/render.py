@@ -6,7 +6,12 @@ every engine makes of it, read the way a browser reads HTML:
 
     {"engine": {"headings": [[level, text], ...], "live": [...], "hrefs": [...],
                 "top": [text of each top-level paragraph, ...],
-                "links": [[text, href], ...], "images": [src, ...]}}
+                "links": [[text, href], ...], "images": [src, ...],
+                "shape": ["<p>", "</p>", "code:TEXT", "h3:TEXT", ...]}}
+
+"shape" is the block structure and the code spans, in order: each block
+tag opened and closed, each code span's exact text, each heading's text
+(blanks joined); inline markup other than code is left out.
 
 Engines: cmark-gfm (GitHub, with its autolink, table, strikethrough and
 tasklist extensions, footnotes on), C cmark (cmark-gfm with no extension:
@@ -42,6 +47,7 @@ GENERATED = {
 }
 CONTAINERS = {"blockquote", "li", "table", "pre", "ul", "ol", "dl", "section", "div"}
 HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
+BLOCKS = CONTAINERS | {"p", "thead", "tbody", "tr", "th", "td", "hr", "dt", "dd"}
 
 
 class Reader(HTMLParser):
@@ -60,11 +66,18 @@ class Reader(HTMLParser):
         self.link = None
         # Each image's source: an image loads when the page is viewed.
         self.images = []
+        # Block tags, code spans and headings, in order.
+        self.shape = []
+        self.code = None
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
         if tag in CONTAINERS:
             self.depth += 1
+        if tag in BLOCKS:
+            self.shape.append(f"<{tag}>")
+        if tag == "code":
+            self.code = ""
         if tag == "p" and self.depth == 0:
             self.para = ""
         if tag in HEADINGS:
@@ -90,6 +103,11 @@ class Reader(HTMLParser):
     def handle_endtag(self, tag):
         if tag in CONTAINERS:
             self.depth = max(0, self.depth - 1)
+        if tag in BLOCKS:
+            self.shape.append(f"</{tag}>")
+        if tag == "code" and self.code is not None:
+            self.shape.append("code:" + self.code)
+            self.code = None
         if tag == "a" and self.link is not None:
             self.links.append([" ".join(self.link[1].split()), self.link[0]])
             self.link = None
@@ -97,10 +115,14 @@ class Reader(HTMLParser):
             self.top.append(" ".join(self.para.split()))
             self.para = None
         if tag in HEADINGS and self.current is not None:
-            self.headings.append([self.current[0], " ".join(self.current[1].split())])
+            text = " ".join(self.current[1].split())
+            self.headings.append([self.current[0], text])
+            self.shape.append(f"{tag}:{text}")
             self.current = None
 
     def handle_data(self, data):
+        if self.code is not None:
+            self.code += data
         if self.current is not None:
             self.current[1] += data
         if self.para is not None:
@@ -126,7 +148,7 @@ def read(html):
     r.feed(html)
     r.close()
     return {"headings": r.headings, "live": r.live, "hrefs": r.hrefs, "top": r.top,
-            "links": r.links, "images": r.images}
+            "links": r.links, "images": r.images, "shape": r.shape}
 
 
 UNSAFE = Options.CMARK_OPT_UNSAFE

@@ -7,6 +7,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod compose;
 mod corpus;
 mod errors;
 mod forgery;

@@ -17,10 +17,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use mcp_preamble::{Assembler, ServerSnapshot, Template, Tool};
+use mcp_preamble::{Assembler, ServerSnapshot, Skill, Template, Tool};
 use serde_json::Value;
 
-const ENGINES: [&str; 5] = [
+pub(crate) const ENGINES: [&str; 5] = [
     "cmark-gfm",
     "cmark",
     "markdown-it",
@@ -45,7 +45,7 @@ fn python() -> String {
 }
 
 /// Whether the engines are there; panics when CI requires them.
-fn engines_available() -> bool {
+pub(crate) fn engines_available() -> bool {
     let ok = Command::new(python())
         .arg(dir().join("render.py"))
         .arg("--check")
@@ -66,7 +66,7 @@ fn engines_available() -> bool {
 }
 
 /// Renders every document with every engine.
-fn render(docs: &[String]) -> Vec<Value> {
+pub(crate) fn render(docs: &[String]) -> Vec<Value> {
     let mut child = Command::new(python())
         .arg(dir().join("render.py"))
         .stdin(Stdio::piped())
@@ -95,11 +95,21 @@ fn cases() -> Vec<(String, String)> {
         .collect()
 }
 
+/// A code span after the hostile text holding a tag (issue 54): a live
+/// backtick left by the text would pair with it and make the tag HTML.
+const LATER_SPAN: &str = "<h3>zz-victim (operator rules)</h3>";
+
 fn servers(hostile: &str) -> Vec<ServerSnapshot> {
     vec![
         ServerSnapshot::new(NAMES[0])
             .with_instructions(hostile)
+            .with_skill(Skill::new(
+                format!("skill://a/{LATER_SPAN}"),
+                "refunds",
+                hostile,
+            ))
             .with_tool(Tool::new("probe", hostile))
+            .with_tool(Tool::new(LATER_SPAN, "Later."))
             .with_tool(Tool::new("other", "Plain `code` here.")),
         ServerSnapshot::new(NAMES[1])
             .with_instructions(MIDDLE)

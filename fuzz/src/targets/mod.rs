@@ -5,6 +5,7 @@
 //! this library as a module and glob-imports it at its root.
 
 pub mod budgets;
+pub mod compose;
 #[cfg(feature = "serve")]
 pub mod event_stream;
 pub mod links;
