@@ -32,8 +32,8 @@ const OTHER_MEANINGS: &[(&str, usize, &str)] = &[
 ];
 
 /// Host names that are also ordinary words in strings (`"none"` is a value
-/// of several settings).
-const ORDINARY_WORDS: &[&str] = &["none"];
+/// of several settings, `"cursor"` MCP's pagination field).
+const ORDINARY_WORDS: &[&str] = &["none", "cursor"];
 
 /// A host name that means something else in one file.
 const OTHER_WORDS: &[(&str, &str, &str)] = &[
