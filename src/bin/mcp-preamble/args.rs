@@ -120,9 +120,22 @@ pub struct InstallArgs {
     /// The host whose MCP config file to change.
     #[arg(long, value_enum, value_name = "HOST")]
     pub host: HostKind,
-    /// The config file (default: the host's own, see the README).
+    /// The config file (default: every scope's file of the host that
+    /// exists, see the README).
     #[arg(long, value_name = "PATH")]
     pub host_config: Option<PathBuf>,
+    /// List each scope's servers and whether each runs under `wrap`;
+    /// change nothing.
+    #[arg(long)]
+    pub list: bool,
+    /// Print the changes as a diff; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Claude Code: mark each wrapped entry `"alwaysLoad": true`, so its
+    /// tools (and its instructions) are loaded on the first turn instead of
+    /// behind tool search.
+    #[arg(long)]
+    pub always_load: bool,
 }
 
 /// What `serve` logs when `MCP_PREAMBLE_LOG` is not set: the gateway's

@@ -14,6 +14,7 @@ mod pin;
 mod preview;
 mod progress;
 mod review;
+mod scopes;
 mod serve;
 mod snapshot;
 mod source;
