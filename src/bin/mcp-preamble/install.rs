@@ -248,10 +248,12 @@ fn wrap_entry(
     let new = format!("[{}]", new.join(", "));
     // Claude Code loads the tools of an `alwaysLoad` server up front, not
     // behind tool search: they and the instructions are there on turn one.
-    let load =
-        (extras.always_load && host == HostKind::ClaudeCode && entry.get("alwaysLoad").is_none())
-            .then_some(", \"alwaysLoad\": true")
-            .unwrap_or_default();
+    let asked = extras.always_load && host == HostKind::ClaudeCode;
+    let load = if asked && entry.get("alwaysLoad").is_none() {
+        ", \"alwaysLoad\": true"
+    } else {
+        ""
+    };
     plan.edits.push((command.span.clone(), json(program)));
     match args {
         Some(a) => plan.edits.push((a.span.clone(), format!("{new}{load}"))),
