@@ -1,6 +1,7 @@
 //! `mcp-preamble wrap`: one upstream served to a host over stdio as it is,
 //! except what this crate exists for ([`Wrapper`]).
 
+mod describe;
 #[cfg(feature = "http")]
 mod http;
 mod lines;
@@ -76,10 +77,12 @@ impl Wrapper {
     pub fn new(assembler: Assembler, host: ServeAs) -> Result<Wrapper> {
         // The host lists the tools itself: no tool list in the instructions.
         let assembler = host.fit(assembler.tool_list(false).exposing(), 0)?;
+        let cap = host.as_host().and_then(|h| h.profile().description_cap);
         Ok(Wrapper {
             shaper: Shaper {
                 assembler,
                 alias: None,
+                describer: cap.and_then(describe::Describer::new),
             },
             max_message: MAX_MESSAGE_BYTES,
         })

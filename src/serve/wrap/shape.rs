@@ -14,6 +14,7 @@ use crate::assemble::Assembler;
 use crate::error::Result;
 use crate::model::ServerSnapshot;
 use crate::report::{ExposedTool, Exposure};
+use crate::serve::wrap::describe::Describer;
 use crate::server_key::ServerKey;
 
 /// The assembler (fitted to the host) and the alias the policy knows the
@@ -22,6 +23,9 @@ use crate::server_key::ServerKey;
 pub(crate) struct Shaper {
     pub assembler: Assembler,
     pub alias: Option<String>,
+    /// Fits each description to the host's per-description cap, when the
+    /// host has one.
+    pub describer: Option<Describer>,
 }
 
 impl Shaper {
@@ -85,7 +89,7 @@ impl Shaper {
                 let name = raw.get("name").and_then(Value::as_str).unwrap_or_default();
                 match (served.get(name), raw.as_object_mut()) {
                     (Some(tool), Some(raw)) => {
-                        changed |= shape_tool(raw, tool);
+                        changed |= shape_tool(raw, tool, self.describer.as_ref());
                         true
                     }
                     _ => false,
@@ -97,10 +101,14 @@ impl Shaper {
     }
 }
 
-/// Sets `raw`'s description, title, annotations and schema to the
-/// assembly's; returns whether any changed.
-fn shape_tool(raw: &mut Map<String, Value>, tool: &ExposedTool) -> bool {
-    let mut changed = set(raw, "description", tool.description().map(Value::from));
+/// Sets `raw`'s description (fitted to the host's cap), title, annotations
+/// and schema to the assembly's; returns whether any changed.
+fn shape_tool(raw: &mut Map<String, Value>, tool: &ExposedTool, fit: Option<&Describer>) -> bool {
+    let description = match (tool.description(), fit) {
+        (Some(d), Some(fit)) => fit.fit(&tool.own, d),
+        (d, _) => d.map(str::to_string),
+    };
+    let mut changed = set(raw, "description", description.map(Value::from));
     changed |= set(raw, "title", tool.title.clone().map(Value::from));
     if let Some(Value::Object(wanted)) = tool
         .annotations

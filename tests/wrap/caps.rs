@@ -1,0 +1,116 @@
+//! The host's caps under `wrap --as HOST` (issue 51.3), in process: a fake
+//! upstream on one duplex stream, the host on another, `relay_streams`
+//! between them.
+
+use mcp_preamble::Assembler;
+use mcp_preamble::hosts::Host;
+use mcp_preamble::serve::{ServeAs, Wrapper, relay_streams};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, duplex};
+
+/// A description of exactly `units` UTF-16 units: distinct sentences of
+/// trivia with one constraint in the middle.
+pub fn long_description(units: usize) -> String {
+    let mut text = String::new();
+    let mut i = 0;
+    while text.encode_utf16().count() < units / 2 {
+        text.push_str(&format!(
+            "Field {i} of an invoice holds an amount in cents. "
+        ));
+        i += 1;
+    }
+    text.push_str("Always call list_periods before get_invoice. ");
+    while text.encode_utf16().count() < units {
+        text.push_str(&format!(
+            "Field {i} of an invoice holds an amount in cents. "
+        ));
+        i += 1;
+    }
+    let cut: Vec<u16> = text.encode_utf16().take(units - 1).collect();
+    let mut text = String::from_utf16(&cut).unwrap().trim_end().to_string();
+    while text.encode_utf16().count() < units {
+        text.push('.');
+    }
+    text
+}
+
+/// A fake upstream answering `initialize` (with `instructions`) and
+/// `tools/list` (with `tools`).
+pub async fn upstream(stream: DuplexStream, instructions: String, tools: Value) {
+    let (read, mut write) = tokio::io::split(stream);
+    let mut lines = BufReader::new(read).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let message: Value = serde_json::from_str(&line).unwrap();
+        let Some(id) = message.get("id") else {
+            continue;
+        };
+        let result = match message["method"].as_str() {
+            Some("initialize") => json!({"protocolVersion": "2025-06-18",
+                "capabilities": {"tools": {}}, "serverInfo": {"name": "billing", "version": "1"},
+                "instructions": instructions}),
+            Some("tools/list") => tools.clone(),
+            _ => json!({}),
+        };
+        let answer = json!({"jsonrpc": "2.0", "id": id, "result": result});
+        if write
+            .write_all(format!("{answer}\n").as_bytes())
+            .await
+            .is_err()
+        {
+            return;
+        }
+    }
+}
+
+/// What a host reads through `wrapper` from that upstream: the
+/// `initialize` result and the `tools/list` result.
+pub async fn host_reads(wrapper: Wrapper, instructions: String, tools: Value) -> (Value, Value) {
+    let (host_side, relay_host) = duplex(1 << 20);
+    let (up_side, relay_up) = duplex(1 << 20);
+    tokio::spawn(upstream(up_side, instructions, tools));
+    let (host_in, host_out) = tokio::io::split(relay_host);
+    let (up_out, up_in) = tokio::io::split(relay_up);
+    tokio::spawn(async move { relay_streams(&wrapper, host_in, host_out, up_out, up_in).await });
+    let (read, mut write) = tokio::io::split(host_side);
+    let mut lines = BufReader::new(read).lines();
+    let mut ask = async |id: u64, method: &str| -> Value {
+        let m = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {}});
+        write.write_all(format!("{m}\n").as_bytes()).await.unwrap();
+        loop {
+            let line = lines.next_line().await.unwrap().unwrap();
+            let answer: Value = serde_json::from_str(&line).unwrap();
+            if answer["id"] == json!(id) {
+                return answer["result"].clone();
+            }
+        }
+    };
+    let init = ask(1, "initialize").await;
+    let list = ask(2, "tools/list").await;
+    (init, list)
+}
+
+#[tokio::test]
+async fn a_3407_unit_description_is_fitted_to_claude_codes_cap_with_its_constraint() {
+    let cap = Host::ClaudeCode.profile().description_cap.unwrap();
+    let long = long_description(3407);
+    assert_eq!(long.encode_utf16().count(), 3407);
+    let tools = json!({"tools": [
+        {"name": "get_invoice", "description": long, "inputSchema": {"type": "object"}},
+        {"name": "list_periods", "description": "List the billing periods.", "inputSchema": {"type": "object"}},
+    ]});
+    let wrapper = Wrapper::new(Assembler::new(), ServeAs::ClaudeCode).unwrap();
+    let (_, list) = host_reads(wrapper, "Use billing.".into(), tools.clone()).await;
+    let served = list["tools"][0]["description"].as_str().unwrap();
+    assert!(cap.fits(served), "{} units", cap.measure(served));
+    assert!(served.contains("Always call list_periods before get_invoice."));
+    assert!(served.contains("Shortened to fit"), "{served}");
+    // A description within the cap passes as it is.
+    assert_eq!(
+        list["tools"][1]["description"],
+        json!("List the billing periods.")
+    );
+    // Without a host (`plain`), nothing is cut.
+    let plain = Wrapper::new(Assembler::new(), ServeAs::Plain).unwrap();
+    let (_, list) = host_reads(plain, "Use billing.".into(), tools).await;
+    assert_eq!(list["tools"][0]["description"], json!(long));
+}
