@@ -52,6 +52,11 @@ const OTHER_WORDS: &[(&str, &str, &str)] = &[
         "vscode",
         "VS Code's project config, .vscode/mcp.json, which install edits",
     ),
+    (
+        "src/bin/mcp-preamble/scopes.rs",
+        "vscode",
+        "VS Code's workspace folder, .vscode, where a workspace scope's file is",
+    ),
 ];
 
 /// The code of a file without comments and `#[cfg(test)]` items, and its

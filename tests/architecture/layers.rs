@@ -104,6 +104,8 @@ const BIN_LAYERS: &[&[&str]] = &[
     // `wrap` loads the policy and the log as `serve` does; `install`
     // edits host configs through the JSONC scanner.
     &["jsonc"],
+    // Each host's config scopes: its files and the servers objects in one.
+    &["scopes"],
     &["wrap", "install"],
 ];
 

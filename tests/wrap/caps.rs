@@ -4,7 +4,7 @@
 
 use mcp_preamble::Assembler;
 use mcp_preamble::hosts::Host;
-use mcp_preamble::serve::{ServeAs, Wrapper, relay_streams};
+use mcp_preamble::serve::{READER, ServeAs, Wrapper, relay_streams};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, duplex};
 
@@ -65,6 +65,16 @@ pub async fn upstream(stream: DuplexStream, instructions: String, tools: Value) 
 /// What a host reads through `wrapper` from that upstream: the
 /// `initialize` result and the `tools/list` result.
 pub async fn host_reads(wrapper: Wrapper, instructions: String, tools: Value) -> (Value, Value) {
+    let (init, list, _) = host_session(wrapper, instructions, tools).await;
+    (init, list)
+}
+
+/// [`host_reads`], and the answer to a call of the reader tool.
+pub async fn host_session(
+    wrapper: Wrapper,
+    instructions: String,
+    tools: Value,
+) -> (Value, Value, Value) {
     let (host_side, relay_host) = duplex(1 << 20);
     let (up_side, relay_up) = duplex(1 << 20);
     tokio::spawn(upstream(up_side, instructions, tools));
@@ -86,7 +96,17 @@ pub async fn host_reads(wrapper: Wrapper, instructions: String, tools: Value) ->
     };
     let init = ask(1, "initialize").await;
     let list = ask(2, "tools/list").await;
-    (init, list)
+    let m = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": READER, "arguments": {}}});
+    write.write_all(format!("{m}\n").as_bytes()).await.unwrap();
+    let called = loop {
+        let line = lines.next_line().await.unwrap().unwrap();
+        let answer: Value = serde_json::from_str(&line).unwrap();
+        if answer["id"] == json!(3) {
+            break answer;
+        }
+    };
+    (init, list, called)
 }
 
 #[tokio::test]
@@ -113,4 +133,78 @@ async fn a_3407_unit_description_is_fitted_to_claude_codes_cap_with_its_constrai
     let plain = Wrapper::new(Assembler::new(), ServeAs::Plain).unwrap();
     let (_, list) = host_reads(plain, "Use billing.".into(), tools).await;
     assert_eq!(list["tools"][0]["description"], json!(long));
+}
+
+/// Instructions of distinct sentences, a constraint first.
+fn long_instructions(sentences: usize) -> String {
+    let mut text = String::from("Always call list_periods before get_invoice. ");
+    for i in 0..sentences {
+        text.push_str(&format!("Period {i} closes on the last day of its month. "));
+    }
+    text
+}
+
+/// Issue 51.4: Claude Desktop never reads `instructions`; under `--as
+/// claude-desktop` the budgeted text is the reader tool's description, and
+/// a call of it answers the full text.
+#[tokio::test]
+async fn a_host_that_reads_no_instructions_gets_them_in_the_reader_description() {
+    let text = long_instructions(60);
+    let tools = json!({"tools": [{"name": "get_invoice", "description": "One invoice.", "inputSchema": {"type": "object"}}]});
+    let desktop: ServeAs = "claude-desktop".parse().unwrap();
+    let wrapper = Wrapper::new(Assembler::new().budget(80), desktop).unwrap();
+    let (_, list, called) = host_session(wrapper, text.clone(), tools.clone()).await;
+    let names: Vec<&str> = list["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["get_invoice", READER]);
+    let described = list["tools"][1]["description"].as_str().unwrap();
+    assert!(
+        described.contains("Always call list_periods before get_invoice."),
+        "{described}"
+    );
+    assert!(described.contains("Shortened to fit"), "{described}");
+    assert!(described.contains(READER), "{described}");
+    assert!(!described.contains("Period 59 closes"), "{described}");
+    assert_eq!(
+        called["result"]["content"][0]["text"],
+        json!(text.trim_end())
+    );
+    // A host that reads them whole gets no reader tool.
+    let whole = Wrapper::new(Assembler::new(), ServeAs::ClaudeCode).unwrap();
+    let (init, list) = host_reads(whole, "Use billing.".into(), tools).await;
+    assert!(
+        init["instructions"]
+            .as_str()
+            .unwrap()
+            .contains("Use billing.")
+    );
+    assert_eq!(list["tools"].as_array().unwrap().len(), 1);
+}
+
+/// Issue 51.3: under `--as claude-code` shortened instructions carry the
+/// shortening line naming the reader tool, which is listed and answers.
+#[tokio::test]
+async fn shortened_instructions_say_so_under_as_and_name_the_reader() {
+    let cap = Host::ClaudeCode.profile().cut.cap().unwrap();
+    let text = long_instructions(80);
+    assert!(!cap.fits(&text));
+    let tools = json!({"tools": [{"name": "get_invoice", "description": "One invoice.", "inputSchema": {"type": "object"}}]});
+    let wrapper = Wrapper::new(Assembler::new(), ServeAs::ClaudeCode).unwrap();
+    let (init, list, called) = host_session(wrapper, text.clone(), tools).await;
+    let served = init["instructions"].as_str().unwrap();
+    assert!(cap.fits(served));
+    assert!(served.contains("Always call list_periods before get_invoice."));
+    assert!(
+        served.contains("Shortened to fit") && served.contains(READER),
+        "{served}"
+    );
+    assert_eq!(list["tools"][1]["name"], json!(READER));
+    assert_eq!(
+        called["result"]["content"][0]["text"],
+        json!(text.trim_end())
+    );
 }

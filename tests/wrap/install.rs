@@ -106,8 +106,9 @@ fn install_twice_is_install_once_and_uninstall_gives_back_the_original_bytes() {
             let (was, is) = (&before[key][name], &after[key][name]);
             assert_eq!(is["command"], json!(program()), "{host} {name}");
             let mut args = vec![json!("wrap")];
-            if *host == "claude-code" {
-                args.extend([json!("--as"), json!("claude-code")]);
+            // The hosts whose row `wrap --as` takes: a cap, or instructions read nowhere.
+            if ["claude-code", "claude-desktop"].contains(host) {
+                args.extend([json!("--as"), json!(host)]);
             }
             args.extend([
                 json!("--name"),
@@ -388,12 +389,28 @@ fn claude_desktop_http_entries_become_wrap_url() {
     let p = path.display().to_string();
     let out = run(&["install", "--host", "claude-desktop", "--host-config", &p]);
     assert!(out.status.success(), "{}", text(&out.stderr));
+    // Install names the channel the host's model reads (issue 51.4).
+    assert!(
+        text(&out.stdout).contains(
+            "claude-desktop: its model reads no instructions: wrap lists a `mcp_preamble__instructions` tool whose description carries them"
+        ),
+        "{}",
+        text(&out.stdout)
+    );
     let after = json_of(&std::fs::read_to_string(&path).unwrap());
     let docs = &after["mcpServers"]["docs"];
     assert_eq!(docs["command"], json!(program()));
     assert_eq!(
         docs["args"],
-        json!(["wrap", "--name", "docs", "--url", "https://example.com/mcp"])
+        json!([
+            "wrap",
+            "--as",
+            "claude-desktop",
+            "--name",
+            "docs",
+            "--url",
+            "https://example.com/mcp"
+        ])
     );
     assert!(docs.get("url").is_none());
     // Headers `wrap --url` would not send: left alone, and said so.

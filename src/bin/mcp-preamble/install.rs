@@ -285,7 +285,12 @@ fn desktop_url(
         return None;
     };
     let member = members.iter().rev().find(|k| k.key == "url")?;
-    let args = [json("wrap"), json("--name"), json(&m.key), json("--url")].join(", ");
+    let mut args = vec![json("wrap")];
+    if let Some(serve_as) = host.serve_as() {
+        args.extend([json("--as"), json(&serve_as)]);
+    }
+    args.extend([json("--name"), json(&m.key), json("--url")]);
+    let args = args.join(", ");
     let with = format!(
         "\"command\": {}, \"args\": [{args}, {}]",
         json(program),
@@ -405,6 +410,7 @@ pub fn install(a: &InstallArgs) -> Result<ExitCode, CliError> {
     for path in config_paths(a)? {
         install_file(a, &path)?;
     }
+    crate::emit::emit_line(&scopes::channel(a.host));
     Ok(ExitCode::SUCCESS)
 }
 

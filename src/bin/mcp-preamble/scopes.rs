@@ -137,6 +137,32 @@ fn json(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_default()
 }
 
+/// Where the host's model reads each wrapped server's instructions, from
+/// the host table, as `install` says it (issue 51.4).
+pub fn channel(host: HostKind) -> String {
+    use clap::ValueEnum as _;
+    use mcp_preamble::hosts::{Host, Reads};
+    let name = host
+        .to_possible_value()
+        .map(|v| v.get_name().to_string())
+        .unwrap_or_default();
+    let Some(row) = Host::named(&name).map(Host::profile) else {
+        return format!("{name}: where its model reads instructions is not known");
+    };
+    let how = match row.reads {
+        Reads::Nowhere => format!(
+            "its model reads no instructions: wrap lists a `{}` tool whose description carries them",
+            mcp_preamble::serve::READER
+        ),
+        Reads::Unknown => {
+            "where its model reads instructions is not known: served as the instructions field"
+                .into()
+        }
+        reads => format!("its model reads instructions in {}", reads.describe()),
+    };
+    format!("{name}: {how}")
+}
+
 /// `old` against `new` as a unified diff (`install --dry-run`).
 pub fn diff(path: &Path, old: &str, new: &str) -> String {
     let name = path.display().to_string();

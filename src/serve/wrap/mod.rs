@@ -5,6 +5,7 @@ mod describe;
 #[cfg(feature = "http")]
 mod http;
 mod lines;
+mod reader;
 mod relay;
 mod shape;
 
@@ -17,6 +18,7 @@ use tokio::sync::mpsc;
 
 use crate::assemble::Assembler;
 use crate::error::{Error, ErrorKind, Result};
+use crate::hosts::{Host, Reads};
 use crate::serve::gateway::fit::ServeAs;
 use relay::{Ended, Relay, write_lines};
 use shape::Shaper;
@@ -76,13 +78,21 @@ impl Wrapper {
     /// fitted to `host`. Fails when the host's cap cannot be met.
     pub fn new(assembler: Assembler, host: ServeAs) -> Result<Wrapper> {
         // The host lists the tools itself: no tool list in the instructions.
+        // The policy's shortening line stays (the gateway's fit drops it for
+        // its own note), ending with the reader tool that has the full text.
+        let note = assembler.shortening_note_on();
         let assembler = host.fit(assembler.tool_list(false).exposing(), 0)?;
-        let cap = host.as_host().and_then(|h| h.profile().description_cap);
+        let assembler = assembler
+            .shortening_note(note)
+            .full_text_hint(crate::serve::gateway::view::READER);
+        let row = host.as_host().map(Host::profile);
+        let cap = row.and_then(|p| p.description_cap);
         Ok(Wrapper {
             shaper: Shaper {
                 assembler,
                 alias: None,
                 describer: cap.and_then(describe::Describer::new),
+                delivers: row.is_some_and(|p| p.reads == Reads::Nowhere),
             },
             max_message: MAX_MESSAGE_BYTES,
         })

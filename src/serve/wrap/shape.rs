@@ -13,8 +13,9 @@ use serde_json::{Map, Value, json};
 use crate::assemble::Assembler;
 use crate::error::Result;
 use crate::model::ServerSnapshot;
-use crate::report::{ExposedTool, Exposure};
+use crate::report::{ExposedTool, Exposure, RemovalReason};
 use crate::serve::wrap::describe::Describer;
+use crate::serve::wrap::reader::Reader;
 use crate::server_key::ServerKey;
 
 /// The assembler (fitted to the host) and the alias the policy knows the
@@ -26,6 +27,9 @@ pub(crate) struct Shaper {
     /// Fits each description to the host's per-description cap, when the
     /// host has one.
     pub describer: Option<Describer>,
+    /// The host reads instructions nowhere: the reader tool's description
+    /// carries them.
+    pub delivers: bool,
 }
 
 impl Shaper {
@@ -43,8 +47,9 @@ impl Shaper {
         (self.assembler.tool_filter_of(Some(key))).is_some_and(|f| !f.sends(tool))
     }
 
-    /// `snapshot` under the alias, assembled; its one exposure.
-    fn assemble(&self, snapshot: ServerSnapshot) -> Result<(String, Exposure)> {
+    /// `snapshot` under the alias, assembled: the text, its one exposure,
+    /// and whether its instructions were shortened.
+    fn assemble(&self, snapshot: ServerSnapshot) -> Result<(String, Exposure, bool)> {
         let snapshot = match &self.alias {
             Some(alias) => snapshot.with_alias(alias.clone()),
             None => snapshot,
@@ -53,14 +58,37 @@ impl Shaper {
         let exposure = (assembly.exposures().first())
             .map(|e| e.as_ref().clone())
             .unwrap_or_default();
-        Ok((assembly.text().to_string(), exposure))
+        // As the gateway judges it: lost to the budget, cut or left out.
+        let cut = assembly.servers().iter().any(|s| {
+            s.truncated
+                || !s.included
+                || s.omitted.is_some()
+                || (s.removed.iter()).any(|r| r.reason == RemovalReason::Budget && r.unit.is_some())
+        });
+        Ok((assembly.text().to_string(), exposure, cut))
     }
 
     /// The instructions to serve for `snapshot` (its handshake and every
-    /// tool listed), `None` when nothing is left of them.
-    pub(crate) fn instructions(&self, snapshot: ServerSnapshot) -> Result<Option<String>> {
-        let (text, _) = self.assemble(snapshot)?;
-        Ok((!text.trim().is_empty()).then_some(text))
+    /// tool listed), `None` when nothing is left of them; and the reader
+    /// tool, when the host does not read them whole there.
+    pub(crate) fn instructions(
+        &self,
+        snapshot: ServerSnapshot,
+    ) -> Result<(Option<String>, Option<Reader>)> {
+        let (text, exposure, cut) = self.assemble(snapshot)?;
+        let text = (!text.trim().is_empty()).then_some(text);
+        let reader = match (&exposure.instructions, &text) {
+            (Some(full), Some(text)) if self.delivers => Some(Reader {
+                full: full.clone(),
+                described: Some(text.trim_end().to_string()),
+            }),
+            (Some(full), _) if cut => Some(Reader {
+                full: full.clone(),
+                described: None,
+            }),
+            _ => None,
+        };
+        Ok((text, reader))
     }
 
     /// Reshapes one `tools/list` result in place: tools the policy hides
@@ -75,7 +103,7 @@ impl Shaper {
         let mut snapshot = base.clone();
         snapshot.tools.clear();
         snapshot.push_tools_page(&Value::Object(result.clone()))?;
-        let (_, exposure) = self.assemble(snapshot)?;
+        let (_, exposure, _) = self.assemble(snapshot)?;
         let served: BTreeMap<&str, &ExposedTool> = exposure
             .tools
             .iter()
