@@ -106,7 +106,7 @@ const BIN_LAYERS: &[&[&str]] = &[
     &["jsonc"],
     // Each host's config scopes: its files and the servers objects in one.
     &["scopes"],
-    &["wrap", "install"],
+    &["wrap", "install", "show"],
 ];
 
 /// The longest a function may be, from its `fn` line to its closing brace.

@@ -208,3 +208,69 @@ async fn shortened_instructions_say_so_under_as_and_name_the_reader() {
         json!(text.trim_end())
     );
 }
+
+/// The host table's rule for where a host's model reads a wrapped
+/// server's text, applied to what the wrapper answered: the instructions
+/// field cut blindly at the host's cap, or the reader tool's description
+/// for a host that reads instructions nowhere.
+fn host_receives(host: &str, init: &Value, list: &Value) -> String {
+    use mcp_preamble::hosts::{Host, Reads};
+    let row = Host::named(host).unwrap().profile();
+    match row.reads {
+        Reads::Nowhere => list["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == json!(READER))
+            .and_then(|t| t["description"].as_str())
+            .unwrap_or_default()
+            .to_string(),
+        _ => {
+            let text = init["instructions"].as_str().unwrap_or_default();
+            match row.cut.cap() {
+                Some(cap) if !cap.fits(text) => {
+                    let units: Vec<u16> = text.encode_utf16().take(cap.limit).collect();
+                    String::from_utf16_lossy(&units)
+                }
+                _ => text.to_string(),
+            }
+        }
+    }
+}
+
+/// Issue 51.8: `show --host HOST` prints what a host simulation receives
+/// from the wrapped server (a corpus server whose text Claude Code would
+/// cut; Claude Desktop, which reads it nowhere).
+#[tokio::test]
+async fn show_prints_what_the_host_receives_through_wrap() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/corpus/basic-memory.json"
+    );
+    let snapshot = mcp_preamble::files::load_server_file(file).unwrap();
+    let tools: Vec<Value> = (snapshot.tools.iter())
+        .map(|t| json!({"name": t.name, "description": t.description, "inputSchema": t.input_schema.as_value()}))
+        .collect();
+    let instructions = snapshot.instructions.raw().unwrap().to_string();
+    for host in ["claude-code", "claude-desktop"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
+            .args(["show", "--host", host, file])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let printed = String::from_utf8(out.stdout).unwrap();
+        let start = printed.find("--- what the model reads ---\n").unwrap() + 29;
+        let end = printed.find("\n--- end ---").unwrap();
+        let wrapper = Wrapper::new(Assembler::new(), host.parse().unwrap())
+            .unwrap()
+            .alias("basic-memory");
+        let (init, list) = host_reads(wrapper, instructions.clone(), json!({"tools": tools})).await;
+        let received = host_receives(host, &init, &list);
+        assert!(!received.is_empty(), "{host}");
+        assert_eq!(&printed[start..end], received.trim_end(), "{host}");
+    }
+}

@@ -76,6 +76,31 @@ pub enum Command {
     /// Undo `install`: the backup back byte for byte when the config is
     /// still what install wrote, else each wrapped entry unwrapped in place.
     Uninstall(InstallArgs),
+    /// Print, per server, what a host's model reads after `install`.
+    ///
+    /// The text `wrap --as HOST` serves, where the host reads it (the
+    /// instructions field, or for a host that reads none the reader tool's
+    /// description), its length against the host's cap, the units cut, and
+    /// the tools as listed. Servers come from capture or snapshot files or
+    /// a config (`--config`, before install: the servers' own commands).
+    Show(ShowArgs),
+}
+
+#[derive(Args)]
+pub struct ShowArgs {
+    #[arg(long = "host", value_name = "HOST", value_parser = parse_serve_as, help = format!(
+        "The host whose model reads: {}, a host that reads no instructions, or `plain`",
+        serve_hosts()
+    ))]
+    pub host: mcp_preamble::serve::ServeAs,
+    /// Capture or snapshot files (as `preview` reads them).
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub connect: Connect,
+    /// A policy file (`mcp-preamble.toml`), as `wrap --policy` reads it.
+    #[arg(long, value_name = "PATH")]
+    pub policy: Option<PathBuf>,
 }
 
 #[derive(Args)]

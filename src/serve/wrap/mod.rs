@@ -6,6 +6,7 @@ mod describe;
 mod http;
 mod lines;
 mod reader;
+mod reads;
 mod relay;
 mod shape;
 
@@ -24,6 +25,7 @@ use relay::{Ended, Relay, write_lines};
 use shape::Shaper;
 
 pub use crate::serve::upstream::MAX_MESSAGE_BYTES;
+pub use reads::ModelReads;
 
 /// How long an upstream may take to exit once the host has gone and its
 /// stdin is closed, before it is killed.
@@ -93,6 +95,7 @@ impl Wrapper {
                 alias: None,
                 describer: cap.and_then(describe::Describer::new),
                 delivers: row.is_some_and(|p| p.reads == Reads::Nowhere),
+                host: host.as_host(),
             },
             max_message: MAX_MESSAGE_BYTES,
         })

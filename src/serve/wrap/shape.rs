@@ -12,7 +12,9 @@ use serde_json::{Map, Value, json};
 
 use crate::assemble::Assembler;
 use crate::error::Result;
+use crate::hosts::Host;
 use crate::model::ServerSnapshot;
+use crate::report::ServerReport;
 use crate::report::{ExposedTool, Exposure, RemovalReason};
 use crate::serve::wrap::describe::Describer;
 use crate::serve::wrap::reader::Reader;
@@ -30,6 +32,8 @@ pub(crate) struct Shaper {
     /// The host reads instructions nowhere: the reader tool's description
     /// carries them.
     pub delivers: bool,
+    /// The host's row (`wrap --as`), if any.
+    pub host: Option<Host>,
 }
 
 impl Shaper {
@@ -89,6 +93,30 @@ impl Shaper {
             _ => None,
         };
         Ok((text, reader))
+    }
+
+    /// The report of `snapshot`'s one block (what was removed, and why).
+    pub(crate) fn report(&self, snapshot: ServerSnapshot) -> Result<Vec<ServerReport>> {
+        let snapshot = match &self.alias {
+            Some(alias) => snapshot.with_alias(alias.clone()),
+            None => snapshot,
+        };
+        Ok(self.assembler.assemble(&[snapshot])?.servers().to_vec())
+    }
+
+    /// `snapshot`'s tools as `tools/list` serves them: the policy's, each
+    /// description fitted to the host's cap.
+    pub(crate) fn tools(&self, snapshot: &ServerSnapshot) -> Result<Vec<(String, Option<String>)>> {
+        let (_, exposure, _) = self.assemble(snapshot.clone())?;
+        let fit = |t: &ExposedTool| match (t.description(), &self.describer) {
+            (Some(d), Some(fit)) => fit.fit(&t.own, d),
+            (d, _) => d.map(str::to_string),
+        };
+        Ok(exposure
+            .tools
+            .iter()
+            .map(|t| (t.own.clone(), fit(t)))
+            .collect())
     }
 
     /// Reshapes one `tools/list` result in place: tools the policy hides
