@@ -838,3 +838,36 @@ mod cli {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+/// The README's per-host table says, for each host it names, where the
+/// host table says its model reads instructions (issue 51, "Done when").
+#[test]
+fn the_readme_per_host_table_agrees_with_the_host_table() {
+    use mcp_preamble::hosts::Host;
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let head = "| host | where its model reads a server's instructions | what `install` does there |";
+    let at = readme.find(head).expect("the per-host table");
+    let rows: Vec<&str> = readme[at..]
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    let mut named = Vec::new();
+    for row in &rows {
+        let cells: Vec<&str> = row.split(" | ").collect();
+        let name = cells[0].rsplit("(`").next().unwrap().trim_end_matches("`)");
+        let host = Host::named(name).unwrap_or_else(|| panic!("{name}: not in the host table"));
+        assert!(
+            cells[1].starts_with(host.profile().reads.describe()),
+            "{name}: {:?} does not start with {:?}",
+            cells[1],
+            host.profile().reads.describe()
+        );
+        named.push(name);
+    }
+    assert_eq!(
+        named,
+        ["claude-code", "claude-desktop", "codex", "cursor", "vscode", "gemini-cli"]
+    );
+}
