@@ -846,7 +846,8 @@ fn the_readme_per_host_table_agrees_with_the_host_table() {
     use mcp_preamble::hosts::Host;
     let readme =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let head = "| host | where its model reads a server's instructions | what `install` does there |";
+    let head =
+        "| host | where its model reads a server's instructions | what `install` does there |";
     let at = readme.find(head).expect("the per-host table");
     let rows: Vec<&str> = readme[at..]
         .lines()
@@ -868,6 +869,13 @@ fn the_readme_per_host_table_agrees_with_the_host_table() {
     }
     assert_eq!(
         named,
-        ["claude-code", "claude-desktop", "codex", "cursor", "vscode", "gemini-cli"]
+        [
+            "claude-code",
+            "claude-desktop",
+            "codex",
+            "cursor",
+            "vscode",
+            "gemini-cli"
+        ]
     );
 }
