@@ -497,6 +497,7 @@ impl Assembler {
     }
 
     /// Whether blocks get the shortening line ([`Assembler::shortening_note`]).
+    #[cfg(feature = "serve")]
     pub(crate) fn shortening_note_on(&self) -> bool {
         self.shortening_note
     }
