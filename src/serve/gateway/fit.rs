@@ -83,14 +83,15 @@ impl ServeAs {
     /// shortening line ([`Assembler::shortening_note`]): the gateway's note
     /// names the reader tool once.
     pub fn fit(self, assembler: Assembler, reserve: usize) -> Result<Assembler> {
-        let Some(cap) = self.cap() else {
-            return Ok(assembler);
-        };
         let sends = self.0.is_some_and(|h| h.profile().sends_tools);
         let assembler = if sends {
             assembler.tool_list(false)
         } else {
             assembler
+        };
+        // A host that reads instructions nowhere has no cap to fit.
+        let Some(cap) = self.cap() else {
+            return Ok(assembler);
         };
         // Under a cut the gateway's one note ([`super::NOTE`]) says where
         // full texts are: a line per shortened block would spend the cap.
