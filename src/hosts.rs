@@ -165,6 +165,52 @@ pub enum NameRule {
     Codex,
 }
 
+/// Where a host's model reads a server's instructions (issue 51.4): what
+/// `install` and `wrap --as` deliver them through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Reads {
+    /// The `instructions` field of the handshake, placed in the system
+    /// prompt (within [`Profile::cut`]).
+    Instructions,
+    /// The server's namespace description in tool search (within
+    /// [`Profile::cut`], which is its cap).
+    NamespaceDescription,
+    /// Nowhere: the host stores the field and never sends it. `wrap` puts
+    /// the budgeted text in the description of its reader tool, which the
+    /// host does send.
+    Nowhere,
+    /// Not known.
+    Unknown,
+}
+
+impl Reads {
+    /// The channel for people, as the README's per-host table and
+    /// `install` name it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Reads::Instructions => "the instructions field (system prompt)",
+            Reads::NamespaceDescription => "the server's namespace description",
+            Reads::Nowhere => "nowhere (the reader tool's description instead)",
+            Reads::Unknown => "not known",
+        }
+    }
+}
+
+/// One more fact about a host, with its source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct Fact {
+    /// The fact.
+    pub fact: &'static str,
+    /// Where it comes from.
+    pub source: &'static str,
+}
+
+const fn fact(fact: &'static str, source: &'static str) -> Fact {
+    Fact { fact, source }
+}
+
 /// One host: its name, how it names tools, what it cuts, where it places
 /// instructions, and the source of each fact.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -191,6 +237,13 @@ pub struct Profile {
     /// and description) itself, so a tool list in the section only repeats
     /// it ([`Assembler::tool_list`](crate::Assembler::tool_list)).
     pub sends_tools: bool,
+    /// Where its model reads a server's instructions.
+    pub reads: Reads,
+    /// The cap on each tool's description, when it has one (`wrap --as`
+    /// fits descriptions to it).
+    pub description_cap: Option<HostCap>,
+    /// More facts (names, starting servers), each with its source.
+    pub facts: &'static [Fact],
 }
 
 /// The hosts, one row each. Order matters only for lists (help, errors).
@@ -205,6 +258,26 @@ const TABLE: &[Profile] = &[
         source: "github.com/anthropics/claude-code issue #39106: the first 2,048 characters (JavaScript string length, UTF-16 code units) are forwarded, cut mid-word, and `… [truncated]` appended; the cap is undocumented",
         reported: false,
         sends_tools: true,
+        reads: Reads::Instructions,
+        description_cap: Some(HostCap::per_server(Unit::Utf16, 2048)),
+        facts: &[
+            fact(
+                "each tool description is cut at 2,048 characters (JavaScript length) and `… [truncated]` appended, silently",
+                "anthropics/claude-code #41593 (since v2.1.84) and #87650 (v2.1.234, the constant in the binary); its MCP docs, \"for MCP server authors\": tool descriptions and server instructions are cut at 2KB each",
+            ),
+            fact(
+                "the tool-search path (a tool_reference) caps a tool's name at 64 characters, although tool definitions take 128",
+                "anthropics/claude-code #16425",
+            ),
+            fact(
+                "a plugin's servers are named mcp__plugin_<plugin>_<server>__<tool>",
+                "Yeachan-Heo/oh-my-claudecode #241, cloudflare/skills #11, ChromeDevTools/chrome-devtools-mcp #1169",
+            ),
+            fact(
+                "`alwaysLoad: true` on a server's entry loads its tools up front instead of behind tool search (v2.1.119)",
+                "anthropics/claude-code #54158; modu-ai/moai-adk PR #755",
+            ),
+        ],
     },
     Profile {
         name: "vscode",
@@ -216,6 +289,12 @@ const TABLE: &[Profile] = &[
         source: "not known",
         reported: true,
         sends_tools: true,
+        reads: Reads::Unknown,
+        description_cap: None,
+        facts: &[fact(
+            "the tool prefix comes from serverInfo.title (else serverInfo.name, else the config key), at most 18 characters; the whole name at most 64; prefixes that collide are numbered (`foo2_`)",
+            "microsoft/vscode PR #318638 (McpPrefixGenerator, mcpServer.ts) and PR #249929 (mcp_<server>_<tool>)",
+        )],
     },
     Profile {
         name: "codex",
@@ -227,6 +306,12 @@ const TABLE: &[Profile] = &[
         source: "ChatGPT / Codex: about 512 characters, reported by server authors",
         reported: true,
         sends_tools: true,
+        reads: Reads::NamespaceDescription,
+        description_cap: None,
+        facts: &[fact(
+            "from 0.153 names may be 128 characters, sanitized to [A-Za-z0-9_], collisions told apart by a hash; Bedrock-backed providers still fail past 64, so the naming rule here keeps 64",
+            "openai/codex PR #39594 (the limit raised) and #1289 (the Bedrock regression after it)",
+        )],
     },
     Profile {
         name: "opencode",
@@ -238,6 +323,57 @@ const TABLE: &[Profile] = &[
         source: "not known",
         reported: true,
         sends_tools: true,
+        reads: Reads::Unknown,
+        description_cap: None,
+        facts: &[],
+    },
+    Profile {
+        name: "claude-desktop",
+        aliases: &["claude-ai"],
+        tool_names: None,
+        tool_names_source: "",
+        cut: Cut::Nothing,
+        placement: "stored, not forwarded: the model never reads them",
+        source: "claude.ai drops the instructions field: anthropics/claude-ai-mcp #93, as cited in jeffdafoe/llm-memory-api PR #233 (tool descriptions are the channel it delivers); Claude Desktop the same, reported in this project's issue 51",
+        reported: true,
+        sends_tools: true,
+        reads: Reads::Nowhere,
+        description_cap: None,
+        facts: &[fact(
+            "its config runs stdio servers only (an HTTP entry is skipped; `wrap --url` relays one)",
+            "modelcontextprotocol.io quickstart for Claude Desktop users; home-assistant/home-assistant.io PR #36577",
+        )],
+    },
+    Profile {
+        name: "cursor",
+        aliases: &[],
+        tool_names: None,
+        tool_names_source: "",
+        cut: Cut::Unknown,
+        placement: "no evidence that it forwards them",
+        source: "not known (tried in this project's issue 51: no evidence either way)",
+        reported: true,
+        sends_tools: true,
+        reads: Reads::Unknown,
+        description_cap: None,
+        facts: &[],
+    },
+    Profile {
+        name: "gemini-cli",
+        aliases: &[],
+        tool_names: None,
+        tool_names_source: "",
+        cut: Cut::Unknown,
+        placement: "not documented",
+        source: "not known",
+        reported: true,
+        sends_tools: true,
+        reads: Reads::Unknown,
+        description_cap: None,
+        facts: &[fact(
+            "with folder trust on, it starts no MCP server of an untrusted folder (`gemini mcp list` shows them disabled)",
+            "geminicli.com/docs/cli/trusted-folders; google-gemini/gemini-cli PR #26457",
+        )],
     },
     Profile {
         name: "generic-4000",
@@ -249,6 +385,9 @@ const TABLE: &[Profile] = &[
         source: "reported by server authors",
         reported: true,
         sends_tools: false,
+        reads: Reads::Instructions,
+        description_cap: None,
+        facts: &[],
     },
     Profile {
         name: "none",
@@ -260,6 +399,9 @@ const TABLE: &[Profile] = &[
         source: "hosts that store the instructions and never send them to the model (several, reported by server authors)",
         reported: true,
         sends_tools: false,
+        reads: Reads::Nowhere,
+        description_cap: None,
+        facts: &[],
     },
 ];
 
@@ -297,6 +439,10 @@ impl Host {
     pub const Codex: Host = row("codex");
     /// OpenCode.
     pub const Opencode: Host = row("opencode");
+    /// Claude Desktop (and Claude.ai).
+    pub const ClaudeDesktop: Host = row("claude-desktop");
+    /// Cursor.
+    pub const Cursor: Host = row("cursor");
 }
 
 impl Host {
@@ -372,8 +518,27 @@ mod tests {
                 p.name
             );
             assert_eq!(p.tool_names.is_some(), !p.tool_names_source.is_empty());
+            // The channel agrees with the cut: nothing forwarded is read nowhere,
+            // a namespace description has its cap.
+            assert_eq!(
+                p.cut == Cut::Nothing,
+                p.reads == Reads::Nowhere,
+                "{}",
+                p.name
+            );
+            if p.reads == Reads::NamespaceDescription {
+                assert!(p.cut.cap().is_some(), "{}", p.name);
+            }
+            assert!(
+                p.facts
+                    .iter()
+                    .all(|f| !f.fact.is_empty() && !f.source.is_empty()),
+                "{}",
+                p.name
+            );
         }
-        assert_eq!(Host::named("cursor"), None);
+        assert_eq!(Host::named("cursor"), Some(Host::Cursor));
+        assert_eq!(Host::named("claude-ai"), Some(Host::ClaudeDesktop));
         assert_eq!(Host::named("chatgpt"), Some(Host::Codex));
         assert_eq!(format!("{:?}", Host::ClaudeCode), "Host(claude-code)");
     }

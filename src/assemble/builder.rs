@@ -496,6 +496,12 @@ impl Assembler {
         self
     }
 
+    /// Whether blocks get the shortening line ([`Assembler::shortening_note`]).
+    #[cfg(feature = "serve")]
+    pub(crate) fn shortening_note_on(&self) -> bool {
+        self.shortening_note
+    }
+
     /// Where the model can read a shortened server's whole instructions,
     /// ending its shortening line ("…; full text: `hint`."): a tool the
     /// host offers, a resource. The gateway names its reader tool.

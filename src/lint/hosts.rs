@@ -102,7 +102,7 @@ const ALL: &str = "all";
 
 impl HostProfile {
     /// The known hosts, in the order of the host table (today:
-    /// `claude-code`, `codex`, `generic-4000`, `none`). `mcp-preamble` at
+    /// `claude-code`, `codex`, `claude-desktop`, `generic-4000`, `none`). `mcp-preamble` at
     /// a budget is [`HostProfile::mcp_preamble`].
     pub fn known() -> Vec<HostProfile> {
         Host::all().filter_map(of_row).collect()
@@ -318,8 +318,8 @@ mod tests {
                 "mcp-preamble assembles within 200 tokens"
             ]
         );
-        assert_eq!(names("all").len(), 5);
-        assert_eq!(names("all,claude-code").len(), 5);
+        assert_eq!(names("all").len(), 6);
+        assert_eq!(names("all,claude-code").len(), 6);
         let err = HostProfile::parse_list("cursor", 400).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::InvalidConfig);
         assert!(HostProfile::parse_list("mcp-preamble=+5", 400).is_err());
@@ -328,11 +328,20 @@ mod tests {
     #[test]
     fn the_table_gives_the_names_and_the_error() {
         let names: Vec<&str> = HostProfile::known().iter().map(|p| p.name).collect();
-        assert_eq!(names, ["claude-code", "codex", "generic-4000", "none"]);
+        assert_eq!(
+            names,
+            [
+                "claude-code",
+                "codex",
+                "claude-desktop",
+                "generic-4000",
+                "none"
+            ]
+        );
         let err = "cursor".parse::<HostProfile>().unwrap_err();
         assert_eq!(
             err.to_string(),
-            "invalid configuration: unknown host \"cursor\" (use claude-code, codex, generic-4000, none, mcp-preamble, mcp-preamble=N or all)"
+            "invalid configuration: unknown host \"cursor\" (use claude-code, codex, claude-desktop, generic-4000, none, mcp-preamble, mcp-preamble=N or all)"
         );
         let all: Vec<&str> = HostProfile::all(1).iter().map(|p| p.name).collect();
         assert_eq!(
@@ -340,6 +349,7 @@ mod tests {
             [
                 "claude-code",
                 "codex",
+                "claude-desktop",
                 "generic-4000",
                 "none",
                 "mcp-preamble"

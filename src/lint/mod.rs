@@ -33,7 +33,8 @@
 //! its source: `claude-code` forwards the first 2,048 UTF-16 code units, cut
 //! mid-word (claude-code issue #39106); `codex` (ChatGPT / Codex; `chatgpt`
 //! is its older name here) about the first 512 characters, reported;
-//! `generic-4000` the first 4,000, reported; `none` nothing; and `mcp-preamble` itself at
+//! `claude-desktop` (and Claude.ai) nothing, reported; `generic-4000` the
+//! first 4,000, reported; `none` nothing; and `mcp-preamble` itself at
 //! a token budget (exact: the assembler's own removals). With
 //! [`Linter::hosts`] (`lint --hosts all`) each server gets a row per host
 //! ([`HostSurvival`]: characters, tokens, lost sentences, those carrying a

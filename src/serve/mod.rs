@@ -166,7 +166,7 @@ pub use gateway::{Gateway, GatewayBuilder};
 pub use upstream::events::{EventReader, TooLong};
 #[doc(hidden)]
 pub use wrap::relay_streams;
-pub use wrap::{MAX_MESSAGE_BYTES, Wrapper};
+pub use wrap::{MAX_MESSAGE_BYTES, ModelReads, Wrapper};
 
 /// `assembler` made ready for a gateway that serves `host` under the name
 /// [`DEFAULT_NAME`] ([`prepare_named`]).

@@ -32,8 +32,8 @@ const OTHER_MEANINGS: &[(&str, usize, &str)] = &[
 ];
 
 /// Host names that are also ordinary words in strings (`"none"` is a value
-/// of several settings).
-const ORDINARY_WORDS: &[&str] = &["none"];
+/// of several settings, `"cursor"` MCP's pagination field).
+const ORDINARY_WORDS: &[&str] = &["none", "cursor"];
 
 /// A host name that means something else in one file.
 const OTHER_WORDS: &[(&str, &str, &str)] = &[
@@ -51,6 +51,11 @@ const OTHER_WORDS: &[(&str, &str, &str)] = &[
         "src/bin/mcp-preamble/install.rs",
         "vscode",
         "VS Code's project config, .vscode/mcp.json, which install edits",
+    ),
+    (
+        "src/bin/mcp-preamble/scopes.rs",
+        "vscode",
+        "VS Code's workspace folder, .vscode, where a workspace scope's file is",
     ),
 ];
 

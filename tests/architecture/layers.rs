@@ -106,7 +106,9 @@ const BIN_LAYERS: &[&[&str]] = &[
     // `wrap` loads the policy and the log as `serve` does; `install`
     // edits host configs through the JSONC scanner.
     &["jsonc"],
-    &["wrap", "install"],
+    // Each host's config scopes: its files and the servers objects in one.
+    &["scopes"],
+    &["wrap", "install", "show"],
 ];
 
 /// The longest a function may be, from its `fn` line to its closing brace.

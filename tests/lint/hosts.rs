@@ -72,6 +72,7 @@ fn the_profile_table_is_documented_with_sources() {
         [
             "claude-code | forwards the first 2048 UTF-16 code units, then \"… [truncated]\" | reported: false",
             "codex | forwards the first 512 characters | reported: true",
+            "claude-desktop | forwards nothing | reported: true",
             "generic-4000 | forwards the first 4000 characters | reported: true",
             "none | forwards nothing | reported: true",
             "mcp-preamble | assembles within 400 tokens | reported: false",
@@ -92,10 +93,79 @@ fn the_profile_table_is_documented_with_sources() {
     );
     assert_eq!(host("generic-4000").source, "reported by server authors");
     assert_eq!(host("none").cut, HostCut::Nothing);
+    assert_eq!(host("claude-ai"), host("claude-desktop"));
+    // A row whose cut is not known (cursor) is no lint profile.
     let err = "cursor".parse::<HostProfile>().unwrap_err();
     assert_eq!(
         err.to_string(),
-        "invalid configuration: unknown host \"cursor\" (use claude-code, codex, generic-4000, none, mcp-preamble, mcp-preamble=N or all)"
+        "invalid configuration: unknown host \"cursor\" (use claude-code, codex, claude-desktop, generic-4000, none, mcp-preamble, mcp-preamble=N or all)"
+    );
+}
+
+/// Each row of the host table: where its model reads a server's
+/// instructions, its cut, its tool-description cap, and its other facts
+/// with their sources (issue 51.4, issue 55.6).
+#[test]
+fn each_host_row_says_where_instructions_reach_the_model() {
+    use mcp_preamble::hosts::{Cut, Host, Reads};
+    let rows: Vec<String> = Host::all()
+        .map(|h| {
+            let p = h.profile();
+            let cut = match p.cut {
+                Cut::Cap(c) => c.to_string(),
+                Cut::Nothing => "nothing".to_string(),
+                _ => "unknown".to_string(),
+            };
+            let desc = p.description_cap.map_or("-".to_string(), |c| c.to_string());
+            format!(
+                "{} | {:?} | {cut} | {desc} | {}",
+                p.name,
+                p.reads,
+                p.facts.len()
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            "claude-code | Instructions | 2048 UTF-16 code units | 2048 UTF-16 code units | 4",
+            "vscode | Unknown | unknown | - | 1",
+            "codex | NamespaceDescription | 512 characters | - | 1",
+            "opencode | Unknown | unknown | - | 0",
+            "claude-desktop | Nowhere | nothing | - | 1",
+            "cursor | Unknown | unknown | - | 0",
+            "gemini-cli | Unknown | unknown | - | 1",
+            "generic-4000 | Instructions | 4000 characters | - | 0",
+            "none | Nowhere | nothing | - | 0",
+        ]
+    );
+    let facts = |name: &str| {
+        let p = Host::named(name).unwrap().profile();
+        p.facts
+            .iter()
+            .map(|f| format!("{} ({})", f.fact, f.source))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let cc = facts("claude-code");
+    for want in [
+        "#41593",
+        "#16425",
+        "mcp__plugin_<plugin>_<server>__<tool>",
+        "alwaysLoad",
+    ] {
+        assert!(cc.contains(want), "{want}\n{cc}");
+    }
+    let vs = facts("vscode");
+    assert!(vs.contains("serverInfo.title") && vs.contains("18") && vs.contains("`foo2_`"));
+    let codex = facts("codex");
+    assert!(codex.contains("128") && codex.contains("Bedrock") && codex.contains("#39594"));
+    assert!(facts("gemini-cli").contains("untrusted folder"));
+    let desktop = Host::named("claude-desktop").unwrap().profile();
+    assert!(desktop.source.contains("anthropics/claude-ai-mcp #93"));
+    assert_eq!(
+        Reads::Nowhere.describe(),
+        "nowhere (the reader tool's description instead)"
     );
 }
 
@@ -609,6 +679,7 @@ mod cli {
         for host in [
             "claude-code",
             "codex (reported)",
+            "claude-desktop (reported)",
             "generic-4000 (reported)",
             "none (reported)",
             "mcp-preamble",
@@ -630,8 +701,7 @@ mod cli {
                 .unwrap();
             String::from_utf8(out.stdout).unwrap()
         };
-        let names =
-            "comma-separated `claude-code`, `codex`, `generic-4000`, `none`, `mcp-preamble`";
+        let names = "comma-separated `claude-code`, `codex`, `claude-desktop`, `generic-4000`, `none`, `mcp-preamble`";
         let lint = help(&["lint", "--help"]);
         assert!(
             lint.contains(&format!(
@@ -767,4 +837,45 @@ mod cli {
         assert_eq!(host_of(&["--budget", "77"]), "assembles within 77 tokens");
         std::fs::remove_dir_all(&dir).unwrap();
     }
+}
+
+/// The README's per-host table says, for each host it names, where the
+/// host table says its model reads instructions (issue 51, "Done when").
+#[test]
+fn the_readme_per_host_table_agrees_with_the_host_table() {
+    use mcp_preamble::hosts::Host;
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let head =
+        "| host | where its model reads a server's instructions | what `install` does there |";
+    let at = readme.find(head).expect("the per-host table");
+    let rows: Vec<&str> = readme[at..]
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    let mut named = Vec::new();
+    for row in &rows {
+        let cells: Vec<&str> = row.split(" | ").collect();
+        let name = cells[0].rsplit("(`").next().unwrap().trim_end_matches("`)");
+        let host = Host::named(name).unwrap_or_else(|| panic!("{name}: not in the host table"));
+        assert!(
+            cells[1].starts_with(host.profile().reads.describe()),
+            "{name}: {:?} does not start with {:?}",
+            cells[1],
+            host.profile().reads.describe()
+        );
+        named.push(name);
+    }
+    assert_eq!(
+        named,
+        [
+            "claude-code",
+            "claude-desktop",
+            "codex",
+            "cursor",
+            "vscode",
+            "gemini-cli"
+        ]
+    );
 }

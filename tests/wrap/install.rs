@@ -106,8 +106,9 @@ fn install_twice_is_install_once_and_uninstall_gives_back_the_original_bytes() {
             let (was, is) = (&before[key][name], &after[key][name]);
             assert_eq!(is["command"], json!(program()), "{host} {name}");
             let mut args = vec![json!("wrap")];
-            if *host == "claude-code" {
-                args.extend([json!("--as"), json!("claude-code")]);
+            // The hosts whose row `wrap --as` takes: a cap, or instructions read nowhere.
+            if ["claude-code", "claude-desktop"].contains(host) {
+                args.extend([json!("--as"), json!(host)]);
             }
             args.extend([
                 json!("--name"),
@@ -445,4 +446,192 @@ fn an_empty_xdg_config_home_is_unset() {
         json!("wrap")
     );
     let _ = std::fs::remove_dir_all(&dir);
+
+/// `install` as a host user runs it: HOME at a scratch folder, in a project
+/// folder, no `--host-config`.
+fn run_at(home: &Path, cwd: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
+        .args(args)
+        .env("HOME", home)
+        .env_remove("XDG_CONFIG_HOME")
+        .current_dir(cwd)
+        .output()
+        .unwrap()
+}
+
+/// Issue 51.2: `claude mcp add` saves to the project scope of
+/// `~/.claude.json` by default; install wraps it, the user scope and the
+/// project's `.mcp.json`, lists each scope, and uninstall gives every file
+/// back byte for byte.
+#[test]
+fn claude_code_user_and_project_scopes_are_wrapped_and_restored() {
+    let home = scratch("claude-scopes");
+    let project = home.join("tracker");
+    std::fs::create_dir_all(&project).unwrap();
+    let user = std::fs::read(fixture("claude.json")).unwrap();
+    let shared = std::fs::read(fixture("claude-code.mcp.json")).unwrap();
+    let (user_path, shared_path) = (home.join(".claude.json"), project.join(".mcp.json"));
+    std::fs::write(&user_path, &user).unwrap();
+    std::fs::write(&shared_path, &shared).unwrap();
+
+    let listed = text(
+        &run_at(
+            &home,
+            &project,
+            &["install", "--host", "claude-code", "--list"],
+        )
+        .stdout,
+    );
+    for line in [
+        "/.claude.json: user (mcpServers): memory: stdio, not wrapped",
+        "/.claude.json: project /home/me/tracker (local) (projects[\"/home/me/tracker\"].mcpServers): billing: stdio, not wrapped",
+        "/.claude.json: project /home/me/tracker (local) (projects[\"/home/me/tracker\"].mcpServers): sentry: HTTP, not wrapped",
+        ".mcp.json: project (shared, .mcp.json) (mcpServers): billing: stdio, not wrapped",
+    ] {
+        assert!(listed.contains(line), "{line}\n{listed}");
+    }
+
+    // A dry run prints the diff and writes nothing.
+    let dry = run_at(
+        &home,
+        &project,
+        &["install", "--host", "claude-code", "--dry-run"],
+    );
+    assert!(dry.status.success(), "{}", text(&dry.stderr));
+    let shown = text(&dry.stdout);
+    assert!(
+        shown.contains("-          \"command\": \"node\","),
+        "{shown}"
+    );
+    assert!(shown.contains("not written (--dry-run)"), "{shown}");
+    assert_eq!(std::fs::read(&user_path).unwrap(), user);
+    assert_eq!(std::fs::read(&shared_path).unwrap(), shared);
+    assert!(!home.join(".claude.json.mcp-preamble.bak").exists());
+
+    let out = run_at(
+        &home,
+        &project,
+        &["install", "--host", "claude-code", "--always-load"],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let told = text(&out.stdout);
+    assert!(
+        told.contains("project /home/me/tracker (local): billing: wrapped"),
+        "{told}"
+    );
+    let after = json_of(&std::fs::read_to_string(&user_path).unwrap());
+    let billing = &after["projects"]["/home/me/tracker"]["mcpServers"]["billing"];
+    let memory = &after["mcpServers"]["memory"];
+    for (name, entry) in [("billing", billing), ("memory", memory)] {
+        assert_eq!(entry["command"], json!(program()), "{name}");
+        let args = entry["args"].as_array().unwrap();
+        assert_eq!(
+            args[..5],
+            [
+                json!("wrap"),
+                json!("--as"),
+                json!("claude-code"),
+                json!("--name"),
+                json!(name)
+            ]
+        );
+        assert_eq!(entry["alwaysLoad"], json!(true), "{name}");
+        assert_eq!(entry["type"], json!("stdio"), "{name}");
+    }
+    // The HTTP entry stays: Claude Code runs it itself.
+    let sentry = &after["projects"]["/home/me/tracker"]["mcpServers"]["sentry"];
+    assert_eq!(sentry["url"], json!("https://mcp.sentry.dev/mcp"));
+    let listed = text(
+        &run_at(
+            &home,
+            &project,
+            &["install", "--host", "claude-code", "--list"],
+        )
+        .stdout,
+    );
+    assert!(
+        listed.contains("(projects[\"/home/me/tracker\"].mcpServers): billing: wrapped"),
+        "{listed}"
+    );
+    assert!(listed.contains("(mcpServers): memory: wrapped"), "{listed}");
+
+    let out = run_at(&home, &project, &["uninstall", "--host", "claude-code"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read(&user_path).unwrap(), user);
+    assert_eq!(std::fs::read(&shared_path).unwrap(), shared);
+}
+
+/// Claude Desktop skips HTTP entries: install relays one through `wrap
+/// --url` (stdio); uninstall gives its `url` back.
+#[test]
+fn claude_desktop_http_entries_become_wrap_url() {
+    let dir = scratch("desktop-url");
+    let path = dir.join("claude_desktop_config.json");
+    let original = "{\n  \"mcpServers\": {\n    \"docs\": {\n      \"url\": \"https://example.com/mcp\"\n    },\n    \"keyed\": {\"url\": \"https://example.com/k\", \"headers\": {\"X\": \"1\"}}\n  }\n}\n";
+    std::fs::write(&path, original).unwrap();
+    let p = path.display().to_string();
+    let out = run(&["install", "--host", "claude-desktop", "--host-config", &p]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // Install names the channel the host's model reads (issue 51.4).
+    assert!(
+        text(&out.stdout).contains(
+            "claude-desktop: its model reads no instructions: wrap lists a `mcp_preamble__instructions` tool whose description carries them"
+        ),
+        "{}",
+        text(&out.stdout)
+    );
+    let after = json_of(&std::fs::read_to_string(&path).unwrap());
+    let docs = &after["mcpServers"]["docs"];
+    assert_eq!(docs["command"], json!(program()));
+    assert_eq!(
+        docs["args"],
+        json!([
+            "wrap",
+            "--as",
+            "claude-desktop",
+            "--name",
+            "docs",
+            "--url",
+            "https://example.com/mcp"
+        ])
+    );
+    assert!(docs.get("url").is_none());
+    // Headers `wrap --url` would not send: left alone, and said so.
+    assert_eq!(
+        after["mcpServers"]["keyed"]["url"],
+        json!("https://example.com/k")
+    );
+    assert!(text(&out.stdout).contains("keyed: left alone (an HTTP (url) entry"));
+    // Changed since install: unwrapped in place, the url back.
+    let edited = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("\"keyed\"", "\"keyed2\"");
+    std::fs::write(&path, &edited).unwrap();
+    let out = run(&["uninstall", "--host", "claude-desktop", "--host-config", &p]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let back = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(back, original.replace("\"keyed\"", "\"keyed2\""));
+}
+
+/// VS Code's user `settings.json` holds servers under `mcp.servers`.
+#[test]
+fn vscode_settings_json_mcp_servers_are_wrapped() {
+    let dir = scratch("vscode-settings");
+    let path = dir.join("settings.json");
+    let original = "{\n  // editor\n  \"editor.fontSize\": 13,\n  \"mcp\": {\n    \"servers\": {\n      \"time\": {\"command\": \"uvx\", \"args\": [\"mcp-server-time\"]},\n    },\n  },\n}\n";
+    std::fs::write(&path, original).unwrap();
+    let p = path.display().to_string();
+    let out = run(&["install", "--host", "vscode", "--host-config", &p]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("user settings.json: time: wrapped"),
+        "{}",
+        text(&out.stdout)
+    );
+    let after = json_of(&std::fs::read_to_string(&path).unwrap());
+    assert_eq!(after["mcp"]["servers"]["time"]["args"][0], json!("wrap"));
+    assert_eq!(after["editor.fontSize"], json!(13));
+    let out = run(&["uninstall", "--host", "vscode", "--host-config", &p]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), original);
 }

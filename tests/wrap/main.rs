@@ -7,5 +7,6 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod caps;
 mod install;
 mod wrap;

@@ -76,6 +76,31 @@ pub enum Command {
     /// Undo `install`: the backup back byte for byte when the config is
     /// still what install wrote, else each wrapped entry unwrapped in place.
     Uninstall(InstallArgs),
+    /// Print, per server, what a host's model reads after `install`.
+    ///
+    /// The text `wrap --as HOST` serves, where the host reads it (the
+    /// instructions field, or for a host that reads none the reader tool's
+    /// description), its length against the host's cap, the units cut, and
+    /// the tools as listed. Servers come from capture or snapshot files or
+    /// a config (`--config`, before install: the servers' own commands).
+    Show(ShowArgs),
+}
+
+#[derive(Args)]
+pub struct ShowArgs {
+    #[arg(long = "host", value_name = "HOST", value_parser = parse_serve_as, help = format!(
+        "The host whose model reads: {}, a host that reads no instructions, or `plain`",
+        serve_hosts()
+    ))]
+    pub host: mcp_preamble::serve::ServeAs,
+    /// Capture or snapshot files (as `preview` reads them).
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub connect: Connect,
+    /// A policy file (`mcp-preamble.toml`), as `wrap --policy` reads it.
+    #[arg(long, value_name = "PATH")]
+    pub policy: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -120,9 +145,22 @@ pub struct InstallArgs {
     /// The host whose MCP config file to change.
     #[arg(long, value_enum, value_name = "HOST")]
     pub host: HostKind,
-    /// The config file (default: the host's own, see the README).
+    /// The config file (default: every scope's file of the host that
+    /// exists, see the README).
     #[arg(long, value_name = "PATH")]
     pub host_config: Option<PathBuf>,
+    /// List each scope's servers and whether each runs under `wrap`;
+    /// change nothing.
+    #[arg(long)]
+    pub list: bool,
+    /// Print the changes as a diff; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Claude Code: mark each wrapped entry `"alwaysLoad": true`, so its
+    /// tools (and its instructions) are loaded on the first turn instead of
+    /// behind tool search.
+    #[arg(long)]
+    pub always_load: bool,
 }
 
 /// What `serve` logs when `MCP_PREAMBLE_LOG` is not set: the gateway's

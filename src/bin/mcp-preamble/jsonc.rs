@@ -24,6 +24,8 @@ pub enum Kind {
 #[derive(Debug, Clone)]
 pub struct Member {
     pub key: String,
+    /// The key's span, quotes included (an edit that replaces a member).
+    pub key_span: Range<usize>,
     pub value: Node,
 }
 
@@ -178,14 +180,20 @@ impl Parser<'_> {
             if p.peek() != Some(b'"') {
                 return Err(p.error("expected a key in double quotes"));
             }
+            let key_start = p.at;
             let key = p.string()?;
+            let key_span = key_start..p.at;
             p.skip()?;
             if p.peek() != Some(b':') {
                 return Err(p.error("expected `:` after a key"));
             }
             p.at += 1;
             let value = p.value(depth + 1)?;
-            members.push(Member { key, value });
+            members.push(Member {
+                key,
+                key_span,
+                value,
+            });
             Ok(())
         })?;
         Ok(members)

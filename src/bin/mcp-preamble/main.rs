@@ -14,7 +14,9 @@ mod pin;
 mod preview;
 mod progress;
 mod review;
+mod scopes;
 mod serve;
+mod show;
 mod snapshot;
 mod source;
 mod state;
@@ -52,6 +54,7 @@ fn run() -> Result<ExitCode, CliError> {
             Command::Wrap(a) => stop::until_stopped(wrap::wrap(a)).await,
             Command::Install(a) => install::install(&a),
             Command::Uninstall(a) => install::uninstall(&a),
+            Command::Show(a) => show::show(a).await,
         }
     });
     // Not waiting for blocking reads of stdin (`wrap`'s host may keep it open).

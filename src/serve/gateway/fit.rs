@@ -12,10 +12,11 @@
 
 use crate::assemble::Assembler;
 use crate::error::{Error, ErrorKind, Result};
-use crate::hosts::{Cut, Host, HostCap};
+use crate::hosts::{Host, HostCap, Reads};
 
 /// The host the gateway's instructions are fitted to (`serve --as`): a row
-/// of the host table with a cap ([`Cut::Cap`]), or [`ServeAs::Plain`].
+/// of the host table with a cap ([`crate::hosts::Cut::Cap`]) or that reads
+/// instructions nowhere, or [`ServeAs::Plain`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ServeAs(Option<Host>);
 
@@ -34,10 +35,12 @@ impl ServeAs {
 }
 
 impl ServeAs {
-    /// Fitted to `host`; `None` when the host has no cap to fit (its cut
-    /// is unknown, or it forwards nothing).
+    /// Fitted to `host`; `None` when its cut is not known. A host that
+    /// reads instructions nowhere ([`Reads::Nowhere`]) is a choice too:
+    /// `wrap` then delivers them in its reader tool's description.
     pub fn host(host: Host) -> Option<ServeAs> {
-        host.profile().cut.cap().map(|_| ServeAs(Some(host)))
+        let row = host.profile();
+        (row.cut.cap().is_some() || row.reads == Reads::Nowhere).then_some(ServeAs(Some(host)))
     }
 
     /// Every choice `--as` takes: [`ServeAs::Plain`], then each host of
@@ -80,14 +83,15 @@ impl ServeAs {
     /// shortening line ([`Assembler::shortening_note`]): the gateway's note
     /// names the reader tool once.
     pub fn fit(self, assembler: Assembler, reserve: usize) -> Result<Assembler> {
-        let Some(cap) = self.cap() else {
-            return Ok(assembler);
-        };
         let sends = self.0.is_some_and(|h| h.profile().sends_tools);
         let assembler = if sends {
             assembler.tool_list(false)
         } else {
             assembler
+        };
+        // A host that reads instructions nowhere has no cap to fit.
+        let Some(cap) = self.cap() else {
+            return Ok(assembler);
         };
         // Under a cut the gateway's one note ([`super::NOTE`]) says where
         // full texts are: a line per shortened block would spend the cap.
@@ -125,9 +129,6 @@ impl std::str::FromStr for ServeAs {
         let why = match Host::named(s) {
             Some(host) => match ServeAs::host(host) {
                 Some(fitted) => return Ok(fitted),
-                None if host.profile().cut == Cut::Nothing => {
-                    format!("host {s:?} forwards no instructions (fit to one of: {known})")
-                }
                 None => format!("host {s:?} has no known cut (fit to one of: {known})"),
             },
             None => format!("unknown host {s:?} (known: {known})"),

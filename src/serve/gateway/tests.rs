@@ -177,16 +177,21 @@ fn instructions_are_the_memo_not_a_new_assembly() {
 
 #[test]
 fn unknown_hosts_are_refused_with_the_known_ones() {
+    let e = "windsurf".parse::<ServeAs>().unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "invalid configuration: unknown host \"windsurf\" (known: plain, claude-code, codex, claude-desktop, generic-4000, none)"
+    );
     let e = "cursor".parse::<ServeAs>().unwrap_err();
     assert_eq!(
         e.to_string(),
-        "invalid configuration: unknown host \"cursor\" (known: plain, claude-code, codex, generic-4000)"
+        "invalid configuration: host \"cursor\" has no known cut (fit to one of: plain, claude-code, codex, claude-desktop, generic-4000, none)"
     );
-    let e = "none".parse::<ServeAs>().unwrap_err();
-    assert_eq!(
-        e.to_string(),
-        "invalid configuration: host \"none\" forwards no instructions (fit to one of: plain, claude-code, codex, generic-4000)"
-    );
+    // A host that reads instructions nowhere is a choice: wrap delivers
+    // them through its reader tool.
+    let desktop = "claude-desktop".parse::<ServeAs>().unwrap();
+    assert_eq!(desktop.cap(), None);
+    assert_eq!("claude-ai".parse::<ServeAs>().unwrap(), desktop);
     assert!(
         "vscode"
             .parse::<ServeAs>()

@@ -1,9 +1,12 @@
 //! `mcp-preamble wrap`: one upstream served to a host over stdio as it is,
 //! except what this crate exists for ([`Wrapper`]).
 
+mod describe;
 #[cfg(feature = "http")]
 mod http;
 mod lines;
+mod reader;
+mod reads;
 mod relay;
 mod shape;
 
@@ -16,11 +19,13 @@ use tokio::sync::mpsc;
 
 use crate::assemble::Assembler;
 use crate::error::{Error, ErrorKind, Result};
+use crate::hosts::{Host, Reads};
 use crate::serve::gateway::fit::ServeAs;
 use relay::{Ended, Relay, write_lines};
 use shape::Shaper;
 
 pub use crate::serve::upstream::MAX_MESSAGE_BYTES;
+pub use reads::ModelReads;
 
 /// How long a Streamable HTTP upstream's session may take to end (its
 /// DELETE) once the host has gone: within the 2 s a host's SDK waits
@@ -77,11 +82,22 @@ impl Wrapper {
     /// fitted to `host`. Fails when the host's cap cannot be met.
     pub fn new(assembler: Assembler, host: ServeAs) -> Result<Wrapper> {
         // The host lists the tools itself: no tool list in the instructions.
+        // The policy's shortening line stays (the gateway's fit drops it for
+        // its own note), ending with the reader tool that has the full text.
+        let note = assembler.shortening_note_on();
         let assembler = host.fit(assembler.tool_list(false).exposing(), 0)?;
+        let assembler = assembler
+            .shortening_note(note)
+            .full_text_hint(crate::serve::gateway::view::READER);
+        let row = host.as_host().map(Host::profile);
+        let cap = row.and_then(|p| p.description_cap);
         Ok(Wrapper {
             shaper: Shaper {
                 assembler,
                 alias: None,
+                describer: cap.and_then(describe::Describer::new),
+                delivers: row.is_some_and(|p| p.reads == Reads::Nowhere),
+                host: host.as_host(),
             },
             max_message: MAX_MESSAGE_BYTES,
         })

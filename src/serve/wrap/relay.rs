@@ -12,6 +12,7 @@ use tokio::io::{AsyncBufRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot};
 
 use super::lines::{Line, next_line};
+use super::reader::Reader;
 use super::shape::Shaper;
 use crate::model::{Era, ServerSnapshot};
 use crate::support::lock;
@@ -45,6 +46,8 @@ struct State {
     /// The `_meta` of a 2026-07-28 host's `server/discover`, which every
     /// later request on the connection must carry.
     envelope: Option<Value>,
+    /// The reader tool, when the host did not read the instructions whole.
+    reader: Option<Reader>,
 }
 
 /// How a relay ended.
@@ -210,6 +213,10 @@ impl Relay {
         let name = (message.get("params"))
             .and_then(|p| p.get("name"))
             .and_then(Value::as_str);
+        let reader = lock(&self.state).reader.clone();
+        if let Some(reader) = reader.filter(|_| name == Some(crate::serve::READER)) {
+            return self.host(reader.answer(id)).await;
+        }
         let key = lock(&self.state).key.clone();
         let key = key.or_else(|| self.shaper.alias.clone());
         let hidden = name.filter(|n| key.as_ref().is_some_and(|k| self.shaper.hides(k, n)));
@@ -300,9 +307,14 @@ impl Relay {
             return self.host(line).await;
         };
         let stripped = result.remove("instructions").is_some();
-        let base = lock(&self.state).base.clone();
+        let (base, reader) = {
+            let state = lock(&self.state);
+            (state.base.clone(), state.reader.clone())
+        };
         let base = base.unwrap_or_else(|| ServerSnapshot::new("upstream"));
-        match self.shaper.page(&base, result) {
+        let shaped = self.shaper.page(&base, result);
+        let listed = reader.is_some_and(|r| r.append(result));
+        match shaped.map(|changed| changed || listed) {
             Ok(changed) => {
                 if changed || stripped {
                     return self.host(to_line(&message)).await;
@@ -354,7 +366,10 @@ impl Relay {
         }
         lock(&self.state).base = Some(base);
         let served = match self.shaper.instructions(snapshot) {
-            Ok(text) => text,
+            Ok((text, reader)) => {
+                lock(&self.state).reader = reader;
+                text
+            }
             Err(e) => {
                 tracing::warn!("the instructions are not served: {e}");
                 None

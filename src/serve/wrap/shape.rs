@@ -12,8 +12,12 @@ use serde_json::{Map, Value, json};
 
 use crate::assemble::Assembler;
 use crate::error::Result;
+use crate::hosts::Host;
 use crate::model::ServerSnapshot;
-use crate::report::{ExposedTool, Exposure};
+use crate::report::ServerReport;
+use crate::report::{ExposedTool, Exposure, RemovalReason};
+use crate::serve::wrap::describe::Describer;
+use crate::serve::wrap::reader::Reader;
 use crate::server_key::ServerKey;
 
 /// The assembler (fitted to the host) and the alias the policy knows the
@@ -22,6 +26,14 @@ use crate::server_key::ServerKey;
 pub(crate) struct Shaper {
     pub assembler: Assembler,
     pub alias: Option<String>,
+    /// Fits each description to the host's per-description cap, when the
+    /// host has one.
+    pub describer: Option<Describer>,
+    /// The host reads instructions nowhere: the reader tool's description
+    /// carries them.
+    pub delivers: bool,
+    /// The host's row (`wrap --as`), if any.
+    pub host: Option<Host>,
 }
 
 impl Shaper {
@@ -39,8 +51,9 @@ impl Shaper {
         (self.assembler.tool_filter_of(Some(key))).is_some_and(|f| !f.sends(tool))
     }
 
-    /// `snapshot` under the alias, assembled; its one exposure.
-    fn assemble(&self, snapshot: ServerSnapshot) -> Result<(String, Exposure)> {
+    /// `snapshot` under the alias, assembled: the text, its one exposure,
+    /// and whether its instructions were shortened.
+    fn assemble(&self, snapshot: ServerSnapshot) -> Result<(String, Exposure, bool)> {
         let snapshot = match &self.alias {
             Some(alias) => snapshot.with_alias(alias.clone()),
             None => snapshot,
@@ -49,14 +62,61 @@ impl Shaper {
         let exposure = (assembly.exposures().first())
             .map(|e| e.as_ref().clone())
             .unwrap_or_default();
-        Ok((assembly.text().to_string(), exposure))
+        // As the gateway judges it: lost to the budget, cut or left out.
+        let cut = assembly.servers().iter().any(|s| {
+            s.truncated
+                || !s.included
+                || s.omitted.is_some()
+                || (s.removed.iter()).any(|r| r.reason == RemovalReason::Budget && r.unit.is_some())
+        });
+        Ok((assembly.text().to_string(), exposure, cut))
     }
 
     /// The instructions to serve for `snapshot` (its handshake and every
-    /// tool listed), `None` when nothing is left of them.
-    pub(crate) fn instructions(&self, snapshot: ServerSnapshot) -> Result<Option<String>> {
-        let (text, _) = self.assemble(snapshot)?;
-        Ok((!text.trim().is_empty()).then_some(text))
+    /// tool listed), `None` when nothing is left of them; and the reader
+    /// tool, when the host does not read them whole there.
+    pub(crate) fn instructions(
+        &self,
+        snapshot: ServerSnapshot,
+    ) -> Result<(Option<String>, Option<Reader>)> {
+        let (text, exposure, cut) = self.assemble(snapshot)?;
+        let text = (!text.trim().is_empty()).then_some(text);
+        let reader = match (&exposure.instructions, &text) {
+            (Some(full), Some(text)) if self.delivers => Some(Reader {
+                full: full.clone(),
+                described: Some(text.trim_end().to_string()),
+            }),
+            (Some(full), _) if cut => Some(Reader {
+                full: full.clone(),
+                described: None,
+            }),
+            _ => None,
+        };
+        Ok((text, reader))
+    }
+
+    /// The report of `snapshot`'s one block (what was removed, and why).
+    pub(crate) fn report(&self, snapshot: ServerSnapshot) -> Result<Vec<ServerReport>> {
+        let snapshot = match &self.alias {
+            Some(alias) => snapshot.with_alias(alias.clone()),
+            None => snapshot,
+        };
+        Ok(self.assembler.assemble(&[snapshot])?.servers().to_vec())
+    }
+
+    /// `snapshot`'s tools as `tools/list` serves them: the policy's, each
+    /// description fitted to the host's cap.
+    pub(crate) fn tools(&self, snapshot: &ServerSnapshot) -> Result<Vec<(String, Option<String>)>> {
+        let (_, exposure, _) = self.assemble(snapshot.clone())?;
+        let fit = |t: &ExposedTool| match (t.description(), &self.describer) {
+            (Some(d), Some(fit)) => fit.fit(&t.own, d),
+            (d, _) => d.map(str::to_string),
+        };
+        Ok(exposure
+            .tools
+            .iter()
+            .map(|t| (t.own.clone(), fit(t)))
+            .collect())
     }
 
     /// Reshapes one `tools/list` result in place: tools the policy hides
@@ -71,7 +131,7 @@ impl Shaper {
         let mut snapshot = base.clone();
         snapshot.tools.clear();
         snapshot.push_tools_page(&Value::Object(result.clone()))?;
-        let (_, exposure) = self.assemble(snapshot)?;
+        let (_, exposure, _) = self.assemble(snapshot)?;
         let served: BTreeMap<&str, &ExposedTool> = exposure
             .tools
             .iter()
@@ -85,7 +145,7 @@ impl Shaper {
                 let name = raw.get("name").and_then(Value::as_str).unwrap_or_default();
                 match (served.get(name), raw.as_object_mut()) {
                     (Some(tool), Some(raw)) => {
-                        changed |= shape_tool(raw, tool);
+                        changed |= shape_tool(raw, tool, self.describer.as_ref());
                         true
                     }
                     _ => false,
@@ -97,10 +157,14 @@ impl Shaper {
     }
 }
 
-/// Sets `raw`'s description, title, annotations and schema to the
-/// assembly's; returns whether any changed.
-fn shape_tool(raw: &mut Map<String, Value>, tool: &ExposedTool) -> bool {
-    let mut changed = set(raw, "description", tool.description().map(Value::from));
+/// Sets `raw`'s description (fitted to the host's cap), title, annotations
+/// and schema to the assembly's; returns whether any changed.
+fn shape_tool(raw: &mut Map<String, Value>, tool: &ExposedTool, fit: Option<&Describer>) -> bool {
+    let description = match (tool.description(), fit) {
+        (Some(d), Some(fit)) => fit.fit(&tool.own, d),
+        (d, _) => d.map(str::to_string),
+    };
+    let mut changed = set(raw, "description", description.map(Value::from));
     changed |= set(raw, "title", tool.title.clone().map(Value::from));
     if let Some(Value::Object(wanted)) = tool
         .annotations
