@@ -446,6 +446,7 @@ fn an_empty_xdg_config_home_is_unset() {
         json!("wrap")
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
 
 /// `install` as a host user runs it: HOME at a scratch folder, in a project
 /// folder, no `--host-config`.
