@@ -715,3 +715,36 @@ fn serve_help_and_the_readme_give_the_same_default_log_level() {
     let readme = readme.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(readme.contains("`MCP_PREAMBLE_LOG` sets what it says (`debug`, `info,rmcp=debug`; default `info,rmcp=warn`)"));
 }
+
+/// Issue 55: `--model` and an `--encoding` that is not the model's are an
+/// error naming both (exit 2), not a silently ignored flag.
+#[test]
+fn a_model_and_another_encoding_are_an_error() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus/seed-invoice-server.json")
+        .display()
+        .to_string();
+    let out = run(&[
+        "preview",
+        &file,
+        "--model",
+        "gpt-4o",
+        "--encoding",
+        "cl100k_base",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("settings that disagree: model \"gpt-4o\" counts with o200k_base, not encoding \"cl100k_base\""),
+        "{err}"
+    );
+    let out = run(&[
+        "preview",
+        &file,
+        "--model",
+        "gpt-4o",
+        "--encoding",
+        "o200k_base",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
