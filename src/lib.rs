@@ -228,9 +228,9 @@
 //!    blocks and sentences (Unicode sentence boundaries; inline code, URLs,
 //!    version numbers, paths and abbreviations such as "e.g." do not split a
 //!    sentence). Code blocks, tables and examples go first, then descriptive
-//!    prose, then sentences naming the server or its tools, then sentences
-//!    restating a deferred tool's description, and constraint sentences
-//!    last; within a priority the longest go first, then the later.
+//!    prose, then sentences naming the server or its tools, then deferred
+//!    restatements, then constraints, and those ordering tool calls ("call X
+//!    before Y") last; within a priority the longest go first, then later.
 //!    A heading stays while anything under it does. When not even the last
 //!    unit fits alone, another unit of its priority that does is kept
 //!    instead (the longest, then the earlier). A server with

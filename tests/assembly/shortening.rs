@@ -167,3 +167,43 @@ fn without_a_hint_the_line_never_costs_a_constraint() {
     assert!(h.text.contains(LINE), "{}", h.text);
     assert!(h.tokens <= 96 && p.tokens <= 96);
 }
+
+/// Issue 55, item 4: a desktop user's tracker server (`data/tracker/`), a
+/// call-order rule after three sentences of trivia. At its 34-token budget
+/// the rule stays and the trivia goes: a sentence ordering tool calls is a
+/// constraint wherever it stands.
+#[test]
+fn the_call_order_rule_stays_at_the_trackers_budget() {
+    let rule = "Always call list_periods before get_invoice.";
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tracker/tracker.json");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut s = ServerSnapshot::new(v["name"].as_str().unwrap())
+        .with_instructions(v["instructions"].as_str().unwrap());
+    for t in v["tools"].as_array().unwrap() {
+        s = s.with_tool(mcp_preamble::Tool::new(
+            t["name"].as_str().unwrap(),
+            t["description"].as_str().unwrap(),
+        ));
+    }
+    for template in [Template::markdown(), Template::xml()] {
+        for note in [true, false] {
+            let a = Assembler::new()
+                .template(template.clone())
+                .shortening_note(note)
+                .budget(34)
+                .assemble(std::slice::from_ref(&s))
+                .unwrap();
+            let r = &a.servers()[0];
+            assert!(r.tokens <= 34, "{}", r.tokens);
+            assert!(
+                r.text.contains(rule),
+                "{} note={note}:\n{}",
+                template.name(),
+                r.text
+            );
+            assert!(!r.text.contains("tray icon"), "{}", r.text);
+        }
+    }
+}
