@@ -123,7 +123,7 @@
 //!
 //! A template is one minijinja file with a macro `server(s)` for one
 //! server's block and a body that outputs each item of `blocks` once, in
-//! order. The built-ins live in `templates/` and are compiled in:
+//! order; the body also gets `room`: `"server"` where each server has a room of its own (`wrap`, [`Assembler::own_room`]: the built-ins then frame the block in one line of 81 characters, who wrote it and what it cannot do, instead of the section's heading and paragraph), else `"section"`. The built-ins live in `templates/` and are compiled in:
 //!
 //! - `markdown` (default): `## MCP server instructions`, a line telling the
 //!   model whose text follows, then `### <name>` per server with its

@@ -71,6 +71,8 @@ pub struct Assembler {
     pub(super) on_change: Option<OnChange>,
     pub(super) tool_names: ToolNames,
     pub(super) namespace_chars: Option<usize>,
+    /// Each server is assembled for a room of its own (`wrap`).
+    pub(super) own_room: bool,
     /// Keep each server's `Exposure` in the assembly (a gateway serves it).
     pub(super) expose: bool,
     /// The names tools keep (a gateway's served names, set by its hub).
@@ -284,6 +286,7 @@ impl Assembler {
             on_change: None,
             tool_names: ToolNames::plain(),
             namespace_chars: None,
+            own_room: false,
             expose: false,
             kept_names: None,
             shown: None,
@@ -605,6 +608,16 @@ impl Assembler {
     /// ```
     pub fn namespace_chars(mut self, max_chars: usize) -> Assembler {
         self.namespace_chars = Some(max_chars);
+        self
+    }
+
+    /// Whether each server gets a room of its own in the host (`wrap`, which
+    /// serves one server's section as that server's `instructions`). The
+    /// template's body then sees `room` = `"server"` (else `"section"`), and
+    /// the built-in templates frame each block in one short line instead of
+    /// the section's heading and paragraph. Default: false.
+    pub fn own_room(mut self, own: bool) -> Assembler {
+        self.own_room = own;
         self
     }
 

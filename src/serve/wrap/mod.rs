@@ -75,7 +75,8 @@ impl Wrapper {
     /// fitted to `host`. Fails when the host's cap cannot be met.
     pub fn new(assembler: Assembler, host: ServeAs) -> Result<Wrapper> {
         // The host lists the tools itself: no tool list in the instructions.
-        let assembler = host.fit(assembler.tool_list(false).exposing(), 0)?;
+        // One server's room: a framing line, not the section's paragraph.
+        let assembler = host.fit(assembler.tool_list(false).exposing().own_room(true), 0)?;
         Ok(Wrapper {
             shaper: Shaper {
                 assembler,
