@@ -480,7 +480,9 @@ impl Assembler {
     /// file's `[defaults] shortening_note = false` turns it off): how much
     /// of the instructions is shown, and where the rest is
     /// ([`Assembler::full_text_hint`]). Templates get the line as
-    /// `s.shortened` (none when nothing was lost or this is off).
+    /// `s.shortened` (none when nothing was lost or this is off). The line
+    /// is there at every budget where the block is not down to one unit:
+    /// headings give way to it first, then units in the drop order.
     ///
     /// ```
     /// use mcp_preamble::{Assembler, ServerSnapshot};
