@@ -123,7 +123,7 @@
 //!
 //! A template is one minijinja file with a macro `server(s)` for one
 //! server's block and a body that outputs each item of `blocks` once, in
-//! order. The built-ins live in `templates/` and are compiled in:
+//! order; the body also gets `room`: `"server"` where each server has a room of its own (`wrap`, [`Assembler::own_room`]: the built-ins then frame the block in one line of 81 characters, who wrote it and what it cannot do, instead of the section's heading and paragraph), else `"section"`. The built-ins live in `templates/` and are compiled in:
 //!
 //! - `markdown` (default): `## MCP server instructions`, a line telling the
 //!   model whose text follows, then `### <name>` per server with its
@@ -228,9 +228,9 @@
 //!    blocks and sentences (Unicode sentence boundaries; inline code, URLs,
 //!    version numbers, paths and abbreviations such as "e.g." do not split a
 //!    sentence). Code blocks, tables and examples go first, then descriptive
-//!    prose, then sentences naming the server or its tools, then sentences
-//!    restating a deferred tool's description, and constraint sentences
-//!    last; within a priority the longest go first, then the later.
+//!    prose, then sentences naming the server or its tools, then deferred
+//!    restatements, then constraints, and those ordering tool calls ("call X
+//!    before Y") last; within a priority the longest go first, then later.
 //!    A heading stays while anything under it does. When not even the last
 //!    unit fits alone, another unit of its priority that does is kept
 //!    instead (the longest, then the earlier). A server with

@@ -160,8 +160,16 @@ impl Template {
         Arc::as_ptr(&self.inner) as usize
     }
 
-    /// Starts rendering a section of `count` blocks.
+    /// Starts rendering a section of `count` blocks (their body in a
+    /// section shared by servers).
     pub(crate) fn session(&self, count: usize) -> Result<Session<'_>> {
+        self.session_in(count, false)
+    }
+
+    /// Starts rendering a section of `count` blocks; `own_room`: each server
+    /// has a room of its own (the body sees `room` = `"server"`, else
+    /// `"section"`).
+    pub(crate) fn session_in(&self, count: usize, own_room: bool) -> Result<Session<'_>> {
         let tmpl = self
             .inner
             .env
@@ -169,7 +177,10 @@ impl Template {
             .map_err(|e| Error::template(e, &self.inner.name))?;
         let blocks: Vec<String> = (0..count).map(block_marker).collect();
         let captured = tmpl
-            .render_captured(minijinja::context! { blocks => blocks })
+            .render_captured(minijinja::context! {
+                blocks => blocks,
+                room => if own_room { "server" } else { "section" },
+            })
             .map_err(|e| Error::template(e, &self.inner.name))?;
         Ok(Session {
             template: self,

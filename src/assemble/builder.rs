@@ -71,6 +71,8 @@ pub struct Assembler {
     pub(super) on_change: Option<OnChange>,
     pub(super) tool_names: ToolNames,
     pub(super) namespace_chars: Option<usize>,
+    /// Each server is assembled for a room of its own (`wrap`).
+    pub(super) own_room: bool,
     /// Keep each server's `Exposure` in the assembly (a gateway serves it).
     pub(super) expose: bool,
     /// The names tools keep (a gateway's served names, set by its hub).
@@ -284,6 +286,7 @@ impl Assembler {
             on_change: None,
             tool_names: ToolNames::plain(),
             namespace_chars: None,
+            own_room: false,
             expose: false,
             kept_names: None,
             shown: None,
@@ -477,7 +480,9 @@ impl Assembler {
     /// file's `[defaults] shortening_note = false` turns it off): how much
     /// of the instructions is shown, and where the rest is
     /// ([`Assembler::full_text_hint`]). Templates get the line as
-    /// `s.shortened` (none when nothing was lost or this is off).
+    /// `s.shortened` (none when nothing was lost or this is off). The line
+    /// is there at every budget where the block is not down to one unit:
+    /// headings give way to it first, then units in the drop order.
     ///
     /// ```
     /// use mcp_preamble::{Assembler, ServerSnapshot};
@@ -611,6 +616,16 @@ impl Assembler {
     /// ```
     pub fn namespace_chars(mut self, max_chars: usize) -> Assembler {
         self.namespace_chars = Some(max_chars);
+        self
+    }
+
+    /// Whether each server gets a room of its own in the host (`wrap`, which
+    /// serves one server's section as that server's `instructions`). The
+    /// template's body then sees `room` = `"server"` (else `"section"`), and
+    /// the built-in templates frame each block in one short line instead of
+    /// the section's heading and paragraph. Default: false.
+    pub fn own_room(mut self, own: bool) -> Assembler {
+        self.own_room = own;
         self
     }
 

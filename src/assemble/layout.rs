@@ -18,7 +18,7 @@ impl Assembler {
         if count == 0 {
             return Ok(0);
         }
-        let session = self.template.session(count)?;
+        let session = self.template.session_in(count, self.own_room)?;
         Ok(self.counter.count(&session.body_parts(count)?.concat()))
     }
 
@@ -37,7 +37,7 @@ impl Assembler {
         if blocks.is_empty() {
             return Ok(layout);
         }
-        let session = self.template.session(blocks.len())?;
+        let session = self.template.session_in(blocks.len(), self.own_room)?;
         let text = &mut layout.text;
         for (k, part) in session.body_parts(blocks.len())?.iter().enumerate() {
             layout.starts.push(text.len());

@@ -163,11 +163,10 @@ impl Ladder<'_, '_> {
 
     /// Once the block fits without it, the shortening line (`full`), when
     /// the block lost instructions: in the room left, else in room made by
-    /// dropping more units in the drop order (lowest priority first). With
-    /// a hint the line leads to everything dropped, so it may take any unit
-    /// but the last; without one, only units below the restatements of
-    /// deferred tools (never a constraint). It never takes a block's last
-    /// unit or a cut's words: the block goes without it then.
+    /// dropping more units in the drop order (lowest priority first), any
+    /// unit but the last, hint or not: a reader who is not told that text is
+    /// missing takes what is left for all of it. It never takes a block's
+    /// last unit or a cut's words: the block goes without it then.
     pub(super) fn with_line(&mut self, block: Rendered, full: Option<Full>) -> Result<Rendered> {
         self.view.full = full;
         if self.view.full.is_none() || self.view.shortened().is_none() {
@@ -179,11 +178,13 @@ impl Ladder<'_, '_> {
         if let Some(trim) = self.instruction_trim().filter(|_| !self.truncated) {
             let order = trim.drop_order();
             let last = order.len().saturating_sub(1);
-            let hinted = self.view.full.as_ref().is_some_and(|f| f.hint.is_some());
-            let hi = match hinted {
-                true => last,
-                false => last.min(trim.count_below(&order, Priority::RestatesDeferred)),
-            };
+            // Structure goes first: the headings, then units without them.
+            if let Some(lined) = self.flat_with_line(trim, &order, last)? {
+                return Ok(lined);
+            }
+            // Shortening is always visible (issue 55): the line may take any
+            // unit but the last, a constraint too, hint or not.
+            let hi = last;
             if hi > self.dropped
                 && let Some(m) = self.search_units(trim, &order, hi)?
                 && let Some(lined) = self.drop_first(trim, &order, m)?
@@ -193,7 +194,72 @@ impl Ladder<'_, '_> {
             }
         }
         self.view.full = None;
+        // No room for the line: a block shortened without saying so is
+        // down to its last unit, never more (issue 55).
+        if let Some(trim) = self.instruction_trim().filter(|_| !self.truncated) {
+            let order = trim.drop_order();
+            // The shown unit the drop order keeps longest.
+            let shown = self.reported.clone().unwrap_or_else(|| trim.keep.clone());
+            let mut keep = vec![false; shown.len()];
+            if let Some(&k) = order.iter().rev().find(|k| shown[**k]) {
+                keep[k] = true;
+            }
+            let one_unit = trim.render(&keep);
+            // (A refill may have brought units back: `dropped` is not the count.)
+            if one_unit.is_some() && one_unit != self.view.instructions {
+                let before = std::mem::replace(&mut self.view.instructions, one_unit);
+                if let Some(one) = self.fits()? {
+                    self.record_dropped(trim, &keep);
+                    self.dropped = order.len().saturating_sub(1);
+                    return Ok(one);
+                }
+                self.view.instructions = before;
+            }
+        }
         Ok(block)
+    }
+
+    /// The line in room made by dropping the headings (structure goes
+    /// before any sentence), then as few more units as fit, none but the
+    /// last; `None` (nothing changed) when even that does not fit.
+    fn flat_with_line(
+        &mut self,
+        trim: &Trim,
+        order: &[usize],
+        last: usize,
+    ) -> Result<Option<Rendered>> {
+        let kept = match &self.kept_units {
+            Some(k) => k.clone(),
+            None => trim.keep_after(order, self.dropped),
+        };
+        let flat = trim.without_headings(&kept);
+        if flat == trim.without_orphan_headings(&kept) && flat == kept {
+            return Ok(None);
+        }
+        let before = self.view.instructions.clone();
+        self.view.instructions = trim.render(&flat);
+        if let Some(lined) = self.fits()? {
+            self.record_dropped(trim, &flat);
+            self.kept_units = Some(flat);
+            return self.refill(lined).map(Some);
+        }
+        let lo = (self.dropped + 1).min(last);
+        let found = self.gauge.smallest(&self.view, lo, last, |probe, m| {
+            probe.instructions =
+                trim.render(&trim.without_headings(&trim.keep_after(order, m.min(last))));
+        })?;
+        if let Some(m) = found.filter(|m| *m <= last && *m > 0) {
+            let keep = trim.without_headings(&trim.keep_after(order, m));
+            self.view.instructions = trim.render(&keep);
+            if let Some(lined) = self.fits()? {
+                self.record_dropped(trim, &keep);
+                self.dropped = m;
+                self.kept_units = Some(keep);
+                return self.refill(lined).map(Some);
+            }
+        }
+        self.view.instructions = before;
+        Ok(None)
     }
 
     /// When the last unit of the drop order does not fit alone, the longest

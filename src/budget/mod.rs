@@ -237,7 +237,7 @@ pub(crate) fn fit(
         }
     };
     // The ladder fits the block without the shortening line; the line is
-    // added after, where it costs no constraint (`Ladder::with_line`).
+    // added after, headings first, then units (`Ladder::with_line`).
     let mut view = view;
     let full = view.full.take();
     let mut ladder = Ladder::new(view, trim, bound, measure);

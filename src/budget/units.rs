@@ -63,6 +63,14 @@ impl Trim {
         (!s.is_empty()).then_some(s)
     }
 
+    /// `keep` less every heading: structure goes before the shortening
+    /// line and before any sentence (issue 55).
+    pub(super) fn without_headings(&self, keep: &[bool]) -> Vec<bool> {
+        (0..self.units.len())
+            .map(|k| keep[k] && !matches!(self.units[k].kind, UnitKind::Heading(_)))
+            .collect()
+    }
+
     /// The text of unit `k` (empty when there is no such unit).
     pub(super) fn unit_text(&self, k: usize) -> &str {
         self.units.get(k).map(|u| u.text(&self.text)).unwrap_or("")

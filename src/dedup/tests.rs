@@ -111,6 +111,17 @@ fn priorities() {
         priority(&u, u.text(s), &names)
     };
     assert_eq!(p("Never pass NaN."), Priority::Constraint);
+    // Call order, wherever it stands (issue 55): a tool of the server, or a
+    // call verb before a snake_case name; an order word alone is not it.
+    assert_eq!(
+        p("Always call list_periods before get_invoice."),
+        Priority::CallOrder
+    );
+    assert_eq!(p("Then run sync_all once."), Priority::CallOrder);
+    assert_eq!(
+        p("Hours sync after the laptop wakes."),
+        Priority::Constraint
+    );
     assert_eq!(p("Use list_periods to browse."), Priority::NamesTool);
     assert_eq!(p("It is about money."), Priority::Prose);
     assert_eq!(p("Use this server for money."), Priority::NamesTool);

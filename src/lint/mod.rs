@@ -24,6 +24,12 @@
 //! `[servers.<alias>]` of a policy file that no linted server has ([`LintReport::add_policy`]),
 //! and `MCP018` flags a name in the instructions or the tools that looks like a tool's name in
 //! letters of another script.
+//! `MCP020` (concealment) and `MCP021` (override, fake turns) recognise the act rather than a phrase:
+//! a negation before a disclosure verb whose object is the person, a hiding verb with `from` the
+//! person, the person told not to learn, secrecy and lying about an outcome; a dismissal verb over
+//! earlier or outside instructions, lifting them, claiming rank, and the role markers of the major
+//! chat templates (`src/lint/rules/acts.rs` has the inventories and what rejects a match; the
+//! README's lint section the figures on a labelled set).
 //! Each [`Finding`] has
 //! a [`Severity`], a message, an explanation and a fix; a [`LintReport`]
 //! renders as text, JSON or SARIF 2.1.0, as `mcp-preamble lint` prints it.

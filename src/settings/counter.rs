@@ -7,8 +7,8 @@ use serde::Deserialize;
 
 use super::{Defaults, Layer, Settings};
 use crate::assemble::Assembler;
-use crate::error::Result;
-use crate::tokens::{Encoding, Model, Tiktoken, TokenCounter};
+use crate::error::{Error, ErrorKind, Result};
+use crate::tokens::{Encoding, Model, ModelCounter, Tiktoken, TokenCounter};
 
 impl Settings {
     /// The counter tokens are counted with: the top layer that sets any of
@@ -43,6 +43,9 @@ impl Settings {
         });
         if let Some(name) = &d.model {
             let model = Model::from_name(name).map_err(|e| self.named(layer, "model", e))?;
+            if let Some(encoding) = &d.encoding {
+                disagree(&model, encoding).map_err(|e| self.named(layer, "encoding", e))?;
+            }
             let key = if path.is_some() { "tokenizer" } else { "model" };
             return model
                 .counter(path.as_deref())
@@ -59,6 +62,95 @@ impl Settings {
             .chosen_encoding()?
             .map(|e| Arc::new(Tiktoken::new(e)) as Arc<dyn TokenCounter>))
     }
+}
+
+impl Settings {
+    /// Warnings about the counter the settings choose: a tokenizer file
+    /// given with a model whose family's marker token (Llama 3
+    /// `<|begin_of_text|>`, Qwen `<|im_start|>`, Gemma `<start_of_turn>`,
+    /// DeepSeek `<｜begin▁of▁sentence｜>`) is not among the file's added
+    /// tokens, naming both; the counts follow the file. Reads the file's
+    /// added tokens only; a file that does not read gives no warning here
+    /// ([`Settings::token_counter`] fails on it).
+    pub fn counter_warnings(&self) -> Vec<String> {
+        let sets =
+            |d: &Defaults| d.encoding.is_some() || d.model.is_some() || d.tokenizer.is_some();
+        let (d, layer) = if sets(&self.overrides) {
+            (&self.overrides, Layer::Overrides)
+        } else {
+            (&self.defaults, Layer::File)
+        };
+        let (Some(name), Some(file)) = (&d.model, &d.tokenizer) else {
+            return Vec::new();
+        };
+        let Ok(model) = Model::from_name(name) else {
+            return Vec::new();
+        };
+        let Some(marker) = family_marker(model.name) else {
+            return Vec::new();
+        };
+        let path = match (layer, &self.base_dir) {
+            (Layer::File, Some(dir)) => dir.join(file),
+            _ => PathBuf::from(file),
+        };
+        let Ok(json) = crate::error::read_file(&path) else {
+            return Vec::new();
+        };
+        #[derive(Deserialize)]
+        struct Added {
+            #[serde(default)]
+            content: String,
+        }
+        #[derive(Deserialize)]
+        struct Shape {
+            #[serde(default)]
+            added_tokens: Vec<Added>,
+        }
+        let Ok(shape) = serde_json::from_str::<Shape>(&json) else {
+            return Vec::new();
+        };
+        if shape.added_tokens.iter().any(|a| a.content == marker) {
+            return Vec::new();
+        }
+        vec![format!(
+            "tokenizer {:?} does not match model {:?}: its vocabulary has no {marker:?}, which every {} tokenizer has; tokens are counted with the file",
+            path.display().to_string(),
+            model.name,
+            model.name
+        )]
+    }
+}
+
+/// The added token every tokenizer of a model family has.
+fn family_marker(model: &str) -> Option<&'static str> {
+    [
+        ("llama-3", "<|begin_of_text|>"),
+        ("qwen-", "<|im_start|>"),
+        ("gemma-3", "<start_of_turn>"),
+        ("deepseek-", "<｜begin▁of▁sentence｜>"),
+    ]
+    .iter()
+    .find(|(prefix, _)| model.starts_with(prefix))
+    .map(|(_, marker)| *marker)
+}
+
+/// `model` and `encoding` set together must agree: an OpenAI model's own
+/// encoding, and no encoding for a model counted otherwise.
+fn disagree(model: &Model, encoding: &str) -> Result<()> {
+    let given = Encoding::from_name(encoding)?;
+    let own = match model.counter {
+        ModelCounter::Tiktoken(e) if e == given => return Ok(()),
+        ModelCounter::Tiktoken(e) => e.name().to_string(),
+        ModelCounter::TokenizerFile { .. } => "its tokenizer.json".to_string(),
+        _ => "an estimate".to_string(),
+    };
+    Err(Error::new(
+        ErrorKind::InvalidConfig,
+        format!(
+            "settings that disagree: model {:?} counts with {own}, not encoding {encoding:?}; give one of them",
+            model.name
+        ),
+    ))
 }
 
 /// A model name, checked where it is written.

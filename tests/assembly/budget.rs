@@ -566,12 +566,13 @@ fn headings_only_instructions_are_content_and_cut_headings_are_reported() {
 #[test]
 fn room_left_after_units_go_is_spent() {
     let s = snapshot("server-everything");
-    // The shortening line (16 tokens here) leaves room no dropped unit fits.
+    // The shortening line (16 tokens here) leaves room no dropped unit fits;
+    // with it the headings go first (issue 55), which leaves other gaps.
     for (budget, line, at_least) in [
         (200, false, 195),
         (300, false, 295),
-        (200, true, 190),
-        (300, true, 290),
+        (200, true, 185),
+        (300, true, 285),
     ] {
         let assembler = Assembler::new().budget(budget).shortening_note(line);
         let a = assembler.assemble(std::slice::from_ref(&s)).unwrap();

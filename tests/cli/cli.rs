@@ -760,3 +760,36 @@ fn preview_reads_jsonc_and_claude_code_variables() {
         stderr(&out)
     );
 }
+
+/// Issue 55: `--model` and an `--encoding` that is not the model's are an
+/// error naming both (exit 2), not a silently ignored flag.
+#[test]
+fn a_model_and_another_encoding_are_an_error() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus/seed-invoice-server.json")
+        .display()
+        .to_string();
+    let out = run(&[
+        "preview",
+        &file,
+        "--model",
+        "gpt-4o",
+        "--encoding",
+        "cl100k_base",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("settings that disagree: model \"gpt-4o\" counts with o200k_base, not encoding \"cl100k_base\""),
+        "{err}"
+    );
+    let out = run(&[
+        "preview",
+        &file,
+        "--model",
+        "gpt-4o",
+        "--encoding",
+        "o200k_base",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}

@@ -8,4 +8,5 @@ mod common;
 
 mod drift;
 mod hosts;
+mod labelled;
 mod lint;

@@ -319,3 +319,74 @@ async fn the_client_table_is_the_identity_sent() {
         "{e}"
     );
 }
+
+/// Issue 55: a model with an encoding of its own and another encoding
+/// disagree, as flags or as keys of one file; a tokenizer file without its
+/// model family's marker token gets a warning naming both.
+#[test]
+fn settings_that_disagree_are_errors_and_a_foreign_tokenizer_a_warning() {
+    let mut s = Settings::new();
+    s.overrides.model = Some("gpt-4o".into());
+    s.overrides.encoding = Some("cl100k_base".into());
+    let err = s.token_counter().err().unwrap();
+    assert_eq!(err.kind(), ErrorKind::InvalidConfig);
+    assert_eq!(
+        err.to_string(),
+        "invalid configuration: settings that disagree: model \"gpt-4o\" counts with o200k_base, not encoding \"cl100k_base\"; give one of them"
+    );
+    assert!(Assembler::from_settings(&s).is_err());
+    // Agreeing settings, and a flag over the file's model, are fine.
+    s.overrides.encoding = Some("o200k_base".into());
+    assert_eq!(s.token_counter().unwrap().name(), "o200k_base");
+    let mut over =
+        Settings::from_str("version = 1\n[defaults]\nmodel = \"gpt-4o\"\n", "p.toml").unwrap();
+    over.overrides.encoding = Some("cl100k_base".into());
+    assert_eq!(over.token_counter().unwrap().name(), "cl100k_base");
+    // In one file: the key named; a model counted otherwise disagrees too.
+    let file = Settings::from_str(
+        "version = 1\n[defaults]\nmodel = \"claude-sonnet-4\"\nencoding = \"o200k_base\"\n",
+        "p.toml",
+    )
+    .unwrap();
+    assert_eq!(
+        file.token_counter().err().unwrap().to_string(),
+        "invalid configuration: p.toml: [defaults] encoding: invalid configuration: settings that disagree: model \"claude-sonnet-4\" counts with an estimate, not encoding \"o200k_base\"; give one of them"
+    );
+
+    let dir = temp_dir("foreign-tokenizer");
+    let tokenizer = |added: &str| {
+        format!(
+            r#"{{"version": "1.0", "truncation": null, "padding": null, "added_tokens": [{added}],
+            "normalizer": null, "pre_tokenizer": null, "post_processor": null, "decoder": null,
+            "model": {{"type": "WordLevel", "vocab": {{"a": 0, "[UNK]": 1}}, "unk_token": "[UNK]"}}}}"#
+        )
+    };
+    let marker = |content: &str| {
+        format!(
+            r#"{{"id": 2, "content": "{content}", "single_word": false, "lstrip": false, "rstrip": false, "normalized": false, "special": true}}"#
+        )
+    };
+    let qwen = dir.join("qwen.json");
+    let llama = dir.join("llama.json");
+    std::fs::write(&qwen, tokenizer(&marker("<|im_start|>"))).unwrap();
+    std::fs::write(&llama, tokenizer(&marker("<|begin_of_text|>"))).unwrap();
+    let warnings = |model: &str, file: &std::path::Path| {
+        let mut s = Settings::new();
+        s.overrides.model = Some(model.into());
+        s.overrides.tokenizer = Some(file.display().to_string());
+        s.counter_warnings()
+    };
+    let foreign = warnings("llama-3.1", &qwen);
+    let matching = warnings("llama-3.1", &llama);
+    let qwen_ok = warnings("qwen-3", &qwen);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(
+        foreign,
+        [format!(
+            "tokenizer {:?} does not match model \"llama-3.1\": its vocabulary has no \"<|begin_of_text|>\", which every llama-3.1 tokenizer has; tokens are counted with the file",
+            qwen.display().to_string()
+        )]
+    );
+    assert!(matching.is_empty());
+    assert!(qwen_ok.is_empty());
+}

@@ -142,8 +142,8 @@ server \"invoice\" does not fit 1 tokens without trimming: it needs 29 tokens
   removed:
     - restates_tool (list_periods): \"List billing periods.\"
     - budget: \"list_periods, get_invoice\"
-    - budget: \"Always call list_periods before get_invoice.\"
     - budget: \"Invoice IDs are period scoped.\"
+    - budget: \"Always call list_periods before get_invoice.\"
     - budget: \"tool list\"
   block as rendered: none (omitted: its heading alone is over the budget of 1 tokens)"
     );
@@ -197,8 +197,8 @@ sentence \"Invoice IDs are period scoped.\" of server \"invoice\" does not survi
   removed:
     - restates_tool (list_periods): \"List billing periods.\"
     - budget: \"list_periods, get_invoice\"
-    - budget: \"Always call list_periods before get_invoice.\"
     - budget: \"Invoice IDs are period scoped.\"
+    - budget: \"Always call list_periods before get_invoice.\"
   block as rendered (9 tokens):
     | <server name=\"invoice\">
     | </server>";

@@ -33,6 +33,9 @@ pub async fn lint(mut a: LintArgs) -> Result<ExitCode, CliError> {
     settings.overrides.model.clone_from(&a.model);
     settings.overrides.tokenizer.clone_from(&a.tokenizer);
     let counter = settings.token_counter()?;
+    for w in settings.counter_warnings() {
+        emit_err(&format!("mcp-preamble: warning: {w}"));
+    }
     require_input(&a.files, &a.connect)?;
     let linter = linter(&a, &settings)?.token_counter(counter);
     let Linted {

@@ -134,6 +134,9 @@ pub async fn preview(mut p: Preview) -> Result<ExitCode, CliError> {
     p.connect.client = settings.client.clone();
     let review = Review::open(p.lock.as_deref(), p.state.as_deref())?;
     let assembler = assembler(&p, &settings, &review).await?;
+    for w in settings.counter_warnings() {
+        emit_err(&format!("mcp-preamble: warning: {w}"));
+    }
     let mut gathered = load_inputs(&p.files, &p.connect).await?;
     let snapshots = std::mem::take(&mut gathered.snapshots);
     let sources = std::mem::take(&mut gathered.sources);

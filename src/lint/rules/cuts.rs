@@ -97,7 +97,7 @@ impl Pass<'_> {
         let no_tools = std::collections::HashSet::new();
         for (unit, &is_lost) in units.iter().zip(&lost_flags) {
             let unit_text = unit.text(text);
-            let constraint = dedup::priority(unit, unit_text, &no_tools) == Priority::Constraint;
+            let constraint = dedup::priority(unit, unit_text, &no_tools) >= Priority::Constraint;
             let entry = LostUnit {
                 line: lines.line(unit.start),
                 text: text::cut_chars(&text::one_line(&self.redactor.scrub(unit_text)), LOST_CHARS),

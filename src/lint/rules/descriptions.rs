@@ -17,7 +17,6 @@ use crate::lint::{LintCode, Severity};
 use crate::redact::scan::find_secrets;
 use crate::sanitize;
 use crate::segment;
-use crate::text::one_line;
 
 impl Pass<'_> {
     /// Every rule on every tool's description.
@@ -46,8 +45,7 @@ impl Pass<'_> {
             let mut said = BTreeSet::new();
             for unit in segment::units(&text) {
                 let unit_text = unit.text(&text);
-                if let Some((p, phrase)) =
-                    worst_match(&one_line(unit_text), &TOOL_PATTERNS, Severity::Error)
+                if let Some((p, phrase)) = worst_match(unit_text, &TOOL_PATTERNS, Severity::Error)
                     && said.insert(p.what)
                 {
                     self.push_tool(
@@ -124,6 +122,7 @@ static TOOL_PATTERNS: LazyLock<Vec<HostPattern>> = LazyLock::new(|| {
         regex: Regex::new(r"(?i)<\s*/?\s*(?:important|instructions?|hidden|override)\s*>")
             .expect("static regex"),
         reject: None,
+        lines: false,
     }]
 });
 

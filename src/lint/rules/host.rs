@@ -1,9 +1,12 @@
-//! Text that acts on the host, other servers or the system (MCP006).
+//! Text that acts on the host, other servers or the system (MCP006), with
+//! concealment (MCP020) and override (MCP021) found by `acts`.
 
+use std::ops::Range;
 use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::acts::{self, Act, Kind};
 use crate::lint::pass::Pass;
 use crate::lint::{LintCode, Severity};
 use crate::segment::Unit;
@@ -12,11 +15,10 @@ use crate::text::one_line;
 impl Pass<'_> {
     pub(super) fn acts_on_host(&mut self, text: &str, unit: &Unit) {
         let unit_text = unit.text(text);
-        let flat = one_line(unit_text);
-        if let Some((p, phrase)) = worst_match(&flat, &[], Severity::Note) {
-            // Two shapes have codes of their own (MCP020, MCP021).
+        if let Some((p, phrase)) = worst_match(unit_text, &[], Severity::Note) {
+            // Two acts have codes of their own (MCP020, MCP021).
             let code = match p.what {
-                KEEP_FROM_USER => LintCode::ConcealmentDirective,
+                KEEP_FROM_USER | LIE_TO_USER => LintCode::ConcealmentDirective,
                 IGNORE_OTHERS | SPEAK_AS_SYSTEM | OVERRIDE_OTHERS => LintCode::OverrideOrRoleEscape,
                 _ => LintCode::ActsOnHost,
             };
@@ -33,12 +35,14 @@ impl Pass<'_> {
 }
 
 /// The most severe pattern of `HOST_PATTERNS` (then `extra`) of at least
-/// severity `min` that matches `flat`, with the phrase it matched.
+/// severity `min` that matches `unit` (on one line, and line by line for
+/// the patterns that read lines), with the phrase it matched.
 pub(super) fn worst_match<'p>(
-    flat: &str,
+    unit: &str,
     extra: &'p [HostPattern],
     min: Severity,
 ) -> Option<(&'p HostPattern, String)> {
+    let flat = &one_line(unit);
     let mut best: Option<(&HostPattern, String)> = None;
     for p in HOST_PATTERNS
         .iter()
@@ -48,7 +52,12 @@ pub(super) fn worst_match<'p>(
         if best.as_ref().is_some_and(|(b, _)| b.severity >= p.severity) {
             continue;
         }
-        if let Some(m) = p.find(flat) {
+        let found = p.find(flat).or_else(|| {
+            p.lines
+                .then(|| unit.lines().find_map(|line| p.find(line.trim())))
+                .flatten()
+        });
+        if let Some(m) = found {
             best = Some((p, m.trim().to_string()));
         }
     }
@@ -57,6 +66,7 @@ pub(super) fn worst_match<'p>(
 
 /// The `what` of the patterns that MCP020 and MCP021 report.
 const KEEP_FROM_USER: &str = "tell the model to keep something from the user";
+const LIE_TO_USER: &str = "tell the model to lie to the user";
 const IGNORE_OTHERS: &str = "tell the model to ignore other instructions";
 const SPEAK_AS_SYSTEM: &str = "claim to speak as the system or the host";
 const OVERRIDE_OTHERS: &str = "claim to override other instructions";
@@ -66,8 +76,10 @@ pub(super) struct HostPattern {
     /// Completes "instructions …".
     pub(super) what: &'static str,
     pub(super) regex: Regex,
-    /// Rejects a match, given the whole unit and the match's start.
-    pub(super) reject: Option<fn(&str, usize) -> bool>,
+    /// Rejects a match, given the whole unit and the match's range.
+    pub(super) reject: Option<acts::Reject>,
+    /// Also tried on each raw line of the unit (role markers at a line's start).
+    pub(super) lines: bool,
 }
 
 impl HostPattern {
@@ -75,7 +87,7 @@ impl HostPattern {
     fn find<'t>(&self, text: &'t str) -> Option<&'t str> {
         self.regex
             .find_iter(text)
-            .find(|m| !self.reject.is_some_and(|r| r(text, m.start())))
+            .find(|m| !self.reject.is_some_and(|r| r(text, m.range())))
             .map(|m| m.as_str())
     }
 }
@@ -96,6 +108,22 @@ static HOST_PATTERNS: LazyLock<Vec<HostPattern>> = LazyLock::new(|| {
         what,
         regex: Regex::new(&format!("(?i){re}")).expect("static regex"),
         reject: None,
+        lines: false,
+    };
+    let from_act = |a: Act| HostPattern {
+        lines: a.kind == Kind::SpeakAs,
+        reject: a.reject,
+        ..p(
+            Severity::Error,
+            match a.kind {
+                Kind::Conceal => KEEP_FROM_USER,
+                Kind::Lie => LIE_TO_USER,
+                Kind::Ignore => IGNORE_OTHERS,
+                Kind::SpeakAs => SPEAK_AS_SYSTEM,
+                Kind::Override => OVERRIDE_OTHERS,
+            },
+            &a.regex,
+        )
     };
     let e = Severity::Error;
     let w = Severity::Warning;
@@ -106,14 +134,17 @@ static HOST_PATTERNS: LazyLock<Vec<HostPattern>> = LazyLock::new(|| {
     const SECRETS: &str = r"(?:secrets?|credentials?|api[\s_-]?keys?|keys?|tokens?|passwords?|env(?:ironment)?(?:\s+variables?)?|\.env|cookies?)\b";
     const ADDRESS: &str = r"(?:(?:https?|wss?|ftp)://\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?:\d{1,3}\.){3}\d{1,3}\b|[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|app|xyz|example|site|info|co|me|ru|cn|tk|top)\b)";
     const NOUNS: &str = r"(?:instructions?|rules|prompts?|messages|directions|guidelines|guidance|directives|policies|constraints|context)";
-    vec![
-        p(
-            e,
-            IGNORE_OTHERS,
-            &format!(
-                r"\b(?:ignore|disregard|forget|overrule|bypass)\s+(?:all\s+|any\s+|every\s+)?(?:of\s+)?(?:the\s+|your\s+|these\s+|those\s+|my\s+)?(?:previous|prior|preceding|above|earlier|other|existing|original|system|host'?s?|safety|user'?s?|developer|your|all|any)\b\s*(?:[\w'’-]+\s+){{0,2}}?{NOUNS}\b"
-            ),
-        ),
+    let mut patterns = vec![
+        HostPattern {
+            reject: Some(acts::defensive_or_negated),
+            ..p(
+                e,
+                IGNORE_OTHERS,
+                &format!(
+                    r"\b(?:ignore|disregard|forget|overrule|bypass)\s+(?:all\s+|any\s+|every\s+)?(?:of\s+)?(?:the\s+|your\s+|these\s+|those\s+|my\s+)?(?:previous|prior|preceding|above|earlier|other|existing|original|system|host'?s?|safety|user'?s?|developer|your|all|any)\b\s*(?:[\w'’-]+\s+){{0,2}}?{NOUNS}\b"
+                ),
+            )
+        },
         p(
             e,
             SPEAK_AS_SYSTEM,
@@ -126,11 +157,14 @@ static HOST_PATTERNS: LazyLock<Vec<HostPattern>> = LazyLock::new(|| {
                 r"\b(?:overrides?|overriding|supersedes?|superseding|takes?\s+(?:precedence|priority)\s+over)\b[^.;]{{0,40}}?\b(?:{NOUNS}|system\s+prompt|the\s+host|other\s+(?:mcp\s+)?servers?|any\s+other|all\s+other|the\s+user)\b"
             ),
         ),
-        p(
-            e,
-            KEEP_FROM_USER,
-            r"\b(?:do\s+not|don't|never)\s+(?:tell|show|mention|reveal|disclose)\s+(?:[\w'’-]+\s+){0,4}?(?:to\s+|with\s+)?the\s+user\b|\b(?:do\s+not|don't|never)\s+(?:tell|inform|notify|alert)\s+the\s+user\b|\bwithout\s+(?:telling|informing|notifying)\s+the\s+user\b|\b(?:keep|hide)\s+(?:this|it|these)\s+(?:\w+\s+)?from\s+the\s+user\b|\b(?:do\s+not|don't|never)\s+(?:mention|reveal|disclose|show|share)\s+(?:this|these|them|it|(?:these|this|the|your|my)\s+(?:instructions?|rules|tools?))\s+(?:to|with)\s+the\s+user\b|\b(?:do\s+not|don't|never)\s+(?:mention|reveal|disclose)\s+(?:to\s+the\s+user\s+)?that\b",
-        ),
+        HostPattern {
+            reject: Some(acts::not_concealment),
+            ..p(
+                e,
+                KEEP_FROM_USER,
+                r"\b(?:do\s+not|don't|never)\s+(?:tell|show|mention|reveal|disclose)\s+(?:[\w'’-]+\s+){0,4}?(?:to\s+|with\s+)?the\s+user\b|\b(?:do\s+not|don't|never)\s+(?:tell|inform|notify|alert)\s+the\s+user\b|\bwithout\s+(?:telling|informing|notifying)\s+the\s+user\b|\b(?:keep|hide)\s+(?:this|it|these)\s+(?:\w+\s+)?from\s+the\s+user\b|\b(?:do\s+not|don't|never)\s+(?:mention|reveal|disclose|show|share)\s+(?:this|these|them|it|(?:these|this|the|your|my)\s+(?:instructions?|rules|tools?))\s+(?:to|with)\s+the\s+user\b|\b(?:do\s+not|don't|never)\s+(?:mention|reveal|disclose)\s+(?:to\s+the\s+user\s+)?that\b",
+            )
+        },
         p(
             e,
             "claim the user's consent",
@@ -157,9 +191,9 @@ static HOST_PATTERNS: LazyLock<Vec<HostPattern>> = LazyLock::new(|| {
         ),
         HostPattern {
             // "You are a helpful assistant…" is the host's system prompt speaking.
-            reject: Some(|text, at| {
+            reject: Some(|text, m: Range<usize>| {
                 matches!(
-                    word_before(text, at).as_str(),
+                    word_before(text, m.start).as_str(),
                     "if" | "when" | "whether" | "unless" | "once"
                 )
             }),
@@ -175,8 +209,8 @@ static HOST_PATTERNS: LazyLock<Vec<HostPattern>> = LazyLock::new(|| {
             r"\b(?:instead\s+of|rather\s+than|supersedes?|replaces?)\s+(?:using\s+)?(?:the\s+|your\s+|any\s+)?(?:built[\s-]?in|builtin|native|host'?s?)\b[^.;]{0,30}|\bprefer\s+(?:this|these|it|us|our)\s+(?:[\w'’-]+\s+){0,2}?(?:over|to)\b[^.;]{0,30}|\b(?:instead\s+of|rather\s+than|over)\s+(?:using\s+)?(?:a\s+|the\s+|your\s+|any\s+)?(?:web\s*search|web\s*fetch|web_search|web_fetch|search\s+engines?)\b",
         ),
         HostPattern {
-            reject: Some(|text, at| {
-                let m = &text[at..];
+            reject: Some(|text, m: Range<usize>| {
+                let m = &text[m.start..];
                 let head: Vec<String> = m
                     .split_whitespace()
                     .take(6)
@@ -213,5 +247,13 @@ static HOST_PATTERNS: LazyLock<Vec<HostPattern>> = LazyLock::new(|| {
             r"\bwithout\s+(?:asking|confirming\s+with|checking\s+with)\s+the\s+user\b|\b(?:do\s+not|don't|never)\s+ask\s+(?:the\s+user\s+)?for\s+(?:confirmation|permission|approval)\b",
         ),
         p(w, "tell the model to disregard something", r"\bdisregard\b"),
-    ]
+    ];
+    // The acts after the four shapes above, whose phrases they keep.
+    let acts = acts::concealment()
+        .into_iter()
+        .chain(acts::lying())
+        .chain(acts::overrides())
+        .chain(acts::role_markers());
+    patterns.splice(4..4, acts.map(from_act));
+    patterns
 });

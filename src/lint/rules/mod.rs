@@ -7,6 +7,7 @@
 //! `confusables` (MCP018, look-alike tool names) and `host_names` (MCP019,
 //! names over a host's cap, with `lint --hosts`).
 
+mod acts;
 mod confusables;
 mod cuts;
 mod descriptions;

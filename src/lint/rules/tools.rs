@@ -135,7 +135,7 @@ impl Pass<'_> {
             }
             content += 1;
             let named: BTreeSet<&str> = norm.split(' ').filter(|w| names.contains(*w)).collect();
-            let guidance = dedup::priority(unit, unit_text, &names) == Priority::Constraint
+            let guidance = dedup::priority(unit, unit_text, &names) >= Priority::Constraint
                 || named.len() >= 2;
             let framing = norm.contains("this server")
                 || norm.contains("this mcp server")

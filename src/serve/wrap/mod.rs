@@ -85,7 +85,8 @@ impl Wrapper {
         // The policy's shortening line stays (the gateway's fit drops it for
         // its own note), ending with the reader tool that has the full text.
         let note = assembler.shortening_note_on();
-        let assembler = host.fit(assembler.tool_list(false).exposing(), 0)?;
+        // One server's room: a framing line, not the section's paragraph.
+        let assembler = host.fit(assembler.tool_list(false).exposing().own_room(true), 0)?;
         let assembler = assembler
             .shortening_note(note)
             .full_text_hint(crate::serve::gateway::view::READER);

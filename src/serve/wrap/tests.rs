@@ -261,3 +261,45 @@ async fn an_excluded_server_is_served_without_instructions_or_tools() {
     let list: Value = serde_json::from_str(&host.answer(2).await).unwrap();
     assert_eq!(list["result"]["tools"], json!([]), "{list}");
 }
+
+/// Issue 55, item 2: in a room of its own the framing says who wrote the
+/// text and what it cannot do in one line of at most 81 characters (the
+/// section's heading and paragraph were 243), for every host `wrap --as`
+/// knows, in both built-in templates.
+#[test]
+fn the_wrapped_framing_fits_each_hosts_room() {
+    use crate::template::Template;
+    let server = crate::model::ServerSnapshot::new("tracker")
+        .with_instructions("Always call list_periods before get_invoice.")
+        .with_tool(crate::model::Tool::new("list_periods", "List periods."));
+    for host in ServeAs::all() {
+        for template in [Template::markdown(), Template::xml()] {
+            let wrapper = Wrapper::new(Assembler::new().template(template.clone()), host).unwrap();
+            let assembly = wrapper
+                .shaper
+                .assembler
+                .assemble(std::slice::from_ref(&server))
+                .unwrap();
+            let block = &assembly.servers()[0].text;
+            let framing = assembly.text().replacen(block.as_str(), "", 1);
+            let chars = framing.trim().chars().count();
+            let limit = if template.name() == "xml" { 120 } else { 81 };
+            assert!(
+                chars <= limit,
+                "{host:?} {}: {chars}: {framing:?}",
+                template.name()
+            );
+            assert!(framing.contains("Written by this MCP server"), "{framing}");
+            assert!(!framing.contains("MCP server instructions"), "{framing}");
+        }
+    }
+    // The whole section, where servers share one, keeps the paragraph.
+    let shared = Assembler::new()
+        .assemble(std::slice::from_ref(&server))
+        .unwrap();
+    assert!(
+        shared
+            .text()
+            .starts_with("## MCP server instructions\n\nEach section below")
+    );
+}

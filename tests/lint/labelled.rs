@@ -1,0 +1,207 @@
+//! MCP020 (concealment) and MCP021 (override) measured on a labelled set
+//! (tests/data/lint-labelled/, its README: the English rows of bastioncorpus
+//! 0.6.0, MIT, relabelled by act, and sentences written for this project) and on
+//! every sentence of the corpus's instructions and tool descriptions. The
+//! figures are printed (`--nocapture`) and held to issue 55's goals:
+//! recall of at least 90% per code, at most 2% false positives on the near
+//! misses, the set's other rows and the corpus.
+
+use crate::common;
+
+use common::*;
+use mcp_preamble::lint::{LintCode, Linter};
+use mcp_preamble::{Instructions, ServerSnapshot};
+use serde_json::Value;
+
+struct Row {
+    id: String,
+    label: String,
+    text: String,
+}
+
+fn rows(file: &str) -> Vec<Row> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/lint-labelled")
+        .join(file);
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            let s = |k: &str| v[k].as_str().unwrap().to_string();
+            Row {
+                id: s("id"),
+                label: s("label"),
+                text: s("text"),
+            }
+        })
+        .collect()
+}
+
+/// Which of the two codes fire on `text` as a server's instructions.
+fn fired(linter: &Linter, text: &str) -> (bool, bool) {
+    let server = ServerSnapshot::new("labelled").with_instructions(text);
+    let found = linter.lint(&server);
+    let has = |c| found.iter().any(|f| f.code == c);
+    if std::env::var_os("LABELLED_DEBUG").is_some() {
+        for f in &found {
+            println!("  {} {}", f.code.code(), f.message);
+        }
+    }
+    (
+        has(LintCode::ConcealmentDirective),
+        has(LintCode::OverrideOrRoleEscape),
+    )
+}
+
+#[derive(Default, Debug)]
+struct Tally {
+    /// Per code (concealment, override): true positives, positives, fired.
+    tp: [usize; 2],
+    pos: [usize; 2],
+    fired: [usize; 2],
+    /// Rows that are neither, and how many of them either code fired on.
+    negatives: usize,
+    false_positives: usize,
+    missed: Vec<String>,
+    wrong: Vec<String>,
+}
+
+impl Tally {
+    fn add(&mut self, linter: &Linter, row: &Row) {
+        let (c, o) = fired(linter, &row.text);
+        let want = [row.label == "concealment", row.label == "override"];
+        for (k, got) in [c, o].into_iter().enumerate() {
+            self.fired[k] += got as usize;
+            self.pos[k] += want[k] as usize;
+            self.tp[k] += (got && want[k]) as usize;
+            if want[k] && !got {
+                self.missed.push(format!("{} {}", row.id, row.text));
+            }
+        }
+        if !want[0] && !want[1] && row.label != "obfuscated" {
+            self.negatives += 1;
+            if c || o {
+                self.false_positives += 1;
+                self.wrong.push(format!("{} {}", row.id, row.text));
+            }
+        }
+    }
+
+    fn pct(a: usize, b: usize) -> f64 {
+        if b == 0 {
+            0.0
+        } else {
+            100.0 * a as f64 / b as f64
+        }
+    }
+
+    fn print(&self, name: &str) {
+        for (k, code) in ["MCP020 concealment", "MCP021 override"].iter().enumerate() {
+            println!(
+                "{name}: {code}: recall {}/{} = {:.1}%, precision {}/{} = {:.1}%",
+                self.tp[k],
+                self.pos[k],
+                Self::pct(self.tp[k], self.pos[k]),
+                self.tp[k],
+                self.fired[k],
+                Self::pct(self.tp[k], self.fired[k]),
+            );
+        }
+        println!(
+            "{name}: false positives {}/{} = {:.1}%",
+            self.false_positives,
+            self.negatives,
+            Self::pct(self.false_positives, self.negatives)
+        );
+    }
+}
+
+/// Sentences of the corpus: instructions and tool descriptions, cut at
+/// line ends and sentence ends.
+fn corpus_sentences() -> Vec<String> {
+    let mut out = Vec::new();
+    for server in all_snapshots() {
+        let mut texts = Vec::new();
+        if let Instructions::Present(text) = &server.instructions {
+            texts.push(text.clone());
+        }
+        texts.extend(server.tools.iter().filter_map(|t| t.description.clone()));
+        for text in texts {
+            for line in text.lines() {
+                for s in line.split_inclusive(". ") {
+                    if s.trim().chars().filter(|c| c.is_alphabetic()).count() >= 3 {
+                        out.push(s.trim().to_string());
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn labelled_set_recall_and_false_positives_meet_issue_55s_goals() {
+    let linter = Linter::new();
+    let mut own = Tally::default();
+    for row in rows("own.jsonl") {
+        own.add(&linter, &row);
+    }
+    let mut bastion = Tally::default();
+    for row in rows("bastioncorpus.jsonl") {
+        bastion.add(&linter, &row);
+    }
+    // Written after the first rules, measured once before any change (README:
+    // 12/20, 9/15, 1 false positive of 25), then used to develop them too.
+    let mut held = Tally::default();
+    for row in rows("round2.jsonl") {
+        held.add(&linter, &row);
+    }
+    let mut corpus = Tally::default();
+    let sentences = corpus_sentences();
+    for (n, text) in sentences.iter().enumerate() {
+        let row = Row {
+            id: format!("corpus-{n}"),
+            label: "none".into(),
+            text: text.clone(),
+        };
+        corpus.add(&linter, &row);
+    }
+    own.print("own sentences");
+    bastion.print("bastioncorpus (en)");
+    held.print("second round");
+    corpus.print("corpus sentences");
+    for line in own.missed.iter().chain(&bastion.missed).chain(&held.missed) {
+        println!("missed: {line}");
+    }
+    for line in own
+        .wrong
+        .iter()
+        .chain(&bastion.wrong)
+        .chain(&held.wrong)
+        .chain(&corpus.wrong)
+    {
+        println!("false positive: {line}");
+    }
+    for t in [&own, &bastion] {
+        for k in 0..2 {
+            if t.pos[k] > 0 {
+                assert!(
+                    Tally::pct(t.tp[k], t.pos[k]) >= 90.0,
+                    "recall under 90%: {t:?}"
+                );
+            }
+        }
+    }
+    for t in [&own, &bastion, &corpus] {
+        assert!(
+            Tally::pct(t.false_positives, t.negatives) <= 2.0,
+            "over 2% false positives: {t:?}"
+        );
+    }
+    // The set is what the README says it is.
+    assert_eq!((own.pos, own.negatives), ([60, 52], 81));
+    assert_eq!((bastion.pos[1], bastion.negatives), (39, 83));
+    assert_eq!((held.pos, held.negatives), ([20, 15], 25));
+    assert!(sentences.len() > 1000, "{}", sentences.len());
+}
