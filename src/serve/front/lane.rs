@@ -213,24 +213,36 @@ async fn answer(call: Call, gateway: &Gateway, keep_alive: Option<Duration>) -> 
         message_of(response, id, tasks)
     });
     // A progress notification is sent before the answer it precedes, so
-    // when both are there the progress is first.
-    let first = tokio::select! {
+    // when both are there the progress is first; one sent in the very poll
+    // that finished the call is in the channel already, and goes first too.
+    let (first, mut done) = tokio::select! {
         biased;
-        Some(p) = progressed.recv() => p,
-        message = &mut result => return json_answer(message),
+        Some(p) = progressed.recv() => (p, None),
+        message = &mut result => match progressed.try_recv() {
+            Ok(p) => (p, Some(message)),
+            Err(_) => return json_answer(message),
+        },
     };
     let (events, stream) = mpsc::channel::<Bytes>(PROGRESS_WAITING);
     tokio::spawn(async move {
         let mut first = Some(first);
         loop {
-            let next = match first.take() {
-                Some(p) => Some(p),
-                None => tokio::select! {
+            let next = match (first.take(), &done) {
+                (Some(p), _) => Some(p),
+                // The call has ended: what it sent before, then its answer.
+                (None, Some(message)) => match progressed.try_recv() {
+                    Ok(p) => Some(p),
+                    Err(_) => {
+                        let _ = events.send(event(message)).await;
+                        return;
+                    }
+                },
+                (None, None) => tokio::select! {
                     biased;
                     p = progressed.recv() => p,
                     message = &mut result => {
-                        let _ = events.send(event(&message)).await;
-                        return;
+                        done = Some(message);
+                        None
                     }
                     // The client is gone: dropping the call cancels it upstream.
                     () = events.closed() => return,
