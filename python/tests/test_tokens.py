@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import tiktoken
 
-from mcp_preamble import Assembler, Server
+from mcp_preamble import Assembler, InvalidConfigError, Server
 
 from .conftest import CORPUS
 
@@ -37,8 +37,14 @@ def test_model_names_pick_their_encoding() -> None:
     servers = [Server.from_capture(CORPUS[0])]
     assert Assembler(model="gpt-4o").assemble(servers).encoding == "o200k_base"
     assert Assembler(model="gpt-4").assemble(servers).encoding == "cl100k_base"
-    # Both given: the model counts, as `--model` wins over `--encoding` in the CLI.
-    assert Assembler(model="gpt-4", encoding="o200k_base").assemble(servers).encoding == "cl100k_base"
+    # Both given: they must agree, as `--model` and `--encoding` must in the CLI (issue 55).
+    assert Assembler(model="gpt-4", encoding="cl100k_base").assemble(servers).encoding == "cl100k_base"
+    with pytest.raises(InvalidConfigError) as e:
+        Assembler(model="gpt-4", encoding="o200k_base").assemble(servers)
+    assert str(e.value) == (
+        'invalid configuration: settings that disagree: model "gpt-4" counts with cl100k_base, '
+        'not encoding "o200k_base"; give one of them'
+    )
 
 
 def test_special_token_text_counts_as_text() -> None:
