@@ -307,7 +307,9 @@ impl ServerReport {
     }
 }
 
-/// The version of the JSON report ([`Assembly::to_json`]'s `format`): 5
+/// The version of the JSON report ([`Assembly::to_json`]'s `format`): 6
+/// since `preview --json` puts what survives each host under `hosts` (was
+/// `as`: `preview --as HOST` now fits to the host as `wrap --as` does); 5
 /// since a server's diagnostics have the code `skills_skipped` and a pin
 /// the fields `skills_added`, `skills_removed` and `skills_changed`; 4
 /// since a server's diagnostics have the codes `duplicate_tools`,
@@ -315,7 +317,7 @@ impl ServerReport {
 /// since each diagnostic is an object (`code`, its fields, `message`)
 /// instead of a line; 2 since the report says what counted it
 /// (`counting`); reports without `format` are version 1.
-pub const REPORT_FORMAT_VERSION: u32 = 5;
+pub const REPORT_FORMAT_VERSION: u32 = 6;
 
 /// The assembled section and its report.
 #[derive(Debug, Clone, Serialize)]

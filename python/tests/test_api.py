@@ -281,7 +281,7 @@ def test_diagnostics_are_typed_objects() -> None:
     assert (empty.code, empty["reason"], str(empty)) == ("omitted", "empty", "omitted: no instructions and no tools")
     assert [d.code for d in by_name["billing"].diagnostics] == ["pin"]
     report = a.to_dict()
-    assert report["format"] == 5
+    assert report["format"] == 6
     assert report["diagnostics"] == [unknown.to_dict()]
     for s, json_server in zip(a.servers, report["servers"]):
         assert [d.to_dict() for d in s.diagnostics] == json_server["diagnostics"]

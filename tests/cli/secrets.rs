@@ -106,7 +106,7 @@ fn no_command_prints_a_planted_secret() {
     let commands: Vec<Vec<&str>> = vec![
         vec!["preview"],
         vec!["preview", "--json"],
-        vec!["preview", "--as", "all"],
+        vec!["preview", "--hosts", "all"],
         vec!["pin", "--lock", &lock],
         vec!["preview", "--lock", &lock],
         vec!["snapshot", "--out", &snaps],

@@ -747,7 +747,7 @@ mod cli {
                 .arg("preview")
                 .arg(&path)
                 .args([
-                    "--as",
+                    "--hosts",
                     "claude-code,generic-4000,mcp-preamble",
                     "--budget",
                     "700",
@@ -759,7 +759,7 @@ mod cli {
         let out = run(&["--json"]);
         assert_eq!(out.status.code(), Some(0));
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        let hosts = v["as"]["pricing"].as_array().unwrap();
+        let hosts = v["hosts"]["pricing"].as_array().unwrap();
         let by = |name: &str| hosts.iter().find(|h| h["host"] == name).unwrap().clone();
         let claude = by("claude-code");
         assert_eq!(claude["chars"], 3000);
@@ -812,7 +812,7 @@ mod cli {
                     env!("CARGO_MANIFEST_DIR"),
                     "/tests/corpus/seed-invoice-server.json"
                 ))
-                .args(["--as", "mcp-preamble", "--json", "--policy"])
+                .args(["--hosts", "mcp-preamble", "--json", "--policy"])
                 .arg(&policy)
                 .args(extra)
                 .output()
@@ -824,7 +824,7 @@ mod cli {
                 String::from_utf8_lossy(&out.stderr)
             );
             let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-            let hosts = v["as"]
+            let hosts = v["hosts"]
                 .as_object()
                 .unwrap()
                 .values()

@@ -353,7 +353,7 @@ mod memo {
 }
 
 /// The command line: `--model`, `--tokenizer`, `lint --models`, the report's
-/// `counting`, and `preview --as` in the host's units.
+/// `counting`, and `preview --hosts` in the host's units.
 #[cfg(feature = "cli")]
 mod cli {
     use super::*;
@@ -424,7 +424,7 @@ mod cli {
             serde_json::from_slice(&out.stdout).unwrap()
         };
         let gpt = json("gpt-4o");
-        assert_eq!(gpt["assembly"]["format"], 5);
+        assert_eq!(gpt["assembly"]["format"], 6);
         assert_eq!(gpt["assembly"]["counting"]["exact"], true);
         assert_eq!(gpt["assembly"]["counting"]["counter"], "o200k_base");
         for (model, prose) in [("claude-sonnet-4", 1.2), ("claude-opus-4-7", 1.74)] {
@@ -564,7 +564,7 @@ mod cli {
         let out = run(&[
             "preview",
             path.to_str().unwrap(),
-            "--as",
+            "--hosts",
             "claude-code",
             "--json",
         ]);
@@ -576,7 +576,7 @@ mod cli {
             String::from_utf8_lossy(&out.stderr)
         );
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        let h = &v["as"]["emoji"][0];
+        let h = &v["hosts"]["emoji"][0];
         assert_eq!(h["unit"], "utf16");
         assert_eq!(h["chars"], 2200 + 34);
         assert_eq!(h["chars_kept"], 2048);

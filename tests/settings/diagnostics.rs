@@ -102,7 +102,7 @@ fn the_diagnostic_codes_are_pinned() {
         AliasSetting::CODES,
         ["policy", "budget", "visibility", "tool_visibility"]
     );
-    assert_eq!(mcp_preamble::report::REPORT_FORMAT_VERSION, 5);
+    assert_eq!(mcp_preamble::report::REPORT_FORMAT_VERSION, 6);
 }
 
 fn only(assembly: &Assembly) -> &ServerReport {
@@ -139,7 +139,7 @@ fn a_misspelt_policy_alias_is_matched_by_type() {
     let line = "policy for \"biling\": no server has this alias (did you mean \"billing\"?)";
     assert_eq!(assembly.diagnostics(), [line]);
     let json: serde_json::Value = serde_json::from_str(&assembly.to_json()).unwrap();
-    assert_eq!(json["format"], 5);
+    assert_eq!(json["format"], 6);
     assert_eq!(
         json["diagnostics"],
         serde_json::json!([{

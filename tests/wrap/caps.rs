@@ -272,5 +272,52 @@ async fn show_prints_what_the_host_receives_through_wrap() {
         let received = host_receives(host, &init, &list);
         assert!(!received.is_empty(), "{host}");
         assert_eq!(&printed[start..end], received.trim_end(), "{host}");
+        // `preview --as HOST` means what `wrap --as HOST` means: the same print.
+        let preview = run(&["preview", "--as", host, file]);
+        assert_eq!(preview, printed, "{host}");
     }
+}
+
+fn run(args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// `preview --as HOST` fits with preview's own budget, as `wrap --as HOST
+/// --policy` would with that budget; it prints text, so `--json` is refused.
+#[tokio::test]
+async fn preview_as_uses_its_budget_and_refuses_json() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/corpus/basic-memory.json"
+    );
+    let whole = run(&["preview", "--as", "claude-code", file]);
+    let budgeted = run(&["preview", "--as", "claude-code", "--budget", "60", file]);
+    let snapshot = mcp_preamble::files::load_server_file(file).unwrap();
+    let wrapper = Wrapper::new(Assembler::new().budget(60), "claude-code".parse().unwrap())
+        .unwrap()
+        .alias("basic-memory");
+    let reads = wrapper.model_reads(&snapshot).unwrap();
+    assert!(!reads.cut.is_empty());
+    assert!(budgeted.contains(&format!("cut: {} units\n", reads.cut.len())));
+    assert!(budgeted.contains(reads.text.as_deref().unwrap().trim_end()));
+    assert_ne!(whole, budgeted);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
+        .args(["preview", "--as", "claude-code", "--json", file])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("'--as <HOST>' cannot be used with '--json'"),
+        "{err}"
+    );
 }

@@ -435,13 +435,21 @@ pub struct Preview {
     #[arg(long, value_name = "PATH")]
     pub policy: Option<PathBuf>,
     // The help names the hosts of the library's table (`host_names`).
-    #[arg(long = "as", value_name = "HOSTS", help = format!(
-        "What survives these hosts, per server (as `lint --hosts`): the characters and tokens \
-         that reach the model and the constraint sentences lost: comma-separated {}, \
+    #[arg(long = "hosts", value_name = "HOSTS", help = format!(
+        "What survives these hosts' own cuts, per server (as `lint --hosts`): the characters \
+         and tokens that reach the model and the constraint sentences lost: comma-separated {}, \
          `mcp-preamble` (at `--budget`), or `all`",
         host_names()
     ))]
-    pub as_hosts: Option<String>,
+    pub hosts: Option<String>,
+    // `--as` means what it means for `wrap` and `serve`: fit to the host.
+    #[arg(long = "as", value_name = "HOST", value_parser = parse_serve_as,
+        conflicts_with_all = ["json", "hosts", "check", "target"], help = format!(
+        "Print, per server, what the host's model reads through `wrap --as HOST` (the same \
+         as `show --host HOST`, with this command's budgets and lock): {}, or `plain`",
+        serve_hosts()
+    ))]
+    pub serve_as: Option<mcp_preamble::serve::ServeAs>,
     /// A lock file made by `pin`: each server is compared with its pin
     /// (a `pin` column, and the diff of changed instructions under the table).
     #[arg(long, value_name = "PATH")]

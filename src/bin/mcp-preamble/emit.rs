@@ -71,7 +71,7 @@ pub fn emit_preview(
                 .iter()
                 .map(|(name, h)| (name.clone(), serde_json::json!(h)))
                 .collect();
-            report["as"] = serde_json::Value::Object(by_server);
+            report["hosts"] = serde_json::Value::Object(by_server);
         }
         emit(&mcp_preamble::report::printed_json(report));
     } else {

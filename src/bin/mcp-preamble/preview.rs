@@ -105,14 +105,14 @@ fn warn_unknown_flag_aliases(
     any
 }
 
-/// `--as HOSTS`: what of each server's instructions survives each host,
+/// `--hosts HOSTS`: what of each server's instructions survives each host,
 /// by the server's shown name.
 fn host_survival(
     p: &Preview,
     settings: &Settings,
     snapshots: &[ServerSnapshot],
 ) -> Result<Vec<(String, Vec<HostSurvival>)>, mcp_preamble::Error> {
-    let Some(list) = &p.as_hosts else {
+    let Some(list) = &p.hosts else {
         return Ok(Vec::new());
     };
     // The same budget the assembly uses: the flag over the policy file.
@@ -169,6 +169,14 @@ pub async fn preview(mut p: Preview) -> Result<ExitCode, CliError> {
             unknown_alias = true;
             emit_err(&format!("mcp-preamble: warning: {d}"));
         }
+    }
+    if let Some(host) = p.serve_as {
+        crate::show::emit_reads(&assembler, host, &snapshots)?;
+        return Ok(if failed {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        });
     }
     let hosts = host_survival(&p, &settings, &snapshots)?;
     emit_preview(&assembly, &sources, &hosts, p.json);

@@ -2,12 +2,13 @@
 //! reads after `install` (issue 51.8): the text wrap serves, where the host
 //! reads it (the host table's rule), its length against the host's cap,
 //! what was cut, and the tools as listed. The same shaping as `wrap --as
-//! HOST` (`Wrapper::model_reads`), offline.
+//! HOST` (`Wrapper::model_reads`), offline; `preview --as HOST` prints the
+//! same with its own budgets and lock.
 
 use std::process::ExitCode;
 
-use mcp_preamble::Assembler;
-use mcp_preamble::serve::{ModelReads, Wrapper};
+use mcp_preamble::serve::{ModelReads, ServeAs, Wrapper};
+use mcp_preamble::{Assembler, ServerSnapshot};
 
 use crate::args::ShowArgs;
 use crate::emit::emit;
@@ -18,8 +19,20 @@ pub async fn show(mut a: ShowArgs) -> Result<ExitCode, CliError> {
     a.connect.client = settings.client.clone();
     let assembler = Assembler::from_settings(&settings)?;
     let mut gathered = crate::load::load_inputs(&a.files, &a.connect).await?;
-    for snapshot in &gathered.snapshots {
-        let mut wrapper = Wrapper::new(assembler.clone(), a.host)?;
+    emit_reads(&assembler, a.host, &gathered.snapshots)?;
+    gathered.close().await;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Per server, what `host`'s model reads through `wrap --as HOST` built on
+/// `assembler` (`show --host`, and `preview --as` with its own budgets).
+pub fn emit_reads(
+    assembler: &Assembler,
+    host: ServeAs,
+    snapshots: &[ServerSnapshot],
+) -> Result<(), mcp_preamble::Error> {
+    for snapshot in snapshots {
+        let mut wrapper = Wrapper::new(assembler.clone(), host)?;
         if let Some(alias) = &snapshot.alias {
             wrapper = wrapper.alias(alias.clone());
         }
@@ -28,10 +41,9 @@ pub async fn show(mut a: ShowArgs) -> Result<ExitCode, CliError> {
             .alias
             .as_deref()
             .unwrap_or(&snapshot.server_info.name);
-        emit(&render(name, a.host.as_str(), &reads));
+        emit(&render(name, host.as_str(), &reads));
     }
-    gathered.close().await;
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// One server's part of the output.
