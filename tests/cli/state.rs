@@ -303,6 +303,13 @@ fn the_state_over_tls_checks_the_certificate_of_redis() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// String `key` one byte over the reply cap (what it held, then zero
+/// bytes, then `y`), made inside Redis: the test sends a few bytes.
+fn plant_over_the_cap(redis: &Redis, key: &str) {
+    let at = mcp_preamble::state::MAX_REPLY.to_string();
+    assert_eq!(redis.command(&["SETRANGE", key, &at, "y"]), ":67108865");
+}
+
 /// Issue 54: a reply from Redis is capped (`MAX_REPLY`, 64 MiB, a lock
 /// file's bound), refused at its declared length before its bytes are
 /// buffered: a value under the cap (1 MiB) reads back whole, one over it
@@ -320,23 +327,20 @@ fn a_reply_from_redis_over_the_cap_is_refused_and_the_state_answers_after() {
     let pending = block_on(state.pending()).unwrap();
     assert_eq!(pending["big"], json!(big));
     assert_eq!(mcp_preamble::state::MAX_REPLY, 64 << 20);
-    let huge = "y".repeat(mcp_preamble::state::MAX_REPLY + 1);
-    redis.command(&["HSET", "mcp-preamble:pending", "huge", &huge]);
-    let err = block_on(state.pending()).unwrap_err();
+    plant_over_the_cap(&redis, "mcp-preamble:revision");
+    let err = block_on(state.revision()).unwrap_err();
     assert_eq!(err.kind(), mcp_preamble::ErrorKind::InvalidMessage);
     assert_eq!(
         err.to_string(),
         format!("invalid message: {url}: a reply over the 64 MiB cap was refused")
     );
     // Other commands answer, on a new connection.
-    assert_eq!(block_on(state.revision()).unwrap(), 0);
-    assert!(block_on(state.load()).unwrap().keys().next().is_none());
-    redis.command(&["HDEL", "mcp-preamble:pending", "huge"]);
     assert_eq!(block_on(state.pending()).unwrap().len(), 1);
+    redis.command(&["SET", "mcp-preamble:revision", "7"]);
+    assert_eq!(block_on(state.revision()).unwrap(), 7);
 
-    // The pins over the cap, read over TLS by `pin`: exit 2, the state named.
-    redis.command(&["HSET", "mcp-preamble:pins", "huge", &huge]);
-    drop(huge);
+    // The format key over the cap, read over TLS by `pin`: exit 2, the state named.
+    plant_over_the_cap(&redis, "mcp-preamble:format");
     let dir = scratch("state", "cap");
     let file = twenty_servers(&dir).remove(0);
     let tls = redis.tls_url();
@@ -687,9 +691,7 @@ fn an_approval_in_redis_reaches_the_running_gateway_through_an_outage() {
     // Issue 54: a value over the reply cap under the state's keys (another
     // tenant's, a broken Redis): refused, logged, and the reviewed state
     // still served; Redis does not count as away.
-    let huge = "z".repeat(mcp_preamble::state::MAX_REPLY + 1);
-    redis.command(&["HSET", "mcp-preamble:pins", "huge", &huge]);
-    drop(huge);
+    plant_over_the_cap(&redis, "mcp-preamble:format");
     redis.command(&["PUBLISH", "mcp-preamble:changes", "0"]);
     wait_until("the refusal logged", Duration::from_secs(10), || {
         logged().contains("a reply over the 64 MiB cap was refused")
@@ -702,7 +704,7 @@ fn an_approval_in_redis_reaches_the_running_gateway_through_an_outage() {
     assert_eq!(served(&mut g), "Call first before second. Changed text.");
     assert!(g.names().contains(&"billing__first".into()));
     assert!(!logged().contains("does not answer"), "{}", logged());
-    redis.command(&["HDEL", "mcp-preamble:pins", "huge"]);
+    redis.command(&["SET", "mcp-preamble:format", "3"]);
 
     // Redis stopped: the gateway keeps serving the reviewed state, and says so once.
     redis.down();
