@@ -123,7 +123,7 @@
 //!
 //! A template is one minijinja file with a macro `server(s)` for one
 //! server's block and a body that outputs each item of `blocks` once, in
-//! order; the body also gets `room`: `"server"` where each server has a room of its own (`wrap`, [`Assembler::own_room`]: the built-ins then frame the block in one line of 81 characters, who wrote it and what it cannot do, instead of the section's heading and paragraph), else `"section"`. The built-ins live in `templates/` and are compiled in:
+//! order; the body also gets `room` (`"server"` where each server has a room of its own, else `"section"`) and `framing` (who wrote a block and what it cannot do, one line: what the built-ins frame a block with in a room of its own, and what starts a namespace description; [`Template`] says more). The built-ins live in `templates/` and are compiled in:
 //!
 //! - `markdown` (default): `## MCP server instructions`, a line telling the
 //!   model whose text follows, then `### <name>` per server with its

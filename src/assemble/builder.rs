@@ -598,10 +598,13 @@ impl Assembler {
     /// most `max_chars` characters ([`ServerReport::namespace`](crate::ServerReport::namespace)), next to the
     /// section: Codex and OpenAI tool search show a description per
     /// server's namespace and surface about its first 512 characters. The
-    /// description is the server's instructions as the section has them
+    /// description is a room per server: it starts with the framing line of
+    /// [`Assembler::own_room`] (who wrote the text and what it cannot do, 79
+    /// characters and a line break) when the cap leaves 40 characters of text
+    /// after it, then the server's instructions as the section has them
     /// (sanitized, tool names rewritten, de-duplicated, before budgets),
     /// whole units in order of priority (constraints first) as long as they
-    /// fit; a first unit longer than the cap is cut at a word with `…`.
+    /// fit; a first unit longer than the room left is cut at a word with `…`.
     ///
     /// ```
     /// use mcp_preamble::{Assembler, ServerSnapshot};

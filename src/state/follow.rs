@@ -161,7 +161,7 @@ impl SharedState {
     /// Subscribed to `channel`: its messages, or why not.
     async fn subscribe(&self, channel: &str) -> std::result::Result<Messages, String> {
         let subscribed = tokio::time::timeout(TIMEOUT, async {
-            let mut pubsub = self.client.get_async_pubsub().await?;
+            let mut pubsub = self.pubsub().await?;
             pubsub.subscribe(channel).await?;
             Ok::<_, redis::RedisError>(pubsub)
         })

@@ -30,10 +30,23 @@
 //! keeps the last lock it loaded, logs it once, reports not ready
 //! ([`Readiness`]) and tries again until Redis answers (then logs that
 //! too, subscribes and reloads).
+//!
+//! Each reply from Redis is capped at [`MAX_REPLY`] (64 MiB, a lock file's
+//! bound): the state reads through connections of its own that follow
+//! RESP's framing and refuse a reply past the cap before it is buffered
+//! (`reply.rs`), over `rediss://` too. A refused reply is logged, the
+//! connection closed, and the command fails with an
+//! [`ErrorKind::InvalidMessage`] error naming the state; a follower keeps
+//! serving the last reviewed state, as it does for pins that do not load,
+//! and stays ready (a value too big is not Redis away), until the reply
+//! fits.
 
 mod follow;
+mod reply;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::json;
@@ -42,6 +55,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::pin::{LOCK_VERSION, Lock, LockEntry, Pin};
 
 pub use follow::{EndedFollower, Follower, Readiness};
+pub use reply::MAX_REPLY;
 
 /// Told of each ended session: its local id and its id's expiry.
 pub type EndedSink = Box<dyn Fn(&str, u64) + Send + Sync>;
@@ -96,6 +110,8 @@ pub struct SharedState {
     client: redis::Client,
     shown: String,
     conn: tokio::sync::Mutex<Option<redis::aio::MultiplexedConnection>>,
+    /// Set when a reply on the commands' connection passed the cap.
+    over: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for SharedState {
@@ -134,6 +150,7 @@ impl SharedState {
             client,
             shown,
             conn: tokio::sync::Mutex::new(None),
+            over: Arc::default(),
         })
     }
 
@@ -153,16 +170,36 @@ impl SharedState {
         if let Some(conn) = slot.as_ref() {
             return Ok((conn.clone(), true));
         }
-        let config = redis::AsyncConnectionConfig::new()
-            .set_connection_timeout(Some(TIMEOUT))
-            .set_response_timeout(Some(TIMEOUT));
-        let conn = self
-            .client
-            .get_multiplexed_async_connection_with_config(&config)
+        let conn = tokio::time::timeout(TIMEOUT, self.multiplexed())
             .await
+            .map_err(|_| self.unreachable("no answer"))?
             .map_err(|e| self.unreachable(e))?;
         *slot = Some(conn.clone());
         Ok((conn, false))
+    }
+
+    /// A new connection for commands, its replies capped.
+    async fn multiplexed(&self) -> redis::RedisResult<redis::aio::MultiplexedConnection> {
+        let info = self.client.get_connection_info();
+        let stream = reply::connect(info, &self.shown, self.over.clone()).await?;
+        let config = redis::AsyncConnectionConfig::new().set_response_timeout(Some(TIMEOUT));
+        let (conn, driver) = redis::aio::MultiplexedConnection::new_with_config(
+            info.redis_settings(),
+            stream,
+            config,
+        )
+        .await?;
+        // Ends when the last clone of `conn` is dropped.
+        tokio::spawn(driver);
+        Ok(conn)
+    }
+
+    /// A new pub/sub connection, its replies capped.
+    async fn pubsub(&self) -> redis::RedisResult<redis::aio::PubSub> {
+        let info = self.client.get_connection_info();
+        // Its own flag: a refusal ends the subscription, which is logged.
+        let stream = reply::connect(info, &self.shown, Arc::default()).await?;
+        redis::aio::PubSub::new(info.redis_settings(), stream).await
     }
 
     /// Runs `commands`. A failure drops the kept connection, so the next
@@ -176,6 +213,16 @@ impl SharedState {
                 Ok(t) => return Ok(t),
                 Err(e) => {
                     *self.conn.lock().await = None;
+                    if self.over.swap(false, Ordering::Relaxed) {
+                        return Err(Error::new(
+                            ErrorKind::InvalidMessage,
+                            format!(
+                                "{}: a reply over the {} MiB cap was refused",
+                                self.shown,
+                                MAX_REPLY >> 20
+                            ),
+                        ));
+                    }
                     if !(kept && again && (e.is_connection_dropped() || e.is_io_error())) {
                         return Err(self.unreachable(e));
                     }

@@ -303,6 +303,66 @@ fn the_state_over_tls_checks_the_certificate_of_redis() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// String `key` one byte over the reply cap (what it held, then zero
+/// bytes, then `y`), made inside Redis: the test sends a few bytes.
+fn plant_over_the_cap(redis: &Redis, key: &str) {
+    let at = mcp_preamble::state::MAX_REPLY.to_string();
+    assert_eq!(redis.command(&["SETRANGE", key, &at, "y"]), ":67108865");
+}
+
+/// Issue 54: a reply from Redis is capped (`MAX_REPLY`, 64 MiB, a lock
+/// file's bound), refused at its declared length before its bytes are
+/// buffered: a value under the cap (1 MiB) reads back whole, one over it
+/// is a typed error naming the state, and the state answers at once
+/// after (a new connection). Over `rediss://`, `pin` is refused alike.
+#[test]
+fn a_reply_from_redis_over_the_cap_is_refused_and_the_state_answers_after() {
+    let Some(redis) = Redis::start_tls("cap") else {
+        return;
+    };
+    let big = "x".repeat(1 << 20);
+    redis.command(&["HSET", "mcp-preamble:pending", "big", &big]);
+    let url = redis.url();
+    let state = SharedState::open(&url).unwrap();
+    let pending = block_on(state.pending()).unwrap();
+    assert_eq!(pending["big"], json!(big));
+    assert_eq!(mcp_preamble::state::MAX_REPLY, 64 << 20);
+    plant_over_the_cap(&redis, "mcp-preamble:revision");
+    let err = block_on(state.revision()).unwrap_err();
+    assert_eq!(err.kind(), mcp_preamble::ErrorKind::InvalidMessage);
+    assert_eq!(
+        err.to_string(),
+        format!("invalid message: {url}: a reply over the 64 MiB cap was refused")
+    );
+    // Other commands answer, on a new connection.
+    assert_eq!(block_on(state.pending()).unwrap().len(), 1);
+    redis.command(&["SET", "mcp-preamble:revision", "7"]);
+    assert_eq!(block_on(state.revision()).unwrap(), 7);
+
+    // The format key over the cap, read over TLS by `pin`: exit 2, the state named.
+    plant_over_the_cap(&redis, "mcp-preamble:format");
+    let dir = scratch("state", "cap");
+    let file = twenty_servers(&dir).remove(0);
+    let tls = redis.tls_url();
+    let out = Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
+        .args(["pin", file.to_str().unwrap(), "--state", &tls])
+        .env(
+            "SSL_CERT_FILE",
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/auth/ca.pem"),
+        )
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).ends_with(&format!(
+            "mcp-preamble: invalid message: {tls}: a reply over the 64 MiB cap was refused\n"
+        )),
+        "{}",
+        stderr(&out)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The library's follower: ready while Redis answers, a write reaches it
 /// by pub/sub, not ready while Redis is stopped (the lock kept), ready
 /// again and following once it is back.
@@ -627,6 +687,24 @@ fn an_approval_in_redis_reaches_the_running_gateway_through_an_outage() {
         logged().contains("the shared review state does not load;")
     });
     assert_eq!(served(&mut g), "Call first before second. Changed text.");
+
+    // Issue 54: a value over the reply cap under the state's keys (another
+    // tenant's, a broken Redis): refused, logged, and the reviewed state
+    // still served; Redis does not count as away.
+    plant_over_the_cap(&redis, "mcp-preamble:format");
+    redis.command(&["PUBLISH", "mcp-preamble:changes", "0"]);
+    wait_until("the refusal logged", Duration::from_secs(10), || {
+        logged().contains("a reply over the 64 MiB cap was refused")
+    });
+    assert!(
+        logged().contains("a reply from redis over the 64 MiB cap"),
+        "{}",
+        logged()
+    );
+    assert_eq!(served(&mut g), "Call first before second. Changed text.");
+    assert!(g.names().contains(&"billing__first".into()));
+    assert!(!logged().contains("does not answer"), "{}", logged());
+    redis.command(&["SET", "mcp-preamble:format", "3"]);
 
     // Redis stopped: the gateway keeps serving the reviewed state, and says so once.
     redis.down();

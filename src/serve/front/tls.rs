@@ -4,7 +4,7 @@
 //! (the system's root certificates).
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use rustls::crypto::CryptoProvider;
@@ -15,11 +15,7 @@ use rustls_pki_types::{CertificateDer, PrivateKeyDer};
 
 use crate::error::{Error, ErrorKind, Result};
 
-/// ring, chosen per config rather than installed process-wide, so that
-/// nothing else in the process (reqwest, a host application) is changed.
-fn provider() -> Arc<CryptoProvider> {
-    Arc::new(rustls::crypto::ring::default_provider())
-}
+use crate::support::tls::provider;
 
 /// The acceptor for `--tls-cert CERT --tls-key KEY` (PEM: the chain, leaf
 /// first; a PKCS#8, PKCS#1 or SEC1 private key). HTTP/1.1 only, as served.
@@ -147,26 +143,5 @@ impl ResolvesServerCert for Reloading {
 /// The client config for an issuer's metadata and keys: the system's root
 /// certificates, read once.
 pub(in crate::serve) fn client() -> Result<Arc<rustls::ClientConfig>> {
-    static CONFIG: OnceLock<std::result::Result<Arc<rustls::ClientConfig>, String>> =
-        OnceLock::new();
-    CONFIG
-        .get_or_init(|| {
-            let mut roots = rustls::RootCertStore::empty();
-            let found = rustls_native_certs::load_native_certs();
-            for error in &found.errors {
-                tracing::debug!(%error, "a system root certificate was not read");
-            }
-            let (added, _ignored) = roots.add_parsable_certificates(found.certs);
-            if added == 0 {
-                return Err("no system root certificate could be read".to_string());
-            }
-            let config = rustls::ClientConfig::builder_with_provider(provider())
-                .with_safe_default_protocol_versions()
-                .map_err(|e| format!("tls: {e}"))?
-                .with_root_certificates(roots)
-                .with_no_client_auth();
-            Ok(Arc::new(config))
-        })
-        .clone()
-        .map_err(|e| Error::new(ErrorKind::Connect, e))
+    crate::support::tls::client().map_err(|e| Error::new(ErrorKind::Connect, e))
 }
