@@ -330,23 +330,25 @@ fn metrics_are_scraped_without_a_token_and_each_call_is_logged() {
         401
     );
 
-    // Caller B, 40 requests at once: past 10 a second, some get 429.
+    // Caller B, 40 requests from four threads at once: past 10 a second
+    // (a burst of 10), some get 429.
     let b = mcp_headers(None, Some(TOKEN_B));
-    let mut limited = 0;
-    for _ in 0..40 {
-        let answer = http(
-            &main,
-            "mcp.example.com",
-            "POST /mcp HTTP/1.1",
-            &b,
-            &initialize_body(),
-        );
-        if answer.status == 429 {
-            let wait: u64 = answer.header("retry-after").unwrap().parse().unwrap();
-            assert!((1..=2).contains(&wait), "{answer:?}");
-            limited += 1;
+    let limited = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| {
+                for _ in 0..10 {
+                    let answer = http(&main, "mcp.example.com", "GET /mcp HTTP/1.1", &b, "");
+                    if answer.status == 429 {
+                        let wait: u64 = answer.header("retry-after").unwrap().parse().unwrap();
+                        assert!((1..=2).contains(&wait), "{answer:?}");
+                        limited.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            });
         }
-    }
+    });
+    let limited = u32::try_from(limited.into_inner()).unwrap();
     assert!(limited > 0, "40 requests in a moment, 10 a second allowed");
     // A's allowance is its own.
     assert_eq!(

@@ -240,10 +240,7 @@ pub(in crate::serve) async fn serve_until(
         lane: AtomicU64::new(0),
         traffic: crate::serve::front::traffic::Traffic::new(options.rate_limit),
     });
-    let _scrape = match options.metrics_on {
-        Some(addr) => Some(crate::serve::front::scrape::spawn(addr, front.clone(), &gate).await?),
-        None => None,
-    };
+    let _scrape = crate::serve::front::scrape::start(options.metrics_on, &front, &gate).await?;
     let max = limits.max_connections.clamp(1, Semaphore::MAX_PERMITS);
     let slots = Arc::new(Semaphore::new(max));
     let (stop, stopped) = tokio::sync::watch::channel(false);

@@ -28,12 +28,20 @@ impl Drop for Scrape {
     }
 }
 
-/// Listens on `addr` and serves `front`'s operations endpoints there.
-pub(in crate::serve) async fn spawn(
-    addr: SocketAddr,
-    front: Arc<Front>,
+/// [`spawn`] when there is an address.
+pub(in crate::serve) async fn start(
+    addr: Option<SocketAddr>,
+    front: &Arc<Front>,
     gate: &Gate,
-) -> Result<Scrape> {
+) -> Result<Option<Scrape>> {
+    match addr {
+        Some(addr) => spawn(addr, front.clone(), gate).await.map(Some),
+        None => Ok(None),
+    }
+}
+
+/// Listens on `addr` and serves `front`'s operations endpoints there.
+async fn spawn(addr: SocketAddr, front: Arc<Front>, gate: &Gate) -> Result<Scrape> {
     let listener = TcpListener::bind(addr).await.map_err(|e| {
         Error::new(
             ErrorKind::Connect,

@@ -16,12 +16,13 @@ use crate::serve::upstream::send::{Subject, unexpected_result};
 /// Where a `tools/call` over HTTP tells the front which tool it called
 /// (the front puts one in each request; rmcp hands the request's parts to
 /// the handler): the access log's `tool` for hosts that send no `Mcp-Name`.
+#[cfg(feature = "serve-http")]
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Called(pub(crate) std::sync::Arc<std::sync::Mutex<Option<String>>>);
 
+#[cfg(feature = "serve-http")]
 impl Called {
     /// Tells `context`'s request, when it carries one, that it called `tool`.
-    #[cfg(feature = "serve-http")]
     pub(crate) fn tell(
         context: &rmcp::service::RequestContext<rmcp::service::RoleServer>,
         tool: &str,

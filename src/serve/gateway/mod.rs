@@ -467,6 +467,7 @@ impl Gateway {
     }
 
     /// The upstream serving the tool the host knows as `name`, if any.
+    #[cfg(feature = "serve-http")]
     pub(in crate::serve) fn upstream_of(&self, name: &str) -> Option<String> {
         let view = self.view();
         view.names
