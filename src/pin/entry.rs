@@ -92,6 +92,11 @@ pub struct LockEntry {
     /// server lists none).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub skills: BTreeMap<String, PinnedSkill>,
+    /// Who pinned this text and when (lock version 4; absent before). Not
+    /// part of [`LockEntry::digest`]: the same text approved again is the
+    /// same pin.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approved: Option<super::Approval>,
 }
 
 impl LockEntry {
@@ -135,6 +140,7 @@ impl LockEntry {
             cut_sha256: None,
             tool_filter: None,
             skills: skill_pins(server),
+            approved: None,
         }
     }
 
@@ -154,11 +160,19 @@ impl LockEntry {
         entry
     }
 
-    /// SHA-256 of the whole entry: two entries with the same digest pin the
-    /// same text, tools and cut parts.
-    pub(crate) fn digest(&self) -> String {
+    /// SHA-256 of the whole entry but its approval (lowercase hex): two
+    /// entries with the same digest pin the same text, tools and cut parts.
+    /// It is what `pin --review` shows and `pin --approve DIGEST` takes.
+    pub fn digest(&self) -> String {
+        let text = if self.approved.is_some() {
+            let mut bare = self.clone();
+            bare.approved = None;
+            serde_json::to_string(&bare)
+        } else {
+            serde_json::to_string(self)
+        };
         // Maps and strings only: serializing cannot fail.
-        sha256_hex(serde_json::to_string(self).unwrap_or_default().as_bytes())
+        sha256_hex(text.unwrap_or_default().as_bytes())
     }
 }
 

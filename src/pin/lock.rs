@@ -24,8 +24,9 @@ use crate::tool_policy::ToolFilter;
 /// the limits compares the same, one over them is `changed` until pinned again.
 /// Version 3 adds each server's skills (`skills`, by URI: digests of the
 /// frontmatter and of the files); versions 1 and 2 are read as pinning no
-/// skills.
-pub const LOCK_VERSION: u32 = 3;
+/// skills. Version 4 adds who approved each pin and when (`approved`);
+/// older entries have none.
+pub const LOCK_VERSION: u32 = 4;
 
 /// The oldest lock-file version this crate reads.
 const OLDEST_LOCK_VERSION: u64 = 1;
@@ -249,7 +250,7 @@ impl Lock {
 
     /// Parses lock-file JSON; `origin` names it in errors, which are
     /// [`ErrorKind::InvalidConfig`]: `invalid configuration: mcp-preamble.lock:
-    /// lock file version 4 is not supported (this mcp-preamble reads versions 1 to 3)`.
+    /// lock file version 5 is not supported (this mcp-preamble reads versions 1 to 4)`.
     #[allow(clippy::should_implement_trait)]
     pub fn from_str(text: &str, origin: &str) -> Result<Lock> {
         let bad = |detail: String| {
@@ -486,7 +487,7 @@ mod tests {
         let again = Lock::from_str(&text, "x.lock").unwrap();
         assert_eq!(again, lock);
         assert_eq!(again.to_json(), text);
-        assert!(text.starts_with("{\n  \"version\": 3,\n  \"servers\": {\n    \"billing\": {"));
+        assert!(text.starts_with("{\n  \"version\": 4,\n  \"servers\": {\n    \"billing\": {"));
         assert!(text.contains("\"text\": [\n          \"Call list_periods first.\",\n          \"Then get_invoice.\"\n        ]"));
     }
 
@@ -504,12 +505,12 @@ mod tests {
     fn bad_files_name_the_file() {
         let err = |t: &str| Lock::from_str(t, "team.lock").unwrap_err().to_string();
         assert_eq!(
-            err("{\"version\": 4, \"servers\": {}}"),
-            "invalid configuration: team.lock: lock file version 4 is not supported (this mcp-preamble reads versions 1 to 3)"
+            err("{\"version\": 5, \"servers\": {}}"),
+            "invalid configuration: team.lock: lock file version 5 is not supported (this mcp-preamble reads versions 1 to 4)"
         );
         assert_eq!(
             err("{\"version\": 0, \"servers\": {}}"),
-            "invalid configuration: team.lock: lock file version 0 is not supported (this mcp-preamble reads versions 1 to 3)"
+            "invalid configuration: team.lock: lock file version 0 is not supported (this mcp-preamble reads versions 1 to 4)"
         );
         assert_eq!(
             err("{\"servers\": {}}"),
@@ -531,12 +532,12 @@ mod tests {
     fn a_version_1_lock_is_read_and_compares_the_same() {
         let mut lock = Lock::new();
         lock.pin(&server());
-        let v1 = lock.to_json().replace("\"version\": 3", "\"version\": 1");
+        let v1 = lock.to_json().replace("\"version\": 4", "\"version\": 1");
         let read = Lock::from_str(&v1, "old.lock").unwrap();
         assert_eq!(read, lock);
         assert_eq!(read.check(&server()).state, PinState::Same);
-        // Written back as version 3.
-        assert!(read.to_json().contains("\"version\": 3,"));
+        // Written back as version 4.
+        assert!(read.to_json().contains("\"version\": 4,"));
     }
 
     #[test]

@@ -60,7 +60,7 @@
 //! ```
 //!
 //! The lock file ([`Lock::to_json`], [`Lock::from_path`]) is JSON with
-//! `"version": 3`, one block per server sorted by key, instructions as one
+//! `"version": 4`, one block per server sorted by key, instructions as one
 //! string per line, so a review reads as a plain diff; the same servers give
 //! the same bytes. It pins what the [`Limits`](crate::Limits) keep of each server (the
 //! instructions' first 64 KiB, the first 1,000 tools…) and a SHA-256 of what
@@ -68,7 +68,8 @@
 //! [`Pin::cut_changed`]), so a server's entry stays
 //! about the size of its limited text whatever it sends. Version 1 files are
 //! read (a server over the limits compares `changed` until pinned again)
-//! and written back as version 3. Version 3 pins each server's skills
+//! and written back as version 4. Version 4 records who approved each
+//! pin and when ([`LockEntry::approved`]). Version 3 pins each server's skills
 //! (`skills/list`, the Skills extension) by URI: a SHA-256 of the
 //! frontmatter (name, description and every other field) and one of the
 //! files (each `uri`, `digest` and `size`), so a skill added, removed,
@@ -107,6 +108,7 @@
 // Here: the pin of a server and what the assembler does with it; `lock`
 // holds the lock file and the comparison.
 
+mod approval;
 pub(crate) mod decide;
 mod entry;
 mod lock;
@@ -118,6 +120,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::support::string_enum;
 
+pub use approval::Approval;
 pub use entry::{LockEntry, PinnedInstructions, PinnedSkill, PinnedTool};
 pub use lock::{LOCK_VERSION, Lock};
 pub use save::LockFile;

@@ -12,7 +12,7 @@
 //! | `mcp-preamble:pins` | hash | one field per server key: its pin, as the JSON of its block under `servers` in a lock file ([`LockEntry`]) |
 //! | `mcp-preamble:revision` | integer | one more at each write |
 //! | `mcp-preamble:pending` | hash | one field per alias a gateway holds for review: `{"pin": …, "seen": UNIX_SECONDS}` (`pin` as in `preview --json`) |
-//! | `mcp-preamble:approvals` | list | the last 1,000 pins written, newest first: `{"key", "action": "pinned" or "removed", "sha256", "at": UNIX_SECONDS}` |
+//! | `mcp-preamble:approvals` | list | the last 1,000 pins written, newest first: `{"key", "action": "pinned" or "removed", "sha256", "at": UNIX_SECONDS, "by"}` (`by` the approver the pin records, [`LockEntry::approved`]) |
 //! | `mcp-preamble:changes` | channel | the revision, published by each write |
 //! | `mcp-preamble:ended` | sorted set | the sessions a `DELETE` ended before their ids expire: each a gateway's local session id, scored by the id's expiry (UNIX seconds); at most 65,536 (as many as a gateway keeps): none dropped before it expires, a new one past them refused |
 //! | `mcp-preamble:ends` | channel | `EXPIRY SESSION`, published as each is added |
@@ -402,6 +402,7 @@ fn approval(key: &str, action: &str, entry: Option<&LockEntry>, at: u64) -> Stri
         "action": action,
         "sha256": entry.map(LockEntry::digest),
         "at": at,
+        "by": entry.and_then(|e| e.approved.as_ref()).map(|a| a.by.as_str()),
     })
     .to_string()
 }

@@ -89,7 +89,7 @@ const BIN_LAYERS: &[&[&str]] = &[
     &["error", "args", "source"],
     // Everything printed goes through `emit`.
     &["emit"],
-    &["memory", "progress", "state"],
+    &["memory", "progress", "state", "jsonlog"],
     // Reading files, connecting to a config's servers.
     &["load"],
     // Where the pins are: a lock file or a shared state (`--state`).
@@ -102,6 +102,8 @@ const BIN_LAYERS: &[&[&str]] = &[
     // writes the lock as `snapshot` writes its files.
     &["lint", "preview", "serve"],
     &["snapshot"],
+    // `pin --review` and `--approve DIGEST`.
+    &["approve"],
     &["pin"],
     // `wrap` loads the policy and the log as `serve` does; `install`
     // edits host configs through the JSONC scanner.

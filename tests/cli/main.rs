@@ -7,6 +7,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod approve;
 mod cli;
 mod hostile;
 mod limits;

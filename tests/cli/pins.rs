@@ -282,7 +282,7 @@ fn pin_from_files_and_its_errors() {
     let out = run(&["pin", &seed, &time, "--lock", &lock]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = std::fs::read_to_string(&lock).unwrap();
-    assert!(text.starts_with("{\n  \"version\": 3,\n  \"servers\": {\n    \"mcp-server-time\": {"));
+    assert!(text.starts_with("{\n  \"version\": 4,\n  \"servers\": {\n    \"mcp-server-time\": {"));
 
     // A server whose tools/list failed is not pinned (its tools are unknown).
     let supabase = corpus
@@ -334,13 +334,13 @@ fn pin_from_files_and_its_errors() {
         "mcp-preamble: --update \"seed-invoce-server\": no server has this alias (known: seed-invoice-server)\n"
     );
 
-    std::fs::write(&lock, "{\"version\": 4, \"servers\": {}}").unwrap();
+    std::fs::write(&lock, "{\"version\": 5, \"servers\": {}}").unwrap();
     let out = run(&["preview", &seed, "--lock", &lock]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         stderr(&out),
         format!(
-            "mcp-preamble: invalid configuration: {lock}: lock file version 4 is not supported (this mcp-preamble reads versions 1 to 3)\n"
+            "mcp-preamble: invalid configuration: {lock}: lock file version 5 is not supported (this mcp-preamble reads versions 1 to 4)\n"
         )
     );
     let out = run(&["pin", &seed, "--lock", &lock]);
@@ -351,7 +351,7 @@ fn pin_from_files_and_its_errors() {
     );
     assert_eq!(
         std::fs::read_to_string(&lock).unwrap(),
-        "{\"version\": 4, \"servers\": {}}"
+        "{\"version\": 5, \"servers\": {}}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -11,3 +11,4 @@ mod auth;
 mod clients;
 mod http;
 mod replicas;
+mod team;

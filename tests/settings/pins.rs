@@ -313,13 +313,13 @@ fn a_corrupt_or_future_lock_file_names_the_file() {
     let path = dir.join("team.lock");
     let shown = path.display().to_string();
 
-    std::fs::write(&path, "{\"version\": 4, \"servers\": {}}").unwrap();
+    std::fs::write(&path, "{\"version\": 5, \"servers\": {}}").unwrap();
     let e = Lock::from_path(&path).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidConfig);
     assert_eq!(
         e.to_string(),
         format!(
-            "invalid configuration: {shown}: lock file version 4 is not supported (this mcp-preamble reads versions 1 to 3)"
+            "invalid configuration: {shown}: lock file version 5 is not supported (this mcp-preamble reads versions 1 to 4)"
         )
     );
 

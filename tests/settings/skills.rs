@@ -268,7 +268,7 @@ fn pins_flag_a_changed_description_or_digest_and_hold_keeps_it_out() {
     assert!(!dropped.text().contains("skill://"), "{}", dropped.text());
 
     // A version 2 lock pins no skills: the server compares changed.
-    let v2 = lock.to_json().replace("\"version\": 3", "\"version\": 2");
+    let v2 = lock.to_json().replace("\"version\": 4", "\"version\": 2");
     let v2: serde_json::Value = serde_json::from_str(&v2).unwrap();
     let mut v2 = v2;
     v2["servers"]["billing"]

@@ -234,6 +234,17 @@ pub struct ServeArgs {
     /// `--behind-proxy`.
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<std::net::SocketAddr>,
+    /// With `--listen`: `/metrics`, `/healthz` and `/readyz` on this address
+    /// too (plain HTTP, no token) for a scraper; nothing else is served there.
+    #[arg(long, value_name = "ADDR", requires = "listen")]
+    pub metrics_listen: Option<std::net::SocketAddr>,
+    /// With `--listen`: at most N requests a second from each caller (its
+    /// token, else its address); more get 429 with `Retry-After`.
+    #[arg(long, value_name = "N/s", value_parser = parse_rate, requires = "listen")]
+    pub rate_limit: Option<f64>,
+    /// The log's lines: `text`, or `json` (one object a line).
+    #[arg(long, default_value = "text", value_parser = ["text", "json"])]
+    pub log_format: String,
     /// With `--listen`: every request needs `Authorization: Bearer TOKEN`
     /// with a token of this file (one per line, at least 16 characters;
     /// blank lines and `#` comments skipped), reloaded when it changes.
@@ -324,9 +335,18 @@ pub struct PinArgs {
     /// before the host when Redis asks for them).
     #[arg(long, value_name = "URL", conflicts_with = "lock")]
     pub state: Option<String>,
-    /// Pin these changed aliases again (repeatable, or several after one flag).
-    #[arg(long, visible_alias = "approve", value_name = "ALIAS", num_args = 1.., conflicts_with = "all")]
+    /// Pin these changed aliases again (repeatable, or several after one
+    /// flag); a `pin --review` digest pins exactly the text it was shown
+    /// for, and is refused when the server says something else now.
+    #[arg(long, visible_alias = "approve", value_name = "ALIAS|DIGEST", num_args = 1.., conflicts_with = "all")]
     pub update: Vec<String>,
+    /// Show each new or changed server's diff and the digest that approves
+    /// exactly that text; write nothing.
+    #[arg(long, conflicts_with_all = ["update", "all"])]
+    pub review: bool,
+    /// Who approves, recorded with each pin written (default: the OS user).
+    #[arg(long, value_name = "NAME")]
+    pub approver: Option<String>,
     /// A policy file (`mcp-preamble.toml`): its `[client]` is who `pin`
     /// says it is, so the lock matches the host that shares the file.
     #[arg(long, value_name = "PATH")]
@@ -612,6 +632,14 @@ fn parse_timeout(s: &str) -> Result<Duration, String> {
         return Err(format!("{s} is outside 0 to 86400 seconds"));
     }
     Duration::try_from_secs_f64(secs).map_err(|e| e.to_string())
+}
+
+/// `N/s` (or `N`): requests a second, more than 0.
+fn parse_rate(s: &str) -> Result<f64, String> {
+    let n: f64 = (s.strip_suffix("/s").unwrap_or(s).parse().ok())
+        .filter(|n: &f64| *n > 0.0 && n.is_finite())
+        .ok_or_else(|| format!("{s:?} is not a rate such as 20/s"))?;
+    Ok(n)
 }
 
 /// A session id's lifetime: more than 0, at most 30 days.

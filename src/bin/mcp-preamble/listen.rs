@@ -64,6 +64,12 @@ fn http_options(a: &ServeArgs, session_key: Option<SessionKey>) -> HttpOptions {
     if let Some(key) = session_key {
         options = options.session_key(key, a.session_ttl);
     }
+    if let Some(addr) = a.metrics_listen {
+        options = options.metrics_listen(addr);
+    }
+    if let Some(n) = a.rate_limit {
+        options = options.rate_limit(n);
+    }
     options
 }
 

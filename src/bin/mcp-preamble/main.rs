@@ -1,11 +1,13 @@
 //! `mcp-preamble`: see what your MCP servers would put into a prompt, and
 //! what it costs, before a single model call.
 
+mod approve;
 mod args;
 mod emit;
 mod error;
 mod install;
 mod jsonc;
+mod jsonlog;
 mod lint;
 mod listen;
 mod load;

@@ -7,6 +7,7 @@ use mcp_preamble::ServerSnapshot;
 use mcp_preamble::pin::{Lock, LockFile, PinState};
 use mcp_preamble::settings::{ServerKey, ToolFilter};
 
+use crate::approve::{self, Servers};
 use crate::args::PinArgs;
 use crate::emit::{emit_err, emit_line};
 use crate::error::CliError;
@@ -19,7 +20,6 @@ pub async fn pin(mut a: PinArgs) -> Result<ExitCode, CliError> {
     let mut gathered = load_inputs(&a.files, &a.connect).await?;
     gathered.close().await;
     let (servers, failed) = by_key(&gathered)?;
-    check_updates(&a.update, &servers, &failed)?;
     let review = Review::open(a.lock.as_deref(), a.state.as_deref())?;
     // From reading the lock file to writing it, other `pin` runs wait:
     // each keeps the pins the others wrote. A shared state sets only the
@@ -32,6 +32,12 @@ pub async fn pin(mut a: PinArgs) -> Result<ExitCode, CliError> {
         Some(file) => file.read()?,
         None => review.load().await?.unwrap_or_default(),
     };
+    if a.review {
+        approve::review(&servers, &filters, &old);
+        return Ok(ExitCode::SUCCESS);
+    }
+    a.update = approve::resolve(&a.update, &servers, &filters, &old)?;
+    check_updates(&a.update, &servers, &failed)?;
 
     // With --all the lock is made afresh: a failed server keeps its old
     // pin, a server no longer given loses it. Otherwise every pin is kept
@@ -55,6 +61,7 @@ pub async fn pin(mut a: PinArgs) -> Result<ExitCode, CliError> {
         }
     }
     report_left_out(&a, &old, &servers, &failed, &gathered.sources);
+    approve::record(&old, &mut lock, &approve::approver(a.approver.as_deref()));
 
     match &review {
         Review::Shared(state) => match state.write(&old, &lock).await? {
@@ -133,9 +140,6 @@ fn by_key(gathered: &Gathered) -> Result<(Servers<'_>, Vec<ServerKey>), CliError
     servers.retain(|key, _| !failed.contains(key));
     Ok((servers, failed))
 }
-
-/// The servers to pin, by the key they are pinned under.
-type Servers<'g> = BTreeMap<ServerKey, &'g ServerSnapshot>;
 
 /// The key a source's alias is pinned under.
 fn key_of(alias: &str) -> ServerKey {

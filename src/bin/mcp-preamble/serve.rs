@@ -40,7 +40,7 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     if a.status {
         return show_status(&a);
     }
-    init_log(a.log.as_deref())?;
+    init_log(a.log.as_deref(), a.log_format == "json")?;
     // Refused before any server is started.
     let listening = match a.listen {
         Some(addr) => Some(listen(addr, &a).await?),
@@ -197,6 +197,7 @@ async fn tell_failures(
         book.not_started(&failure.alias, &failure.error.to_string());
         book.write();
     }
+    book.settled();
     tracing::info!("every server has answered or failed");
 }
 
@@ -298,6 +299,19 @@ impl Book {
         let u = status.upstreams.entry(alias.to_string()).or_default();
         u.state = "not_started".into();
         u.why = error.to_string();
+    }
+
+    /// Every server has answered or failed: one served from the last
+    /// run's snapshot that did not fail is live now (its state did not
+    /// change, so no event said so).
+    fn settled(&self) {
+        for u in self.lock().upstreams.values_mut() {
+            if u.state == "starting" {
+                u.state = "connected".into();
+                u.why = "connected".into();
+            }
+        }
+        self.write();
     }
 
     fn stopped(&self) {
@@ -627,7 +641,7 @@ fn rmcps_call_error(m: &tracing::Metadata<'_>) -> bool {
 /// channel), one line per event made safe by [`LogLines`].
 /// `MCP_PREAMBLE_LOG` chooses what is logged, as targets and levels
 /// (`debug`, `info,rmcp=debug`); default: [`LOG_DEFAULT`].
-pub(crate) fn init_log(file: Option<&Path>) -> Result<(), CliError> {
+pub(crate) fn init_log(file: Option<&Path>, json: bool) -> Result<(), CliError> {
     use tracing_subscriber::fmt::writer::BoxMakeWriter;
     use tracing_subscriber::prelude::*;
     let filter: tracing_subscriber::filter::Targets = std::env::var("MCP_PREAMBLE_LOG")
@@ -649,6 +663,7 @@ pub(crate) fn init_log(file: Option<&Path>) -> Result<(), CliError> {
     let layer = tracing_subscriber::fmt::layer()
         .with_writer(writer)
         .with_ansi(false)
+        .event_format(crate::jsonlog::LineFormat::new(json))
         .with_filter(filter.and(tracing_subscriber::filter::filter_fn(|m| {
             !rmcps_call_error(m)
         })));

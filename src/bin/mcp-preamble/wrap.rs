@@ -11,7 +11,7 @@ use crate::args::WrapArgs;
 use crate::error::CliError;
 
 pub async fn wrap(a: WrapArgs) -> Result<ExitCode, CliError> {
-    crate::serve::init_log(a.log.as_deref())?;
+    crate::serve::init_log(a.log.as_deref(), false)?;
     let settings = crate::serve::settings(a.policy.as_deref())?;
     let mut assembler = Assembler::from_settings(&settings)?;
     if let Some(path) = &a.lock {

@@ -75,6 +75,11 @@ impl Gate {
         self
     }
 
+    /// Whether `host` (a `Host` value) is one this gate serves by name.
+    pub(in crate::serve) fn serves(&self, host: &str) -> bool {
+        host_allowed(host, &self.hosts)
+    }
+
     /// The request to serve (without its `Authorization` header), or the
     /// answer that refuses it.
     pub(in crate::serve) async fn admit(

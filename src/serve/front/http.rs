@@ -27,6 +27,7 @@ use crate::serve::front::ops::{DEFAULT_DRAIN, Front, InFlight, Mcp, ReadinessChe
 use crate::serve::front::replica::{InTheId, Sealer, SessionKey};
 use crate::serve::front::reply::Answer;
 use crate::serve::front::sessions::BoundedSessions;
+use crate::serve::front::traffic::Visit;
 use crate::serve::gateway::Gateway;
 
 /// What one Streamable HTTP client may hold of the gateway
@@ -71,6 +72,10 @@ pub struct HttpOptions {
     pub(in crate::serve) checks: Vec<(String, ReadinessCheck)>,
     pub(in crate::serve) drain: Duration,
     pub(in crate::serve) guard: Guard,
+    /// Requests per second each caller may send (`429` past it).
+    pub(in crate::serve) rate_limit: Option<f64>,
+    /// A second address serving only `/metrics` and the probes.
+    pub(in crate::serve) metrics_on: Option<SocketAddr>,
     /// Where sessions a `DELETE` ends are shared with the other replicas.
     #[cfg(feature = "state-redis")]
     pub(in crate::serve) shared: Option<Arc<crate::state::SharedState>>,
@@ -99,9 +104,28 @@ impl HttpOptions {
             checks: Vec::new(),
             drain: DEFAULT_DRAIN,
             guard: None,
+            rate_limit: None,
+            metrics_on: None,
             #[cfg(feature = "state-redis")]
             shared: None,
         }
+    }
+
+    /// At most `per_second` requests a second (and as many at once) from
+    /// each caller (its token's owner, else its address); more get `429
+    /// Too Many Requests` with `Retry-After`. Probes and `/metrics` are not
+    /// limited.
+    pub fn rate_limit(mut self, per_second: f64) -> HttpOptions {
+        self.rate_limit = Some(per_second);
+        self
+    }
+
+    /// `/metrics`, `/healthz` and `/readyz` on `addr` too, for a scraper:
+    /// no token, and any `Host` that is an IP address, `localhost` or an
+    /// allowed host (no DNS rebinding). Nothing else is served there.
+    pub fn metrics_listen(mut self, addr: SocketAddr) -> HttpOptions {
+        self.metrics_on = Some(addr);
+        self
     }
 
     /// Every request through `access`'s gate (bearer tokens, `Host` and
@@ -214,7 +238,9 @@ pub(in crate::serve) async fn serve_until(
         checks: options.checks.clone(),
         in_flight: InFlight::default(),
         lane: AtomicU64::new(0),
+        traffic: crate::serve::front::traffic::Traffic::new(options.rate_limit),
     });
+    let _scrape = crate::serve::front::scrape::start(options.metrics_on, &front, &gate).await?;
     let max = limits.max_connections.clamp(1, Semaphore::MAX_PERMITS);
     let slots = Arc::new(Semaphore::new(max));
     let (stop, stopped) = tokio::sync::watch::channel(false);
@@ -378,7 +404,7 @@ async fn connection<S>(
     });
     let service = hyper::service::service_fn(move |req: Request<Incoming>| {
         let served = served.clone();
-        async move { Ok::<Answer, Infallible>(answer(req, served).await) }
+        async move { Ok::<Answer, Infallible>(answer(req, served, peer).await) }
     });
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder
@@ -409,20 +435,33 @@ async fn connection<S>(
 /// The answer to one request: the gate first (`crate::serve::front::gate`),
 /// then a browser's preflight, then the front; an answer to an origin the
 /// gate let through is readable by it.
-async fn answer(req: Request<Incoming>, served: Served) -> Answer {
+async fn answer(mut req: Request<Incoming>, served: Served, peer: SocketAddr) -> Answer {
     let origin = req.headers().get(hyper::header::ORIGIN).cloned();
+    let front = &served.front;
+    let mut visit = Visit::of(&mut req, peer);
     let mut answer = match served.gate.admit(req).await {
-        Ok(req) => match crate::serve::front::cors::preflight(&req) {
-            Some(answer) => return answer,
-            None => served.front.serve(req).await,
-        },
-        Err(Refused::Foreign(answer)) => return answer,
+        Ok(req) => {
+            visit.admitted(&req);
+            if let Some(answer) = crate::serve::front::cors::preflight(&req) {
+                return visit.answered(answer, &front.traffic, &front.gateway);
+            }
+            let limited = (!visit.operations())
+                .then(|| front.traffic.over_limit(visit.caller()))
+                .flatten();
+            match limited {
+                Some(refused) => refused,
+                None => front.serve(req).await,
+            }
+        }
+        Err(Refused::Foreign(answer)) => {
+            return visit.answered(answer, &front.traffic, &front.gateway);
+        }
         Err(Refused::Token(answer)) => answer,
     };
     if let Some(origin) = origin {
         crate::serve::front::cors::allow(&mut answer, origin);
     }
-    answer
+    visit.answered(answer, &front.traffic, &front.gateway)
 }
 
 /// When a connection last moved a byte, shared by its stream and its

@@ -20,7 +20,11 @@ pub(crate) mod replica;
 #[cfg(feature = "serve-http")]
 pub(crate) mod reply;
 #[cfg(feature = "serve-http")]
+pub(crate) mod scrape;
+#[cfg(feature = "serve-http")]
 pub(crate) mod sessions;
 pub(crate) mod stdio;
 #[cfg(feature = "serve-auth")]
 pub(crate) mod tls;
+#[cfg(feature = "serve-http")]
+pub(crate) mod traffic;

@@ -44,6 +44,8 @@ pub(in crate::serve) struct Front {
     pub(in crate::serve) in_flight: InFlight,
     /// Calls the fast lane answered (`crate::serve::front::lane`).
     pub(in crate::serve) lane: AtomicU64,
+    /// Answers by status, refused tokens, the callers' rate limit.
+    pub(in crate::serve) traffic: crate::serve::front::traffic::Traffic,
 }
 
 impl Front {
@@ -146,7 +148,7 @@ impl Front {
     }
 
     /// The answer of an operations endpoint (`GET` or `HEAD`), if `req` is for one.
-    fn operations(&self, req: &Request<Incoming>) -> Option<Answer> {
+    pub(in crate::serve) fn operations(&self, req: &Request<Incoming>) -> Option<Answer> {
         if !matches!(*req.method(), Method::GET | Method::HEAD) {
             return None;
         }
@@ -218,6 +220,7 @@ impl Front {
         let help = "Stateless tools/call requests answered without rmcp's per-request server.";
         head(&mut out, name, "counter", help);
         let _ = writeln!(out, "{name} {}", self.lane.load(Ordering::Relaxed));
+        self.traffic.render(&mut out);
         out
     }
 }

@@ -13,6 +13,32 @@ use serde_json::json;
 use crate::serve::gateway::names::GatewayNames;
 use crate::serve::upstream::send::{Subject, unexpected_result};
 
+/// Where a `tools/call` over HTTP tells the front which tool it called
+/// (the front puts one in each request; rmcp hands the request's parts to
+/// the handler): the access log's `tool` for hosts that send no `Mcp-Name`.
+#[cfg(feature = "serve-http")]
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Called(pub(crate) std::sync::Arc<std::sync::Mutex<Option<String>>>);
+
+#[cfg(feature = "serve-http")]
+impl Called {
+    /// Tells `context`'s request, when it carries one, that it called `tool`.
+    pub(crate) fn tell(
+        context: &rmcp::service::RequestContext<rmcp::service::RoleServer>,
+        tool: &str,
+    ) {
+        let parts = context.extensions.get::<http::request::Parts>();
+        if let Some(called) = parts.and_then(|p| p.extensions.get::<Called>()) {
+            *crate::support::lock(&called.0) = Some(tool.to_string());
+        }
+    }
+
+    /// The tool told, if any.
+    pub(crate) fn tool(&self) -> Option<String> {
+        crate::support::lock(&self.0).clone()
+    }
+}
+
 /// The host's answer from the upstream's result of a call of `tool`.
 pub(crate) fn response(
     alias: &str,

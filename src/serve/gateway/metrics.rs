@@ -38,6 +38,39 @@ struct Series {
     /// Calls within each bucket's bound (not cumulative; summed on render).
     buckets: [u64; BUCKETS.len()],
     seconds: f64,
+    /// The same by [`Outcome`], for `mcp_client_operation_duration_seconds`.
+    by_outcome: [Histogram; 3],
+}
+
+#[derive(Debug, Default, Clone)]
+struct Histogram {
+    count: u64,
+    buckets: [u64; BUCKETS.len()],
+    seconds: f64,
+}
+
+/// How a forwarded call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// A result.
+    Ok,
+    /// A result with `isError`.
+    ToolError,
+    /// A JSON-RPC error (the upstream's, or the gateway's: closed, timed out).
+    Error,
+}
+
+impl Outcome {
+    const ALL: [Outcome; 3] = [Outcome::Ok, Outcome::ToolError, Outcome::Error];
+
+    /// The `outcome` label, and the OpenTelemetry `error.type` when it failed.
+    fn labels(self) -> &'static str {
+        match self {
+            Outcome::Ok => "outcome=\"ok\"",
+            Outcome::ToolError => "outcome=\"tool_error\",error_type=\"tool_error\"",
+            Outcome::Error => "outcome=\"error\",error_type=\"jsonrpc_error\"",
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -59,7 +92,8 @@ pub(crate) struct Metrics {
 
 impl Metrics {
     /// One forwarded call of `tool` on `upstream` that took `took`.
-    pub(crate) fn called(&self, upstream: &str, tool: &str, took: Duration, failed: bool) {
+    pub(crate) fn called(&self, upstream: &str, tool: &str, took: Duration, outcome: Outcome) {
+        let failed = outcome != Outcome::Ok;
         let mut calls = lock(&self.calls);
         let Calls {
             by_upstream,
@@ -95,8 +129,15 @@ impl Metrics {
         s.errors += u64::from(failed);
         let secs = took.as_secs_f64();
         s.seconds += secs;
-        if let Some(i) = BUCKETS.iter().position(|bound| secs <= *bound) {
+        let bucket = BUCKETS.iter().position(|bound| secs <= *bound);
+        if let Some(i) = bucket {
             s.buckets[i] += 1;
+        }
+        let h = &mut s.by_outcome[outcome as usize];
+        h.count += 1;
+        h.seconds += secs;
+        if let Some(i) = bucket {
+            h.buckets[i] += 1;
         }
     }
 
@@ -161,6 +202,7 @@ impl Metrics {
             let _ = writeln!(out, "{name}_sum{{{l}}} {}", s.seconds);
             let _ = writeln!(out, "{name}_count{{{l}}} {}", s.calls);
         }
+        render_otel(out, &rows);
         head(
             out,
             "mcp_preamble_metric_calls_folded_total",
@@ -196,11 +238,121 @@ impl Metrics {
     }
 }
 
+/// `mcp_client_operation_duration_seconds`: the OpenTelemetry MCP
+/// semantic conventions' `mcp.client.operation.duration` (the gateway is
+/// the upstreams' client) in Prometheus form, with their attribute names
+/// (`mcp_method_name`, `gen_ai_tool_name`, `error_type`) and the upstream
+/// and outcome; a series for each outcome a tool had.
+fn render_otel(out: &mut String, rows: &[(&str, &str, &Series)]) {
+    let name = "mcp_client_operation_duration_seconds";
+    head(
+        out,
+        name,
+        "histogram",
+        "Forwarded tools/call requests' duration as the gateway saw them (mcp.client.operation.duration), by upstream, tool and outcome.",
+    );
+    for (u, t, s) in rows {
+        for outcome in Outcome::ALL {
+            let h = &s.by_outcome[outcome as usize];
+            if h.count == 0 {
+                continue;
+            }
+            let l = format!(
+                "mcp_method_name=\"tools/call\",upstream=\"{}\",gen_ai_tool_name=\"{}\",{}",
+                label(u),
+                label(t),
+                outcome.labels()
+            );
+            let mut below = 0;
+            for (bound, n) in BUCKETS.iter().zip(h.buckets) {
+                below += n;
+                let _ = writeln!(out, "{name}_bucket{{{l},le=\"{bound}\"}} {below}");
+            }
+            let _ = writeln!(out, "{name}_bucket{{{l},le=\"+Inf\"}} {}", h.count);
+            let _ = writeln!(out, "{name}_sum{{{l}}} {}", h.seconds);
+            let _ = writeln!(out, "{name}_count{{{l}}} {}", h.count);
+        }
+    }
+}
+
+/// When the process started, in seconds since the Unix epoch: marked by
+/// the first gateway built.
+pub(crate) fn started_at() -> f64 {
+    static STARTED: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
+    *STARTED.get_or_init(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64().floor())
+    })
+}
+
+/// The process's series (Prometheus' conventional `process_*`, read from
+/// `/proc` where there is one) and the build's.
+fn render_process(out: &mut String) {
+    head(
+        out,
+        "mcp_preamble_build_info",
+        "gauge",
+        "1, labelled with the build's version.",
+    );
+    let _ = writeln!(
+        out,
+        "mcp_preamble_build_info{{version=\"{}\"}} 1",
+        env!("CARGO_PKG_VERSION")
+    );
+    let started = started_at();
+    head(
+        out,
+        "process_start_time_seconds",
+        "gauge",
+        "Start time of the process since the Unix epoch, in seconds.",
+    );
+    let _ = writeln!(out, "process_start_time_seconds {started}");
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return;
+    };
+    // Fields after the command's closing parenthesis: utime and stime
+    // are the 12th and 13th, rss the 22nd (pages); ticks are 100 a second
+    // and pages 4 KiB on Linux's common configurations.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map_or(Vec::new(), |(_, r)| r.split_whitespace().collect());
+    let num = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    head(
+        out,
+        "process_cpu_seconds_total",
+        "counter",
+        "User and system CPU time spent, in seconds.",
+    );
+    let _ = writeln!(
+        out,
+        "process_cpu_seconds_total {}",
+        (num(11) + num(12)) as f64 / 100.0
+    );
+    head(
+        out,
+        "process_resident_memory_bytes",
+        "gauge",
+        "Resident memory size, in bytes.",
+    );
+    let _ = writeln!(out, "process_resident_memory_bytes {}", num(21) * 4096);
+    if let Ok(fds) = std::fs::read_dir("/proc/self/fd") {
+        head(out, "process_open_fds", "gauge", "Open file descriptors.");
+        let _ = writeln!(out, "process_open_fds {}", fds.count());
+    }
+}
+
 /// The text of `/metrics` without the HTTP listener's own gauges
 /// (`Gateway::metrics_text`): `counters`, and what `hub` holds now.
 pub(crate) fn text(hub: &Hub, counters: &Metrics, starting: usize) -> String {
     let mut out = String::new();
     counters.render(&mut out);
+    render_process(&mut out);
     let section = hub.section();
     let assembly = section.assembly();
     head(
@@ -292,8 +444,18 @@ mod tests {
     #[test]
     fn a_call_is_counted_with_its_latency() {
         let m = Metrics::default();
-        m.called("billing", "get_invoice", Duration::from_millis(30), false);
-        m.called("billing", "get_invoice", Duration::from_secs(60), true);
+        m.called(
+            "billing",
+            "get_invoice",
+            Duration::from_millis(30),
+            Outcome::Ok,
+        );
+        m.called(
+            "billing",
+            "get_invoice",
+            Duration::from_secs(60),
+            Outcome::Error,
+        );
         m.restarted("billing");
         let mut out = String::new();
         m.render(&mut out);
@@ -307,6 +469,8 @@ mod tests {
             format!("mcp_preamble_tool_call_duration_seconds_bucket{{{l},le=\"+Inf\"}} 2"),
             format!("mcp_preamble_tool_call_duration_seconds_count{{{l}}} 2"),
             "mcp_preamble_upstream_restarts_total{upstream=\"billing\"} 1".to_string(),
+            "mcp_client_operation_duration_seconds_bucket{mcp_method_name=\"tools/call\",upstream=\"billing\",gen_ai_tool_name=\"get_invoice\",outcome=\"ok\",le=\"0.05\"} 1".to_string(),
+            "mcp_client_operation_duration_seconds_count{mcp_method_name=\"tools/call\",upstream=\"billing\",gen_ai_tool_name=\"get_invoice\",outcome=\"error\",error_type=\"jsonrpc_error\"} 1".to_string(),
         ] {
             assert!(out.lines().any(|x| x == line), "{line} not in\n{out}");
         }
@@ -316,9 +480,14 @@ mod tests {
     fn ten_thousand_tool_names_cost_a_bounded_number_of_series() {
         let m = Metrics::default();
         for i in 0..10_000 {
-            m.called("evil", &format!("tool{i}\"}} 1\n"), Duration::ZERO, false);
+            m.called(
+                "evil",
+                &format!("tool{i}\"}} 1\n"),
+                Duration::ZERO,
+                Outcome::Ok,
+            );
         }
-        m.called("good", "ping", Duration::ZERO, false);
+        m.called("good", "ping", Duration::ZERO, Outcome::ToolError);
         let mut out = String::new();
         m.render(&mut out);
         let calls: Vec<&str> = out
@@ -336,7 +505,10 @@ mod tests {
         );
         // Every sample is one line of the format: a name, labels, a value.
         for line in out.lines().filter(|l| !l.starts_with('#')) {
-            assert!(line.starts_with("mcp_preamble_"), "{line}");
+            assert!(
+                line.starts_with("mcp_preamble_") || line.starts_with("mcp_client_operation_"),
+                "{line}"
+            );
             assert!(
                 line.rsplit_once(' ')
                     .is_some_and(|(_, v)| v.parse::<f64>().is_ok()),

@@ -34,7 +34,7 @@ use crate::error::Result;
 use crate::hub::Hub;
 use crate::serve::gateway::call::{read_instructions, response, upstream_request};
 use crate::serve::gateway::fit::ServeAs;
-use crate::serve::gateway::metrics::Metrics;
+use crate::serve::gateway::metrics::{Metrics, Outcome};
 use crate::serve::gateway::names::{GatewayNames, served_scheme};
 use crate::serve::gateway::view::View;
 use crate::serve::surfaces::Surfaces;
@@ -113,6 +113,7 @@ impl Gateway {
     }
 
     fn build(hub: Hub, host: ServeAs, call_timeout: Option<Duration>) -> Gateway {
+        crate::serve::gateway::metrics::started_at();
         name_tools(&hub);
         let view = View::of(&hub, host);
         let upstreams = Arc::new(Upstreams::new(hub.clone(), call_timeout));
@@ -394,6 +395,8 @@ impl Gateway {
         params: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        #[cfg(feature = "serve-http")]
+        call::Called::tell(&context, &params.name);
         // The host's token stays with the host; see `progress`.
         let host = context
             .meta
@@ -454,13 +457,22 @@ impl Gateway {
         let started = std::time::Instant::now();
         let answer = (self.inner.surfaces.upstreams().send(out, cancelled).await)
             .and_then(|answer| response(&alias, &tool, answer));
-        let failed = match &answer {
-            Ok(CallToolResponse::Complete(result)) => result.is_error == Some(true),
-            Ok(_) => false,
-            Err(_) => true,
+        let outcome = match &answer {
+            Ok(CallToolResponse::Complete(r)) if r.is_error == Some(true) => Outcome::ToolError,
+            Ok(_) => Outcome::Ok,
+            Err(_) => Outcome::Error,
         };
-        (self.inner.metrics).called(&alias, &tool, started.elapsed(), failed);
+        (self.inner.metrics).called(&alias, &tool, started.elapsed(), outcome);
         answer
+    }
+
+    /// The upstream serving the tool the host knows as `name`, if any.
+    #[cfg(feature = "serve-http")]
+    pub(in crate::serve) fn upstream_of(&self, name: &str) -> Option<String> {
+        let view = self.view();
+        view.names
+            .upstream(name)
+            .map(|(alias, _)| alias.to_string())
     }
 
     /// The gateway's metrics in the Prometheus text format (0.0.4), as

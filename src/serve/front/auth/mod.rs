@@ -155,13 +155,13 @@ impl Access {
         let resource = if plain_path { path.as_str() } else { "/mcp" };
         let metadata_url = format!("{base}{METADATA_PATH}{resource}");
         let Some(token) = bearer(&req) else {
-            return Err(unauthorized(&metadata_url, false));
+            return Err(refusal(unauthorized(&metadata_url, false), "no token"));
         };
         let owner = match self.admits(&token).await {
             Ok(owner) => owner,
             Err(why) => {
                 tracing::info!(reason = why, "refused a request's bearer token");
-                return Err(unauthorized(&metadata_url, true));
+                return Err(refusal(unauthorized(&metadata_url, true), why));
             }
         };
         req.headers_mut().remove(AUTHORIZATION);
@@ -251,6 +251,14 @@ fn unauthorized(metadata_url: &str, refused: bool) -> Answer {
     if let Ok(value) = HeaderValue::from_str(&challenge) {
         answer.headers_mut().insert(WWW_AUTHENTICATE, value);
     }
+    answer
+}
+
+/// `answer`, carrying why the token was refused (counted in `/metrics`).
+fn refusal(mut answer: Answer, why: &'static str) -> Answer {
+    answer
+        .extensions_mut()
+        .insert(crate::serve::front::traffic::Refusal(why));
     answer
 }
 
