@@ -9,5 +9,6 @@ mod common;
 
 mod auth;
 mod clients;
+mod ends;
 mod http;
 mod replicas;

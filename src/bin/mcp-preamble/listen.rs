@@ -64,6 +64,9 @@ fn http_options(a: &ServeArgs, session_key: Option<SessionKey>) -> HttpOptions {
     if let Some(key) = session_key {
         options = options.session_key(key, a.session_ttl);
     }
+    if let Some(name) = &a.replica_id {
+        options = options.replica_id(name);
+    }
     options
 }
 

@@ -13,6 +13,7 @@ mod memory;
 mod pin;
 mod preview;
 mod progress;
+mod reload;
 mod review;
 mod scopes;
 mod serve;

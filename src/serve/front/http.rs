@@ -22,6 +22,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::serve::front::cut::Cut;
 use crate::serve::front::gate::{Gate, Refused};
 use crate::serve::front::ops::{DEFAULT_DRAIN, Front, InFlight, Mcp, ReadinessCheck};
 use crate::serve::front::replica::{InTheId, Sealer, SessionKey};
@@ -71,6 +72,7 @@ pub struct HttpOptions {
     pub(in crate::serve) checks: Vec<(String, ReadinessCheck)>,
     pub(in crate::serve) drain: Duration,
     pub(in crate::serve) guard: Guard,
+    pub(in crate::serve) replica: Option<crate::serve::front::ops::ReplicaId>,
     /// Where sessions a `DELETE` ends are shared with the other replicas.
     #[cfg(feature = "state-redis")]
     pub(in crate::serve) shared: Option<Arc<crate::state::SharedState>>,
@@ -99,6 +101,7 @@ impl HttpOptions {
             checks: Vec::new(),
             drain: DEFAULT_DRAIN,
             guard: None,
+            replica: None,
             #[cfg(feature = "state-redis")]
             shared: None,
         }
@@ -147,8 +150,17 @@ impl HttpOptions {
         self
     }
 
+    /// This replica's name, in every MCP answer's `Mcp-Replica` header and
+    /// `mcp_replica` cookie, for a load balancer that keeps each host on
+    /// one replica (`serve --replica-id`). A name that is not a header
+    /// value is left out (logged).
+    pub fn replica_id(mut self, name: &str) -> HttpOptions {
+        self.replica = crate::serve::front::ops::ReplicaId::new(name);
+        self
+    }
+
     /// At shutdown, requests in flight get at most `within` to finish;
-    /// the rest are cut.
+    /// the rest end with an error for their request.
     pub fn drain(mut self, within: Duration) -> HttpOptions {
         self.drain = within;
         self
@@ -214,6 +226,9 @@ pub(in crate::serve) async fn serve_until(
         checks: options.checks.clone(),
         in_flight: InFlight::default(),
         lane: AtomicU64::new(0),
+        cut: Cut::default(),
+        drain: options.drain,
+        replica: options.replica.clone(),
     });
     let max = limits.max_connections.clamp(1, Semaphore::MAX_PERMITS);
     let slots = Arc::new(Semaphore::new(max));
@@ -249,7 +264,7 @@ pub(in crate::serve) async fn serve_until(
     drop(listener);
     // Open connections answer what they are serving, then close.
     let _ = stop.send(true);
-    front.in_flight.drain(options.drain).await;
+    front.finish(options.drain).await;
     // What is left are event streams and idle sessions.
     sessions_end.cancel();
     let all = u32::try_from(max).unwrap_or(u32::MAX);
