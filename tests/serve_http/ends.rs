@@ -587,7 +587,8 @@ fn text(authority: &str, session: &str, tool: &str) -> String {
 /// Issue 52, item 5: SIGHUP re-reads the server config. An upstream
 /// added is served without a restart while the others (their process, the
 /// host's session) go on; an edit that does not read is refused and
-/// logged, the running config kept; an upstream removed leaves.
+/// logged, the running config kept; with `--watch-config` an upstream
+/// removed from the file leaves without a signal.
 #[test]
 fn sighup_reloads_the_server_config() {
     let dir = scratch("serve-ends", "reload");
@@ -633,5 +634,14 @@ fn sighup_reloads_the_server_config() {
         !names(&g.authority, &session).contains(&"slow__pid".to_string())
     });
     assert!(names(&g.authority, &session).contains(&"billing__list_periods".to_string()));
+    drop(g);
+
+    // With --watch-config, no signal: the file's change is enough.
+    let w = Replica::start(&config, &state(&dir, "w"), &["--watch-config"]);
+    let session = open_session(&w.authority);
+    write(&both);
+    wait_until("slow served", Duration::from_secs(30), || {
+        names(&w.authority, &session).contains(&"slow__pid".to_string())
+    });
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -81,24 +81,12 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     let states = tokio::spawn(tell_states(gateway.hub().clone(), book.clone()));
     let settling = start(&gateway, &config, &a, &book, first_start).await;
     let approve = approve_command(&config_path, &lock, shared.as_deref(), a.policy.as_deref());
-    let told = book.clone();
-    let servers = Servers {
-        path: config_path.clone(),
-        running: config,
-        options: connect_options(&a),
-        gateway: gateway.clone(),
-        watch: a.watch_config,
-        on_start: Arc::new(move |aliases, failures| {
-            told.starting(aliases.iter().map(String::as_str));
-            tokio::spawn(tell_failures(failures, told.clone()));
-        }),
-    };
     let reload = Reload {
         policy: a.policy.clone(),
         lock,
         host: a.serve_as,
         name: a.name.clone(),
-        servers,
+        servers: servers_of(&a, (config_path, config), &gateway, &book),
     };
     let tasks = [
         states,
@@ -155,6 +143,28 @@ fn show_status(a: &ServeArgs) -> Result<ExitCode, CliError> {
 pub(crate) fn started() -> std::time::Instant {
     static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
     *STARTED.get_or_init(std::time::Instant::now)
+}
+
+/// The config `serve` runs, for a reload: the servers it starts are
+/// told to the status book and their failures logged as at start.
+fn servers_of(
+    a: &ServeArgs,
+    (path, running): (PathBuf, McpConfig),
+    gateway: &Gateway,
+    book: &Book,
+) -> Servers {
+    let told = book.clone();
+    Servers {
+        path,
+        running,
+        options: connect_options(a),
+        gateway: gateway.clone(),
+        watch: a.watch_config,
+        on_start: Arc::new(move |aliases, failures| {
+            told.starting(aliases.iter().map(String::as_str));
+            tokio::spawn(tell_failures(failures, told.clone()));
+        }),
+    }
 }
 
 /// How the servers of the config are started (and restarted).

@@ -26,21 +26,21 @@ use crate::support::lock;
 /// own range; `data.reason` says `"shutdown"`).
 pub(in crate::serve) const CUT_BY_SHUTDOWN: i64 = -32001;
 
-/// The signal that the drain time is over.
+/// The signal that the drain time is over, and that time.
 #[derive(Clone)]
 pub(in crate::serve) struct Cut {
     tx: Arc<watch::Sender<bool>>,
-}
-
-impl Default for Cut {
-    fn default() -> Self {
-        Cut {
-            tx: Arc::new(watch::channel(false).0),
-        }
-    }
+    pub(in crate::serve) drain: Duration,
 }
 
 impl Cut {
+    pub(in crate::serve) fn new(drain: Duration) -> Cut {
+        Cut {
+            tx: Arc::new(watch::channel(false).0),
+            drain,
+        }
+    }
+
     /// Every request still in flight ends with its error now.
     pub(in crate::serve) fn now(&self) {
         let _ = self.tx.send(true);
@@ -149,13 +149,12 @@ impl Cuttable {
         body: BoxBody<Bytes, Infallible>,
         cut: &Cut,
         seen: Seen,
-        drain: Duration,
     ) -> Cuttable {
         Cuttable {
             body,
             cut: Some(Mutex::new(Box::pin(cut.wait()))),
             seen,
-            drain,
+            drain: cut.drain,
         }
     }
 }

@@ -22,7 +22,6 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::serve::front::cut::Cut;
 use crate::serve::front::gate::{Gate, Refused};
 use crate::serve::front::ops::{DEFAULT_DRAIN, Front, InFlight, Mcp, ReadinessCheck};
 use crate::serve::front::replica::{InTheId, Sealer, SessionKey};
@@ -224,10 +223,8 @@ pub(in crate::serve) async fn serve_until(
         sessions,
         sealer: options.sealer.clone(),
         checks: options.checks.clone(),
-        in_flight: InFlight::default(),
+        in_flight: InFlight::new(options.drain),
         lane: AtomicU64::new(0),
-        cut: Cut::default(),
-        drain: options.drain,
         replica: options.replica.clone(),
     });
     let max = limits.max_connections.clamp(1, Semaphore::MAX_PERMITS);
@@ -264,7 +261,7 @@ pub(in crate::serve) async fn serve_until(
     drop(listener);
     // Open connections answer what they are serving, then close.
     let _ = stop.send(true);
-    front.finish(options.drain).await;
+    front.finish().await;
     // What is left are event streams and idle sessions.
     sessions_end.cancel();
     let all = u32::try_from(max).unwrap_or(u32::MAX);

@@ -43,13 +43,10 @@ pub(in crate::serve) struct Front {
     pub(in crate::serve) sessions: Arc<BoundedSessions>,
     pub(in crate::serve) sealer: Option<Sealer>,
     pub(in crate::serve) checks: Vec<(String, ReadinessCheck)>,
+    /// The requests in flight, and the cut that ends them at shutdown.
     pub(in crate::serve) in_flight: InFlight,
     /// Calls the fast lane answered (`crate::serve::front::lane`).
     pub(in crate::serve) lane: AtomicU64,
-    /// Told when the drain time is over ([`Front::finish`]).
-    pub(in crate::serve) cut: Cut,
-    /// The drain time, as the error of a cut call names it.
-    pub(in crate::serve) drain: Duration,
     /// This replica's name, on every MCP answer.
     pub(in crate::serve) replica: Option<ReplicaId>,
 }
@@ -116,13 +113,13 @@ impl Front {
         let answer = tokio::select! {
             answer = self.answer(req) => answer,
             // The drain time is over before the answer began.
-            () = self.cut.wait() => return match seen.error(self.drain) {
+            () = self.in_flight.cut.wait() => return match seen.error(self.in_flight.cut.drain) {
                 Some(error) => body(StatusCode::OK, error, "application/json"),
                 None => plain(StatusCode::SERVICE_UNAVAILABLE, "service unavailable: the gateway is shutting down"),
             },
         };
         let answer = match is_event_stream(&answer) {
-            true => answer.map(|b| BoxBody::new(Cuttable::new(b, &self.cut, seen, self.drain))),
+            true => answer.map(|b| BoxBody::new(Cuttable::new(b, &self.in_flight.cut, seen))),
             false => answer,
         };
         self.tracked(answer, guard)
@@ -185,12 +182,12 @@ impl Front {
         refused
     }
 
-    /// At shutdown: the requests in flight get `within` to finish; those
-    /// still running then end with their error ([`Cut`]), given a moment
-    /// to be sent.
-    pub(in crate::serve) async fn finish(&self, within: Duration) {
-        if self.in_flight.drain(within).await > 0 {
-            self.cut.now();
+    /// At shutdown: the requests in flight get the drain time to finish;
+    /// those still running then end with their error ([`Cut`]), given a
+    /// moment to be sent.
+    pub(in crate::serve) async fn finish(&self) {
+        if self.in_flight.drain(self.in_flight.cut.drain).await > 0 {
+            self.in_flight.cut.now();
             let _ = tokio::time::timeout(Duration::from_secs(1), self.in_flight.settled()).await;
         }
     }
@@ -369,24 +366,35 @@ fn one_line(s: &str) -> String {
     s.lines().next().unwrap_or("").chars().take(200).collect()
 }
 
-/// Requests in flight, and a wake-up when the last one ends.
-#[derive(Clone, Default)]
-pub(in crate::serve) struct InFlight(Arc<(AtomicUsize, Notify)>);
+/// Requests in flight, a wake-up when the last one ends, and the cut
+/// that ends those still running when the drain time is over.
+#[derive(Clone)]
+pub(in crate::serve) struct InFlight {
+    count: Arc<(AtomicUsize, Notify)>,
+    pub(in crate::serve) cut: Cut,
+}
 
 impl InFlight {
+    pub(in crate::serve) fn new(drain: Duration) -> InFlight {
+        InFlight {
+            count: Arc::default(),
+            cut: Cut::new(drain),
+        }
+    }
+
     fn enter(&self) -> Leave {
-        self.0.0.fetch_add(1, Ordering::SeqCst);
-        Leave(self.0.clone())
+        self.count.0.fetch_add(1, Ordering::SeqCst);
+        Leave(self.count.clone())
     }
 
     pub(in crate::serve) fn now(&self) -> usize {
-        self.0.0.load(Ordering::SeqCst)
+        self.count.0.load(Ordering::SeqCst)
     }
 
     /// Returns once none is in flight.
     async fn settled(&self) {
         loop {
-            let notified = self.0.1.notified();
+            let notified = self.count.1.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
             if self.now() == 0 {
@@ -467,7 +475,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_drain_waits_for_the_last_request_and_cuts_after_its_time() {
-        let in_flight = InFlight::default();
+        let in_flight = InFlight::new(Duration::from_secs(10));
         let first = in_flight.enter();
         let second = in_flight.enter();
         assert_eq!(in_flight.now(), 2);
