@@ -86,6 +86,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("checks", &checks)
             .field("drain", &self.drain)
             .field("access", &self.guard.is_some())
+            .field("replica", &self.replica)
             .finish()
     }
 }
