@@ -545,8 +545,7 @@ fn message_of(body: &str) -> Value {
     let data = body
         .lines()
         .filter_map(|l| l.strip_prefix("data: "))
-        .filter(|d| !d.trim().is_empty())
-        .last();
+        .rfind(|d| !d.trim().is_empty());
     serde_json::from_str(data.unwrap_or(body).trim()).unwrap_or(Value::Null)
 }
 
