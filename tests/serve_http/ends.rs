@@ -221,6 +221,7 @@ fn a_call_the_drain_cuts_ends_with_an_error_on_its_stream() {
             at < Duration::from_secs(6),
             "{client}: the error came {at:?} after SIGTERM"
         );
+        eprintln!("{client}: the error came {at:?} after SIGTERM (--drain-seconds 5)");
     }
     wait_until("the cut logged", Duration::from_secs(5), || {
         a.count("the drain time is over: cut the requests still in flight") == 1
