@@ -164,6 +164,7 @@ pub use gateway::view::{NOTE, READER};
 pub use gateway::{Gateway, GatewayBuilder};
 #[doc(hidden)]
 pub use upstream::events::{EventReader, TooLong};
+pub use upstream::send::DEFAULT_CALL_TIMEOUT;
 #[doc(hidden)]
 pub use wrap::relay_streams;
 pub use wrap::{MAX_MESSAGE_BYTES, ModelReads, Wrapper};

@@ -98,6 +98,8 @@ const BIN_LAYERS: &[&[&str]] = &[
     &["stop"],
     // `serve --listen`'s listener, gate and options.
     &["listen"],
+    // Reloading a running gateway: the policy, the lock, the server config.
+    &["reload"],
     // The commands; `snapshot` warns about aliases as `lint` does, `pin`
     // writes the lock as `snapshot` writes its files.
     &["lint", "preview", "serve"],

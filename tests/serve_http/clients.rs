@@ -35,7 +35,7 @@ fn runs(program: &str, args: &[&str], dir: &Path) -> bool {
 
 /// The clients are there, installed now if need be; `false` (said loudly)
 /// when one cannot be installed and CI does not require it.
-fn clients_ready(which: &str) -> bool {
+pub(crate) fn clients_ready(which: &str) -> bool {
     static TS: OnceLock<bool> = OnceLock::new();
     static PY: OnceLock<bool> = OnceLock::new();
     let dir = clients_dir();

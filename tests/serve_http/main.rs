@@ -9,6 +9,7 @@ mod common;
 
 mod auth;
 mod clients;
+mod ends;
 mod http;
 mod replicas;
 mod team;

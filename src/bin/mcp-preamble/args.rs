@@ -177,6 +177,10 @@ pub struct ServeArgs {
     /// A lock file made by `pin`, reloaded when it changes (approvals).
     #[arg(long, value_name = "PATH")]
     pub lock: Option<PathBuf>,
+    /// Re-read `--config` whenever it changes, as on SIGHUP: upstreams
+    /// added, removed or changed are started, stopped or restarted.
+    #[arg(long)]
+    pub watch_config: bool,
     /// Review state shared by gateways in Redis or Valkey instead of a lock
     /// file, followed as it changes: `redis://HOST:PORT/DB`, or
     /// `rediss://` over TLS (`USER:PASSWORD@` before the host when Redis
@@ -197,7 +201,10 @@ pub struct ServeArgs {
     /// names are kept short enough for the host's prefix.
     #[arg(long, default_value = mcp_preamble::serve::DEFAULT_NAME, value_name = "NAME")]
     pub name: String,
-    /// Fail a forwarded tools/call after this many seconds (default: wait).
+    /// Fail a forwarded tools/call after this many seconds, and any other
+    /// request to an upstream too (the upstream is told to cancel it).
+    /// Default: 300 for a call, 30 for other requests; 0: calls take as
+    /// long as they take.
     #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
     pub call_timeout: Option<Duration>,
     /// On a first start (no snapshot of an earlier run in the state
@@ -304,6 +311,12 @@ pub struct ServeArgs {
     /// behind a load balancer). The first key seals, every key opens.
     #[arg(long, value_name = "FILE", requires = "listen")]
     pub session_key_file: Option<PathBuf>,
+    /// With `--listen`: this replica's name, in every answer's
+    /// `Mcp-Replica` header and `mcp_replica` cookie, for a load balancer
+    /// that keeps a host on one replica (session affinity: upstreams with
+    /// state of their own). Letters, digits, `-`, `_` and `.`, at most 64.
+    #[arg(long, value_name = "NAME", requires = "listen", value_parser = parse_replica_id)]
+    pub replica_id: Option<String>,
     /// With `--session-key-file`: refuse a session's id this many seconds
     /// after the session began (404: the host starts a new session).
     #[arg(long, default_value = "86400", value_name = "SECONDS", value_parser = parse_ttl, requires = "session_key_file")]
@@ -640,6 +653,20 @@ fn parse_rate(s: &str) -> Result<f64, String> {
         .filter(|n: &f64| *n > 0.0 && n.is_finite())
         .ok_or_else(|| format!("{s:?} is not a rate such as 20/s"))?;
     Ok(n)
+}
+
+/// A replica's name: 1 to 64 letters, digits, `-`, `_` or `.` (a header
+/// value and a cookie value as it is).
+fn parse_replica_id(s: &str) -> Result<String, String> {
+    let fits = (1..=64).contains(&s.len())
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b));
+    match fits {
+        true => Ok(s.to_string()),
+        false => Err(format!(
+            "{s:?} is not a replica name (1 to 64 letters, digits, '-', '_' or '.')"
+        )),
+    }
 }
 
 /// A session id's lifetime: more than 0, at most 30 days.

@@ -70,6 +70,9 @@ fn http_options(a: &ServeArgs, session_key: Option<SessionKey>) -> HttpOptions {
     if let Some(n) = a.rate_limit {
         options = options.rate_limit(n);
     }
+    if let Some(name) = &a.replica_id {
+        options = options.replica_id(name);
+    }
     options
 }
 

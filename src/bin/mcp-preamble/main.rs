@@ -15,6 +15,7 @@ mod memory;
 mod pin;
 mod preview;
 mod progress;
+mod reload;
 mod review;
 mod scopes;
 mod serve;

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use mcp_preamble::Assembler;
 use mcp_preamble::connect::{ConnectOptions, Restart};
@@ -12,7 +12,7 @@ use mcp_preamble::files::McpConfig;
 use mcp_preamble::hub::{Hub, ServerState, StateChange, StateReason};
 use mcp_preamble::pin::Lock;
 use mcp_preamble::report::ServerDiagnostic;
-use mcp_preamble::serve::{Gateway, ServeAs};
+use mcp_preamble::serve::Gateway;
 
 use crate::listen::{listen, listening_on, serve_http};
 use mcp_preamble::settings::Settings;
@@ -21,6 +21,7 @@ use mcp_preamble::state::SharedState;
 use crate::args::{LOG_DEFAULT, ServeArgs};
 use crate::emit::LogLines;
 use crate::error::CliError;
+use crate::reload::{Reload, Servers, settings};
 use crate::review::{self, LockSource, Review};
 use crate::state::{self, Status};
 
@@ -32,9 +33,6 @@ fn restart(a: &ServeArgs) -> Restart {
         .max_restarts(a.restart_max)
         .window(a.restart_window)
 }
-
-/// How often the policy and lock files are looked at.
-const WATCH: Duration = Duration::from_millis(300);
 
 pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     if a.status {
@@ -88,6 +86,7 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
         lock,
         host: a.serve_as,
         name: a.name.clone(),
+        servers: servers_of(&a, (config_path, config), &gateway, &book),
     };
     let tasks = [
         states,
@@ -146,6 +145,37 @@ pub(crate) fn started() -> std::time::Instant {
     *STARTED.get_or_init(std::time::Instant::now)
 }
 
+/// The config `serve` runs, for a reload: the servers it starts are
+/// told to the status book and their failures logged as at start.
+fn servers_of(
+    a: &ServeArgs,
+    (path, running): (PathBuf, McpConfig),
+    gateway: &Gateway,
+    book: &Book,
+) -> Servers {
+    let told = book.clone();
+    Servers {
+        path,
+        running,
+        options: connect_options(a),
+        gateway: gateway.clone(),
+        watch: a.watch_config,
+        on_start: Arc::new(move |aliases, failures| {
+            told.starting(aliases.iter().map(String::as_str));
+            tokio::spawn(tell_failures(failures, told.clone()));
+        }),
+    }
+}
+
+/// How the servers of the config are started (and restarted).
+fn connect_options(a: &ServeArgs) -> ConnectOptions {
+    ConnectOptions::new()
+        .handshake(a.connect.handshake.clone())
+        .timeout(a.connect.timeout)
+        .client(a.connect.client_settings().client_config())
+        .restart(restart(a))
+}
+
 /// Starts every server of `config` in the background; on a first start
 /// (no snapshot of an earlier run) waits for them until `--ready-within`
 /// after the process began. Returns the task that logs each server that fails
@@ -157,13 +187,8 @@ async fn start(
     book: &Book,
     first_start: bool,
 ) -> tokio::task::JoinHandle<()> {
-    let options = ConnectOptions::new()
-        .handshake(a.connect.handshake.clone())
-        .timeout(a.connect.timeout)
-        .client(a.connect.client_settings().client_config())
-        .restart(restart(a));
     book.starting(config.servers.iter().map(|e| e.alias.as_str()));
-    let failures = gateway.start_all(config, &options);
+    let failures = gateway.start_all(config, &connect_options(a));
     let mut settling = tokio::spawn(tell_failures(failures, book.clone()));
     if first_start
         && tokio::time::timeout_at((started() + a.ready_within).into(), &mut settling)
@@ -524,105 +549,6 @@ async fn tell_limits(hub: Hub) {
             return;
         }
     }
-}
-
-pub(crate) fn settings(policy: Option<&Path>) -> Result<Settings, mcp_preamble::Error> {
-    match policy {
-        Some(path) => Settings::from_path(path),
-        None => Ok(Settings::new()),
-    }
-}
-
-/// The policy's assembler with the lock, fitted to the host.
-fn assembler(
-    settings: &Settings,
-    lock: Option<Lock>,
-    (host, name): (ServeAs, &str),
-) -> Result<Assembler, mcp_preamble::Error> {
-    let mut a = Assembler::from_settings(settings)?;
-    if let Some(lock) = lock {
-        a = a.lock(lock);
-    }
-    mcp_preamble::serve::prepare_named(a, host, name)
-}
-
-/// Reloads the policy and the lock into the hub when a file changes, the
-/// shared state's pins change, or on SIGHUP; a file that does not load
-/// leaves the gateway as it was.
-struct Reload {
-    policy: Option<PathBuf>,
-    lock: LockSource,
-    host: ServeAs,
-    name: String,
-}
-
-impl Reload {
-    async fn run(mut self, hub: Hub) {
-        let mut seen = self.stamps();
-        let mut hangup = hangups();
-        loop {
-            let signalled = tokio::select! {
-                _ = tokio::time::sleep(WATCH) => false,
-                _ = next_hangup(&mut hangup) => true,
-                _ = self.lock.changed() => true,
-            };
-            let now = self.stamps();
-            if now == seen && !signalled {
-                continue;
-            }
-            seen = now;
-            match self.load() {
-                Ok(assembler) => match hub.reconfigure(assembler) {
-                    Ok(revision) => tracing::info!(revision, "reloaded the policy and the lock"),
-                    Err(e) => tracing::warn!(error = %e, "reload refused; serving as before"),
-                },
-                Err(e) => tracing::warn!(error = %e, "reload failed; serving as before"),
-            }
-        }
-    }
-
-    fn load(&self) -> Result<Assembler, mcp_preamble::Error> {
-        let settings = settings(self.policy.as_deref())?;
-        assembler(&settings, self.lock.current()?, (self.host, &self.name))
-    }
-
-    /// Each file's modification time and length (`None` when unreadable).
-    fn stamps(&self) -> Vec<Option<(SystemTime, u64)>> {
-        [self.policy.as_deref(), self.lock.path()]
-            .into_iter()
-            .flatten()
-            .map(|p| {
-                let m = std::fs::metadata(p).ok()?;
-                Some((m.modified().ok()?, m.len()))
-            })
-            .collect()
-    }
-}
-
-#[cfg(unix)]
-type Hangups = Option<tokio::signal::unix::Signal>;
-#[cfg(not(unix))]
-type Hangups = ();
-
-#[cfg(unix)]
-fn hangups() -> Hangups {
-    tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).ok()
-}
-#[cfg(not(unix))]
-fn hangups() -> Hangups {}
-
-#[cfg(unix)]
-async fn next_hangup(h: &mut Hangups) {
-    match h {
-        Some(s) => {
-            s.recv().await;
-        }
-        None => std::future::pending().await,
-    }
-}
-#[cfg(not(unix))]
-async fn next_hangup(_: &mut Hangups) {
-    std::future::pending().await
 }
 
 /// rmcp's warning for each error the gateway answers (`response error`,

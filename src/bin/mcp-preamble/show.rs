@@ -15,7 +15,7 @@ use crate::emit::emit;
 use crate::error::CliError;
 
 pub async fn show(mut a: ShowArgs) -> Result<ExitCode, CliError> {
-    let settings = crate::serve::settings(a.policy.as_deref())?;
+    let settings = crate::reload::settings(a.policy.as_deref())?;
     a.connect.client = settings.client.clone();
     let assembler = Assembler::from_settings(&settings)?;
     let mut gathered = crate::load::load_inputs(&a.files, &a.connect).await?;

@@ -12,7 +12,7 @@ use crate::error::CliError;
 
 pub async fn wrap(a: WrapArgs) -> Result<ExitCode, CliError> {
     crate::serve::init_log(a.log.as_deref(), false)?;
-    let settings = crate::serve::settings(a.policy.as_deref())?;
+    let settings = crate::reload::settings(a.policy.as_deref())?;
     let mut assembler = Assembler::from_settings(&settings)?;
     if let Some(path) = &a.lock {
         assembler = assembler.lock(Lock::from_path(path)?);

@@ -76,6 +76,7 @@ pub struct HttpOptions {
     pub(in crate::serve) rate_limit: Option<f64>,
     /// A second address serving only `/metrics` and the probes.
     pub(in crate::serve) metrics_on: Option<SocketAddr>,
+    pub(in crate::serve) replica: Option<crate::serve::front::ops::ReplicaId>,
     /// Where sessions a `DELETE` ends are shared with the other replicas.
     #[cfg(feature = "state-redis")]
     pub(in crate::serve) shared: Option<Arc<crate::state::SharedState>>,
@@ -90,6 +91,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("checks", &checks)
             .field("drain", &self.drain)
             .field("access", &self.guard.is_some())
+            .field("replica", &self.replica)
             .finish()
     }
 }
@@ -106,6 +108,7 @@ impl HttpOptions {
             guard: None,
             rate_limit: None,
             metrics_on: None,
+            replica: None,
             #[cfg(feature = "state-redis")]
             shared: None,
         }
@@ -171,8 +174,17 @@ impl HttpOptions {
         self
     }
 
+    /// This replica's name, in every MCP answer's `Mcp-Replica` header and
+    /// `mcp_replica` cookie, for a load balancer that keeps each host on
+    /// one replica (`serve --replica-id`). A name that is not a header
+    /// value is left out (logged).
+    pub fn replica_id(mut self, name: &str) -> HttpOptions {
+        self.replica = crate::serve::front::ops::ReplicaId::new(name);
+        self
+    }
+
     /// At shutdown, requests in flight get at most `within` to finish;
-    /// the rest are cut.
+    /// the rest end with an error for their request.
     pub fn drain(mut self, within: Duration) -> HttpOptions {
         self.drain = within;
         self
@@ -236,9 +248,10 @@ pub(in crate::serve) async fn serve_until(
         sessions,
         sealer: options.sealer.clone(),
         checks: options.checks.clone(),
-        in_flight: InFlight::default(),
+        in_flight: InFlight::new(options.drain),
         lane: AtomicU64::new(0),
         traffic: crate::serve::front::traffic::Traffic::new(options.rate_limit),
+        replica: options.replica.clone(),
     });
     let _scrape = crate::serve::front::scrape::start(options.metrics_on, &front, &gate).await?;
     let max = limits.max_connections.clamp(1, Semaphore::MAX_PERMITS);
@@ -275,7 +288,7 @@ pub(in crate::serve) async fn serve_until(
     drop(listener);
     // Open connections answer what they are serving, then close.
     let _ = stop.send(true);
-    front.in_flight.drain(options.drain).await;
+    front.finish().await;
     // What is left are event streams and idle sessions.
     sessions_end.cancel();
     let all = u32::try_from(max).unwrap_or(u32::MAX);

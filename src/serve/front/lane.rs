@@ -19,7 +19,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
-use hyper::body::{Frame, Incoming};
+use hyper::body::Frame;
 use hyper::header::{ACCEPT, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, HeaderMap, HeaderValue};
 use hyper::{Method, Request, StatusCode};
 use rmcp::model::{
@@ -31,6 +31,7 @@ use rmcp::transport::StreamableHttpServerConfig;
 use rmcp::{ErrorData as McpError, ServerHandler};
 use tokio::sync::mpsc;
 
+use crate::serve::front::cut::Teed;
 use crate::serve::front::reply::{Answer, body};
 use crate::serve::gateway::Gateway;
 use crate::serve::upstream::progress::ProgressTo;
@@ -42,7 +43,7 @@ pub(in crate::serve) enum Lane {
     /// Read, but not for the lane: rmcp answers it from these bytes.
     Read(Request<Full<Bytes>>),
     /// Not for the lane by its head: rmcp answers it as it came.
-    Passed(Request<Incoming>),
+    Passed(Request<Teed>),
 }
 
 /// Offers `req` to the lane of `gateway`.
@@ -51,7 +52,7 @@ pub(in crate::serve) enum Lane {
 /// its service was given): a longer body is rmcp's to refuse, and an
 /// event stream here is kept alive as rmcp keeps its own.
 pub(in crate::serve) async fn offer(
-    req: Request<Incoming>,
+    req: Request<Teed>,
     gateway: &Gateway,
     config: &StreamableHttpServerConfig,
 ) -> Lane {
@@ -86,7 +87,7 @@ struct Head {
 impl Head {
     /// The head of a stateless `tools/call` rmcp would take, or `None`.
     fn of(
-        req: &Request<Incoming>,
+        req: &Request<Teed>,
         gateway: &Gateway,
         config: &StreamableHttpServerConfig,
     ) -> Option<Head> {

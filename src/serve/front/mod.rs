@@ -6,6 +6,8 @@ pub(crate) mod auth;
 #[cfg(feature = "serve-http")]
 pub(crate) mod cors;
 #[cfg(feature = "serve-http")]
+pub(crate) mod cut;
+#[cfg(feature = "serve-http")]
 pub(crate) mod gate;
 #[cfg(feature = "serve-http")]
 pub(crate) mod http;

@@ -13,9 +13,11 @@ use std::time::Duration;
 use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
 use hyper::body::{Body, Frame, Incoming, SizeHint};
+use hyper::header::HeaderValue;
 use hyper::{Method, Request, StatusCode};
 use tokio::sync::Notify;
 
+use crate::serve::front::cut::{Cut, Cuttable, Teed};
 use crate::serve::front::lane::Lane;
 use crate::serve::front::replica::{SESSION_HEADER, Sealer};
 use crate::serve::front::reply::{Answer, body, plain};
@@ -41,11 +43,45 @@ pub(in crate::serve) struct Front {
     pub(in crate::serve) sessions: Arc<BoundedSessions>,
     pub(in crate::serve) sealer: Option<Sealer>,
     pub(in crate::serve) checks: Vec<(String, ReadinessCheck)>,
+    /// The requests in flight, and the cut that ends them at shutdown.
     pub(in crate::serve) in_flight: InFlight,
     /// Calls the fast lane answered (`crate::serve::front::lane`).
     pub(in crate::serve) lane: AtomicU64,
     /// Answers by status, refused tokens, the callers' rate limit.
     pub(in crate::serve) traffic: crate::serve::front::traffic::Traffic,
+    /// This replica's name, on every MCP answer.
+    pub(in crate::serve) replica: Option<ReplicaId>,
+}
+
+/// A replica's name as its answers carry it: the `Mcp-Replica` header and
+/// the `mcp_replica` cookie a load balancer can route on.
+#[derive(Debug, Clone)]
+pub(in crate::serve) struct ReplicaId {
+    header: HeaderValue,
+    cookie: HeaderValue,
+}
+
+impl ReplicaId {
+    pub(in crate::serve) fn new(name: &str) -> Option<ReplicaId> {
+        let cookie = format!("mcp_replica={name}; Path=/; HttpOnly; SameSite=Lax");
+        match (HeaderValue::from_str(name), HeaderValue::from_str(&cookie)) {
+            (Ok(header), Ok(cookie)) if !name.contains([';', ',', ' ', '"']) => {
+                Some(ReplicaId { header, cookie })
+            }
+            _ => {
+                tracing::warn!(
+                    "the replica's name is not a header value; its answers do not carry it"
+                );
+                None
+            }
+        }
+    }
+
+    fn mark(&self, answer: &mut Answer) {
+        let headers = answer.headers_mut();
+        headers.insert("mcp-replica", self.header.clone());
+        headers.append(hyper::header::SET_COOKIE, self.cookie.clone());
+    }
 }
 
 impl Front {
@@ -53,19 +89,55 @@ impl Front {
         if let Some(answer) = self.operations(&req) {
             return answer;
         }
+        let mut answer = self.mcp_answer(req).await;
+        if let Some(replica) = &self.replica {
+            replica.mark(&mut answer);
+        }
+        answer
+    }
+
+    /// The answer to an MCP request (a resumption, a POST in flight until
+    /// sent, or another method).
+    async fn mcp_answer(&self, req: Request<Incoming>) -> Answer {
+        if resumes(&req) {
+            return self.resume(req).await;
+        }
+        let post = req.method() == Method::POST;
+        let (parts, incoming) = req.into_parts();
+        let (teed, seen) = Teed::new(incoming);
+        let req = Request::from_parts(parts, teed);
+        if !post {
+            return self.answer(req).await;
+        }
         // A POST's answer (a call's stream among them) is in flight until
         // its body is sent; an open GET stream is not waited for.
-        let guard = (req.method() == Method::POST).then(|| self.in_flight.enter());
+        let guard = self.in_flight.enter();
+        let answer = tokio::select! {
+            answer = self.answer(req) => answer,
+            // The drain time is over before the answer began.
+            () = self.in_flight.cut.wait() => return match seen.error(self.in_flight.cut.drain) {
+                Some(error) => body(StatusCode::OK, error, "application/json"),
+                None => plain(StatusCode::SERVICE_UNAVAILABLE, "service unavailable: the gateway is shutting down"),
+            },
+        };
+        let answer = match is_event_stream(&answer) {
+            true => answer.map(|b| BoxBody::new(Cuttable::new(b, &self.in_flight.cut, seen))),
+            false => answer,
+        };
+        self.tracked(answer, guard)
+    }
+
+    /// The answer to an MCP request: `Mcp-Param-*` headers checked, then
+    /// the fast lane or rmcp.
+    async fn answer(&self, req: Request<Teed>) -> Answer {
         let delete = req.method() == Method::DELETE;
         // Mcp-Param-* headers checked against the body first, on every path.
         if crate::serve::front::params::carries(&req) {
             let limit = self.mcp.config.max_request_body_bytes;
-            let answer = match crate::serve::front::params::checked(req, &self.gateway, limit).await
-            {
+            return match crate::serve::front::params::checked(req, &self.gateway, limit).await {
                 Ok(req) => self.rmcp(req).await,
                 Err(refused) => refused,
             };
-            return self.tracked(answer, guard);
         }
         let mut answer =
             match crate::serve::front::lane::offer(req, &self.gateway, &self.mcp.config).await {
@@ -86,20 +158,50 @@ impl Front {
                 |never| match never {},
             ));
         }
-        self.tracked(answer, guard)
+        answer
     }
 
-    /// `answer`, in flight until its body is sent when `guard` says so.
-    fn tracked(&self, answer: Answer, guard: Option<Leave>) -> Answer {
-        match guard {
-            Some(guard) => answer.map(|body| {
-                BoxBody::new(Tracked {
-                    body,
-                    _guard: guard,
-                })
-            }),
-            None => answer,
+    /// A host resuming a stream (`GET` with `Last-Event-ID`): rmcp's
+    /// answer, unless this process cannot replay that stream (the call it
+    /// carried ran on a replica that is gone, or ended): then `405` at
+    /// once, which ends the SDKs' resumption (rmcp's empty stream made
+    /// them ask again every few seconds, forever).
+    async fn resume(&self, req: Request<Incoming>) -> Answer {
+        let (answer, replayed) = crate::serve::front::sessions::resuming(self.rmcp(req)).await;
+        if replayed {
+            return answer;
         }
+        tracing::info!("refused to resume a stream this process cannot replay (405)");
+        let mut refused = plain(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method not allowed: this process cannot resume that stream (the call it carried \
+             ended, or ran on a replica that is gone); send the request again",
+        );
+        refused.headers_mut().insert(
+            hyper::header::ALLOW,
+            hyper::header::HeaderValue::from_static("GET, POST, DELETE"),
+        );
+        refused
+    }
+
+    /// At shutdown: the requests in flight get the drain time to finish;
+    /// those still running then end with their error ([`Cut`]), given a
+    /// moment to be sent.
+    pub(in crate::serve) async fn finish(&self) {
+        if self.in_flight.drain(self.in_flight.cut.drain).await > 0 {
+            self.in_flight.cut.now();
+            let _ = tokio::time::timeout(Duration::from_secs(1), self.in_flight.settled()).await;
+        }
+    }
+
+    /// `answer`, in flight until its body is sent.
+    fn tracked(&self, answer: Answer, guard: Leave) -> Answer {
+        answer.map(|body| {
+            BoxBody::new(Tracked {
+                body,
+                _guard: guard,
+            })
+        })
     }
 
     /// rmcp's answer to `req` (with sealed session ids when configured).
@@ -225,6 +327,18 @@ impl Front {
     }
 }
 
+/// Whether `req` resumes a stream (`GET` with `Last-Event-ID`).
+fn resumes(req: &Request<Incoming>) -> bool {
+    req.method() == Method::GET && req.headers().contains_key("last-event-id")
+}
+
+/// Whether `answer` is an event stream.
+fn is_event_stream(answer: &Answer) -> bool {
+    (answer.headers().get(hyper::header::CONTENT_TYPE))
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.trim_start().starts_with("text/event-stream"))
+}
+
 const PLAIN: &str = "text/plain; charset=utf-8";
 const PROMETHEUS: &str = "text/plain; version=0.0.4; charset=utf-8";
 
@@ -255,24 +369,35 @@ fn one_line(s: &str) -> String {
     s.lines().next().unwrap_or("").chars().take(200).collect()
 }
 
-/// Requests in flight, and a wake-up when the last one ends.
-#[derive(Clone, Default)]
-pub(in crate::serve) struct InFlight(Arc<(AtomicUsize, Notify)>);
+/// Requests in flight, a wake-up when the last one ends, and the cut
+/// that ends those still running when the drain time is over.
+#[derive(Clone)]
+pub(in crate::serve) struct InFlight {
+    count: Arc<(AtomicUsize, Notify)>,
+    pub(in crate::serve) cut: Cut,
+}
 
 impl InFlight {
+    pub(in crate::serve) fn new(drain: Duration) -> InFlight {
+        InFlight {
+            count: Arc::default(),
+            cut: Cut::new(drain),
+        }
+    }
+
     fn enter(&self) -> Leave {
-        self.0.0.fetch_add(1, Ordering::SeqCst);
-        Leave(self.0.clone())
+        self.count.0.fetch_add(1, Ordering::SeqCst);
+        Leave(self.count.clone())
     }
 
     pub(in crate::serve) fn now(&self) -> usize {
-        self.0.0.load(Ordering::SeqCst)
+        self.count.0.load(Ordering::SeqCst)
     }
 
     /// Returns once none is in flight.
     async fn settled(&self) {
         loop {
-            let notified = self.0.1.notified();
+            let notified = self.count.1.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
             if self.now() == 0 {
@@ -302,7 +427,7 @@ impl InFlight {
             tracing::warn!(
                 finished = at_start.saturating_sub(cut),
                 cut,
-                "the drain time is over: cut the requests still in flight"
+                "the drain time is over: cut the requests still in flight (each answered with an error)"
             );
         }
         cut
@@ -353,7 +478,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_drain_waits_for_the_last_request_and_cuts_after_its_time() {
-        let in_flight = InFlight::default();
+        let in_flight = InFlight::new(Duration::from_secs(10));
         let first = in_flight.enter();
         let second = in_flight.enter();
         assert_eq!(in_flight.now(), 2);

@@ -9,10 +9,10 @@
 use base64::Engine as _;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
-use hyper::body::Incoming;
 use hyper::{Request, StatusCode};
 use serde_json::{Value, json};
 
+use crate::serve::front::cut::Teed;
 use crate::serve::front::reply::{Answer, body, plain};
 use crate::serve::gateway::Gateway;
 use crate::serve::gateway::view::ParamHeader;
@@ -23,14 +23,14 @@ pub(in crate::serve) const HEADER_MISMATCH: i64 = -32020;
 const PREFIX: &str = "mcp-param-";
 
 /// Whether `req` carries any `Mcp-Param-*` header.
-pub(in crate::serve) fn carries(req: &Request<Incoming>) -> bool {
+pub(in crate::serve) fn carries(req: &Request<Teed>) -> bool {
     req.headers().keys().any(|k| k.as_str().starts_with(PREFIX))
 }
 
 /// `req` with its body read (at most `limit` bytes), or the answer that
 /// refuses it: a contradiction, or a body over the limit.
 pub(in crate::serve) async fn checked(
-    req: Request<Incoming>,
+    req: Request<Teed>,
     gateway: &Gateway,
     limit: usize,
 ) -> Result<Request<Full<Bytes>>, Answer> {

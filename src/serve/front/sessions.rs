@@ -33,6 +33,24 @@ impl Owner {
     }
 }
 
+tokio::task_local! {
+    /// Set when rmcp's resumption of a stream failed on this request's task.
+    static FAILED_RESUME: std::cell::Cell<bool>;
+}
+
+/// `answering` (rmcp answering a `GET` with `Last-Event-ID`), and whether
+/// it replayed the stream: `false` when this process could not (rmcp's
+/// answer is then an empty stream, which SDKs ask again forever).
+pub(in crate::serve) async fn resuming<F: Future>(answering: F) -> (F::Output, bool) {
+    let scope = async move {
+        let answer = answering.await;
+        (answer, !FAILED_RESUME.with(std::cell::Cell::get))
+    };
+    FAILED_RESUME
+        .scope(std::cell::Cell::new(false), scope)
+        .await
+}
+
 /// [`LocalSessionManager`] with at most `cap` live sessions, each closed
 /// after `idle` without a request.
 #[derive(Debug)]
@@ -221,7 +239,13 @@ impl SessionManager for BoundedSessions {
         last_event_id: String,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
         self.touch(id);
-        self.inner.resume(id, last_event_id).await
+        let resumed = self.inner.resume(id, last_event_id).await;
+        // rmcp answers a failed resumption with an empty stream; the front
+        // refuses it instead (`resuming`).
+        if resumed.is_err() {
+            let _ = FAILED_RESUME.try_with(|failed| failed.set(true));
+        }
+        resumed
     }
 
     fn event_store(&self) -> Option<Arc<dyn EventStore>> {

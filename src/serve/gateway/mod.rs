@@ -112,11 +112,12 @@ impl Gateway {
         }
     }
 
-    fn build(hub: Hub, host: ServeAs, call_timeout: Option<Duration>) -> Gateway {
+    /// `timeouts`: a call's, and the one set for every request.
+    fn build(hub: Hub, host: ServeAs, timeouts: (Option<Duration>, Option<Duration>)) -> Gateway {
         crate::serve::gateway::metrics::started_at();
         name_tools(&hub);
         let view = View::of(&hub, host);
-        let upstreams = Arc::new(Upstreams::new(hub.clone(), call_timeout));
+        let upstreams = Arc::new(Upstreams::new(hub.clone(), timeouts.0, timeouts.1));
         let surfaces = Surfaces::new(hub.clone(), upstreams);
         let gateway = Gateway {
             read: Arc::default(),
@@ -258,6 +259,23 @@ impl Gateway {
     /// A receiver that wakes once per change told to hosts.
     pub fn subscribe_changes(&self) -> watch::Receiver<u64> {
         self.inner.surfaces.subscribe_changes()
+    }
+
+    /// Stops serving the upstream `alias` (a config reload removed or
+    /// changed it): its connection is closed (a stdio server stops) and its
+    /// tools leave (one `list_changed`). The other upstreams, and the
+    /// hosts' sessions, go on.
+    pub async fn remove(&self, alias: &str) {
+        match self.inner.surfaces.upstreams().take(alias) {
+            Some(live) => live.close().await,
+            // Served from a snapshot of an earlier run, or never connected.
+            None => {
+                if self.inner.hub.snapshot(alias).is_some() {
+                    let _ = self.inner.hub.remove(alias);
+                }
+            }
+        }
+        self.refresh();
     }
 
     /// Closes every upstream connection (stdio servers stop).
@@ -537,8 +555,10 @@ impl GatewayBuilder {
 
     /// A forwarded `tools/call` that takes longer than `timeout` fails
     /// (the upstream is told to cancel it), and any other request to an
-    /// upstream too (else those wait 30 s at most and calls as long as
-    /// they take).
+    /// upstream too. Unless set, a call may take
+    /// [`DEFAULT_CALL_TIMEOUT`](crate::serve::DEFAULT_CALL_TIMEOUT) and
+    /// another request 30 s; `Duration::ZERO` lets calls take as long as
+    /// they take (and other requests 30 s).
     pub fn call_timeout(mut self, timeout: Duration) -> GatewayBuilder {
         self.call_timeout = Some(timeout);
         self
@@ -549,10 +569,15 @@ impl GatewayBuilder {
     /// gateway's own text cannot fit the host's cut.
     pub fn build(self) -> Result<Gateway> {
         let assembler = crate::serve::prepare_named(self.assembler, self.host, &self.name)?;
+        let call_timeout = match self.call_timeout {
+            None => Some(crate::serve::upstream::send::DEFAULT_CALL_TIMEOUT),
+            Some(t) if t.is_zero() => None,
+            Some(t) => Some(t),
+        };
         Ok(Gateway::build(
             Hub::new(assembler),
             self.host,
-            self.call_timeout,
+            (call_timeout, self.call_timeout.filter(|t| !t.is_zero())),
         ))
     }
 }

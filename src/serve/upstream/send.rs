@@ -26,8 +26,14 @@ use crate::serve::upstream::start::Starting;
 use crate::support::lock;
 
 /// How long a request other than a `tools/call` may take when no call
-/// timeout is set (a `tools/call` then has none).
+/// timeout is set.
 pub(crate) const ASK_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long a forwarded `tools/call` may take unless the gateway was told
+/// otherwise (`serve --call-timeout`): no call waits on an upstream
+/// forever (a hung one, or one whose event stream closed mid-call and
+/// never resumes).
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// What a request is about, as its errors name it: a tool of the
 /// upstream (`"get_invoice"`) or a method (`prompts/get`).
@@ -93,19 +99,26 @@ pub(crate) struct Upstreams {
     starting: Starting,
     relays: Arc<Relays>,
     call_timeout: Option<Duration>,
+    /// Set for every request (`None`: [`ASK_TIMEOUT`] for those but calls).
+    every_timeout: Option<Duration>,
     /// By alias: the upstreams whose calls are posted without rmcp.
     #[cfg(feature = "serve-http")]
     direct: Mutex<BTreeMap<String, Arc<crate::serve::upstream::direct::Direct>>>,
 }
 
 impl Upstreams {
-    pub(crate) fn new(hub: Hub, call_timeout: Option<Duration>) -> Upstreams {
+    pub(crate) fn new(
+        hub: Hub,
+        call_timeout: Option<Duration>,
+        every_timeout: Option<Duration>,
+    ) -> Upstreams {
         Upstreams {
             hub,
             live: Mutex::default(),
             starting: Starting::default(),
             relays: Arc::default(),
             call_timeout,
+            every_timeout,
             #[cfg(feature = "serve-http")]
             direct: Mutex::default(),
         }
@@ -124,6 +137,13 @@ impl Upstreams {
             };
         }
         lock(&self.live).insert(alias, live);
+    }
+
+    /// The upstream of `alias`, taken out (to be closed).
+    pub(crate) fn take(&self, alias: &str) -> Option<LiveServer> {
+        #[cfg(feature = "serve-http")]
+        lock(&self.direct).remove(alias);
+        lock(&self.live).remove(alias)
     }
 
     /// Every upstream, taken out (to be closed).
@@ -203,7 +223,7 @@ impl Upstreams {
     fn deadline(&self, subject: Subject<'_>) -> Option<Duration> {
         match subject {
             Subject::Tool(_) => self.call_timeout,
-            Subject::Method(_) => Some(self.call_timeout.unwrap_or(ASK_TIMEOUT)),
+            Subject::Method(_) => Some(self.every_timeout.unwrap_or(ASK_TIMEOUT)),
         }
     }
 

@@ -5,7 +5,10 @@
 //! (`Mcp-Session-Id`) and the negotiated protocol version go on every
 //! later request; a GET stream carries what the server sends unasked, and
 //! the session is deleted when the host goes. Every body is read within
-//! the relay's message cap.
+//! the relay's message cap. A request's event stream that closes before
+//! its answer is resumed (`GET` with `Last-Event-ID`, as the transport
+//! spec says) at most [`RESUMPTIONS`] times; then the host gets an error
+//! for it instead of waiting forever.
 
 use std::sync::{Arc, Mutex};
 
@@ -20,6 +23,22 @@ use crate::serve::upstream::events::{EventReader, TooLong};
 use crate::support::lock;
 
 const SESSION: &str = "mcp-session-id";
+
+/// How many times a request's stream that closed before its answer is
+/// resumed before the request fails.
+const RESUMPTIONS: usize = 2;
+
+/// The pause before each resumption.
+const RESUME_PAUSE: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// What reading one answer found.
+#[derive(Default)]
+struct Read {
+    /// The request's answer was among its messages.
+    answered: bool,
+    /// The last event id of an event stream (where a resumption starts).
+    last_id: Option<String>,
+}
 const VERSION_META: &str = "io.modelcontextprotocol/protocolVersion";
 
 struct HttpPeer {
@@ -128,7 +147,58 @@ impl HttpPeer {
             return self.fail(id, &why).await;
         }
         let up = self.clone();
-        tokio::spawn(async move { up.read(answer).await });
+        tokio::spawn(async move { up.answered(answer, id).await });
+    }
+
+    /// The messages of `answer` sent on; when it is the event stream of
+    /// request `id` and closes before the answer, resumed, and failed
+    /// after [`RESUMPTIONS`].
+    async fn answered(&self, answer: reqwest::Response, id: Option<Value>) {
+        let mut read = self.read(answer, id.as_ref()).await;
+        let Some(id) = id else { return };
+        let mut tries = 0;
+        while !read.answered {
+            let Some(last) = read.last_id.take().filter(|_| tries < RESUMPTIONS) else {
+                let why = format!(
+                    "the upstream closed its event stream before answering (resumed {tries} times)"
+                );
+                return self.fail(Some(id), &why).await;
+            };
+            tries += 1;
+            tokio::time::sleep(RESUME_PAUSE).await;
+            read = match self.resume(&last).await {
+                Some(answer) => self.read(answer, Some(&id)).await,
+                None => Read::default(),
+            };
+            // A resumed stream without events of its own resumes from the same place.
+            read.last_id = read.last_id.or(Some(last));
+        }
+    }
+
+    /// A `GET` resuming the stream after event `last`, when it is answered.
+    async fn resume(&self, last: &str) -> Option<reqwest::Response> {
+        let mut headers = self.headers(&Value::Null);
+        headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+        headers.remove(CONTENT_TYPE);
+        headers.remove("mcp-method");
+        if let Ok(last) = HeaderValue::from_str(last) {
+            headers.insert("last-event-id", last);
+        }
+        let answer = self.client.get(&self.url).headers(headers).send().await;
+        match answer {
+            Ok(answer) if answer.status().is_success() => Some(answer),
+            Ok(answer) => {
+                tracing::info!(
+                    status = answer.status().as_u16(),
+                    "the upstream refused to resume a stream"
+                );
+                None
+            }
+            Err(e) => {
+                tracing::info!("resuming a stream failed: {e}");
+                None
+            }
+        }
     }
 
     /// A JSON-RPC error for the request `id` (none for a notification or
@@ -151,7 +221,7 @@ impl HttpPeer {
         headers.remove("mcp-method");
         let answer = self.client.get(&self.url).headers(headers).send().await;
         if let Some(answer) = answer.ok().filter(|a| a.status().is_success()) {
-            self.read(answer).await;
+            self.read(answer, None).await;
         }
     }
 
@@ -167,42 +237,53 @@ impl HttpPeer {
         }
     }
 
-    /// Each message of an answer (a JSON body, or an event stream) as a line.
-    async fn read(&self, mut answer: reqwest::Response) {
+    /// Each message of an answer (a JSON body, or an event stream) as a
+    /// line; whether the answer to `id` was among them.
+    async fn read(&self, mut answer: reqwest::Response, id: Option<&Value>) -> Read {
         let stream = (answer.headers().get(CONTENT_TYPE))
             .and_then(|v| v.to_str().ok())
             .is_some_and(|t| t.starts_with("text/event-stream"));
         let mut events = EventReader::new(self.max);
         let mut buf: Vec<u8> = Vec::new();
+        let mut read = Read::default();
         loop {
             let chunk = match answer.chunk().await {
                 Ok(Some(chunk)) => chunk,
                 Ok(None) => break,
-                Err(e) => return tracing::warn!("reading the upstream's answer failed: {e}"),
+                Err(e) => {
+                    tracing::warn!("reading the upstream's answer failed: {e}");
+                    read.last_id = events.last_id().map(str::to_string);
+                    return read;
+                }
             };
             if !stream {
                 buf.extend_from_slice(&chunk);
                 if buf.len() > self.max {
-                    return self.too_long();
+                    self.too_long();
+                    return read;
                 }
                 continue;
             }
             events.push(&chunk);
             while let Some(event) = events.next_event() {
                 match event {
-                    Ok(data) => self.messages(&data).await,
-                    Err(TooLong) => return self.too_long(),
+                    Ok(data) => read.answered |= self.messages(&data, id).await,
+                    Err(TooLong) => {
+                        self.too_long();
+                        return read;
+                    }
                 }
             }
         }
-        match stream {
-            true => {
-                if let Some(data) = events.finish() {
-                    self.messages(&data).await;
-                }
-            }
-            false => self.messages(&buf).await,
+        read.last_id = events.last_id().map(str::to_string);
+        let last = match stream {
+            true => events.finish(),
+            false => Some(buf),
+        };
+        if let Some(data) = last {
+            read.answered |= self.messages(&data, id).await;
         }
+        read
     }
 
     fn too_long(&self) {
@@ -214,17 +295,24 @@ impl HttpPeer {
 
     /// A body of one message or a batch, each sent on as one line (as
     /// sent when it is one line); the negotiated protocol version noted.
-    async fn messages(&self, body: &[u8]) {
+    /// Whether one of them answers `id`.
+    async fn messages(&self, body: &[u8], id: Option<&Value>) -> bool {
         let trimmed = body.trim_ascii();
         if trimmed.is_empty() {
-            return;
+            return false;
         }
         let messages = match serde_json::from_slice::<Value>(trimmed) {
             Ok(Value::Array(batch)) => batch,
             Ok(one) => vec![one],
-            Err(_) => return tracing::warn!("the upstream sent a body that is not JSON (dropped)"),
+            Err(_) => {
+                tracing::warn!("the upstream sent a body that is not JSON (dropped)");
+                return false;
+            }
         };
         let whole = messages.len() == 1 && !trimmed.contains(&b'\n');
+        let answers =
+            |m: &Value| m.get("method").is_none() && id.is_some_and(|id| m.get("id") == Some(id));
+        let answered = messages.iter().any(answers);
         for m in messages {
             if let Some(version) = m["result"]["protocolVersion"].as_str() {
                 *lock(&self.version) = Some(version.to_string());
@@ -236,5 +324,6 @@ impl HttpPeer {
             };
             let _ = self.out.send(line).await;
         }
+        answered
     }
 }
