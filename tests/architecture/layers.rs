@@ -100,6 +100,8 @@ const BIN_LAYERS: &[&[&str]] = &[
     &["listen"],
     // Reloading a running gateway: the policy, the lock, the server config.
     &["reload"],
+    // What a host's model reads (`show`, `preview --as`).
+    &["show"],
     // The commands; `snapshot` warns about aliases as `lint` does, `pin`
     // writes the lock as `snapshot` writes its files.
     &["lint", "preview", "serve"],
@@ -112,7 +114,7 @@ const BIN_LAYERS: &[&[&str]] = &[
     &["jsonc"],
     // Each host's config scopes: its files and the servers objects in one.
     &["scopes"],
-    &["wrap", "install", "show"],
+    &["wrap", "install"],
 ];
 
 /// The longest a function may be, from its `fn` line to its closing brace.

@@ -215,6 +215,26 @@ type Guard = Option<Arc<crate::serve::front::auth::Access>>;
 #[cfg(not(feature = "serve-auth"))]
 type Guard = Option<Arc<Infallible>>;
 
+/// The front every connection of `serve_until` answers through.
+fn front_of(
+    mcp: Mcp,
+    gateway: &Gateway,
+    sessions: Arc<BoundedSessions>,
+    options: &HttpOptions,
+) -> Arc<Front> {
+    Arc::new(Front {
+        mcp,
+        gateway: gateway.clone(),
+        sessions,
+        sealer: options.sealer.clone(),
+        checks: options.checks.clone(),
+        in_flight: InFlight::new(options.drain),
+        lane: AtomicU64::new(0),
+        traffic: crate::serve::front::traffic::Traffic::new(options.rate_limit),
+        replica: options.replica.clone(),
+    })
+}
+
 /// Serves `gateway` over Streamable HTTP on `listener` with `options`
 /// until `shutdown` ([`Gateway::serve_http_until`]).
 pub(in crate::serve) async fn serve_until(
@@ -242,17 +262,7 @@ pub(in crate::serve) async fn serve_until(
         sessions.clone(),
         config,
     );
-    let front = Arc::new(Front {
-        mcp,
-        gateway: gateway.clone(),
-        sessions,
-        sealer: options.sealer.clone(),
-        checks: options.checks.clone(),
-        in_flight: InFlight::new(options.drain),
-        lane: AtomicU64::new(0),
-        traffic: crate::serve::front::traffic::Traffic::new(options.rate_limit),
-        replica: options.replica.clone(),
-    });
+    let front = front_of(mcp, gateway, sessions, &options);
     let _scrape = crate::serve::front::scrape::start(options.metrics_on, &front, &gate).await?;
     let max = limits.max_connections.clamp(1, Semaphore::MAX_PERMITS);
     let slots = Arc::new(Semaphore::new(max));
