@@ -9,5 +9,6 @@ mod common;
 
 mod auth;
 mod clients;
+mod conformance;
 mod http;
 mod replicas;

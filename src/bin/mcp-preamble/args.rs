@@ -197,6 +197,17 @@ pub struct ServeArgs {
     /// names are kept short enough for the host's prefix.
     #[arg(long, default_value = mcp_preamble::serve::DEFAULT_NAME, value_name = "NAME")]
     pub name: String,
+    /// When served tool and prompt names start with their upstream's
+    /// alias: `always` (the default, `billing__get_invoice`), `never`
+    /// (`get_invoice`; refused at start when two upstreams have one name,
+    /// and a tool that takes another's name later is not served), or
+    /// `on-collision` (only names more than one upstream has).
+    #[arg(long, default_value = "always", value_name = "WHEN", value_parser = parse_prefix)]
+    pub prefix: mcp_preamble::serve::Prefix,
+    /// What stands between alias and name when prefixed: 1 to 8 of
+    /// `A-Z a-z 0-9 _ -`.
+    #[arg(long, default_value = "__", value_name = "TEXT")]
+    pub separator: String,
     /// Fail a forwarded tools/call after this many seconds (default: wait).
     #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
     pub call_timeout: Option<Duration>,
@@ -629,6 +640,10 @@ fn parse_positive_timeout(s: &str) -> Result<Duration, String> {
 }
 
 fn parse_serve_as(s: &str) -> Result<mcp_preamble::serve::ServeAs, String> {
+    s.parse().map_err(|e: mcp_preamble::Error| e.to_string())
+}
+
+fn parse_prefix(s: &str) -> Result<mcp_preamble::serve::Prefix, String> {
     s.parse().map_err(|e: mcp_preamble::Error| e.to_string())
 }
 

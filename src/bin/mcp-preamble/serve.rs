@@ -12,7 +12,7 @@ use mcp_preamble::files::McpConfig;
 use mcp_preamble::hub::{Hub, ServerState, StateChange, StateReason};
 use mcp_preamble::pin::Lock;
 use mcp_preamble::report::ServerDiagnostic;
-use mcp_preamble::serve::{Gateway, ServeAs};
+use mcp_preamble::serve::{Gateway, Naming, ServeAs};
 
 use crate::listen::{listen, listening_on, serve_http};
 use mcp_preamble::settings::Settings;
@@ -82,12 +82,19 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     // From the first connection on: restarts and crashes are logged.
     let states = tokio::spawn(tell_states(gateway.hub().clone(), book.clone()));
     let settling = start(&gateway, &config, &a, &book, first_start).await;
+    if let Err(e) = refuse_collisions(&gateway) {
+        settling.abort();
+        gateway.close().await;
+        mcp_preamble::connect::end_servers().await;
+        return Err(e);
+    }
     let approve = approve_command(&config_path, &lock, shared.as_deref(), a.policy.as_deref());
     let reload = Reload {
         policy: a.policy.clone(),
         lock,
         host: a.serve_as,
         name: a.name.clone(),
+        naming: naming(&a)?,
     };
     let tasks = [
         states,
@@ -120,11 +127,42 @@ fn gateway_of(settings: &Settings, lock: Option<Lock>, a: &ServeArgs) -> Result<
     if let Some(lock) = lock {
         assembler = assembler.lock(lock);
     }
-    let mut gateway = Gateway::builder(assembler, a.serve_as).name(&a.name);
+    let mut gateway = Gateway::builder(assembler, a.serve_as)
+        .name(&a.name)
+        .naming(naming(a)?);
     if let Some(t) = a.call_timeout {
         gateway = gateway.call_timeout(t);
     }
     Ok(gateway.build()?)
+}
+
+/// How served names are made (`--prefix`, `--separator`).
+fn naming(a: &ServeArgs) -> Result<Naming, mcp_preamble::Error> {
+    Naming::new(a.prefix, &a.separator)
+}
+
+/// `serve --prefix never` refuses to serve when two upstreams have a
+/// tool of one name once the servers have answered (or `--ready-within`
+/// passed).
+fn refuse_collisions(gateway: &Gateway) -> Result<(), CliError> {
+    let refused = gateway.refused_names();
+    if refused.is_empty() {
+        return Ok(());
+    }
+    let each: Vec<String> = (refused.iter())
+        .map(|r| {
+            format!(
+                "{:?} of {:?} and of {:?}",
+                r.name,
+                r.alias,
+                r.holder.as_deref().unwrap_or("?")
+            )
+        })
+        .collect();
+    Err(CliError::Serve(format!(
+        "--prefix never: upstreams share tool names ({}); use --prefix on-collision or always",
+        each.join(", ")
+    )))
 }
 
 /// `serve --status`: what the gateway of this config last told.
@@ -523,13 +561,13 @@ pub(crate) fn settings(policy: Option<&Path>) -> Result<Settings, mcp_preamble::
 fn assembler(
     settings: &Settings,
     lock: Option<Lock>,
-    (host, name): (ServeAs, &str),
+    (host, name, naming): (ServeAs, &str, &Naming),
 ) -> Result<Assembler, mcp_preamble::Error> {
     let mut a = Assembler::from_settings(settings)?;
     if let Some(lock) = lock {
         a = a.lock(lock);
     }
-    mcp_preamble::serve::prepare_named(a, host, name)
+    mcp_preamble::serve::prepare_naming(a, host, name, naming)
 }
 
 /// Reloads the policy and the lock into the hub when a file changes, the
@@ -540,6 +578,7 @@ struct Reload {
     lock: LockSource,
     host: ServeAs,
     name: String,
+    naming: Naming,
 }
 
 impl Reload {
@@ -569,7 +608,11 @@ impl Reload {
 
     fn load(&self) -> Result<Assembler, mcp_preamble::Error> {
         let settings = settings(self.policy.as_deref())?;
-        assembler(&settings, self.lock.current()?, (self.host, &self.name))
+        assembler(
+            &settings,
+            self.lock.current()?,
+            (self.host, &self.name, &self.naming),
+        )
     }
 
     /// Each file's modification time and length (`None` when unreadable).

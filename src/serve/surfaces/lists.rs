@@ -35,6 +35,7 @@ pub(in crate::serve) fn merged(
         skills |= caps.supports_skills();
         all.prompts = all.prompts.or(caps.prompts);
         all.completions = all.completions.or(caps.completions);
+        all.logging = all.logging.or(caps.logging);
         if let Some(r) = caps.resources {
             let mut mine = all.resources.unwrap_or_default();
             mine.subscribe = mine.subscribe.or(r.subscribe.filter(|s| *s));

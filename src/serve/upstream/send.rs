@@ -13,14 +13,15 @@ use std::time::Duration;
 
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
-    CancelledNotificationParam, ClientRequest, ErrorCode, ProgressNotificationParam, RequestId,
-    ServerCapabilities, ServerResult, SubscriptionFilter,
+    CancelledNotificationParam, ClientConfig, ClientRequest, ErrorCode, ProgressNotificationParam,
+    RequestId, ServerCapabilities, ServerResult, SubscriptionFilter,
 };
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
 use serde_json::json;
 
 use crate::connect::LiveServer;
 use crate::hub::{Hub, ServerState};
+use crate::serve::upstream::asking::{Asking, UpstreamHandler};
 use crate::serve::upstream::progress::{HostProgress, Relay, Relays, relay_to};
 use crate::serve::upstream::start::Starting;
 use crate::support::lock;
@@ -92,6 +93,8 @@ pub(crate) struct Upstreams {
     live: Mutex<BTreeMap<String, LiveServer>>,
     starting: Starting,
     relays: Arc<Relays>,
+    /// The host sessions the upstreams' own requests go to.
+    asking: Arc<Asking>,
     call_timeout: Option<Duration>,
     /// By alias: the upstreams whose calls are posted without rmcp.
     #[cfg(feature = "serve-http")]
@@ -105,6 +108,7 @@ impl Upstreams {
             live: Mutex::default(),
             starting: Starting::default(),
             relays: Arc::default(),
+            asking: Arc::default(),
             call_timeout,
             #[cfg(feature = "serve-http")]
             direct: Mutex::default(),
@@ -137,6 +141,25 @@ impl Upstreams {
 
     pub(crate) fn relays(&self) -> &Arc<Relays> {
         &self.relays
+    }
+
+    pub(crate) fn asking(&self) -> &Arc<Asking> {
+        &self.asking
+    }
+
+    /// How the gateway connects `alias`: a handler that relays its own
+    /// requests to hosts, and tells it the client `config`.
+    pub(crate) fn handler_for(
+        &self,
+        alias: &str,
+        config: ClientConfig,
+    ) -> crate::connect::follow::MakeHandler<UpstreamHandler> {
+        let handler = UpstreamHandler {
+            alias: alias.to_string(),
+            config,
+            asking: self.asking.clone(),
+        };
+        Arc::new(move || handler.clone())
     }
 
     pub(crate) fn call_timeout(&self) -> Option<Duration> {
