@@ -333,19 +333,7 @@ impl ToolNames {
                     });
                     vscode(prefix, tool)
                 }
-                _ => match &self.0 {
-                    // A bare name no other tool wants now, nor held before.
-                    Scheme::Pattern(p) => p
-                        .bare(server, tool)
-                        .filter(|b| !shared.contains(b.as_str()))
-                        .filter(|b| {
-                            !(keeping && kept.reserved.contains(b.as_str()))
-                                && (kept.given.resolve(b.as_str()))
-                                    .is_none_or(|owner| owner == (server, tool))
-                        })
-                        .unwrap_or_else(|| p.apply(server, tool)),
-                    _ => self.exposed(server, tool),
-                },
+                _ => self.wanted((server, tool), &shared, kept),
             };
             let taken = |name: &str| {
                 table.by_name.contains_key(name)
@@ -384,6 +372,26 @@ impl ToolNames {
             table.entries.push((key.0, key.1, given));
         }
         table
+    }
+
+    /// The name `(server, tool)` wants: [`ToolNames::exposed`], or under a
+    /// pattern with a `[ ]` prefix the bare name when no other tool of the
+    /// table wants it (`shared`) and no other held or reserved it before.
+    fn wanted(
+        &self,
+        (server, tool): (&str, &str),
+        shared: &BTreeSet<String>,
+        kept: &Kept,
+    ) -> ExposedName {
+        let Scheme::Pattern(p) = &self.0 else {
+            return self.exposed(server, tool);
+        };
+        (p.bare(server, tool))
+            .filter(|b| !shared.contains(b.as_str()) && !kept.reserved.contains(b.as_str()))
+            .filter(|b| {
+                (kept.given.resolve(b.as_str())).is_none_or(|owner| owner == (server, tool))
+            })
+            .unwrap_or_else(|| p.apply(server, tool))
     }
 
     /// `tools` as a list, and the bare names (a pattern's without its `[ ]`

@@ -82,12 +82,7 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     // From the first connection on: restarts and crashes are logged.
     let states = tokio::spawn(tell_states(gateway.hub().clone(), book.clone()));
     let settling = start(&gateway, &config, &a, &book, first_start).await;
-    if let Err(e) = refuse_collisions(&gateway) {
-        settling.abort();
-        gateway.close().await;
-        mcp_preamble::connect::end_servers().await;
-        return Err(e);
-    }
+    refuse_collisions(&gateway, &settling).await?;
     let approve = approve_command(&config_path, &lock, shared.as_deref(), a.policy.as_deref());
     let reload = Reload {
         policy: a.policy.clone(),
@@ -144,11 +139,17 @@ fn naming(a: &ServeArgs) -> Result<Naming, mcp_preamble::Error> {
 /// `serve --prefix never` refuses to serve when two upstreams have a
 /// tool of one name once the servers have answered (or `--ready-within`
 /// passed).
-fn refuse_collisions(gateway: &Gateway) -> Result<(), CliError> {
+async fn refuse_collisions(
+    gateway: &Gateway,
+    settling: &tokio::task::JoinHandle<()>,
+) -> Result<(), CliError> {
     let refused = gateway.refused_names();
     if refused.is_empty() {
         return Ok(());
     }
+    settling.abort();
+    gateway.close().await;
+    mcp_preamble::connect::end_servers().await;
     let each: Vec<String> = (refused.iter())
         .map(|r| {
             format!(

@@ -164,7 +164,7 @@ impl Gateway {
     /// host whose call it answers.
     async fn connect_one(
         &self,
-        entry: &crate::files::ServerEntry,
+        entry: &crate::config::ServerEntry,
         options: &ConnectOptions,
     ) -> std::result::Result<LiveServer, ConnectFailure> {
         let upstreams = self.inner.surfaces.upstreams();

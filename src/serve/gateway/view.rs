@@ -110,14 +110,10 @@ impl View {
     pub(crate) fn of(hub: &Hub, host: ServeAs) -> View {
         let section = hub.section();
         let assembly = section.assembly();
-        let mut table = NameTable::default();
-        let mut tools = Vec::new();
-        let mut full = BTreeMap::new();
-        let mut hidden = Vec::new();
-        let mut param_headers = BTreeSet::new();
-        let mut param_declared = BTreeMap::new();
-        let scheme = served_scheme(hub);
-        let mut refused = Vec::new();
+        let (mut table, mut tools) = (NameTable::default(), Vec::new());
+        let (mut full, mut hidden) = (BTreeMap::new(), Vec::new());
+        let (mut param_headers, mut param_declared) = (BTreeSet::new(), BTreeMap::new());
+        let (scheme, mut refused) = (served_scheme(hub), Vec::new());
         // Servers in section order; a server the policy excludes exposes nothing.
         for exposure in assembly.exposures() {
             let Some(alias) = exposure.alias.as_deref() else {
