@@ -368,7 +368,9 @@ pub struct Connect {
     pub client_name: Option<String>,
     /// Client capabilities to advertise, comma-separated: `roots`,
     /// `sampling`, `elicitation`. Default: the policy file's `[client]`,
-    /// else none. Only roots/list is answered (the `[client]` roots).
+    /// else none. `serve` relays those requests to the host whose call an
+    /// upstream answers (when it declared them too); elsewhere only
+    /// roots/list is answered (the `[client]` roots).
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_capability)]
     pub capabilities: Vec<Capability>,
     /// The policy file's `[client]`, set by the subcommand before it connects.

@@ -14,6 +14,9 @@
 //! upstream can take a name the host has for another tool by adding a
 //! tool later. The gateway serves the names the assembly gave
 //! (`Assembly` keeps them per server): it never names a tool itself.
+//! [`Naming`] (`serve --prefix`, `--separator`) picks the pattern:
+//! `{alias}{sep}{tool}`, `{tool}`, or `[{alias}{sep}]{tool}` (the prefix
+//! only for a name more than one upstream has).
 
 use crate::serve::gateway::fit::ServeAs;
 use crate::tool_names::{Kept, MAX_LEN, NameTable, ToolNames};
@@ -43,7 +46,10 @@ crate::support::string_enum! {
     fn as_str;
     impl FromStr, Err = crate::error::Error, |s| crate::error::Error::new(
         crate::error::ErrorKind::InvalidConfig,
-        format!("unknown prefix {:?} (always, never, on-collision)", s.chars().take(32).collect::<String>()),
+        format!(
+            "unknown prefix {:?} (always, never, on-collision)",
+            s.chars().take(32).collect::<String>()
+        ),
     );
 }
 
@@ -265,6 +271,24 @@ mod tests {
             "billing__get_invoice"
         );
         assert_eq!(exposed_name("my server", "a.b/c"), "my_server__a_b_c");
+    }
+
+    #[test]
+    fn namings_make_their_patterns() {
+        let of = |p: Prefix, sep: &str| Naming::new(p, sep).unwrap().scheme().to_string();
+        assert_eq!(Naming::default().scheme().to_string(), SCHEME);
+        assert_eq!(of(Prefix::Always, "-x-"), "{server}-x-{tool}");
+        assert_eq!(of(Prefix::Never, "__"), "{tool}");
+        assert_eq!(of(Prefix::OnCollision, "_"), "[{server}_]{tool}");
+        for bad in ["", "a.b", "123456789", "a b"] {
+            let e = Naming::new(Prefix::Always, bad).unwrap_err().to_string();
+            assert!(e.contains("must be 1 to 8 of the characters"), "{e}");
+        }
+        for p in Prefix::ALL {
+            assert_eq!(p.as_str().parse::<Prefix>().unwrap(), *p);
+        }
+        let e = "sometimes".parse::<Prefix>().unwrap_err().to_string();
+        assert!(e.contains("(always, never, on-collision)"), "{e}");
     }
 
     #[test]

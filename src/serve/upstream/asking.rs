@@ -28,10 +28,13 @@ use rmcp::{ClientHandler, ErrorData};
 
 use crate::support::lock;
 
-/// The host sessions with calls in flight, by upstream alias, latest last.
+/// The calls in flight to one upstream: an id and the host session, latest last.
+type InFlight = Vec<(u64, Peer<RoleServer>)>;
+
+/// The host sessions with calls in flight, by upstream alias.
 #[derive(Debug, Default)]
 pub(crate) struct Asking {
-    calls: Mutex<BTreeMap<String, Vec<(u64, Peer<RoleServer>)>>>,
+    calls: Mutex<BTreeMap<String, InFlight>>,
     next: AtomicU64,
 }
 
