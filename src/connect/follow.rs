@@ -307,6 +307,19 @@ impl Hub {
         )
     }
 
+    /// [`Hub::connect`] with the handler `make` makes, for this connection
+    /// and each restart: the gateway's upstreams, whose requests go to hosts.
+    #[cfg(feature = "serve")]
+    pub(crate) async fn connect_making<H: rmcp::ClientHandler>(
+        &self,
+        entry: &ServerEntry,
+        options: &ConnectOptions,
+        make: MakeHandler<H>,
+    ) -> std::result::Result<LiveServer, ConnectFailure> {
+        let connection = connect_with(entry, options, HubHandler::new(make())).await?;
+        self.follow_connection(entry, options, connection, Some(make))
+    }
+
     /// [`Hub::connect`] with your own rmcp client handler (wrapped in a
     /// [`HubHandler`]): it answers the server's requests, and its
     /// [`get_info`](rmcp::ClientHandler::get_info) is the identity sent.
@@ -387,7 +400,7 @@ impl Hub {
 }
 
 /// Makes the handler of a restarted connection.
-type MakeHandler<H> = Arc<dyn Fn() -> H + Send + Sync>;
+pub(crate) type MakeHandler<H> = Arc<dyn Fn() -> H + Send + Sync>;
 
 /// The follower of a connection the hub owns, the future telling how it
 /// ended, and the [`Link`] to it.

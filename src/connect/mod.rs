@@ -24,7 +24,7 @@
 mod all;
 mod cache;
 mod child;
-mod follow;
+pub(crate) mod follow;
 mod follower;
 mod group;
 mod handler;

@@ -159,8 +159,11 @@ pub use front::replica::SessionKey;
 pub use gateway::call::forward_in_process;
 pub use gateway::fit::ServeAs;
 pub use gateway::metrics::{MAX_LABEL, MAX_SERIES, MAX_TOOLS};
-pub use gateway::names::{DEFAULT_NAME, GatewayNames, SCHEME, exposed_name, scheme, scheme_for};
-pub use gateway::view::{NOTE, READER};
+pub use gateway::names::{
+    DEFAULT_NAME, GatewayNames, Naming, Prefix, SCHEME, exposed_name, naming_for, scheme,
+    scheme_for,
+};
+pub use gateway::view::{NOTE, READER, RefusedName};
 pub use gateway::{Gateway, GatewayBuilder};
 #[doc(hidden)]
 pub use upstream::events::{EventReader, TooLong};
@@ -191,6 +194,17 @@ pub fn prepare_named(
     host: ServeAs,
     name: &str,
 ) -> crate::error::Result<crate::assemble::Assembler> {
+    prepare_naming(assembler, host, name, &Naming::default())
+}
+
+/// [`prepare_named`] for a gateway that names what it serves by `naming`
+/// (`serve --prefix`, `--separator`; [`naming_for`]).
+pub fn prepare_naming(
+    assembler: crate::assemble::Assembler,
+    host: ServeAs,
+    name: &str,
+    naming: &Naming,
+) -> crate::error::Result<crate::assemble::Assembler> {
     let assembler = match gateway::names::host_scheme(host) {
         Some(shown) => assembler.shown_through(shown, name),
         None => assembler,
@@ -201,7 +215,9 @@ pub fn prepare_named(
     let hint = format!("call `{reader}` with this server's alias");
     let assembler = assembler.full_text_hint(hint);
     host.fit(
-        assembler.tool_names(scheme_for(host, name)).exposing(),
+        assembler
+            .tool_names(naming_for(host, name, naming))
+            .exposing(),
         reserve,
     )
 }

@@ -43,10 +43,11 @@ pub struct ClientSettings {
 }
 
 /// A client capability the CLI can advertise: `"roots"`, `"sampling"`,
-/// `"elicitation"`. Only `roots/list` is answered (with
-/// [`ClientSettings::roots`]); sampling and elicitation requests are
-/// declined, the capability is only there so that servers show what they
-/// show such a host.
+/// `"elicitation"`. `serve` relays those requests to the host whose call
+/// the server answers (when that host declared them too); elsewhere only
+/// `roots/list` is answered (with [`ClientSettings::roots`]) and sampling
+/// and elicitation requests are declined, the capability only there so
+/// that servers show what they show such a host.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]

@@ -64,7 +64,7 @@ mod rules;
 pub use name::{ExposedName, Fit, MAX_LEN};
 use name::{PATTERN_HASH, Part};
 use rules::{
-    allowed, capped_or_over, codex, flush, hashed, js_safe, rust_safe, vscode, vscode_prefix,
+    capped_or_over, codex, hashed, js_safe, parse_pattern, rust_safe, vscode, vscode_prefix,
 };
 
 /// A host: a row of the host table ([`crate::hosts`]). Those with a
@@ -102,6 +102,8 @@ enum Scheme {
 struct Pattern {
     text: String,
     parts: Vec<Part>,
+    /// The parts outside `[ ]`, when a prefix is given only on collision.
+    bare: Option<Vec<Part>>,
     /// The longest name given ([`MAX_LEN`] unless [`ToolNames::within`]).
     max: usize,
     /// The shortest `max` may be: the pattern's own text and a hash.
@@ -143,6 +145,11 @@ impl ToolNames {
     /// those replaced with `_`; a name past 64 characters keeps its first
     /// 55, then `_` and 8 hex digits of a SHA-256 of the server and tool.
     ///
+    /// A prefix in brackets is given only to tell tools apart:
+    /// `[{server}__]{tool}` names a tool `{tool}` unless another server's
+    /// tool of the same table (or a name kept from before) has that name,
+    /// and then `{server}__{tool}` ([`ToolNames::table`]).
+    ///
     /// Fails with [`ErrorKind::InvalidConfig`] for any other pattern, or
     /// one whose own text leaves fewer than 10 characters for names.
     pub fn pattern(pattern: &str) -> Result<ToolNames> {
@@ -152,39 +159,23 @@ impl ToolNames {
                 format!("tool-name pattern {pattern:?} {why}"),
             )
         };
-        let mut parts = Vec::new();
-        let mut rest = pattern;
-        let mut text = String::new();
-        while !rest.is_empty() {
-            if let Some(after) = rest.strip_prefix("{server}") {
-                flush(&mut text, &mut parts);
-                if parts.contains(&Part::Server) {
-                    return Err(bad("has {server} twice"));
-                }
-                parts.push(Part::Server);
-                rest = after;
-            } else if let Some(after) = rest.strip_prefix("{tool}") {
-                flush(&mut text, &mut parts);
-                if parts.contains(&Part::Tool) {
-                    return Err(bad("has {tool} twice"));
-                }
-                parts.push(Part::Tool);
-                rest = after;
-            } else {
-                let c = rest.chars().next().unwrap_or_default();
-                if !allowed(c) {
-                    return Err(bad(
-                        "may hold only {server}, {tool} and the characters A-Z a-z 0-9 _ -",
-                    ));
-                }
-                text.push(c);
-                rest = &rest[c.len_utf8()..];
-            }
-        }
-        flush(&mut text, &mut parts);
+        let (parts, group) = parse_pattern(pattern).map_err(bad)?;
         if !parts.contains(&Part::Tool) {
             return Err(bad("has no {tool}"));
         }
+        let bare = match group {
+            Some(g) if parts[g.clone()].contains(&Part::Tool) => {
+                return Err(bad("has {tool} inside [ ]: only a prefix may be optional"));
+            }
+            Some(g) if g.is_empty() => return Err(bad("has an empty [ ]")),
+            Some(g) => Some(
+                (parts.iter().enumerate())
+                    .filter(|(i, _)| !g.contains(i))
+                    .map(|(_, p)| p.clone())
+                    .collect(),
+            ),
+            None => None,
+        };
         let fixed: usize = parts
             .iter()
             .map(|p| match p {
@@ -198,6 +189,7 @@ impl ToolNames {
         Ok(ToolNames(Scheme::Pattern(Pattern {
             text: pattern.to_string(),
             parts,
+            bare,
             max: MAX_LEN,
             least: fixed + PATTERN_HASH + 2,
         })))
@@ -234,6 +226,21 @@ impl ToolNames {
         match self.0 {
             Scheme::Host(h) => Some(h),
             _ => None,
+        }
+    }
+
+    /// Whether this is a pattern of your own ([`ToolNames::pattern`]).
+    pub fn is_pattern(&self) -> bool {
+        matches!(self.0, Scheme::Pattern(_))
+    }
+
+    /// Whether names can tell two servers' tools of one name apart: every
+    /// scheme but a pattern without `{server}` (and [`ToolNames::plain`]).
+    pub fn tells_servers_apart(&self) -> bool {
+        match &self.0 {
+            Scheme::Pattern(p) => p.parts.contains(&name::Part::Server),
+            Scheme::Plain => false,
+            Scheme::Host(_) => true,
         }
     }
 
@@ -304,6 +311,7 @@ impl ToolNames {
     ) -> NameTable {
         // Nothing kept (every table outside a gateway): no lookups per tool.
         let keeping = !(kept.given.is_empty() && kept.reserved.is_empty());
+        let (tools, shared) = self.shared_bare_names(tools);
         let mut table = NameTable::default();
         let mut vscode_prefixes: BTreeMap<&str, String> = BTreeMap::new();
         let mut taken_prefixes: BTreeSet<String> = BTreeSet::new();
@@ -325,7 +333,7 @@ impl ToolNames {
                     });
                     vscode(prefix, tool)
                 }
-                _ => self.exposed(server, tool),
+                _ => self.wanted((server, tool), &shared, kept),
             };
             let taken = |name: &str| {
                 table.by_name.contains_key(name)
@@ -364,6 +372,52 @@ impl ToolNames {
             table.entries.push((key.0, key.1, given));
         }
         table
+    }
+
+    /// The name `(server, tool)` wants: [`ToolNames::exposed`], or under a
+    /// pattern with a `[ ]` prefix the bare name when no other tool of the
+    /// table wants it (`shared`) and no other held or reserved it before.
+    fn wanted(
+        &self,
+        (server, tool): (&str, &str),
+        shared: &BTreeSet<String>,
+        kept: &Kept,
+    ) -> ExposedName {
+        let Scheme::Pattern(p) = &self.0 else {
+            return self.exposed(server, tool);
+        };
+        (p.bare(server, tool))
+            .filter(|b| !shared.contains(b.as_str()) && !kept.reserved.contains(b.as_str()))
+            .filter(|b| {
+                (kept.given.resolve(b.as_str())).is_none_or(|owner| owner == (server, tool))
+            })
+            .unwrap_or_else(|| p.apply(server, tool))
+    }
+
+    /// `tools` as a list, and the bare names (a pattern's without its `[ ]`
+    /// prefix) more than one of them would get: those tools are prefixed.
+    fn shared_bare_names<'a>(
+        &self,
+        tools: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> (Vec<(&'a str, &'a str)>, BTreeSet<String>) {
+        let tools: Vec<(&str, &str)> = tools.into_iter().collect();
+        let Scheme::Pattern(p) = &self.0 else {
+            return (tools, BTreeSet::new());
+        };
+        if p.bare.is_none() {
+            return (tools, BTreeSet::new());
+        }
+        let mut owners: BTreeMap<String, BTreeSet<(&str, &str)>> = BTreeMap::new();
+        for &(server, tool) in &tools {
+            if let Some(b) = p.bare(server, tool) {
+                owners.entry(b.name).or_default().insert((server, tool));
+            }
+        }
+        let shared = (owners.into_iter())
+            .filter(|(_, o)| o.len() > 1)
+            .map(|(b, _)| b)
+            .collect();
+        (tools, shared)
     }
 
     /// Every scheme name [`ToolNames::from_str`] knows besides patterns:
@@ -550,8 +604,17 @@ impl NameTable {
 
 impl Pattern {
     fn apply(&self, server: &str, tool: &str) -> ExposedName {
+        self.apply_parts(&self.parts, server, tool)
+    }
+
+    /// The name without the `[ ]` prefix, when the pattern has one.
+    fn bare(&self, server: &str, tool: &str) -> Option<ExposedName> {
+        Some(self.apply_parts(self.bare.as_ref()?, server, tool))
+    }
+
+    fn apply_parts(&self, parts: &[Part], server: &str, tool: &str) -> ExposedName {
         let mut name = String::new();
-        for p in &self.parts {
+        for p in parts {
             match p {
                 Part::Text(t) => name.push_str(t),
                 Part::Server => name.push_str(&rust_safe(server, true)),

@@ -10,6 +10,61 @@ pub(super) fn flush(text: &mut String, parts: &mut Vec<Part>) {
     }
 }
 
+/// The parts of a pattern, and the range of them in `[ ]` (a prefix given
+/// only on collision); the error says why the pattern does not read.
+pub(super) fn parse_pattern(
+    pattern: &str,
+) -> Result<(Vec<Part>, Option<std::ops::Range<usize>>), &'static str> {
+    let mut parts = Vec::new();
+    let mut rest = pattern;
+    let mut text = String::new();
+    let (mut open, mut group) = (None, None);
+    while !rest.is_empty() {
+        let (part, after) = if let Some(after) = rest.strip_prefix("{server}") {
+            (Some(Part::Server), after)
+        } else if let Some(after) = rest.strip_prefix("{tool}") {
+            (Some(Part::Tool), after)
+        } else {
+            let c = rest.chars().next().unwrap_or_default();
+            let after = &rest[c.len_utf8()..];
+            match c {
+                '[' if open.is_none() && group.is_none() => {
+                    flush(&mut text, &mut parts);
+                    open = Some(parts.len());
+                }
+                ']' if open.is_some() => {
+                    flush(&mut text, &mut parts);
+                    group = open.take().map(|start| start..parts.len());
+                }
+                '[' | ']' => return Err("may have one [ ] pair only"),
+                c if allowed(c) => text.push(c),
+                _ => {
+                    return Err(
+                        "may hold only {server}, {tool}, one [ ] and the characters A-Z a-z 0-9 _ -",
+                    );
+                }
+            }
+            (None, after)
+        };
+        if let Some(part) = part {
+            flush(&mut text, &mut parts);
+            if parts.contains(&part) {
+                return Err(match part {
+                    Part::Server => "has {server} twice",
+                    _ => "has {tool} twice",
+                });
+            }
+            parts.push(part);
+        }
+        rest = after;
+    }
+    flush(&mut text, &mut parts);
+    if open.is_some() {
+        return Err("has a [ without its ]");
+    }
+    Ok((parts, group))
+}
+
 pub(super) fn allowed(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '-'
 }

@@ -136,3 +136,60 @@ fn a_pattern_within_a_shorter_cap_hashes_past_it() {
     let cc = ToolNames::host(Host::ClaudeCode);
     assert_eq!(cc.clone().within(10), cc);
 }
+
+#[test]
+fn a_bracketed_prefix_is_given_only_to_shared_names() {
+    let p: ToolNames = "[{server}__]{tool}".parse().unwrap();
+    assert_eq!(p.to_string(), "[{server}__]{tool}");
+    assert!(p.tells_servers_apart());
+    // One tool alone: the prefix, as `exposed` gives one name without a table.
+    assert_eq!(p.exposed("a", "x").as_str(), "a__x");
+    let t = p.table([("a", "x"), ("a", "only"), ("b", "x"), ("b", "y.z")]);
+    let name = |s: &str, tool: &str| t.get(s, tool).unwrap().as_str().to_string();
+    assert_eq!(name("a", "x"), "a__x");
+    assert_eq!(name("b", "x"), "b__x");
+    assert_eq!(name("a", "only"), "only");
+    assert_eq!(name("b", "y.z"), "y_z");
+    assert!(t.collisions().is_empty());
+    // Bare names that meet after `_` replaces `.` are shared too.
+    let t = p.table([("a", "y_z"), ("b", "y.z")]);
+    assert_eq!(t.get("a", "y_z").unwrap().as_str(), "a__y_z");
+    assert_eq!(t.get("b", "y.z").unwrap().as_str(), "b__y_z");
+    // A name kept from before stays; the newcomer is prefixed.
+    let kept = Kept {
+        given: p.table([("a", "x")]),
+        reserved: Default::default(),
+    };
+    let t = p.table_keeping([("a", "x"), ("b", "x")], &kept);
+    assert_eq!(t.get("a", "x").unwrap().as_str(), "x");
+    assert_eq!(t.get("b", "x").unwrap().as_str(), "b__x");
+    // A name reserved for the gateway's own tool is not given bare.
+    let kept = Kept {
+        given: Default::default(),
+        reserved: ["x".to_string()].into(),
+    };
+    let t = p.table_keeping([("a", "x")], &kept);
+    assert_eq!(t.get("a", "x").unwrap().as_str(), "a__x");
+}
+
+#[test]
+fn patterns_without_a_server_cannot_tell_servers_apart() {
+    let never: ToolNames = "{tool}".parse().unwrap();
+    assert!(!never.tells_servers_apart());
+    let t = never.table([("a", "x"), ("b", "x")]);
+    assert_eq!(t.get("a", "x").unwrap().as_str(), "x");
+    assert_ne!(t.get("b", "x").unwrap().as_str(), "x");
+    assert_eq!(t.collisions().len(), 1);
+    assert!(!ToolNames::plain().tells_servers_apart());
+    assert!(ToolNames::host(Host::ClaudeCode).tells_servers_apart());
+}
+
+#[test]
+fn brackets_are_checked() {
+    let err = |s: &str| s.parse::<ToolNames>().unwrap_err().to_string();
+    assert!(err("[{tool}]").contains("has {tool} inside [ ]"));
+    assert!(err("[]{tool}").contains("has an empty [ ]"));
+    assert!(err("[{server}_{tool}").contains("has a [ without its ]"));
+    assert!(err("[a][b]{tool}").contains("one [ ] pair only"));
+    assert!(err("{server}]{tool}").contains("one [ ] pair only"));
+}

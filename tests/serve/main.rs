@@ -7,11 +7,13 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod asking;
 mod children;
 mod errors;
 mod forward;
 mod hostile;
 mod log;
+mod naming;
 mod resources;
 mod serve;
 mod start;

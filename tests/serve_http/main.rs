@@ -9,6 +9,7 @@ mod common;
 
 mod auth;
 mod clients;
+mod conformance;
 mod ends;
 mod http;
 mod replicas;

@@ -7,6 +7,7 @@
 //   TTL_MS             ttlMs advertised in the server/discover result (default 0; the SDK's cacheHints option)
 //   INSTRUCTIONS_PER_CONNECT=1  appends " Session <8 random hex digits>." to the instructions, new for every
 //                      connection (on stdio every connect is a new process): text that changes per connect
+//   SECOND             the name of the tool added later (default "second")
 //   INSTRUCTIONS_LEGACY  when set, the instructions answered to initialize (2025 era); server/discover keeps the
 //                      others: text that differs between the eras
 //
@@ -56,7 +57,8 @@ serveStdio(() => {
     if (!armed && message?.method === "tools/list") {
       armed = true;
       setTimeout(() => {
-        server.registerTool("second", { description: "The second tool, added later.", inputSchema: {} }, async () => ({ content: [{ type: "text", text: "second" }] }));
+        const name = process.env.SECOND ?? "second";
+        server.registerTool(name, { description: "The second tool, added later.", inputSchema: {} }, async () => ({ content: [{ type: "text", text: "second" }] }));
       }, 500).unref();
     }
   });

@@ -201,6 +201,17 @@ pub struct ServeArgs {
     /// names are kept short enough for the host's prefix.
     #[arg(long, default_value = mcp_preamble::serve::DEFAULT_NAME, value_name = "NAME")]
     pub name: String,
+    /// When served tool and prompt names start with their upstream's
+    /// alias: `always` (the default, `billing__get_invoice`), `never`
+    /// (`get_invoice`; refused at start when two upstreams have one name,
+    /// and a tool that takes another's name later is not served), or
+    /// `on-collision` (only names more than one upstream has).
+    #[arg(long, default_value = "always", value_name = "WHEN", value_parser = parse_prefix)]
+    pub prefix: mcp_preamble::serve::Prefix,
+    /// What stands between alias and name when prefixed: 1 to 8 of
+    /// `A-Z a-z 0-9 _ -`.
+    #[arg(long, default_value = "__", value_name = "TEXT")]
+    pub separator: String,
     /// Fail a forwarded tools/call after this many seconds, and any other
     /// request to an upstream too (the upstream is told to cancel it).
     /// Default: 300 for a call, 30 for other requests; 0: calls take as
@@ -390,7 +401,9 @@ pub struct Connect {
     pub client_name: Option<String>,
     /// Client capabilities to advertise, comma-separated: `roots`,
     /// `sampling`, `elicitation`. Default: the policy file's `[client]`,
-    /// else none. Only roots/list is answered (the `[client]` roots).
+    /// else none. `serve` relays those requests to the host whose call an
+    /// upstream answers (when it declared them too); elsewhere only
+    /// roots/list is answered (the `[client]` roots).
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_capability)]
     pub capabilities: Vec<Capability>,
     /// The policy file's `[client]`, set by the subcommand before it connects.
@@ -692,6 +705,10 @@ fn parse_positive_timeout(s: &str) -> Result<Duration, String> {
 }
 
 fn parse_serve_as(s: &str) -> Result<mcp_preamble::serve::ServeAs, String> {
+    s.parse().map_err(|e: mcp_preamble::Error| e.to_string())
+}
+
+fn parse_prefix(s: &str) -> Result<mcp_preamble::serve::Prefix, String> {
     s.parse().map_err(|e: mcp_preamble::Error| e.to_string())
 }
 

@@ -23,6 +23,8 @@ pub enum CliError {
     State(String),
     /// `install` / `uninstall` cannot read, understand or write a host config.
     Install(String),
+    /// `serve` cannot serve as asked (`--prefix never` with shared names).
+    Serve(String),
     /// Some servers could not be linted. Each was reported on stderr as
     /// found, before the report went to stdout, so nothing more is printed.
     LintIncomplete,
@@ -36,9 +38,10 @@ impl fmt::Display for CliError {
             CliError::NoConfig => f.write_str("snapshot needs --config PATH"),
             CliError::OutDir(dir, e) => write!(f, "{}: {e}", dir.display()),
             CliError::Runtime(e) => write!(f, "cannot start the async runtime: {e}"),
-            CliError::Pin(detail) | CliError::State(detail) | CliError::Install(detail) => {
-                f.write_str(detail)
-            }
+            CliError::Pin(detail)
+            | CliError::State(detail)
+            | CliError::Install(detail)
+            | CliError::Serve(detail) => f.write_str(detail),
             CliError::LintIncomplete => f.write_str("some servers could not be linted"),
         }
     }

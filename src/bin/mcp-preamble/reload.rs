@@ -17,7 +17,7 @@ use mcp_preamble::connect::{ConnectFailure, ConnectOptions};
 use mcp_preamble::files::{McpConfig, ServerEntry};
 use mcp_preamble::hub::Hub;
 use mcp_preamble::pin::Lock;
-use mcp_preamble::serve::{Gateway, ServeAs};
+use mcp_preamble::serve::{Gateway, Naming, ServeAs};
 use mcp_preamble::settings::Settings;
 
 use crate::review::LockSource;
@@ -37,13 +37,13 @@ pub(crate) fn settings(policy: Option<&Path>) -> Result<Settings, mcp_preamble::
 fn assembler(
     settings: &Settings,
     lock: Option<Lock>,
-    (host, name): (ServeAs, &str),
+    (host, name, naming): (ServeAs, &str, &Naming),
 ) -> Result<Assembler, mcp_preamble::Error> {
     let mut a = Assembler::from_settings(settings)?;
     if let Some(lock) = lock {
         a = a.lock(lock);
     }
-    mcp_preamble::serve::prepare_named(a, host, name)
+    mcp_preamble::serve::prepare_naming(a, host, name, naming)
 }
 
 /// Told of the upstreams a config reload starts: their aliases, and the
@@ -156,6 +156,7 @@ pub(crate) struct Reload {
     pub(crate) lock: LockSource,
     pub(crate) host: ServeAs,
     pub(crate) name: String,
+    pub(crate) naming: Naming,
     pub(crate) servers: Servers,
 }
 
@@ -192,7 +193,11 @@ impl Reload {
 
     fn load(&self) -> Result<Assembler, mcp_preamble::Error> {
         let settings = settings(self.policy.as_deref())?;
-        assembler(&settings, self.lock.current()?, (self.host, &self.name))
+        assembler(
+            &settings,
+            self.lock.current()?,
+            (self.host, &self.name, &self.naming),
+        )
     }
 
     /// Each file's modification time and length (`None` when unreadable).

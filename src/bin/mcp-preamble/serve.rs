@@ -12,7 +12,7 @@ use mcp_preamble::files::McpConfig;
 use mcp_preamble::hub::{Hub, ServerState, StateChange, StateReason};
 use mcp_preamble::pin::Lock;
 use mcp_preamble::report::ServerDiagnostic;
-use mcp_preamble::serve::Gateway;
+use mcp_preamble::serve::{Gateway, Naming};
 
 use crate::listen::{listen, listening_on, serve_http};
 use mcp_preamble::settings::Settings;
@@ -80,6 +80,7 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     // From the first connection on: restarts and crashes are logged.
     let states = tokio::spawn(tell_states(gateway.hub().clone(), book.clone()));
     let settling = start(&gateway, &config, &a, &book, first_start).await;
+    refuse_collisions(&gateway, &settling).await?;
     let approve = approve_command(&config_path, &lock, shared.as_deref(), a.policy.as_deref());
     let reload = Reload {
         policy: a.policy.clone(),
@@ -87,6 +88,7 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
         host: a.serve_as,
         name: a.name.clone(),
         servers: servers_of(&a, (config_path, config), &gateway, &book),
+        naming: naming(&a)?,
     };
     let tasks = [
         states,
@@ -119,11 +121,48 @@ fn gateway_of(settings: &Settings, lock: Option<Lock>, a: &ServeArgs) -> Result<
     if let Some(lock) = lock {
         assembler = assembler.lock(lock);
     }
-    let mut gateway = Gateway::builder(assembler, a.serve_as).name(&a.name);
+    let mut gateway = Gateway::builder(assembler, a.serve_as)
+        .name(&a.name)
+        .naming(naming(a)?);
     if let Some(t) = a.call_timeout {
         gateway = gateway.call_timeout(t);
     }
     Ok(gateway.build()?)
+}
+
+/// How served names are made (`--prefix`, `--separator`).
+fn naming(a: &ServeArgs) -> Result<Naming, mcp_preamble::Error> {
+    Naming::new(a.prefix, &a.separator)
+}
+
+/// `serve --prefix never` refuses to serve when two upstreams have a
+/// tool of one name once the servers have answered (or `--ready-within`
+/// passed).
+async fn refuse_collisions(
+    gateway: &Gateway,
+    settling: &tokio::task::JoinHandle<()>,
+) -> Result<(), CliError> {
+    let refused = gateway.refused_names();
+    if refused.is_empty() {
+        return Ok(());
+    }
+    settling.abort();
+    gateway.close().await;
+    mcp_preamble::connect::end_servers().await;
+    let each: Vec<String> = (refused.iter())
+        .map(|r| {
+            format!(
+                "{:?} of {:?} and of {:?}",
+                r.name,
+                r.alias,
+                r.holder.as_deref().unwrap_or("?")
+            )
+        })
+        .collect();
+    Err(CliError::Serve(format!(
+        "--prefix never: upstreams share tool names ({}); use --prefix on-collision or always",
+        each.join(", ")
+    )))
 }
 
 /// `serve --status`: what the gateway of this config last told.

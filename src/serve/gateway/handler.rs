@@ -1,13 +1,16 @@
 //! The gateway as rmcp's server handler: each request a host sends, routed
 //! to the view, the upstreams or the reader.
 
+// rmcp marks logging deprecated (SEP-2577); hosts and servers still use it.
+#![allow(deprecated)]
+
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CustomRequest,
     CustomResult, GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams, GetSkillResult,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult,
     ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter,
-    UnsubscribeRequestParams,
+    ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams,
+    SubscriptionFilter, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use rmcp::{ErrorData as McpError, ServerHandler};
@@ -34,6 +37,7 @@ impl ServerHandler for Gateway {
             r
         });
         capabilities.completions = upstreams.completions;
+        capabilities.logging = upstreams.logging;
         capabilities.extensions = upstreams.extensions;
         ServerConfig::new(capabilities)
             .with_server_info(self.inner.info.clone())
@@ -142,6 +146,16 @@ impl ServerHandler for Gateway {
     ) -> Result<CompleteResult, McpError> {
         self.serving("completion/complete", |c| c.completions.is_some())?;
         self.surfaces().complete_routed(request).await
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.serving("logging/setLevel", |c| c.logging.is_some())?;
+        self.set_level_everywhere(request).await;
+        Ok(())
     }
 
     async fn list_skills(

@@ -35,7 +35,7 @@ use crate::hub::Hub;
 use crate::serve::gateway::call::{read_instructions, response, upstream_request};
 use crate::serve::gateway::fit::ServeAs;
 use crate::serve::gateway::metrics::{Metrics, Outcome};
-use crate::serve::gateway::names::{GatewayNames, served_scheme};
+use crate::serve::gateway::names::{GatewayNames, Naming, served_scheme};
 use crate::serve::gateway::view::View;
 use crate::serve::surfaces::Surfaces;
 use crate::serve::surfaces::lists::{merged, not_served};
@@ -109,6 +109,7 @@ impl Gateway {
             host,
             name: crate::serve::DEFAULT_NAME.to_string(),
             call_timeout: None,
+            naming: Naming::default(),
         }
     }
 
@@ -144,6 +145,35 @@ impl Gateway {
         self.refresh();
     }
 
+    /// `logging/setLevel` sent to every upstream that declares `logging`
+    /// (one that refuses it is logged, and the others still get it).
+    #[allow(deprecated)]
+    async fn set_level_everywhere(&self, params: rmcp::model::SetLevelRequestParams) {
+        let upstreams = self.inner.surfaces.upstreams();
+        for alias in upstreams.with(|c| c.logging.is_some()) {
+            let request = rmcp::model::ClientRequest::SetLevelRequest(
+                rmcp::model::SetLevelRequest::new(params.clone()),
+            );
+            let out = Outbound::method(&alias, "logging/setLevel", request);
+            if let Err(e) = upstreams.send(out, std::future::pending()).await {
+                tracing::info!(upstream = %alias, "logging/setLevel not taken: {}", e.message);
+            }
+        }
+    }
+
+    /// Connects one upstream as the hub would, on a handler that relays
+    /// its own requests (sampling, elicitation, roots, log messages) to the
+    /// host whose call it answers.
+    async fn connect_one(
+        &self,
+        entry: &crate::config::ServerEntry,
+        options: &ConnectOptions,
+    ) -> std::result::Result<LiveServer, ConnectFailure> {
+        let upstreams = self.inner.surfaces.upstreams();
+        let make = upstreams.handler_for(&entry.alias, options.client_config().clone());
+        self.inner.hub.connect_making(entry, options, make).await
+    }
+
     /// Holds `live` as the upstream of its alias.
     fn joined(&self, live: LiveServer) {
         let caps = capabilities(&live.peer());
@@ -174,12 +204,23 @@ impl Gateway {
         config: &McpConfig,
         options: &ConnectOptions,
     ) -> Vec<ConnectFailure> {
-        let mut failed = Vec::new();
         let options = self.connect_options(options);
-        for result in self.inner.hub.connect_all(config, &options).await {
-            match result {
-                Ok(live) => self.joined(live),
-                Err(failure) => failed.push(failure),
+        let permits = Arc::new(tokio::sync::Semaphore::new(options.concurrency_limit()));
+        let tasks: Vec<_> = (config.servers.iter().cloned())
+            .map(|entry| {
+                let (gateway, options, permits) = (self.clone(), options.clone(), permits.clone());
+                tokio::spawn(async move {
+                    let _permit = permits.acquire().await;
+                    gateway.connect_one(&entry, &options).await
+                })
+            })
+            .collect();
+        let mut failed = Vec::new();
+        for task in tasks {
+            match task.await {
+                Ok(Ok(live)) => self.joined(live),
+                Ok(Err(failure)) => failed.push(failure),
+                Err(e) => tracing::warn!("an upstream's start ended early: {e}"),
             }
         }
         self.refresh();
@@ -214,7 +255,7 @@ impl Gateway {
             tokio::spawn(async move {
                 let _permit = permits.acquire().await;
                 let hub = &gateway.inner.hub;
-                match hub.connect(&entry, &options).await {
+                match gateway.connect_one(&entry, &options).await {
                     Ok(live) => gateway.add(live),
                     Err(failure) => {
                         // A snapshot of an earlier run is not served for a server that is not there.
@@ -248,6 +289,14 @@ impl Gateway {
     /// The names the upstream tools are exposed under now.
     pub fn tool_names(&self) -> GatewayNames {
         self.view().names.clone()
+    }
+
+    /// The upstream tools not served now because another upstream's tool
+    /// has their name and names are never prefixed ([`Prefix::Never`](crate::serve::Prefix::Never)):
+    /// at start a reason to refuse to serve (`serve --prefix never` exits),
+    /// later logged as an error per change.
+    pub fn refused_names(&self) -> Vec<view::RefusedName> {
+        self.view().refused.clone()
     }
 
     /// The process id of the upstream `alias` now (stdio servers this
@@ -415,6 +464,14 @@ impl Gateway {
     ) -> Result<CallToolResponse, McpError> {
         #[cfg(feature = "serve-http")]
         call::Called::tell(&context, &params.name);
+        // The upstream's own requests meanwhile go to this host session.
+        let upstream = self
+            .view()
+            .names
+            .upstream(&params.name)
+            .map(|(a, _)| a.to_string());
+        let asking = self.inner.surfaces.upstreams().asking();
+        let _in_call = upstream.map(|alias| asking.enter(&alias, context.peer.clone()));
         // The host's token stays with the host; see `progress`.
         let host = context
             .meta
@@ -542,9 +599,17 @@ pub struct GatewayBuilder {
     host: ServeAs,
     name: String,
     call_timeout: Option<Duration>,
+    naming: Naming,
 }
 
 impl GatewayBuilder {
+    /// How served names are made (`serve --prefix`, `--separator`):
+    /// [`Naming::default`], `{alias}__{name}`, unless set.
+    pub fn naming(mut self, naming: Naming) -> GatewayBuilder {
+        self.naming = naming;
+        self
+    }
+
     /// The key the host's config gives the gateway (`serve --name`;
     /// [`DEFAULT_NAME`](crate::serve::DEFAULT_NAME) unless set): the
     /// section names tools as that host shows them.
@@ -568,7 +633,8 @@ impl GatewayBuilder {
     /// ([`prepare_named`](crate::serve::prepare_named)); an error when the
     /// gateway's own text cannot fit the host's cut.
     pub fn build(self) -> Result<Gateway> {
-        let assembler = crate::serve::prepare_named(self.assembler, self.host, &self.name)?;
+        let assembler =
+            crate::serve::prepare_naming(self.assembler, self.host, &self.name, &self.naming)?;
         let call_timeout = match self.call_timeout {
             None => Some(crate::serve::upstream::send::DEFAULT_CALL_TIMEOUT),
             Some(t) if t.is_zero() => None,

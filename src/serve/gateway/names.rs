@@ -14,12 +14,107 @@
 //! upstream can take a name the host has for another tool by adding a
 //! tool later. The gateway serves the names the assembly gave
 //! (`Assembly` keeps them per server): it never names a tool itself.
+//! [`Naming`] (`serve --prefix`, `--separator`) picks the pattern:
+//! `{alias}{sep}{tool}`, `{tool}`, or `[{alias}{sep}]{tool}` (the prefix
+//! only for a name more than one upstream has).
 
 use crate::serve::gateway::fit::ServeAs;
 use crate::tool_names::{Kept, MAX_LEN, NameTable, ToolNames};
 
-/// The gateway's naming pattern.
+/// The gateway's naming pattern by default ([`Naming::default`]).
 pub const SCHEME: &str = "{server}__{tool}";
+
+crate::support::string_enum! {
+    /// When a served name starts with its upstream's alias (`serve --prefix`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+    #[non_exhaustive]
+    pub enum Prefix {
+        /// Always `{alias}{separator}{name}` (the default).
+        #[default]
+        Always => "always",
+        /// Never: each name as its upstream gives it. Two upstreams with one
+        /// name cannot both be served: the name stays with the tool that had
+        /// it first, the other is not listed and the log says so
+        /// ([`Gateway::refused_names`](crate::serve::Gateway::refused_names)).
+        Never => "never",
+        /// Only for a name more than one upstream has; a name once given is
+        /// kept, so an upstream that adds a tool of another's name later gets
+        /// the prefix on its own tool.
+        OnCollision => "on-collision",
+    }
+    /// `"always"`, `"never"` or `"on-collision"`.
+    fn as_str;
+    impl FromStr, Err = crate::error::Error, |s| crate::error::Error::new(
+        crate::error::ErrorKind::InvalidConfig,
+        format!(
+            "unknown prefix {:?} (always, never, on-collision)",
+            s.chars().take(32).collect::<String>()
+        ),
+    );
+}
+
+/// How the gateway names what it serves from its upstreams: tools,
+/// prompts and completions' prompt references (`serve --prefix`,
+/// `--separator`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Naming {
+    prefix: Prefix,
+    separator: String,
+}
+
+impl Default for Naming {
+    fn default() -> Naming {
+        Naming {
+            prefix: Prefix::Always,
+            separator: "__".to_string(),
+        }
+    }
+}
+
+impl Naming {
+    /// `prefix` with `separator` between alias and name: 1 to 8 of
+    /// `A-Z a-z 0-9 _ -` (the characters a tool name may have everywhere);
+    /// else [`ErrorKind::InvalidConfig`](crate::ErrorKind::InvalidConfig).
+    pub fn new(prefix: Prefix, separator: &str) -> crate::error::Result<Naming> {
+        let fits = (1..=8).contains(&separator.len())
+            && (separator.chars()).all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        if !fits {
+            return Err(crate::error::Error::new(
+                crate::error::ErrorKind::InvalidConfig,
+                format!(
+                    "separator {:?} must be 1 to 8 of the characters A-Z a-z 0-9 _ -",
+                    separator.chars().take(16).collect::<String>()
+                ),
+            ));
+        }
+        Ok(Naming {
+            prefix,
+            separator: separator.to_string(),
+        })
+    }
+
+    /// When names are prefixed.
+    pub fn prefix(&self) -> Prefix {
+        self.prefix
+    }
+
+    /// The [`ToolNames`] pattern: `{server}__{tool}`, `{tool}`, or
+    /// `[{server}__]{tool}` (the prefix only on collision).
+    pub fn pattern(&self) -> String {
+        let sep = &self.separator;
+        match self.prefix {
+            Prefix::Always => format!("{{server}}{sep}{{tool}}"),
+            Prefix::Never => "{tool}".to_string(),
+            Prefix::OnCollision => format!("[{{server}}{sep}]{{tool}}"),
+        }
+    }
+
+    /// The scheme of [`Naming::pattern`].
+    pub fn scheme(&self) -> ToolNames {
+        // `new` checked the separator, so the pattern reads.
+        ToolNames::pattern(&self.pattern()).unwrap_or_else(|_| ToolNames::plain())
+    }
+}
 
 /// The name a host's config gives the gateway when none is said
 /// (`serve --name`).
@@ -36,22 +131,28 @@ pub fn scheme() -> ToolNames {
 /// Claude Code) keeps them within 64 characters, as far as the pattern
 /// leaves room. Hosts that do not rename tools get [`scheme`].
 pub fn scheme_for(host: ServeAs, name: &str) -> ToolNames {
+    naming_for(host, name, &Naming::default())
+}
+
+/// [`scheme_for`] with `naming`'s pattern.
+pub fn naming_for(host: ServeAs, name: &str, naming: &Naming) -> ToolNames {
     let Some(h) = host.as_host().filter(|h| h.profile().tool_names.is_some()) else {
-        return scheme();
+        return naming.scheme();
     };
     let prefix = ToolNames::host(h)
         .exposed(name, "")
         .as_str()
         .chars()
         .count();
-    scheme().within(MAX_LEN.saturating_sub(prefix))
+    naming.scheme().within(MAX_LEN.saturating_sub(prefix))
 }
 
 /// The scheme the gateway names tools (and prompts) with: its pattern as
-/// `prepare_named` fitted it to the host in `hub`, else the plain one.
+/// `prepare_named` fitted it to the host in `hub` (a [`Naming`]'s), else
+/// the default one.
 pub(crate) fn served_scheme(hub: &crate::hub::Hub) -> ToolNames {
     match hub.tool_names() {
-        named if named.to_string() == SCHEME => named,
+        named if named.is_pattern() => named,
         _ => scheme(),
     }
 }
@@ -170,6 +271,24 @@ mod tests {
             "billing__get_invoice"
         );
         assert_eq!(exposed_name("my server", "a.b/c"), "my_server__a_b_c");
+    }
+
+    #[test]
+    fn namings_make_their_patterns() {
+        let of = |p: Prefix, sep: &str| Naming::new(p, sep).unwrap().scheme().to_string();
+        assert_eq!(Naming::default().scheme().to_string(), SCHEME);
+        assert_eq!(of(Prefix::Always, "-x-"), "{server}-x-{tool}");
+        assert_eq!(of(Prefix::Never, "__"), "{tool}");
+        assert_eq!(of(Prefix::OnCollision, "_"), "[{server}_]{tool}");
+        for bad in ["", "a.b", "123456789", "a b"] {
+            let e = Naming::new(Prefix::Always, bad).unwrap_err().to_string();
+            assert!(e.contains("must be 1 to 8 of the characters"), "{e}");
+        }
+        for p in Prefix::ALL {
+            assert_eq!(p.as_str().parse::<Prefix>().unwrap(), *p);
+        }
+        let e = "sometimes".parse::<Prefix>().unwrap_err().to_string();
+        assert!(e.contains("(always, never, on-collision)"), "{e}");
     }
 
     #[test]

@@ -15,9 +15,9 @@ use serde_json::{Value, json};
 use crate::hub::{Hub, Section};
 use crate::report::{ExposedTool, RemovalReason};
 use crate::serve::gateway::fit::{ServeAs, within};
-use crate::serve::gateway::names::GatewayNames;
+use crate::serve::gateway::names::{GatewayNames, served_scheme};
 use crate::support::hash::fnv1a64;
-use crate::tool_names::NameTable;
+use crate::tool_names::{ExposedName, NameTable, ToolNames};
 
 /// The gateway's own tool: one server's full, sanitized instructions.
 pub const READER: &str = "mcp_preamble__instructions";
@@ -59,6 +59,8 @@ pub(crate) struct View {
     /// `arguments`, the header's name after `Mcp-Param-`, the schema's type).
     #[cfg_attr(not(feature = "serve-http"), allow(dead_code))]
     pub param_declared: BTreeMap<String, Vec<ParamHeader>>,
+    /// Tools not served for their name (`--prefix never`).
+    pub refused: Vec<RefusedName>,
 }
 
 /// One `x-mcp-header` declaration of a tool's input schema.
@@ -108,12 +110,10 @@ impl View {
     pub(crate) fn of(hub: &Hub, host: ServeAs) -> View {
         let section = hub.section();
         let assembly = section.assembly();
-        let mut table = NameTable::default();
-        let mut tools = Vec::new();
-        let mut full = BTreeMap::new();
-        let mut hidden = Vec::new();
-        let mut param_headers = BTreeSet::new();
-        let mut param_declared = BTreeMap::new();
+        let (mut table, mut tools) = (NameTable::default(), Vec::new());
+        let (mut full, mut hidden) = (BTreeMap::new(), Vec::new());
+        let (mut param_headers, mut param_declared) = (BTreeSet::new(), BTreeMap::new());
+        let (scheme, mut refused) = (served_scheme(hub), Vec::new());
         // Servers in section order; a server the policy excludes exposes nothing.
         for exposure in assembly.exposures() {
             let Some(alias) = exposure.alias.as_deref() else {
@@ -123,7 +123,9 @@ impl View {
                 // Unnamed only under the plain scheme, which the gateway
                 // replaces with its own (`Hub::name_tools`) before serving.
                 let Some(name) = &tool.exposed else { continue };
-                if table.push(alias, &tool.own, name.clone()) {
+                if let Some(wanted) = unnamable(&scheme, alias, &tool.own, name) {
+                    refused.push((alias.to_string(), tool.own.clone(), wanted));
+                } else if table.push(alias, &tool.own, name.clone()) {
                     tools.push(wire_tool(tool));
                     if let Some(declared) = declared_headers(tool.input_schema.as_value()) {
                         param_headers.insert(name.to_string());
@@ -139,6 +141,7 @@ impl View {
                 full.insert(alias.to_string(), text.clone());
             }
         }
+        let refused = refused_of(refused, &table);
         let names = GatewayNames::of_table(table, READER);
         let hidden = hidden
             .into_iter()
@@ -164,11 +167,11 @@ impl View {
             reader_tool(names.reader(), &aliases)
         });
         let stamp = fnv1a64(
-            serde_json::to_string(&(&tools, &reader, &fitted, &whole))
-                .unwrap_or_default()
+            (serde_json::to_string(&(&tools, &reader, &fitted, &whole)).unwrap_or_default())
                 .as_bytes(),
         );
         View {
+            refused,
             section,
             stamp,
             names,
@@ -200,6 +203,50 @@ impl View {
         }
         tools
     }
+}
+
+/// Under a scheme that cannot tell servers apart (`--prefix never`), the
+/// name `own` of `alias` wants when the assembly had to give it another
+/// (an earlier tool holds it): such a tool is not served.
+fn unnamable(scheme: &ToolNames, alias: &str, own: &str, given: &ExposedName) -> Option<String> {
+    let wanted = scheme.exposed(alias, own).into_string();
+    (!scheme.tells_servers_apart() && given.as_str() != wanted).then_some(wanted)
+}
+
+/// The tools not served for their name, each with the alias of the tool
+/// served under it (in `table`), logged once per view.
+fn refused_of(refused: Vec<(String, String, String)>, table: &NameTable) -> Vec<RefusedName> {
+    (refused.into_iter())
+        .map(|(alias, tool, name)| {
+            let holder = table.resolve(&name).map(|(a, _)| a.to_string());
+            tracing::error!(
+                upstream = %alias,
+                holder = holder.as_deref().unwrap_or("?"),
+                "tool {name:?} of {alias:?} is not served: another upstream's tool has that name, and names are never prefixed (--prefix never)"
+            );
+            RefusedName {
+                alias,
+                tool,
+                name,
+                holder,
+            }
+        })
+        .collect()
+}
+
+/// An upstream tool the gateway does not serve because its name is
+/// another upstream's and names are never prefixed ([`Prefix::Never`](crate::serve::Prefix::Never)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RefusedName {
+    /// The upstream whose tool is not served.
+    pub alias: String,
+    /// The tool's own name.
+    pub tool: String,
+    /// The name it would have been served under.
+    pub name: String,
+    /// The upstream whose tool is served under that name.
+    pub holder: Option<String>,
 }
 
 /// The aliases whose instructions the budget or the host's cap shortened

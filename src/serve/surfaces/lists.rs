@@ -20,8 +20,8 @@ use crate::serve::upstream::send::{Outbound, Subject, Upstreams, unexpected_resu
 /// The longest URI served (a longer one is left out of lists and refused).
 pub(in crate::serve) const MAX_URI: usize = 2048;
 
-/// What the gateway advertises of prompts, resources, completions and the
-/// Skills extension: what some upstream has (`subscribe` when one has it;
+/// What the gateway advertises of prompts, resources, completions, logging
+/// and the Skills extension: what some upstream has (`subscribe` when one has it;
 /// `resources` with skills, which the extension needs), or all of it while
 /// some upstream is still `starting` (so a host asks for what a late one
 /// brings).
@@ -35,6 +35,7 @@ pub(in crate::serve) fn merged(
         skills |= caps.supports_skills();
         all.prompts = all.prompts.or(caps.prompts);
         all.completions = all.completions.or(caps.completions);
+        all.logging = all.logging.or(caps.logging);
         if let Some(r) = caps.resources {
             let mut mine = all.resources.unwrap_or_default();
             mine.subscribe = mine.subscribe.or(r.subscribe.filter(|s| *s));

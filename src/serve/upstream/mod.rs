@@ -2,6 +2,7 @@
 //! upstream leaves through, the direct HTTP post it may choose, progress
 //! relays and the wait for an upstream still starting.
 
+pub(crate) mod asking;
 #[cfg(feature = "serve-http")]
 pub(crate) mod direct;
 pub(crate) mod events;

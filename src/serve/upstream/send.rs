@@ -13,14 +13,15 @@ use std::time::Duration;
 
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
-    CancelledNotificationParam, ClientRequest, ErrorCode, ProgressNotificationParam, RequestId,
-    ServerCapabilities, ServerResult, SubscriptionFilter,
+    CancelledNotificationParam, ClientConfig, ClientRequest, ErrorCode, ProgressNotificationParam,
+    RequestId, ServerCapabilities, ServerResult, SubscriptionFilter,
 };
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
 use serde_json::json;
 
 use crate::connect::LiveServer;
 use crate::hub::{Hub, ServerState};
+use crate::serve::upstream::asking::{Asking, UpstreamHandler};
 use crate::serve::upstream::progress::{HostProgress, Relay, Relays, relay_to};
 use crate::serve::upstream::start::Starting;
 use crate::support::lock;
@@ -98,6 +99,8 @@ pub(crate) struct Upstreams {
     live: Mutex<BTreeMap<String, LiveServer>>,
     starting: Starting,
     relays: Arc<Relays>,
+    /// The host sessions the upstreams' own requests go to.
+    asking: Arc<Asking>,
     call_timeout: Option<Duration>,
     /// Set for every request (`None`: [`ASK_TIMEOUT`] for those but calls).
     every_timeout: Option<Duration>,
@@ -117,6 +120,7 @@ impl Upstreams {
             live: Mutex::default(),
             starting: Starting::default(),
             relays: Arc::default(),
+            asking: Arc::default(),
             call_timeout,
             every_timeout,
             #[cfg(feature = "serve-http")]
@@ -157,6 +161,25 @@ impl Upstreams {
 
     pub(crate) fn relays(&self) -> &Arc<Relays> {
         &self.relays
+    }
+
+    pub(crate) fn asking(&self) -> &Arc<Asking> {
+        &self.asking
+    }
+
+    /// How the gateway connects `alias`: a handler that relays its own
+    /// requests to hosts, and tells it the client `config`.
+    pub(crate) fn handler_for(
+        &self,
+        alias: &str,
+        config: ClientConfig,
+    ) -> crate::connect::follow::MakeHandler<UpstreamHandler> {
+        let handler = UpstreamHandler {
+            alias: alias.to_string(),
+            config,
+            asking: self.asking.clone(),
+        };
+        Arc::new(move || handler.clone())
     }
 
     pub(crate) fn call_timeout(&self) -> Option<Duration> {

@@ -1,0 +1,182 @@
+//! What an upstream asks its client, relayed to a host: `sampling/createMessage`,
+//! `elicitation/create` (form, in every SEP-1034 / SEP-1330 shape, and URL mode)
+//! and `roots/list` go to the host session whose `tools/call` the upstream is
+//! answering (the latest one in flight to that upstream whose host declared the
+//! capability), and the host's answer goes back as the host sent it; the
+//! upstream's `notifications/message` go to the host of its latest call in
+//! flight. Upstreams are told the client capabilities the gateway was given
+//! (`--capabilities`, `[client]`); a request of a capability they were not
+//! told, that the calling host did not declare, or made with no call in
+//! flight, is refused with method not found (-32601), naming why.
+
+// rmcp marks sampling, roots and logging deprecated (SEP-2577); servers still send them.
+#![allow(deprecated)]
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, ClientResult, CreateMessageRequestParams,
+    CreateMessageResult, ElicitRequest, ElicitRequestParams, ElicitResult, ErrorCode,
+    ListRootsResult, LoggingMessageNotificationParam, ServerRequest,
+};
+use rmcp::service::{
+    NotificationContext, Peer, RequestContext, RoleClient, RoleServer, ServiceError,
+};
+use rmcp::{ClientHandler, ErrorData};
+
+use crate::support::lock;
+
+/// The calls in flight to one upstream: an id and the host session, latest last.
+type InFlight = Vec<(u64, Peer<RoleServer>)>;
+
+/// The host sessions with calls in flight, by upstream alias.
+#[derive(Debug, Default)]
+pub(crate) struct Asking {
+    calls: Mutex<BTreeMap<String, InFlight>>,
+    next: AtomicU64,
+}
+
+/// A call in flight to an upstream from one host session; leaves when dropped.
+pub(crate) struct InCall {
+    asking: Arc<Asking>,
+    alias: String,
+    id: u64,
+}
+
+impl Drop for InCall {
+    fn drop(&mut self) {
+        let mut calls = lock(&self.asking.calls);
+        if let Some(held) = calls.get_mut(&self.alias) {
+            held.retain(|(id, _)| *id != self.id);
+            if held.is_empty() {
+                calls.remove(&self.alias);
+            }
+        }
+    }
+}
+
+impl Asking {
+    /// `host`'s call to `alias` is in flight until the guard drops.
+    pub(crate) fn enter(self: &Arc<Self>, alias: &str, host: Peer<RoleServer>) -> InCall {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        (lock(&self.calls).entry(alias.to_string()).or_default()).push((id, host));
+        InCall {
+            asking: self.clone(),
+            alias: alias.to_string(),
+            id,
+        }
+    }
+
+    /// The host of the latest call to `alias` in flight, if `declared`
+    /// takes what it declared; `Err` says why there is none.
+    fn host(
+        &self,
+        (alias, told): (&str, &ClientCapabilities),
+        what: &str,
+        declared: fn(&ClientCapabilities) -> bool,
+    ) -> Result<Peer<RoleServer>, ErrorData> {
+        if !declared(told) {
+            return Err(refused(format!(
+                "{what} refused: upstream {alias:?} was not told it may ask (--capabilities)"
+            )));
+        }
+        let calls = lock(&self.calls);
+        let Some((_, latest)) = calls.get(alias).and_then(|c| c.last()) else {
+            return Err(refused(format!(
+                "{what} refused: upstream {alias:?} has no host call in flight to ask"
+            )));
+        };
+        match latest
+            .peer_info()
+            .is_some_and(|i| declared(&i.capabilities))
+        {
+            true => Ok(latest.clone()),
+            false => Err(refused(format!(
+                "{what} refused: the host calling upstream {alias:?} did not declare it"
+            ))),
+        }
+    }
+
+    fn latest(&self, alias: &str) -> Option<Peer<RoleServer>> {
+        lock(&self.calls).get(alias)?.last().map(|(_, p)| p.clone())
+    }
+}
+
+fn refused(why: String) -> ErrorData {
+    tracing::debug!("{why}");
+    ErrorData::new(ErrorCode::METHOD_NOT_FOUND, why, None)
+}
+
+/// The host's error as it sent it; any other failure as an internal error.
+fn answered<T>(answer: Result<T, ServiceError>) -> Result<T, ErrorData> {
+    answer.map_err(|e| match e {
+        ServiceError::McpError(e) => e,
+        other => ErrorData::internal_error(format!("the host did not answer: {other}"), None),
+    })
+}
+
+/// The client handler of one upstream connection of the gateway.
+#[derive(Debug, Clone)]
+pub(crate) struct UpstreamHandler {
+    pub(crate) alias: String,
+    pub(crate) config: ClientConfig,
+    pub(crate) asking: Arc<Asking>,
+}
+
+impl UpstreamHandler {
+    fn told(&self) -> (&str, &ClientCapabilities) {
+        (&self.alias, &self.config.capabilities)
+    }
+}
+
+impl ClientHandler for UpstreamHandler {
+    fn get_info(&self) -> ClientConfig {
+        self.config.clone()
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        let host = (self.asking).host(self.told(), "sampling", |c| c.sampling.is_some())?;
+        answered(host.create_message(params).await)
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let host = (self.asking).host(self.told(), "elicitation", |c| c.elicitation.is_some())?;
+        // rmcp's typed helper needs its `elicitation` feature; the request is the same.
+        let request = ServerRequest::ElicitRequest(ElicitRequest::new(request));
+        match answered(host.send_request(request).await)? {
+            ClientResult::ElicitResult(result) => Ok(result),
+            _ => Err(ErrorData::internal_error(
+                "the host answered elicitation/create with another result",
+                None,
+            )),
+        }
+    }
+
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        let host = (self.asking).host(self.told(), "roots/list", |c| c.roots.is_some())?;
+        answered(host.list_roots().await)
+    }
+
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        if let Some(host) = self.asking.latest(&self.alias) {
+            let _ = host.notify_logging_message(params).await;
+        }
+    }
+}

@@ -1,0 +1,167 @@
+//! An upstream's own requests through `serve`: sampling and elicitation
+//! reach the host whose call the upstream answers, when that host declared
+//! them, and its answer goes back; upstreams are told only the capabilities
+//! the gateway was given (`--capabilities`).
+
+use crate::common;
+
+use std::time::{Duration, Instant};
+
+use common::gateway::*;
+use serde_json::{Value, json};
+
+/// A gateway in front of tests/servers/conformance.mjs (2025 era, where
+/// servers may ask their client), told `capabilities`, and a host that
+/// declared `declared`.
+fn host(test: &str, declared: Value, capabilities: Option<&str>) -> Gateway {
+    let dir = scratch("serve-asking", test);
+    let config = config(&dir, json!({"ref": node("conformance.mjs", json!({}))}));
+    let mut args = vec![
+        "--config",
+        &config,
+        "--handshake",
+        "legacy",
+        "--ready-within",
+        "60",
+    ];
+    if let Some(c) = capabilities {
+        args.extend(["--capabilities", c]);
+    }
+    let mut g = Gateway::spawn(&args);
+    let init = g.request(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": declared,
+               "clientInfo": {"name": "asked", "version": "1"}}),
+    );
+    assert!(init["result"]["serverInfo"].is_object(), "{init}");
+    g.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    g
+}
+
+/// The next message of the gateway within 30 s.
+fn next(g: &mut Gateway) -> Value {
+    let line = g.lines.recv_timeout(Duration::from_secs(30)).unwrap();
+    serde_json::from_str(&line).unwrap()
+}
+
+/// The next request the gateway sends the host (notifications skipped).
+fn asked(g: &mut Gateway) -> Value {
+    loop {
+        let m = next(g);
+        if m.get("method").is_some() && m.get("id").is_some() {
+            return m;
+        }
+    }
+}
+
+/// The answer to the host's request `id` (requests to the host fail the test).
+fn answer(g: &mut Gateway, id: u64) -> Value {
+    let end = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < end {
+        let m = next(g);
+        assert!(
+            m.get("method").is_none() || m.get("id").is_none(),
+            "asked: {m}"
+        );
+        if m.get("method").is_none() && m["id"] == json!(id) {
+            return m;
+        }
+    }
+    panic!("no answer to {id}")
+}
+
+fn text(answer: &Value) -> &str {
+    answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+}
+
+#[test]
+fn sampling_and_elicitation_reach_the_host_and_its_answers_go_back() {
+    let declared = json!({"sampling": {}, "elicitation": {}});
+    let mut g = host("both", declared, Some("sampling,elicitation"));
+    let id = g.ask(
+        "tools/call",
+        json!({"name": "ref__test_sampling", "arguments": {"prompt": "Hi there"}}),
+    );
+    let request = asked(&mut g);
+    assert_eq!(request["method"], "sampling/createMessage", "{request}");
+    assert_eq!(
+        request["params"]["messages"][0]["content"]["text"],
+        "Hi there"
+    );
+    let said = json!({"role": "assistant", "content": {"type": "text", "text": "Hello from the host"},
+                      "model": "m", "stopReason": "endTurn"});
+    g.send(json!({"jsonrpc": "2.0", "id": request["id"], "result": said}));
+    let done = answer(&mut g, id);
+    assert_eq!(text(&done), "LLM response: Hello from the host", "{done}");
+
+    // Every SEP-1330 enum shape reaches the host as the upstream sent it.
+    let id = g.ask(
+        "tools/call",
+        json!({"name": "ref__test_elicitation_sep1330_enums", "arguments": {}}),
+    );
+    let request = asked(&mut g);
+    assert_eq!(request["method"], "elicitation/create", "{request}");
+    let props = &request["params"]["requestedSchema"]["properties"];
+    assert_eq!(
+        props["untitledSingle"]["enum"],
+        json!(["option1", "option2", "option3"])
+    );
+    assert_eq!(
+        props["titledSingle"]["oneOf"][0],
+        json!({"const": "value1", "title": "First Option"})
+    );
+    assert_eq!(props["legacyEnum"]["enumNames"][1], "Option Two");
+    assert_eq!(props["untitledMulti"]["items"]["enum"][2], "option3");
+    assert_eq!(
+        props["titledMulti"]["items"]["anyOf"][2]["title"],
+        "Third Choice"
+    );
+    let chosen = json!({"action": "accept", "content": {"untitledSingle": "option2", "untitledMulti": ["option1"]}});
+    g.send(json!({"jsonrpc": "2.0", "id": request["id"], "result": chosen}));
+    let done = answer(&mut g, id);
+    assert!(
+        text(&done).contains("action=accept")
+            && text(&done).contains(r#""untitledSingle":"option2""#),
+        "{done}"
+    );
+
+    // SEP-1034 defaults too.
+    let id = g.ask(
+        "tools/call",
+        json!({"name": "ref__test_elicitation_sep1034_defaults", "arguments": {}}),
+    );
+    let request = asked(&mut g);
+    let props = &request["params"]["requestedSchema"]["properties"];
+    assert_eq!(props["score"]["default"], json!(95.5));
+    assert_eq!(props["status"]["default"], "active");
+    assert_eq!(props["verified"]["default"], true);
+    g.send(json!({"jsonrpc": "2.0", "id": request["id"], "result": {"action": "decline"}}));
+    assert!(text(&answer(&mut g, id)).contains("action=decline"));
+}
+
+#[test]
+fn a_host_that_did_not_declare_sampling_is_not_asked() {
+    let mut g = host("undeclared", json!({}), Some("sampling"));
+    let id = g.ask(
+        "tools/call",
+        json!({"name": "ref__test_sampling", "arguments": {"prompt": "x"}}),
+    );
+    let done = answer(&mut g, id);
+    assert_eq!(done["result"]["isError"], true, "{done}");
+    assert!(text(&done).contains("did not declare it"), "{done}");
+}
+
+#[test]
+fn upstreams_are_not_told_what_the_gateway_was_not_given() {
+    let mut g = host("untold", json!({"sampling": {}}), None);
+    let id = g.ask(
+        "tools/call",
+        json!({"name": "ref__test_sampling", "arguments": {"prompt": "x"}}),
+    );
+    // The upstream refuses by itself: it was told no sampling.
+    let done = answer(&mut g, id);
+    assert_eq!(done["result"]["isError"], true, "{done}");
+    assert!(!text(&done).contains("did not declare it"), "{done}");
+}
