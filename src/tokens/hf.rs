@@ -8,8 +8,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::TokenCounter;
-use crate::error::{Error, ErrorKind, Result, read_file};
-use crate::support::hash::sha256_hex;
+use crate::error::{Error, ErrorKind, Result};
 
 /// A [`TokenCounter`] from a Hugging Face `tokenizer.json` file (Llama 3,
 /// Qwen 3, Gemma 3, DeepSeek and most open-weight models publish one).
@@ -317,20 +316,17 @@ impl HfTokenizer {
     /// (`tokenizer.json sha256:0123456789ab`), the same wherever the file
     /// lies; [`HfTokenizer::named`] gives it another.
     ///
+    /// A file is read and parsed once per process while it stays the same
+    /// (its size, modification time and inode): every later load of it,
+    /// by any assembler, shares the parsed tokenizer
+    /// ([`file_reads`](crate::tokens::file_reads) counts the reads).
+    ///
     /// Fails with [`ErrorKind::Io`] when the file cannot be read (or is over
     /// [`MAX_FILE_BYTES`](crate::files::MAX_FILE_BYTES)) and with
     /// [`ErrorKind::InvalidTokenizer`] when it is not a tokenizer the
     /// tokenizers crate loads.
     pub fn from_file(path: impl AsRef<Path>) -> Result<HfTokenizer> {
-        let path = path.as_ref();
-        let json = read_file(path)?;
-        let file = path
-            .file_name()
-            .map_or_else(|| "tokenizer.json".into(), |n| n.to_string_lossy());
-        let name = format!("{file} sha256:{}", &sha256_hex(json.as_bytes())[..12]);
-        HfTokenizer::from_json(&json)
-            .map(|t| t.named(name))
-            .map_err(|e| Error::new(e.kind(), format!("{}: {}", path.display(), e.detail())))
+        super::loaded::load(path.as_ref())
     }
 
     /// A tokenizer from the text of a `tokenizer.json`, named `tokenizer.json`
