@@ -723,13 +723,20 @@ fn one_tokenizer_file_is_read_once_for_every_assembler() {
             0 => Assembler::new().tokenizer_file(&path).unwrap(),
             1 => {
                 let mut k = mcp_preamble::settings::Keywords::default();
-                k.model = Some("qwen3".into());
+                k.model = Some("qwen-3".into());
                 k.tokenizer = Some(path.display().to_string());
                 k.assembler().unwrap()
             }
             _ => Assembler::new().token_counter(HfTokenizer::from_file(&path).unwrap()),
         };
-        texts.insert(assembler.budget(64).assemble(std::slice::from_ref(&server)).unwrap().text().to_string());
+        texts.insert(
+            assembler
+                .budget(64)
+                .assemble(std::slice::from_ref(&server))
+                .unwrap()
+                .text()
+                .to_string(),
+        );
     }
     assert_eq!(mcp_preamble::tokens::file_reads(&path), 1);
     assert_eq!(texts.len(), 1, "the same counts from the shared tokenizer");
