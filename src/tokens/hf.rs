@@ -1,7 +1,6 @@
 //! Hugging Face `tokenizer.json` counters (feature `tokenizers`): the
 //! tokenizers crate, and a truthful answer to the memo's question.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use serde::Deserialize;
@@ -311,24 +310,6 @@ fn ignored_settings(t: &tokenizers::Tokenizer) -> String {
 }
 
 impl HfTokenizer {
-    /// Loads a `tokenizer.json`. Its name in reports is the file name and
-    /// the first 12 hex digits of the file's SHA-256
-    /// (`tokenizer.json sha256:0123456789ab`), the same wherever the file
-    /// lies; [`HfTokenizer::named`] gives it another.
-    ///
-    /// A file is read and parsed once per process while it stays the same
-    /// (its size, modification time and inode): every later load of it,
-    /// by any assembler, shares the parsed tokenizer
-    /// ([`file_reads`](crate::tokens::file_reads) counts the reads).
-    ///
-    /// Fails with [`ErrorKind::Io`] when the file cannot be read (or is over
-    /// [`MAX_FILE_BYTES`](crate::files::MAX_FILE_BYTES)) and with
-    /// [`ErrorKind::InvalidTokenizer`] when it is not a tokenizer the
-    /// tokenizers crate loads.
-    pub fn from_file(path: impl AsRef<Path>) -> Result<HfTokenizer> {
-        super::loaded::load(path.as_ref())
-    }
-
     /// A tokenizer from the text of a `tokenizer.json`, named `tokenizer.json`
     /// until [`HfTokenizer::named`]. Fails with
     /// [`ErrorKind::InvalidTokenizer`].

@@ -77,10 +77,31 @@ fn key(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
+impl HfTokenizer {
+    /// Loads a `tokenizer.json`. Its name in reports is the file name and
+    /// the first 12 hex digits of the file's SHA-256
+    /// (`tokenizer.json sha256:0123456789ab`), the same wherever the file
+    /// lies; [`HfTokenizer::named`] gives it another.
+    ///
+    /// A file is read and parsed once per process while it stays the same
+    /// (its size, modification time and inode): every later load of it,
+    /// by any assembler, shares the parsed tokenizer
+    /// ([`file_reads`](crate::tokens::file_reads) counts the reads).
+    ///
+    /// Fails with [`ErrorKind::Io`](crate::error::ErrorKind::Io) when the
+    /// file cannot be read (or is over
+    /// [`MAX_FILE_BYTES`](crate::files::MAX_FILE_BYTES)) and with
+    /// [`ErrorKind::InvalidTokenizer`](crate::error::ErrorKind::InvalidTokenizer)
+    /// when it is not a tokenizer the tokenizers crate loads.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<HfTokenizer> {
+        load(path.as_ref())
+    }
+}
+
 /// The tokenizer of the file at `path`, read and parsed only when this
 /// process has not seen it as it is now; named after the file (its name
 /// and hash), as [`HfTokenizer::from_file`] documents.
-pub(super) fn load(path: &Path) -> Result<HfTokenizer> {
+fn load(path: &Path) -> Result<HfTokenizer> {
     let entry = Arc::clone(loaded().paths.entry(key(path)).or_default());
     let mut entry = entry.lock().unwrap_or_else(|e| e.into_inner());
     let stamp = Stamp::of(path);
