@@ -272,25 +272,35 @@ class Assembly {
 // Options and the preview flags of the same names whose values are counts.
 const COUNTS = { budget: 'budget', totalBudget: 'total_budget', deferOver: 'defer_over' }
 const TEXTS = { template: 'template', encoding: 'encoding', model: 'model', tokenizer: 'tokenizer', toolNames: 'tool_names', target: 'target', policy: 'policy' }
-// The keys only the policy file has, under the file's own names.
+// The options that are paths (a string or a `file:` URL).
+const PATHS = new Set(['template', 'tokenizer', 'policy'])
+// The keys only the policy file has, under the file's own names, with their
+// JSON type (their values are checked by the file's schema in the crate).
 const POLICY_KEYS = {
-  order: 'order',
-  dedup: 'dedup',
-  similarity: 'similarity',
-  listToolOnlyServers: 'list_tool_only_servers',
-  toolDescriptions: 'tool_descriptions',
-  onChange: 'on_change',
+  order: ['order', 'text'],
+  dedup: ['dedup', 'flag'],
+  similarity: ['similarity', 'number'],
+  listToolOnlyServers: ['list_tool_only_servers', 'flag'],
+  toolDescriptions: ['tool_descriptions', 'flag'],
+  shorteningNote: ['shortening_note', 'flag'],
+  onChange: ['on_change', 'text'],
 }
 const OTHERS = ['serverBudgets', 'deferred', 'lock']
 
+// The largest count a JavaScript number holds exactly: larger ones are
+// refused in both packages (tests/data/assembler-options.json).
+const MAX_COUNT = Number.MAX_SAFE_INTEGER
+
 /** A count as the text the CLI's flag would get (the crate checks it as it
- * checks the flag: `-1` and `10 ** 30` are refused there). */
+ * checks the flag: `-1` is refused there). */
 function count(key, value) {
   if (value === undefined || value === null) return undefined
-  if (typeof value === 'bigint') return value.toString()
-  if (typeof value === 'number' && Number.isInteger(value)) return BigInt(value).toString()
-  const got = typeof value === 'number' ? String(value) : typeName(value)
-  throw invalid('invalid_config', `${key}: expected an integer, got ${got}`)
+  let n
+  if (typeof value === 'bigint') n = value
+  else if (typeof value === 'number' && Number.isInteger(value)) n = BigInt(value)
+  else throw invalid('invalid_config', `${key}: expected an integer, got ${typeof value === 'number' ? String(value) : typeName(value)}`)
+  if (n > BigInt(MAX_COUNT)) throw invalid('invalid_config', `${key}: ${n} is more than ${MAX_COUNT}`)
+  return n.toString()
 }
 
 /** A path: a string, or a `file:` URL. */
@@ -299,7 +309,36 @@ function pathText(key, value) {
     if (value.protocol !== 'file:') throw invalid('invalid_config', `${key}: ${JSON.stringify(value.href)} is not a file: URL`)
     return fileURLToPath(value)
   }
-  return text(key, value)
+  if (value === undefined || value === null || typeof value === 'string') return value ?? undefined
+  throw invalid('invalid_config', `${key}: expected a path, got ${typeName(value)}`)
+}
+
+/** `deferred`: one alias or an iterable of them (the CLI's flag repeats). */
+function aliases(key, value) {
+  if (value === undefined || value === null) return []
+  if (typeof value === 'string') return [value]
+  if (typeof value !== 'object' || typeof value[Symbol.iterator] !== 'function') {
+    throw invalid('invalid_config', `${key}: expected a string or a list of strings, got ${typeName(value)}`)
+  }
+  return Array.from(value, (a, i) => text(`${key}[${i}]`, a) ?? '')
+}
+
+/** `serverBudgets`: counts by alias. */
+function counts(key, value) {
+  if (value === undefined || value === null) return []
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw invalid('invalid_config', `${key}: expected an object of counts by alias, got ${typeName(value)}`)
+  }
+  return Object.entries(value).map(([alias, n]) => [alias, count(`${key}[${JSON.stringify(alias)}]`, n)])
+}
+
+/** A policy-only key's value, of its JSON type (its values are the crate's to check). */
+function typed(key, value, type) {
+  if (value === undefined || value === null) return undefined
+  const ok = type === 'flag' ? typeof value === 'boolean' : type === 'number' ? typeof value === 'number' : typeof value === 'string'
+  if (ok) return value
+  const expected = type === 'flag' ? 'a boolean' : type === 'number' ? 'a number' : 'a string'
+  throw invalid('invalid_config', `${key}: expected ${expected}, got ${typeName(value)}`)
 }
 
 /** The native options of `options`, checked as the CLI checks its flags. */
@@ -313,18 +352,28 @@ function nativeOptions(options) {
   }
   const out = {}
   for (const [key, name] of Object.entries(COUNTS)) out[camel(name)] = count(name, options[key])
-  for (const [key, name] of Object.entries(TEXTS)) out[camel(name)] = pathText(name, options[key])
-  const budgets = options.serverBudgets ?? {}
-  if (typeof budgets !== 'object') throw invalid('invalid_config', `server_budgets: expected an object, got ${typeName(budgets)}`)
-  out.serverBudgets = Object.entries(budgets).map(([alias, n]) => [alias, count(`server_budgets[${JSON.stringify(alias)}]`, n)])
-  const deferred = options.deferred ?? []
-  out.deferred = (typeof deferred === 'string' ? [deferred] : Array.from(deferred)).map((a) => text('deferred', a) ?? '')
+  for (const [key, name] of Object.entries(TEXTS)) {
+    out[camel(name)] = PATHS.has(name) ? pathText(name, options[key]) : text(name, options[key])
+  }
+  out.serverBudgets = counts('server_budgets', options.serverBudgets)
+  out.deferred = aliases('deferred', options.deferred)
   const policyKeys = {}
-  for (const [key, name] of Object.entries(POLICY_KEYS)) {
-    if (options[key] !== undefined && options[key] !== null) policyKeys[name] = options[key]
+  for (const [key, [name, type]] of Object.entries(POLICY_KEYS)) {
+    const value = typed(name, options[key], type)
+    if (value !== undefined) policyKeys[name] = value
   }
   out.policyKeys = json(policyKeys, 'settings')
   return out
+}
+
+/** The native options and lock of an `Assembler`'s options. */
+function assemblerOptions(options) {
+  const opts = nativeOptions(options ?? {})
+  const lock = options?.lock
+  if (lock !== undefined && lock !== null && !(lock instanceof Lock)) {
+    throw invalid('invalid_config', `lock: expected a Lock, got ${typeName(lock)}`)
+  }
+  return [opts, lock ? lock._native : undefined]
 }
 
 /** Turns servers into one budgeted, sanitized system-prompt section. */
@@ -336,12 +385,22 @@ class Assembler {
    * CLI's message.
    */
   constructor(options = {}) {
-    const opts = nativeOptions(options ?? {})
-    const lock = options?.lock
-    if (lock !== undefined && lock !== null && !(lock instanceof Lock)) {
-      throw invalid('invalid_config', `lock: expected a Lock, got ${typeName(lock)}`)
+    const [opts, lock] = assemblerOptions(options)
+    this._native = call(() => new native.NativeAssembler(opts, lock))
+  }
+
+  /** As the constructor, with the settings loaded on libuv's thread pool
+   * (a tokenizer file is read and parsed there: seconds for a large one),
+   * so the event loop goes on meanwhile. Rejects with the same errors. */
+  static async create(options = {}) {
+    const [opts, lock] = assemblerOptions(options)
+    const assembler = Object.create(Assembler.prototype)
+    try {
+      assembler._native = await native.NativeAssembler.create(opts, lock)
+    } catch (err) {
+      throw fromNative(err)
     }
-    this._native = call(() => new native.NativeAssembler(opts, lock ? lock._native : undefined))
+    return assembler
   }
 
   /** The assembler of a policy file (`mcp-preamble.toml`); `options`
@@ -463,5 +522,6 @@ module.exports = {
   McpPreambleError,
   Server,
   VERSION: native.VERSION,
+  _fromNative: fromNative,
   lint,
 }

@@ -86,7 +86,7 @@ export declare class Server {
   equals(other: unknown): boolean
 }
 
-/** A count: a safe integer or a bigint (checked as the CLI checks its flags). */
+/** A count: an integer (a number or a bigint) up to 2**53 - 1, checked as the CLI checks its flags. */
 export type Count = number | bigint
 
 /** The options of `Assembler`: `mcp-preamble preview`'s flags and the policy file's keys. */
@@ -111,6 +111,8 @@ export interface AssemblerOptions {
   similarity?: number
   listToolOnlyServers?: boolean
   toolDescriptions?: boolean
+  /** A shortened block says so in one line (default on). */
+  shorteningNote?: boolean
   onChange?: 'accept' | 'hold' | 'drop' | 'fail'
   lock?: Lock
   /** A policy file (`mcp-preamble.toml`), which the other options override. */
@@ -193,6 +195,9 @@ export declare class Assembly {
 /** Turns servers into one budgeted, sanitized system-prompt section. */
 export declare class Assembler {
   constructor(options?: AssemblerOptions)
+  /** As the constructor, loading the settings (a tokenizer file) on libuv's
+   * thread pool: the event loop goes on meanwhile. */
+  static create(options?: AssemblerOptions): Promise<Assembler>
   static fromPolicy(path: string | URL, options?: AssemblerOptions): Assembler
   /** The section of `servers` (in this order), on this thread. */
   assemble(servers: Iterable<Server>): Assembly
@@ -289,11 +294,37 @@ export declare class LiveSection extends EventEmitter {
   refresh(alias?: string): Promise<void>
   /** The current section; the same object until a server changes. */
   section(): Promise<Assembly>
+  /** Every server's state changes from now on, in order (`break` ends it). */
+  subscribeStates(): AsyncIterableIterator<StateChange>
   /** Goes up by one each time the section's bytes change. */
   readonly revision: number
   readonly servers: Map<string, Server>
+  /** The connected clients by alias. */
+  readonly clients: Map<string, McpClient>
+  /** Servers `connectConfig` could not connect, by alias. */
+  readonly failures: Map<string, McpPreambleError>
+  /** Stops following; clients stay the caller's, but those `connectConfig` opened are closed. */
   close(): Promise<void>
+  [Symbol.asyncDispose](): Promise<void>
 }
+
+export interface ConnectConfigOptions {
+  /** Each server's time for its handshake and first `tools/list` (30 000, the CLI's `--timeout 30`). */
+  timeoutMs?: number
+  /** Servers started at a time (8). */
+  concurrency?: number
+  /** `"auto"`, `"legacy"` or a 2026 protocol version (the CLI's `--handshake`; 2.x clients). */
+  handshake?: string
+  /** The `clientInfo` each client sends. */
+  clientInfo?: { name: string; version: string }
+  /** More options of each client (`capabilities`, …). */
+  clientOptions?: object
+}
+
+/** Every server of an MCP config (`mcp.json`), connected with the official
+ * client and followed in one `LiveSection` (or `assembler`, a LiveSection to
+ * add them to). A server that fails is left out: `live.failures` says why. */
+export declare function connectConfig(config: string | URL, assembler?: Assembler | LiveSection, options?: ConnectConfigOptions): Promise<LiveSection>
 
 /** A `Server` of a connected client: its handshake and all its tools (listed now). */
 export declare function serverOf(client: McpClient, alias: string, options?: AddOptions): Promise<Server>

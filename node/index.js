@@ -6,6 +6,7 @@
 
 const core = require('./core.js')
 const session = require('./session.js')
+const { connectConfig } = require('./connect.js')
 
 module.exports = {
   Assembler: core.Assembler,
@@ -14,6 +15,7 @@ module.exports = {
   Lock: core.Lock,
   McpPreambleError: core.McpPreambleError,
   Server: core.Server,
+  connectConfig,
   VERSION: core.VERSION,
   lint: core.lint,
   serverOf: session.serverOf,

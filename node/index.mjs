@@ -4,5 +4,5 @@ import { createRequire } from 'node:module'
 
 const cjs = createRequire(import.meta.url)('./index.js')
 
-export const { Assembler, Assembly, LiveSection, Lock, McpPreambleError, Server, VERSION, lint, serverOf } = cjs
+export const { Assembler, Assembly, LiveSection, Lock, McpPreambleError, Server, VERSION, connectConfig, lint, serverOf } = cjs
 export default cjs

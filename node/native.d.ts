@@ -16,6 +16,11 @@ export declare class NativeAssembler {
    * its flags over `--policy`: the same settings give the same section.
    */
   constructor(options: NativeOptions, lock?: NativeLock | undefined | null)
+  /**
+   * As the constructor, on libuv's thread pool: a tokenizer file is read
+   * and parsed there, and the event loop goes on meanwhile.
+   */
+  static create(options: NativeOptions, lock?: NativeLock | undefined | null): Promise<NativeAssembler>
   /** Assembles the servers' section on the calling thread. */
   assemble(servers: Array<NativeServer>): NativeAssembly
   /**
@@ -135,6 +140,13 @@ export declare class NativeServer {
 }
 
 /**
+ * The servers of a config file as JSON (sorted by alias): `{"alias",
+ * "command", "args", "env", "cwd"}` or `{"alias", "url", "headers"}`,
+ * with VS Code variables expanded as the CLI expands them.
+ */
+export declare function configJson(path: string): string
+
+/**
  * Each server's lint result (findings, and with `hosts` what survives each
  * host's cut) as a JSON array of the crate's `ServerLint`. A server read
  * from a capture with both handshakes is compared with its other one
@@ -181,6 +193,12 @@ export interface NativeStateChange {
   reason: string
   revision: number
 }
+
+/**
+ * How many times this process read the tokenizer file at `path` (the
+ * crate's `tokens::file_reads`): one per content, however many assemblers.
+ */
+export declare function tokenizerFileReads(path: string): number
 
 /** The package's version: the crate's (one workspace version). */
 export declare const VERSION: string

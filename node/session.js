@@ -9,10 +9,35 @@ const { performance } = require('node:perf_hooks')
 
 const { Assembler, Server } = require('./core.js')
 const native = require('./native.js')
-const { listToolsPages, serverOf, usage } = require('./sdk.js')
+const { connectionLost, listToolsPages, serverOf, usage } = require('./sdk.js')
 
 const TOOLS_CHANGED = 'notifications/tools/list_changed'
 const DEFAULT_GRACE_MS = 30_000 // the Rust hub's DEFAULT_GRACE
+
+/** Makes `client.onclose` run `ended` after the host's handler, whichever
+ * the host set before this or sets later (an accessor keeps the host's in
+ * place of the field); a host handler that calls the one it found (this
+ * one) runs once, and so does `ended`. Returns the undo. */
+function chainOnclose(client, ended) {
+  let host = client.onclose
+  let running = false
+  const chained = function (...args) {
+    if (running) return undefined
+    running = true
+    try {
+      return host?.apply(this, args)
+    } finally {
+      running = false
+      ended()
+    }
+  }
+  const get = () => chained
+  Object.defineProperty(client, 'onclose', { configurable: true, enumerable: true, get, set: (fn) => (host = fn) })
+  return () => {
+    if (Object.getOwnPropertyDescriptor(client, 'onclose')?.get !== get) return
+    Object.defineProperty(client, 'onclose', { configurable: true, enumerable: true, writable: true, value: host })
+  }
+}
 
 /** Keeps one section of several live MCP clients current; emits `'state'`
  * with `{ alias, state, reason, revision }` on each change of a server's state. */
@@ -28,6 +53,9 @@ class LiveSection extends EventEmitter {
     this._timer = undefined
     this._assembly = null
     this._queue = Promise.resolve()
+    this._owned = new Map() // alias -> client, opened by connectConfig: closed by close()
+    /** Servers `connectConfig` could not connect, by alias (a `McpPreambleError` each). */
+    this.failures = new Map()
   }
 
   /** Connects `client` over `transport` and adds it (the way for 1.x clients over stdio). */
@@ -51,6 +79,7 @@ class LiveSection extends EventEmitter {
     const server = await serverOf(client, alias, options)
     await this._unwire(alias)
     const { owner, changes } = this._roster.connected(alias, server._native)
+    this.failures.delete(alias)
     const wiring = { client, options, owner, undo: [] }
     this._wiring.set(alias, wiring)
     this._apply(changes)
@@ -79,13 +108,54 @@ class LiveSection extends EventEmitter {
     this._roster.markChanged(alias)
   }
 
-  /** Re-lists the tools of `alias` (of every server without one) now. */
+  /** Re-lists the tools of `alias` (of every server without one) now. A
+   * connection found closed ended on its own (`reconnecting`, as when its
+   * `onclose` fires); any other error is thrown. */
   async refresh(alias) {
     for (const a of alias === undefined ? this._roster.aliases() : [alias]) {
       const wiring = this._wiring.get(a)
       if (!wiring || this._roster.state(a) !== 'connected') continue
-      const server = await serverOf(wiring.client, a, wiring.options)
+      let server
+      try {
+        server = await serverOf(wiring.client, a, wiring.options)
+      } catch (err) {
+        if (!connectionLost(err)) throw err
+        if (this._wiring.get(a) === wiring) this._apply(this._roster.lost(a, wiring.owner, performance.now()))
+        continue
+      }
       this._roster.updated(a, wiring.owner, server._native)
+    }
+  }
+
+  /** Every server's state changes from now on, in order, as an async
+   * iterator (`for await (const change of live.subscribeStates())`); its
+   * `return()` (a `break`) ends it. The same changes as the `'state'` event
+   * and as the Python package's `subscribe_states()`. */
+  subscribeStates() {
+    const queued = []
+    const waiting = []
+    let done = false
+    const listener = (change) => {
+      if (waiting.length > 0) waiting.shift()({ value: change, done: false })
+      else queued.push(change)
+    }
+    this.on('state', listener)
+    const end = () => {
+      done = true
+      this.off('state', listener)
+      for (const resolve of waiting.splice(0)) resolve({ value: undefined, done: true })
+      return Promise.resolve({ value: undefined, done: true })
+    }
+    return {
+      next: () => {
+        if (queued.length > 0) return Promise.resolve({ value: queued.shift(), done: false })
+        if (done) return Promise.resolve({ value: undefined, done: true })
+        return new Promise((resolve) => waiting.push(resolve))
+      },
+      return: end,
+      [Symbol.asyncIterator]() {
+        return this
+      },
     }
   }
 
@@ -119,11 +189,25 @@ class LiveSection extends EventEmitter {
     return new Map(this._roster.aliases().map((alias, i) => [alias, new Server(servers[i])]))
   }
 
-  /** Stops following every client and the grace timer (clients stay open: they are the caller's). */
+  /** The connected clients by alias (to call their tools). */
+  get clients() {
+    return new Map([...this._wiring].map(([alias, w]) => [alias, w.client]))
+  }
+
+  /** Stops following every client and the grace timer; clients stay open
+   * (they are the caller's), but those `connectConfig` opened are closed. */
   async close() {
+    for (const [alias, client] of [...this._owned]) {
+      this._owned.delete(alias)
+      await client.close().catch(() => {})
+    }
     clearTimeout(this._timer)
     this._timer = undefined
     for (const alias of [...this._wiring.keys()]) await this._unwire(alias)
+  }
+
+  async [Symbol.asyncDispose]() {
+    await this.close()
   }
 
   /** Tells listeners of `changes`, lets go of ended clients, sets the grace timer. */
@@ -142,23 +226,24 @@ class LiveSection extends EventEmitter {
 
   async _follow(alias, wiring) {
     const { client } = wiring
-    // tools/list_changed: the host's own handler (if any) still runs, with
-    // every argument (a 2.x client's handlers take the codec too).
-    const handlers = client._notificationHandlers instanceof Map ? client._notificationHandlers : undefined
-    const previous = handlers?.get(TOOLS_CHANGED)
-    const handler = async (...args) => {
-      if (this._wiring.get(alias) === wiring) this.markChanged(alias)
-      if (previous) await previous(...args)
-    }
-    if (handlers) {
-      handlers.set(TOOLS_CHANGED, handler)
+    // tools/list_changed is tapped where the client dispatches every
+    // notification, so the host's own handlers (set with
+    // setNotificationHandler or the 2.x `listChanged` option, before or
+    // after this) are never replaced and all run.
+    if (typeof client._onnotification === 'function') {
+      const dispatch = client._onnotification
+      const tap = function (message, ...rest) {
+        if (message?.method === TOOLS_CHANGED && live._wiring.get(alias) === wiring) live.markChanged(alias)
+        return dispatch.call(this, message, ...rest)
+      }
+      const live = this
+      client._onnotification = tap
       wiring.undo.push(() => {
-        if (handlers.get(TOOLS_CHANGED) !== handler) return
-        if (previous) handlers.set(TOOLS_CHANGED, previous)
-        else handlers.delete(TOOLS_CHANGED)
+        if (client._onnotification === tap) {
+          if (Object.getPrototypeOf(client)._onnotification === dispatch) delete client._onnotification
+          else client._onnotification = dispatch
+        }
       })
-    } else {
-      client.setNotificationHandler(TOOLS_CHANGED, handler)
     }
     // A 2026 connection delivers it only on a subscriptions/listen stream.
     const modern = typeof client.getProtocolEra === 'function' && client.getProtocolEra() === 'modern'
@@ -169,20 +254,25 @@ class LiveSection extends EventEmitter {
     // The close: by the host (client.close()) the block goes at once; on
     // its own (the server exited, the transport died) after the grace period.
     let closing = false
-    const { close, onclose } = client
-    client.close = function (...args) {
+    const { close } = client
+    const ownClose = Object.prototype.hasOwnProperty.call(client, 'close')
+    const closeTap = function (...args) {
       closing = true
       return close.apply(this, args)
     }
-    client.onclose = (...args) => {
-      onclose?.(...args)
+    client.close = closeTap
+    const ended = () => {
       if (this._wiring.get(alias) !== wiring) return
       if (closing) this._apply(this._roster.remove(alias, wiring.owner, 'closed'))
       else this._apply(this._roster.lost(alias, wiring.owner, performance.now()))
     }
+    const untap = chainOnclose(client, ended)
     wiring.undo.push(() => {
-      client.close = close
-      client.onclose = onclose
+      if (client.close === closeTap) {
+        if (ownClose) client.close = close
+        else delete client.close
+      }
+      untap()
     })
   }
 

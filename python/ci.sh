@@ -46,7 +46,7 @@ MCP_PREAMBLE_REQUIRE_PYTHON=1 MCP_PREAMBLE_REQUIRE_INSTALLED=1 \
     "$venv/bin/pytest" -q --import-mode=append tests
 
 step "mypy"
-"$venv/bin/mypy" mcp_preamble examples tests
+"$venv/bin/mypy" mcp_preamble examples tests benches
 # The oldest Python from 3.9 on that runs (pyenv's shims exist for versions not selected).
 oldest="$python"
 for v in 3.9 3.10 3.11 3.12 3.13; do

@@ -87,6 +87,8 @@ mod estimate;
 #[cfg(feature = "tokenizers")]
 mod hf;
 mod host;
+#[cfg(feature = "tokenizers")]
+mod loaded;
 mod models;
 
 use std::collections::HashMap;
@@ -103,6 +105,9 @@ pub use estimate::{CLAUDE_MARGIN, ClaudeEstimate, ClaudeGeneration, Estimate, Fa
 #[cfg_attr(docsrs, doc(cfg(feature = "tokenizers")))]
 pub use hf::HfTokenizer;
 pub use host::HostCounter;
+#[cfg(feature = "tokenizers")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokenizers")))]
+pub use loaded::file_reads;
 #[cfg(not(feature = "tokenizers"))]
 pub(crate) use models::without_tokenizers;
 pub use models::{Model, ModelCounter};

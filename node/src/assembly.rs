@@ -95,6 +95,19 @@ impl NativeAssembler {
         })
     }
 
+    /// As the constructor, on libuv's thread pool: a tokenizer file is read
+    /// and parsed there, and the event loop goes on meanwhile.
+    #[napi(ts_return_type = "Promise<NativeAssembler>")]
+    pub fn create(
+        options: NativeOptions,
+        lock: Option<ClassInstance<'_, NativeLock>>,
+    ) -> napi::Result<AsyncTask<CreateTask>> {
+        Ok(AsyncTask::new(CreateTask {
+            keywords: Some(keywords(options)?),
+            lock: lock.map(|l| l.lock().clone()),
+        }))
+    }
+
     /// Assembles the servers' section on the calling thread.
     #[napi(catch_unwind)]
     pub fn assemble(
@@ -143,6 +156,42 @@ impl Task for AssembleTask {
 
     fn resolve(&mut self, _env: Env, inner: Assembly) -> napi::Result<NativeAssembly> {
         Ok(NativeAssembly { inner })
+    }
+}
+
+/// One assembler made off the event loop.
+pub struct CreateTask {
+    keywords: Option<Keywords>,
+    lock: Option<mcp_preamble::pin::Lock>,
+}
+
+impl Task for CreateTask {
+    type Output = Assembler;
+    type JsValue = NativeAssembler;
+
+    fn compute(&mut self) -> napi::Result<Assembler> {
+        let keywords = self.keywords.take().unwrap_or_default();
+        let lock = self.lock.take();
+        // As in AssembleTask: a panic rejects the promise.
+        let run = std::panic::AssertUnwindSafe(|| keywords.assembler());
+        let assembler = match std::panic::catch_unwind(run) {
+            Ok(result) => result.map_err(to_js)?,
+            Err(_) => {
+                return Err(napi::Error::from_reason(
+                    "mcp-preamble panicked while loading its settings",
+                ));
+            }
+        };
+        Ok(match lock {
+            Some(lock) => assembler.lock(lock),
+            None => assembler,
+        })
+    }
+
+    fn resolve(&mut self, _env: Env, inner: Assembler) -> napi::Result<NativeAssembler> {
+        Ok(NativeAssembler {
+            inner: Arc::new(inner),
+        })
     }
 }
 

@@ -7,6 +7,7 @@
 //! exactly what the CLI and the crate report.
 
 mod assembly;
+mod config;
 mod errors;
 mod lint;
 mod live;

@@ -100,10 +100,10 @@ test('the async variant rejects with the same error', async () => {
 })
 
 // Invalid options and the `preview` flags of the same names: [options, flags, kind].
+// (Counts past 2**53 - 1, which the flags take up to the platform's word, and
+// options of the wrong type are the packages' own errors: test/options.test.mjs.)
 const SAME_AS_THE_CLI = [
   [{ budget: -1 }, ['--budget=-1'], 'invalid_config'],
-  [{ budget: 10n ** 30n }, [`--budget=${10n ** 30n}`], 'invalid_config'],
-  [{ budget: 1e30 }, [`--budget=${BigInt(1e30)}`], 'invalid_config'],
   [{ totalBudget: -5 }, ['--total-budget=-5'], 'invalid_config'],
   [{ serverBudgets: { x: -1 } }, ['--server-budget=x=-1'], 'invalid_config'],
   [{ deferOver: -1 }, ['--defer-over=-1'], 'invalid_config'],
@@ -156,7 +156,6 @@ test('policy keys are checked as the policy file checks them', (t) => {
     ['order', 'order', 'sideways', '"sideways"'],
     ['onChange', 'on_change', 'ignore', '"ignore"'],
     ['similarity', 'similarity', 1.5, '1.5'],
-    ['dedup', 'dedup', 'yes', '"yes"'],
   ]) {
     writeFileSync(policy, `version = 1\n[defaults]\n${key} = ${toml}\n`)
     const [message] = cliError(path, ['--policy', policy])

@@ -8,7 +8,7 @@ import time
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
 from . import _native
-from ._errors import InvalidJsonError, InvalidTypeError
+from ._errors import InvalidConfigError, InvalidJsonError, InvalidTypeError
 from ._reports import Assembly, Finding, PinCheck, _findings
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -251,30 +251,101 @@ class Lock:
         return f"Lock(keys={self.keys()!r})"
 
 
+# The largest count a JavaScript number holds exactly: larger ones are
+# refused in both packages (tests/data/assembler-options.json).
+_MAX_COUNT = 2**53 - 1
+
+
+def _json_type(value: Any) -> str:
+    """``value``'s type as JSON names it (as the Node package says it);
+    a non-integer number by its value."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "number"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, Mapping):
+        return "object"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    return type(value).__name__
+
+
+def _wrong_type(key: str, expected: str, value: Any) -> InvalidTypeError:
+    detail = f"{key}: expected {expected}, got {_json_type(value)}"
+    return InvalidTypeError(f"invalid configuration: {detail}", detail=detail)
+
+
 def _count(key: str, value: Any) -> Optional[str]:
     """A count keyword as the text the CLI's flag would get (the crate checks
-    it as it checks the flag: ``-1`` and ``10**30`` are refused there)."""
+    it as it checks the flag: ``-1`` is refused there)."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
-        detail = f"{key}: expected an int, got {type(value).__name__}"
-        raise InvalidTypeError(f"invalid configuration: {detail}", detail=detail)
+        raise _wrong_type(key, "an integer", value)
+    if value > _MAX_COUNT:
+        detail = f"{key}: {value} is more than {_MAX_COUNT}"
+        raise InvalidConfigError(f"invalid configuration: {detail}", detail=detail)
     return str(value)
 
 
 def _text(key: str, value: Any) -> Optional[str]:
     if value is None or isinstance(value, str):
         return value
-    detail = f"{key}: expected a str, got {type(value).__name__}"
-    raise InvalidTypeError(f"invalid configuration: {detail}", detail=detail)
+    raise _wrong_type(key, "a string", value)
+
+
+def _path(key: str, value: Any) -> Optional[str]:
+    """A path keyword: a ``str`` or an ``os.PathLike``."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, os.PathLike):
+        path = os.fspath(value)
+        if isinstance(path, str):
+            return path
+    raise _wrong_type(key, "a path", value)
 
 
 def _aliases(key: str, value: Any) -> List[str]:
     """``deferred``: one alias or several (the CLI's flag repeats)."""
     if value is None:
         return []
-    items = [value] if isinstance(value, str) else list(value)
-    return [_text(key, a) or "" for a in items]
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, (Mapping, bytes)) or not isinstance(value, Iterable):
+        raise _wrong_type(key, "a string or a list of strings", value)
+    return [_text(f"{key}[{i}]", a) or "" for i, a in enumerate(value)]
+
+
+def _counts(key: str, value: Any) -> Dict[str, str]:
+    """``server_budgets``: counts by alias."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise _wrong_type(key, "an object of counts by alias", value)
+    out: Dict[str, str] = {}
+    for alias, n in value.items():
+        name = _text(f"{key} alias", alias) or ""
+        out[name] = _count(f"{key}[{json.dumps(name, ensure_ascii=False)}]", n) or ""
+    return out
+
+
+def _typed(key: str, value: Any, kind: str) -> Any:
+    """A policy-only keyword of its JSON type (its values are the crate's to check)."""
+    if value is None:
+        return None
+    if kind == "flag" and isinstance(value, bool):
+        return value
+    if kind == "number" and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    if kind == "text" and isinstance(value, str):
+        return value
+    raise _wrong_type(key, {"flag": "a boolean", "number": "a number"}.get(kind, "a string"), value)
 
 
 class Assembler:
@@ -339,33 +410,31 @@ class Assembler:
         # The keys only the policy file has (no `preview` flag): read by the
         # file's own schema in the crate, so a value is refused with its message.
         policy_only = {
-            "order": order,
-            "on_change": on_change,
-            "dedup": dedup,
-            "similarity": similarity,
-            "list_tool_only_servers": list_tool_only_servers,
-            "tool_descriptions": tool_descriptions,
-            "shortening_note": shortening_note,
+            "order": _typed("order", order, "text"),
+            "on_change": _typed("on_change", on_change, "text"),
+            "dedup": _typed("dedup", dedup, "flag"),
+            "similarity": _typed("similarity", similarity, "number"),
+            "list_tool_only_servers": _typed("list_tool_only_servers", list_tool_only_servers, "flag"),
+            "tool_descriptions": _typed("tool_descriptions", tool_descriptions, "flag"),
+            "shortening_note": _typed("shortening_note", shortening_note, "flag"),
         }
-        budgets = {_text("server_budgets", k) or "": _count(f"server_budgets[{k!r}]", v) for k, v in (server_budgets or {}).items()}
         keywords: Dict[str, Any] = {
-            "policy": os.fspath(policy) if policy is not None else None,
+            "policy": _path("policy", policy),
             "budget": _count("budget", budget),
             "total_budget": _count("total_budget", total_budget),
             "defer_over": _count("defer_over", defer_over),
-            "server_budgets": budgets,
+            "server_budgets": _counts("server_budgets", server_budgets),
             "deferred": _aliases("deferred", deferred),
-            "template": _text("template", os.fspath(template) if template is not None else None),
+            "template": _path("template", template),
             "encoding": _text("encoding", encoding),
             "model": _text("model", model),
-            "tokenizer": _text("tokenizer", os.fspath(tokenizer) if tokenizer is not None else None),
+            "tokenizer": _path("tokenizer", tokenizer),
             "tool_names": _text("tool_names", tool_names),
             "target": _text("target", target),
             "policy_keys": _json({k: v for k, v in policy_only.items() if v is not None}, "settings"),
         }
         if lock is not None and not isinstance(lock, Lock):
-            detail = f"lock: expected mcp_preamble.Lock, got {type(lock).__name__}"
-            raise InvalidTypeError(f"invalid configuration: {detail}", detail=detail)
+            raise _wrong_type("lock", "a Lock", lock)
         self._native = _native.NativeAssembler(keywords, lock._native if lock is not None else None)
         shown = {**keywords, **policy_only, "server_budgets": dict(server_budgets or {}), "deferred": keywords["deferred"]}
         shown.update(budget=budget, total_budget=total_budget, defer_over=defer_over)

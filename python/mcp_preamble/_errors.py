@@ -129,6 +129,13 @@ class ConnectError(McpPreambleError):
     kind = "connect"
 
 
+class ServerExitedError(ConnectError):
+    """A live server's connection closed under the SDK (the server exited,
+    was killed, or its transport ended), during its handshake or a request:
+    raised instead of the SDK's bare ``ExceptionGroup``, which is its
+    ``__cause__``."""
+
+
 class McpTimeoutError(McpPreambleError):
     """A live server did not answer in time."""
 

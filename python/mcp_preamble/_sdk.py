@@ -37,6 +37,21 @@ def connection_lost(exc: BaseException) -> bool:
     return isinstance(exc, (OSError, EOFError, anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream))
 
 
+def exited(exc: BaseException) -> bool:
+    """Whether ``exc`` is the SDK's ``ExceptionGroup`` (its task groups, one
+    inside another) of nothing but lost connections: the server exited."""
+    leaves: List[BaseException] = []
+    stack = [exc]
+    while stack:
+        e = stack.pop()
+        inner = getattr(e, "exceptions", None)
+        if isinstance(inner, tuple):  # a (Base)ExceptionGroup, or the backport's on Python < 3.11
+            stack.extend(inner)
+        else:
+            leaves.append(e)
+    return exc is not leaves[0] and bool(leaves) and all(connection_lost(e) for e in leaves)
+
+
 def is_tools_changed(message: Any) -> bool:
     """Whether a message the session surfaced is ``notifications/tools/list_changed``
     (the SDK's model, its ``RootModel`` wrapper, or a dict)."""

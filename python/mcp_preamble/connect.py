@@ -24,7 +24,7 @@ from typing import IO, Any, AsyncIterator, Awaitable, Dict, List, Union
 
 from . import _native
 from ._api import Assembler, PathLike
-from ._errors import ConnectError, McpPreambleError, McpTimeoutError
+from ._errors import ConnectError, McpPreambleError, McpTimeoutError, ServerExitedError
 from .session import LiveSection
 
 # The CLI's defaults: `--timeout 30`, 8 servers started at a time.
@@ -65,13 +65,16 @@ def _transport(entry: Dict[str, Any], stack: List[Any]) -> Any:
 
 def _failure(alias: str, exc: BaseException, stack: List[Any]) -> McpPreambleError:
     """A failed server as the CLI's row says it: the reason and the stderr tail."""
-    if isinstance(exc, McpPreambleError):
+    if isinstance(exc, McpPreambleError) and not isinstance(exc, ServerExitedError):
         return exc
     logs = [s for s in stack if hasattr(s, "seek")]
     tail = _stderr_tail(logs[0]) if logs else ""
-    if isinstance(exc, TimeoutError):
+    cls: type[McpPreambleError]
+    if isinstance(exc, ServerExitedError):
+        detail, cls, prefix = exc.detail, ServerExitedError, "cannot connect"
+    elif isinstance(exc, TimeoutError):
         detail = f"server {alias!r}: no answer within the timeout"
-        cls: type[McpPreambleError] = McpTimeoutError
+        cls = McpTimeoutError
         prefix = "timed out"
     else:
         detail = f"server {alias!r}: {type(exc).__name__}: {exc}".rstrip(": ")

@@ -14,7 +14,8 @@ from typing import Any, AsyncIterator, Dict, List, Literal, Optional, Tuple, cas
 from . import _native
 from ._api import Assembler, Server
 from ._reports import Assembly
-from ._sdk import MessageHandler, changes_handler, connection_lost, follow_listen, list_tools_pages, server_of, watched
+from ._errors import ServerExitedError
+from ._sdk import MessageHandler, changes_handler, connection_lost, exited, follow_listen, list_tools_pages, server_of, watched
 
 ServerState = Literal["connected", "reconnecting", "gone"]  # the crate's ServerState
 StateReason = Literal["added", "connected", "connection_lost", "closed", "removed", "grace_expired"]
@@ -61,18 +62,28 @@ class LiveSection:
     async def connect(self, alias: str, server: Any, *, handshake: str = "auto", message_handler: Optional[MessageHandler] = None, **client: Any) -> AsyncIterator[Any]:  # noqa: E501
         """Connects ``mcp.Client`` to ``server`` (``StdioServerParameters``, a URL
         or a transport; ``handshake``: ``"auto"``, ``"legacy"`` or a version) and
-        follows it under ``alias``; leaving the block closes it and removes it."""
+        follows it under ``alias``; leaving the block closes it and removes it.
+        A server that exits during its handshake, or under a request of the
+        block, raises :class:`~mcp_preamble.ServerExitedError` (the SDK's
+        ``ExceptionGroup`` is its ``__cause__``)."""
         from mcp import Client
 
         owner: List[int] = []
         ended = watched(server, lambda lost: self._ended(alias, owner, lost))
-        async with Client(ended, mode=handshake, message_handler=self.message_handler(alias, message_handler), **client) as mcp:
-            await self.add(alias, mcp.session)
-            owner.append(self._sessions[alias][2])
-            try:
-                yield mcp
-            finally:
-                self._ended(alias, owner, False)
+        try:
+            async with Client(ended, mode=handshake, message_handler=self.message_handler(alias, message_handler), **client) as mcp:
+                await self.add(alias, mcp.session)
+                owner.append(self._sessions[alias][2])
+                try:
+                    yield mcp
+                finally:
+                    self._ended(alias, owner, False)
+        except Exception as e:
+            if not exited(e):
+                raise
+            when = "in a request" if owner else "during its handshake"
+            detail = f"server {alias!r}: the connection closed {when} (the server exited, or its transport ended)"
+            raise ServerExitedError(f"cannot connect: {detail}", detail=detail) from e
 
     async def add(self, alias: str, session: Any, *, result: Any = None, follow: bool = True) -> Server:
         """Adds (or replaces) a connected session, listing its tools now; the same snapshot changes nothing."""

@@ -112,15 +112,16 @@ impl NativeAssembly {
         self.inner.text()
     }
 
-    /// The report as the crate writes it ([`Assembly::to_json`]).
-    fn report_json(&self) -> String {
-        self.inner.to_json()
+    /// The report as the crate writes it ([`Assembly::to_json`]), without
+    /// the GIL (a whole corpus's report is tens of kilobytes).
+    fn report_json(&self, py: Python<'_>) -> String {
+        py.detach(|| self.inner.to_json())
     }
 
     /// The report exactly as `mcp-preamble preview --json` prints it for
     /// the same files: the assembly and the (empty) connection rows, secret
     /// -shaped values redacted, terminal-acting characters escaped.
-    fn cli_json(&self) -> String {
-        self.inner.to_preview_json()
+    fn cli_json(&self, py: Python<'_>) -> String {
+        py.detach(|| self.inner.to_preview_json())
     }
 }

@@ -13,8 +13,8 @@ use crate::errors::to_py;
 /// "command", "args", "env", "cwd"}` or `{"alias", "url", "headers"}`,
 /// with VS Code variables expanded as the CLI expands them.
 #[pyfunction]
-pub fn config_json(path: PathBuf) -> PyResult<String> {
-    let config = McpConfig::from_path(&path).map_err(to_py)?;
+pub fn config_json(py: Python<'_>, path: PathBuf) -> PyResult<String> {
+    let config = py.detach(|| McpConfig::from_path(&path)).map_err(to_py)?;
     let servers: Vec<serde_json::Value> = config
         .servers
         .iter()
@@ -47,4 +47,11 @@ pub fn config_json(path: PathBuf) -> PyResult<String> {
 #[pyfunction]
 pub fn policy_keys() -> Vec<&'static str> {
     mcp_preamble::settings::Defaults::keys().to_vec()
+}
+
+/// How many times this process read the tokenizer file at `path` (the
+/// crate's `tokens::file_reads`): one per content, however many assemblers.
+#[pyfunction]
+pub fn tokenizer_file_reads(path: PathBuf) -> u64 {
+    mcp_preamble::tokens::file_reads(path)
 }

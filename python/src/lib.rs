@@ -26,6 +26,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lint::lint_json, m)?)?;
     m.add_function(wrap_pyfunction!(config::config_json, m)?)?;
     m.add_function(wrap_pyfunction!(config::policy_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(config::tokenizer_file_reads, m)?)?;
     // The package's version is the crate's (one workspace version).
     m.add("VERSION", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -35,8 +35,8 @@ impl NativeLock {
 
     /// A lock file.
     #[staticmethod]
-    fn from_path(path: PathBuf) -> PyResult<NativeLock> {
-        let lock = Lock::from_path(&path).map_err(to_py)?;
+    fn from_path(py: Python<'_>, path: PathBuf) -> PyResult<NativeLock> {
+        let lock = py.detach(|| Lock::from_path(&path)).map_err(to_py)?;
         Ok(NativeLock {
             inner: Mutex::new(lock),
         })

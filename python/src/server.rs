@@ -33,10 +33,16 @@ impl NativeServer {
     /// an alias in the file or given, the file's stem (as the CLI does).
     #[staticmethod]
     #[pyo3(signature = (path, alias=None))]
-    fn from_capture(path: PathBuf, alias: Option<String>) -> PyResult<NativeServer> {
+    fn from_capture(
+        py: Python<'_>,
+        path: PathBuf,
+        alias: Option<String>,
+    ) -> PyResult<NativeServer> {
         // As `mcp-preamble lint` reads it: a capture with both handshakes
-        // keeps the other one to compare with.
-        let (mut snapshot, mut other_eras) = load_server_eras(&path).map_err(to_py)?;
+        // keeps the other one to compare with. Read without the GIL: a FIFO's
+        // writer may be another thread of this process.
+        let (mut snapshot, mut other_eras) =
+            py.detach(|| load_server_eras(&path)).map_err(to_py)?;
         if let Some(alias) = alias {
             for s in std::iter::once(&mut snapshot).chain(&mut other_eras) {
                 s.alias = Some(alias.clone());

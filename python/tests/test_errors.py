@@ -106,13 +106,14 @@ def test_type_errors_are_python_type_errors() -> None:
     with pytest.raises(TypeError) as e:
         Assembler(budget="many")  # type: ignore[arg-type]
     assert isinstance(e.value, mp.InvalidConfigError) and e.value.kind == "invalid_config"
-    assert str(e.value) == "invalid configuration: budget: expected an int, got str"
+    assert str(e.value) == "invalid configuration: budget: expected an integer, got string"
 
 
 # Invalid keywords and the `preview` flags of the same names: (keywords, flags, kind).
+# (Counts past 2**53 - 1, which the flags take up to the platform's word, and
+# keywords of the wrong type are the packages' own errors: tests/test_options.py.)
 SAME_AS_THE_CLI: List[Tuple[Dict[str, Any], List[str], str]] = [
     ({"budget": -1}, ["--budget=-1"], "invalid_config"),
-    ({"budget": 10**30}, [f"--budget={10**30}"], "invalid_config"),
     ({"total_budget": -5}, ["--total-budget=-5"], "invalid_config"),
     ({"server_budgets": {"x": -1}}, ["--server-budget=x=-1"], "invalid_config"),
     ({"defer_over": -1}, ["--defer-over=-1"], "invalid_config"),
@@ -175,7 +176,6 @@ def test_a_budget_of_zero_is_refused_in_the_policy_file_too(cli: Path, tmp_path:
         ("order", "sideways", '"sideways"'),
         ("on_change", "ignore", '"ignore"'),
         ("similarity", 1.5, "1.5"),
-        ("dedup", "yes", '"yes"'),
     ],
 )
 def test_policy_keys_are_checked_as_the_policy_file_checks_them(

@@ -11,6 +11,7 @@ import signal
 from pathlib import Path
 from typing import Any, List
 
+import pytest
 from mcp import StdioServerParameters
 
 from mcp_preamble import Assembler, LiveSection, StateChange
@@ -123,3 +124,36 @@ def test_states_without_a_grace_period(node_servers: Path) -> None:
             assert (await live.section()).servers == () and live.revision == 2
 
     asyncio.run(main())
+
+
+def test_a_server_that_exits_is_a_server_exited_error(node_servers: Path) -> None:
+    """During its handshake, or under a request of the block: the documented
+    error (a ConnectError), not the SDK's bare ExceptionGroup."""
+    import mcp_preamble as mp
+
+    async def during_handshake() -> None:
+        async with LiveSection().connect("broken", server(node_servers, "exit-during-handshake.mjs")):
+            raise AssertionError("connected to a server that exited")
+
+    with pytest.raises(mp.ServerExitedError) as e:
+        asyncio.run(during_handshake())
+    assert isinstance(e.value, mp.ConnectError) and e.value.kind == "connect"
+    assert str(e.value) == (
+        "cannot connect: server 'broken': the connection closed during its handshake "
+        "(the server exited, or its transport ended)"
+    )
+    assert type(e.value.__cause__).__name__ == "ExceptionGroup"
+
+    async def in_a_request() -> LiveSection:
+        live = LiveSection(grace=60.0)
+        async with live.connect("billing", server(node_servers, "exit-after.mjs", EXIT_AFTER_MS="3000"), handshake="legacy") as client:
+            for _ in range(400):
+                if live.state("billing") != "connected":
+                    break
+                await asyncio.sleep(0.025)
+            await client.call_tool("list_periods", {})
+        return live
+
+    with pytest.raises(mp.ServerExitedError) as e:
+        asyncio.run(in_a_request())
+    assert "server 'billing': the connection closed in a request" in str(e.value)

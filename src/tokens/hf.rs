@@ -1,15 +1,13 @@
 //! Hugging Face `tokenizer.json` counters (feature `tokenizers`): the
 //! tokenizers crate, and a truthful answer to the memo's question.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::Value;
 
 use super::TokenCounter;
-use crate::error::{Error, ErrorKind, Result, read_file};
-use crate::support::hash::sha256_hex;
+use crate::error::{Error, ErrorKind, Result};
 
 /// A [`TokenCounter`] from a Hugging Face `tokenizer.json` file (Llama 3,
 /// Qwen 3, Gemma 3, DeepSeek and most open-weight models publish one).
@@ -312,27 +310,6 @@ fn ignored_settings(t: &tokenizers::Tokenizer) -> String {
 }
 
 impl HfTokenizer {
-    /// Loads a `tokenizer.json`. Its name in reports is the file name and
-    /// the first 12 hex digits of the file's SHA-256
-    /// (`tokenizer.json sha256:0123456789ab`), the same wherever the file
-    /// lies; [`HfTokenizer::named`] gives it another.
-    ///
-    /// Fails with [`ErrorKind::Io`] when the file cannot be read (or is over
-    /// [`MAX_FILE_BYTES`](crate::files::MAX_FILE_BYTES)) and with
-    /// [`ErrorKind::InvalidTokenizer`] when it is not a tokenizer the
-    /// tokenizers crate loads.
-    pub fn from_file(path: impl AsRef<Path>) -> Result<HfTokenizer> {
-        let path = path.as_ref();
-        let json = read_file(path)?;
-        let file = path
-            .file_name()
-            .map_or_else(|| "tokenizer.json".into(), |n| n.to_string_lossy());
-        let name = format!("{file} sha256:{}", &sha256_hex(json.as_bytes())[..12]);
-        HfTokenizer::from_json(&json)
-            .map(|t| t.named(name))
-            .map_err(|e| Error::new(e.kind(), format!("{}: {}", path.display(), e.detail())))
-    }
-
     /// A tokenizer from the text of a `tokenizer.json`, named `tokenizer.json`
     /// until [`HfTokenizer::named`]. Fails with
     /// [`ErrorKind::InvalidTokenizer`].

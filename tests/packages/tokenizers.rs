@@ -705,3 +705,52 @@ fn no_budget_leaves_a_pair_open_in_llama3() {
         found.first()
     );
 }
+
+/// One tokenizer file, ten assemblers (through every way to give it: the
+/// builder, the settings a package passes, `HfTokenizer::from_file`): read
+/// once, and the same counts. A file that changes is read again, once.
+#[test]
+fn one_tokenizer_file_is_read_once_for_every_assembler() {
+    let dir = std::env::temp_dir().join(format!("mcp-preamble-tok-once-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("tokenizer.json");
+    std::fs::copy(file_of("qwen3"), &path).unwrap();
+    assert_eq!(mcp_preamble::tokens::file_reads(&path), 0);
+    let server = common::snapshot("seed-invoice-server");
+    let mut texts = std::collections::BTreeSet::new();
+    for i in 0..10 {
+        let assembler = match i % 3 {
+            0 => Assembler::new().tokenizer_file(&path).unwrap(),
+            1 => {
+                let mut k = mcp_preamble::settings::Keywords::default();
+                k.model = Some("qwen-3".into());
+                k.tokenizer = Some(path.display().to_string());
+                k.assembler().unwrap()
+            }
+            _ => Assembler::new().token_counter(HfTokenizer::from_file(&path).unwrap()),
+        };
+        texts.insert(
+            assembler
+                .budget(64)
+                .assemble(std::slice::from_ref(&server))
+                .unwrap()
+                .text()
+                .to_string(),
+        );
+    }
+    assert_eq!(mcp_preamble::tokens::file_reads(&path), 1);
+    assert_eq!(texts.len(), 1, "the same counts from the shared tokenizer");
+    // Another name of the same file is the same file.
+    HfTokenizer::from_file(dir.join(".").join("tokenizer.json")).unwrap();
+    assert_eq!(mcp_preamble::tokens::file_reads(&path), 1);
+    // Changed: read again, once; and named after its new bytes.
+    let before = HfTokenizer::from_file(&path).unwrap();
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes.push(b'\n');
+    std::fs::write(&path, bytes).unwrap();
+    let after = HfTokenizer::from_file(&path).unwrap();
+    HfTokenizer::from_file(&path).unwrap();
+    assert_eq!(mcp_preamble::tokens::file_reads(&path), 2);
+    assert_ne!(before.name(), after.name());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -8,6 +8,8 @@
 //   INSTRUCTIONS_PER_CONNECT=1  appends " Session <8 random hex digits>." to the instructions, new for every
 //                      connection (on stdio every connect is a new process): text that changes per connect
 //   SECOND             the name of the tool added later (default "second")
+//   EXTRA_TOOLS        after `second`, this many more tools (`extra1`, `extra2`, …) 300 ms apart, each
+//                      with its own tools/list_changed (default 0)
 //   INSTRUCTIONS_LEGACY  when set, the instructions answered to initialize (2025 era); server/discover keeps the
 //                      others: text that differs between the eras
 //
@@ -59,6 +61,12 @@ serveStdio(() => {
       setTimeout(() => {
         const name = process.env.SECOND ?? "second";
         server.registerTool(name, { description: "The second tool, added later.", inputSchema: {} }, async () => ({ content: [{ type: "text", text: "second" }] }));
+        const extra = (n) => {
+          if (n > Number(process.env.EXTRA_TOOLS ?? 0)) return;
+          server.registerTool(`extra${n}`, { description: `Extra tool ${n}.`, inputSchema: {} }, async () => ({ content: [{ type: "text", text: `extra${n}` }] }));
+          setTimeout(() => extra(n + 1), 300).unref();
+        };
+        setTimeout(() => extra(1), 300).unref();
       }, 500).unref();
     }
   });
