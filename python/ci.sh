@@ -29,9 +29,16 @@ step "virtual environment"
 [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r requirements-ci.txt
 
-step "maturin build --release"
+step "maturin build --release (manylinux2014)"
 rm -rf "$work/wheels" "$work/fresh"
-"$venv/bin/maturin" build --release --quiet --out "$work/wheels"
+# Linked by zig (ziglang, in the venv) against glibc 2.17's symbols: the wheel is
+# tagged manylinux2014 and installs on RHEL 7/8, Ubuntu 18.04/20.04 and Amazon
+# Linux 2 (linked against this machine's glibc it was manylinux_2_34). It is the
+# wheel scripts/dist ships. With --zig, cargo builds for --target
+# x86_64-unknown-linux-gnu (target/x86_64-unknown-linux-gnu/release), as node/ci.sh
+# and the instruction guard then do, reusing the library's build.
+PATH="$venv/bin:$PATH" "$venv/bin/maturin" build --release --quiet --zig --compatibility manylinux2014 \
+    --out "$work/wheels"
 fi
 [ "$phase" = build ] && exit 0
 wheel=$(ls "$work"/wheels/mcp_preamble-*-abi3-*.whl)
