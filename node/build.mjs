@@ -2,8 +2,8 @@
 //
 // `napi build` runs cargo with options of its own: the library would be
 // compiled in release a second time in CI, after the Python wheel's build.
-// So this runs cargo itself, in the same profile, target (scripts/dist: the
-// `--target` that maturin --zig passes), target dir and features of
+// So this runs cargo itself, in the same profile, target (scripts/dist:
+// `--target x86_64-unknown-linux-gnu`, and the wheel's linker), target dir and features of
 // `mcp-preamble` as the wheel (python/Cargo.toml), and the library's build
 // is reused; napi-derive
 // writes the type definitions as it compiles, and the napi CLI's own
@@ -11,10 +11,11 @@
 // Without --write-dts a native.d.ts that differs from the Rust side fails.
 //
 // `--target TRIPLE --zig` builds with cargo-zigbuild (PyPI `cargo-zigbuild`
-// and `ziglang`), as the Python wheel's `maturin --zig` does: with
-// `x86_64-unknown-linux-gnu.2.17` the module is linked against glibc 2.17's
-// symbols and loads on RHEL 7/8, Ubuntu 18.04/20.04 and Amazon Linux 2
-// (scripts/dist checks it). `--strip` drops the symbols and debug info
+// and `ziglang`; the release workflow's other Linux targets): with
+// `aarch64-unknown-linux-gnu.2.17` the module is linked against glibc 2.17's
+// symbols and loads on RHEL 7/8, Ubuntu 18.04/20.04 and Amazon Linux 2.
+// scripts/dist links x86_64 the same way, through the wheel's linker
+// (scripts/zigcc-glibc2.17), and checks it. `--strip` drops the symbols and debug info
 // (17 MB of the module came from the standard library's debug info).
 import { spawnSync } from 'node:child_process'
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'

@@ -11,7 +11,7 @@
 #   4. tsc over the examples and the declarations.
 # `node/ci.sh build` does 1 and 2, `node/ci.sh test` 3 and 4 (.ci/run builds
 # while the Rust tests run); no argument: all four. Arguments after the phase go
-# to build.mjs (scripts/dist: `--target x86_64-unknown-linux-gnu.2.17 --zig --strip`).
+# to build.mjs (scripts/dist: `--target x86_64-unknown-linux-gnu --strip`, with its linker).
 set -euo pipefail
 phase="${1:-all}"
 shift || true

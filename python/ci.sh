@@ -31,13 +31,15 @@ step "virtual environment"
 
 step "maturin build --release (manylinux2014)"
 rm -rf "$work/wheels" "$work/fresh"
-# Linked by zig (ziglang, in the venv) against glibc 2.17's symbols: the wheel is
-# tagged manylinux2014 and installs on RHEL 7/8, Ubuntu 18.04/20.04 and Amazon
-# Linux 2 (linked against this machine's glibc it was manylinux_2_34). It is the
-# wheel scripts/dist ships. With --zig, cargo builds for --target
-# x86_64-unknown-linux-gnu (target/x86_64-unknown-linux-gnu/release), as node/ci.sh
-# and the instruction guard then do, reusing the library's build.
-PATH="$venv/bin:$PATH" "$venv/bin/maturin" build --release --quiet --zig --compatibility manylinux2014 \
+# Linked by zig (ziglang and cargo-zigbuild, in the venv; scripts/zigcc-glibc2.17)
+# against glibc 2.17's symbols: the wheel is tagged manylinux2014 and installs on
+# RHEL 7/8, Ubuntu 18.04/20.04 and Amazon Linux 2 (linked against this machine's
+# glibc it was manylinux_2_34). It is the wheel scripts/dist ships; the Node
+# module and the instruction guard are built with the same target and linker,
+# reusing the library's build (maturin --zig would link through a wrapper at a
+# path of its own, and cargo would build the library again for them).
+PATH="$venv/bin:$PATH" CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER="$root/scripts/zigcc-glibc2.17" \
+    "$venv/bin/maturin" build --release --quiet --target x86_64-unknown-linux-gnu --compatibility manylinux2014 \
     --out "$work/wheels"
 fi
 [ "$phase" = build ] && exit 0
