@@ -10,9 +10,11 @@
 #      errors, live servers (tests/servers), the examples;
 #   4. tsc over the examples and the declarations.
 # `node/ci.sh build` does 1 and 2, `node/ci.sh test` 3 and 4 (.ci/run builds
-# while the Rust tests run); no argument: all four.
+# while the Rust tests run); no argument: all four. Arguments after the phase go
+# to build.mjs (scripts/dist: `--target x86_64-unknown-linux-gnu --strip`, with its linker).
 set -euo pipefail
 phase="${1:-all}"
+shift || true
 cd "$(dirname "$0")"
 root="$(cd .. && pwd)"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
@@ -25,7 +27,7 @@ npm ci --no-audit --no-fund --loglevel=error >/dev/null
 
 step "native module (release)"
 # -v: the crates cargo compiles, to tell whether the library was reused.
-MCP_PREAMBLE_BUILD_VERBOSE=1 node build.mjs 2>"$CARGO_TARGET_DIR/node-build.log" \
+MCP_PREAMBLE_BUILD_VERBOSE=1 node build.mjs "$@" 2>"$CARGO_TARGET_DIR/node-build.log" \
     || { cat "$CARGO_TARGET_DIR/node-build.log" >&2; exit 1; }
 if grep -q "Compiling mcp-preamble v" "$CARGO_TARGET_DIR/node-build.log"; then
     # Expected when python/ci.sh did not run first; after it, a dependency's

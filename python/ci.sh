@@ -29,9 +29,18 @@ step "virtual environment"
 [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r requirements-ci.txt
 
-step "maturin build --release"
+step "maturin build --release (manylinux2014)"
 rm -rf "$work/wheels" "$work/fresh"
-"$venv/bin/maturin" build --release --quiet --out "$work/wheels"
+# Linked by zig (ziglang and cargo-zigbuild, in the venv; scripts/zigcc-glibc2.17)
+# against glibc 2.17's symbols: the wheel is tagged manylinux2014 and installs on
+# RHEL 7/8, Ubuntu 18.04/20.04 and Amazon Linux 2 (linked against this machine's
+# glibc it was manylinux_2_34). It is the wheel scripts/dist ships; the Node
+# module and the instruction guard are built with the same target and linker,
+# reusing the library's build (maturin --zig would link through a wrapper at a
+# path of its own, and cargo would build the library again for them).
+PATH="$venv/bin:$PATH" CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER="$root/scripts/zigcc-glibc2.17" \
+    "$venv/bin/maturin" build --release --quiet --target x86_64-unknown-linux-gnu --compatibility manylinux2014 \
+    --out "$work/wheels"
 fi
 [ "$phase" = build ] && exit 0
 wheel=$(ls "$work"/wheels/mcp_preamble-*-abi3-*.whl)

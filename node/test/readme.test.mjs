@@ -40,11 +40,11 @@ test('node/README.md', (t) => {
   if (!nodeServers(t)) return
   const found = snippets(join(PACKAGE, 'README.md'))
   assert.equal(found.length, 2)
-  const first = run(found[0], 0)
-  assert.match(first, /^billing \d+ -> \d+/m)
-  assert.match(first, /^[0-9a-f]{64}$/m)
-  // The live snippet: a section with the server, then none, one revision later.
-  const live = run(found[1], 1).split('\n')
+  const offline = run(found[1], 1)
+  assert.match(offline, /^billing \d+ -> \d+/m)
+  assert.match(offline, /^[0-9a-f]{64}$/m)
+  // The live snippet, first on the page: a section with the server, then none, one revision later.
+  const live = run(found[0], 0).split('\n')
   assert.match(live[0], /^1 ## MCP server instructions/)
   assert.ok(live.includes('0 2'), live.join('\n'))
 })
