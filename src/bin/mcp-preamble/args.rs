@@ -50,7 +50,7 @@ pub enum Command {
     /// changes or on SIGHUP. With `--state redis://…` the pins are shared
     /// by every gateway and followed as `pin --state` writes them. Stdout
     /// carries MCP messages only.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Serve one MCP server to a host as it is, but for its instructions and tool descriptions.
     ///
     /// Starts COMMAND (or reaches `--url`) and relays it to this process's stdio, message for

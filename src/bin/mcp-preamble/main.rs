@@ -52,8 +52,8 @@ fn run() -> Result<ExitCode, CliError> {
             Command::Lint(l) => lint::lint(l).await,
             Command::Pin(a) => pin::pin(a).await,
             // Over HTTP, SIGTERM is the drain's (`--listen`).
-            Command::Serve(a) if a.listen.is_some() => serve::serve(a).await,
-            Command::Serve(a) => stop::until_stopped(serve::serve(a)).await,
+            Command::Serve(a) if a.listen.is_some() => serve::serve(*a).await,
+            Command::Serve(a) => stop::until_stopped(serve::serve(*a)).await,
             Command::Wrap(a) => stop::until_stopped(wrap::wrap(a)).await,
             Command::Install(a) => install::install(&a),
             Command::Uninstall(a) => install::uninstall(&a),
