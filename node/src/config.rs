@@ -10,7 +10,9 @@ use crate::errors::to_js;
 /// The servers of a config file as JSON (sorted by alias): `{"alias",
 /// "command", "args", "env", "cwd"}` or `{"alias", "url", "headers"}`,
 /// with VS Code variables expanded as the CLI expands them.
+// Free functions are registered only outside `cfg(test)` (napi's macro).
 #[napi(catch_unwind)]
+#[cfg_attr(test, allow(dead_code))]
 pub fn config_json(path: String) -> napi::Result<String> {
     let config = McpConfig::from_path(std::path::Path::new(&path)).map_err(to_js)?;
     let servers: Vec<serde_json::Value> = config
@@ -44,6 +46,7 @@ pub fn config_json(path: String) -> napi::Result<String> {
 /// How many times this process read the tokenizer file at `path` (the
 /// crate's `tokens::file_reads`): one per content, however many assemblers.
 #[napi]
+#[cfg_attr(test, allow(dead_code))]
 pub fn tokenizer_file_reads(path: String) -> i64 {
     i64::try_from(mcp_preamble::tokens::file_reads(path)).unwrap_or(i64::MAX)
 }
