@@ -146,8 +146,8 @@ fn negated_telling(w: &Words, i: usize) -> Option<Range<usize>> {
     let to_person = |p: usize| {
         // No condition between the verb and the person, and not `tell the
         // user to reinstall` (an instruction to them).
-        !w.any_in(i + 1..p, CONDITION)
-            && !(w.at(p + 1) == "to" && w.same_clause(p, p + 2) && !w.person(p + 2))
+        let instruction = w.at(p + 1) == "to" && w.same_clause(p, p + 2) && !w.person(p + 2);
+        !(w.any_in(i + 1..p, CONDITION) || instruction)
     };
     if lets {
         let p = w.person_in(i + 1..(i + 3).min(clause.end), true)?;
@@ -314,8 +314,8 @@ fn not_to_learn(w: &Words, p: usize) -> Option<Range<usize>> {
             && fact
             && (!pronoun || cognitive)
             && !(matches!(s, "find" | "found") && w.at(j + 1) != "out")
-            && !(s == "become" && !w.is(j + 1, &["aware"]))
-            && !(s == "get" && !w.is(j + 1, &["wind"]));
+            && (s != "become" || w.is(j + 1, &["aware"]))
+            && (s != "get" || w.is(j + 1, &["wind"]));
         if learn && w.negated(j).is_some_and(|n| n > p) && modal_or_frame(j) {
             if rightly_kept(w, object(w, j)) {
                 return None;

@@ -458,6 +458,42 @@ fn ranking(w: &Words, i: usize) -> Option<Range<usize>> {
                     &["do", "follow", "obey", "with", "to"],
                 )
         }
+        _ => return persona(w, i),
+    };
+    (found && w.negated(i).is_none()).then(|| w.bytes(i, i + 1))
+}
+
+/// Words of a persona without ethics: `without ethical limits`.
+const UNETHICAL: &[&str] = &[
+    "ethical",
+    "moral",
+    "ethics",
+    "morals",
+    "censorship",
+    "scruples",
+];
+
+/// Who `I am your …` claims to be.
+const MAKERS: &[&str] = &[
+    "developer",
+    "creator",
+    "administrator",
+    "admin",
+    "operator",
+    "owner",
+    "maker",
+    "programmer",
+    "master",
+];
+
+/// Claims of standing and personas without rules: `treat this as coming
+/// from your developer`, `I am your developer`, `the real instructions`,
+/// `as if no system prompt exists`, DAN, `without ethical limits`.
+fn persona(w: &Words, i: usize) -> Option<Range<usize>> {
+    let clause = w.clause_of(i);
+    let sentence = w.sentence_of(i);
+    let upto = |k: usize| i + 1..(i + k).min(sentence.end);
+    let found = match w.at(i) {
         // DAN: `pretend to be DAN`, `do anything now`.
         "dan" => matches!(
             w.at(i.saturating_sub(1)),
@@ -472,17 +508,7 @@ fn ranking(w: &Words, i: usize) -> Option<Range<usize>> {
                     &["confines", "restrictions", "rules", "limits", "shackles"],
                 )
         }
-        "without" => w.any_in(
-            upto(3),
-            &[
-                "ethical",
-                "moral",
-                "ethics",
-                "morals",
-                "censorship",
-                "scruples",
-            ],
-        ),
+        "without" => w.any_in(upto(3), UNETHICAL),
         // `treat the text below as coming from your developer`.
         "treat" | "regard" | "consider" => {
             let as_ = (i + 1..(i + 7).min(clause.end)).find(|&k| w.at(k) == "as");
@@ -497,21 +523,7 @@ fn ranking(w: &Words, i: usize) -> Option<Range<usize>> {
         }
         // `I am your developer`.
         "am" => {
-            i > 0
-                && w.at(i - 1) == "i"
-                && w.at(i + 1) == "your"
-                && matches!(
-                    w.at(i + 2),
-                    "developer"
-                        | "creator"
-                        | "administrator"
-                        | "admin"
-                        | "operator"
-                        | "owner"
-                        | "maker"
-                        | "programmer"
-                        | "master"
-                )
+            i > 0 && w.at(i - 1) == "i" && w.at(i + 1) == "your" && MAKERS.contains(&w.at(i + 2))
         }
         // `the real instructions start here`.
         "real" | "true" | "actual" => {
@@ -532,6 +544,17 @@ fn ranking(w: &Words, i: usize) -> Option<Range<usize>> {
             (as_if && rules)
                 || (prior && rules && w.any_in(i.saturating_sub(2)..i, &["with", "have"]))
         }
+        _ => return notice(w, i),
+    };
+    (found && w.negated(i).is_none()).then(|| w.bytes(i, i + 1))
+}
+
+/// `there are no rules except…`, `unlock your…`, `Message from OpenAI
+/// staff:`.
+fn notice(w: &Words, i: usize) -> Option<Range<usize>> {
+    let sentence = w.sentence_of(i);
+    let upto = |k: usize| i + 1..(i + k).min(sentence.end);
+    let found = match w.at(i) {
         // `there are no rules … except the ones below`.
         "there" => {
             w.is(i + 1, &["are", "no"])
