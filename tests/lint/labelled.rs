@@ -163,6 +163,13 @@ fn labelled_set_recall_and_false_positives_meet_issue_55s_goals() {
     for row in rows("behaviour.jsonl") {
         behaviour.add(&linter, &row);
     }
+    // Held out: written and gathered by another session without reading the
+    // rules, measured once when they were final (README); not held to the
+    // goals, which it does not meet.
+    let mut round3 = Tally::default();
+    for row in rows("round3.jsonl") {
+        round3.add(&linter, &row);
+    }
     let mut corpus = Tally::default();
     let sentences = corpus_sentences();
     for (n, text) in sentences.iter().enumerate() {
@@ -173,6 +180,7 @@ fn labelled_set_recall_and_false_positives_meet_issue_55s_goals() {
         };
         corpus.add(&linter, &row);
     }
+    round3.print("round3 (held out)");
     own.print("own sentences");
     bastion.print("bastioncorpus (en)");
     held.print("second round");
@@ -184,6 +192,7 @@ fn labelled_set_recall_and_false_positives_meet_issue_55s_goals() {
         .chain(&bastion.missed)
         .chain(&held.missed)
         .chain(&behaviour.missed)
+        .chain(&round3.missed)
     {
         println!("missed: {line}");
     }
@@ -193,6 +202,7 @@ fn labelled_set_recall_and_false_positives_meet_issue_55s_goals() {
         .chain(&bastion.wrong)
         .chain(&held.wrong)
         .chain(&behaviour.wrong)
+        .chain(&round3.wrong)
         .chain(&corpus.wrong)
     {
         println!("false positive: {line}");
@@ -218,5 +228,6 @@ fn labelled_set_recall_and_false_positives_meet_issue_55s_goals() {
     assert_eq!((bastion.pos[1], bastion.negatives), (39, 83));
     assert_eq!((held.pos, held.negatives), ([20, 15], 25));
     assert_eq!((behaviour.pos, behaviour.negatives), ([67, 64], 83));
+    assert_eq!((round3.pos, round3.negatives), ([38, 46], 66));
     assert!(sentences.len() > 1000, "{}", sentences.len());
 }
