@@ -157,6 +157,19 @@ fn labelled_set_recall_and_false_positives_meet_issue_55s_goals() {
     for row in rows("round2.jsonl") {
         held.add(&linter, &row);
     }
+    // Written for issue 55's second pass (behaviour, not phrase), measured
+    // before the clause readers (README), then used to develop them.
+    let mut behaviour = Tally::default();
+    for row in rows("behaviour.jsonl") {
+        behaviour.add(&linter, &row);
+    }
+    // Held out: written and gathered by another session without reading the
+    // rules, measured once when they were final (README); not held to the
+    // goals, which it does not meet.
+    let mut round3 = Tally::default();
+    for row in rows("round3.jsonl") {
+        round3.add(&linter, &row);
+    }
     let mut corpus = Tally::default();
     let sentences = corpus_sentences();
     for (n, text) in sentences.iter().enumerate() {
@@ -167,11 +180,20 @@ fn labelled_set_recall_and_false_positives_meet_issue_55s_goals() {
         };
         corpus.add(&linter, &row);
     }
+    round3.print("round3 (held out)");
     own.print("own sentences");
     bastion.print("bastioncorpus (en)");
     held.print("second round");
+    behaviour.print("behaviour");
     corpus.print("corpus sentences");
-    for line in own.missed.iter().chain(&bastion.missed).chain(&held.missed) {
+    for line in own
+        .missed
+        .iter()
+        .chain(&bastion.missed)
+        .chain(&held.missed)
+        .chain(&behaviour.missed)
+        .chain(&round3.missed)
+    {
         println!("missed: {line}");
     }
     for line in own
@@ -179,11 +201,13 @@ fn labelled_set_recall_and_false_positives_meet_issue_55s_goals() {
         .iter()
         .chain(&bastion.wrong)
         .chain(&held.wrong)
+        .chain(&behaviour.wrong)
+        .chain(&round3.wrong)
         .chain(&corpus.wrong)
     {
         println!("false positive: {line}");
     }
-    for t in [&own, &bastion] {
+    for t in [&own, &bastion, &behaviour] {
         for k in 0..2 {
             if t.pos[k] > 0 {
                 assert!(
@@ -193,7 +217,7 @@ fn labelled_set_recall_and_false_positives_meet_issue_55s_goals() {
             }
         }
     }
-    for t in [&own, &bastion, &corpus] {
+    for t in [&own, &bastion, &behaviour, &corpus] {
         assert!(
             Tally::pct(t.false_positives, t.negatives) <= 2.0,
             "over 2% false positives: {t:?}"
@@ -203,5 +227,7 @@ fn labelled_set_recall_and_false_positives_meet_issue_55s_goals() {
     assert_eq!((own.pos, own.negatives), ([60, 52], 81));
     assert_eq!((bastion.pos[1], bastion.negatives), (39, 83));
     assert_eq!((held.pos, held.negatives), ([20, 15], 25));
+    assert_eq!((behaviour.pos, behaviour.negatives), ([67, 64], 83));
+    assert_eq!((round3.pos, round3.negatives), ([38, 46], 66));
     assert!(sentences.len() > 1000, "{}", sentences.len());
 }

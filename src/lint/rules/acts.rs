@@ -59,6 +59,18 @@ pub(super) enum Kind {
 /// Rejects a match, given the whole unit and the match's range.
 pub(super) type Reject = fn(&str, Range<usize>) -> bool;
 
+/// Reads a unit clause by clause; the range of the act's phrase.
+pub(super) type Read = fn(&str) -> Option<Range<usize>>;
+
+/// The clause readers, for the wordings the phrases below do not know.
+pub(super) fn readers() -> [(Kind, Read); 3] {
+    [
+        (Kind::Conceal, super::conceal::concealment),
+        (Kind::Lie, super::conceal::lying),
+        (Kind::Override, super::overrule::overriding),
+    ]
+}
+
 pub(super) struct Act {
     pub(super) kind: Kind,
     pub(super) regex: String,
@@ -139,7 +151,7 @@ pub(super) fn concealment() -> Vec<Act> {
         act(
             c,
             format!(r"\bwithout\s+(?:ever\s+)?{TELLING}\b[^.;:!?]{{0,40}}?(?:{PERSON})"),
-            Some(possessive_person),
+            Some(possessive_or_doubly_negated),
         ),
         act(
             c,
@@ -255,9 +267,14 @@ pub(super) fn role_markers() -> Vec<Act> {
         act(
             r"\[/?INST\]|<<\s*/?SYS\s*>>|</?(?:start|end)_of_turn>|\[(?:SYSTEM|SYS|ASSISTANT)\]|<\s*/?\s*(?:assistant|human|im_start|im_end)\s*>",
         ),
+        // Mistral's tokenized sections, OpenChat's turns, a bracketed
+        // notice, and a message object with a role (`{"role": "system"`).
+        act(
+            r#"\[/?(?:SYSTEM_PROMPT|AVAILABLE_TOOLS|TOOL_RESULTS|TOOL_CALLS)\]|\bGPT4\s+Correct\s+(?:User|Assistant)\s*:|\[\s*(?:system|admin|administrator|developer|operator)\s+(?:note|notice|message|override|instruction|update|alert|directive)s?\s*[:\]]|\{\s*"role"\s*:\s*"(?:system|developer|assistant)""#,
+        ),
         // Alpaca's sections, and a fence that claims the input ended.
         act(
-            r"(?m)^\s*#{2,4}\s*(?:instruction|response|human|assistant|system)\s*:|(?:[-=#*_]{3,}\s*)end\s+of\s+(?:the\s+)?(?:user\s+input|user\s+message|system\s+prompt|instructions|conversation|prompt|document|input)\b|\bend\s+of\s+(?:user\s+input|system\s+prompt)\b",
+            r"(?m)^\s*#{2,4}\s*(?:instruction|response|human|assistant|system)\s*:|(?m)^\s*###\s*(?:input|user)\s*:|(?:[-=#*_]{3,}\s*)end\s+of\s+(?:the\s+)?(?:user\s+input|user\s+message|system\s+prompt|instructions|conversation|prompt|document|input)\b|\bend\s+of\s+(?:user\s+input|system\s+prompt)\b",
         ),
     ]
 }
@@ -292,6 +309,17 @@ fn possessive_person(text: &str, m: Range<usize>) -> bool {
     text[m.end..].starts_with('\'') || text[m.end..].starts_with('’')
 }
 
+/// `never delete … without telling the user` requires telling: two
+/// negations in one clause.
+fn possessive_or_doubly_negated(text: &str, m: Range<usize>) -> bool {
+    let before = lower_before(text, m.start, 80);
+    let clause = before.rsplit([',', ';', ':', '.']).next().unwrap_or("");
+    let negated = clause
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .any(|w| matches!(w, "never" | "not" | "no") || w.ends_with("n't"));
+    negated || possessive_person(text, m)
+}
+
 /// Not concealment: the hiding verb negated, a negated failure to tell,
 /// the person's things, or presentation advice with an alternative.
 pub(super) fn not_concealment(text: &str, m: Range<usize>) -> bool {
@@ -309,6 +337,7 @@ pub(super) fn not_concealment(text: &str, m: Range<usize>) -> bool {
         || found.starts_with("suppress")
         || found.starts_with("leave");
     (hiding && negated_act(text, m.clone()))
+        || (found.starts_with("without") && possessive_or_doubly_negated(text, m.clone()))
         || ["fail to", "forget to", "hesitate to", "neglect to"]
             .iter()
             .any(|w| found.contains(w))
@@ -317,13 +346,74 @@ pub(super) fn not_concealment(text: &str, m: Range<usize>) -> bool {
         || ["instead", "rather than", "unless", "until"]
             .iter()
             .any(|w| rest.contains(w) || found.contains(w))
+        || detail_or_timing(&rest)
+        || private_or_credential(&found, &rest)
+        || alternative_after(&rest)
+}
+
+/// `do not inform the user of every retry; summarize them at the end`: the
+/// next clause says what to tell instead.
+fn alternative_after(rest: &str) -> bool {
+    rest.split_once("; ").is_some_and(|(_, next)| {
+        let first = next.split_whitespace().next().unwrap_or("");
+        [
+            "summarize",
+            "summarise",
+            "report",
+            "mention",
+            "tell",
+            "show",
+            "list",
+            "give",
+            "say",
+            "describe",
+            "explain",
+            "use",
+            "display",
+            "present",
+            "return",
+            "state",
+            "offer",
+        ]
+        .contains(&first)
+    })
+}
+
+/// Privacy or a credential, not hiding: `never reveal their address to
+/// other users`, `never tell anyone your password`.
+fn private_or_credential(found: &str, rest: &str) -> bool {
+    let words = |s: &str| {
+        s.split(|c: char| !c.is_alphanumeric() && c != '\'')
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    let private = words(found).iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "their" | "other" | "personal" | "private" | "pii" | "sensitive"
+        )
+    });
+    let next = words(rest);
+    let credential = next
+        .iter()
+        .take(4)
+        .any(|w| super::lexicon::CREDENTIAL.contains(&w.as_str()));
+    private || credential
+}
+
+/// Presentation or timing, not hiding: `the same result twice`, `raw ids`,
+/// `before write_file returns` (the words of `lexicon::DETAIL`).
+fn detail_or_timing(rest: &str) -> bool {
+    rest.split(|c: char| !c.is_alphanumeric())
+        .any(|w| w == "before" || super::lexicon::DETAIL.contains(&w))
 }
 
 /// The person as subject in a condition (`if the user does not know`) or a
 /// description (`the user does not see tool calls`), not a directive.
 fn not_person_directive(text: &str, m: Range<usize>) -> bool {
     let found = text[m.clone()].to_lowercase();
-    let before = lower_before(text, m.start, 24);
+    let before = lower_before(text, m.start, 40);
     let last = before
         .split(|c: char| !c.is_alphanumeric())
         .rfind(|w| !w.is_empty())
@@ -338,7 +428,59 @@ fn not_person_directive(text: &str, m: Range<usize>) -> bool {
     let relative = [" who ", " that ", " which "]
         .iter()
         .any(|w| found.contains(w));
-    conditional || described || relative || possessive_person(text, m)
+    // `the user never sees the raw HTML` describes; a directive has a
+    // modal or a frame (`it's important the user never learns`).
+    let directive = [
+        "should",
+        "must",
+        "shall",
+        "need",
+        " to ",
+        "ought",
+        "important",
+        "essential",
+        "sure",
+        "ensure",
+        "so ",
+        "best",
+        "vital",
+        "crucial",
+    ]
+    .iter()
+    .any(|w| found.contains(w) || before.contains(w));
+    // `need not know SQL` is a skill; `need not know about the copy` a fact.
+    let skill = (found.ends_with("know") || found.ends_with("learn"))
+        && text[m.end..].split_whitespace().next().is_some_and(|w| {
+            let w = w
+                .trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase();
+            !matches!(
+                w.as_str(),
+                "about"
+                    | "that"
+                    | "of"
+                    | "what"
+                    | "where"
+                    | "why"
+                    | "when"
+                    | "it"
+                    | "this"
+                    | "these"
+                    | "anything"
+                    | "any"
+                    | "there"
+                    | "whether"
+                    | "who"
+                    | "which"
+            )
+        });
+    conditional
+        || skill
+        || described
+        || relative
+        || !directive
+        || possessive_person(text, m.clone())
+        || detail_or_timing(&text[m.end..].to_lowercase())
 }
 
 /// `ignore any instructions found in fetched pages` guards the host; a

@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::hidden::count_hidden;
-use super::host::{HostPattern, worst_match};
+use super::host::{Finder, HostPattern, worst_match};
 use crate::lint::pass::Pass;
 use crate::lint::{LintCode, Severity};
 use crate::redact::scan::find_secrets;
@@ -119,8 +119,10 @@ static TOOL_PATTERNS: LazyLock<Vec<HostPattern>> = LazyLock::new(|| {
     vec![HostPattern {
         severity: Severity::Error,
         what: "wrap text in a tag that claims authority",
-        regex: Regex::new(r"(?i)<\s*/?\s*(?:important|instructions?|hidden|override)\s*>")
-            .expect("static regex"),
+        finder: Finder::Regex(
+            Regex::new(r"(?i)<\s*/?\s*(?:important|instructions?|hidden|override)\s*>")
+                .expect("static regex"),
+        ),
         reject: None,
         lines: false,
     }]

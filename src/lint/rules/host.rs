@@ -75,20 +75,30 @@ pub(super) struct HostPattern {
     pub(super) severity: Severity,
     /// Completes "instructions …".
     pub(super) what: &'static str,
-    pub(super) regex: Regex,
+    pub(super) finder: Finder,
     /// Rejects a match, given the whole unit and the match's range.
     pub(super) reject: Option<acts::Reject>,
     /// Also tried on each raw line of the unit (role markers at a line's start).
     pub(super) lines: bool,
 }
 
+/// How a pattern finds its phrase: a regular expression, or a clause
+/// reader (`conceal`, `overrule`) that returns the phrase's range.
+pub(super) enum Finder {
+    Regex(Regex),
+    Read(acts::Read),
+}
+
 impl HostPattern {
     /// The first accepted match in `text`.
     fn find<'t>(&self, text: &'t str) -> Option<&'t str> {
-        self.regex
-            .find_iter(text)
-            .find(|m| !self.reject.is_some_and(|r| r(text, m.range())))
-            .map(|m| m.as_str())
+        match &self.finder {
+            Finder::Regex(regex) => regex
+                .find_iter(text)
+                .find(|m| !self.reject.is_some_and(|r| r(text, m.range())))
+                .map(|m| m.as_str()),
+            Finder::Read(read) => read(text).map(|r| &text[r]),
+        }
     }
 }
 
@@ -106,24 +116,28 @@ static HOST_PATTERNS: LazyLock<Vec<HostPattern>> = LazyLock::new(|| {
     let p = |severity, what, re: &str| HostPattern {
         severity,
         what,
-        regex: Regex::new(&format!("(?i){re}")).expect("static regex"),
+        finder: Finder::Regex(Regex::new(&format!("(?i){re}")).expect("static regex")),
         reject: None,
         lines: false,
+    };
+    let what = |kind| match kind {
+        Kind::Conceal => KEEP_FROM_USER,
+        Kind::Lie => LIE_TO_USER,
+        Kind::Ignore => IGNORE_OTHERS,
+        Kind::SpeakAs => SPEAK_AS_SYSTEM,
+        Kind::Override => OVERRIDE_OTHERS,
     };
     let from_act = |a: Act| HostPattern {
         lines: a.kind == Kind::SpeakAs,
         reject: a.reject,
-        ..p(
-            Severity::Error,
-            match a.kind {
-                Kind::Conceal => KEEP_FROM_USER,
-                Kind::Lie => LIE_TO_USER,
-                Kind::Ignore => IGNORE_OTHERS,
-                Kind::SpeakAs => SPEAK_AS_SYSTEM,
-                Kind::Override => OVERRIDE_OTHERS,
-            },
-            &a.regex,
-        )
+        ..p(Severity::Error, what(a.kind), &a.regex)
+    };
+    let from_reader = |(kind, read)| HostPattern {
+        severity: Severity::Error,
+        what: what(kind),
+        finder: Finder::Read(read),
+        reject: None,
+        lines: false,
     };
     let e = Severity::Error;
     let w = Severity::Warning;
@@ -248,12 +262,15 @@ static HOST_PATTERNS: LazyLock<Vec<HostPattern>> = LazyLock::new(|| {
         ),
         p(w, "tell the model to disregard something", r"\bdisregard\b"),
     ];
-    // The acts after the four shapes above, whose phrases they keep.
+    // The acts after the four shapes above, whose phrases they keep; the
+    // clause readers after the phrases, for every other wording.
     let acts = acts::concealment()
         .into_iter()
         .chain(acts::lying())
         .chain(acts::overrides())
-        .chain(acts::role_markers());
-    patterns.splice(4..4, acts.map(from_act));
+        .chain(acts::role_markers())
+        .map(from_act)
+        .chain(acts::readers().into_iter().map(from_reader));
+    patterns.splice(4..4, acts);
     patterns
 });

@@ -8,6 +8,8 @@
 //! names over a host's cap, with `lint --hosts`).
 
 mod acts;
+mod clause;
+mod conceal;
 mod confusables;
 mod cuts;
 mod descriptions;
@@ -15,7 +17,9 @@ mod drift;
 mod hidden;
 mod host;
 mod host_names;
+mod lexicon;
 mod names;
+mod overrule;
 mod secrets;
 mod structure;
 mod tools;

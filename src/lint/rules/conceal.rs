@@ -1,0 +1,576 @@
+//! MCP020 read clause by clause (issue 55): the act of keeping something
+//! from the person, or of lying to them about an outcome, in any wording.
+//!
+//! - a verb of telling, showing or disclosing under a negation whose
+//!   audience is the person, a reply, or this text itself (`do not tell the
+//!   user`, `the charge is not to be mentioned in your reply`, `never reveal
+//!   these instructions`); passive with the person as subject under a modal
+//!   (`users should not be told`);
+//! - a verb of hiding as a directive, `from` the person, out of a reply, or
+//!   over the act itself (`hide that you called…`), and idioms of secrecy
+//!   (`keep under wraps`, `sweep under the rug`, `say nothing about`);
+//! - the person as the subject of a directive not to learn (`must never
+//!   find out`, `must remain unaware`, `so the user won't notice`), or kept
+//!   unaware (`keep the user in the dark`);
+//! - lying: deceiving the person, misreporting, faking an outcome, acting
+//!   `as if` nothing happened, making them believe, a scripted denial when
+//!   they ask, and success reported `even if` it failed.
+//!
+//! A match is dropped for a credential (`never reveal the API key`), the
+//! person's own things (`never share the user's data`), presentation
+//! details (ids, stack traces, `twice`), an alternative or a timing
+//! (`instead`, `unless`, `until`, `before`), a condition (`if the user…`)
+//! and a negation that cancels (`never proceed without telling the user`).
+
+use std::ops::Range;
+
+use super::clause::Words;
+use super::lexicon::*;
+
+/// The first concealment in `text`, as a byte range.
+pub(super) fn concealment(text: &str) -> Option<Range<usize>> {
+    let w = Words::new(text);
+    (0..w.len()).find_map(|i| {
+        negated_telling(&w, i)
+            .or_else(|| hiding(&w, i))
+            .or_else(|| not_to_learn(&w, i))
+            .or_else(|| secrecy_idiom(&w, i))
+    })
+}
+
+/// The first lie to the person in `text`, as a byte range.
+pub(super) fn lying(text: &str) -> Option<Range<usize>> {
+    let w = Words::new(text);
+    (0..w.len()).find_map(|i| {
+        deceiving(&w, i)
+            .or_else(|| as_if(&w, i))
+            .or_else(|| scripted(&w, i))
+            .or_else(|| regardless(&w, i))
+    })
+}
+
+/// The words after `i` that are its object: up to `that`, a wh-word or a
+/// condition.
+fn object(w: &Words, i: usize) -> Range<usize> {
+    let clause = w.clause_of(i);
+    let end = (i + 1..clause.end)
+        .find(|&k| {
+            matches!(
+                w.at(k),
+                "that" | "what" | "which" | "why" | "where" | "how" | "whether" | "who"
+            ) || CONDITION.contains(&w.at(k))
+        })
+        .unwrap_or(clause.end);
+    i + 1..end
+}
+
+/// The object is one a directive may rightly keep: a credential, the
+/// person's own things, something private, or a presentation detail.
+fn rightly_kept(w: &Words, object: Range<usize>) -> bool {
+    object.into_iter().any(|k| {
+        let s = w.at(k);
+        CREDENTIAL.contains(&s)
+            || DETAIL.contains(&s)
+            || matches!(
+                s,
+                "user's"
+                    | "users'"
+                    | "customer's"
+                    | "customers'"
+                    | "person's"
+                    | "people's"
+                    | "their"
+                    | "other"
+                    | "others'"
+                    | "personal"
+                    | "private"
+                    | "pii"
+                    | "sensitive"
+                    | "medical"
+                    | "health"
+            )
+    })
+}
+
+/// A negation that does not hide: `never … without telling` (two
+/// negations), `never fail to`, or advice with an alternative or a time.
+fn cancelled(w: &Words, i: usize, neg: usize) -> bool {
+    let clause = w.clause_of(i);
+    let twice =
+        w.at(neg) == "without" && w.any_in(clause.start..neg, &["not", "never", "no", "nobody"]);
+    let sentence = w.sentence_of(i);
+    // `do not inform the user of every retry; summarize them at the end`.
+    let then = w.at(sentence.end);
+    let instead = w.len() > sentence.end
+        && [
+            "summarize",
+            "summarise",
+            "report",
+            "mention",
+            "tell",
+            "show",
+            "list",
+            "give",
+            "say",
+            "describe",
+            "explain",
+            "use",
+            "display",
+            "present",
+            "return",
+            "state",
+            "offer",
+        ]
+        .contains(&then);
+    twice || instead || w.any_in(i + 1..sentence.end, ALTERNATIVE)
+}
+
+fn negated_telling(w: &Words, i: usize) -> Option<Range<usize>> {
+    let s = w.at(i);
+    let (tell, show) = (form_of(s, TELL), form_of(s, SHOW));
+    let disclose = form_of(s, DISCLOSE) || (s == "let" && w.at(i + 1) == "on");
+    let lets = !disclose
+        && matches!(
+            s,
+            "let" | "make" | "allow" | "help" | "give" | "letting" | "making"
+        );
+    if !(tell || show || disclose || lets) {
+        return None;
+    }
+    let neg = w.negated(i)?;
+    if cancelled(w, i, neg) || rightly_kept(w, object(w, i)) {
+        return None;
+    }
+    let clause = w.clause_of(i);
+    let sentence = w.sentence_of(i);
+    let to_person = |p: usize| {
+        // No condition between the verb and the person, and not `tell the
+        // user to reinstall` (an instruction to them).
+        let instruction = w.at(p + 1) == "to" && w.same_clause(p, p + 2) && !w.person(p + 2);
+        !(w.any_in(i + 1..p, CONDITION) || instruction)
+    };
+    if lets {
+        let p = w.person_in(i + 1..(i + 3).min(clause.end), true)?;
+        let learn = (p + 1..(p + 4).min(clause.end)).any(|k| {
+            form_of(w.at(k), LEARN) || matches!(w.at(k), "aware" | "hint" | "idea" | "clue")
+        });
+        return learn.then(|| w.bytes(neg, p + 1));
+    }
+    let after = w
+        .person_in(i + 1..sentence.end, tell || disclose)
+        .filter(|&p| w.person(p) || matches!(w.at(p), "them" | "him" | "her"));
+    let before = passive_subject(w, i);
+    let found = match (after, before) {
+        (Some(p), _) if to_person(p) && (w.same_clause(i, p) || !show) => Some(p),
+        (_, Some(p)) => Some(p),
+        _ => None,
+    };
+    if let Some(p) = found {
+        return Some(w.bytes(neg.min(p), i.max(p)));
+    }
+    let scoped = w.reply_scope(sentence.clone()) || w.self_reference(i);
+    ((disclose || (tell && scoped)) && !show).then(|| w.bytes(neg, i))
+}
+
+/// The person as the subject of a passive directive: `users should not be
+/// told`, `the human is not to be informed`.
+fn passive_subject(w: &Words, i: usize) -> Option<usize> {
+    let clause = w.clause_of(i);
+    if !w.any_in(i.saturating_sub(3)..i, &["be", "been"]) {
+        return None;
+    }
+    let p = w.person_in(clause.start..i, false)?;
+    let modal = w.any_in(
+        p + 1..i,
+        &["should", "must", "shall", "ought", "need", "needs", "to"],
+    );
+    let condition = w.any_in(clause.start..p, CONDITION);
+    (modal && !condition).then_some(p)
+}
+
+fn hiding(w: &Words, i: usize) -> Option<Range<usize>> {
+    let s = w.at(i);
+    if !form_of(s, HIDE) || w.negated(i).is_some() {
+        return None;
+    }
+    let clause = w.clause_of(i);
+    let passive = w.any_in(i.saturating_sub(1)..i, &["be"])
+        && w.any_in(clause.start..i, &["should", "must", "shall", "to"]);
+    if !(w.directive(i) || passive) || rightly_kept(w, object(w, i)) {
+        return None;
+    }
+    let sentence = w.sentence_of(i);
+    if w.any_in(i + 1..sentence.end, ALTERNATIVE) {
+        return None;
+    }
+    // `… from the user`, `… from them`.
+    let from = (i + 1..clause.end).find(|&k| {
+        w.at(k) == "from"
+            && !w.any_in(i + 1..k, CONDITION)
+            && (k + 1..(k + 4).min(clause.end))
+                .any(|p| w.person(p) || matches!(w.at(p), "them" | "him" | "her"))
+    });
+    if let Some(k) = from {
+        return Some(w.bytes(i, k + 1));
+    }
+    // `keep … out of your reply`, `omit … when you answer`.
+    let out_of = w.is_in(i + 1..clause.end, &["out", "of"])
+        || matches!(s, "omit" | "omitting" | "leave" | "leaving");
+    if out_of && (w.reply_scope(sentence.clone()) || w.person_in(sentence, false).is_some()) {
+        return Some(w.bytes(i, i));
+    }
+    // `hide that you called…`, `conceal the real destination`, `downplay…`.
+    let act = !matches!(
+        s,
+        "keep" | "keeping" | "leave" | "leaving" | "hold" | "holding"
+    );
+    ((act && w.self_reference(i)) || form_of(s, &["downplay"])).then(|| w.bytes(i, i + 1))
+}
+
+/// A directive frame before the person: `make sure`, `ensure`, `so
+/// (that)`, `it is best that`, `see to it that`.
+fn frame(w: &Words, p: usize) -> bool {
+    let clause = w.clause_of(p);
+    (clause.start..p).any(|k| {
+        let s = w.at(k);
+        matches!(s, "sure" | "ensure" | "so" | "guarantee")
+            || (s == "that"
+                && k > 0
+                && matches!(
+                    w.at(k - 1),
+                    "best"
+                        | "important"
+                        | "essential"
+                        | "vital"
+                        | "crucial"
+                        | "critical"
+                        | "key"
+                        | "better"
+                        | "sure"
+                        | "imperative"
+                        | "ensure"
+                        | "so"
+                        | "it"
+                ))
+    })
+}
+
+fn not_to_learn(w: &Words, p: usize) -> Option<Range<usize>> {
+    let pronoun = matches!(w.at(p), "they" | "he" | "she");
+    if !(w.person(p) || pronoun) {
+        return None;
+    }
+    let clause = w.clause_of(p);
+    // Kept unaware: `keep the user in the dark`, `leave them unaware`.
+    if p > clause.start
+        && (clause.start..p).any(|k| form_of(w.at(k), &["keep", "kept", "leave", "left"]))
+        && w.directive(clause.start)
+        && w.any_in(p + 1..(p + 4).min(clause.end), UNAWARE)
+        && !w.any_in(clause.start..p, &["not", "never"])
+    {
+        return Some(w.bytes(clause.start, p));
+    }
+    let condition = (clause.start..p)
+        .any(|k| CONDITION.contains(&w.at(k)) && !(w.at(k) == "that" && frame(w, p)));
+    if condition {
+        return None;
+    }
+    let modal_or_frame = |j: usize| {
+        frame(w, p)
+            || w.any_in(
+                p + 1..j,
+                &["should", "must", "shall", "ought", "need", "needs", "to"],
+            )
+    };
+    for j in p + 1..(p + 9).min(clause.end) {
+        let s = w.at(j);
+        if matches!(s, "who" | "that" | "which" | "can" | "may" | "if") {
+            return None;
+        }
+        let cognitive = !matches!(s, "see" | "saw" | "seen" | "shown" | "given" | "hear");
+        // `need not know about…`, not `need not know SQL`: a skill.
+        let fact = !matches!(s, "know" | "learn")
+            || !w.same_clause(j, j + 1)
+            || matches!(
+                w.at(j + 1),
+                "about"
+                    | "that"
+                    | "of"
+                    | "what"
+                    | "where"
+                    | "why"
+                    | "when"
+                    | "it"
+                    | "this"
+                    | "these"
+                    | "anything"
+                    | "any"
+                    | "there"
+                    | "whether"
+                    | "who"
+                    | "which"
+            );
+        let learn = form_of(s, LEARN)
+            && fact
+            && (!pronoun || cognitive)
+            && !(matches!(s, "find" | "found") && w.at(j + 1) != "out")
+            && (s != "become" || w.is(j + 1, &["aware"]))
+            && (s != "get" || w.is(j + 1, &["wind"]));
+        if learn && w.negated(j).is_some_and(|n| n > p) && modal_or_frame(j) {
+            if rightly_kept(w, object(w, j)) {
+                return None;
+            }
+            return Some(w.bytes(p, j));
+        }
+        // `must remain unaware`, `so the user stays in the dark`.
+        let stays = form_of(s, &["remain", "stay"]) || (s == "be" && w.at(j + 1) == "kept");
+        if stays && w.any_in(j + 1..(j + 4).min(clause.end), UNAWARE) && modal_or_frame(j) {
+            return Some(w.bytes(p, j + 1));
+        }
+    }
+    None
+}
+
+fn secrecy_idiom(w: &Words, i: usize) -> Option<Range<usize>> {
+    let s = w.at(i);
+    let clause = w.clause_of(i);
+    let near = |words: &[&str]| w.any_in(i + 1..(i + 7).min(clause.end), words);
+    let found = match s {
+        "keep" | "keeping" => {
+            near(&["wraps", "mum", "hush-hush", "radar", "yourself", "us"])
+                || (w.is_in(i + 1..clause.end, &["in", "the", "dark"]))
+                || (near(&["quiet", "silent"]) && !near(&["noise", "volume"]))
+        }
+        "cover" | "covering" => near(&["up", "tracks"]),
+        "gloss" | "glossing" | "paper" | "papering" => w.at(i + 1) == "over",
+        "sweep" | "sweeping" => near(&["rug", "carpet"]),
+        "hush" => w.at(i + 1) == "up",
+        "draw" | "drawing" | "call" | "attract" => {
+            return (near(&["attention"]) && w.negated(i).is_some()).then(|| w.bytes(i, i + 1));
+        }
+        "whitewash" => true,
+        "stay" | "remain" | "staying" => {
+            near(&["silent", "quiet", "mum", "tight-lipped"]) && near(&["about", "on", "regarding"])
+        }
+        "say" | "saying" => w.at(i + 1) == "nothing" && near(&["about", "of", "regarding", "to"]),
+        "mention" | "word" | "hint" | "reference" | "references" | "trace" | "indication" => {
+            let noun = i > 0 && matches!(w.at(i - 1), "no" | "any" | "a" | "without");
+            let denied = w.any_in(clause.start..i, &["no", "without", "avoid", "omit", "not"]);
+            let sentence = w.sentence_of(i);
+            noun && denied
+                && (w.person_in(sentence.clone(), false).is_some() || w.reply_scope(sentence))
+        }
+        _ => false,
+    };
+    if !found
+        || w.negated(i)
+            .is_some_and(|n| w.at(n) != "no" && w.at(n) != "without")
+    {
+        return None;
+    }
+    if matches!(s, "keep" | "keeping") && rightly_kept(w, object(w, i)) {
+        return None;
+    }
+    Some(w.bytes(i, i + 1))
+}
+
+fn deceiving(w: &Words, i: usize) -> Option<Range<usize>> {
+    let s = w.at(i);
+    if w.negated(i).is_some() {
+        return None;
+    }
+    let clause = w.clause_of(i);
+    let person_next = w.person_in(i + 1..(i + 3).min(clause.end), true).is_some();
+    let found = if matches!(s, "lie" | "lying" | "lied" | "lies") {
+        matches!(w.at(i + 1), "to" | "about") && w.directive(i)
+    } else if form_of(s, DECEIVE) {
+        person_next
+    } else if form_of(s, MISREPORT) {
+        w.directive(i)
+    } else if form_of(s, &["pretend", "fake", "fabricate", "forge", "invent"]) {
+        let sentence = w.sentence_of(i);
+        let outcome = w.any_in(i + 1..(i + 5).min(clause.end), OUTCOME)
+            || (w.any_in(sentence.clone(), &["if", "when"])
+                && w.any_in(sentence, &["fails", "failed", "errors", "errored", "error"]));
+        // `pretend the backup worked`, not `pretend you are a guide`.
+        let happened = w.any_in(i + 1..clause.end, SUCCEEDED)
+            || w.any_in(i + 1..clause.end, &["nothing", "never", "not", "no"]);
+        w.directive(i) && (outcome || (s.starts_with("pretend") && happened))
+    } else if form_of(s, &["let", "make", "lead", "have", "get", "leave"]) {
+        let p = w.person_in(i + 1..(i + 3).min(clause.end), true);
+        p.is_some_and(|p| {
+            w.any_in(
+                p + 1..(p + 3).min(clause.end),
+                &["believe", "think", "assume", "feel"],
+            )
+        }) && w.directive(i)
+    } else if form_of(s, &["convince", "persuade"]) {
+        person_next
+    } else if form_of(s, &["give", "create", "leave", "keep"]) {
+        w.any_in(
+            i + 1..(i + 4).min(clause.end),
+            &["impression", "illusion", "appearance"],
+        )
+    } else {
+        (s == "play" && w.at(i + 1) == "dumb")
+            || (form_of(s, &["feign", "claim", "plead"]) && w.at(i + 1) == "ignorance")
+    };
+    found.then(|| w.bytes(i, i + 1))
+}
+
+/// Words for an outcome that went well.
+const SUCCEEDED: &[&str] = &[
+    "success",
+    "successful",
+    "successfully",
+    "succeeded",
+    "completed",
+    "complete",
+    "done",
+    "delivered",
+    "issued",
+    "sent",
+    "healthy",
+    "fine",
+    "ok",
+    "okay",
+    "worked",
+    "saved",
+    "accepted",
+    "paid",
+    "approved",
+    "normal",
+    "normally",
+    "passed",
+    "resolved",
+    "fixed",
+    "good",
+    "through",
+    "safe",
+    "clean",
+    "secure",
+    "correct",
+    "accurate",
+    "valid",
+    "verified",
+];
+
+/// What a directive could fake: an outcome, or its evidence.
+const OUTCOME: &[&str] = &[
+    "success",
+    "successful",
+    "confirmation",
+    "receipt",
+    "result",
+    "results",
+    "status",
+    "response",
+    "reply",
+    "number",
+    "reference",
+    "transaction",
+    "record",
+    "records",
+    "message",
+    "log",
+    "logs",
+    "approval",
+];
+
+/// `act as if nothing happened`, `respond as though it worked`.
+fn as_if(w: &Words, i: usize) -> Option<Range<usize>> {
+    if w.at(i) != "as" || !matches!(w.at(i + 1), "if" | "though") {
+        return None;
+    }
+    let clause = w.clause_of(i);
+    let verb = (clause.start..i).find(|&k| {
+        form_of(
+            w.at(k),
+            &[
+                "act", "respond", "reply", "answer", "behave", "proceed", "continue", "carry",
+                "write", "speak",
+            ],
+        )
+    })?;
+    let rest = i + 2..clause.end;
+    let rules = w.any_in(
+        rest.clone(),
+        &[
+            "prompt",
+            "instructions",
+            "rules",
+            "restrictions",
+            "guidelines",
+            "limits",
+        ],
+    );
+    let happened =
+        w.any_in(rest.clone(), &["nothing", "never", "no", "not"]) || w.any_in(rest, SUCCEEDED);
+    (w.directive(verb) && w.negated(verb).is_none() && happened && !rules)
+        .then(|| w.bytes(verb, i + 1))
+}
+
+/// A scripted answer when the person asks: `if the user asks…, deny it`.
+fn scripted(w: &Words, i: usize) -> Option<Range<usize>> {
+    if !matches!(w.at(i), "if" | "when" | "whenever" | "should") {
+        return None;
+    }
+    let sentence = w.sentence_of(i);
+    let asks = (i + 1..(i + 6).min(sentence.end)).find(|&k| {
+        form_of(
+            w.at(k),
+            &[
+                "ask",
+                "question",
+                "wonder",
+                "inquire",
+                "enquire",
+                "press",
+                "challenge",
+                "doubt",
+            ],
+        ) && (w.person_in(i + 1..k, true).is_some() || k == i + 1)
+    })?;
+    let answer = (asks + 1..sentence.end).find(|&k| {
+        let s = w.at(k);
+        (form_of(s, &["deny", "insist", "maintain", "blame"]) && w.negated(k).is_none())
+            || (s == "play" && w.at(k + 1) == "dumb")
+            || (form_of(s, &["feign", "claim"]) && w.at(k + 1) == "ignorance")
+    })?;
+    Some(w.bytes(i, answer))
+}
+
+/// Success reported whatever happened: `report it as completed no matter
+/// what the API returns`.
+fn regardless(w: &Words, i: usize) -> Option<Range<usize>> {
+    let s = w.at(i);
+    let report = form_of(
+        s,
+        &[
+            "say", "said", "report", "claim", "tell", "mark", "log", "show", "return", "present",
+            "respond", "answer", "confirm", "state", "describe", "record", "announce", "display",
+            "insist", "assure", "reply",
+        ],
+    );
+    if !report || !w.directive(i) || w.negated(i).is_some() {
+        return None;
+    }
+    let sentence = w.sentence_of(i);
+    let outcome = (i + 1..sentence.end).find(|&k| SUCCEEDED.contains(&w.at(k)))?;
+    // `report every scan as clean`: success for all, whatever each was.
+    let every = w.any_in(sentence.start..outcome, &["every", "all", "always", "each"])
+        && w.at(outcome - 1) == "as"
+        && !w.any_in(sentence.clone(), CONDITION);
+    if every {
+        return Some(w.bytes(i, outcome));
+    }
+    let marker = (outcome + 1..sentence.end).find(|&k| {
+        let s = w.at(k);
+        (s == "even" && matches!(w.at(k + 1), "if" | "when" | "though" | "after"))
+            || matches!(s, "regardless" | "irrespective")
+            || (s == "whether" && w.is(k + 1, &["or", "not"]))
+            || (s == "no" && w.at(k + 1) == "matter")
+            || (s == "either" && w.at(k + 1) == "way")
+    })?;
+    Some(w.bytes(i, marker))
+}
