@@ -158,6 +158,51 @@ impl McpConfig {
     pub fn from_json(text: &str, origin: &str) -> Result<McpConfig> {
         parse(text, origin, None)
     }
+
+    /// The servers a client can start, as the JSON array the Python and Node
+    /// packages' `connect_config` / `connectConfig` read: `{"alias",
+    /// "command", "args", "env", "cwd"}` or `{"alias", "url", "headers"}`,
+    /// sorted by alias, variables expanded as [`McpConfig::from_path`] does.
+    ///
+    /// ```
+    /// use mcp_preamble::files::McpConfig;
+    ///
+    /// let config = McpConfig::from_json(
+    ///     r#"{"mcpServers": {"docs": {"url": "https://example.com/mcp"}}}"#,
+    ///     "mcp.json",
+    /// )?;
+    /// assert_eq!(
+    ///     config.startable_json(),
+    ///     r#"[{"alias":"docs","headers":{},"url":"https://example.com/mcp"}]"#
+    /// );
+    /// # Ok::<(), mcp_preamble::Error>(())
+    /// ```
+    pub fn startable_json(&self) -> String {
+        let servers: Vec<Value> = self
+            .servers
+            .iter()
+            .map(|entry| match &entry.transport {
+                ServerTransport::Stdio {
+                    command,
+                    args,
+                    env,
+                    cwd,
+                } => serde_json::json!({
+                    "alias": entry.alias,
+                    "command": command,
+                    "args": args,
+                    "env": env,
+                    "cwd": cwd.as_ref().map(|c| c.display().to_string()),
+                }),
+                ServerTransport::Http { url, headers } => serde_json::json!({
+                    "alias": entry.alias,
+                    "url": url,
+                    "headers": headers,
+                }),
+            })
+            .collect();
+        Value::Array(servers).to_string()
+    }
 }
 
 /// Parses config JSON; `workspace` is what `${workspaceFolder}` stands for.

@@ -86,6 +86,8 @@ const SERVE_FLOORS: &[&[&str]] = &[
 /// The binary's modules, by layer: lowest first. `main.rs` is its root and
 /// may call any of them.
 const BIN_LAYERS: &[&[&str]] = &[
+    // The flags' value parsers, under clap's types.
+    &["parse"],
     &["error", "args", "source"],
     // Everything printed goes through `emit`.
     &["emit"],

@@ -12,6 +12,7 @@ mod lint;
 mod listen;
 mod load;
 mod memory;
+mod parse;
 mod pin;
 mod preview;
 mod progress;

@@ -2,17 +2,14 @@
 //! operations endpoints on the listen address (`/healthz`, `/readyz`,
 //! `/metrics`), the count of requests in flight, and the drain on shutdown.
 
-use std::convert::Infallible;
 use std::fmt::Write as _;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
-use hyper::body::{Body, Frame, Incoming, SizeHint};
+use hyper::body::{Body, Incoming};
 use hyper::header::HeaderValue;
 use hyper::{Method, Request, StatusCode};
 use tokio::sync::Notify;
@@ -20,7 +17,7 @@ use tokio::sync::Notify;
 use crate::serve::front::cut::{Cut, Cuttable, Teed};
 use crate::serve::front::lane::Lane;
 use crate::serve::front::replica::{SESSION_HEADER, Sealer};
-use crate::serve::front::reply::{Answer, body, plain};
+use crate::serve::front::reply::{Answer, body, plain, until_sent};
 use crate::serve::front::sessions::{BoundedSessions, Owner};
 use crate::serve::gateway::Gateway;
 use crate::serve::gateway::metrics::head;
@@ -196,12 +193,7 @@ impl Front {
 
     /// `answer`, in flight until its body is sent.
     fn tracked(&self, answer: Answer, guard: Leave) -> Answer {
-        answer.map(|body| {
-            BoxBody::new(Tracked {
-                body,
-                _guard: guard,
-            })
-        })
+        until_sent(answer, guard)
     }
 
     /// rmcp's answer to `req` (with sealed session ids when configured).
@@ -442,33 +434,6 @@ impl Drop for Leave {
         if self.0.0.fetch_sub(1, Ordering::SeqCst) == 1 {
             self.0.1.notify_waiters();
         }
-    }
-}
-
-/// An answer's body that holds its request in flight until it is sent
-/// (or dropped, the client gone).
-struct Tracked {
-    body: BoxBody<Bytes, Infallible>,
-    _guard: Leave,
-}
-
-impl Body for Tracked {
-    type Data = Bytes;
-    type Error = Infallible;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        Pin::new(&mut self.body).poll_frame(cx)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.body.is_end_stream()
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        self.body.size_hint()
     }
 }
 

@@ -41,3 +41,43 @@ pub(in crate::serve) fn body(status: StatusCode, text: String, kind: &'static st
 pub(in crate::serve) fn json(text: String) -> Answer {
     body(StatusCode::OK, text, "application/json")
 }
+
+/// `answer` with `guard` held until its body is sent (or dropped, the client
+/// gone): the guard's `Drop` is what runs when the answer ends.
+pub(in crate::serve) fn until_sent<G: Send + Sync + Unpin + 'static>(
+    answer: Answer,
+    guard: G,
+) -> Answer {
+    answer.map(|body| {
+        BoxBody::new(Guarded {
+            body,
+            _guard: guard,
+        })
+    })
+}
+
+/// An answer's body and what must live as long as it.
+struct Guarded<G> {
+    body: BoxBody<Bytes, Infallible>,
+    _guard: G,
+}
+
+impl<G: Unpin> hyper::body::Body for Guarded<G> {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, Infallible>>> {
+        std::pin::Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.body.size_hint()
+    }
+}

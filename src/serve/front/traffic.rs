@@ -5,20 +5,14 @@
 //! body is sent.
 
 use std::collections::{BTreeMap, HashMap};
-use std::convert::Infallible;
 use std::fmt::Write as _;
-use std::pin::Pin;
 use std::sync::Mutex;
-use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
-use http_body_util::combinators::BoxBody;
-use hyper::body::{Body, Frame, SizeHint};
 use hyper::header::{HeaderValue, RETRY_AFTER};
 use hyper::{Method, Request, StatusCode};
 
-use crate::serve::front::reply::{Answer, plain};
+use crate::serve::front::reply::{Answer, plain, until_sent};
 use crate::serve::front::sessions::Owner;
 use crate::serve::gateway::Gateway;
 use crate::serve::gateway::call::Called;
@@ -231,19 +225,18 @@ impl Visit {
         traffic.count(&self.method, &answer);
         let status = answer.status().as_u16();
         let gateway = gateway.clone();
-        answer.map(|body| {
-            BoxBody::new(Logged {
-                body,
+        until_sent(
+            answer,
+            Logged {
                 line: Some((self, status, gateway)),
-            })
-        })
+            },
+        )
     }
 }
 
-/// An answer's body that writes its request's access line when it is sent
-/// (or dropped: the client gone).
+/// Writes its request's access line when the answer is sent (or dropped:
+/// the client gone).
 struct Logged {
-    body: BoxBody<Bytes, Infallible>,
     line: Option<(Visit, u16, Gateway)>,
 }
 
@@ -282,26 +275,6 @@ impl Drop for Logged {
             duration_ms = ms,
             "request"
         );
-    }
-}
-
-impl Body for Logged {
-    type Data = Bytes;
-    type Error = Infallible;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        Pin::new(&mut self.body).poll_frame(cx)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.body.is_end_stream()
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        self.body.size_hint()
     }
 }
 
