@@ -8,7 +8,9 @@
 //! The reading stays rmcp's; the size is ours. [`HttpClient`] gives rmcp a
 //! smaller size for these streams than for the answers to requests (rmcp's
 //! 16 MiB: a result can be large, a notification is not), and logs a
-//! stream's failure naming the upstream, which rmcp's own log does not.
+//! stream's failure naming the upstream, which rmcp's own log does not. A
+//! GET that resumes a stream (`Last-Event-ID`) keeps rmcp's size: it may
+//! carry an answer.
 
 use std::collections::HashMap;
 use std::pin::Pin;
@@ -54,7 +56,7 @@ impl HttpClient {
         }
     }
 
-    /// `stream`, its first error logged under the upstream's name.
+    /// `stream`, its errors logged under the upstream's name.
     fn logged(&self, stream: BoxedSseResponse) -> BoxedSseResponse {
         Box::pin(Logged {
             inner: stream,
