@@ -179,7 +179,8 @@ impl Hub {
     /// - tools are read again on `notifications/tools/list_changed`:
     ///   through the [`HubHandler`] in the 2025 era, through a
     ///   `subscriptions/listen` subscription with a tools-list-changed filter
-    ///   in the 2026-07-28 era (opened again, with a growing pause, if it ends);
+    ///   in the 2026-07-28 era (opened again if it ends, after a pause from
+    ///   1 s that doubles, up to 60 s, while each ends within 10 s);
     /// - when the discover result has a positive `ttlMs`, `server/discover`
     ///   is asked again after it expires (instructions have no change
     ///   notification: that is the only way to see new ones);

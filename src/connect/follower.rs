@@ -23,6 +23,11 @@ use crate::model::{Era, Instructions, ServerSnapshot};
 const FIRST_PAUSE: Duration = Duration::from_secs(1);
 /// The pause doubles on each failed listen, up to this.
 const MAX_PAUSE: Duration = Duration::from_secs(60);
+/// A subscription that lasted this long ended the ordinary way (a restart,
+/// a proxy's timeout): the next listen waits the first pause again. One
+/// that ended sooner (cut at an event over the cap, say) doubles it, so a
+/// server cannot have the gateway read a fresh stream every second.
+const STEADY: Duration = Duration::from_secs(10);
 /// How often an attached client is checked for a closed connection (rmcp
 /// gives a borrower no signal for it).
 const CLOSE_POLL: Duration = Duration::from_millis(250);
@@ -115,6 +120,8 @@ pub(super) struct Follower {
     /// When to listen again, after a subscription ended.
     pub(super) relisten: Option<Instant>,
     pub(super) pause: Duration,
+    /// When the open subscription was opened.
+    pub(super) listened: Option<Instant>,
     /// The first discover result's positive `ttlMs`.
     pub(super) ttl: Option<u64>,
     pub(super) next_handshake: Option<Instant>,
@@ -143,6 +150,7 @@ impl Follower {
             subscription: None,
             relisten: None,
             pause: FIRST_PAUSE,
+            listened: None,
             ttl: snapshot
                 .cache
                 .as_ref()
@@ -160,6 +168,7 @@ impl Follower {
     ) -> (Follower, Option<Ending>) {
         if modern {
             self.subscription = self.peer.listen(self.filter.clone()).await.ok();
+            self.listened = self.subscription.as_ref().map(|_| Instant::now());
             // Catch a change made between the first tools/list and the subscription.
             self.refresh_tools().await;
         }
@@ -226,7 +235,13 @@ impl Follower {
 
     fn on_stream_end(&mut self) {
         self.subscription = None;
-        self.relisten = Some(Instant::now() + self.pause);
+        let lived = self
+            .listened
+            .take()
+            .map_or(Duration::ZERO, |at| at.elapsed());
+        let (wait, next) = waits(self.pause, lived);
+        self.relisten = Some(Instant::now() + wait);
+        self.pause = next;
     }
 
     /// Listens again; after a failure, waits twice as long before the next try.
@@ -234,7 +249,7 @@ impl Follower {
         self.subscription = self.peer.listen(self.filter.clone()).await.ok();
         if self.subscription.is_some() {
             self.relisten = None;
-            self.pause = FIRST_PAUSE;
+            self.listened = Some(Instant::now());
             // Changes made while no subscription was open were not announced.
             self.refresh_tools().await;
         } else {
@@ -294,6 +309,13 @@ fn filter_for(peer: &Peer<RoleClient>) -> SubscriptionFilter {
     filter
 }
 
+/// The wait before listening again after a subscription that lived
+/// `lived` ended, `pause` the current pause; and the pause after it.
+fn waits(pause: Duration, lived: Duration) -> (Duration, Duration) {
+    let wait = if lived >= STEADY { FIRST_PAUSE } else { pause };
+    (wait, (wait * 2).min(MAX_PAUSE))
+}
+
 /// When a wait of `ms` ends. A server's `ttlMs` is held to half a second at
 /// least (no busy re-handshakes) and a day at most (no overflowing `Instant`).
 fn after_ms(ms: Option<u64>) -> Option<Instant> {
@@ -312,5 +334,29 @@ async fn sleep_until(at: Option<Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at).await,
         None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A subscription cut soon after it opened (an event over the cap)
+    /// doubles the wait before the next, up to a minute; one that lasted
+    /// brings it back to a second.
+    #[test]
+    fn a_subscription_that_ends_soon_waits_longer_each_time() {
+        let s = Duration::from_secs;
+        let soon = Duration::from_millis(5);
+        let mut pause = FIRST_PAUSE;
+        let mut waited = Vec::new();
+        for _ in 0..8 {
+            let (wait, next) = waits(pause, soon);
+            waited.push(wait.as_secs());
+            pause = next;
+        }
+        assert_eq!(waited, [1, 2, 4, 8, 16, 32, 60, 60]);
+        assert_eq!(waits(s(60), STEADY), (s(1), s(2)));
+        assert_eq!(waits(s(4), STEADY - soon), (s(4), s(8)));
     }
 }

@@ -37,6 +37,8 @@ mod probe;
 mod skills;
 mod snapshot;
 mod stderr;
+#[cfg(feature = "http")]
+mod subscriptions;
 mod tap;
 mod transport;
 
@@ -48,6 +50,8 @@ pub use handler::HubHandler;
 pub use handshake::{Handshake, client_config};
 pub use options::{ConnectOptions, Restart};
 pub use snapshot::snapshot_of;
+#[cfg(feature = "http")]
+pub use subscriptions::MAX_SUBSCRIPTION_EVENT;
 #[cfg(feature = "serve")]
 pub(crate) use tap::ProgressTap;
 pub use transport::{ConnectFailure, Connection, INHERITED_ENV, StderrTail, connect, connect_with};

@@ -257,7 +257,7 @@ async fn start<H: rmcp::ClientHandler>(
             // Over HTTP, auto is rmcp's: a server that takes the request is up.
             let transport = super::tap::Tapped {
                 inner: StreamableHttpClientTransport::with_client(
-                    super::pool::client(),
+                    super::subscriptions::HttpClient::new(super::pool::client(), &entry.alias),
                     http_config(url, headers)?,
                 ),
                 tap: options.progress_tap(&entry.alias),

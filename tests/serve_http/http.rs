@@ -12,6 +12,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
@@ -21,6 +22,8 @@ struct Gateway {
     child: Child,
     authority: String,
     dir: PathBuf,
+    /// Its log's lines so far.
+    log: Arc<Mutex<Vec<String>>>,
 }
 
 impl Drop for Gateway {
@@ -69,12 +72,14 @@ impl Gateway {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let url = common::gateway::serving_on(child.stderr.take().unwrap(), None);
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let url = common::gateway::serving_on(child.stderr.take().unwrap(), Some(log.clone()));
         let authority = common::gateway::authority(&url);
         Gateway {
             child,
             authority,
             dir,
+            log,
         }
     }
 
@@ -542,9 +547,15 @@ impl Drop for HttpServer {
 }
 
 fn http_server(args: &[&str]) -> HttpServer {
+    node_http("http.mjs", args)
+}
+
+/// `node tests/servers/SCRIPT 0 ARGS…`, killed on drop, and the URL it
+/// says it listens on.
+fn node_http(script: &str, args: &[&str]) -> HttpServer {
     common::ensure_npm();
     let mut child = Command::new("node")
-        .args(["http.mjs", "0"])
+        .args([script, "0"])
         .args(args)
         .current_dir(common::servers_dir())
         .stdout(Stdio::piped())
@@ -554,11 +565,8 @@ fn http_server(args: &[&str]) -> HttpServer {
     let mut line = String::new();
     let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
     std::io::BufRead::read_line(&mut out, &mut line).unwrap();
-    let url = line
-        .trim()
-        .strip_prefix("listening ")
-        .expect(&line)
-        .to_string();
+    let url = line.trim().strip_prefix("listening ").expect(&line);
+    let url = url.strip_prefix("on ").unwrap_or(url).to_string();
     HttpServer(child, url)
 }
 
@@ -754,7 +762,9 @@ fn median_call(gateway: &Gateway, n: u64) -> Duration {
 fn an_upstream_whose_event_never_ends_costs_another_upstreams_calls_nothing() {
     let invoices = http_server(&[]);
     let endless = http_server(&["endless"]);
-    let servers = json!({"billing": {"url": invoices.1}, "flood": {"url": endless.1}});
+    let subscribed = node_http("endless-stream.mjs", &[]);
+    let servers = json!({"billing": {"url": invoices.1}, "flood": {"url": endless.1},
+        "stream": {"url": subscribed.1}});
     let gateway = Gateway::serving("endless", servers, &["--ready-within", "30"], None);
     median_call(&gateway, 5);
     let idle = median_call(&gateway, 31);
@@ -782,6 +792,74 @@ fn an_upstream_whose_event_never_ends_costs_another_upstreams_calls_nothing() {
         flooding <= idle * 2 + Duration::from_millis(1),
         "calls took {flooding:?} (median) beside an endless event, {idle:?} idle"
     );
+    // The same gateway: the other upstream's subscription stream floods.
+    a_subscription_stream_is_cut_at_the_cap(&gateway, &subscribed);
+}
+
+/// Issue 54: an HTTP upstream whose session's GET stream (where its
+/// notifications and its requests to the client come) sends an event that
+/// never ends once its tool `flood` is called. The gateway cuts that
+/// stream at the cap, logs it naming the upstream, and does not open it
+/// again; the other upstream's calls are answered while the flood runs,
+/// and the flooding upstream's own calls after it.
+fn a_subscription_stream_is_cut_at_the_cap(gateway: &Gateway, subscribed: &HttpServer) {
+    let at = common::gateway::authority(&subscribed.1);
+    let streams = || {
+        let mut s = TcpStream::connect(&at).unwrap();
+        write!(
+            s,
+            "GET /streams HTTP/1.1\r\nHost: {at}\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut answer = String::new();
+        s.read_to_string(&mut answer).unwrap();
+        let (_, body) = answer.split_once("\r\n\r\n").unwrap();
+        serde_json::from_str::<serde_json::Value>(body).unwrap()
+    };
+    assert_eq!(
+        streams()["opened"],
+        1,
+        "the GET stream is opened at connect"
+    );
+    let call = |id, name: &str| {
+        outcome(&stateless_call(
+            gateway,
+            id,
+            name,
+            json!({}),
+            json!({}),
+            PLAIN,
+        ))
+    };
+    assert_eq!(
+        call(1, "stream__flood")["content"][0]["text"],
+        "flooding 1 streams"
+    );
+    let mut answered = 0;
+    while streams()["closed"] != 1 {
+        assert!(call(10 + answered, "billing__list_periods")["content"].is_array());
+        answered += 1;
+        assert!(answered < 2000, "the stream was never cut: {}", streams());
+    }
+    let cap = mcp_preamble::connect::MAX_SUBSCRIPTION_EVENT;
+    let cut = format!("exceeded the maximum size of {cap} bytes");
+    common::gateway::wait_until("the cut logged", Duration::from_secs(10), || {
+        let log = gateway.log.lock().unwrap();
+        let said = |l: &&String| l.contains("subscription stream failed") && l.contains(&cut);
+        log.iter()
+            .filter(said)
+            .any(|l| l.contains("upstream=stream"))
+    });
+    assert_eq!(call(3, "stream__ok")["content"][0]["text"], "ok");
+    assert!(call(4, "billing__list_periods")["content"].is_array());
+    let seen = streams();
+    eprintln!("{answered} calls answered during the flood; the stream: {seen}");
+    assert_eq!(
+        (&seen["opened"], &seen["closed"]),
+        (&json!(1), &json!(1)),
+        "{seen}"
+    );
+    assert!(seen["sent"].as_u64().unwrap() >= cap as u64, "{seen}");
 }
 
 /// An `Mcp-Param-*` header (2026-07-28, `x-mcp-header`) that contradicts the
