@@ -801,7 +801,8 @@ fn modern_call(id: u64, name: &str, arguments: serde_json::Value) -> String {
 /// once, an MCP header is capped (431); a 2025 session may omit them, not
 /// contradict them. A tool with an invalid annotation is not listed over
 /// HTTP. Upstream, a renamed call carries the upstream's own name in its
-/// body and `Mcp-Name`, over the direct post and rmcp's client alike.
+/// body and `Mcp-Name`, over the direct post and rmcp's client alike, and
+/// the direct post passes on a `Mcp-Param-*` header no tool declares.
 #[test]
 fn the_mcp_headers_agree_with_the_body_or_the_request_is_refused() {
     let remote = http_server(&["route"]);
@@ -939,10 +940,11 @@ fn the_mcp_headers_agree_with_the_body_or_the_request_is_refused() {
     assert!(!listed.contains("\"odd__bad\""), "{listed}");
     // Renamed on the way up: the upstream's own name, in the body and in Mcp-Name.
     let calls = [
+        // A header no tool declares: passed on by the direct post.
         (
             "remote__get_invoice",
             json!({"id": "INV-9"}),
-            "",
+            "\r\nMcp-Param-Tenant: acme",
             "invoice INV-9",
         ),
         (
@@ -967,6 +969,10 @@ fn the_mcp_headers_agree_with_the_body_or_the_request_is_refused() {
         assert_eq!(call["headers"]["mcp-name"], own, "{seen}");
         assert_eq!(call["headers"]["mcp-method"], "tools/call", "{seen}");
     }
+    assert_eq!(
+        upstream_calls[0]["headers"]["mcp-param-tenant"], "acme",
+        "{seen}"
+    );
     assert_eq!(
         upstream_calls[1]["headers"]["mcp-param-region"], "eu-west",
         "{seen}"

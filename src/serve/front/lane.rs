@@ -50,7 +50,10 @@ pub(in crate::serve) async fn offer(
         return Err(req);
     };
     match call_of(bytes, &head) {
-        Some(call) => Ok(answer(call, gateway, config.sse_keep_alive).await),
+        Some(mut call) => {
+            call.forward = crate::serve::upstream::direct::forwarded(req.headers());
+            Ok(answer(call, gateway, config.sse_keep_alive).await)
+        }
         None => Err(req),
     }
 }
@@ -140,6 +143,8 @@ struct Call {
     request: rmcp::model::CallToolRequestParams,
     progress: Option<ProgressToken>,
     tasks: bool,
+    /// The host's headers a direct post passes on.
+    forward: crate::serve::upstream::send::Forward,
 }
 
 /// The call in `bytes` when the body agrees with `head` and needs one
@@ -169,6 +174,7 @@ fn call_of(bytes: &[u8], head: &Head) -> Option<Call> {
         request: call.params,
         progress: meta.get_progress_token(),
         tasks,
+        forward: Vec::new(),
     })
 }
 
@@ -180,6 +186,7 @@ async fn answer(call: Call, gateway: &Gateway, keep_alive: Option<Duration>) -> 
         request,
         progress,
         tasks,
+        forward,
     } = call;
     let (to, mut progressed) = mpsc::channel(PROGRESS_WAITING);
     let host = progress.map(|token| (ProgressTo::Stream(to), token));
@@ -187,7 +194,7 @@ async fn answer(call: Call, gateway: &Gateway, keep_alive: Option<Duration>) -> 
     // Owned, so that an event stream can carry it on after this returns.
     let mut result = Box::pin(async move {
         let response = session
-            .call_tool_as(request, host, std::future::pending())
+            .call_tool_as(request, host, forward, std::future::pending())
             .await;
         message_of(response, id, tasks)
     });

@@ -51,16 +51,18 @@ impl ServerHandler for Gateway {
     ) -> Result<ListToolsResult, McpError> {
         let read = lock(&self.read).clone();
         let view = self.view();
-        let mut tools = view.tools_for(read.as_deref());
+        let tools = view.tools_for(read.as_deref());
         // serve-http hook: over HTTP (rmcp hands the request's head to the
         // handler), no tool a Streamable HTTP client must drop.
         #[cfg(feature = "serve-http")]
-        if (context.extensions)
-            .get::<hyper::http::request::Parts>()
-            .is_some()
-        {
-            tools.retain(|t| !view.header_invalid.contains(t.name.as_ref()));
-        }
+        let tools = {
+            let mut tools = tools;
+            let http = context.extensions.get::<hyper::http::request::Parts>();
+            if http.is_some() {
+                tools.retain(|t| !view.header_invalid.contains(t.name.as_ref()));
+            }
+            tools
+        };
         let _ = context;
         Ok(ListToolsResult::with_all_items(tools))
     }

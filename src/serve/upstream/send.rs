@@ -67,7 +67,18 @@ pub(crate) struct Outbound<'a> {
     /// stay in its body).
     #[cfg_attr(not(feature = "serve-http"), allow(dead_code))]
     pub(crate) direct: bool,
+    /// Headers of the host's request a direct post carries on
+    /// ([`Forward`]).
+    #[cfg_attr(not(feature = "serve-http"), allow(dead_code))]
+    pub(crate) forward: Forward,
 }
+
+/// The host's `Mcp-Param-*` headers (name, value), written on a direct
+/// post of its call: the direct path takes only tools that declare no
+/// header, so every one of them is a header the gateway does not know,
+/// which an intermediary passes on (SEP-2243). rmcp's client writes its
+/// own headers only.
+pub(crate) type Forward = Vec<(String, String)>;
 
 impl<'a> Outbound<'a> {
     /// A request of `method` to `alias`, no progress, through rmcp.
@@ -79,6 +90,7 @@ impl<'a> Outbound<'a> {
             progress: None,
             name_errors: false,
             direct: false,
+            forward: Vec::new(),
         }
     }
 
@@ -356,7 +368,7 @@ impl Upstreams {
         let posted = tokio::select! {
             biased;
             stopped = stop => return Ok(Err(stopped)),
-            posted = direct.call(tool, out.request, &out.progress) => posted,
+            posted = direct.call(tool, out.request, &out.progress, &out.forward) => posted,
         };
         match posted {
             Posted::Answered(answer) => Ok((*answer).map_err(|e| fault.failed(e))),
