@@ -144,7 +144,7 @@ struct Call {
     progress: Option<ProgressToken>,
     tasks: bool,
     /// The host's headers a direct post passes on.
-    forward: crate::serve::upstream::send::Forward,
+    forward: crate::serve::upstream::Forward,
 }
 
 /// The call in `bytes` when the body agrees with `head` and needs one

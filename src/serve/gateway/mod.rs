@@ -40,8 +40,9 @@ use crate::serve::gateway::view::View;
 use crate::serve::surfaces::Surfaces;
 use crate::serve::surfaces::lists::{merged, not_served};
 use crate::serve::surfaces::notify::LIST_CHANGED_EVERY;
+use crate::serve::upstream::Forward;
 use crate::serve::upstream::progress::{HostProgress, ProgressTo};
-use crate::serve::upstream::send::{Forward, Outbound, Subject, Upstreams, capabilities};
+use crate::serve::upstream::send::{Outbound, Subject, Upstreams, capabilities};
 
 /// How often the gateway looks at the hub for changes no revision tells
 /// of (a tool's schema, say, which the section does not show).

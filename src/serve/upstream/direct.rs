@@ -33,9 +33,9 @@ use rmcp::service::ServiceError;
 
 use crate::config::ServerTransport;
 use crate::connect::LiveServer;
+use crate::serve::upstream::Forward;
 use crate::serve::upstream::events::{EventReader, TooLong};
 use crate::serve::upstream::progress::{HostProgress, relay_to};
-use crate::serve::upstream::send::Forward;
 
 /// Idle connections kept per upstream.
 const IDLE: usize = 64;

@@ -21,6 +21,7 @@ use serde_json::json;
 
 use crate::connect::LiveServer;
 use crate::hub::{Hub, ServerState};
+use crate::serve::upstream::Forward;
 use crate::serve::upstream::asking::{Asking, UpstreamHandler};
 use crate::serve::upstream::progress::{HostProgress, Relay, Relays, relay_to};
 use crate::serve::upstream::start::Starting;
@@ -68,17 +69,10 @@ pub(crate) struct Outbound<'a> {
     #[cfg_attr(not(feature = "serve-http"), allow(dead_code))]
     pub(crate) direct: bool,
     /// Headers of the host's request a direct post carries on
-    /// ([`Forward`]).
+    /// ([`Forward`](crate::serve::upstream::Forward)).
     #[cfg_attr(not(feature = "serve-http"), allow(dead_code))]
     pub(crate) forward: Forward,
 }
-
-/// The host's `Mcp-Param-*` headers (name, value), written on a direct
-/// post of its call: the direct path takes only tools that declare no
-/// header, so every one of them is a header the gateway does not know,
-/// which an intermediary passes on (SEP-2243). rmcp's client writes its
-/// own headers only.
-pub(crate) type Forward = Vec<(String, String)>;
 
 impl<'a> Outbound<'a> {
     /// A request of `method` to `alias`, no progress, through rmcp.
