@@ -424,10 +424,14 @@ fn oauth_access_tokens_are_checked_against_a_jwks_file() {
             AUDIENCE,
             "--oauth-jwks",
             &data("jwks.json"),
+            "--oauth-scopes",
+            "mcp:tools,mcp:read",
         ],
         "debug",
     );
     let base = format!("http://{}", g.addr);
+    // The scopes to ask for: in every challenge and the metadata.
+    let scoped = |challenge: String| format!("{challenge}, scope=\"mcp:tools mcp:read\"");
     let rsa = rs256(&claims(json!(AUDIENCE)));
     assert!(g.initialize_with(&rsa).initialized(), "RS256");
     let es256 = jwt(
@@ -444,7 +448,7 @@ fn oauth_access_tokens_are_checked_against_a_jwks_file() {
     assert_eq!(none.status, 401);
     assert_eq!(
         none.header("www-authenticate"),
-        Some(metadata_challenge(&base).as_str())
+        Some(scoped(metadata_challenge(&base)).as_str())
     );
     let mut expired = claims(json!(AUDIENCE));
     expired["exp"] = json!(now() - 120);
@@ -523,7 +527,7 @@ fn oauth_access_tokens_are_checked_against_a_jwks_file() {
         assert_eq!(answer.status, 401, "{why}: {answer:?}");
         assert_eq!(
             answer.header("www-authenticate"),
-            Some(refused_challenge(&base).as_str()),
+            Some(scoped(refused_challenge(&base)).as_str()),
             "{why}"
         );
     }
@@ -535,7 +539,7 @@ fn oauth_access_tokens_are_checked_against_a_jwks_file() {
     assert_eq!(
         doc.json(),
         json!({"resource": format!("{base}/mcp"), "authorization_servers": [ISSUER],
-               "bearer_methods_supported": ["header"]})
+               "bearer_methods_supported": ["header"], "scopes_supported": ["mcp:tools", "mcp:read"]})
     );
     let log = g.log_text();
     assert!(log.contains("reason=\"expired\""), "{log}");

@@ -326,7 +326,8 @@ fn a_page_of_a_local_origin_gets_its_preflight_and_reads_the_answer() {
         let head = format!(
             "OPTIONS /mcp HTTP/1.1\r\nHost: {}\r\nOrigin: {origin}\r\n\
              Access-Control-Request-Method: POST\r\n\
-             Access-Control-Request-Headers: content-type, Mcp-Protocol-Version, x-not-mcp",
+             Access-Control-Request-Headers: content-type, Mcp-Protocol-Version, x-not-mcp, \
+             Mcp-Method, Mcp-Name, Mcp-Param-Region, Mcp-Param-",
             gateway.authority
         );
         gateway.exchange(&head, "")
@@ -338,18 +339,18 @@ fn a_page_of_a_local_origin_gets_its_preflight_and_reads_the_answer() {
         header(&answer, "access-control-allow-methods"),
         Some("GET, POST, DELETE")
     );
-    // Only the headers MCP clients send.
+    // Only the headers MCP clients send (SEP-2243's among them).
     assert_eq!(
         header(&answer, "access-control-allow-headers"),
-        Some("content-type, mcp-protocol-version")
+        Some("content-type, mcp-protocol-version, mcp-method, mcp-name, mcp-param-region")
     );
     // The call itself: readable by that page, with its session id.
     let answer = gateway.initialize(&format!("\r\nOrigin: {page}"));
     assert!(answered(&answer), "{answer}");
     assert_eq!(header(&answer, "access-control-allow-origin"), Some(page));
-    assert!(
-        header(&answer, "access-control-expose-headers")
-            .is_some_and(|h| h.contains("Mcp-Session-Id")),
+    assert_eq!(
+        header(&answer, "access-control-expose-headers"),
+        Some("Mcp-Session-Id, WWW-Authenticate, Retry-After"),
         "{answer}"
     );
     // Another site's page gets neither.
@@ -862,40 +863,218 @@ fn a_subscription_stream_is_cut_at_the_cap(gateway: &Gateway, subscribed: &HttpS
     assert!(seen["sent"].as_u64().unwrap() >= cap as u64, "{seen}");
 }
 
-/// An `Mcp-Param-*` header (2026-07-28, `x-mcp-header`) that contradicts the
-/// body is refused before the upstream sees the call: 400, JSON-RPC -32020
-/// (issue 54); one that agrees, and a call without it, are served.
+/// A 2026-07-28 `tools/call` body of `name` with `arguments`.
+fn modern_call(id: u64, name: &str, arguments: serde_json::Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+        "name": name, "arguments": arguments, "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"}}}})
+    .to_string()
+}
+
+/// The headers of SEP-2243 (2026-07-28) on every inbound path: `Mcp-Method`,
+/// `Mcp-Name` and the `Mcp-Param-*` a tool's `x-mcp-header` declares must be
+/// there and agree with the body (400, JSON-RPC -32020), a singleton is sent
+/// once, an MCP header is capped (431); a 2025 session may omit them, not
+/// contradict them. A tool with an invalid annotation is not listed over
+/// HTTP. Upstream, a renamed call carries the upstream's own name in its
+/// body and `Mcp-Name`, over the direct post and rmcp's client alike, and
+/// the direct post passes on a `Mcp-Param-*` header no tool declares.
 #[test]
-fn an_mcp_param_header_that_contradicts_the_body_is_refused() {
-    let servers =
-        json!({"odd": common::gateway::node("gateway-hostile.mjs", json!({"MODE": "header"}))});
-    let gateway = Gateway::serving("param-headers", servers, &["--ready-within", "30"], None);
-    let call = |region_header: Option<&str>| {
-        let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
-            "name": "odd__route", "arguments": {"region": "eu-west"}, "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {},
-            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"}}}})
-        .to_string();
-        let mut head = format!(
-            "POST /mcp HTTP/1.1\r\nHost: {}\r\nMCP-Protocol-Version: 2026-07-28\r\n\
-             Mcp-Method: tools/call\r\nMcp-Name: odd__route",
-            gateway.authority
-        );
-        if let Some(value) = region_header {
-            head.push_str(&format!("\r\nMcp-Param-Region: {value}"));
-        }
-        gateway.exchange(&head, &body)
+fn the_mcp_headers_agree_with_the_body_or_the_request_is_refused() {
+    let remote = http_server(&["route"]);
+    let servers = json!({
+        "odd": common::gateway::node("gateway-hostile.mjs", json!({"MODE": "header"})),
+        "remote": {"url": remote.1},
+    });
+    let gateway = Gateway::serving("mcp-headers", servers, &["--ready-within", "30"], None);
+    let post = |headers: &str, body: &str| {
+        let head = format!("POST /mcp HTTP/1.1\r\nHost: {}{headers}", gateway.authority);
+        gateway.exchange(&head, body)
     };
-    let lie = call(Some("us-east"));
-    assert!(lie.starts_with("HTTP/1.1 400"), "{lie}");
-    let (_, body) = lie.split_once("\r\n\r\n").unwrap();
-    let error: serde_json::Value = serde_json::from_str(body).unwrap();
-    assert_eq!(error["id"], 3);
-    assert_eq!(error["error"]["code"], -32020, "{error}");
-    for agrees in [Some("eu-west"), Some("=?base64?ZXUtd2VzdA==?="), None] {
-        let answer = call(agrees);
-        assert!(answer.starts_with("HTTP/1.1 200"), "{agrees:?}: {answer}");
-        assert!(answer.contains("routed to eu-west"), "{agrees:?}: {answer}");
+    let route = modern_call(3, "odd__route", json!({"region": "eu-west"}));
+    let v = "\r\nMCP-Protocol-Version: 2026-07-28";
+    let all = format!("{v}\r\nMcp-Method: tools/call\r\nMcp-Name: odd__route");
+    let long = "x".repeat(9000);
+    // (why, headers, status, the JSON-RPC id of a -32020 refusal)
+    let cases = [
+        (
+            "agrees",
+            format!("{all}\r\nMcp-Param-Region: eu-west"),
+            200,
+            None,
+        ),
+        (
+            "base64",
+            format!(
+                "{v}\r\nMcp-Method: tools/call\r\nMcp-Name: =?base64?b2RkX19yb3V0ZQ==?=\r\nMcp-Param-Region: =?base64?ZXUtd2VzdA==?="
+            ),
+            200,
+            None,
+        ),
+        (
+            "an unknown param header",
+            format!("{all}\r\nMcp-Param-Region: eu-west\r\nMcp-Param-Tenant: acme"),
+            200,
+            None,
+        ),
+        (
+            "a contradicting param",
+            format!("{all}\r\nMcp-Param-Region: us-east"),
+            400,
+            Some(json!(3)),
+        ),
+        ("no param header", all.clone(), 400, Some(json!(3))),
+        (
+            "another name",
+            format!(
+                "{v}\r\nMcp-Method: tools/call\r\nMcp-Name: odd__bad\r\nMcp-Param-Region: eu-west"
+            ),
+            400,
+            Some(json!(3)),
+        ),
+        (
+            "another method",
+            format!(
+                "{v}\r\nMcp-Method: tools/list\r\nMcp-Name: odd__route\r\nMcp-Param-Region: eu-west"
+            ),
+            400,
+            Some(json!(3)),
+        ),
+        (
+            "no method",
+            format!("{v}\r\nMcp-Name: odd__route\r\nMcp-Param-Region: eu-west"),
+            400,
+            Some(json!(3)),
+        ),
+        (
+            "no name",
+            format!("{v}\r\nMcp-Method: tools/call\r\nMcp-Param-Region: eu-west"),
+            400,
+            Some(json!(3)),
+        ),
+        (
+            "the method twice",
+            format!("{all}\r\nMcp-Method: tools/call\r\nMcp-Param-Region: eu-west"),
+            400,
+            Some(json!(null)),
+        ),
+        (
+            "a param twice",
+            format!("{all}\r\nMcp-Param-Region: eu-west\r\nMcp-Param-Region: eu-west"),
+            400,
+            Some(json!(null)),
+        ),
+        (
+            "a name too long",
+            format!("{all}\r\nMcp-Param-Region: eu-west\r\nMcp-Name: {long}"),
+            431,
+            None,
+        ),
+    ];
+    for (why, headers, status, id) in cases {
+        let answer = post(&headers, &route);
+        assert!(
+            answer.starts_with(&format!("HTTP/1.1 {status}")),
+            "{why}: {answer}"
+        );
+        if status == 200 {
+            assert!(answer.contains("routed to eu-west"), "{why}: {answer}");
+        }
+        if let Some(id) = id {
+            let error: serde_json::Value =
+                serde_json::from_str(read_by_client(&answer).2.trim()).expect(&answer);
+            assert_eq!(
+                (&error["id"], &error["error"]["code"]),
+                (&id, &json!(-32020)),
+                "{why}: {error}"
+            );
+        }
     }
+    // A 2025 session: the headers may be left out, not contradicted.
+    let session = session_id(&gateway.initialize("")).expect("a session");
+    let in_session = format!("\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25");
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
+    assert!(post(&in_session, &initialized).starts_with("HTTP/1.1 2"));
+    let call = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+        "name": "odd__route", "arguments": {"region": "eu-west"}}})
+    .to_string();
+    let served = post(&in_session, &call);
+    assert!(served.contains("routed to eu-west"), "{served}");
+    let lie = post(&format!("{in_session}\r\nMcp-Param-Region: us-east"), &call);
+    assert!(
+        lie.starts_with("HTTP/1.1 400") && lie.contains("-32020"),
+        "{lie}"
+    );
+    // Over HTTP the tool with an invalid annotation is not listed.
+    let list = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"}}}})
+    .to_string();
+    let listed = post(&format!("{v}\r\nMcp-Method: tools/list"), &list);
+    assert!(listed.contains("\"odd__route\""), "{listed}");
+    assert!(!listed.contains("\"odd__bad\""), "{listed}");
+    // Renamed on the way up: the upstream's own name, in the body and in Mcp-Name.
+    let calls = [
+        // A header no tool declares: passed on by the direct post.
+        (
+            "remote__get_invoice",
+            json!({"id": "INV-9"}),
+            "\r\nMcp-Param-Tenant: acme",
+            "invoice INV-9",
+        ),
+        (
+            "remote__route",
+            json!({"region": "eu-west"}),
+            "\r\nMcp-Param-Region: eu-west",
+            "routed to eu-west",
+        ),
+    ];
+    for (id, (name, arguments, extra, text)) in (6..).zip(calls) {
+        let headers = format!("{v}\r\nMcp-Method: tools/call\r\nMcp-Name: {name}{extra}");
+        let answer = post(&headers, &modern_call(id, name, arguments));
+        assert!(answer.contains(text), "{name}: {answer}");
+    }
+    let seen: serde_json::Value = get_json(&remote.1.replace("/mcp", "/seen"));
+    let upstream_calls: Vec<&serde_json::Value> = (seen.as_array().unwrap().iter())
+        .filter(|s| s["method"] == "tools/call")
+        .collect();
+    assert_eq!(upstream_calls.len(), 2, "{seen}");
+    for (call, own) in upstream_calls.iter().zip(["get_invoice", "route"]) {
+        assert_eq!(call["name"], own, "{seen}");
+        assert_eq!(call["headers"]["mcp-name"], own, "{seen}");
+        assert_eq!(call["headers"]["mcp-method"], "tools/call", "{seen}");
+    }
+    assert_eq!(
+        upstream_calls[0]["headers"]["mcp-param-tenant"], "acme",
+        "{seen}"
+    );
+    assert_eq!(
+        upstream_calls[1]["headers"]["mcp-param-region"], "eu-west",
+        "{seen}"
+    );
+    assert_eq!(
+        direct_calls(&gateway, "remote"),
+        1,
+        "get_invoice not posted directly"
+    );
+}
+
+/// The JSON of a plain `GET url` (a loopback `http://` URL).
+fn get_json(url: &str) -> serde_json::Value {
+    let authority = url.trim_start_matches("http://").split('/').next().unwrap();
+    let path = &url[url.find(authority).unwrap() + authority.len()..];
+    let mut s = TcpStream::connect(authority).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).unwrap();
+    let (_, _, body) = read_by_client(&answer);
+    serde_json::from_str(body.trim()).expect(&answer)
 }

@@ -7,7 +7,8 @@
 // forged log line to stderr, then serves tool `ok`. MODE=crash: appends a line to SPAWN_LOG (if set), serves
 // tool `ok`, and exits 1 300 ms after answering tools/list. MODE=names: tools `ok` and one named with a quote, a
 // backslash, a line feed and a brace (`q"uo\te` LF `x}`), each answering "ok". MODE=header: tool `route` whose
-// `region` argument is marked `x-mcp-header: Region` (2026-07-28), answering "routed to REGION".
+// `region` argument is marked `x-mcp-header: Region` (2026-07-28), answering "routed to REGION", and tool `bad`
+// whose annotation is no HTTP token (`Re gion`).
 import { appendFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 
@@ -68,7 +69,12 @@ function tools() {
   const ok = { name: "ok", description: "Fine.", inputSchema: { type: "object" } };
   if (mode === "header") {
     const region = { type: "string", "x-mcp-header": "Region" };
-    return [{ name: "route", description: "Routes.", inputSchema: { type: "object", properties: { region } } }];
+    // `bad`: an annotation that is no HTTP token (a space): a Streamable HTTP client must drop the tool.
+    const bad = { type: "string", "x-mcp-header": "Re gion" };
+    return [
+      { name: "route", description: "Routes.", inputSchema: { type: "object", properties: { region } } },
+      { name: "bad", description: "Badly routed.", inputSchema: { type: "object", properties: { region: bad } } },
+    ];
   }
   if (mode === "names") return [ok, { name: 'q"uo\\te\nx}', description: "Odd name.", inputSchema: { type: "object" } }];
   return [ok];

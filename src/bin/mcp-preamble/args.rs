@@ -287,6 +287,16 @@ pub struct ServeArgs {
     /// of fetched from the issuer.
     #[arg(long, value_name = "FILE", requires = "oauth_issuer")]
     pub oauth_jwks: Option<PathBuf>,
+    /// With `--oauth-issuer`: the scopes clients should ask the issuer for
+    /// (comma-separated, or repeated), named in the `401`'s challenge and
+    /// the metadata's `scopes_supported`.
+    #[arg(
+        long,
+        value_name = "SCOPE,...",
+        value_delimiter = ',',
+        requires = "oauth_issuer"
+    )]
+    pub oauth_scopes: Vec<String>,
     /// With `--listen`: serve HTTPS with this certificate chain (PEM, leaf
     /// first); read again when it or the key file changes (a renewal).
     #[arg(long, value_name = "PEM", requires_all = ["listen", "tls_key"])]

@@ -116,6 +116,7 @@ async fn bind(
         if let Some(jwks) = &a.oauth_jwks {
             oauth = oauth.jwks_file(jwks)?;
         }
+        oauth = oauth.scopes(a.oauth_scopes.iter().cloned())?;
         access = access.oauth(oauth);
     }
     if let (Some(cert), Some(key)) = (&a.tls_cert, &a.tls_key) {

@@ -13,8 +13,9 @@ use hyper::{Method, Request, StatusCode};
 use crate::serve::front::reply::{Answer, body};
 
 /// The request headers a page may send: what MCP clients send over
-/// Streamable HTTP. Any other asked for is left out of the answer, and the
-/// browser then does not send the request.
+/// Streamable HTTP (SEP-2243's `Mcp-Method`, `Mcp-Name` and every
+/// `Mcp-Param-*` among them). Any other asked for is left out of the
+/// answer, and the browser then does not send the request.
 const ALLOWED: &[&str] = &[
     "accept",
     "authorization",
@@ -26,8 +27,17 @@ const ALLOWED: &[&str] = &[
     "mcp-session-id",
 ];
 
-/// The answer headers a page may read besides the simple ones.
-const EXPOSED: &str = "Mcp-Session-Id, WWW-Authenticate";
+/// `Mcp-Param-{name}`: one header per argument a tool routes.
+const PARAM: &str = "mcp-param-";
+
+/// The answer headers a page may read besides the simple ones: the
+/// session, the OAuth challenge, when to retry after a `429`.
+const EXPOSED: &str = "Mcp-Session-Id, WWW-Authenticate, Retry-After";
+
+/// Whether a page may send header `name` (lowercase).
+fn allowed(name: &str) -> bool {
+    ALLOWED.contains(&name) || name.strip_prefix(PARAM).is_some_and(|n| !n.is_empty())
+}
 
 /// The answer to a preflight (`OPTIONS` with `Origin` and
 /// `Access-Control-Request-Method`) from an origin the front let through:
@@ -45,7 +55,7 @@ pub(in crate::serve) fn preflight<B>(req: &Request<B>) -> Option<Answer> {
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
         .map(|h| h.trim().to_ascii_lowercase())
-        .filter(|h| ALLOWED.contains(&h.as_str()))
+        .filter(|h| allowed(h))
         .collect();
     let mut answer = body(StatusCode::NO_CONTENT, String::new(), "text/plain");
     let out = answer.headers_mut();

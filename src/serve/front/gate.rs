@@ -5,9 +5,12 @@
 //! gateway serves (403; on loopback `localhost`, `127.0.0.1`, `::1` and
 //! the allowed hosts, elsewhere the allowed hosts, or any when none), an
 //! `Origin` of this machine on loopback or of an allowed host elsewhere
-//! (403), then, with an [`Access`](crate::serve::front::auth::Access)
-//! that authenticates, the bearer token (401; the probes and a preflight
-//! need none). rmcp's own Host allow-list is off: a second list that
+//! (403), the MCP headers' head rules (`crate::serve::front::headers`:
+//! a singleton sent twice 400, too many or too long 431), then, with an
+//! [`Access`](crate::serve::front::auth::Access) that authenticates, the
+//! bearer token (401; the probes and a preflight need none). The body's
+//! agreement with the headers is checked where every POST's body is first
+//! read (`crate::serve::front::ops`), by the same module. rmcp's own Host allow-list is off: a second list that
 //! could disagree with this one is how the fast call once skipped it.
 
 #[cfg(feature = "serve-auth")]
@@ -45,6 +48,8 @@ pub(in crate::serve) enum Refused {
     /// gate lets through may read it, to start OAuth.
     #[cfg_attr(not(feature = "serve-auth"), allow(dead_code))]
     Token(Answer),
+    /// Its MCP headers: a page may read why.
+    Headers(Answer),
 }
 
 impl Gate {
@@ -89,6 +94,9 @@ impl Gate {
         let foreign = |(status, why)| Refused::Foreign(plain(status, why));
         let host = self.addressed(&req).map_err(foreign)?;
         self.origin(&req).map_err(foreign)?;
+        if let Some(refused) = crate::serve::front::headers::head(req.headers()) {
+            return Err(Refused::Headers(refused));
+        }
         #[cfg(feature = "serve-auth")]
         if let Some(access) = &self.access
             && !tokenless(&req)

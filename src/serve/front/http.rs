@@ -432,7 +432,8 @@ async fn connection<S>(
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder
         .timer(TokioTimer::new())
-        .header_read_timeout(limits.header_read_timeout);
+        .header_read_timeout(limits.header_read_timeout)
+        .max_header_size(crate::serve::front::headers::MAX_HEAD_BYTES);
     let mut served = std::pin::pin!(builder.serve_connection(io, service));
     let mut stopping = false;
     loop {
@@ -479,7 +480,7 @@ async fn answer(mut req: Request<Incoming>, served: Served, peer: SocketAddr) ->
         Err(Refused::Foreign(answer)) => {
             return visit.answered(answer, &front.traffic, &front.gateway);
         }
-        Err(Refused::Token(answer)) => answer,
+        Err(Refused::Token(answer) | Refused::Headers(answer)) => answer,
     };
     if let Some(origin) = origin {
         crate::serve::front::cors::allow(&mut answer, origin);

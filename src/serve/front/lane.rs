@@ -31,49 +31,30 @@ use rmcp::transport::StreamableHttpServerConfig;
 use rmcp::{ErrorData as McpError, ServerHandler};
 use tokio::sync::mpsc;
 
-use crate::serve::front::cut::Teed;
 use crate::serve::front::reply::{Answer, body};
 use crate::serve::gateway::Gateway;
 use crate::serve::upstream::progress::ProgressTo;
 
-/// What became of a request offered to the lane.
-pub(in crate::serve) enum Lane {
-    /// Answered here.
-    Served(Answer),
-    /// Read, but not for the lane: rmcp answers it from these bytes.
-    Read(Request<Full<Bytes>>),
-    /// Not for the lane by its head: rmcp answers it as it came.
-    Passed(Request<Teed>),
-}
-
-/// Offers `req` to the lane of `gateway`.
+/// Offers `req` (its body read: `bytes`) to the lane of `gateway`: its
+/// answer, or the request back for rmcp.
 ///
-/// The body limit and the keep-alive are rmcp's own (`config`, the one
-/// its service was given): a longer body is rmcp's to refuse, and an
-/// event stream here is kept alive as rmcp keeps its own.
+/// The keep-alive is rmcp's own (`config`, the one its service was
+/// given): an event stream here is kept alive as rmcp keeps its own.
 pub(in crate::serve) async fn offer(
-    req: Request<Teed>,
+    req: Request<Full<Bytes>>,
+    bytes: &[u8],
     gateway: &Gateway,
     config: &StreamableHttpServerConfig,
-) -> Lane {
+) -> Result<Answer, Request<Full<Bytes>>> {
     let Some(head) = Head::of(&req, gateway, config) else {
-        return Lane::Passed(req);
+        return Err(req);
     };
-    let (parts, incoming) = req.into_parts();
-    let bytes = match incoming.collect().await {
-        Ok(collected) => collected.to_bytes(),
-        // As rmcp answers a body it could not read.
-        Err(e) => {
-            return Lane::Served(body(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                format!("Failed to read request body: {e}"),
-                "text/plain; charset=utf-8",
-            ));
+    match call_of(bytes, &head) {
+        Some(mut call) => {
+            call.forward = crate::serve::upstream::direct::forwarded(req.headers());
+            Ok(answer(call, gateway, config.sse_keep_alive).await)
         }
-    };
-    match call_of(&bytes, &head) {
-        Some(call) => Lane::Served(answer(call, gateway, config.sse_keep_alive).await),
-        None => Lane::Read(Request::from_parts(parts, Full::new(bytes))),
+        None => Err(req),
     }
 }
 
@@ -86,8 +67,8 @@ struct Head {
 
 impl Head {
     /// The head of a stateless `tools/call` rmcp would take, or `None`.
-    fn of(
-        req: &Request<Teed>,
+    fn of<B>(
+        req: &Request<B>,
         gateway: &Gateway,
         config: &StreamableHttpServerConfig,
     ) -> Option<Head> {
@@ -162,6 +143,8 @@ struct Call {
     request: rmcp::model::CallToolRequestParams,
     progress: Option<ProgressToken>,
     tasks: bool,
+    /// The host's headers a direct post passes on.
+    forward: crate::serve::upstream::Forward,
 }
 
 /// The call in `bytes` when the body agrees with `head` and needs one
@@ -191,6 +174,7 @@ fn call_of(bytes: &[u8], head: &Head) -> Option<Call> {
         request: call.params,
         progress: meta.get_progress_token(),
         tasks,
+        forward: Vec::new(),
     })
 }
 
@@ -202,6 +186,7 @@ async fn answer(call: Call, gateway: &Gateway, keep_alive: Option<Duration>) -> 
         request,
         progress,
         tasks,
+        forward,
     } = call;
     let (to, mut progressed) = mpsc::channel(PROGRESS_WAITING);
     let host = progress.map(|token| (ProgressTo::Stream(to), token));
@@ -209,7 +194,7 @@ async fn answer(call: Call, gateway: &Gateway, keep_alive: Option<Duration>) -> 
     // Owned, so that an event stream can carry it on after this returns.
     let mut result = Box::pin(async move {
         let response = session
-            .call_tool_as(request, host, std::future::pending())
+            .call_tool_as(request, host, forward, std::future::pending())
             .await;
         message_of(response, id, tasks)
     });

@@ -10,13 +10,13 @@ pub(crate) mod cut;
 #[cfg(feature = "serve-http")]
 pub(crate) mod gate;
 #[cfg(feature = "serve-http")]
+pub(crate) mod headers;
+#[cfg(feature = "serve-http")]
 pub(crate) mod http;
 #[cfg(feature = "serve-http")]
 pub(crate) mod lane;
 #[cfg(feature = "serve-http")]
 pub(crate) mod ops;
-#[cfg(feature = "serve-http")]
-pub(crate) mod params;
 #[cfg(feature = "serve-http")]
 pub(crate) mod replica;
 #[cfg(feature = "serve-http")]

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;
+use http_body_util::Full;
 use http_body_util::combinators::BoxBody;
 use hyper::body::{Body, Incoming};
 use hyper::header::HeaderValue;
@@ -15,7 +16,6 @@ use hyper::{Method, Request, StatusCode};
 use tokio::sync::Notify;
 
 use crate::serve::front::cut::{Cut, Cuttable, Teed};
-use crate::serve::front::lane::Lane;
 use crate::serve::front::replica::{SESSION_HEADER, Sealer};
 use crate::serve::front::reply::{Answer, body, plain, until_sent};
 use crate::serve::front::sessions::{BoundedSessions, Owner};
@@ -124,27 +124,14 @@ impl Front {
         self.tracked(answer, guard)
     }
 
-    /// The answer to an MCP request: `Mcp-Param-*` headers checked, then
-    /// the fast lane or rmcp.
+    /// The answer to an MCP request: a POST's headers checked against its
+    /// body (`crate::serve::front::headers`), then the fast lane or rmcp.
     async fn answer(&self, req: Request<Teed>) -> Answer {
         let delete = req.method() == Method::DELETE;
-        // Mcp-Param-* headers checked against the body first, on every path.
-        if crate::serve::front::params::carries(&req) {
-            let limit = self.mcp.config.max_request_body_bytes;
-            return match crate::serve::front::params::checked(req, &self.gateway, limit).await {
-                Ok(req) => self.rmcp(req).await,
-                Err(refused) => refused,
-            };
-        }
-        let mut answer =
-            match crate::serve::front::lane::offer(req, &self.gateway, &self.mcp.config).await {
-                Lane::Served(answer) => {
-                    self.lane.fetch_add(1, Ordering::Relaxed);
-                    answer
-                }
-                Lane::Read(req) => self.rmcp(req).await,
-                Lane::Passed(req) => self.rmcp(req).await,
-            };
+        let mut answer = match *req.method() == Method::POST {
+            true => self.post(req).await,
+            false => self.rmcp(req).await,
+        };
         // A session ended is "No Content" (rmcp says 202, at which the SDKs
         // warn on every close): nothing is left to accept.
         if delete && answer.status() == StatusCode::ACCEPTED {
@@ -156,6 +143,29 @@ impl Front {
             ));
         }
         answer
+    }
+
+    /// A POST: its body read once (within rmcp's limit, refused as rmcp
+    /// refuses one), its headers checked against it, then the fast lane
+    /// or rmcp, from those bytes.
+    async fn post(&self, req: Request<Teed>) -> Answer {
+        let config = &self.mcp.config;
+        let (parts, incoming) = req.into_parts();
+        let bytes = match read(incoming, config.max_request_body_bytes).await {
+            Ok(bytes) => bytes,
+            Err(refused) => return refused,
+        };
+        let req = Request::from_parts(parts, Full::new(bytes.clone()));
+        if let Some(refused) = crate::serve::front::headers::agree(&req, &bytes, &self.gateway) {
+            return refused;
+        }
+        match crate::serve::front::lane::offer(req, &bytes, &self.gateway, config).await {
+            Ok(answer) => {
+                self.lane.fetch_add(1, Ordering::Relaxed);
+                answer
+            }
+            Err(req) => self.rmcp(req).await,
+        }
     }
 
     /// A host resuming a stream (`GET` with `Last-Event-ID`): rmcp's
@@ -435,6 +445,40 @@ impl Drop for Leave {
             self.0.1.notify_waiters();
         }
     }
+}
+
+/// A body read whole, at most `max` bytes; past it, or unreadable, the
+/// answer rmcp gives (413, or 500 with the reason).
+async fn read(mut body: Teed, max: usize) -> Result<Bytes, Answer> {
+    use http_body_util::BodyExt as _;
+    let mut collected = bytes::BytesMut::new();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| {
+            let why = format!("Failed to read request body: {e}");
+            body_of(StatusCode::INTERNAL_SERVER_ERROR, why)
+        })?;
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        if data.len() > max.saturating_sub(collected.len()) {
+            let why = format!("Payload Too Large: request body exceeds {max} bytes");
+            return Err(body_of(StatusCode::PAYLOAD_TOO_LARGE, why));
+        }
+        collected.extend_from_slice(&data);
+    }
+    Ok(collected.freeze())
+}
+
+/// An answer of `status` with `text` and no content type, as rmcp's.
+fn body_of(status: StatusCode, text: String) -> Answer {
+    use http_body_util::BodyExt as _;
+    let mut answer = hyper::Response::new(
+        Full::new(Bytes::from(text))
+            .map_err(|never| match never {})
+            .boxed(),
+    );
+    *answer.status_mut() = status;
+    answer
 }
 
 #[cfg(test)]

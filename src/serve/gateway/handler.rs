@@ -47,12 +47,24 @@ impl ServerHandler for Gateway {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         let read = lock(&self.read).clone();
-        Ok(ListToolsResult::with_all_items(
-            self.view().tools_for(read.as_deref()),
-        ))
+        let view = self.view();
+        let tools = view.tools_for(read.as_deref());
+        // serve-http hook: over HTTP (rmcp hands the request's head to the
+        // handler), no tool a Streamable HTTP client must drop.
+        #[cfg(feature = "serve-http")]
+        let tools = {
+            let mut tools = tools;
+            let http = context.extensions.get::<hyper::http::request::Parts>();
+            if http.is_some() {
+                tools.retain(|t| !view.header_invalid.contains(t.name.as_ref()));
+            }
+            tools
+        };
+        let _ = context;
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
     async fn call_tool(

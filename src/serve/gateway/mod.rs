@@ -40,6 +40,7 @@ use crate::serve::gateway::view::View;
 use crate::serve::surfaces::Surfaces;
 use crate::serve::surfaces::lists::{merged, not_served};
 use crate::serve::surfaces::notify::LIST_CHANGED_EVERY;
+use crate::serve::upstream::Forward;
 use crate::serve::upstream::progress::{HostProgress, ProgressTo};
 use crate::serve::upstream::send::{Outbound, Subject, Upstreams, capabilities};
 
@@ -477,18 +478,27 @@ impl Gateway {
             .meta
             .get_progress_token()
             .map(|token| (ProgressTo::Peer(context.peer.clone()), token));
+        // serve-http hook: the host's headers a direct post passes on.
+        #[cfg(feature = "serve-http")]
+        let forward = (context.extensions.get::<hyper::http::request::Parts>())
+            .map(|parts| crate::serve::upstream::direct::forwarded(&parts.headers))
+            .unwrap_or_default();
+        #[cfg(not(feature = "serve-http"))]
+        let forward = Vec::new();
         let ct = context.ct;
-        self.call_tool_as(params, host, async move { ct.cancelled().await })
+        self.call_tool_as(params, host, forward, async move { ct.cancelled().await })
             .await
     }
 
     /// A `tools/call` of the host: to the reader, refused, or forwarded to
-    /// its upstream (progress to `host` when it has a token; `cancelled`
-    /// cancels the upstream request).
+    /// its upstream (progress to `host` when it has a token; `forward`, the
+    /// host's headers a direct post carries; `cancelled` cancels the
+    /// upstream request).
     pub(crate) async fn call_tool_as(
         &self,
         params: CallToolRequestParams,
         host: HostProgress,
+        forward: Forward,
         cancelled: impl Future<Output = ()>,
     ) -> Result<CallToolResponse, McpError> {
         let mut view = self.view();
@@ -528,6 +538,7 @@ impl Gateway {
             progress: host,
             name_errors: false,
             direct,
+            forward,
         };
         let started = std::time::Instant::now();
         let answer = (self.inner.surfaces.upstreams().send(out, cancelled).await)

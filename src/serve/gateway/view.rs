@@ -59,6 +59,11 @@ pub(crate) struct View {
     /// `arguments`, the header's name after `Mcp-Param-`, the schema's type).
     #[cfg_attr(not(feature = "serve-http"), allow(dead_code))]
     pub param_declared: BTreeMap<String, Vec<ParamHeader>>,
+    /// Served names of tools whose `x-mcp-header` annotations break the
+    /// 2026-07-28 rules: a Streamable HTTP client must drop such a tool,
+    /// so the gateway does not list it over HTTP.
+    #[cfg_attr(not(feature = "serve-http"), allow(dead_code))]
+    pub header_invalid: BTreeSet<String>,
     /// Tools not served for their name (`--prefix never`).
     pub refused: Vec<RefusedName>,
 }
@@ -106,13 +111,107 @@ fn param_headers_of(schema: &Value, path: &mut Vec<String>, out: &mut Vec<ParamH
     }
 }
 
+/// Why `schema`'s `x-mcp-header` annotations break the rules of the
+/// 2026-07-28 revision (each a non-empty HTTP token, unique ignoring case,
+/// on a string, integer or boolean property reached from the root through
+/// `properties` alone), if they do.
+fn invalid_annotations(schema: &Value) -> Option<String> {
+    if schema.get("x-mcp-header").is_some() {
+        return Some("an annotation on the schema root".into());
+    }
+    let mut seen = BTreeSet::new();
+    annotations_below(schema, true, &mut seen, 0)
+}
+
+/// [`invalid_annotations`] of the subschemas of `node` (`on_chain`: it is
+/// reached from the root through `properties` alone).
+fn annotations_below(
+    node: &Value,
+    on_chain: bool,
+    seen: &mut BTreeSet<String>,
+    depth: usize,
+) -> Option<String> {
+    // Schemas are bounded by the limits already; this bounds the stack.
+    if depth > 64 {
+        return Some("a schema nested too deep to check".into());
+    }
+    let below = |child: &Value, on: bool, seen: &mut BTreeSet<String>| {
+        annotations_below(child, on, seen, depth + 1)
+    };
+    match node {
+        Value::Array(items) => items.iter().find_map(|i| below(i, false, seen)),
+        Value::Object(keys) => keys.iter().find_map(|(key, value)| match key.as_str() {
+            "properties" => match value {
+                Value::Object(props) => props.values().find_map(|p| {
+                    annotation(p, on_chain, seen).or_else(|| below(p, on_chain, seen))
+                }),
+                other => below(other, false, seen),
+            },
+            // Instance data, not schemas.
+            "default" | "const" | "enum" | "examples" => None,
+            "x-mcp-header" if !on_chain => Some("an annotation off a properties-only path".into()),
+            "x-mcp-header" => None,
+            _ => below(value, false, seen),
+        }),
+        _ => None,
+    }
+}
+
+/// Why the annotation of property schema `prop` (if any) is invalid.
+fn annotation(prop: &Value, on_chain: bool, seen: &mut BTreeSet<String>) -> Option<String> {
+    let header = prop.get("x-mcp-header")?;
+    if !on_chain {
+        return Some("an annotation off a properties-only path".into());
+    }
+    let Some(name) = header.as_str().filter(|n| !n.is_empty()) else {
+        return Some("an annotation that is not a non-empty string".into());
+    };
+    let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+    if !name.bytes().all(token) {
+        return Some(format!("{name:?} is not an HTTP token"));
+    }
+    if !seen.insert(name.to_ascii_lowercase()) {
+        return Some(format!("{name:?} is used twice"));
+    }
+    match prop.get("type").and_then(Value::as_str) {
+        Some("string" | "integer" | "boolean") => None,
+        _ => Some(format!("{name:?} is not on a string, integer or boolean")),
+    }
+}
+
+/// The tools whose arguments go in headers, as a view gathers them.
+#[derive(Default)]
+struct Headers {
+    routed: BTreeSet<String>,
+    declared: BTreeMap<String, Vec<ParamHeader>>,
+    invalid: BTreeSet<String>,
+}
+
+impl Headers {
+    /// Notes `tool` of `alias`, served as `name`.
+    fn note(&mut self, alias: &str, tool: &ExposedTool, name: &str) {
+        let schema = tool.input_schema.as_value();
+        let Some(declared) = declared_headers(schema) else {
+            return;
+        };
+        self.routed.insert(name.to_string());
+        match invalid_annotations(schema) {
+            None => drop(self.declared.insert(name.to_string(), declared)),
+            Some(why) => {
+                tracing::warn!(upstream = %alias, tool = %tool.own, "tool not listed over HTTP: its x-mcp-header annotations are invalid ({why})");
+                self.invalid.insert(name.to_string());
+            }
+        }
+    }
+}
+
 impl View {
     pub(crate) fn of(hub: &Hub, host: ServeAs) -> View {
         let section = hub.section();
         let assembly = section.assembly();
         let (mut table, mut tools) = (NameTable::default(), Vec::new());
         let (mut full, mut hidden) = (BTreeMap::new(), Vec::new());
-        let (mut param_headers, mut param_declared) = (BTreeSet::new(), BTreeMap::new());
+        let mut headers = Headers::default();
         let (scheme, mut refused) = (served_scheme(hub), Vec::new());
         // Servers in section order; a server the policy excludes exposes nothing.
         for exposure in assembly.exposures() {
@@ -127,10 +226,7 @@ impl View {
                     refused.push((alias.to_string(), tool.own.clone(), wanted));
                 } else if table.push(alias, &tool.own, name.clone()) {
                     tools.push(wire_tool(tool));
-                    if let Some(declared) = declared_headers(tool.input_schema.as_value()) {
-                        param_headers.insert(name.to_string());
-                        param_declared.insert(name.to_string(), declared);
-                    }
+                    headers.note(alias, tool, name.as_str());
                 }
             }
             hidden.extend(
@@ -181,8 +277,9 @@ impl View {
             full,
             whole,
             hidden,
-            param_headers,
-            param_declared,
+            param_headers: headers.routed,
+            param_declared: headers.declared,
+            header_invalid: headers.invalid,
         }
     }
 
@@ -364,6 +461,37 @@ mod tests {
         let shortened = gateway.view();
         assert!(shortened.instructions.ends_with(&NOTE.to_string()));
         assert!(lists_reader(&shortened, &shortened));
+    }
+
+    #[test]
+    fn an_x_mcp_header_annotation_is_a_unique_token_on_a_primitive_reached_by_properties() {
+        let prop = |header: Value, kind: &str| json!({"type": kind, "x-mcp-header": header});
+        let object = |props: Value| json!({"type": "object", "properties": props});
+        let valid = [
+            object(json!({"region": prop(json!("Region"), "string")})),
+            object(json!({"a": prop(json!("A"), "integer"), "b": prop(json!("B"), "boolean")})),
+            object(json!({"opts": object(json!({"tenant": prop(json!("Tenant-Id"), "string")}))})),
+            // Instance data that holds the key is not an annotation.
+            object(json!({"x": {"type": "string", "default": {"x-mcp-header": 1}}})),
+        ];
+        for schema in valid {
+            assert_eq!(invalid_annotations(&schema), None, "{schema}");
+        }
+        let invalid = [
+            json!({"type": "object", "x-mcp-header": "Root"}),
+            object(json!({"r": prop(json!(""), "string")})),
+            object(json!({"r": prop(json!("Re gion"), "string")})),
+            object(json!({"r": prop(json!(7), "string")})),
+            object(json!({"r": prop(json!("N"), "number")})),
+            object(json!({"r": prop(json!("O"), "object")})),
+            object(json!({"a": prop(json!("Dup"), "string"), "b": prop(json!("dup"), "string")})),
+            object(json!({"list": {"type": "array", "items": prop(json!("I"), "string")}})),
+            json!({"type": "object", "anyOf": [object(json!({"r": prop(json!("R"), "string")}))]}),
+            json!({"$defs": {"d": object(json!({"r": prop(json!("R"), "string")}))}}),
+        ];
+        for schema in invalid {
+            assert!(invalid_annotations(&schema).is_some(), "{schema}");
+        }
     }
 
     #[test]

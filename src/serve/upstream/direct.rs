@@ -33,6 +33,7 @@ use rmcp::service::ServiceError;
 
 use crate::config::ServerTransport;
 use crate::connect::LiveServer;
+use crate::serve::upstream::Forward;
 use crate::serve::upstream::events::{EventReader, TooLong};
 use crate::serve::upstream::progress::{HostProgress, relay_to};
 
@@ -119,12 +120,14 @@ impl Direct {
         self.answered.load(Ordering::Relaxed)
     }
 
-    /// Posts a call of `tool` with `params`; progress for it goes to `host`.
+    /// Posts a call of `tool` with `params` (and the host's `forward`
+    /// headers); progress for it goes to `host`.
     pub(crate) async fn call(
         &self,
         tool: &str,
         request: ClientRequest,
         host: &HostProgress,
+        forward: &Forward,
     ) -> Posted {
         let mut request = request;
         if self.off.load(Ordering::Relaxed) || !plain_name(tool) {
@@ -149,7 +152,13 @@ impl Direct {
         let Ok(body) = body else {
             return Posted::Declined(Box::new(request));
         };
-        let answer = match self.send(self.post(tool, "tools/call", body)).await {
+        let mut post = self.post(tool, "tools/call", body);
+        for (name, value) in forward {
+            if let (Ok(n), Ok(v)) = (HeaderName::try_from(name), HeaderValue::try_from(value)) {
+                post.headers_mut().append(n, v);
+            }
+        }
+        let answer = match self.send(post).await {
             Sent::Answer(answer) => answer,
             Sent::Unwritten => return Posted::Declined(Box::new(request)),
             Sent::Lost(e) => {
@@ -464,6 +473,14 @@ fn answer_of(
     answered
         .is_none_or(|a| a == *id)
         .then(|| answer.map_err(ServiceError::McpError))
+}
+
+/// The `Mcp-Param-*` headers of a host's request ([`Forward`]).
+pub(crate) fn forwarded(headers: &hyper::HeaderMap) -> Forward {
+    (headers.iter())
+        .filter(|(name, _)| name.as_str().starts_with("mcp-param-"))
+        .filter_map(|(name, value)| Some((name.to_string(), value.to_str().ok()?.to_string())))
+        .collect()
 }
 
 /// A name rmcp sends as it is in `Mcp-Name` (no Base64 needed).

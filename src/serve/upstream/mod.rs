@@ -14,3 +14,10 @@ pub(crate) mod start;
 /// `resources/read` answer can carry a large blob, and a line past the cap
 /// ends the relay instead of growing a buffer.
 pub const MAX_MESSAGE_BYTES: usize = 64 << 20;
+
+/// The host's `Mcp-Param-*` headers (name, value), written on a direct
+/// post of its call: the direct path takes only tools that declare no
+/// header, so every one of them is a header the gateway does not know,
+/// which an intermediary passes on (SEP-2243). rmcp's client writes its
+/// own headers only.
+pub(crate) type Forward = Vec<(String, String)>;

@@ -21,6 +21,7 @@ use serde_json::json;
 
 use crate::connect::LiveServer;
 use crate::hub::{Hub, ServerState};
+use crate::serve::upstream::Forward;
 use crate::serve::upstream::asking::{Asking, UpstreamHandler};
 use crate::serve::upstream::progress::{HostProgress, Relay, Relays, relay_to};
 use crate::serve::upstream::start::Starting;
@@ -67,6 +68,10 @@ pub(crate) struct Outbound<'a> {
     /// stay in its body).
     #[cfg_attr(not(feature = "serve-http"), allow(dead_code))]
     pub(crate) direct: bool,
+    /// Headers of the host's request a direct post carries on
+    /// ([`Forward`](crate::serve::upstream::Forward)).
+    #[cfg_attr(not(feature = "serve-http"), allow(dead_code))]
+    pub(crate) forward: Forward,
 }
 
 impl<'a> Outbound<'a> {
@@ -79,6 +84,7 @@ impl<'a> Outbound<'a> {
             progress: None,
             name_errors: false,
             direct: false,
+            forward: Vec::new(),
         }
     }
 
@@ -356,7 +362,7 @@ impl Upstreams {
         let posted = tokio::select! {
             biased;
             stopped = stop => return Ok(Err(stopped)),
-            posted = direct.call(tool, out.request, &out.progress) => posted,
+            posted = direct.call(tool, out.request, &out.progress, &out.forward) => posted,
         };
         match posted {
             Posted::Answered(answer) => Ok((*answer).map_err(|e| fault.failed(e))),

@@ -154,20 +154,27 @@ impl Access {
             .all(|b| b.is_ascii_alphanumeric() || b"-._~/".contains(&b));
         let resource = if plain_path { path.as_str() } else { "/mcp" };
         let metadata_url = format!("{base}{METADATA_PATH}{resource}");
+        let scopes = self.scopes();
         let Some(token) = bearer(&req) else {
-            return Err(refusal(unauthorized(&metadata_url, false), "no token"));
+            let challenge = unauthorized(&metadata_url, scopes, false);
+            return Err(refusal(challenge, "no token"));
         };
         let owner = match self.admits(&token).await {
             Ok(owner) => owner,
             Err(why) => {
                 tracing::info!(reason = why, "refused a request's bearer token");
-                return Err(refusal(unauthorized(&metadata_url, true), why));
+                return Err(refusal(unauthorized(&metadata_url, scopes, true), why));
             }
         };
         req.headers_mut().remove(AUTHORIZATION);
         req.extensions_mut().insert(owner);
         tracing::debug!("admitted a request's bearer token");
         Ok(req)
+    }
+
+    /// The OAuth scopes to name, in order (none without OAuth).
+    fn scopes(&self) -> &[String] {
+        self.oauth.as_ref().map_or(&[], |o| o.scopes.as_slice())
     }
 
     fn scheme(&self) -> &'static str {
@@ -191,6 +198,9 @@ impl Access {
         });
         if let Some(oauth) = &self.oauth {
             doc["authorization_servers"] = serde_json::json!([oauth.issuer]);
+            if !oauth.scopes.is_empty() {
+                doc["scopes_supported"] = serde_json::json!(oauth.scopes);
+            }
         }
         json(doc.to_string())
     }
@@ -240,14 +250,17 @@ pub async fn bind(addr: SocketAddr, access: &Access) -> Result<TcpListener> {
 }
 
 /// `401` with the challenge of RFC 6750 and RFC 9728: where the metadata
-/// is, and `invalid_token` when a token was given and refused.
-fn unauthorized(metadata_url: &str, refused: bool) -> Answer {
+/// is, the `scopes` to ask for (when there are any), and `invalid_token`
+/// when a token was given and refused.
+fn unauthorized(metadata_url: &str, scopes: &[String], refused: bool) -> Answer {
     let mut answer = plain(StatusCode::UNAUTHORIZED, "unauthorized");
-    let challenge = if refused {
-        format!("Bearer error=\"invalid_token\", resource_metadata=\"{metadata_url}\"")
-    } else {
-        format!("Bearer resource_metadata=\"{metadata_url}\"")
+    let mut challenge = match refused {
+        true => format!("Bearer error=\"invalid_token\", resource_metadata=\"{metadata_url}\""),
+        false => format!("Bearer resource_metadata=\"{metadata_url}\""),
     };
+    if !scopes.is_empty() {
+        challenge.push_str(&format!(", scope=\"{}\"", scopes.join(" ")));
+    }
     if let Ok(value) = HeaderValue::from_str(&challenge) {
         answer.headers_mut().insert(WWW_AUTHENTICATE, value);
     }

@@ -39,6 +39,8 @@ pub struct OAuth {
     pub(super) issuer: String,
     audience: String,
     pub(super) jwks_file: Option<PathBuf>,
+    /// Named in the challenge and the metadata (`scopes_supported`).
+    pub(super) scopes: Vec<String>,
     keys: RwLock<Arc<JwkSet>>,
     /// The issuer's `jwks_uri`, once discovered.
     jwks_uri: Mutex<Option<reqwest::Url>>,
@@ -64,6 +66,7 @@ impl OAuth {
             issuer: issuer.to_string(),
             audience: audience.to_string(),
             jwks_file: None,
+            scopes: Vec::new(),
             keys: RwLock::new(Arc::new(JwkSet { keys: Vec::new() })),
             jwks_uri: Mutex::new(None),
             last_refetch: Mutex::new(None),
@@ -86,6 +89,32 @@ impl OAuth {
         })?;
         self.keys = RwLock::new(Arc::new(set));
         self.jwks_file = Some(path);
+        Ok(self)
+    }
+
+    /// The scopes a client should ask the issuer for: named in the `401`'s
+    /// challenge (`scope="…"`) and the protected-resource metadata
+    /// (`scopes_supported`), in this order. Advertised, not checked: the
+    /// issuer decides what a token may hold. A scope that is not an RFC
+    /// 6749 scope token (printable ASCII without spaces, `"` or `\`) is an
+    /// error.
+    pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Result<OAuth> {
+        for scope in scopes {
+            let scope = scope.into();
+            let token = !scope.is_empty()
+                && (scope.bytes()).all(|b| (0x21..=0x7e).contains(&b) && b != b'"' && b != b'\\');
+            if !token {
+                return Err(Error::new(
+                    ErrorKind::InvalidConfig,
+                    format!(
+                        "the oauth scope {scope:?} is not a scope token (printable ASCII without spaces, quotes or backslashes)"
+                    ),
+                ));
+            }
+            if !self.scopes.contains(&scope) {
+                self.scopes.push(scope);
+            }
+        }
         Ok(self)
     }
 

@@ -119,3 +119,16 @@ fn an_origin_is_served_only_from_an_allowed_host() {
     }
     assert!(!origin_allowed("https://mcp.example.com", &[]));
 }
+
+#[test]
+fn oauth_scopes_are_scope_tokens_kept_in_order_once() {
+    let oauth = || OAuth::new("https://auth.test", "https://mcp.test/mcp").unwrap();
+    let scoped = oauth()
+        .scopes(["mcp:tools", "mcp:read", "mcp:tools"])
+        .unwrap();
+    assert_eq!(scoped.scopes, ["mcp:tools", "mcp:read"]);
+    for bad in ["", "two words", "quo\"te", "back\\slash", "é"] {
+        let e = oauth().scopes([bad]).err().unwrap().to_string();
+        assert!(e.contains("is not a scope token"), "{bad}: {e}");
+    }
+}
