@@ -119,12 +119,14 @@ impl Direct {
         self.answered.load(Ordering::Relaxed)
     }
 
-    /// Posts a call of `tool` with `params`; progress for it goes to `host`.
+    /// Posts a call of `tool` with `params`; progress for it goes to `host`;
+    /// the upstream is told what the host declared (`told`).
     pub(crate) async fn call(
         &self,
         tool: &str,
         request: ClientRequest,
         host: &HostProgress,
+        told: Option<&ClientCapabilities>,
     ) -> Posted {
         let mut request = request;
         if self.off.load(Ordering::Relaxed) || !plain_name(tool) {
@@ -135,7 +137,7 @@ impl Direct {
         let mut meta = RequestMetaObject::with_client_context(
             self.version.clone(),
             self.client.clone(),
-            ClientCapabilities::default(),
+            told.cloned().unwrap_or_default(),
         );
         meta.set_progress_token(ProgressToken(NumberOrString::Number(n as i64)));
         *request.get_meta_mut() = meta;
