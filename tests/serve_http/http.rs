@@ -821,3 +821,52 @@ fn an_mcp_param_header_that_contradicts_the_body_is_refused() {
         assert!(answer.contains("routed to eu-west"), "{agrees:?}: {answer}");
     }
 }
+
+/// A stateless 2026-07-28 POST of `method` with `params` (the host
+/// declaring the Tasks extension) and `Mcp-Name: name`.
+fn stateless(gateway: &Gateway, method: &str, name: &str, params: serde_json::Value) -> String {
+    let mut params = params;
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS: {}}},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"}});
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: {method}\r\nMcp-Name: {name}",
+        gateway.authority
+    );
+    gateway.exchange(&head, &body)
+}
+
+const TASKS: &str = "io.modelcontextprotocol/tasks";
+
+#[test]
+fn a_task_made_over_http_is_read_back_by_its_sealed_id_and_a_foreign_id_is_refused() {
+    let upstream = |p: &str| common::gateway::node("tasks.mjs", json!({"PREFIX": p}));
+    let servers = json!({"a": upstream("a"), "b": upstream("b")});
+    let gateway = Gateway::serving("tasks", servers, &["--ready-within", "60"], None);
+    // a's call through the fast lane, b's through rmcp (a weighted Accept): both sealed.
+    let extra = json!({"io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS: {}}}});
+    let lane = lane_calls(&gateway);
+    let mut ids = Vec::new();
+    for (tool, accept) in [("a__start", PLAIN), ("b__start", WEIGHTED)] {
+        let answer = stateless_call(&gateway, 3, tool, json!({}), extra.clone(), accept);
+        let result = outcome(&answer);
+        assert_eq!(result["resultType"], "task", "{answer}");
+        ids.push(result["taskId"].as_str().unwrap().to_string());
+    }
+    assert_eq!(lane_calls(&gateway), lane + 1);
+    assert!(ids[0].starts_with("a.") && ids[1].starts_with("b."), "{ids:?}");
+    for (id, done) in ids.iter().zip(["a t1 done", "b t1 done"]) {
+        let answer = stateless(&gateway, "tasks/get", id, json!({"taskId": id}));
+        let got = outcome(&answer);
+        assert_eq!(got["taskId"], json!(id), "{answer}");
+        assert_eq!(got["result"]["content"][0]["text"], done, "{answer}");
+    }
+    let answer = stateless(&gateway, "tasks/get", "t1", json!({"taskId": "t1"}));
+    let refused = outcome(&answer);
+    assert_eq!(refused["code"], -32602, "{answer}");
+    let message = refused["message"].as_str().unwrap_or_default();
+    assert!(message.starts_with("unknown task id"), "{answer}");
+}
