@@ -17,7 +17,7 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer, Subscriptio
 use rmcp::{ErrorData as McpError, ServerHandler};
 
 use crate::serve::gateway::Gateway;
-use crate::serve::gateway::tasks::meta_of;
+use crate::serve::gateway::call::meta_of;
 use crate::support::lock;
 
 impl ServerHandler for Gateway {

@@ -476,7 +476,7 @@ impl Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         // What the host declared travels with its call (see `told_by`).
-        params.meta = Some(tasks::meta_of(&context));
+        params.meta = Some(call::meta_of(&context));
         #[cfg(feature = "serve-http")]
         call::Called::tell(&context, &params.name);
         // The upstream's own requests meanwhile go to this host session.
@@ -553,7 +553,7 @@ impl Gateway {
         let started = std::time::Instant::now();
         let answer = (upstreams.send(out, cancelled).await)
             .and_then(|answer| response(&alias, &tool, answer))
-            .map(|answer| tasks::sealed(upstreams.seal(), &alias, answer));
+            .map(|answer| call::sealed(upstreams.seal(), &alias, answer));
         let outcome = match &answer {
             Ok(CallToolResponse::Complete(r)) if r.is_error == Some(true) => Outcome::ToolError,
             Ok(_) => Outcome::Ok,

@@ -7,39 +7,15 @@
 
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
-    CallToolResponse, CancelTaskParams, CancelTaskRequest, ClientRequest, GetTaskParams,
-    GetTaskRequest, GetTaskResult, RequestMetaObject, ServerResult, UpdateTaskParams,
-    UpdateTaskRequest,
+    CancelTaskParams, CancelTaskRequest, ClientRequest, GetTaskParams, GetTaskRequest,
+    GetTaskResult, ServerResult, UpdateTaskParams, UpdateTaskRequest,
 };
 use rmcp::service::{RequestContext, RoleServer};
 
 use crate::serve::gateway::Gateway;
-use crate::serve::upstream::sealed::{Kind, Seal};
-use crate::serve::upstream::send::{Outbound, Subject, host_meta, told_by, unexpected_result};
-
-/// A call's answer as the host gets it: a task's id and an input-required
-/// result's `requestState` sealed to `alias`, the upstream that sent it.
-pub(crate) fn sealed(seal: &Seal, alias: &str, answer: CallToolResponse) -> CallToolResponse {
-    match answer {
-        CallToolResponse::Task(mut task) => {
-            task.task.task_id = seal.seal(Kind::Task, alias, &task.task.task_id);
-            CallToolResponse::Task(task)
-        }
-        CallToolResponse::InputRequired(r) => {
-            CallToolResponse::InputRequired(seal.sealed_state(alias, r))
-        }
-        other => other,
-    }
-}
-
-/// The request `_meta` of a host's request as the gateway reads it.
-pub(crate) fn meta_of(context: &RequestContext<RoleServer>) -> RequestMetaObject {
-    host_meta(
-        &context.meta,
-        context.client_capabilities(),
-        context.protocol_version(),
-    )
-}
+use crate::serve::gateway::call::meta_of;
+use crate::serve::upstream::sealed::Kind;
+use crate::serve::upstream::send::{Outbound, Subject, told_by, unexpected_result};
 
 impl Gateway {
     /// `tasks/get` of a task id the gateway handed out.
