@@ -845,7 +845,16 @@ const TASKS: &str = "io.modelcontextprotocol/tasks";
 fn a_task_made_over_http_is_read_back_by_its_sealed_id_and_a_foreign_id_is_refused() {
     let upstream = |p: &str| common::gateway::node("tasks.mjs", json!({"PREFIX": p}));
     let servers = json!({"a": upstream("a"), "b": upstream("b")});
-    let gateway = Gateway::serving("tasks", servers, &["--ready-within", "60"], None);
+    // The session key keys the seal too: every replica reading it hands out and opens the same ids.
+    let key = std::env::temp_dir().join(format!("mcp-preamble-tasks-{}.key", std::process::id()));
+    std::fs::write(&key, [7u8; 32]).unwrap();
+    let flags = [
+        "--ready-within",
+        "60",
+        "--session-key-file",
+        key.to_str().unwrap(),
+    ];
+    let gateway = Gateway::serving("tasks", servers, &flags, None);
     // a's call through the fast lane, b's through rmcp (a weighted Accept): both sealed.
     let extra = json!({"io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS: {}}}});
     let lane = lane_calls(&gateway);
@@ -857,7 +866,9 @@ fn a_task_made_over_http_is_read_back_by_its_sealed_id_and_a_foreign_id_is_refus
         ids.push(result["taskId"].as_str().unwrap().to_string());
     }
     assert_eq!(lane_calls(&gateway), lane + 1);
-    assert!(ids[0].starts_with("a.") && ids[1].starts_with("b."), "{ids:?}");
+    assert_eq!(ids[0], format!("a.{}.t1", task_tag(&[7u8; 32], "a", "t1")));
+    assert_eq!(ids[1], format!("b.{}.t1", task_tag(&[7u8; 32], "b", "t1")));
+    let _ = std::fs::remove_file(&key);
     for (id, done) in ids.iter().zip(["a t1 done", "b t1 done"]) {
         let answer = stateless(&gateway, "tasks/get", id, json!({"taskId": id}));
         let got = outcome(&answer);
@@ -869,4 +880,23 @@ fn a_task_made_over_http_is_read_back_by_its_sealed_id_and_a_foreign_id_is_refus
     assert_eq!(refused["code"], -32602, "{answer}");
     let message = refused["message"].as_str().unwrap_or_default();
     assert!(message.starts_with("unknown task id"), "{answer}");
+}
+
+/// The tag a gateway whose `--session-key-file` holds `file` puts on task
+/// id `id` of upstream `alias`: HMAC-SHA-256 (RFC 2104) under SHA-256 of
+/// `mcp-preamble seal\0` and the file, over the kind (0, a task id), the
+/// alias, a zero byte and the id; its first 16 bytes as hex.
+fn task_tag(file: &[u8], alias: &str, id: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let key = Sha256::digest([&b"mcp-preamble seal\0"[..], file].concat());
+    let pad = |byte: u8| -> Vec<u8> {
+        let mut block = vec![byte; 64];
+        for (b, k) in block.iter_mut().zip(key.iter()) {
+            *b ^= k;
+        }
+        block
+    };
+    let inner = Sha256::digest([pad(0x36), vec![0], alias.into(), vec![0], id.into()].concat());
+    let mac = Sha256::digest([pad(0x5c), inner.to_vec()].concat());
+    mac[..16].iter().map(|b| format!("{b:02x}")).collect()
 }
