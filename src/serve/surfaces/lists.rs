@@ -20,11 +20,11 @@ use crate::serve::upstream::send::{Outbound, Subject, Upstreams, unexpected_resu
 /// The longest URI served (a longer one is left out of lists and refused).
 pub(in crate::serve) const MAX_URI: usize = 2048;
 
-/// What the gateway advertises of prompts, resources, completions, logging,
-/// the Tasks extension (when an upstream has it) and the Skills extension: what some upstream has (`subscribe` when one has it;
-/// `resources` with skills, which the extension needs), or all of it while
-/// some upstream is still `starting` (so a host asks for what a late one
-/// brings).
+/// What the gateway advertises of prompts, resources, completions, logging
+/// and the Skills and Tasks extensions: what some upstream has (`subscribe`
+/// when one has it; `resources` with skills, which the extension needs), or
+/// all of it but tasks while some upstream is still `starting` (so a host
+/// asks for what a late one brings).
 pub(in crate::serve) fn merged(
     each: impl Iterator<Item = ServerCapabilities>,
     starting: bool,
