@@ -146,6 +146,50 @@ fn routed(g: &mut Gateway) {
         error_of(&refused).1.starts_with("unknown task id"),
         "{refused}"
     );
+
+    // `prompts/get` and `resources/read` alike.
+    let with = |params: &Value, state: &str| {
+        let mut params = params.clone();
+        params["requestState"] = json!(state);
+        params["inputResponses"] = responses.clone();
+        params
+    };
+    let surfaces = [
+        (
+            "prompts/get",
+            json!({"name": "a__ask"}),
+            json!({"name": "b__ask"}),
+            "a-state-2",
+        ),
+        (
+            "resources/read",
+            json!({"uri": "ask://a"}),
+            json!({"uri": "ask://b"}),
+            "a-state-3",
+        ),
+    ];
+    for (method, of_a, of_b, own) in surfaces {
+        let first = ask(g, method, of_a.clone());
+        assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+        let state = first["result"]["requestState"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(
+            state.starts_with("a.") && state.ends_with(&format!(".{own}")),
+            "{state}"
+        );
+        let done = ask(g, method, with(&of_a, &state));
+        let said = format!("a got {own} from Ann");
+        assert!(done.to_string().contains(&said), "{method}: {done}");
+        let refused = ask(g, method, with(&of_b, &state));
+        let (code, message) = error_of(&refused);
+        assert_eq!(code, -32602, "{method}: {refused}");
+        assert!(
+            message.contains("was issued by upstream \"a\""),
+            "{message}"
+        );
+    }
 }
 
 /// What a 2026-07-28 upstream is told of each host.

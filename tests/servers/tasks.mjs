@@ -5,7 +5,7 @@
 // `<PREFIX> <id> done for <name>`), `tasks/cancel` marks it cancelled, an unknown id is -32602;
 // tool `ask` answers input_required (an elicitation keyed `name`, requestState `<PREFIX>-state-<n>`)
 // and, called again with that state and `inputResponses.name`, `<PREFIX> got <state> from <name>`
-// (another state is an isError result naming it); tool `told` answers the clientCapabilities of its
+// (another state is -32602 naming it), and so do prompt `ask` and resource `ask://<PREFIX>`; tool `told` answers the clientCapabilities of its
 // request's `_meta` as JSON. 2025-11-25 (`initialize`): tool `roots` asks the client `roots/list` and
 // answers the URIs it got, one a line. Every request is appended to stderr as `<PREFIX> <method>`.
 import { createInterface } from "node:readline";
@@ -33,6 +33,19 @@ const tools = () =>
     inputSchema: { type: "object", properties: {} },
   }));
 
+// An input-required round trip: the elicitation and a state first, then the answer `shape` makes.
+function asked(params, shape) {
+  const state = params.requestState;
+  if (state === undefined) {
+    const issued = `${PREFIX}-state-${states.size + 1}`;
+    states.add(issued);
+    const ask = { method: "elicitation/create", params: { mode: "form", message: "Your name?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } } };
+    return { resultType: "input_required", inputRequests: { name: ask }, requestState: issued };
+  }
+  if (!states.has(state)) throw { code: -32602, message: `${PREFIX} never issued ${state}` };
+  return shape(`${PREFIX} got ${state} from ${params.inputResponses?.name?.content?.name}`);
+}
+
 async function call(params, meta) {
   switch (params.name) {
     case "start": {
@@ -40,17 +53,8 @@ async function call(params, meta) {
       tasks.set(id, { status: "working" });
       return { resultType: "task", ...task(id) };
     }
-    case "ask": {
-      const state = params.requestState;
-      if (state === undefined) {
-        const issued = `${PREFIX}-state-${states.size + 1}`;
-        states.add(issued);
-        const ask = { method: "elicitation/create", params: { mode: "form", message: "Your name?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } } };
-        return { resultType: "input_required", inputRequests: { name: ask }, requestState: issued };
-      }
-      if (!states.has(state)) return text(`${PREFIX} never issued ${state}`, true);
-      return text(`${PREFIX} got ${state} from ${params.inputResponses?.name?.content?.name}`);
-    }
+    case "ask":
+      return asked(params, (t) => text(t));
     case "told":
       return text(JSON.stringify(meta?.[caps] ?? null));
     case "roots": {
@@ -79,7 +83,17 @@ async function handle(m) {
       return { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: info };
     case "server/discover":
       modern = true;
-      return modernResult({ supportedVersions: ["2026-07-28"], capabilities: { tools: {}, extensions: { "io.modelcontextprotocol/tasks": {} } }, ttlMs: 0, cacheScope: "private" });
+      return modernResult({ supportedVersions: ["2026-07-28"], capabilities: { tools: {}, prompts: {}, resources: {}, extensions: { "io.modelcontextprotocol/tasks": {} } }, ttlMs: 0, cacheScope: "private" });
+    case "prompts/list":
+      return modernResult({ prompts: modern ? [{ name: "ask", description: "asks a name" }] : [] });
+    case "prompts/get":
+      return asked(params, (t) => modernResult({ messages: [{ role: "user", content: { type: "text", text: t } }] }));
+    case "resources/list":
+      return modernResult({ resources: modern ? [{ uri: `ask://${PREFIX}`, name: "ask" }] : [] });
+    case "resources/templates/list":
+      return modernResult({ resourceTemplates: [] });
+    case "resources/read":
+      return asked(params, (t) => modernResult({ contents: [{ uri: params.uri, text: t }] }));
     case "tools/list":
       return modernResult({ tools: tools() });
     case "tools/call":
