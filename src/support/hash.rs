@@ -60,6 +60,28 @@ pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
     out
 }
 
+/// HMAC-SHA-256 (RFC 2104) of the concatenated `parts` under `key`: the
+/// gateway's seal on the ids and states it hands hosts.
+#[cfg_attr(not(feature = "serve"), allow(dead_code))]
+pub(crate) fn hmac_sha256(key: &[u8; 32], parts: &[&[u8]]) -> [u8; 32] {
+    let pad = |byte: u8| {
+        let mut block = [byte; 64];
+        for (b, k) in block.iter_mut().zip(key) {
+            *b ^= k;
+        }
+        block
+    };
+    let mut inner = Sha256::new();
+    inner.update(pad(0x36));
+    for part in parts {
+        inner.update(part);
+    }
+    let mut outer = Sha256::new();
+    outer.update(pad(0x5c));
+    outer.update(inner.finalize());
+    outer.finalize().into()
+}
+
 /// SHA-1 of `bytes`, as 40 lowercase hex digits: only to reproduce a host
 /// that names tools with it (Codex shortens long tool names with SHA-1).
 pub(crate) fn sha1_hex(bytes: &[u8]) -> String {
@@ -132,6 +154,19 @@ mod tests {
         assert_eq!(
             sha256_hex(b""),
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+    }
+
+    #[test]
+    fn hmac_sha256_matches_rfc_4231() {
+        // RFC 4231 test case 2 ("Jefe"), the key zero-padded to 32 bytes as HMAC pads it.
+        let mut key = [0u8; 32];
+        key[..4].copy_from_slice(b"Jefe");
+        let mac = hmac_sha256(&key, &[b"what do ya want ", b"for nothing?"]);
+        let hex: String = mac.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(
+            hex,
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
         );
     }
 

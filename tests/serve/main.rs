@@ -17,4 +17,5 @@ mod naming;
 mod resources;
 mod serve;
 mod start;
+mod tasks;
 mod tool_list;

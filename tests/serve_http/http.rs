@@ -1078,3 +1078,82 @@ fn get_json(url: &str) -> serde_json::Value {
     let (_, _, body) = read_by_client(&answer);
     serde_json::from_str(body.trim()).expect(&answer)
 }
+
+/// A stateless 2026-07-28 POST of `method` with `params` (the host
+/// declaring the Tasks extension) and `Mcp-Name: name`.
+fn stateless(gateway: &Gateway, method: &str, name: &str, params: serde_json::Value) -> String {
+    let mut params = params;
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS: {}}},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"}});
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: {method}\r\nMcp-Name: {name}",
+        gateway.authority
+    );
+    gateway.exchange(&head, &body)
+}
+
+const TASKS: &str = "io.modelcontextprotocol/tasks";
+
+#[test]
+fn a_task_made_over_http_is_read_back_by_its_sealed_id_and_a_foreign_id_is_refused() {
+    let upstream = |p: &str| common::gateway::node("tasks.mjs", json!({"PREFIX": p}));
+    let servers = json!({"a": upstream("a"), "b": upstream("b")});
+    // The session key keys the seal too: every replica reading it hands out and opens the same ids.
+    let key = std::env::temp_dir().join(format!("mcp-preamble-tasks-{}.key", std::process::id()));
+    std::fs::write(&key, [7u8; 32]).unwrap();
+    let flags = [
+        "--ready-within",
+        "60",
+        "--session-key-file",
+        key.to_str().unwrap(),
+    ];
+    let gateway = Gateway::serving("tasks", servers, &flags, None);
+    // a's call through the fast lane, b's through rmcp (a weighted Accept): both sealed.
+    let extra = json!({"io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS: {}}}});
+    let lane = lane_calls(&gateway);
+    let mut ids = Vec::new();
+    for (tool, accept) in [("a__start", PLAIN), ("b__start", WEIGHTED)] {
+        let answer = stateless_call(&gateway, 3, tool, json!({}), extra.clone(), accept);
+        let result = outcome(&answer);
+        assert_eq!(result["resultType"], "task", "{answer}");
+        ids.push(result["taskId"].as_str().unwrap().to_string());
+    }
+    assert_eq!(lane_calls(&gateway), lane + 1);
+    assert_eq!(ids[0], format!("a.{}.t1", task_tag(&[7u8; 32], "a", "t1")));
+    assert_eq!(ids[1], format!("b.{}.t1", task_tag(&[7u8; 32], "b", "t1")));
+    let _ = std::fs::remove_file(&key);
+    for (id, done) in ids.iter().zip(["a t1 done", "b t1 done"]) {
+        let answer = stateless(&gateway, "tasks/get", id, json!({"taskId": id}));
+        let got = outcome(&answer);
+        assert_eq!(got["taskId"], json!(id), "{answer}");
+        assert_eq!(got["result"]["content"][0]["text"], done, "{answer}");
+    }
+    let answer = stateless(&gateway, "tasks/get", "t1", json!({"taskId": "t1"}));
+    let refused = outcome(&answer);
+    assert_eq!(refused["code"], -32602, "{answer}");
+    let message = refused["message"].as_str().unwrap_or_default();
+    assert!(message.starts_with("unknown task id"), "{answer}");
+}
+
+/// The tag a gateway whose `--session-key-file` holds `file` puts on task
+/// id `id` of upstream `alias`: HMAC-SHA-256 (RFC 2104) under SHA-256 of
+/// `mcp-preamble seal\0` and the file, over the kind (0, a task id), the
+/// alias, a zero byte and the id; its first 16 bytes as hex.
+fn task_tag(file: &[u8], alias: &str, id: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let key = Sha256::digest([&b"mcp-preamble seal\0"[..], file].concat());
+    let pad = |byte: u8| -> Vec<u8> {
+        let mut block = vec![byte; 64];
+        for (b, k) in block.iter_mut().zip(key.iter()) {
+            *b ^= k;
+        }
+        block
+    };
+    let inner = Sha256::digest([pad(0x36), vec![0], alias.into(), vec![0], id.into()].concat());
+    let mac = Sha256::digest([pad(0x5c), inner.to_vec()].concat());
+    mac[..16].iter().map(|b| format!("{b:02x}")).collect()
+}

@@ -336,6 +336,8 @@ pub struct ServeArgs {
     /// base64: `openssl rand -hex 32 > FILE`), so that every gateway
     /// reading the same FILE serves any request of any session (replicas
     /// behind a load balancer). The first key seals, every key opens.
+    /// The task ids and `requestState` values hosts get are sealed with
+    /// the whole FILE too, so any replica reading it routes them.
     #[arg(long, value_name = "FILE", requires = "listen")]
     pub session_key_file: Option<PathBuf>,
     /// With `--listen`: this replica's name, in every answer's

@@ -127,6 +127,18 @@ fn gateway_of(settings: &Settings, lock: Option<Lock>, a: &ServeArgs) -> Result<
     if let Some(t) = a.call_timeout {
         gateway = gateway.call_timeout(t);
     }
+    // Replicas that share a session key open each other's task ids and
+    // request states too (an unreadable file is reported by the listener).
+    if let Some(file) = &a.session_key_file
+        && let Ok(file) = std::fs::File::open(file)
+    {
+        let mut secret = Vec::new();
+        if std::io::Read::read_to_end(&mut std::io::Read::take(file, 64 * 1024), &mut secret)
+            .is_ok()
+        {
+            gateway = gateway.seal_key(&secret);
+        }
+    }
     Ok(gateway.build()?)
 }
 

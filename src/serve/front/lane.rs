@@ -169,9 +169,12 @@ fn call_of(bytes: &[u8], head: &Head) -> Option<Call> {
     let tasks = meta
         .client_capabilities()
         .is_some_and(|c| c.supports_tasks());
+    let mut params = call.params;
+    // What the host declared travels with its call (see `told_by`).
+    params.meta = Some(meta.clone());
     Some(Call {
         id: request.id,
-        request: call.params,
+        request: params,
         progress: meta.get_progress_token(),
         tasks,
         forward: Vec::new(),

@@ -6,12 +6,14 @@ use std::collections::BTreeMap;
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResponse, ClientJsonRpcMessage, ClientRequest,
-    JsonObject, ServerJsonRpcMessage, ServerResult,
+    JsonObject, RequestMetaObject, ServerJsonRpcMessage, ServerResult,
 };
+use rmcp::service::{RequestContext, RoleServer};
 use serde_json::json;
 
 use crate::serve::gateway::names::GatewayNames;
-use crate::serve::upstream::send::{Subject, unexpected_result};
+use crate::serve::upstream::sealed::{Kind, Seal};
+use crate::serve::upstream::send::{Subject, host_meta, unexpected_result};
 
 /// Where a `tools/call` over HTTP tells the front which tool it called
 /// (the front puts one in each request; rmcp hands the request's parts to
@@ -60,6 +62,30 @@ pub(crate) fn response(
             .map_err(|_| unexpected()),
         _ => Err(unexpected()),
     }
+}
+
+/// A call's answer as the host gets it: a task's id and an input-required
+/// result's `requestState` sealed to `alias`, the upstream that sent it.
+pub(crate) fn sealed(seal: &Seal, alias: &str, answer: CallToolResponse) -> CallToolResponse {
+    match answer {
+        CallToolResponse::Task(mut task) => {
+            task.task.task_id = seal.seal(Kind::Task, alias, &task.task.task_id);
+            CallToolResponse::Task(task)
+        }
+        CallToolResponse::InputRequired(r) => {
+            CallToolResponse::InputRequired(seal.sealed_state(alias, r))
+        }
+        other => other,
+    }
+}
+
+/// The request `_meta` of a host's request as the gateway reads it.
+pub(crate) fn meta_of(context: &RequestContext<RoleServer>) -> RequestMetaObject {
+    host_meta(
+        &context.meta,
+        context.client_capabilities(),
+        context.protocol_version(),
+    )
 }
 
 /// The request the upstream gets for the host's call of its `tool`: the

@@ -10,6 +10,7 @@ pub(crate) mod metrics;
 pub(crate) mod names;
 pub(crate) mod rpc;
 mod serving;
+pub(crate) mod tasks;
 pub(crate) mod view;
 
 #[cfg(test)]
@@ -42,7 +43,8 @@ use crate::serve::surfaces::lists::{merged, not_served};
 use crate::serve::surfaces::notify::LIST_CHANGED_EVERY;
 use crate::serve::upstream::Forward;
 use crate::serve::upstream::progress::{HostProgress, ProgressTo};
-use crate::serve::upstream::send::{Outbound, Subject, Upstreams, capabilities};
+use crate::serve::upstream::sealed::Seal;
+use crate::serve::upstream::send::{Outbound, Subject, Upstreams, capabilities, told_by};
 
 /// How often the gateway looks at the hub for changes no revision tells
 /// of (a tool's schema, say, which the section does not show).
@@ -111,15 +113,26 @@ impl Gateway {
             name: crate::serve::DEFAULT_NAME.to_string(),
             call_timeout: None,
             naming: Naming::default(),
+            seal: None,
         }
     }
 
-    /// `timeouts`: a call's, and the one set for every request.
-    fn build(hub: Hub, host: ServeAs, timeouts: (Option<Duration>, Option<Duration>)) -> Gateway {
+    /// `timeouts`: a call's, and the one set for every request; `seal`:
+    /// the secret of its seals ([`GatewayBuilder::seal_key`]).
+    fn build(
+        hub: Hub,
+        host: ServeAs,
+        timeouts: (Option<Duration>, Option<Duration>),
+        seal: Option<Seal>,
+    ) -> Gateway {
         crate::serve::gateway::metrics::started_at();
         name_tools(&hub);
         let view = View::of(&hub, host);
-        let upstreams = Arc::new(Upstreams::new(hub.clone(), timeouts.0, timeouts.1));
+        let mut upstreams = Upstreams::new(hub.clone(), timeouts.0, timeouts.1);
+        if let Some(seal) = seal {
+            upstreams.seal_with(seal);
+        }
+        let upstreams = Arc::new(upstreams);
         let surfaces = Surfaces::new(hub.clone(), upstreams);
         let gateway = Gateway {
             read: Arc::default(),
@@ -460,9 +473,11 @@ impl Gateway {
 
     async fn call(
         &self,
-        params: CallToolRequestParams,
+        mut params: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        // What the host declared travels with its call (see `told_by`).
+        params.meta = Some(call::meta_of(&context));
         #[cfg(feature = "serve-http")]
         call::Called::tell(&context, &params.name);
         // The upstream's own requests meanwhile go to this host session.
@@ -531,9 +546,15 @@ impl Gateway {
         let tool = tool.to_string();
         let alias = alias.to_string();
         drop(view);
+        let upstreams = self.inner.surfaces.upstreams();
+        let mut params = params;
+        params.request_state = upstreams
+            .seal()
+            .opened_state(&alias, params.request_state)?;
         let out = Outbound {
             alias: &alias,
             subject: Subject::Tool(&tool),
+            told: told_by(params.meta.as_ref()),
             request: upstream_request(&tool, params),
             progress: host,
             name_errors: false,
@@ -541,8 +562,9 @@ impl Gateway {
             forward,
         };
         let started = std::time::Instant::now();
-        let answer = (self.inner.surfaces.upstreams().send(out, cancelled).await)
-            .and_then(|answer| response(&alias, &tool, answer));
+        let answer = (upstreams.send(out, cancelled).await)
+            .and_then(|answer| response(&alias, &tool, answer))
+            .map(|answer| call::sealed(upstreams.seal(), &alias, answer));
         let outcome = match &answer {
             Ok(CallToolResponse::Complete(r)) if r.is_error == Some(true) => Outcome::ToolError,
             Ok(_) => Outcome::Ok,
@@ -611,9 +633,21 @@ pub struct GatewayBuilder {
     name: String,
     call_timeout: Option<Duration>,
     naming: Naming,
+    /// Never printed (its `Debug` shows no key).
+    seal: Option<Seal>,
 }
 
 impl GatewayBuilder {
+    /// The secret the task ids and `requestState` values handed to hosts
+    /// are sealed with (to the upstream that issued them): gateways given
+    /// the same secret open each other's, so a host's `tasks/get` may
+    /// reach any replica, and a restarted gateway still knows its ids.
+    /// Unless set, a random one per gateway.
+    pub fn seal_key(mut self, secret: &[u8]) -> GatewayBuilder {
+        self.seal = Some(Seal::from_key(secret));
+        self
+    }
+
     /// How served names are made (`serve --prefix`, `--separator`):
     /// [`Naming::default`], `{alias}__{name}`, unless set.
     pub fn naming(mut self, naming: Naming) -> GatewayBuilder {
@@ -655,6 +689,7 @@ impl GatewayBuilder {
             Hub::new(assembler),
             self.host,
             (call_timeout, self.call_timeout.filter(|t| !t.is_zero())),
+            self.seal,
         ))
     }
 }

@@ -21,18 +21,19 @@ use crate::serve::upstream::send::{Outbound, Subject, Upstreams, unexpected_resu
 pub(in crate::serve) const MAX_URI: usize = 2048;
 
 /// What the gateway advertises of prompts, resources, completions, logging
-/// and the Skills extension: what some upstream has (`subscribe` when one has it;
-/// `resources` with skills, which the extension needs), or all of it while
-/// some upstream is still `starting` (so a host asks for what a late one
-/// brings).
+/// and the Skills and Tasks extensions: what some upstream has (`subscribe`
+/// when one has it; `resources` with skills, which the extension needs), or
+/// all of it but tasks while some upstream is still `starting` (so a host
+/// asks for what a late one brings).
 pub(in crate::serve) fn merged(
     each: impl Iterator<Item = ServerCapabilities>,
     starting: bool,
 ) -> ServerCapabilities {
     let mut all = ServerCapabilities::default();
-    let mut skills = starting;
+    let (mut skills, mut tasks) = (starting, false);
     for caps in each {
         skills |= caps.supports_skills();
+        tasks |= caps.supports_tasks();
         all.prompts = all.prompts.or(caps.prompts);
         all.completions = all.completions.or(caps.completions);
         all.logging = all.logging.or(caps.logging);
@@ -55,6 +56,19 @@ pub(in crate::serve) fn merged(
             .build()
             .extensions;
         all.resources = all.resources.or(Some(Default::default()));
+    }
+    // Tasks only once an upstream has them: a host that declared the
+    // extension may get a task handle from any call.
+    if tasks {
+        let mut extensions = all.extensions.take().unwrap_or_default();
+        extensions.extend(
+            ServerCapabilities::builder()
+                .enable_tasks()
+                .build()
+                .extensions
+                .unwrap_or_default(),
+        );
+        all.extensions = Some(extensions);
     }
     all
 }

@@ -13,7 +13,7 @@ use serde_json::json;
 use crate::serve::surfaces::Surfaces;
 use crate::serve::surfaces::known::{LIST_ANSWER, no_deadline, starting_by};
 use crate::serve::surfaces::lists::{clean_prompt, host_meta, unexpected};
-use crate::serve::upstream::send::Outbound;
+use crate::serve::upstream::send::{Outbound, told_by};
 
 impl Surfaces {
     /// Every connected upstream's prompts (each one's pages), under their
@@ -77,15 +77,22 @@ impl Surfaces {
         let mut upstream = GetPromptRequestParams::new(own);
         upstream.arguments = params.arguments;
         upstream.input_responses = params.input_responses;
-        upstream.request_state = params.request_state;
+        // A `requestState` goes back only to the upstream that issued it.
+        let upstreams = self.upstreams();
+        upstream.request_state = upstreams
+            .seal()
+            .opened_state(&alias, params.request_state)?;
         let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(upstream));
-        let out = Outbound::method(&alias, "prompts/get", request);
-        match self.upstreams().send(out, std::future::pending()).await? {
+        let told = told_by(params.meta.as_ref());
+        let out = Outbound::method(&alias, "prompts/get", request).telling(told);
+        match upstreams.send(out, std::future::pending()).await? {
             ServerResult::GetPromptResult(mut r) => {
                 host_meta(&mut r.meta);
                 Ok(GetPromptResponse::Complete(r))
             }
-            ServerResult::InputRequiredResult(r) => Ok(GetPromptResponse::InputRequired(r)),
+            ServerResult::InputRequiredResult(r) => Ok(GetPromptResponse::InputRequired(
+                upstreams.seal().sealed_state(&alias, r),
+            )),
             _ => Err(unexpected(&alias, "prompts/get")),
         }
     }

@@ -25,7 +25,7 @@ use crate::serve::surfaces::lists::{
 };
 use crate::serve::surfaces::resource_owners::Resources;
 use crate::serve::surfaces::uri::UriTemplate;
-use crate::serve::upstream::send::Outbound;
+use crate::serve::upstream::send::{Outbound, told_by};
 
 impl Surfaces {
     /// Every connected upstream's resources (each one's pages), a URI that
@@ -139,10 +139,15 @@ impl Surfaces {
         };
         let mut upstream = ReadResourceRequestParams::new(uri.clone());
         upstream.input_responses = params.input_responses;
-        upstream.request_state = params.request_state;
+        // A `requestState` goes back only to the upstream that issued it.
+        let upstreams = self.upstreams();
+        upstream.request_state = upstreams
+            .seal()
+            .opened_state(&alias, params.request_state)?;
         let request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(upstream));
-        let out = Outbound::method(&alias, "resources/read", request);
-        match self.upstreams().send(out, std::future::pending()).await? {
+        let told = told_by(params.meta.as_ref());
+        let out = Outbound::method(&alias, "resources/read", request).telling(told);
+        match upstreams.send(out, std::future::pending()).await? {
             ServerResult::ReadResourceResult(mut r) => {
                 host_meta(&mut r.meta);
                 rename_contents(&mut r.contents, &uri, &asked);
@@ -151,7 +156,9 @@ impl Surfaces {
                 (r.ttl_ms, r.cache_scope) = (None, None);
                 Ok(ReadResourceResponse::Complete(r))
             }
-            ServerResult::InputRequiredResult(r) => Ok(ReadResourceResponse::InputRequired(r)),
+            ServerResult::InputRequiredResult(r) => Ok(ReadResourceResponse::InputRequired(
+                upstreams.seal().sealed_state(&alias, r),
+            )),
             _ => Err(unexpected(&alias, "resources/read")),
         }
     }

@@ -4,10 +4,12 @@
 //! answering (the latest one in flight to that upstream whose host declared the
 //! capability), and the host's answer goes back as the host sent it; the
 //! upstream's `notifications/message` go to the host of its latest call in
-//! flight. Upstreams are told the client capabilities the gateway was given
-//! (`--capabilities`, `[client]`); a request of a capability they were not
-//! told, that the calling host did not declare, or made with no call in
-//! flight, is refused with method not found (-32601), naming why.
+//! flight. 2025-era upstreams are told the client capabilities the gateway
+//! was given (`--capabilities`, `[client]`; a 2026-07-28 one is told per
+//! request what the host declared, `send::told_by`); a request of a
+//! capability they were not told, that the calling host did not declare, or
+//! made with no call in flight, is refused with method not found (-32601),
+//! naming why.
 
 // rmcp marks sampling, roots and logging deprecated (SEP-2577); servers still send them.
 #![allow(deprecated)]

@@ -121,13 +121,15 @@ impl Direct {
     }
 
     /// Posts a call of `tool` with `params` (and the host's `forward`
-    /// headers); progress for it goes to `host`.
+    /// headers); progress for it goes to `host`; the upstream is told what
+    /// the host declared (`told`).
     pub(crate) async fn call(
         &self,
         tool: &str,
         request: ClientRequest,
         host: &HostProgress,
         forward: &Forward,
+        told: Option<&ClientCapabilities>,
     ) -> Posted {
         let mut request = request;
         if self.off.load(Ordering::Relaxed) || !plain_name(tool) {
@@ -138,7 +140,7 @@ impl Direct {
         let mut meta = RequestMetaObject::with_client_context(
             self.version.clone(),
             self.client.clone(),
-            ClientCapabilities::default(),
+            told.cloned().unwrap_or_default(),
         );
         meta.set_progress_token(ProgressToken(NumberOrString::Number(n as i64)));
         *request.get_meta_mut() = meta;

@@ -7,6 +7,7 @@ pub(crate) mod asking;
 pub(crate) mod direct;
 pub(crate) mod events;
 pub(crate) mod progress;
+pub(crate) mod sealed;
 pub(crate) mod send;
 pub(crate) mod start;
 

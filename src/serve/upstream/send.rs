@@ -13,8 +13,9 @@ use std::time::Duration;
 
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
-    CancelledNotificationParam, ClientConfig, ClientRequest, ErrorCode, ProgressNotificationParam,
-    RequestId, ServerCapabilities, ServerResult, SubscriptionFilter,
+    CancelledNotificationParam, ClientCapabilities, ClientConfig, ClientRequest, ErrorCode,
+    ProgressNotificationParam, RequestId, RequestMetaObject, ServerCapabilities, ServerResult,
+    SubscriptionFilter,
 };
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
 use serde_json::json;
@@ -24,6 +25,7 @@ use crate::hub::{Hub, ServerState};
 use crate::serve::upstream::Forward;
 use crate::serve::upstream::asking::{Asking, UpstreamHandler};
 use crate::serve::upstream::progress::{HostProgress, Relay, Relays, relay_to};
+use crate::serve::upstream::sealed::Seal;
 use crate::serve::upstream::start::Starting;
 use crate::support::lock;
 
@@ -72,6 +74,9 @@ pub(crate) struct Outbound<'a> {
     /// ([`Forward`](crate::serve::upstream::Forward)).
     #[cfg_attr(not(feature = "serve-http"), allow(dead_code))]
     pub(crate) forward: Forward,
+    /// What the calling host declared, told a 2026-07-28 upstream in this
+    /// request's `_meta` instead of the connection's own capabilities.
+    pub(crate) told: Option<ClientCapabilities>,
 }
 
 impl<'a> Outbound<'a> {
@@ -85,7 +90,13 @@ impl<'a> Outbound<'a> {
             name_errors: false,
             direct: false,
             forward: Vec::new(),
+            told: None,
         }
+    }
+
+    /// The same, telling a 2026-07-28 upstream what the host declared.
+    pub(crate) fn telling(self, told: Option<ClientCapabilities>) -> Self {
+        Outbound { told, ..self }
     }
 
     /// The same, the upstream's own errors named ([`Outbound::name_errors`]).
@@ -95,6 +106,48 @@ impl<'a> Outbound<'a> {
             ..self
         }
     }
+}
+
+/// The host's request `_meta` as the gateway reads it: what it declared
+/// (per request at 2026-07-28, at `initialize` before) and its version.
+pub(crate) fn host_meta(
+    meta: &RequestMetaObject,
+    declared: Option<ClientCapabilities>,
+    version: Option<rmcp::model::ProtocolVersion>,
+) -> RequestMetaObject {
+    let mut host = meta.clone();
+    if let Some(declared) = declared {
+        host.set_client_capabilities(declared);
+    }
+    if let Some(version) = version {
+        host.set_protocol_version(version);
+    }
+    host
+}
+
+/// What a 2026-07-28 upstream is told of the host whose request `meta`
+/// is ([`host_meta`]): the tasks extension when it declared it, and
+/// sampling, elicitation and roots when it declared them and can be asked
+/// for input (an input-required result reaches a 2026-07-28 host only).
+/// `None` without a host: the connection's own capabilities.
+pub(crate) fn told_by(meta: Option<&RequestMetaObject>) -> Option<ClientCapabilities> {
+    let meta = meta?;
+    let declared = meta.client_capabilities()?;
+    let mut told = match declared.supports_tasks() {
+        true => ClientCapabilities::builder().enable_tasks().build(),
+        false => ClientCapabilities::default(),
+    };
+    let modern = (meta.protocol_version())
+        .is_some_and(|v| v.as_str() >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str());
+    if modern {
+        #[allow(deprecated)]
+        {
+            told.sampling = declared.sampling;
+            told.roots = declared.roots;
+        }
+        told.elicitation = declared.elicitation;
+    }
+    Some(told)
 }
 
 /// The live upstreams of a gateway, by alias, and what a request to one
@@ -108,6 +161,8 @@ pub(crate) struct Upstreams {
     /// The host sessions the upstreams' own requests go to.
     asking: Arc<Asking>,
     call_timeout: Option<Duration>,
+    /// The seal on the task ids and request states hosts get.
+    seal: Seal,
     /// Set for every request (`None`: [`ASK_TIMEOUT`] for those but calls).
     every_timeout: Option<Duration>,
     /// By alias: the upstreams whose calls are posted without rmcp.
@@ -128,6 +183,7 @@ impl Upstreams {
             relays: Arc::default(),
             asking: Arc::default(),
             call_timeout,
+            seal: Seal::default(),
             every_timeout,
             #[cfg(feature = "serve-http")]
             direct: Mutex::default(),
@@ -186,6 +242,15 @@ impl Upstreams {
             asking: self.asking.clone(),
         };
         Arc::new(move || handler.clone())
+    }
+
+    pub(crate) fn seal(&self) -> &Seal {
+        &self.seal
+    }
+
+    /// Seals with `seal` (a key shared by replicas).
+    pub(crate) fn seal_with(&mut self, seal: Seal) {
+        self.seal = seal;
     }
 
     pub(crate) fn call_timeout(&self) -> Option<Duration> {
@@ -305,8 +370,9 @@ impl Upstreams {
             Ok(answered) => return answered,
             Err(declined) => declined,
         };
+        let options = self.options(out.alias, out.told.as_ref());
         let handle = peer
-            .send_request_with_option(out.request, PeerRequestOptions::no_options())
+            .send_request_with_option(out.request, options)
             .await
             .map_err(|e| fault.failed(e))?;
         // Opened with no wait after the request was queued: the upstream
@@ -339,6 +405,18 @@ impl Upstreams {
         answer.map_err(|e| fault.failed(e))
     }
 
+    /// A 2026-07-28 upstream is told per request what the host declared
+    /// (a 2025 one was told the gateway's capabilities at its handshake).
+    fn options(&self, alias: &str, told: Option<&ClientCapabilities>) -> PeerRequestOptions {
+        let mut options = PeerRequestOptions::no_options();
+        if let Some(told) = told.filter(|_| self.is_modern(alias)) {
+            let mut meta = RequestMetaObject::new();
+            meta.set_client_capabilities(told.clone());
+            options.meta = Some(meta);
+        }
+        options
+    }
+
     /// The call posted directly when the upstream takes it (`stop` ends
     /// it with its error); else the request, for rmcp.
     #[cfg(feature = "serve-http")]
@@ -362,7 +440,7 @@ impl Upstreams {
         let posted = tokio::select! {
             biased;
             stopped = stop => return Ok(Err(stopped)),
-            posted = direct.call(tool, out.request, &out.progress, &out.forward) => posted,
+            posted = direct.call(tool, out.request, &out.progress, &out.forward, out.told.as_ref()) => posted,
         };
         match posted {
             Posted::Answered(answer) => Ok((*answer).map_err(|e| fault.failed(e))),
