@@ -143,7 +143,21 @@ fn every_scenario_that_passes_directly_passes_through_the_gateway() {
     let dir = std::env::temp_dir().join(format!("mcp-preamble-conformance-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (_upstream, url) = upstream_over_http();
-    let direct = run_suite(&suite, &url, &dir);
+    let mut direct = run_suite(&suite, &url, &dir);
+    if count(&direct) < direct.len() {
+        // The reference upstream failed a scenario directly once under load
+        // (it passed alone and in the next run): what passes directly is
+        // what passes in one of two runs. The gateway gets one run only.
+        let lost: Vec<&String> = direct
+            .iter()
+            .filter(|(_, p)| !**p)
+            .map(|(n, _)| n)
+            .collect();
+        eprintln!("conformance: directly, {lost:?} failed; running the suite directly again");
+        for (name, passed) in run_suite(&suite, &url, &dir) {
+            *direct.entry(name).or_insert(false) |= passed;
+        }
+    }
     let (_gateway, url) = gateway(&dir);
     let through = run_suite(&suite, &url, &dir);
     let _ = std::fs::remove_dir_all(&dir);
