@@ -193,4 +193,6 @@ pub mod fragments;
 #[cfg(feature = "cli")]
 pub mod gateway;
 #[cfg(feature = "cli")]
+pub mod raw_http;
+#[cfg(feature = "cli")]
 pub mod redis;

@@ -13,7 +13,6 @@ use crate::common;
 
 use common::cli::run;
 
-use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -21,6 +20,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::gateway::{node, non_loopback, scratch, wait_until};
+use common::raw_http::{Answer, exchange};
 use common::redis::Redis;
 use serde_json::{Value, json};
 
@@ -144,7 +144,7 @@ impl Replica {
     fn instructions(&self) -> String {
         let answer = self.initialize_answer();
         assert_eq!(answer.status, 200, "{answer:?}");
-        (answer.result()["instructions"].as_str())
+        (answer.expect_result()["instructions"].as_str())
             .unwrap_or_default()
             .to_string()
     }
@@ -153,7 +153,10 @@ impl Replica {
     fn initialize(&self) -> String {
         let answer = self.initialize_answer();
         assert_eq!(answer.status, 200, "{answer:?}");
-        let id = answer.header("mcp-session-id").expect("a session id");
+        let id = answer
+            .header("mcp-session-id")
+            .expect("a session id")
+            .to_string();
         let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
         assert_eq!(self.post(Some(&id), &note).status, 202);
         id
@@ -168,7 +171,7 @@ impl Replica {
     fn tool_names(&self, session: &str) -> Vec<String> {
         let answer = self.request(session, 2, "tools/list", json!({}));
         assert_eq!(answer.status, 200, "{answer:?}");
-        let result = answer.result();
+        let result = answer.expect_result();
         let tools = result["tools"].as_array().cloned().unwrap_or_default();
         tools
             .iter()
@@ -184,101 +187,13 @@ impl Replica {
             json!({"name": tool, "arguments": {}}),
         );
         assert_eq!(answer.status, 200, "{answer:?}");
-        answer.result()["content"][0]["text"]
+        answer.expect_result()["content"][0]["text"]
             .as_str()
             .unwrap_or_default()
             .to_string()
     }
 }
 
-#[derive(Debug)]
-struct Answer {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
-}
-
-impl Answer {
-    fn header(&self, name: &str) -> Option<String> {
-        (self.headers.iter())
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.clone())
-    }
-
-    /// The JSON-RPC messages of an event-stream body.
-    fn messages(&self) -> Vec<Value> {
-        (self.body.lines())
-            .filter_map(|l| l.strip_prefix("data:"))
-            .filter_map(|d| serde_json::from_str(d.trim()).ok())
-            .collect()
-    }
-
-    /// The `result` of the answer's response.
-    fn result(&self) -> Value {
-        (self.messages().into_iter())
-            .find_map(|m| m.get("result").cloned())
-            .unwrap_or_else(|| panic!("no result in {self:?}"))
-    }
-}
-
-/// One request on a fresh connection (`Connection: close`), read whole.
-fn exchange(authority: &str, line: &str, headers: &str, body: &str) -> Answer {
-    let mut s = TcpStream::connect(authority).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    write!(
-        s,
-        "{line}\r\nHost: {authority}{headers}\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
-         Connection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).unwrap();
-    let raw = String::from_utf8_lossy(&raw).to_string();
-    let (head, rest) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
-    let mut head_lines = head.lines();
-    let status = head_lines
-        .next()
-        .and_then(|l| l.split(' ').nth(1))
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    let headers: Vec<(String, String)> = head_lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
-        .collect();
-    let chunked = headers
-        .iter()
-        .any(|(n, v)| n.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
-    let body = if chunked {
-        dechunk(rest)
-    } else {
-        rest.to_string()
-    };
-    Answer {
-        status,
-        headers,
-        body,
-    }
-}
-
-/// A chunked body's data.
-fn dechunk(mut rest: &str) -> String {
-    let mut body = String::new();
-    while let Some((size, after)) = rest.split_once("\r\n") {
-        let Ok(n) = usize::from_str_radix(size.trim(), 16) else {
-            break;
-        };
-        if n == 0 || after.len() < n {
-            break;
-        }
-        body.push_str(&after[..n]);
-        rest = after[n..].strip_prefix("\r\n").unwrap_or(&after[n..]);
-    }
-    body
-}
-
-/// A key file of 32 bytes in hex, written in `dir`.
 fn key_file(dir: &Path) -> PathBuf {
     let path = dir.join("session.key");
     let hex: String = (0..32u8).map(|b| format!("{:02x}", b * 7 + 3)).collect();
@@ -329,7 +244,7 @@ fn a_session_begun_on_one_replica_goes_on_on_the_other() {
         assert_eq!(p["params"]["progressToken"], "through-b");
         assert_eq!(p["params"]["progress"].as_f64(), Some((i + 1) as f64));
     }
-    assert_eq!(call.result()["content"][0]["text"], "job done");
+    assert_eq!(call.expect_result()["content"][0]["text"], "job done");
     // And back on A, which still holds it.
     assert!(a.tool_names(&id).contains(&"progress__steps".to_string()));
 
@@ -519,7 +434,7 @@ fn a_team_of_two_replicas_with_tokens_and_review_state_in_redis() {
             .iter()
             .all(|p| p["params"]["progressToken"] == "team")
     );
-    assert_eq!(call.result()["content"][0]["text"], "job done");
+    assert_eq!(call.expect_result()["content"][0]["text"], "job done");
 
     // The text changes: each replica holds it and serves the reviewed one.
     let held = |r: &Replica| {
@@ -734,7 +649,7 @@ fn health_readiness_metrics_and_a_drain_on_sigterm() {
     );
     let answer = call.join().unwrap();
     assert_eq!(answer.status, 200, "{answer:?}");
-    assert_eq!(answer.result()["content"][0]["text"], "waited 1500");
+    assert_eq!(answer.expect_result()["content"][0]["text"], "waited 1500");
     let end = Instant::now() + Duration::from_secs(20);
     let status = loop {
         if let Some(status) = g.child.try_wait().unwrap() {

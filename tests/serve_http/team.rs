@@ -11,7 +11,7 @@
 use crate::common;
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -20,6 +20,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::gateway::{node, own_address, scratch, wait_until};
+use common::raw_http::{Answer, exchange_on};
 use common::redis::Redis;
 use serde_json::{Value, json};
 
@@ -84,93 +85,6 @@ impl Running {
     }
 }
 
-#[derive(Debug)]
-struct Answer {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
-}
-
-impl Answer {
-    fn header(&self, name: &str) -> Option<&str> {
-        (self.headers.iter())
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// The JSON-RPC result of a JSON or event-stream body.
-    fn result(&self) -> Option<Value> {
-        let json = |d: &str| serde_json::from_str::<Value>(d.trim()).ok();
-        let messages: Vec<Value> = match self.body.trim_start().starts_with('{') {
-            true => json(&self.body).into_iter().collect(),
-            false => (self.body.lines())
-                .filter_map(|l| l.strip_prefix("data:"))
-                .filter_map(json)
-                .collect(),
-        };
-        messages.into_iter().find_map(|m| m.get("result").cloned())
-    }
-}
-
-/// One request over `stream` (`Connection: close`), read whole.
-fn exchange_on(
-    mut s: impl Read + Write,
-    host: &str,
-    line: &str,
-    headers: &str,
-    body: &str,
-) -> Answer {
-    write!(
-        s,
-        "{line}\r\nHost: {host}{headers}\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
-         Connection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut raw = Vec::new();
-    let _ = s.read_to_end(&mut raw);
-    let raw = String::from_utf8_lossy(&raw).to_string();
-    let (head, rest) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
-    let mut lines = head.lines();
-    let status = (lines.next())
-        .and_then(|l| l.split(' ').nth(1))
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
-        .collect();
-    let chunked = (headers.iter())
-        .any(|(n, v)| n.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
-    let body = if chunked {
-        dechunk(rest)
-    } else {
-        rest.to_string()
-    };
-    Answer {
-        status,
-        headers,
-        body,
-    }
-}
-
-fn dechunk(mut rest: &str) -> String {
-    let mut body = String::new();
-    while let Some((size, after)) = rest.split_once("\r\n") {
-        let Ok(n) = usize::from_str_radix(size.trim(), 16) else {
-            break;
-        };
-        if n == 0 || after.len() < n {
-            break;
-        }
-        body.push_str(&after[..n]);
-        rest = after[n..].strip_prefix("\r\n").unwrap_or(&after[n..]);
-    }
-    body
-}
-
-/// Plain HTTP to `addr`, addressed as `host`.
 fn http(addr: &str, host: &str, line: &str, headers: &str, body: &str) -> Answer {
     let s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
