@@ -34,6 +34,7 @@ use tokio::sync::mpsc;
 use crate::serve::front::cut::Teed;
 use crate::serve::front::reply::{Answer, body};
 use crate::serve::gateway::Gateway;
+use crate::serve::gateway::era::HostEra;
 use crate::serve::upstream::progress::ProgressTo;
 
 /// What became of a request offered to the lane.
@@ -162,6 +163,7 @@ struct Call {
     request: rmcp::model::CallToolRequestParams,
     progress: Option<ProgressToken>,
     tasks: bool,
+    version: ProtocolVersion,
 }
 
 /// The call in `bytes` when the body agrees with `head` and needs one
@@ -191,6 +193,7 @@ fn call_of(bytes: &[u8], head: &Head) -> Option<Call> {
         request: call.params,
         progress: meta.get_progress_token(),
         tasks,
+        version,
     })
 }
 
@@ -202,6 +205,7 @@ async fn answer(call: Call, gateway: &Gateway, keep_alive: Option<Duration>) -> 
         request,
         progress,
         tasks,
+        version,
     } = call;
     let (to, mut progressed) = mpsc::channel(PROGRESS_WAITING);
     let host = progress.map(|token| (ProgressTo::Stream(to), token));
@@ -211,7 +215,8 @@ async fn answer(call: Call, gateway: &Gateway, keep_alive: Option<Duration>) -> 
         let response = session
             .call_tool_as(request, host, std::future::pending())
             .await;
-        message_of(response, id, tasks)
+        let era = HostEra::of(Some(&version), &session.inner.info);
+        message_of(response.map(|r| era.convert(r)), id, tasks)
     });
     // A progress notification is sent before the answer it precedes, so
     // when both are there the progress is first; one sent in the very poll
