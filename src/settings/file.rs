@@ -10,7 +10,7 @@ use serde::Deserialize;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use super::{ClientSettings, Defaults, POLICY_VERSION, ServerSettings, Settings};
+use super::{ClientSettings, Defaults, POLICY_VERSION, ServeSettings, ServerSettings, Settings};
 use crate::assemble::Assembler;
 use crate::error::{Error, ErrorKind, Result};
 use crate::support::distance;
@@ -245,6 +245,11 @@ fn first_unknown<'a, 'i>(
                     .find(|k| is_unknown(k, ClientSettings::keys()))
                 {
                     return Some((k, ClientSettings::keys(), Some("[client]")));
+                }
+            }
+            ("serve", Some(serve)) => {
+                if let Some(k) = serve.keys().find(|k| is_unknown(k, ServeSettings::keys())) {
+                    return Some((k, ServeSettings::keys(), Some("[serve]")));
                 }
             }
             ("servers", Some(servers)) => {
