@@ -13,9 +13,9 @@ use std::time::Duration;
 
 use rmcp::model::{
     ClientConfig, ClientJsonRpcMessage, ClientNotification, ClientRequest, ClientResult,
-    DiscoverRequest, DiscoverRequestParams, DiscoverResult, ErrorCode, InitializeRequest,
-    InitializeResult, InitializedNotification, ProtocolVersion, RequestId, RequestMetaObject,
-    ServerJsonRpcMessage, ServerPeerInfo, ServerRequest, ServerResult,
+    DiscoverRequest, DiscoverRequestParams, DiscoverResult, InitializeRequest, InitializeResult,
+    InitializedNotification, ProtocolVersion, RequestId, RequestMetaObject, ServerJsonRpcMessage,
+    ServerPeerInfo, ServerRequest, ServerResult,
 };
 use rmcp::service::{RoleClient, RunningService, serve_directly};
 use rmcp::transport::Transport;
@@ -211,6 +211,7 @@ pub(super) async fn auto<H: rmcp::ClientHandler>(
 /// 2026-07-28 rejection, or a result of another shape, such as `{}`).
 ///
 /// [`Handshake::Auto`]: super::Handshake::Auto
+#[cfg(feature = "http")]
 pub(super) async fn discover_first<H, T>(
     handler: H,
     mut transport: T,
@@ -240,8 +241,8 @@ where
             {
                 // A 2026-07-28 server refusing this client is no 2025 server.
                 let code = e.error.code;
-                if code == ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
-                    || code == ErrorCode::HEADER_MISMATCH
+                if code == rmcp::model::ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+                    || code == rmcp::model::ErrorCode::HEADER_MISMATCH
                 {
                     let message = e.error.message;
                     return Err(connect_error(format!(

@@ -195,7 +195,9 @@ fn handshakes_keep_the_eras_strictly() {
     let remote = format!(r#"{{"url": {url:?}}}"#);
     let discover = ("server/discover", "2026-07-28");
     let initialize = |v: &'static str| ("initialize", v);
-    let cases: [(&str, String, &str, Vec<(&str, &str)>); 7] = [
+    // (--handshake, the server's entry, the version shown, what it is sent)
+    type Case<'a> = (&'a str, String, &'a str, Vec<(&'a str, &'a str)>);
+    let cases: [Case; 7] = [
         (
             "auto",
             stdio("empty"),
