@@ -1,4 +1,4 @@
-//! `[serve]`: the gateway's own settings, read by `serve` alone (no
+//! `[gateway]`: the gateway's own settings, read by `serve` alone (no
 //! assembly reads them, so they are no `[defaults]` keys).
 
 use serde::{Deserialize, Deserializer};
@@ -7,24 +7,24 @@ use serde::{Deserialize, Deserializer};
 /// to this list).
 pub(crate) const PREFIXES: &[&str] = &["always", "never", "on-collision"];
 
-/// `[serve]`: how the gateway names the tools, prompts and completions it
+/// `[gateway]`: how the gateway names the tools, prompts and completions it
 /// serves from its upstreams (`serve --prefix` and `--separator` win over
 /// them; library: `GatewayBuilder::naming` with `Naming::from_settings`).
 ///
 /// ```
 /// use mcp_preamble::settings::Settings;
 /// let settings = Settings::from_str(
-///     "version = 1\n[serve]\nprefix = \"on-collision\"\nseparator = \"-\"\n",
+///     "version = 1\n[gateway]\nprefix = \"on-collision\"\nseparator = \"-\"\n",
 ///     "mcp-preamble.toml",
 /// )?;
-/// assert_eq!(settings.serve.prefix.as_deref(), Some("on-collision"));
-/// assert_eq!(settings.serve.separator.as_deref(), Some("-"));
+/// assert_eq!(settings.gateway.prefix.as_deref(), Some("on-collision"));
+/// assert_eq!(settings.gateway.separator.as_deref(), Some("-"));
 /// # Ok::<(), mcp_preamble::Error>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
-pub struct ServeSettings {
+pub struct GatewaySettings {
     /// When a served name starts with its upstream's alias: `"always"`
     /// (the default), `"never"` or `"on-collision"`.
     #[serde(default, deserialize_with = "prefix")]

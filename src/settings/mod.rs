@@ -42,7 +42,7 @@
 //! | `[servers.<alias>]` `always_load = true` | [`Policy::always_load`](crate::Policy::always_load): never deferred |
 //! | `[defaults]` `defer_over` | [`Assembler::defer_over`](crate::Assembler::defer_over): defer the tools of servers with more tools |
 //! | `[servers.<alias>]` `deferred = true` | [`Assembler::defer`](crate::Assembler::defer): the host defers this server's tools |
-//! | `[serve]` `prefix`, `separator` | how `serve` names what it serves: `"always"` (default), `"never"`, `"on-collision"`; 1 to 8 of `A-Z a-z 0-9 _ -` (default `"__"`); `--prefix` and `--separator` win ([`ServeSettings`]) |
+//! | `[gateway]` `prefix`, `separator` | how `serve` names what it serves: `"always"` (default), `"never"`, `"on-collision"`; 1 to 8 of `A-Z a-z 0-9 _ -` (default `"__"`); `--prefix` and `--separator` win ([`GatewaySettings`]) |
 //! | `[client]` `name`, `version`, `capabilities`, `roots` | who the CLI says it is when it connects ([`ClientSettings`]); a host that shares the file connects as the same client with [`ClientSettings::client_config`] and [`ClientSettings::handler`] (feature `rmcp`) |
 //!
 //! ```toml
@@ -76,7 +76,7 @@ pub use crate::tool_policy::{ToolFilter, ToolOverride};
 pub use client::ClientIdentity;
 pub use client::{Capability, ClientSettings};
 pub use file::PolicyFile;
-pub use gateway::ServeSettings;
+pub use gateway::GatewaySettings;
 pub use keywords::Keywords;
 pub use weight::Weight;
 
@@ -138,9 +138,9 @@ pub struct Settings {
     /// servers as the host that shares the file does.
     #[serde(default)]
     pub client: ClientSettings,
-    /// `[serve]`: how the gateway names what it serves.
+    /// `[gateway]`: how the gateway names what it serves.
     #[serde(default)]
-    pub serve: ServeSettings,
+    pub gateway: GatewaySettings,
     /// The layer over `defaults`: what the command line (or code) sets.
     /// Its values win; a relative `template` path in it is resolved
     /// against the working directory, and its errors name no file.
@@ -339,10 +339,10 @@ impl ClientSettings {
     }
 }
 
-impl ServeSettings {
-    /// The keys of `[serve]`, in the schema's order.
+impl GatewaySettings {
+    /// The keys of `[gateway]`, in the schema's order.
     pub(crate) fn keys() -> &'static [&'static str] {
-        serde_fields::<ServeSettings>()
+        serde_fields::<GatewaySettings>()
     }
 }
 
@@ -361,7 +361,7 @@ impl Settings {
             defaults: Defaults::default(),
             servers: BTreeMap::new(),
             client: ClientSettings::default(),
-            serve: ServeSettings::default(),
+            gateway: GatewaySettings::default(),
             overrides: Defaults::default(),
             server_overrides: BTreeMap::new(),
             origin: String::new(),

@@ -4,13 +4,13 @@ use super::*;
 fn the_key_lists_are_the_schemas_fields() {
     assert_eq!(
         Settings::keys(),
-        ["version", "defaults", "servers", "client", "serve"]
+        ["version", "defaults", "servers", "client", "gateway"]
     );
     assert_eq!(
         ClientSettings::keys(),
         ["name", "version", "capabilities", "roots"]
     );
-    assert_eq!(ServeSettings::keys(), ["prefix", "separator"]);
+    assert_eq!(GatewaySettings::keys(), ["prefix", "separator"]);
     assert_eq!(
         Defaults::keys(),
         [
@@ -60,13 +60,13 @@ fn every_serde_field_is_a_known_key() {
             format!("{:?}", Settings::new())
                 .replace(&format!("{:?}", Defaults::default()), "D")
                 .replace(&format!("{:?}", ClientSettings::default()), "C")
-                .replace(&format!("{:?}", ServeSettings::default()), "S")
+                .replace(&format!("{:?}", GatewaySettings::default()), "S")
         ),
         Settings::keys().len() + 4
     );
     assert_eq!(
-        debug_fields(format!("{:?}", ServeSettings::default())),
-        ServeSettings::keys().len()
+        debug_fields(format!("{:?}", GatewaySettings::default())),
+        GatewaySettings::keys().len()
     );
     assert_eq!(
         debug_fields(format!("{:?}", Defaults::default())),

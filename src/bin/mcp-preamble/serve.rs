@@ -131,9 +131,9 @@ fn gateway_of(settings: &Settings, lock: Option<Lock>, a: &ServeArgs) -> Result<
 }
 
 /// How served names are made: `--prefix` and `--separator`, else the
-/// policy's `[serve]`, else `always` and `__`.
+/// policy's `[gateway]`, else `always` and `__`.
 fn naming(a: &ServeArgs, settings: &Settings) -> Result<Naming, mcp_preamble::Error> {
-    let mut chosen = settings.serve.clone();
+    let mut chosen = settings.gateway.clone();
     if let Some(prefix) = a.prefix {
         chosen.prefix = Some(prefix.as_str().to_string());
     }

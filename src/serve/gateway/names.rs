@@ -93,11 +93,11 @@ impl Naming {
         })
     }
 
-    /// The policy file's `[serve]` naming over `self` (a key it sets wins):
+    /// The policy file's `[gateway]` naming over `self` (a key it sets wins):
     /// the CLI's flags go on top of this.
     pub fn with_settings(
         self,
-        settings: &crate::settings::ServeSettings,
+        settings: &crate::settings::GatewaySettings,
     ) -> crate::error::Result<Naming> {
         let prefix = match &settings.prefix {
             Some(p) => p.parse()?,
