@@ -17,7 +17,7 @@ use rmcp::model::{
     InitializedNotification, ProtocolVersion, RequestId, RequestMetaObject, ServerJsonRpcMessage,
     ServerPeerInfo, ServerRequest, ServerResult,
 };
-use rmcp::service::{RoleClient, RunningService, serve_directly};
+use rmcp::service::{ClientInitializeError, RoleClient, RunningService, serve_directly};
 use rmcp::transport::Transport;
 use tokio::time::Instant;
 
@@ -274,10 +274,10 @@ where
     info.protocol_version = version;
     send(&mut transport, initialize_request(&info), "initialize").await?;
     loop {
+        // Errors worded as rmcp's own handshake words them.
         let Some(message) = transport.receive().await else {
-            return Err(connect_error(
-                "handshake failed: the server closed the connection before answering initialize",
-            ));
+            let closed = ClientInitializeError::ConnectionClosed("initialize response".into());
+            return Err(connect_error(format!("handshake failed: {closed}")));
         };
         match message {
             ServerJsonRpcMessage::Response(r) if is(&r.id, INITIALIZE_ID) => {
@@ -295,10 +295,8 @@ where
             ServerJsonRpcMessage::Error(e)
                 if e.id.as_ref().is_none_or(|id| is(id, INITIALIZE_ID)) =>
             {
-                let (message, code) = (e.error.message, e.error.code.0);
-                return Err(connect_error(format!(
-                    "handshake failed: initialize: {message} ({code})"
-                )));
+                let refused = ClientInitializeError::JsonRpcError(e.error);
+                return Err(connect_error(format!("handshake failed: {refused}")));
             }
             ServerJsonRpcMessage::Request(r)
                 if matches!(r.request, ServerRequest::PingRequest(_)) =>
