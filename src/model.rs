@@ -139,6 +139,16 @@ pub struct Tool {
     /// `annotations`, when sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<ToolAnnotations>,
+    /// `outputSchema`, when sent, measured once; one over the schema
+    /// limits is left out. The assembly never reads it; the gateway serves it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<InputSchema>,
+    /// `icons`, as sent (the gateway serves them as it serves a prompt's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<serde_json::Value>,
+    /// `_meta`, as sent (the gateway serves it as it serves a prompt's).
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<serde_json::Value>,
 }
 
 impl Tool {
@@ -397,6 +407,7 @@ impl ServerSnapshot {
                 .as_ref()
                 .is_some_and(|d| d.len() > limits.tool_description_bytes)
                 || !limits.schema_fits(&t.input_schema)
+                || (t.output_schema.as_ref()).is_some_and(|o| !limits.schema_fits(o))
         };
         let over_skills = self.skills.len() > limits.skills
             || self
@@ -440,6 +451,9 @@ impl ServerSnapshot {
                 deep = (deep.0 + 1, deep.1.max(t.input_schema.json_bytes()));
                 t.input_schema = InputSchema::new(serde_json::Value::Object(Default::default()));
             }
+            // Over the limits: none served (never a cut one, which the
+            // host would check structured results against).
+            t.output_schema.take_if(|o| !limits.schema_fits(o));
         }
         if long.0 > 0 {
             hits.push(

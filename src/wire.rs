@@ -119,6 +119,11 @@ fn tool(value: &Value, index: usize) -> Result<Tool> {
             .unwrap_or(Value::Null)
             .into(),
         annotations,
+        output_schema: (obj.get("outputSchema"))
+            .filter(|o| !o.is_null())
+            .map(|o| o.clone().into()),
+        icons: obj.get("icons").filter(|i| !i.is_null()).cloned(),
+        meta: obj.get("_meta").filter(|m| !m.is_null()).cloned(),
     })
 }
 

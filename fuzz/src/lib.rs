@@ -64,7 +64,7 @@ impl ServerIn {
                 title: None,
                 description: t.description.clone(),
                 input_schema: serde_json::json!({"type": "object"}).into(),
-                annotations: None,
+                ..Tool::default()
             });
         }
         s

@@ -11,7 +11,8 @@ use crate::error::{Error, ErrorKind, Result};
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum Handshake {
-    /// `initialize` only (the 2025 era).
+    /// `initialize` only (the 2025 era), naming 2025-11-25 unless the
+    /// client's config names another revision that has `initialize`.
     Legacy,
     /// `server/discover` (2026-07-28) first, `initialize` when the server
     /// answers it with an error.
@@ -23,12 +24,17 @@ pub enum Handshake {
     /// else `server/discover`. So a server that is slow to start connects
     /// as long as it answers within the timeout, and is started once. Over
     /// Streamable HTTP this is rmcp's auto mode (a server that takes the
-    /// request is already up).
+    /// request is already up). On both, an answer to `server/discover` that
+    /// is not a discover result (an empty `{}`, say) counts as a 2025
+    /// server's: `initialize` follows.
     ///
     /// [`ConnectOptions::probe_timeout`]: super::ConnectOptions::probe_timeout
     #[default]
     Auto,
-    /// `server/discover` with this revision only; fails if the server cannot.
+    /// This revision only: `server/discover` naming it (2026-07-28 and
+    /// later; fails if the server cannot), or, for a revision that has
+    /// `initialize` (`2025-11-25`, say), `initialize` naming it and no
+    /// `server/discover`.
     Pinned(String),
 }
 
@@ -52,6 +58,21 @@ impl FromStr for Handshake {
 }
 
 impl Handshake {
+    /// The 2025 revision to name in `initialize` when this handshake is
+    /// `initialize` alone: `legacy`, or a revision before 2026-07-28 (which
+    /// has no `server/discover`); `None` when it starts with `server/discover`.
+    /// (`legacy` names the client's own revision when that has `initialize`.)
+    pub(super) fn initialize_only(&self, own: &ProtocolVersion) -> Option<ProtocolVersion> {
+        match self {
+            Handshake::Legacy if own.has_initialize() => Some(own.clone()),
+            Handshake::Legacy => Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
+            Handshake::Pinned(v) => serde_json::from_value::<ProtocolVersion>(serde_json::json!(v))
+                .ok()
+                .filter(ProtocolVersion::has_initialize),
+            Handshake::Auto => None,
+        }
+    }
+
     pub(super) fn lifecycle(&self) -> ClientLifecycleMode {
         match self {
             Handshake::Legacy => ClientLifecycleMode::Initialize,

@@ -17,7 +17,7 @@ use rmcp::model::{
     InitializedNotification, ProtocolVersion, RequestId, RequestMetaObject, ServerJsonRpcMessage,
     ServerPeerInfo, ServerRequest, ServerResult,
 };
-use rmcp::service::{RoleClient, RunningService, serve_directly};
+use rmcp::service::{ClientInitializeError, RoleClient, RunningService, serve_directly};
 use rmcp::transport::Transport;
 use tokio::time::Instant;
 
@@ -205,6 +205,111 @@ pub(super) async fn auto<H: rmcp::ClientHandler>(
     }
 }
 
+/// [`Handshake::Auto`] where a server that takes a request is up (Streamable
+/// HTTP): `server/discover`, then `initialize` on the same transport when
+/// the answer is not a usable discover result (an error other than a
+/// 2026-07-28 rejection, or a result of another shape, such as `{}`).
+///
+/// [`Handshake::Auto`]: super::Handshake::Auto
+#[cfg(feature = "http")]
+pub(super) async fn discover_first<H, T>(
+    handler: H,
+    mut transport: T,
+) -> Result<RunningService<RoleClient, H>>
+where
+    H: rmcp::ClientHandler,
+    T: Transport<RoleClient> + 'static,
+{
+    let info = handler.get_info();
+    send(&mut transport, discover_request(&info), "server/discover").await?;
+    loop {
+        let Some(message) = transport.receive().await else {
+            return Err(connect_error(
+                "handshake failed: the server closed the connection before answering server/discover",
+            ));
+        };
+        match message {
+            ServerJsonRpcMessage::Response(r) if is(&r.id, DISCOVER_ID) => {
+                if let Answer::Discover(found, version) = discover_answer(r.result) {
+                    let peer = ServerPeerInfo::from_discover_result(version, *found);
+                    return Ok(serve_directly(handler, transport, Some(peer)));
+                }
+                break;
+            }
+            ServerJsonRpcMessage::Error(e)
+                if e.id.as_ref().is_none_or(|id| is(id, DISCOVER_ID)) =>
+            {
+                // A 2026-07-28 server refusing this client is no 2025 server.
+                let code = e.error.code;
+                if code == rmcp::model::ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+                    || code == rmcp::model::ErrorCode::HEADER_MISMATCH
+                {
+                    let message = e.error.message;
+                    return Err(connect_error(format!(
+                        "handshake failed: server/discover: {message} ({})",
+                        code.0
+                    )));
+                }
+                break;
+            }
+            _ => {}
+        }
+    }
+    legacy(handler, transport, ProtocolVersion::LATEST_WITH_INITIALIZE).await
+}
+
+/// The 2025 handshake alone: `initialize` naming `version` (never rmcp's
+/// default, 2026-07-28, which has no `initialize`), no `server/discover`;
+/// then the connection is handed to rmcp.
+pub(super) async fn legacy<H, T>(
+    handler: H,
+    mut transport: T,
+    version: ProtocolVersion,
+) -> Result<RunningService<RoleClient, H>>
+where
+    H: rmcp::ClientHandler,
+    T: Transport<RoleClient> + 'static,
+{
+    let mut info = handler.get_info();
+    info.protocol_version = version;
+    send(&mut transport, initialize_request(&info), "initialize").await?;
+    loop {
+        // Errors worded as rmcp's own handshake words them.
+        let Some(message) = transport.receive().await else {
+            let closed = ClientInitializeError::ConnectionClosed("initialize response".into());
+            return Err(connect_error(format!("handshake failed: {closed}")));
+        };
+        match message {
+            ServerJsonRpcMessage::Response(r) if is(&r.id, INITIALIZE_ID) => {
+                let ServerResult::InitializeResult(init) = r.result else {
+                    return Err(connect_error(
+                        "handshake failed: initialize: the result is not an initialize result",
+                    ));
+                };
+                let initialized = ClientJsonRpcMessage::notification(
+                    ClientNotification::InitializedNotification(InitializedNotification::default()),
+                );
+                send(&mut transport, initialized, "notifications/initialized").await?;
+                return Ok(serve_directly(handler, transport, Some(init.into())));
+            }
+            ServerJsonRpcMessage::Error(e)
+                if e.id.as_ref().is_none_or(|id| is(id, INITIALIZE_ID)) =>
+            {
+                let refused = ClientInitializeError::JsonRpcError(e.error);
+                return Err(connect_error(format!("handshake failed: {refused}")));
+            }
+            ServerJsonRpcMessage::Request(r)
+                if matches!(r.request, ServerRequest::PingRequest(_)) =>
+            {
+                let pong = ClientJsonRpcMessage::response(ClientResult::empty(()), r.id);
+                send(&mut transport, pong, "ping response").await?;
+            }
+            // A log line or progress before the answer: not the handshake's.
+            _ => {}
+        }
+    }
+}
+
 fn discover_request(info: &ClientConfig) -> ClientJsonRpcMessage {
     let meta = RequestMetaObject::with_client_context(
         ProtocolVersion::V_2026_07_28,
@@ -230,8 +335,8 @@ fn initialize_request(info: &ClientConfig) -> ClientJsonRpcMessage {
     )
 }
 
-async fn send(
-    transport: &mut ChildTransport,
+async fn send<T: Transport<RoleClient>>(
+    transport: &mut T,
     message: ClientJsonRpcMessage,
     what: &str,
 ) -> Result<()> {

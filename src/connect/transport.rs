@@ -242,7 +242,10 @@ async fn start<H: rmcp::ClientHandler>(
             let transport = spawn_stdio(command, args, env, cwd.as_deref(), stderr)?
                 .tapped(options.progress_tap(&entry.alias));
             let process = Some(transport.process());
-            let client = if *handshake == Handshake::Auto {
+            let own = handler.get_info().protocol_version;
+            let client = if let Some(version) = handshake.initialize_only(&own) {
+                super::probe::legacy(handler, transport, version).await?
+            } else if *handshake == Handshake::Auto {
                 super::probe::auto(handler, transport, options.probe()).await?
             } else {
                 handler
@@ -254,7 +257,6 @@ async fn start<H: rmcp::ClientHandler>(
         }
         #[cfg(feature = "http")]
         ServerTransport::Http { url, headers } => {
-            // Over HTTP, auto is rmcp's: a server that takes the request is up.
             let transport = super::tap::Tapped {
                 inner: StreamableHttpClientTransport::with_client(
                     super::subscriptions::HttpClient::new(super::pool::client(), &entry.alias),
@@ -262,10 +264,18 @@ async fn start<H: rmcp::ClientHandler>(
                 ),
                 tap: options.progress_tap(&entry.alias),
             };
-            let client = handler
-                .serve_with_lifecycle(transport, handshake.lifecycle())
-                .await
-                .map_err(failed)?;
+            let own = handler.get_info().protocol_version;
+            let client = if let Some(version) = handshake.initialize_only(&own) {
+                super::probe::legacy(handler, transport, version).await?
+            } else if *handshake == Handshake::Auto {
+                // No probe time over HTTP: a server that takes the request is up.
+                super::probe::discover_first(handler, transport).await?
+            } else {
+                handler
+                    .serve_with_lifecycle(transport, handshake.lifecycle())
+                    .await
+                    .map_err(failed)?
+            };
             Ok((client, None))
         }
         #[cfg(not(feature = "http"))]

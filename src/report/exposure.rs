@@ -72,6 +72,14 @@ pub(crate) struct ExposedTool {
     pub annotations: Option<ToolAnnotations>,
     /// `inputSchema`, as read within the limits.
     pub input_schema: InputSchema,
+    /// `outputSchema`, as read within the limits.
+    pub output_schema: Option<InputSchema>,
+    /// It as [`ExposedTool::served_schema`] is, on first read.
+    served_output: OnceLock<Option<serde_json::Value>>,
+    /// `icons`, as sent (not text the model reads).
+    pub icons: Option<serde_json::Value>,
+    /// `_meta`, as sent (not text the model reads).
+    pub meta: Option<serde_json::Value>,
     /// It with every hidden character removed from its strings and keys,
     /// on first read (`None`: it had none): what the gateway serves.
     served_schema: OnceLock<Option<serde_json::Value>>,
@@ -103,6 +111,10 @@ impl ExposedTool {
             }),
             input_schema: own.input_schema.clone(),
             served_schema: OnceLock::new(),
+            output_schema: own.output_schema.clone(),
+            served_output: OnceLock::new(),
+            icons: own.icons.clone(),
+            meta: own.meta.clone(),
             sent: own.description.clone(),
             description: OnceLock::new(),
         }
@@ -133,6 +145,17 @@ impl ExposedTool {
             .served_schema
             .get_or_init(|| sanitize::json_counting(schema, &mut HiddenChars::default()));
         clean.as_ref().unwrap_or(schema)
+    }
+
+    /// `outputSchema` as the gateway serves it: sanitized as
+    /// [`ExposedTool::served_schema`] is.
+    #[cfg_attr(not(feature = "serve"), allow(dead_code))]
+    pub fn served_output_schema(&self) -> Option<&serde_json::Value> {
+        let schema = self.output_schema.as_ref()?.as_value();
+        let clean = self
+            .served_output
+            .get_or_init(|| sanitize::json_counting(schema, &mut HiddenChars::default()));
+        Some(clean.as_ref().unwrap_or(schema))
     }
 
     /// `description`, sanitized; `None` when absent or empty once sanitized.

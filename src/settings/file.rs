@@ -10,7 +10,7 @@ use serde::Deserialize;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use super::{ClientSettings, Defaults, POLICY_VERSION, ServerSettings, Settings};
+use super::{ClientSettings, Defaults, GatewaySettings, POLICY_VERSION, ServerSettings, Settings};
 use crate::assemble::Assembler;
 use crate::error::{Error, ErrorKind, Result};
 use crate::support::distance;
@@ -245,6 +245,14 @@ fn first_unknown<'a, 'i>(
                     .find(|k| is_unknown(k, ClientSettings::keys()))
                 {
                     return Some((k, ClientSettings::keys(), Some("[client]")));
+                }
+            }
+            ("gateway", Some(gateway)) => {
+                if let Some(k) = gateway
+                    .keys()
+                    .find(|k| is_unknown(k, GatewaySettings::keys()))
+                {
+                    return Some((k, GatewaySettings::keys(), Some("[gateway]")));
                 }
             }
             ("servers", Some(servers)) => {

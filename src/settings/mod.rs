@@ -42,6 +42,7 @@
 //! | `[servers.<alias>]` `always_load = true` | [`Policy::always_load`](crate::Policy::always_load): never deferred |
 //! | `[defaults]` `defer_over` | [`Assembler::defer_over`](crate::Assembler::defer_over): defer the tools of servers with more tools |
 //! | `[servers.<alias>]` `deferred = true` | [`Assembler::defer`](crate::Assembler::defer): the host defers this server's tools |
+//! | `[gateway]` `prefix`, `separator` | how `serve` names what it serves: `"always"` (default), `"never"`, `"on-collision"`; 1 to 8 of `A-Z a-z 0-9 _ -` (default `"__"`); `--prefix` and `--separator` win ([`GatewaySettings`]) |
 //! | `[client]` `name`, `version`, `capabilities`, `roots` | who the CLI says it is when it connects ([`ClientSettings`]); a host that shares the file connects as the same client with [`ClientSettings::client_config`] and [`ClientSettings::handler`] (feature `rmcp`) |
 //!
 //! ```toml
@@ -75,12 +76,14 @@ pub use crate::tool_policy::{ToolFilter, ToolOverride};
 pub use client::ClientIdentity;
 pub use client::{Capability, ClientSettings};
 pub use file::PolicyFile;
+pub use gateway::GatewaySettings;
 pub use keywords::Keywords;
 pub use weight::Weight;
 
 mod client;
 mod counter;
 mod file;
+pub(crate) mod gateway;
 mod keywords;
 mod tools;
 mod weight;
@@ -135,6 +138,9 @@ pub struct Settings {
     /// servers as the host that shares the file does.
     #[serde(default)]
     pub client: ClientSettings,
+    /// `[gateway]`: how the gateway names what it serves.
+    #[serde(default)]
+    pub gateway: GatewaySettings,
     /// The layer over `defaults`: what the command line (or code) sets.
     /// Its values win; a relative `template` path in it is resolved
     /// against the working directory, and its errors name no file.
@@ -333,6 +339,13 @@ impl ClientSettings {
     }
 }
 
+impl GatewaySettings {
+    /// The keys of `[gateway]`, in the schema's order.
+    pub(crate) fn keys() -> &'static [&'static str] {
+        serde_fields::<GatewaySettings>()
+    }
+}
+
 /// Which layer a value came from: errors and relative paths differ.
 #[derive(Clone, Copy)]
 enum Layer {
@@ -348,6 +361,7 @@ impl Settings {
             defaults: Defaults::default(),
             servers: BTreeMap::new(),
             client: ClientSettings::default(),
+            gateway: GatewaySettings::default(),
             overrides: Defaults::default(),
             server_overrides: BTreeMap::new(),
             origin: String::new(),

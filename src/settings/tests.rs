@@ -4,12 +4,13 @@ use super::*;
 fn the_key_lists_are_the_schemas_fields() {
     assert_eq!(
         Settings::keys(),
-        ["version", "defaults", "servers", "client"]
+        ["version", "defaults", "servers", "client", "gateway"]
     );
     assert_eq!(
         ClientSettings::keys(),
         ["name", "version", "capabilities", "roots"]
     );
+    assert_eq!(GatewaySettings::keys(), ["prefix", "separator"]);
     assert_eq!(
         Defaults::keys(),
         [
@@ -59,8 +60,13 @@ fn every_serde_field_is_a_known_key() {
             format!("{:?}", Settings::new())
                 .replace(&format!("{:?}", Defaults::default()), "D")
                 .replace(&format!("{:?}", ClientSettings::default()), "C")
+                .replace(&format!("{:?}", GatewaySettings::default()), "S")
         ),
         Settings::keys().len() + 4
+    );
+    assert_eq!(
+        debug_fields(format!("{:?}", GatewaySettings::default())),
+        GatewaySettings::keys().len()
     );
     assert_eq!(
         debug_fields(format!("{:?}", Defaults::default())),

@@ -143,6 +143,132 @@ fn handshake_modes_reach_the_table() {
     );
 }
 
+/// What tests/servers/handshake-log.mjs was sent, as (method, version)
+/// pairs, and the log emptied for the next case.
+fn sent(log: &Path) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    std::fs::write(log, "").unwrap();
+    (text.lines())
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            let version = v["protocolVersion"].as_str().unwrap_or("none");
+            (
+                v["method"].as_str().unwrap().to_string(),
+                version.to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The client keeps the eras strictly, on stdio and over HTTP (issue 50
+/// item 4): `auto` goes on to `initialize` when `server/discover` is
+/// answered with something that is not a discover result (`{}`) or an
+/// error; `legacy` sends `initialize` naming 2025-11-25 (not rmcp's
+/// 2026-07-28); a 2025 revision sends `initialize` naming it, and no
+/// `server/discover`.
+#[test]
+fn handshakes_keep_the_eras_strictly() {
+    ensure_npm();
+    let dir = scratch("eras");
+    let log = dir.join("sent.jsonl");
+    let mut http = std::process::Command::new("node")
+        .args(["handshake-log.mjs", "http"])
+        .current_dir(servers_dir())
+        .env("LOG", &log)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(http.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let url = line.trim().strip_prefix("listening ").unwrap().to_string();
+    let log_env = format!("\"LOG\": {:?}", log.display().to_string());
+    let stdio = |discover: &str| {
+        node_entry(
+            "handshake-log.mjs",
+            &format!("{log_env}, \"DISCOVER\": {discover:?}"),
+        )
+    };
+    let remote = format!(r#"{{"url": {url:?}}}"#);
+    let discover = ("server/discover", "2026-07-28");
+    let initialize = |v: &'static str| ("initialize", v);
+    // (--handshake, the server's entry, the version shown, what it is sent)
+    type Case<'a> = (&'a str, String, &'a str, Vec<(&'a str, &'a str)>);
+    let cases: [Case; 7] = [
+        (
+            "auto",
+            stdio("empty"),
+            "2025-11-25",
+            vec![discover, initialize("2025-11-25")],
+        ),
+        (
+            "auto",
+            remote.clone(),
+            "2025-11-25",
+            vec![discover, initialize("2025-11-25")],
+        ),
+        (
+            "auto",
+            stdio("error"),
+            "2025-11-25",
+            vec![discover, initialize("2025-11-25")],
+        ),
+        (
+            "legacy",
+            stdio("empty"),
+            "2025-11-25",
+            vec![initialize("2025-11-25")],
+        ),
+        (
+            "legacy",
+            remote.clone(),
+            "2025-11-25",
+            vec![initialize("2025-11-25")],
+        ),
+        (
+            "2025-11-25",
+            stdio("empty"),
+            "2025-11-25",
+            vec![initialize("2025-11-25")],
+        ),
+        (
+            "2025-06-18",
+            remote.clone(),
+            "2025-06-18",
+            vec![initialize("2025-06-18")],
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (mode, entry, version, expected) in cases {
+        let config = write(
+            &dir,
+            "mcp.json",
+            &format!(r#"{{"mcpServers": {{"s": {entry}}}}}"#),
+        );
+        let out = run(&["preview", "--config", &config, "--handshake", mode]);
+        // `tools/list` (and the 2025 ping) come after the handshake: compare its part.
+        let got = sent(&log);
+        let handshake: Vec<(&str, &str)> = (got.iter())
+            .map(|(m, v)| (m.as_str(), v.as_str()))
+            .filter(|(m, _)| matches!(*m, "server/discover" | "initialize"))
+            .collect();
+        let shown = stdout(&out).contains(&format!("legacy/{version}"));
+        if out.status.code() != Some(0) || !shown || handshake != expected {
+            failures.push(format!(
+                "{mode} {entry}: sent {got:?}\n{}{}",
+                stdout(&out),
+                stderr(&out)
+            ));
+        }
+    }
+    let _ = http.kill();
+    let _ = http.wait();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
 /// Writes a config of the invoice and whitespace servers under these
 /// aliases, runs `snapshot` on it, and returns the config and output paths.
 fn snapshot_invoice_and_whitespace(dir: &Path, invoice: &str, ws: &str) -> (String, PathBuf) {

@@ -2,7 +2,7 @@
 
 Usage: python3 py_client.py <legacy|modern> <spec.json>; spec: {command, args, calls: [tool…], waitFor: tool,
 progress: {name, arguments}}, or {url, …} for a gateway already serving Streamable HTTP there.
-Prints one JSON line: era, instructions, tools, each call's text (or error), the progress call's answer and the
+Prints one JSON line: era, instructions, tools (and their output schemas), each call's text and structured content (or error), the progress call's answer and the
 progress it saw (`progress_callback`), and the tools after the list changed.
 """
 
@@ -29,13 +29,15 @@ async def main(era: str, spec: dict) -> dict:
     async with Client(params, mode=mode, message_handler=on_message, cache=None) as client:
         out["protocol"] = client.protocol_version
         out["instructions"] = client.instructions
-        out["tools"] = [t.name for t in (await client.list_tools()).tools]
+        listed = (await client.list_tools()).tools
+        out["tools"] = [t.name for t in listed]
+        out["outputSchemas"] = {t.name: t.output_schema for t in listed if t.output_schema}
         out["calls"] = {}
         for name in spec["calls"]:
             try:
                 r = await client.call_tool(name, {})
                 text = "".join(getattr(c, "text", "") for c in r.content)
-                out["calls"][name] = {"text": text, "isError": bool(r.is_error)}
+                out["calls"][name] = {"text": text, "isError": bool(r.is_error), "structured": r.structured_content}
             except Exception as e:  # the test reads the message
                 out["calls"][name] = {"error": str(e)}
 

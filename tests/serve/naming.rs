@@ -1,4 +1,5 @@
-//! `serve --prefix always|never|on-collision` and `--separator`: the names
+//! `serve --prefix always|never|on-collision` and `--separator` (or the
+//! policy file's `[gateway]` `prefix` and `separator`): the names
 //! tools and prompts are served under, with two upstreams that share names
 //! at start (two library servers) or later (an upstream that adds a tool
 //! another upstream has).
@@ -30,14 +31,22 @@ fn sorted(mut names: Vec<String>) -> Vec<String> {
     names
 }
 
+/// The separator from the policy file's `[gateway]`, its prefix overridden
+/// by the flag (flags win over the file, key by key).
 #[test]
 fn always_prefixes_with_the_separator_given() {
     let dir = scratch("serve-naming", "always");
     let config = config(&dir, json!({"billing": node("invoice.mjs", json!({}))}));
+    let policy = dir.join("policy.toml");
+    let naming = "version = 1\n[gateway]\nprefix = \"never\"\nseparator = \"-x-\"\n";
+    std::fs::write(&policy, naming).unwrap();
     let mut g = Gateway::start(&[
         "--config",
         &config,
-        "--separator=-x-",
+        "--policy",
+        policy.to_str().unwrap(),
+        "--prefix",
+        "always",
         "--ready-within",
         "60",
     ]);

@@ -1,5 +1,5 @@
 //! The official SDK clients against `mcp-preamble serve` over stdio (and
-//! the Python one over Streamable HTTP, `--listen`), in both eras: the TypeScript SDK's `Client` (`@modelcontextprotocol/client`,
+//! both over Streamable HTTP, `--listen`), in both eras and in each SDK's default mode, against upstreams of both eras: the TypeScript SDK's `Client` (`@modelcontextprotocol/client`,
 //! tests/clients/ts-client.mjs) and the Python SDK's (`mcp` on PyPI,
 //! tests/clients/py_client.py). Each reads the instructions, lists the
 //! tools, calls one tool on each of two upstreams, sees an upstream's
@@ -102,7 +102,9 @@ fn listening(config: &Path) -> (std::process::Child, String) {
 
 /// Runs one client in one era against a gateway in front of `billing`
 /// (the invoice server), `echo` (which adds the tool `later` 3 s, over
-/// HTTP 6 s, after the gateway first lists its tools) and `job` (progress).
+/// HTTP 6 s, after the gateway first lists its tools), `job` (progress),
+/// and the invoice server with a tool with an `outputSchema` as a 2025-only
+/// upstream (`old`) and a 2026-07-28-only one (`new`).
 /// With `http`, the gateway serves Streamable HTTP (`--listen`) and the
 /// client connects to its URL.
 fn run_on(client: &str, era: &str, http: bool) -> Value {
@@ -120,13 +122,15 @@ fn run_on(client: &str, era: &str, http: bool) -> Value {
         "billing": node("invoice.mjs", json!({})),
         "echo": node("client-echo.mjs", json!({"ADD_AFTER": "whoami", "ADD_AFTER_MS": "1500"})),
         "job": node("progress.mjs", json!({})),
+        "old": node("slow-start.mjs", json!({"ERA": "legacy", "SILENT_MS": "0", "TOTALS": "1"})),
+        "new": node("slow-start.mjs", json!({"ERA": "modern", "SILENT_MS": "0", "TOTALS": "1"})),
     }});
     let config_path = dir.join("mcp.json");
     std::fs::write(&config_path, config.to_string()).unwrap();
     let mut spec = json!({
         "command": env!("CARGO_BIN_EXE_mcp-preamble"),
         "args": ["serve", "--config", config_path, "--ready-within", "30", "--state-dir", config_path.with_extension("state")],
-        "calls": ["billing__list_periods", "echo__whoami"],
+        "calls": ["billing__list_periods", "echo__whoami", "old__list_periods", "old__totals", "new__totals"],
         "waitFor": "echo__later",
         "progress": {"name": "job__steps", "arguments": {"n": 3, "label": "sdk"}},
     });
@@ -232,6 +236,7 @@ fn check_on(client: &str, era: &str, http: bool) {
         out["calls"]["billing__list_periods"]["text"], "2026-07, 2026-08",
         "{out}"
     );
+    eras_kept(&out);
     let whoami = out["calls"]["echo__whoami"]["text"]
         .as_str()
         .unwrap_or_else(|| panic!("{out}"));
@@ -266,6 +271,37 @@ fn check_on(client: &str, era: &str, http: bool) {
     assert_eq!(changed.len(), tools.len() + 1, "{changed:?}");
 }
 
+/// Whatever era the client and each upstream speak: the calls of a 2025
+/// and a 2026-07-28 upstream answer (a 2026-07-28 client refuses a result
+/// without `resultType`), with their structured content, and `tools/list`
+/// keeps each tool's `outputSchema` (which the SDKs check results against).
+fn eras_kept(out: &Value) {
+    for call in ["old__list_periods", "old__totals", "new__totals"] {
+        assert_eq!(out["calls"][call]["isError"], json!(false), "{call}: {out}");
+    }
+    assert_eq!(
+        out["calls"]["old__list_periods"]["text"], "2026-07, 2026-08",
+        "{out}"
+    );
+    for call in ["old__totals", "new__totals"] {
+        assert_eq!(
+            out["calls"][call]["structured"],
+            json!({"total": 42}),
+            "{call}: {out}"
+        );
+        let schema = &out["outputSchemas"][call];
+        assert_eq!(schema["type"], "object", "{call}: {out}");
+        let total = &schema["properties"]["total"];
+        assert_eq!(total["type"], "number", "{call}: {out}");
+        assert_eq!(
+            total["description"], "The total, in cents.",
+            "{call}: {out}"
+        );
+    }
+    let listed = out["outputSchemas"].as_object().unwrap();
+    assert_eq!(listed.len(), 2, "only the totals tools have one: {out}");
+}
+
 #[test]
 fn typescript_sdk_client_2025_era() {
     check("ts", "legacy");
@@ -274,6 +310,11 @@ fn typescript_sdk_client_2025_era() {
 #[test]
 fn typescript_sdk_client_2026_era() {
     check("ts", "modern");
+}
+
+#[test]
+fn typescript_sdk_client_over_streamable_http_default_mode() {
+    check_on("ts", "legacy", true);
 }
 
 #[test]

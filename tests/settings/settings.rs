@@ -320,6 +320,48 @@ async fn the_client_table_is_the_identity_sent() {
     );
 }
 
+/// `[gateway]` names what the gateway serves (`Naming::with_settings`), a
+/// key it leaves out keeps the default; typos and bad values are found with
+/// their place, like any other key's.
+#[cfg(feature = "serve")]
+#[test]
+fn the_serve_table_names_what_the_gateway_serves() {
+    use mcp_preamble::serve::{Naming, Prefix};
+    let settings = Settings::from_str(
+        "version = 1\n[gateway]\nprefix = \"on-collision\"\nseparator = \"-\"\n",
+        "p.toml",
+    )
+    .unwrap();
+    let naming = Naming::default().with_settings(&settings.gateway).unwrap();
+    assert_eq!(naming.prefix(), Prefix::OnCollision);
+    assert_eq!(naming.pattern(), "[{server}-]{tool}");
+    let only =
+        Settings::from_str("version = 1\n[gateway]\nprefix = \"never\"\n", "p.toml").unwrap();
+    let naming = Naming::default().with_settings(&only.gateway).unwrap();
+    assert_eq!(naming.pattern(), "{tool}");
+    let none = Naming::default()
+        .with_settings(&Settings::new().gateway)
+        .unwrap();
+    assert_eq!(none.pattern(), "{server}__{tool}");
+    for (file, said) in [
+        (
+            "version = 1\n[gateway]\nprefx = \"never\"\n",
+            "invalid configuration: p.toml:3:1: unknown key \"prefx\" in [gateway] (did you mean \"prefix\"?)",
+        ),
+        (
+            "version = 1\n[gateway]\nprefix = \"sometimes\"\n",
+            "invalid configuration: p.toml:3:10: unknown prefix \"sometimes\" (always, never, on-collision)",
+        ),
+        (
+            "version = 1\n[gateway]\nseparator = \"::\"\n",
+            "invalid configuration: p.toml:3:13: separator \"::\" must be 1 to 8 of the characters A-Z a-z 0-9 _ -",
+        ),
+    ] {
+        let e = Settings::from_str(file, "p.toml").unwrap_err();
+        assert_eq!(e.to_string(), said, "{file}");
+    }
+}
+
 /// Issue 55: a model with an encoding of its own and another encoding
 /// disagree, as flags or as keys of one file; a tokenizer file without its
 /// model family's marker token gets a warning naming both.

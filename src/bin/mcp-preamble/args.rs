@@ -211,13 +211,14 @@ pub struct ServeArgs {
     /// alias: `always` (the default, `billing__get_invoice`), `never`
     /// (`get_invoice`; refused at start when two upstreams have one name,
     /// and a tool that takes another's name later is not served), or
-    /// `on-collision` (only names more than one upstream has).
-    #[arg(long, default_value = "always", value_name = "WHEN", value_parser = parse_prefix)]
-    pub prefix: mcp_preamble::serve::Prefix,
+    /// `on-collision` (only names more than one upstream has). Default:
+    /// the policy's `[serve] prefix`, else `always`.
+    #[arg(long, value_name = "WHEN", value_parser = parse_prefix)]
+    pub prefix: Option<mcp_preamble::serve::Prefix>,
     /// What stands between alias and name when prefixed: 1 to 8 of
-    /// `A-Z a-z 0-9 _ -`.
-    #[arg(long, default_value = "__", value_name = "TEXT")]
-    pub separator: String,
+    /// `A-Z a-z 0-9 _ -`. Default: the policy's `[serve] separator`, else `__`.
+    #[arg(long, value_name = "TEXT")]
+    pub separator: Option<String>,
     /// Fail a forwarded tools/call after this many seconds, and any other
     /// request to an upstream too (the upstream is told to cancel it).
     /// Default: 300 for a call, 30 for other requests; 0: calls take as

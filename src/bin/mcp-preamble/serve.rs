@@ -88,7 +88,7 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
         host: a.serve_as,
         name: a.name.clone(),
         servers: servers_of(&a, (config_path, config), &gateway, &book),
-        naming: naming(&a)?,
+        naming: naming(&a, &settings)?,
     };
     let tasks = [
         states,
@@ -123,7 +123,7 @@ fn gateway_of(settings: &Settings, lock: Option<Lock>, a: &ServeArgs) -> Result<
     }
     let mut gateway = Gateway::builder(assembler, a.serve_as)
         .name(&a.name)
-        .naming(naming(a)?);
+        .naming(naming(a, settings)?);
     if let Some(t) = a.call_timeout {
         gateway = gateway.call_timeout(t);
     }
@@ -142,9 +142,17 @@ fn gateway_of(settings: &Settings, lock: Option<Lock>, a: &ServeArgs) -> Result<
     Ok(gateway.build()?)
 }
 
-/// How served names are made (`--prefix`, `--separator`).
-fn naming(a: &ServeArgs) -> Result<Naming, mcp_preamble::Error> {
-    Naming::new(a.prefix, &a.separator)
+/// How served names are made: `--prefix` and `--separator`, else the
+/// policy's `[gateway]`, else `always` and `__`.
+fn naming(a: &ServeArgs, settings: &Settings) -> Result<Naming, mcp_preamble::Error> {
+    let mut chosen = settings.gateway.clone();
+    if let Some(prefix) = a.prefix {
+        chosen.prefix = Some(prefix.as_str().to_string());
+    }
+    if let Some(separator) = &a.separator {
+        chosen.separator = Some(separator.clone());
+    }
+    Naming::default().with_settings(&chosen)
 }
 
 /// `serve --prefix never` refuses to serve when two upstreams have a

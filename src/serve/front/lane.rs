@@ -33,6 +33,7 @@ use tokio::sync::mpsc;
 
 use crate::serve::front::reply::{Answer, body};
 use crate::serve::gateway::Gateway;
+use crate::serve::gateway::era::HostEra;
 use crate::serve::upstream::progress::ProgressTo;
 
 /// Offers `req` (its body read: `bytes`) to the lane of `gateway`: its
@@ -145,6 +146,7 @@ struct Call {
     tasks: bool,
     /// The host's headers a direct post passes on.
     forward: crate::serve::upstream::Forward,
+    version: ProtocolVersion,
 }
 
 /// The call in `bytes` when the body agrees with `head` and needs one
@@ -178,6 +180,7 @@ fn call_of(bytes: &[u8], head: &Head) -> Option<Call> {
         progress: meta.get_progress_token(),
         tasks,
         forward: Vec::new(),
+        version,
     })
 }
 
@@ -190,6 +193,7 @@ async fn answer(call: Call, gateway: &Gateway, keep_alive: Option<Duration>) -> 
         progress,
         tasks,
         forward,
+        version,
     } = call;
     let (to, mut progressed) = mpsc::channel(PROGRESS_WAITING);
     let host = progress.map(|token| (ProgressTo::Stream(to), token));
@@ -199,7 +203,8 @@ async fn answer(call: Call, gateway: &Gateway, keep_alive: Option<Duration>) -> 
         let response = session
             .call_tool_as(request, host, forward, std::future::pending())
             .await;
-        message_of(response, id, tasks)
+        let era = HostEra::of(Some(&version), &session.inner.info);
+        message_of(response.map(|r| era.convert(r)), id, tasks)
     });
     // A progress notification is sent before the answer it precedes, so
     // when both are there the progress is first; one sent in the very poll

@@ -18,6 +18,7 @@ use rmcp::{ErrorData as McpError, ServerHandler};
 
 use crate::serve::gateway::Gateway;
 use crate::serve::gateway::call::meta_of;
+use crate::serve::gateway::era::HostEra;
 use crate::support::lock;
 
 impl ServerHandler for Gateway {
@@ -65,8 +66,9 @@ impl ServerHandler for Gateway {
             }
             tools
         };
-        let _ = context;
-        Ok(ListToolsResult::with_all_items(tools))
+        Ok(self
+            .era(&context)
+            .convert(ListToolsResult::with_all_items(tools)))
     }
 
     async fn call_tool(
@@ -74,18 +76,19 @@ impl ServerHandler for Gateway {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        self.call(request, context).await
+        let version = context.protocol_version();
+        let era = HostEra::of(version.as_ref(), &self.inner.info);
+        self.call(request, context).await.map(|r| era.convert(r))
     }
 
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
         self.serving("prompts/list", |c| c.prompts.is_some())?;
-        Ok(ListPromptsResult::with_all_items(
-            self.surfaces().prompts_now().await,
-        ))
+        let list = ListPromptsResult::with_all_items(self.surfaces().prompts_now().await);
+        Ok(self.era(&context).convert(list))
     }
 
     async fn get_prompt(
@@ -95,29 +98,29 @@ impl ServerHandler for Gateway {
     ) -> Result<GetPromptResponse, McpError> {
         request.meta = Some(meta_of(&context));
         self.serving("prompts/get", |c| c.prompts.is_some())?;
-        self.surfaces().get_prompt_routed(request).await
+        let got = self.surfaces().get_prompt_routed(request).await;
+        got.map(|r| self.era(&context).convert(r))
     }
 
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         self.serving("resources/list", |c| c.resources.is_some())?;
-        Ok(ListResourcesResult::with_all_items(
-            self.surfaces().resources_now().await,
-        ))
+        let list = ListResourcesResult::with_all_items(self.surfaces().resources_now().await);
+        Ok(self.era(&context).convert(list))
     }
 
     async fn list_resource_templates(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
         self.serving("resources/templates/list", |c| c.resources.is_some())?;
-        Ok(ListResourceTemplatesResult::with_all_items(
-            self.surfaces().templates_now().await,
-        ))
+        let list =
+            ListResourceTemplatesResult::with_all_items(self.surfaces().templates_now().await);
+        Ok(self.era(&context).convert(list))
     }
 
     async fn read_resource(
@@ -127,7 +130,8 @@ impl ServerHandler for Gateway {
     ) -> Result<ReadResourceResponse, McpError> {
         request.meta = Some(meta_of(&context));
         self.serving("resources/read", |c| c.resources.is_some())?;
-        self.surfaces().read_routed(request).await
+        let read = self.surfaces().read_routed(request).await;
+        read.map(|r| self.era(&context).convert(r))
     }
 
     #[allow(deprecated)]
@@ -158,10 +162,11 @@ impl ServerHandler for Gateway {
     async fn complete(
         &self,
         request: CompleteRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
         self.serving("completion/complete", |c| c.completions.is_some())?;
-        self.surfaces().complete_routed(request).await
+        let completed = self.surfaces().complete_routed(request).await;
+        completed.map(|r| self.era(&context).convert(r))
     }
 
     async fn set_level(
@@ -201,18 +206,19 @@ impl ServerHandler for Gateway {
     async fn list_skills(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, McpError> {
         self.serving("skills/list", ServerCapabilities::supports_skills)?;
-        Ok(self.surfaces().skills_list())
+        Ok(self.era(&context).convert(self.surfaces().skills_list()))
     }
 
     async fn get_skill(
         &self,
         request: GetSkillRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetSkillResult, McpError> {
-        self.surfaces().skills_get(request).await
+        let got = self.surfaces().skills_get(request).await;
+        got.map(|r| self.era(&context).convert(r))
     }
 
     async fn on_custom_request(
@@ -241,5 +247,12 @@ impl ServerHandler for Gateway {
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
         // A 2026-07-28 session: list changes go through its subscription.
         self.surfaces().listen_all(context).await
+    }
+}
+
+impl Gateway {
+    /// The era of the host that sent the request of `context`.
+    fn era(&self, context: &RequestContext<RoleServer>) -> HostEra<'_> {
+        HostEra::of(context.protocol_version().as_ref(), &self.inner.info)
     }
 }

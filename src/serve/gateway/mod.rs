@@ -4,6 +4,7 @@
 use crate::support::lock;
 
 pub(crate) mod call;
+pub(crate) mod era;
 pub(crate) mod fit;
 mod handler;
 pub(crate) mod metrics;

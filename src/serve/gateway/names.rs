@@ -93,6 +93,20 @@ impl Naming {
         })
     }
 
+    /// The policy file's `[gateway]` naming over `self` (a key it sets wins):
+    /// the CLI's flags go on top of this.
+    pub fn with_settings(
+        self,
+        settings: &crate::settings::GatewaySettings,
+    ) -> crate::error::Result<Naming> {
+        let prefix = match &settings.prefix {
+            Some(p) => p.parse()?,
+            None => self.prefix,
+        };
+        let separator = settings.separator.as_deref().unwrap_or(&self.separator);
+        Naming::new(prefix, separator)
+    }
+
     /// When names are prefixed.
     pub fn prefix(&self) -> Prefix {
         self.prefix
@@ -262,6 +276,12 @@ mod tests {
     use std::collections::BTreeSet;
 
     use super::*;
+
+    #[test]
+    fn the_policy_files_prefixes_are_the_gateways() {
+        let named: Vec<&str> = Prefix::ALL.iter().map(|p| p.as_str()).collect();
+        assert_eq!(named, crate::settings::gateway::PREFIXES);
+    }
 
     #[test]
     fn plain_names_join_alias_and_tool() {

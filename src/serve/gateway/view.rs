@@ -380,6 +380,15 @@ fn wire_tool(tool: &ExposedTool) -> WireTool {
         .as_ref()
         .and_then(|a| serde_json::to_value(a).ok())
         .and_then(|a| serde_json::from_value(a).ok());
+    // The host's SDK checks structured results against it; 2025 hosts
+    // take object schemas only (the era conversion drops the others).
+    wire.output_schema = match tool.served_output_schema() {
+        Some(Value::Object(o)) => Some(Arc::new(o.clone())),
+        _ => None,
+    };
+    // As a prompt's or a resource's: as sent, or left out when the SDK cannot read them.
+    wire.icons = (tool.icons.clone()).and_then(|i| serde_json::from_value(i).ok());
+    wire.meta = (tool.meta.clone()).and_then(|m| serde_json::from_value(m).ok());
     wire
 }
 
