@@ -409,7 +409,7 @@ fn unscoped(w: &Words, i: usize, dismiss: bool) -> Option<usize> {
             w.at(n),
             "instructions" | "rules" | "guidelines" | "directives" | "policies" | "guardrails"
         ) && !guard(w, n)
-            && !(w.same_clause(n, n + 1) && HEAD.contains(&w.at(n + 1)))
+            && (!w.same_clause(n, n + 1) || !HEAD.contains(&w.at(n + 1)))
             && !w.any_in(i + 1..n, &["these", "this", "following", "our", "my"])
     })
 }
