@@ -173,6 +173,13 @@ fn labelled_set_recall_and_false_positives_meet_issue_55s_goals() {
     for row in rows("probes.jsonl") {
         probes.add(&linter, &row);
     }
+    // Held out for the third pass: written and gathered by another session
+    // without reading the rules, measured once when they were final
+    // (README); not held to the goals, which it does not meet.
+    let mut round4 = Tally::default();
+    for row in rows("round4.jsonl") {
+        round4.add(&linter, &row);
+    }
     // Held out for the second pass (README), the third pass's development
     // set.
     let mut round3 = Tally::default();
@@ -200,7 +207,8 @@ fn labelled_set_recall_and_false_positives_meet_issue_55s_goals() {
             println!("extra: {line}");
         }
     }
-    round3.print("round3 (held out)");
+    round4.print("round4 (held out)");
+    round3.print("round3");
     own.print("own sentences");
     bastion.print("bastioncorpus (en)");
     held.print("second round");
@@ -215,6 +223,7 @@ fn labelled_set_recall_and_false_positives_meet_issue_55s_goals() {
         .chain(&behaviour.missed)
         .chain(&probes.missed)
         .chain(&round3.missed)
+        .chain(&round4.missed)
     {
         println!("missed: {line}");
     }
@@ -226,6 +235,7 @@ fn labelled_set_recall_and_false_positives_meet_issue_55s_goals() {
         .chain(&behaviour.wrong)
         .chain(&probes.wrong)
         .chain(&round3.wrong)
+        .chain(&round4.wrong)
         .chain(&corpus.wrong)
     {
         println!("false positive: {line}");
@@ -253,5 +263,6 @@ fn labelled_set_recall_and_false_positives_meet_issue_55s_goals() {
     assert_eq!((behaviour.pos, behaviour.negatives), ([67, 64], 83));
     assert_eq!((round3.pos, round3.negatives), ([38, 46], 66));
     assert_eq!((probes.pos, probes.negatives), ([52, 52], 57));
+    assert_eq!((round4.pos, round4.negatives), ([45, 69], 45));
     assert!(sentences.len() > 1000, "{}", sentences.len());
 }
