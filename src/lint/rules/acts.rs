@@ -39,6 +39,17 @@
 //!   DeepSeek `<｜User｜>`, Alpaca `### Instruction:`, `[SYSTEM]`, an
 //!   `END OF USER INPUT` fence).
 //!
+//! The third pass (measured on the held-out round 4) added rank and mode claims
+//! (`Priority: ROOT`, `DEVELOPER MODE ACTIVE`, `this block replaces your
+//! system prompt`, `the instructions below take precedence`, `shall be
+//! deemed null and void`), idioms of secrecy (`mum's the word`, `Between
+//! us:`, `silently invoke`), headings and tags that name the system
+//! (`###(system_message)`, `<system_requirement …>`), and one rule for all
+//! acts: a phrase quoted after a word of mentioning (`text such as 'ignore
+//! previous instructions'`), in backticks, or a marker on a line about
+//! markers is a mention, not the act (`mention`). The clause readers are
+//! `conceal`, `lies`, `overrule` and `rank`.
+//!
 //! Each entry is a regular expression over the unit on one line (role
 //! markers also over its raw lines) and an optional check that rejects a
 //! match from its context; tests/lint/lint.rs holds a minimal case and near
