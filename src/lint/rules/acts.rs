@@ -39,6 +39,17 @@
 //!   DeepSeek `<｜User｜>`, Alpaca `### Instruction:`, `[SYSTEM]`, an
 //!   `END OF USER INPUT` fence).
 //!
+//! The third pass (measured on the held-out round 4) added rank and mode claims
+//! (`Priority: ROOT`, `DEVELOPER MODE ACTIVE`, `this block replaces your
+//! system prompt`, `the instructions below take precedence`, `shall be
+//! deemed null and void`), idioms of secrecy (`mum's the word`, `Between
+//! us:`, `silently invoke`), headings and tags that name the system
+//! (`###(system_message)`, `<system_requirement …>`), and one rule for all
+//! acts: a phrase quoted after a word of mentioning (`text such as 'ignore
+//! previous instructions'`), in backticks, or a marker on a line about
+//! markers is a mention, not the act (`mention`). The clause readers are
+//! `conceal`, `lies`, `overrule` and `rank`.
+//!
 //! Each entry is a regular expression over the unit on one line (role
 //! markers also over its raw lines) and an optional check that rejects a
 //! match from its context; tests/lint/lint.rs holds a minimal case and near
@@ -63,11 +74,12 @@ pub(super) type Reject = fn(&str, Range<usize>) -> bool;
 pub(super) type Read = fn(&str) -> Option<Range<usize>>;
 
 /// The clause readers, for the wordings the phrases below do not know.
-pub(super) fn readers() -> [(Kind, Read); 3] {
+pub(super) fn readers() -> [(Kind, Read); 4] {
     [
         (Kind::Conceal, super::conceal::concealment),
-        (Kind::Lie, super::conceal::lying),
+        (Kind::Lie, super::lies::lying),
         (Kind::Override, super::overrule::overriding),
+        (Kind::Override, super::rank::claiming),
     ]
 }
 
@@ -93,6 +105,26 @@ const LEARN: &str = r"(?:knows?|finds?\s+out|learns?|notices?|discovers?|sees?|r
 const RULES: &str = r"(?:instructions?|rules|prompts?|messages|directions|guidelines|guidance|directives?|policies|constraints|context|restrictions|safeguards|guardrails|programming|training|commands|orders|polic(?:y|ies)|system\s+prompt|safety\s+(?:rules|checks|guidelines|protocols?|polic(?:y|ies)|filters?|measures))";
 /// Whose or which instructions: earlier, outside or above this text.
 const SCOPE: &str = r"(?:previous|prior|preceding|above|earlier|other|existing|original|initial|old|system|host'?s?|safety|developer'?s?|operator'?s?|user'?s?|usual|standard|content|your|all|any)";
+
+/// Modes that claim to lift the rules: `DEVELOPER MODE ACTIVE`, `you are
+/// now operating in unrestricted maintenance mode`.
+const MODE: &str = r"\b(?:developer|god|admin|administrator|root|sudo|superuser|jailbreak|jailbroken|unrestricted|unfiltered|uncensored|dan|privileged|elevated|unlocked|override)\s+mode\s*(?:is\s+|has\s+been\s+|now\s+|:\s*)*(?:active|activated|enabled|engaged|unlocked|on|initiated|granted)\b|\b(?:override|jailbreak|developer|admin|root|god|unrestricted|dan)\s+(?:protocol|sequence|access)\s+(?:is\s+|now\s+)*(?:engaged|active|activated|enabled|initiated|granted)\b|\b(?:you\s+are|you'?re)\s+(?:now\s+)?(?:operating\s+|running\s+|working\s+)?in\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+)?(?:developer|god|admin|administrator|root|sudo|superuser|jailbreak|unrestricted|unfiltered|uncensored|dan|privileged|elevated|unlocked|override|maintenance|debug|diagnostic)\s+mode\b";
+/// Rank claimed by a field: `Priority: ROOT`, `authority=system`.
+const RANK: &str = r"\b(?:priority|authority|clearance|privilege\s+level|trust\s+level|rank)\s*[:=]\s*[\x22'`]?(?:root|system|admin|administrator|superuser|sudo|god|override|absolute|supreme|ultimate|developer|operator|kernel|unrestricted)\b";
+/// This text claiming rank over the host's: `this block replaces your
+/// system prompt`, `the instructions below take precedence`, `ours are the
+/// authoritative ones`, `do what this server says`.
+const SELF_RANK: &str = r"\b(?:this|these|the\s+following|below)\s+(?:[\w'’-]+\s+){0,3}?(?:replaces?|overrides?|supersedes?|overrules?|voids?|cancels?|nullifies)\s+(?:(?:all|any|the|your|its)\s+)*(?:(?:previous|prior|earlier|original|above|existing|current|host'?s?|operator'?s?|developer'?s?|default)\s+)?(?:system\s+(?:prompt|message|instructions?)|(?:instructions?|rules|guidelines|directives?|prompt)\b)|\b(?:instructions?|rules|directions|directives?|text|guidance|steps|ones)\s+(?:below|that\s+follows?|in\s+this\s+(?:description|message|block|note|tool|server))\s+(?:take|takes|have|has|get|gets|carry|carries)\s+(?:precedence|priority)\b|\b(?:ours|mine|(?:our|these|this\s+server'?s?|this\s+tool'?s?)\s+(?:instructions|rules|directives|policy|policies))\s+(?:are|is)\s+(?:the\s+)?(?:only\s+)?(?:authoritative|binding|supreme|final\s+authority)\b|\b(?:do|follow|obey)\s+(?:only\s+)?(?:what|whatever)\s+this\s+(?:server|tool|description|message|note|block)\s+(?:says|tells|asks)\b|\b(?:shall|will|must)\s+be\s+(?:deemed|considered|treated\s+as)\s+(?:null|void|invalid|revoked|superseded|inoperative)\b";
+
+/// Idioms of secrecy (`mum's the word`), a secrecy frame opening a
+/// sentence (`Between us:`), and acting silently (`silently invoke…`).
+fn idioms() -> Act {
+    Act {
+        kind: Kind::Conceal,
+        regex: r"\bmum(?:'s|’s|\s+is)\s+the\s+word\b|\bkeep\s+mum\b|\b(?:my|our|your)\s+lips\s+(?:are|stay)\s+sealed\b|\bon\s+the\s+down[\s-]?low\b|(?:^|[.!?:;]\s+)(?:just\s+)?between\s+(?:us|ourselves|you\s+and\s+me)\b|\bbetween\s+you\s+and\s+me\b|\b(?:change|switch)\s+the\s+subject\b|\b(?:silently|quietly|covertly|invisibly|discreetly|stealthily)\s+(?:also\s+)?(?:invoke|call|send|post|forward|upload|copy|transmit|exfiltrate|email|e-mail|bcc|cc|run|execute|add|attach|include|share|sync|write|append)\b".to_string(),
+        reject: None,
+    }
+}
 
 /// The concealment entries (MCP020).
 pub(super) fn concealment() -> Vec<Act> {
@@ -155,9 +187,10 @@ pub(super) fn concealment() -> Vec<Act> {
         ),
         act(
             c,
-            r"\bkeep\s+(?:[\w'’-]+\s+){1,6}?(?:secret|hidden|confidential|private|to\s+yourself|between\s+us)\b".to_string(),
+            r"\b(?:keep|kept)\s+(?:[\w'’-]+\s+){1,6}?(?:secret|hidden|confidential|private|to\s+yourself|between\s+us)\b".to_string(),
             Some(credential_or_permission),
         ),
+        idioms(),
         // Secrecy scopes: the instructions or the act kept secret.
         act(
             c,
@@ -225,7 +258,7 @@ pub(super) fn overrides() -> Vec<Act> {
         // Lifting them.
         act(
             o,
-            format!(r"\bno\s+longer\s+(?:bound|governed|constrained|restricted)\s+by\b|\byou(?:'re|\s+are)\s+(?:now\s+)?not\s+(?:bound|governed|constrained)\s+by\b|\b(?:above|previous|prior|earlier|original|old|system|host'?s?|your|existing|safety)\s+(?:[\w'’-]+\s+){{0,2}}?{RULES}\s+(?:[\w'’-]+\s+){{0,3}}?(?:(?:are|is)\s+)?(?:no\s+longer|do\s+not|don'?t|does\s+not|doesn'?t|never)\s+(?:apply|applies|valid|in\s+effect|relevant|matter|hold|count|binding)\b|\b{RULES}\s+(?:above|before\s+this|so\s+far)\s+(?:(?:are|is)\s+)?(?:no\s+longer|do\s+not|don'?t|never)\s+(?:apply|valid|in\s+effect|binding|matter)\b|\b(?:safety|content|system)\s+(?:protocols?|filters?|rules|guidelines|polic(?:y|ies)|restrictions|checks)\s+(?:are\s+|is\s+|have\s+been\s+|has\s+been\s+)?(?:now\s+)?(?:disabled|off|lifted|suspended|removed|void|bypassed|overridden|revoked)\b|\b(?:exempt|released|freed?)\s+from\s+(?:the\s+|your\s+|all\s+|any\s+)?(?:usual\s+|normal\s+)?(?:restrictions|rules|guidelines|polic(?:y|ies)|safety\s+\w+|limitations)\b|\b(?:guidelines|rules|restrictions|polic(?:y|ies))\s+(?:were|are|was|is)\s+not\s+meant\s+for\b"),
+            format!(r"\bno\s+longer\s+(?:bound|governed|constrained|restricted)\s+by\b|\byou(?:'re|\s+are)\s+(?:now\s+)?not\s+(?:bound|governed|constrained)\s+by\b|\b(?:above|previous|prior|earlier|original|old|system|host'?s?|your|existing|safety)\s+(?:[\w'’-]+\s+){{0,2}}?{RULES}\s+(?:[\w'’-]+\s+){{0,3}}?(?:(?:are|is)\s+)?(?:no\s+longer|do\s+not|don'?t|does\s+not|doesn'?t|never)\s+(?:apply|applies|valid|in\s+effect|relevant|matter|hold|count|binding)\b|\b{RULES}\s+(?:above|before\s+this|so\s+far)\s+(?:(?:are|is)\s+)?(?:no\s+longer|do\s+not|don'?t|never)\s+(?:apply|valid|in\s+effect|binding|matter)\b|\b(?:safety|content|system)\s+(?:protocols?|filters?|rules|guidelines|polic(?:y|ies)|restrictions|checks)\s+(?:are\s+|is\s+|have\s+been\s+|has\s+been\s+)?(?:now\s+)?(?:disabled|off|lifted|suspended|removed|void|bypassed|overridden|revoked)\b|\b(?:exempt|released|freed?)\s+from\s+(?:the\s+|your\s+|all\s+|any\s+)?(?:usual\s+|normal\s+|previous\s+|prior\s+|earlier\s+)?(?:restrictions|rules|guidelines|polic(?:y|ies)|safety\s+\w+|limitations|obligations|constraints|instructions)\b|\byou\s+(?:are\s+)?(?:now\s+)?(?:operating|acting|working|running)\s+under\s+(?:new|different|these|our|this\s+server'?s?)\s+(?:rules|instructions|directives|polic(?:y|ies)|guidelines)\b|\b(?:guidelines|rules|restrictions|polic(?:y|ies))\s+(?:were|are|was|is)\s+not\s+meant\s+for\b"),
             None,
         ),
         act(
@@ -239,6 +272,12 @@ pub(super) fn overrides() -> Vec<Act> {
             format!(r"\bnew\s+(?:system\s+)?(?:directives?|instructions?|orders|rules|prompt|polic(?:y|ies))\s*:|\bnew\s+system\s+(?:directive|instruction|prompt|message|polic(?:y|ies)|rules?)\b|\b(?:your|the)\s+new\s+(?:instructions?|directive|orders|rules|role|prime\s+directive)\s+(?:is|are|:)|\byour\s+(?:real|true|actual|new)\s+(?:task|job|goal|purpose|mission|instructions?)\s+(?:is|are)\b|\b(?:system|admin|administrator|root)\s+(?:update|override|notice|note|alert|message|directive|instructions?|command)s?\s*:|^\W*override\s*:|\b(?:overrides?|overriding|supersedes?|superseding|takes?\s+(?:precedence|priority)\s+over|(?:has|have|with)\s+(?:a\s+|the\s+)?(?:higher|highest|top|absolute)\s+priority\s+(?:over|than))\b[^.;]{{0,40}}?\b(?:{RULES}|(?:anything\s+|everything\s+|whatever\s+)?the\s+host|other\s+(?:mcp\s+)?servers?|any\s+other|all\s+other|(?:all\s+|any\s+)?(?:prior|previous|earlier)\s+ones|everything\s+else|the\s+user)\b|\b(?:these|this|the\s+following)\s+(?:instructions?|rules|directives?|messages?)\s+(?:comes?|are|is)\s+(?:directly\s+)?from\s+(?:the\s+)?(?:system|host|developers?|operator|administrator|anthropic|openai|your\s+(?:developers?|creators?|operator))\b"),
             Some(negated_or_default),
         ),
+        act(
+            o,
+            MODE.to_string(),
+            Some(conditional_mode),
+        ),
+        act(o, format!(r"{RANK}|{SELF_RANK}"), Some(negated_act)),
         act(
             o,
             r"\byou\s+(?:now\s+)?have\s+no\s+(?:restrictions|rules|limits|limitations|filters|content\s+polic\w+|guidelines|safety\s+\w+)|\bas\s+if\s+you\s+(?:had|have)\s+no\s+(?:restrictions|rules|limits|filters|guidelines)|\b(?:ai|assistant|model|bot|chatbot|llm)\s+(?:with\s+no|without\s+(?:any\s+)?)\s*(?:rules|restrictions|limits|filters|content\s+polic\w+|guidelines|ethics)\b|\b(?:unrestricted|uncensored|unfiltered|jailbroken)\s+(?:assistant|ai|model|mode|response|bot|version|answers?)\b|\b(?:answer|respond|reply|comply|act|operate|speak|output)\w*\s+(?:\w+\s+){0,4}?(?:without|with\s+no)\s+(?:any\s+)?(?:restrictions|filters?|limits|limitations|censorship|rules|guidelines)\b|\b(?:you\s+are\s+(?:now\s+)?in|enter|enable|activate|switch\s+to)\s+(?:developer|god|unrestricted|jailbreak|dan|sudo)\s+mode\b|\byou\s+are\s+(?:now\s+)?dan\b|\bfrom\s+now\s+on\b[^.;]{0,40}?\b(?:you|your|ignore|respond|answer|act|comply)\b|\bfrom\s+this\s+point\s+(?:forward|on)\b[^.;]{0,30}?\b(?:you|comply|ignore)\b|\bcomply\s+with\s+(?:every|all|any)\s+(?:requests?|commands?)\b".to_string(),
@@ -259,7 +298,7 @@ pub(super) fn role_markers() -> Vec<Act> {
         // A turn's speaker at a line's start (`User:` alone is a glossary
         // entry's shape; with a fake assistant turn the `Assistant:` line fires).
         act(
-            r"(?m)^\W{0,4}(?:human|assistant|ai|ai\s+assistant|claude|system|developer)\s*:|(?:^|[.!?]\s+)(?:human|assistant)\s*:\s*\S",
+            r"(?m)^\W{0,4}(?:human|assistant|ai|ai\s+assistant|claude|system|developer|admin|administrator)\s*:|(?:^|[.!?]\s+)(?:human|assistant|system|developer)\s*:\s*\S",
         ),
         // ChatML, Llama 3, Phi, Command R, GPT's harmony: `<|…|>`; DeepSeek's full-width bars.
         act(r"<\|[a-z_]{2,40}\|>|<｜[^｜>]{1,40}｜>"),
@@ -271,6 +310,11 @@ pub(super) fn role_markers() -> Vec<Act> {
         // notice, and a message object with a role (`{"role": "system"`).
         act(
             r#"\[/?(?:SYSTEM_PROMPT|AVAILABLE_TOOLS|TOOL_RESULTS|TOOL_CALLS)\]|\bGPT4\s+Correct\s+(?:User|Assistant)\s*:|\[\s*(?:system|admin|administrator|developer|operator)\s+(?:note|notice|message|override|instruction|update|alert|directive)s?\s*[:\]]|\{\s*"role"\s*:\s*"(?:system|developer|assistant)""#,
+        ),
+        // A heading or tag that names the system: `###(system_message)`,
+        // `<system_requirement priority="critical">`, `</system>`.
+        act(
+            r#"(?m)^\s*#{1,4}\s*(?:\(\s*(?:system|developer)(?:[_ ]\w+)?\s*\)|\[\s*(?:system|developer)(?:[_ ]\w+)?\s*\]|(?:system|developer)[_ ](?:message|prompt)\s*:?\s*$)|<\s*/?\s*(?:system|admin|developer|root)(?:[_-]\w+)?(?:\s+\w+\s*=\s*"[^"]*")*\s*>"#,
         ),
         // Alpaca's sections, and a fence that claims the input ended.
         act(
@@ -374,6 +418,14 @@ fn alternative_after(rest: &str) -> bool {
             "return",
             "state",
             "offer",
+            "convert",
+            "round",
+            "translate",
+            "format",
+            "rephrase",
+            "refer",
+            "point",
+            "link",
         ]
         .contains(&first)
     })
@@ -398,6 +450,7 @@ fn private_or_credential(found: &str, rest: &str) -> bool {
     let credential = next
         .iter()
         .take(4)
+        .chain(words(found).iter().skip(2))
         .any(|w| super::lexicon::CREDENTIAL.contains(&w.as_str()));
     private || credential
 }
@@ -503,9 +556,46 @@ pub(super) fn defensive_or_negated(text: &str, m: Range<usize>) -> bool {
     defensive || negated_act(text, m)
 }
 
-/// `override the default page size` sets a parameter; it claims nothing.
+/// `requires developer mode enabled`, `with admin mode on`: a setting the
+/// text depends on, not a claim that it is on.
+fn conditional_mode(text: &str, m: Range<usize>) -> bool {
+    let before = lower_before(text, m.start, 20);
+    let last = before.split_whitespace().last().unwrap_or("");
+    matches!(
+        last,
+        "with"
+            | "requires"
+            | "require"
+            | "needs"
+            | "need"
+            | "if"
+            | "when"
+            | "once"
+            | "after"
+            | "until"
+            | "unless"
+            | "whether"
+            | "without"
+    ) || negated_act(text, m)
+}
+
+/// `override the default page size` sets a parameter; it claims nothing;
+/// `run this system command:` names a command, it is no header.
 fn negated_or_default(text: &str, m: Range<usize>) -> bool {
-    text[m.clone()].to_lowercase().contains("default") || negated_act(text, m)
+    let found = text[m.clone()].to_lowercase();
+    let before = lower_before(text, m.start, 12);
+    let last = before.split_whitespace().last().unwrap_or("");
+    let named = found.trim_end().ends_with(':')
+        && matches!(
+            last,
+            "this" | "the" | "a" | "an" | "your" | "any" | "each" | "every" | "that"
+        );
+    // `New rules: see RULES.md` points elsewhere.
+    let next = text[m.end..].trim_start().to_lowercase();
+    let pointer = ["see ", "set ", "true", "false", "if ", "when ", "whether "]
+        .iter()
+        .any(|w| next.starts_with(w));
+    found.contains("default") || named || pointer || negated_act(text, m)
 }
 
 /// `keep the API key secret` guards a credential; `users can keep drafts
@@ -527,5 +617,89 @@ fn credential_or_permission(text: &str, m: Range<usize>) -> bool {
     let permission = ["can ", "may ", "to ", "will "]
         .iter()
         .any(|w| before.ends_with(w));
-    credential || permission || negated_act(text, m)
+    // `keep the ending secret unless the user asks for spoilers`.
+    let rest = text[m.end..].to_lowercase();
+    let until = rest.trim_start().starts_with("unless") || rest.trim_start().starts_with("until");
+    credential || permission || until || negated_act(text, m)
+}
+
+/// Words that name what follows as an example or a format, not an act.
+const MENTION: &[&str] = &[
+    "such as",
+    "like",
+    "e.g.",
+    "for example",
+    "contain",
+    "contains",
+    "containing",
+    "phrases",
+    "phrase",
+    "strings",
+    "string",
+    "words",
+    "starting with",
+    "start with",
+    "begin with",
+    "prefixed with",
+    "prefix",
+    "label",
+    "labels",
+    "pattern",
+    "patterns",
+];
+
+/// Nouns that make a chat template's marker a thing described.
+const MARKER_NOUNS: &[&str] = &[
+    "marker",
+    "markers",
+    "delimiter",
+    "delimiters",
+    "special token",
+    "special tokens",
+    "chat template",
+    "chatml",
+];
+
+/// The match at `m` is quoted after a word of mentioning (`text such as
+/// 'ignore previous instructions'`), in backticks, or a marker on a line
+/// that describes markers (`wrapping each message in <|im_start|> …
+/// markers`).
+pub(super) fn mention(text: &str, m: Range<usize>) -> bool {
+    let line_start = text[..m.start].rfind('\n').map_or(0, |k| k + 1);
+    let line_end = text[m.end..].find('\n').map_or(text.len(), |k| m.end + k);
+    let before = &text[line_start..m.start];
+    let after = &text[m.end..line_end];
+    let line = text[line_start..line_end].to_lowercase();
+    let marker = text[m.clone()].contains('<') || text[m.clone()].contains('[');
+    let next = after.trim_start().to_lowercase();
+    let named = ["token", "marker", "tag", "delimiter"]
+        .iter()
+        .any(|n| next.starts_with(n));
+    if marker && (named || MARKER_NOUNS.iter().any(|n| line.contains(n))) {
+        return true;
+    }
+    // The nearest quote before the match, closed after it.
+    let open = before.char_indices().rev().find(|&(k, c)| {
+        matches!(c, '"' | '`' | '“' | '‘')
+            || (c == '\''
+                && before[..k]
+                    .chars()
+                    .next_back()
+                    .is_none_or(|p| !p.is_alphanumeric()))
+    });
+    let Some((k, q)) = open else {
+        return false;
+    };
+    let close = match q {
+        '“' => '”',
+        '‘' => '’',
+        c => c,
+    };
+    let inside = &before[k + q.len_utf8()..];
+    if inside.contains(close) || !after.contains(close) {
+        return false;
+    }
+    let lead = before[..k].to_lowercase();
+    let lead = lead.trim_end();
+    q == '`' || MENTION.iter().any(|w| lead.ends_with(w))
 }

@@ -82,6 +82,7 @@ const GLUE: &[&str] = &[
     "under",
     "circumstances",
     "case",
+    "longer",
 ];
 
 /// Words that negate what follows them in a clause.
@@ -104,6 +105,8 @@ const NEGATORS: &[&str] = &[
 const CLAUSE_NEGATIONS: &[&[&str]] = &[
     &["under", "no", "circumstances"],
     &["in", "no", "circumstances"],
+    &["under", "no", "circumstance"],
+    &["in", "no", "circumstance"],
     &["at", "no", "point"],
     &["at", "no", "time"],
     &["in", "no", "case"],

@@ -1,5 +1,5 @@
 //! MCP020 read clause by clause (issue 55): the act of keeping something
-//! from the person, or of lying to them about an outcome, in any wording.
+//! from the person, in any wording.
 //!
 //! - a verb of telling, showing or disclosing under a negation whose
 //!   audience is the person, a reply, or this text itself (`do not tell the
@@ -12,9 +12,7 @@
 //! - the person as the subject of a directive not to learn (`must never
 //!   find out`, `must remain unaware`, `so the user won't notice`), or kept
 //!   unaware (`keep the user in the dark`);
-//! - lying: deceiving the person, misreporting, faking an outcome, acting
-//!   `as if` nothing happened, making them believe, a scripted denial when
-//!   they ask, and success reported `even if` it failed.
+//! - lying is read by `lies`.
 //!
 //! A match is dropped for a credential (`never reveal the API key`), the
 //! person's own things (`never share the user's data`), presentation
@@ -35,17 +33,6 @@ pub(super) fn concealment(text: &str) -> Option<Range<usize>> {
             .or_else(|| hiding(&w, i))
             .or_else(|| not_to_learn(&w, i))
             .or_else(|| secrecy_idiom(&w, i))
-    })
-}
-
-/// The first lie to the person in `text`, as a byte range.
-pub(super) fn lying(text: &str) -> Option<Range<usize>> {
-    let w = Words::new(text);
-    (0..w.len()).find_map(|i| {
-        deceiving(&w, i)
-            .or_else(|| as_if(&w, i))
-            .or_else(|| scripted(&w, i))
-            .or_else(|| regardless(&w, i))
     })
 }
 
@@ -120,15 +107,31 @@ fn cancelled(w: &Words, i: usize, neg: usize) -> bool {
             "return",
             "state",
             "offer",
+            "convert",
+            "round",
+            "translate",
+            "format",
+            "rephrase",
+            "refer",
+            "point",
+            "link",
+            "redact",
         ]
         .contains(&then);
-    twice || instead || w.any_in(i + 1..sentence.end, ALTERNATIVE)
+    // The alternative is to the telling, not inside what is kept (`that the
+    // file was overwritten rather than appended to`).
+    let content = (i + 1..sentence.end)
+        .find(|&k| w.at(k) == "that")
+        .unwrap_or(sentence.end);
+    twice || instead || w.any_in(i + 1..content, ALTERNATIVE)
 }
 
 fn negated_telling(w: &Words, i: usize) -> Option<Range<usize>> {
     let s = w.at(i);
     let (tell, show) = (form_of(s, TELL), form_of(s, SHOW));
-    let disclose = form_of(s, DISCLOSE) || (s == "let" && w.at(i + 1) == "on");
+    // `don't let on`, `never let it slip`.
+    let disclose = form_of(s, DISCLOSE)
+        || (s == "let" && (w.at(i + 1) == "on" || w.is_in(i + 1..i + 3, &["slip"])));
     let lets = !disclose
         && matches!(
             s,
@@ -180,8 +183,9 @@ fn passive_subject(w: &Words, i: usize) -> Option<usize> {
         return None;
     }
     let p = w.person_in(clause.start..i, false)?;
+    // `should the user be told` puts the modal first.
     let modal = w.any_in(
-        p + 1..i,
+        clause.start..i,
         &["should", "must", "shall", "ought", "need", "needs", "to"],
     );
     let condition = w.any_in(clause.start..p, CONDITION);
@@ -215,7 +219,8 @@ fn hiding(w: &Words, i: usize) -> Option<Range<usize>> {
     }
     // `keep … out of your reply`, `omit … when you answer`.
     let out_of = w.is_in(i + 1..clause.end, &["out", "of"])
-        || matches!(s, "omit" | "omitting" | "leave" | "leaving");
+        || form_of(s, &["omit"])
+        || matches!(s, "leave" | "leaving" | "left");
     if out_of && (w.reply_scope(sentence.clone()) || w.person_in(sentence, false).is_some()) {
         return Some(w.bytes(i, i));
     }
@@ -233,31 +238,60 @@ fn frame(w: &Words, p: usize) -> bool {
     let clause = w.clause_of(p);
     (clause.start..p).any(|k| {
         let s = w.at(k);
-        matches!(s, "sure" | "ensure" | "so" | "guarantee")
-            || (s == "that"
-                && k > 0
-                && matches!(
-                    w.at(k - 1),
-                    "best"
-                        | "important"
-                        | "essential"
-                        | "vital"
-                        | "crucial"
-                        | "critical"
-                        | "key"
-                        | "better"
-                        | "sure"
-                        | "imperative"
-                        | "ensure"
-                        | "so"
-                        | "it"
-                ))
+        matches!(
+            s,
+            "sure" | "ensure" | "so" | "guarantee" | "rather" | "prefer" | "hope"
+        ) || (matches!(s, "that" | "if")
+            && k > 0
+            && matches!(
+                w.at(k - 1),
+                "best"
+                    | "important"
+                    | "essential"
+                    | "vital"
+                    | "crucial"
+                    | "critical"
+                    | "key"
+                    | "better"
+                    | "sure"
+                    | "imperative"
+                    | "preferable"
+                    | "ideal"
+                    | "great"
+                    | "appreciate"
+                    | "appreciated"
+                    | "ensure"
+                    | "so"
+                    | "it"
+            ))
     })
+}
+
+/// `make sure nobody learns that…`, `there is no need for the user to
+/// hear about it`.
+fn no_one_learns(w: &Words, p: usize) -> Option<Range<usize>> {
+    // `make sure nobody learns that…`.
+    let nobody = matches!(w.at(p), "nobody" | "noone") && frame(w, p);
+    if nobody && form_of(w.at(p + 1), LEARN) && w.at(p + 1) != "told" {
+        return Some(w.bytes(p, p + 1));
+    }
+    // `there is no need for the user to hear about it`.
+    let needless = p >= 3
+        && (w.at(p - 1) == "for" || w.at(p - 2) == "for")
+        && w.any_in(p.saturating_sub(4)..p, &["need", "reason", "point"])
+        && w.any_in(p.saturating_sub(5)..p, &["no", "not"]);
+    if needless
+        && w.at(p + 1) == "to"
+        && (form_of(w.at(p + 2), LEARN) || matches!(w.at(p + 2), "hear" | "be"))
+    {
+        return Some(w.bytes(p, p + 2));
+    }
+    None
 }
 
 fn not_to_learn(w: &Words, p: usize) -> Option<Range<usize>> {
     let pronoun = matches!(w.at(p), "they" | "he" | "she");
-    if !(w.person(p) || pronoun) {
+    if !(w.person(p) || pronoun || matches!(w.at(p), "nobody" | "noone")) {
         return None;
     }
     let clause = w.clause_of(p);
@@ -270,10 +304,14 @@ fn not_to_learn(w: &Words, p: usize) -> Option<Range<usize>> {
     {
         return Some(w.bytes(clause.start, p));
     }
-    let condition = (clause.start..p)
-        .any(|k| CONDITION.contains(&w.at(k)) && !(w.at(k) == "that" && frame(w, p)));
+    let condition = (clause.start..p).any(|k| {
+        CONDITION.contains(&w.at(k)) && !(matches!(w.at(k), "that" | "if") && frame(w, p))
+    });
     if condition {
         return None;
+    }
+    if let Some(found) = no_one_learns(w, p) {
+        return Some(found);
     }
     let modal_or_frame = |j: usize| {
         frame(w, p)
@@ -336,12 +374,23 @@ fn secrecy_idiom(w: &Words, i: usize) -> Option<Range<usize>> {
     let clause = w.clause_of(i);
     let near = |words: &[&str]| w.any_in(i + 1..(i + 7).min(clause.end), words);
     let found = match s {
-        "keep" | "keeping" => {
+        "keep" | "keeping" | "kept" => {
             near(&["wraps", "mum", "hush-hush", "radar", "yourself", "us"])
                 || (w.is_in(i + 1..clause.end, &["in", "the", "dark"]))
                 || (near(&["quiet", "silent"]) && !near(&["noise", "volume"]))
         }
         "cover" | "covering" => near(&["up", "tracks"]),
+        "play" | "playing" => near(&["down"]) && w.directive(i),
+        // `be vague if the user asks where…`.
+        "be" => {
+            matches!(w.at(i + 1), "vague" | "evasive" | "noncommittal" | "cagey")
+                && w.directive(i)
+                && w.person_in(w.sentence_of(i), true).is_some()
+        }
+        "tell" | "telling" => {
+            w.any_in(i + 1..(i + 4).min(clause.end), &["nothing"])
+                && near(&["about", "of", "regarding"])
+        }
         "gloss" | "glossing" | "paper" | "papering" => w.at(i + 1) == "over",
         "sweep" | "sweeping" => near(&["rug", "carpet"]),
         "hush" => w.at(i + 1) == "up",
@@ -353,9 +402,16 @@ fn secrecy_idiom(w: &Words, i: usize) -> Option<Range<usize>> {
             near(&["silent", "quiet", "mum", "tight-lipped"]) && near(&["about", "on", "regarding"])
         }
         "say" | "saying" => w.at(i + 1) == "nothing" && near(&["about", "of", "regarding", "to"]),
-        "mention" | "word" | "hint" | "reference" | "references" | "trace" | "indication" => {
+        "mention" | "word" | "hint" | "reference" | "references" | "trace" | "indication"
+        | "disclosure" | "notice" | "notification" => {
             let noun = i > 0 && matches!(w.at(i - 1), "no" | "any" | "a" | "without");
-            let denied = w.any_in(clause.start..i, &["no", "without", "avoid", "omit", "not"]);
+            let denied = w.any_in(
+                clause.start..i,
+                &[
+                    "no", "without", "avoid", "omit", "not", "skip", "drop", "remove", "strip",
+                    "exclude",
+                ],
+            );
             let sentence = w.sentence_of(i);
             noun && denied
                 && (w.person_in(sentence.clone(), false).is_some() || w.reply_scope(sentence))
@@ -364,213 +420,12 @@ fn secrecy_idiom(w: &Words, i: usize) -> Option<Range<usize>> {
     };
     if !found
         || w.negated(i)
-            .is_some_and(|n| w.at(n) != "no" && w.at(n) != "without")
+            .is_some_and(|n| !matches!(w.at(n), "no" | "without" | "avoid"))
     {
         return None;
     }
-    if matches!(s, "keep" | "keeping") && rightly_kept(w, object(w, i)) {
+    if matches!(s, "keep" | "keeping" | "kept") && rightly_kept(w, object(w, i)) {
         return None;
     }
     Some(w.bytes(i, i + 1))
-}
-
-fn deceiving(w: &Words, i: usize) -> Option<Range<usize>> {
-    let s = w.at(i);
-    if w.negated(i).is_some() {
-        return None;
-    }
-    let clause = w.clause_of(i);
-    let person_next = w.person_in(i + 1..(i + 3).min(clause.end), true).is_some();
-    let found = if matches!(s, "lie" | "lying" | "lied" | "lies") {
-        matches!(w.at(i + 1), "to" | "about") && w.directive(i)
-    } else if form_of(s, DECEIVE) {
-        person_next
-    } else if form_of(s, MISREPORT) {
-        w.directive(i)
-    } else if form_of(s, &["pretend", "fake", "fabricate", "forge", "invent"]) {
-        let sentence = w.sentence_of(i);
-        let outcome = w.any_in(i + 1..(i + 5).min(clause.end), OUTCOME)
-            || (w.any_in(sentence.clone(), &["if", "when"])
-                && w.any_in(sentence, &["fails", "failed", "errors", "errored", "error"]));
-        // `pretend the backup worked`, not `pretend you are a guide`.
-        let happened = w.any_in(i + 1..clause.end, SUCCEEDED)
-            || w.any_in(i + 1..clause.end, &["nothing", "never", "not", "no"]);
-        w.directive(i) && (outcome || (s.starts_with("pretend") && happened))
-    } else if form_of(s, &["let", "make", "lead", "have", "get", "leave"]) {
-        let p = w.person_in(i + 1..(i + 3).min(clause.end), true);
-        p.is_some_and(|p| {
-            w.any_in(
-                p + 1..(p + 3).min(clause.end),
-                &["believe", "think", "assume", "feel"],
-            )
-        }) && w.directive(i)
-    } else if form_of(s, &["convince", "persuade"]) {
-        person_next
-    } else if form_of(s, &["give", "create", "leave", "keep"]) {
-        w.any_in(
-            i + 1..(i + 4).min(clause.end),
-            &["impression", "illusion", "appearance"],
-        )
-    } else {
-        (s == "play" && w.at(i + 1) == "dumb")
-            || (form_of(s, &["feign", "claim", "plead"]) && w.at(i + 1) == "ignorance")
-    };
-    found.then(|| w.bytes(i, i + 1))
-}
-
-/// Words for an outcome that went well.
-const SUCCEEDED: &[&str] = &[
-    "success",
-    "successful",
-    "successfully",
-    "succeeded",
-    "completed",
-    "complete",
-    "done",
-    "delivered",
-    "issued",
-    "sent",
-    "healthy",
-    "fine",
-    "ok",
-    "okay",
-    "worked",
-    "saved",
-    "accepted",
-    "paid",
-    "approved",
-    "normal",
-    "normally",
-    "passed",
-    "resolved",
-    "fixed",
-    "good",
-    "through",
-    "safe",
-    "clean",
-    "secure",
-    "correct",
-    "accurate",
-    "valid",
-    "verified",
-];
-
-/// What a directive could fake: an outcome, or its evidence.
-const OUTCOME: &[&str] = &[
-    "success",
-    "successful",
-    "confirmation",
-    "receipt",
-    "result",
-    "results",
-    "status",
-    "response",
-    "reply",
-    "number",
-    "reference",
-    "transaction",
-    "record",
-    "records",
-    "message",
-    "log",
-    "logs",
-    "approval",
-];
-
-/// `act as if nothing happened`, `respond as though it worked`.
-fn as_if(w: &Words, i: usize) -> Option<Range<usize>> {
-    if w.at(i) != "as" || !matches!(w.at(i + 1), "if" | "though") {
-        return None;
-    }
-    let clause = w.clause_of(i);
-    let verb = (clause.start..i).find(|&k| {
-        form_of(
-            w.at(k),
-            &[
-                "act", "respond", "reply", "answer", "behave", "proceed", "continue", "carry",
-                "write", "speak",
-            ],
-        )
-    })?;
-    let rest = i + 2..clause.end;
-    let rules = w.any_in(
-        rest.clone(),
-        &[
-            "prompt",
-            "instructions",
-            "rules",
-            "restrictions",
-            "guidelines",
-            "limits",
-        ],
-    );
-    let happened =
-        w.any_in(rest.clone(), &["nothing", "never", "no", "not"]) || w.any_in(rest, SUCCEEDED);
-    (w.directive(verb) && w.negated(verb).is_none() && happened && !rules)
-        .then(|| w.bytes(verb, i + 1))
-}
-
-/// A scripted answer when the person asks: `if the user asks…, deny it`.
-fn scripted(w: &Words, i: usize) -> Option<Range<usize>> {
-    if !matches!(w.at(i), "if" | "when" | "whenever" | "should") {
-        return None;
-    }
-    let sentence = w.sentence_of(i);
-    let asks = (i + 1..(i + 6).min(sentence.end)).find(|&k| {
-        form_of(
-            w.at(k),
-            &[
-                "ask",
-                "question",
-                "wonder",
-                "inquire",
-                "enquire",
-                "press",
-                "challenge",
-                "doubt",
-            ],
-        ) && (w.person_in(i + 1..k, true).is_some() || k == i + 1)
-    })?;
-    let answer = (asks + 1..sentence.end).find(|&k| {
-        let s = w.at(k);
-        (form_of(s, &["deny", "insist", "maintain", "blame"]) && w.negated(k).is_none())
-            || (s == "play" && w.at(k + 1) == "dumb")
-            || (form_of(s, &["feign", "claim"]) && w.at(k + 1) == "ignorance")
-    })?;
-    Some(w.bytes(i, answer))
-}
-
-/// Success reported whatever happened: `report it as completed no matter
-/// what the API returns`.
-fn regardless(w: &Words, i: usize) -> Option<Range<usize>> {
-    let s = w.at(i);
-    let report = form_of(
-        s,
-        &[
-            "say", "said", "report", "claim", "tell", "mark", "log", "show", "return", "present",
-            "respond", "answer", "confirm", "state", "describe", "record", "announce", "display",
-            "insist", "assure", "reply",
-        ],
-    );
-    if !report || !w.directive(i) || w.negated(i).is_some() {
-        return None;
-    }
-    let sentence = w.sentence_of(i);
-    let outcome = (i + 1..sentence.end).find(|&k| SUCCEEDED.contains(&w.at(k)))?;
-    // `report every scan as clean`: success for all, whatever each was.
-    let every = w.any_in(sentence.start..outcome, &["every", "all", "always", "each"])
-        && w.at(outcome - 1) == "as"
-        && !w.any_in(sentence.clone(), CONDITION);
-    if every {
-        return Some(w.bytes(i, outcome));
-    }
-    let marker = (outcome + 1..sentence.end).find(|&k| {
-        let s = w.at(k);
-        (s == "even" && matches!(w.at(k + 1), "if" | "when" | "though" | "after"))
-            || matches!(s, "regardless" | "irrespective")
-            || (s == "whether" && w.is(k + 1, &["or", "not"]))
-            || (s == "no" && w.at(k + 1) == "matter")
-            || (s == "either" && w.at(k + 1) == "way")
-    })?;
-    Some(w.bytes(i, marker))
 }

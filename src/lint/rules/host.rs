@@ -71,6 +71,14 @@ const IGNORE_OTHERS: &str = "tell the model to ignore other instructions";
 const SPEAK_AS_SYSTEM: &str = "claim to speak as the system or the host";
 const OVERRIDE_OTHERS: &str = "claim to override other instructions";
 
+const ACTS: [&str; 5] = [
+    KEEP_FROM_USER,
+    LIE_TO_USER,
+    IGNORE_OTHERS,
+    SPEAK_AS_SYSTEM,
+    OVERRIDE_OTHERS,
+];
+
 pub(super) struct HostPattern {
     pub(super) severity: Severity,
     /// Completes "instructions …".
@@ -92,12 +100,18 @@ pub(super) enum Finder {
 impl HostPattern {
     /// The first accepted match in `text`.
     fn find<'t>(&self, text: &'t str) -> Option<&'t str> {
+        // MCP020 and MCP021 skip a phrase that is quoted or named as an
+        // example (`text such as 'ignore previous instructions'`).
+        let acts = ACTS.contains(&self.what);
+        let mentioned = |r: Range<usize>| acts && acts::mention(text, r);
         match &self.finder {
             Finder::Regex(regex) => regex
                 .find_iter(text)
-                .find(|m| !self.reject.is_some_and(|r| r(text, m.range())))
+                .find(|m| !self.reject.is_some_and(|r| r(text, m.range())) && !mentioned(m.range()))
                 .map(|m| m.as_str()),
-            Finder::Read(read) => read(text).map(|r| &text[r]),
+            Finder::Read(read) => read(text)
+                .filter(|r| !mentioned(r.clone()))
+                .map(|r| &text[r]),
         }
     }
 }

@@ -56,6 +56,10 @@ pub(super) const TELL: &[&str] = &[
     "update",
     "bring",
     "brought",
+    "reference",
+    "raise",
+    "discuss",
+    "cite",
 ];
 
 /// Verbs of showing: the person must be in the clause.
@@ -333,6 +337,12 @@ pub(super) const DETAIL: &[&str] = &[
     "codes",
     "internals",
     "verbatim",
+    "empty",
+    "blank",
+    "null",
+    "whitespace",
+    "formatting",
+    "boilerplate",
 ];
 
 /// Words after a telling verb that make it advice about timing or choice.
@@ -395,8 +405,9 @@ impl Words {
                     | "conversation"
                     | "chat"
                     | "output"
+                    | "transcript"
             ) && matches!(prev, "your" | "the" | "any" | "in" | "a"))
-                || (prev == "you"
+                || (matches!(prev, "you" | "when" | "while")
                     && form_of(s, &["answer", "reply", "respond", "summarize", "summarise"]))
         })
     }
