@@ -140,9 +140,9 @@ export declare class NativeServer {
 }
 
 /**
- * The servers of a config file as JSON (sorted by alias): `{"alias",
- * "command", "args", "env", "cwd"}` or `{"alias", "url", "headers"}`,
- * with VS Code variables expanded as the CLI expands them.
+ * The servers of a config file as JSON (the crate's
+ * `McpConfig::startable_json`), with VS Code variables expanded as the CLI
+ * expands them.
  */
 export declare function configJson(path: string): string
 
