@@ -22,8 +22,14 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
 step() { echo "ci(node): $1 ($SECONDS s)"; }
 
 if [ "$phase" != test ]; then
-step "npm ci"
-npm ci --no-audit --no-fund --loglevel=error >/dev/null
+# `node/ci.sh deps` does this step alone (.ci/run: early, beside clippy); a
+# later build skips it while package-lock.json is what was installed.
+if ! cmp -s package-lock.json node_modules/.ci-package-lock.json; then
+    step "npm ci"
+    npm ci --no-audit --no-fund --loglevel=error >/dev/null
+    cp package-lock.json node_modules/.ci-package-lock.json
+fi
+[ "$phase" = deps ] && exit 0
 
 step "native module (release)"
 # -v: the crates cargo compiles, to tell whether the library was reused.

@@ -11,7 +11,7 @@
 #      the wheel is abi3-py39), and used there.
 # One build of the extension: a debug `maturin develop` before the release
 # build cost about 45 s of CI and tested a build that is never shipped.
-# `python/ci.sh build` does 1 and the wheel, `python/ci.sh test` the rest
+# `python/ci.sh deps` does 1, `python/ci.sh build` 1 and the wheel, `python/ci.sh test` the rest
 # (.ci/run builds while the Rust tests run); no argument: both.
 set -euo pipefail
 phase="${1:-all}"
@@ -25,9 +25,16 @@ python="${PYTHON:-python3}"
 step() { echo "ci(python): $1 ($SECONDS s)"; }
 
 if [ "$phase" != test ]; then
-step "virtual environment"
-[ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r requirements-ci.txt
+# `python/ci.sh deps` does this step alone (.ci/run: early, beside clippy, so
+# that it does not wait at the lowest priority behind the Rust tests); a later
+# build skips it while requirements-ci.txt is what was installed.
+if ! cmp -s requirements-ci.txt "$venv/.requirements-ci.txt"; then
+    step "virtual environment"
+    [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r requirements-ci.txt
+    cp requirements-ci.txt "$venv/.requirements-ci.txt"
+fi
+[ "$phase" = deps ] && exit 0
 
 step "maturin build --release (manylinux2014)"
 rm -rf "$work/wheels" "$work/fresh"
@@ -46,16 +53,24 @@ fi
 wheel=$(ls "$work"/wheels/mcp_preamble-*-abi3-*.whl)
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps --force-reinstall "$wheel"
 
-step "pytest (the installed wheel)"
+# mypy beside pytest: pytest mostly waits on servers and the CLI, mypy
+# computes (about 35 s of CI after pytest's 90). Its output is printed after
+# pytest's, and a failure of either fails the step.
+step "pytest (the installed wheel), mypy beside it"
+"$venv/bin/mypy" mcp_preamble examples tests benches >"$work/mypy.log" 2>&1 &
+mypy=$!
 # Missing tools (the CLI, node, tiktoken's vocabulary) fail instead of skipping.
 # The pytest script (not `python -m`, which puts this folder first on sys.path)
 # with --import-mode=append: `import mcp_preamble` finds the installed wheel,
 # not the source folder beside the tests (tests/conftest.py checks it).
+pytest_rc=0
 MCP_PREAMBLE_REQUIRE_PYTHON=1 MCP_PREAMBLE_REQUIRE_INSTALLED=1 \
-    "$venv/bin/pytest" -q --import-mode=append tests
-
-step "mypy"
-"$venv/bin/mypy" mcp_preamble examples tests benches
+    "$venv/bin/pytest" -q --import-mode=append tests || pytest_rc=$?
+mypy_rc=0
+wait "$mypy" || mypy_rc=$?
+step "mypy (exit $mypy_rc)"
+cat "$work/mypy.log"
+[ "$pytest_rc" = 0 ] && [ "$mypy_rc" = 0 ] || exit 1
 # The oldest Python from 3.9 on that runs (pyenv's shims exist for versions not selected).
 oldest="$python"
 for v in 3.9 3.10 3.11 3.12 3.13; do
