@@ -213,9 +213,29 @@ impl Gateway {
 
 impl Drop for Gateway {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        end(&mut self.child);
     }
+}
+
+/// Ends a gateway as a host's shutdown does: SIGTERM, so that it ends its
+/// upstreams' process groups (a SIGKILL leaves servers that ignore their
+/// stdin, such as `linger.mjs`, running after the tests), then SIGKILL if it
+/// is still alive after a second.
+pub fn end(child: &mut Child) {
+    let pid = child.id().to_string();
+    let termed = Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .is_ok_and(|s| s.success());
+    let deadline = Instant::now() + Duration::from_secs(1);
+    while termed && Instant::now() < deadline {
+        if let Ok(Some(_)) = child.try_wait() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 /// This machine's own non-loopback address, if it has one: the address a
