@@ -57,6 +57,8 @@
 
 use std::ops::Range;
 
+use super::lexicon::ANSWERING;
+
 /// Which of the host rule's `what`s an act reports as.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum Kind {
@@ -400,34 +402,7 @@ pub(super) fn not_concealment(text: &str, m: Range<usize>) -> bool {
 fn alternative_after(rest: &str) -> bool {
     rest.split_once("; ").is_some_and(|(_, next)| {
         let first = next.split_whitespace().next().unwrap_or("");
-        [
-            "summarize",
-            "summarise",
-            "report",
-            "mention",
-            "tell",
-            "show",
-            "list",
-            "give",
-            "say",
-            "describe",
-            "explain",
-            "use",
-            "display",
-            "present",
-            "return",
-            "state",
-            "offer",
-            "convert",
-            "round",
-            "translate",
-            "format",
-            "rephrase",
-            "refer",
-            "point",
-            "link",
-        ]
-        .contains(&first)
+        ANSWERING.contains(&first)
     })
 }
 

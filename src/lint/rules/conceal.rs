@@ -88,36 +88,7 @@ fn cancelled(w: &Words, i: usize, neg: usize) -> bool {
     let sentence = w.sentence_of(i);
     // `do not inform the user of every retry; summarize them at the end`.
     let then = w.at(sentence.end);
-    let instead = w.len() > sentence.end
-        && [
-            "summarize",
-            "summarise",
-            "report",
-            "mention",
-            "tell",
-            "show",
-            "list",
-            "give",
-            "say",
-            "describe",
-            "explain",
-            "use",
-            "display",
-            "present",
-            "return",
-            "state",
-            "offer",
-            "convert",
-            "round",
-            "translate",
-            "format",
-            "rephrase",
-            "refer",
-            "point",
-            "link",
-            "redact",
-        ]
-        .contains(&then);
+    let instead = w.len() > sentence.end && (ANSWERING.contains(&then) || then == "redact");
     // The alternative is to the telling, not inside what is kept (`that the
     // file was overwritten rather than appended to`).
     let content = (i + 1..sentence.end)

@@ -449,3 +449,34 @@ impl Words {
         range.into_iter().any(|k| words.contains(&self.at(k)))
     }
 }
+
+/// Verbs that open a clause saying what to tell instead (`do not inform the
+/// user of every retry; summarize them at the end`): the telling is shaped,
+/// not withheld.
+pub(super) const ANSWERING: &[&str] = &[
+    "summarize",
+    "summarise",
+    "report",
+    "mention",
+    "tell",
+    "show",
+    "list",
+    "give",
+    "say",
+    "describe",
+    "explain",
+    "use",
+    "display",
+    "present",
+    "return",
+    "state",
+    "offer",
+    "convert",
+    "round",
+    "translate",
+    "format",
+    "rephrase",
+    "refer",
+    "point",
+    "link",
+];
