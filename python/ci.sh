@@ -11,8 +11,9 @@
 #      the wheel is abi3-py39), and used there.
 # One build of the extension: a debug `maturin develop` before the release
 # build cost about 45 s of CI and tested a build that is never shipped.
-# `python/ci.sh deps` does 1, `python/ci.sh build` 1 and the wheel, `python/ci.sh test` the rest
-# (.ci/run builds while the Rust tests run); no argument: both.
+# `python/ci.sh deps` does 1, `python/ci.sh build` 1 and the wheel, `python/ci.sh test` the rest;
+# `python/ci.sh dev` builds a debug wheel instead (.ci/run; .ci/release and
+# scripts/dist build the release wheel); no argument: all.
 set -euo pipefail
 phase="${1:-all}"
 cd "$(dirname "$0")"
@@ -36,6 +37,15 @@ if ! cmp -s requirements-ci.txt "$venv/.requirements-ci.txt"; then
 fi
 [ "$phase" = deps ] && exit 0
 
+if [ "$phase" = dev ]; then
+    # CI's build (.ci/run): debug, this machine's glibc, in the target dir of
+    # the Rust tests, whose dependencies it reuses. The release wheel is below.
+    step "maturin build (debug)"
+    rm -rf "$work/wheels" "$work/fresh"
+    PATH="$venv/bin:$PATH" "$venv/bin/maturin" build --quiet --profile dev --auditwheel skip \
+        --compatibility linux --out "$work/wheels"
+    exit 0
+fi
 step "maturin build --release (manylinux2014)"
 rm -rf "$work/wheels" "$work/fresh"
 # Linked by zig (ziglang and cargo-zigbuild, in the venv; scripts/zigcc-glibc2.17)
