@@ -31,7 +31,7 @@ if ! cmp -s package-lock.json node_modules/.ci-package-lock.json; then
 fi
 [ "$phase" = deps ] && exit 0
 
-step "native module (release)"
+step "native module (node build.mjs${*:+ $*}; release unless --debug)"
 # -v: the crates cargo compiles, to tell whether the library was reused.
 MCP_PREAMBLE_BUILD_VERBOSE=1 node build.mjs "$@" 2>"$CARGO_TARGET_DIR/node-build.log" \
     || { cat "$CARGO_TARGET_DIR/node-build.log" >&2; exit 1; }
