@@ -3,11 +3,12 @@
 # release wheel build compiled the library in release with the same
 # features, in the same target dir: built here too, it is reused):
 #   1. npm ci (the napi-rs CLI, TypeScript, the official MCP clients 2.x and
-#      1.x, the AI SDK, Mastra 0.24; pinned in package-lock.json);
+#      1.x, the AI SDK 7, Mastra 1; pinned in package-lock.json);
 #   2. the native module in release (build.mjs: cargo, then native.d.ts
 #      checked against the declarations napi-derive wrote from the Rust side);
 #   3. node --test: parity with the CLI built by `cargo test --all-features`,
-#      errors, live servers (tests/servers), the examples;
+#      errors, live servers (tests/servers), the examples (the AI SDK's and
+#      Mastra's on Node 22: tests/conformance's, which .ci/run installs);
 #   4. tsc over the examples and the declarations.
 # `node/ci.sh build` does 1 and 2, `node/ci.sh test` 3 and 4 (.ci/run builds
 # while the Rust tests run); no argument: all four. Arguments after the phase go

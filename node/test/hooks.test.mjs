@@ -1,8 +1,8 @@
 // LiveSection never takes the host's hooks away: the host's
-// tools/list_changed handler and onclose, set before or after `add`, run
-// every time, and the section follows the same notifications and the same
-// close, with `@modelcontextprotocol/client` 2.x (both eras) and
-// `@modelcontextprotocol/sdk` 1.x clients the host connected itself.
+// tools/list_changed handler and onclose, set before or after `add` or
+// `connect`, run every time, and the section follows the same notifications
+// and the same close, with `@modelcontextprotocol/client` 2.x (both eras) and
+// `@modelcontextprotocol/sdk` 1.x clients.
 // Servers: tests/servers/changing.mjs (EXTRA_TOOLS: three more
 // tools/list_changed after the first), slow-tool.mjs (killed).
 import assert from 'node:assert/strict'
@@ -29,16 +29,18 @@ const KINDS = {
   'sdk 1.x': { v2: false },
 }
 
+/** A client of `script`, not connected yet, and its transport. */
+function unconnected(dir, kind, script, env = {}) {
+  const params = { command: process.execPath, args: [join(dir, script)], cwd: dir, env: { ...process.env, ...env } }
+  if (!kind.v2) return { client: new ClientV1({ name: 'node-hooks-test', version: '1.0.0' }), transport: new StdioV1(params) }
+  const client = new Client({ name: 'node-hooks-test', version: '1.0.0' }, { versionNegotiation: { mode: kind.mode } })
+  return { client, transport: new StdioClientTransport(params) }
+}
+
 /** A client of `script` the host connects itself (never through live.connect). */
 async function connected(dir, kind, script, env = {}) {
-  const params = { command: process.execPath, args: [join(dir, script)], cwd: dir, env: { ...process.env, ...env } }
-  if (!kind.v2) {
-    const client = new ClientV1({ name: 'node-hooks-test', version: '1.0.0' })
-    await client.connect(new StdioV1(params))
-    return client
-  }
-  const client = new Client({ name: 'node-hooks-test', version: '1.0.0' }, { versionNegotiation: { mode: kind.mode } })
-  await client.connect(new StdioClientTransport(params))
+  const { client, transport } = unconnected(dir, kind, script, env)
+  await client.connect(transport)
   return client
 }
 
@@ -56,12 +58,22 @@ async function until(what, check) {
   assert.fail(`never: ${what}`)
 }
 
+// `add` takes a client the host connected; `connect` connects the host's
+// client (hooks set before it are set on a client not yet connected).
+const WAYS = [
+  ['before', 'add'],
+  ['after', 'add'],
+  ['before', 'connect'],
+  ['after', 'connect'],
+]
+
 for (const [name, kind] of Object.entries(KINDS)) {
-  for (const when of ['before', 'after']) {
-    test(`${name}: the host's tools/list_changed handler and onclose set ${when} add all run`, async (t) => {
+  for (const [when, how] of WAYS) {
+    test(`${name}: the host's tools/list_changed handler and onclose set ${when} ${how} all run`, async (t) => {
       const dir = nodeServers(t)
       if (!dir) return
-      const client = await connected(dir, kind, 'changing.mjs', { EXTRA_TOOLS: '3' })
+      const made = unconnected(dir, kind, 'changing.mjs', { EXTRA_TOOLS: '3' })
+      const { client } = made
       const live = new LiveSection(new Assembler({ budget: 512 }))
       const seen = { changed: 0, closed: 0 }
       const hooks = () => {
@@ -69,9 +81,10 @@ for (const [name, kind] of Object.entries(KINDS)) {
         client.onclose = () => void seen.closed++
       }
       try {
+        if (how === 'add') await client.connect(made.transport)
         if (when === 'before') hooks()
         // A 1.x client the host connected itself: no option needed.
-        const server = await live.add('changing', client)
+        const server = how === 'add' ? await live.add('changing', client) : await live.connect('changing', client, made.transport)
         assert.equal(server.era, kind.mode?.pin ? 'modern' : 'legacy')
         if (!kind.v2) assert.equal(server.protocolVersion, LATEST_PROTOCOL_VERSION)
         if (when === 'after') hooks()

