@@ -98,7 +98,16 @@ pub fn count(
     }
     let total = totals(&out);
     let _ = std::fs::remove_file(&out);
-    total
+    // Nothing counted means the toggle matched no function (a stripped
+    // binary: zig's linker strips every symbol for rustc's `--strip-debug`),
+    // not a free scenario: a guard reading 0 would pass every change.
+    match total {
+        Ok(0) => Err(format!(
+            "callgrind counted nothing inside {toggle} for {}: is the binary stripped of its symbols?",
+            args.join(" ")
+        )),
+        other => other,
+    }
 }
 
 /// The `totals:` (or `summary:`) line of a callgrind output file.

@@ -111,13 +111,14 @@ test('a server that exits on its own keeps its block for the grace period', asyn
     command: process.execPath,
     args: [join(dir, 'exit-after.mjs')],
     cwd: dir,
-    env: { ...process.env, EXIT_AFTER_MS: '1500', EXIT_CODE: '0' },
+    // Time to connect and add first, on a loaded machine too.
+    env: { ...process.env, EXIT_AFTER_MS: '5000', EXIT_CODE: '0' },
   })
   await client.connect(transport)
   try {
     await live.add('invoice', client)
     const before = await live.section()
-    for (let i = 0; i < 200 && live.state('invoice') === 'connected'; i++) await sleep(50)
+    for (let i = 0; i < 400 && live.state('invoice') === 'connected'; i++) await sleep(50)
     assert.equal(live.state('invoice'), 'reconnecting')
     // Kept as it was: the same bytes and revision.
     assert.equal((await live.section()).digest, before.digest)
