@@ -201,7 +201,7 @@ async fn answer(call: Call, gateway: &Gateway, keep_alive: Option<Duration>) -> 
     // Owned, so that an event stream can carry it on after this returns.
     let mut result = Box::pin(async move {
         let response = session
-            .call_tool_as(request, host, forward, std::future::pending())
+            .call_tool_as(request, host, forward, false, std::future::pending())
             .await;
         let era = HostEra::of(Some(&version), &session.inner.info);
         message_of(response.map(|r| era.convert(r)), id, tasks)

@@ -17,7 +17,6 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer, Subscriptio
 use rmcp::{ErrorData as McpError, ServerHandler};
 
 use crate::serve::gateway::Gateway;
-use crate::serve::gateway::call::meta_of;
 use crate::serve::gateway::era::HostEra;
 use crate::support::lock;
 
@@ -96,7 +95,7 @@ impl ServerHandler for Gateway {
         mut request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        request.meta = Some(meta_of(&context));
+        request.meta = Some(self.meta_for(&context));
         self.serving("prompts/get", |c| c.prompts.is_some())?;
         let got = self.surfaces().get_prompt_routed(request).await;
         got.map(|r| self.era(&context).convert(r))
@@ -128,7 +127,7 @@ impl ServerHandler for Gateway {
         mut request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        request.meta = Some(meta_of(&context));
+        request.meta = Some(self.meta_for(&context));
         self.serving("resources/read", |c| c.resources.is_some())?;
         let read = self.surfaces().read_routed(request).await;
         read.map(|r| self.era(&context).convert(r))

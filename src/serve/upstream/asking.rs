@@ -20,8 +20,8 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ClientResult, CreateMessageRequestParams,
-    CreateMessageResult, ElicitRequest, ElicitRequestParams, ElicitResult, ErrorCode,
-    ListRootsResult, LoggingMessageNotificationParam, ServerRequest,
+    CreateMessageResult, ElicitRequest, ElicitRequestParams, ElicitResult, ErrorCode, InputRequest,
+    InputRequests, InputResponses, ListRootsResult, LoggingMessageNotificationParam, ServerRequest,
 };
 use rmcp::service::{
     NotificationContext, Peer, RequestContext, RoleClient, RoleServer, ServiceError,
@@ -117,6 +117,60 @@ fn answered<T>(answer: Result<T, ServiceError>) -> Result<T, ErrorData> {
         ServiceError::McpError(e) => e,
         other => ErrorData::internal_error(format!("the host did not answer: {other}"), None),
     })
+}
+
+/// The answers of a 2025-era host to what a 2026-07-28 upstream asked in
+/// an input-required result (`inputRequests`), each asked of the host as
+/// the request it knows (`sampling/createMessage`, `elicitation/create`,
+/// `roots/list`), under the upstream's keys, for the retry's
+/// `inputResponses`. One of a capability the host did not declare is
+/// refused (-32601) and nothing is asked.
+pub(crate) async fn fulfil(
+    host: &Peer<RoleServer>,
+    alias: &str,
+    requests: InputRequests,
+) -> Result<InputResponses, ErrorData> {
+    let declared = (host.peer_info()).map(|i| i.capabilities.clone());
+    let declared = declared.unwrap_or_default();
+    let mut asked = Vec::with_capacity(requests.len());
+    for (key, request) in requests {
+        let (what, has, request) = match request {
+            InputRequest::CreateMessage(r) => (
+                "sampling",
+                declared.sampling.is_some(),
+                ServerRequest::CreateMessageRequest(r),
+            ),
+            InputRequest::Elicitation(r) => (
+                "elicitation",
+                declared.elicitation.is_some(),
+                ServerRequest::ElicitRequest(r),
+            ),
+            InputRequest::ListRoots(r) => (
+                "roots/list",
+                declared.roots.is_some(),
+                ServerRequest::ListRootsRequest(r),
+            ),
+            _ => {
+                return Err(refused(format!(
+                    "an input request of upstream {alias:?} the gateway does not know"
+                )));
+            }
+        };
+        if !has {
+            return Err(refused(format!(
+                "{what} refused: the host calling upstream {alias:?} did not declare it"
+            )));
+        }
+        asked.push((key, request));
+    }
+    let mut responses = InputResponses::new();
+    for (key, request) in asked {
+        let answer: ClientResult = answered(host.send_request(request).await)?;
+        let answer = serde_json::to_value(answer)
+            .map_err(|e| ErrorData::internal_error(format!("the host's answer: {e}"), None))?;
+        responses.insert(key, answer);
+    }
+    Ok(responses)
 }
 
 /// The client handler of one upstream connection of the gateway.
