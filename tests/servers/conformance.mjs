@@ -93,7 +93,7 @@ function asking(server) {
     let answer;
     if (modern(ctx)) {
       const got = inputResponse(ctx.mcpReq.inputResponses, "sample");
-      if (got.kind !== "sampling") return inputRequired({ inputRequests: { sample: inputRequired.createMessage(params) } });
+      if (got.kind !== "sampling") return inputRequired({ inputRequests: { sample: inputRequired.createMessage(params) }, requestState: "asked" });
       answer = got.result;
     } else {
       answer = await ctx.mcpReq.requestSampling(params);

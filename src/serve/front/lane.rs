@@ -200,6 +200,12 @@ async fn answer(call: Call, gateway: &Gateway, keep_alive: Option<Duration>) -> 
     let session = gateway.session();
     // Owned, so that an event stream can carry it on after this returns.
     let mut result = Box::pin(async move {
+        // A 2025-era upstream's own requests meanwhile are refused, saying
+        // why: this host cannot be sent any (a 2026-07-28 one asks through
+        // input-required results, which reach it).
+        let asking = session.inner.surfaces.upstreams().asking().clone();
+        let upstream = session.upstream_of(&request.name);
+        let _in_call = upstream.map(|alias| asking.enter(&alias, None));
         let response = session
             .call_tool_as(request, host, forward, false, std::future::pending())
             .await;

@@ -120,10 +120,12 @@ impl Gateway {
         // The upstream's own requests meanwhile go to this host session.
         let upstream = (self.view().names.upstream(&params.name)).map(|(a, _)| a.to_string());
         let asking = self.inner.surfaces.upstreams().asking();
-        let _in_call = (upstream.as_ref()).map(|alias| asking.enter(alias, context.peer.clone()));
+        let session = in_session(&context);
+        let host = session.then(|| context.peer.clone());
+        let _in_call = (upstream.as_ref()).map(|alias| asking.enter(alias, host));
         let modern = (context.protocol_version())
             .is_some_and(|v| v.as_str() >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str());
-        let asked = !modern && in_session(&context);
+        let asked = !modern && session;
         let forward = forwarded(&context);
         for _ in 0..rmcp::model::DEFAULT_MRTR_MAX_ROUNDS {
             // The host's token stays with the host; see `progress`.

@@ -8,8 +8,10 @@
 //! was given (`--capabilities`, `[client]`; a 2026-07-28 one is told per
 //! request what the host declared, `send::told_by`); a request of a
 //! capability they were not told, that the calling host did not declare, or
-//! made with no call in flight, is refused with method not found (-32601),
-//! naming why.
+//! made with no call in flight or during a stateless one, is refused with
+//! method not found (-32601), naming why. What a 2026-07-28 upstream asks
+//! in an input-required result is asked of a 2025-era host the same way
+//! ([`fulfil`]).
 
 // rmcp marks sampling, roots and logging deprecated (SEP-2577); servers still send them.
 #![allow(deprecated)]
@@ -30,8 +32,9 @@ use rmcp::{ClientHandler, ErrorData};
 
 use crate::support::lock;
 
-/// The calls in flight to one upstream: an id and the host session, latest last.
-type InFlight = Vec<(u64, Peer<RoleServer>)>;
+/// The calls in flight to one upstream: an id and the host session (none
+/// for a stateless call, whose host cannot be sent requests), latest last.
+type InFlight = Vec<(u64, Option<Peer<RoleServer>>)>;
 
 /// The host sessions with calls in flight, by upstream alias.
 #[derive(Debug, Default)]
@@ -61,7 +64,7 @@ impl Drop for InCall {
 
 impl Asking {
     /// `host`'s call to `alias` is in flight until the guard drops.
-    pub(crate) fn enter(self: &Arc<Self>, alias: &str, host: Peer<RoleServer>) -> InCall {
+    pub(crate) fn enter(self: &Arc<Self>, alias: &str, host: Option<Peer<RoleServer>>) -> InCall {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         (lock(&self.calls).entry(alias.to_string()).or_default()).push((id, host));
         InCall {
@@ -90,6 +93,11 @@ impl Asking {
                 "{what} refused: upstream {alias:?} has no host call in flight to ask"
             )));
         };
+        let Some(latest) = latest else {
+            return Err(refused(format!(
+                "{what} refused: the call to upstream {alias:?} is a stateless request, whose host cannot be sent requests"
+            )));
+        };
         match latest
             .peer_info()
             .is_some_and(|i| declared(&i.capabilities))
@@ -102,7 +110,7 @@ impl Asking {
     }
 
     fn latest(&self, alias: &str) -> Option<Peer<RoleServer>> {
-        lock(&self.calls).get(alias)?.last().map(|(_, p)| p.clone())
+        lock(&self.calls).get(alias)?.last()?.1.clone()
     }
 }
 
@@ -234,5 +242,33 @@ impl ClientHandler for UpstreamHandler {
         if let Some(host) = self.asking.latest(&self.alias) {
             let _ = host.notify_logging_message(params).await;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stateless_call_in_flight_is_not_asked_and_says_why() {
+        let asking = Arc::new(Asking::default());
+        let told = ClientCapabilities::builder().enable_sampling().build();
+        let ask = |a: &Asking| a.host(("up", &told), "sampling", |c| c.sampling.is_some());
+        let none = ask(&asking).unwrap_err();
+        assert!(
+            none.message.contains("no host call in flight"),
+            "{}",
+            none.message
+        );
+        let call = asking.enter("up", None);
+        let e = ask(&asking).unwrap_err();
+        assert_eq!(e.code, ErrorCode::METHOD_NOT_FOUND);
+        assert_eq!(
+            e.message,
+            "sampling refused: the call to upstream \"up\" is a stateless request, whose host cannot be sent requests"
+        );
+        assert!(asking.latest("up").is_none());
+        drop(call);
+        assert!(lock(&asking.calls).is_empty());
     }
 }
