@@ -200,12 +200,8 @@ async fn answer(call: Call, gateway: &Gateway, keep_alive: Option<Duration>) -> 
     let session = gateway.session();
     // Owned, so that an event stream can carry it on after this returns.
     let mut result = Box::pin(async move {
-        // A 2025-era upstream's own requests meanwhile are refused, saying
-        // why: this host cannot be sent any (a 2026-07-28 one asks through
-        // input-required results, which reach it).
-        let asking = session.inner.surfaces.upstreams().asking().clone();
-        let upstream = session.upstream_of(&request.name);
-        let _in_call = upstream.map(|alias| asking.enter(&alias, None));
+        // An upstream's own requests meanwhile are refused, saying why.
+        let _in_call = stateless(&session, &request.name);
         let response = session
             .call_tool_as(request, host, forward, false, std::future::pending())
             .await;
@@ -266,6 +262,14 @@ async fn answer(call: Call, gateway: &Gateway, keep_alive: Option<Duration>) -> 
         }
     });
     event_stream(stream)
+}
+
+/// The call of `tool` in flight to its upstream, from a host that cannot
+/// be sent requests (a 2026-07-28 upstream asks it through input-required
+/// results, which reach it).
+fn stateless(session: &Gateway, tool: &str) -> Option<crate::serve::upstream::asking::InCall> {
+    let asking = session.inner.surfaces.upstreams().asking();
+    (session.upstream_of(tool)).map(|alias| asking.enter(&alias, None))
 }
 
 /// Silence on an event stream before a keep-alive comment (rmcp's
