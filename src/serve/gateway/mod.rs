@@ -211,11 +211,9 @@ impl Gateway {
     /// host whose call they belong to ([`Hub::connect`] a server with
     /// them, then [`Gateway::add`] it); [`Gateway::connect_all`] uses them.
     pub fn connect_options(&self, options: &ConnectOptions) -> ConnectOptions {
-        let tap = self
-            .inner
-            .surfaces
-            .catalog()
-            .tap(self.inner.surfaces.upstreams().relays().tap());
+        let upstreams = self.inner.surfaces.upstreams();
+        let tap = (self.inner.surfaces.catalog())
+            .tap(upstreams.relays().tap(), upstreams.asking().clone());
         options.clone().tap_progress(tap)
     }
 

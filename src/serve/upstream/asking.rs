@@ -36,11 +36,20 @@ use crate::support::lock;
 /// for a stateless call, whose host cannot be sent requests), latest last.
 type InFlight = Vec<(u64, Option<Peer<RoleServer>>)>;
 
+/// How long an answer waits for the relay of the log messages its
+/// upstream sent before it.
+const LOGS_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// The host sessions with calls in flight, by upstream alias.
 #[derive(Debug, Default)]
 pub(crate) struct Asking {
     calls: Mutex<BTreeMap<String, InFlight>>,
     next: AtomicU64,
+    /// By alias: the log messages read from its connection, and those
+    /// relayed since (rmcp hands each to the handler on a task of its own,
+    /// so an answer read after one could reach the host before it).
+    logs: Mutex<BTreeMap<String, (u64, u64)>>,
+    relayed: tokio::sync::Notify,
 }
 
 /// A call in flight to an upstream from one host session; leaves when dropped.
@@ -106,6 +115,42 @@ impl Asking {
             false => Err(refused(format!(
                 "{what} refused: the host calling upstream {alias:?} did not declare it"
             ))),
+        }
+    }
+
+    /// A log message of `alias` was read (on its connection's reading
+    /// task, in order with its answers).
+    pub(crate) fn log_read(&self, alias: &str) {
+        lock(&self.logs).entry(alias.to_string()).or_default().0 += 1;
+    }
+
+    /// A log message of `alias` was relayed (or had no host).
+    fn log_relayed(&self, alias: &str) {
+        lock(&self.logs).entry(alias.to_string()).or_default().1 += 1;
+        self.relayed.notify_waiters();
+    }
+
+    /// Waits until the log messages `alias` sent before now are relayed
+    /// (at most [`LOGS_WAIT`]; those still not are given up on).
+    pub(crate) async fn logs_before(&self, alias: &str) {
+        let target = match lock(&self.logs).get(alias) {
+            Some(&(read, relayed)) if read > relayed => read,
+            _ => return,
+        };
+        let done = || lock(&self.logs).get(alias).is_none_or(|c| c.1 >= target);
+        let wait = async {
+            loop {
+                let relayed = self.relayed.notified();
+                if done() {
+                    return;
+                }
+                relayed.await;
+            }
+        };
+        if tokio::time::timeout(LOGS_WAIT, wait).await.is_err()
+            && let Some(c) = lock(&self.logs).get_mut(alias)
+        {
+            c.1 = c.1.max(target);
         }
     }
 
@@ -242,6 +287,7 @@ impl ClientHandler for UpstreamHandler {
         if let Some(host) = self.asking.latest(&self.alias) {
             let _ = host.notify_logging_message(params).await;
         }
+        self.asking.log_relayed(&self.alias);
     }
 }
 

@@ -411,6 +411,8 @@ impl Upstreams {
             }
         };
         abandoned.disarm();
+        // Its log messages read before it reach the host first.
+        self.asking.logs_before(out.alias).await;
         // What the upstream sent before its answer (all read before it)
         // goes to the host first; nothing sent after.
         let before = relay.as_mut().map(Relay::received).unwrap_or_default();
