@@ -78,7 +78,8 @@ impl BoundTap {
             ServerNotification::ProgressNotification(p) => (self.tap.0)(&self.alias, &p.params),
             change @ (ServerNotification::ResourceUpdatedNotification(_)
             | ServerNotification::ResourceListChangedNotification(_)
-            | ServerNotification::PromptListChangedNotification(_)) => {
+            | ServerNotification::PromptListChangedNotification(_)
+            | ServerNotification::LoggingMessageNotification(_)) => {
                 if let Some(f) = &self.tap.1 {
                     f(&self.alias, change);
                 }

@@ -1,7 +1,10 @@
 //! An upstream's own requests through `serve`: sampling and elicitation
 //! reach the host whose call the upstream answers, when that host declared
-//! them, and its answer goes back; upstreams are told only the capabilities
-//! the gateway was given (`--capabilities`).
+//! them, and its answer goes back; 2025-era upstreams are told only the
+//! capabilities the gateway was given (`--capabilities`), 2026-07-28 ones
+//! what the calling host declared. A 2025-era host of a 2026-07-28 upstream
+//! is asked the upstream's input requests as requests, and its log level
+//! is told with each call.
 
 use crate::common;
 
@@ -14,13 +17,18 @@ use serde_json::{Value, json};
 /// servers may ask their client), told `capabilities`, and a host that
 /// declared `declared`.
 fn host(test: &str, declared: Value, capabilities: Option<&str>) -> Gateway {
+    host_of(test, declared, capabilities, "legacy")
+}
+
+/// The same, the upstream connected with `handshake`.
+fn host_of(test: &str, declared: Value, capabilities: Option<&str>, handshake: &str) -> Gateway {
     let dir = scratch("serve-asking", test);
     let config = config(&dir, json!({"ref": node("conformance.mjs", json!({}))}));
     let mut args = vec![
         "--config",
         &config,
         "--handshake",
-        "legacy",
+        handshake,
         "--ready-within",
         "60",
     ];
@@ -164,4 +172,62 @@ fn upstreams_are_not_told_what_the_gateway_was_not_given() {
     let done = answer(&mut g, id);
     assert_eq!(done["result"]["isError"], true, "{done}");
     assert!(!text(&done).contains("did not declare it"), "{done}");
+}
+
+#[test]
+fn a_2025_host_is_asked_what_a_2026_upstream_asks_and_told_only_what_it_declared() {
+    // The upstream speaks 2026-07-28 (the default handshake): it asks
+    // through input-required results, which this host cannot read.
+    let mut g = host_of("modern", json!({"elicitation": {}}), None, "auto");
+    let id = g.ask(
+        "tools/call",
+        json!({"name": "ref__test_elicitation_sep1330_enums", "arguments": {}}),
+    );
+    let request = asked(&mut g);
+    assert_eq!(request["method"], "elicitation/create", "{request}");
+    let props = &request["params"]["requestedSchema"]["properties"];
+    assert_eq!(props["legacyEnum"]["enumNames"][1], "Option Two");
+    let chosen = json!({"action": "accept", "content": {"untitledSingle": "option3"}});
+    g.send(json!({"jsonrpc": "2.0", "id": request["id"], "result": chosen}));
+    let done = answer(&mut g, id);
+    assert!(
+        text(&done).contains(r#"action=accept, content={"untitledSingle":"option3"}"#),
+        "{done}"
+    );
+    // Sampling it did not declare: the upstream was not told it may ask,
+    // and the host is not asked (`answer` fails on a request to the host).
+    let id = g.ask(
+        "tools/call",
+        json!({"name": "ref__test_sampling", "arguments": {"prompt": "x"}}),
+    );
+    // The upstream's own refusal: its client (for this host) has no sampling.
+    let done = answer(&mut g, id);
+    assert_eq!(done["error"]["code"], -32021, "{done}");
+    assert_eq!(
+        done["error"]["data"]["requiredCapabilities"],
+        json!({"sampling": {}}),
+        "{done}"
+    );
+    // Its log level (setLevel) goes with each call: the upstream's three
+    // info messages reach it before the answer, nothing below warning after.
+    for (level, heard) in [("info", 3), ("warning", 0)] {
+        let set = g.request("logging/setLevel", json!({"level": level}));
+        assert_eq!(set["result"], json!({}), "{set}");
+        let id = g.ask(
+            "tools/call",
+            json!({"name": "ref__test_tool_with_logging", "arguments": {}}),
+        );
+        let mut logged = Vec::new();
+        let done = loop {
+            let m = next(&mut g);
+            match m["method"].as_str() {
+                Some("notifications/message") => logged.push(m["params"]["data"].clone()),
+                Some(_) => {}
+                None if m["id"] == json!(id) => break m,
+                None => {}
+            }
+        };
+        assert_eq!(text(&done), "Logging done.", "{done}");
+        assert_eq!(logged.len(), heard, "at {level}: {logged:?}");
+    }
 }

@@ -2,9 +2,11 @@
 //! pinned in tests/conformance/package.json with the Node 22 it needs) run
 //! against tests/servers/conformance.mjs twice: directly over Streamable
 //! HTTP, and through `serve --listen --prefix never` with that server as the
-//! one upstream (over stdio, in the 2025 era, told the host may sample and
-//! elicit). Every scenario that passes directly must pass through the
-//! gateway; the README's figures are the counts measured here.
+//! one upstream (over stdio, every other flag at its default: a 2026-07-28
+//! connection, so the suite's 2025-era client reaches an upstream that asks
+//! through input-required results and is told log levels per request).
+//! Every scenario that passes directly must pass through the gateway; the
+//! README's figures are the counts measured here.
 //!
 //! The suite is installed on first use (`npm ci`); with
 //! `MCP_PREAMBLE_REQUIRE_CONFORMANCE=1` (as `.ci/run` sets) a suite that
@@ -18,8 +20,9 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
+use common::raw_http::exchange;
 use common::{ensure_npm, servers_dir};
-use serde_json::json;
+use serde_json::{Value, json};
 
 fn suite_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance")
@@ -101,9 +104,8 @@ fn upstream_over_http() -> (Running, String) {
     (Running(child), url)
 }
 
-/// `serve --listen --prefix never` in front of the same server over stdio
-/// (2025 era: on 2026-07-28 a server asks its client through input-required
-/// results, which the gateway does not relay yet).
+/// `serve --listen --prefix never` in front of the same server over stdio,
+/// with the default handshake and no `--capabilities`.
 fn gateway(dir: &Path) -> (Running, String) {
     let script = servers_dir().join("conformance.mjs");
     let config =
@@ -112,15 +114,7 @@ fn gateway(dir: &Path) -> (Running, String) {
     std::fs::write(&path, config.to_string()).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
         .args(["serve", "--config", path.to_str().unwrap()])
-        .args([
-            "--listen",
-            "127.0.0.1:0",
-            "--prefix",
-            "never",
-            "--handshake",
-            "legacy",
-        ])
-        .args(["--capabilities", "sampling,elicitation"])
+        .args(["--listen", "127.0.0.1:0", "--prefix", "never"])
         .args(["--ready-within", "30", "--state-dir"])
         .arg(dir.join("state"))
         .stdin(Stdio::null())
@@ -130,6 +124,47 @@ fn gateway(dir: &Path) -> (Running, String) {
         .unwrap();
     let url = common::gateway::serving_on(child.stderr.take().unwrap(), None);
     (Running(child), url)
+}
+
+/// A stateless 2026-07-28 call of the gateway at `url` (the fast lane,
+/// `front/lane.rs`): the 2026-07-28 upstream's sampling reaches this host as
+/// an input-required result, its `requestState` sealed to the upstream, and
+/// the retry with the answer and that state completes.
+fn asked_on_the_lane(url: &str) {
+    let authority = url.trim_start_matches("http://").trim_end_matches("/mcp");
+    let call = |params: Value| {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+        let headers = "\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: test_sampling";
+        let answer = exchange(authority, "POST /mcp HTTP/1.1", headers, &body.to_string());
+        assert_eq!(answer.status, 200, "{answer:?}");
+        answer.expect_result()
+    };
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "lane", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {"sampling": {}},
+    });
+    let params = json!({"name": "test_sampling", "arguments": {"prompt": "Hi"}, "_meta": meta});
+    let first = call(params.clone());
+    assert_eq!(first["resultType"], "input_required", "{first}");
+    let asked = &first["inputRequests"]["sample"];
+    assert_eq!(asked["method"], "sampling/createMessage", "{first}");
+    assert_eq!(asked["params"]["messages"][0]["content"]["text"], "Hi");
+    let state = first["requestState"].as_str().unwrap_or_default();
+    assert!(
+        state.starts_with("everything.") && state.ends_with(".asked"),
+        "{first}"
+    );
+    let said = json!({"role": "assistant", "content": {"type": "text", "text": "from the lane"},
+                      "model": "m", "stopReason": "endTurn"});
+    let mut retry = params;
+    retry["inputResponses"] = json!({"sample": said});
+    retry["requestState"] = json!(state);
+    let done = call(retry);
+    assert_eq!(
+        done["content"][0]["text"], "LLM response: from the lane",
+        "{done}"
+    );
 }
 
 fn count(scenarios: &BTreeMap<String, bool>) -> usize {
@@ -160,6 +195,7 @@ fn every_scenario_that_passes_directly_passes_through_the_gateway() {
     }
     let (_gateway, url) = gateway(&dir);
     let through = run_suite(&suite, &url, &dir);
+    asked_on_the_lane(&url);
     let _ = std::fs::remove_dir_all(&dir);
     let (d, t, all) = (count(&direct), count(&through), direct.len());
     eprintln!("conformance: directly {d}/{all}, through serve {t}/{all}");

@@ -5,7 +5,10 @@
 // endpoint /mcp, printing `listening http://127.0.0.1:<port>/mcp`; Host and Origin must be local.
 import http from "node:http";
 import { randomUUID } from "node:crypto";
-import { McpServer, ResourceTemplate, WebStandardStreamableHTTPServerTransport, completable, fromJsonSchema } from "@modelcontextprotocol/server";
+import {
+  McpServer, PROTOCOL_VERSION_META_KEY, ResourceTemplate, WebStandardStreamableHTTPServerTransport, completable, fromJsonSchema,
+  inputRequired, inputResponse,
+} from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { z } from "zod";
 
@@ -79,15 +82,35 @@ function tools(server) {
   asking(server);
 }
 
+// On 2026-07-28 a server asks its client through an input-required result (the client answers in its
+// retry's inputResponses); before, with a request of its own. These tools do both.
+const modern = (ctx) => (ctx.mcpReq.envelope?.[PROTOCOL_VERSION_META_KEY] ?? "") >= "2026-07-28";
+
 // The tools that ask the client: sampling and every elicitation shape the suite checks.
 function asking(server) {
   server.registerTool("test_sampling", { description: "Asks the client's model.", inputSchema: { prompt: z.string() } }, async ({ prompt }, ctx) => {
-    const answer = await ctx.mcpReq.requestSampling({ messages: [{ role: "user", content: { type: "text", text: prompt } }], maxTokens: 100 });
+    const params = { messages: [{ role: "user", content: { type: "text", text: prompt } }], maxTokens: 100 };
+    let answer;
+    if (modern(ctx)) {
+      const got = inputResponse(ctx.mcpReq.inputResponses, "sample");
+      if (got.kind !== "sampling") return inputRequired({ inputRequests: { sample: inputRequired.createMessage(params) }, requestState: "asked" });
+      answer = got.result;
+    } else {
+      answer = await ctx.mcpReq.requestSampling(params);
+    }
     const said = Array.isArray(answer.content) ? answer.content.map((c) => c.text ?? "").join("") : answer.content?.text ?? "";
     return text(`LLM response: ${said}`);
   });
   const elicit = async (ctx, message, properties, required) => {
-    const result = await ctx.mcpReq.elicitInput({ message, requestedSchema: { type: "object", properties, ...(required && { required }) } });
+    const params = { message, requestedSchema: { type: "object", properties, ...(required && { required }) } };
+    let result;
+    if (modern(ctx)) {
+      const got = inputResponse(ctx.mcpReq.inputResponses, "ask");
+      if (got.kind !== "elicit") return inputRequired({ inputRequests: { ask: inputRequired.elicit(params) } });
+      result = got;
+    } else {
+      result = await ctx.mcpReq.elicitInput(params);
+    }
     return text(`Elicitation completed: action=${result.action}, content=${JSON.stringify(result.content ?? {})}`);
   };
   server.registerTool("test_elicitation", { description: "Asks the user for a name and an email.", inputSchema: { message: z.string() } }, async ({ message }, ctx) =>

@@ -200,8 +200,10 @@ async fn answer(call: Call, gateway: &Gateway, keep_alive: Option<Duration>) -> 
     let session = gateway.session();
     // Owned, so that an event stream can carry it on after this returns.
     let mut result = Box::pin(async move {
+        // An upstream's own requests meanwhile are refused, saying why.
+        let _in_call = stateless(&session, &request.name);
         let response = session
-            .call_tool_as(request, host, forward, std::future::pending())
+            .call_tool_as(request, host, forward, false, std::future::pending())
             .await;
         let era = HostEra::of(Some(&version), &session.inner.info);
         message_of(response.map(|r| era.convert(r)), id, tasks)
@@ -260,6 +262,14 @@ async fn answer(call: Call, gateway: &Gateway, keep_alive: Option<Duration>) -> 
         }
     });
     event_stream(stream)
+}
+
+/// The call of `tool` in flight to its upstream, from a host that cannot
+/// be sent requests (a 2026-07-28 upstream asks it through input-required
+/// results, which reach it).
+fn stateless(session: &Gateway, tool: &str) -> Option<crate::serve::upstream::asking::InCall> {
+    let asking = session.inner.surfaces.upstreams().asking();
+    (session.upstream_of(tool)).map(|alias| asking.enter(&alias, None))
 }
 
 /// Silence on an event stream before a keep-alive comment (rmcp's

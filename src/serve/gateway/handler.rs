@@ -9,9 +9,9 @@ use rmcp::model::{
     CompleteResult, CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse,
     GetSkillRequestParams, GetSkillResult, GetTaskParams, GetTaskResult, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
-    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
-    ServerConfig, SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter,
-    UnsubscribeRequestParams, UpdateTaskParams,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, RequestMetaObject,
+    ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams,
+    SubscriptionFilter, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use rmcp::{ErrorData as McpError, ServerHandler};
@@ -19,6 +19,8 @@ use rmcp::{ErrorData as McpError, ServerHandler};
 use crate::serve::gateway::Gateway;
 use crate::serve::gateway::call::meta_of;
 use crate::serve::gateway::era::HostEra;
+use crate::serve::upstream::asking::fulfil;
+use crate::serve::upstream::progress::ProgressTo;
 use crate::support::lock;
 
 impl ServerHandler for Gateway {
@@ -96,7 +98,7 @@ impl ServerHandler for Gateway {
         mut request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        request.meta = Some(meta_of(&context));
+        request.meta = Some(self.meta_for(&context));
         self.serving("prompts/get", |c| c.prompts.is_some())?;
         let got = self.surfaces().get_prompt_routed(request).await;
         got.map(|r| self.era(&context).convert(r))
@@ -128,7 +130,7 @@ impl ServerHandler for Gateway {
         mut request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        request.meta = Some(meta_of(&context));
+        request.meta = Some(self.meta_for(&context));
         self.serving("resources/read", |c| c.resources.is_some())?;
         let read = self.surfaces().read_routed(request).await;
         read.map(|r| self.era(&context).convert(r))
@@ -255,4 +257,88 @@ impl Gateway {
     fn era(&self, context: &RequestContext<RoleServer>) -> HostEra<'_> {
         HostEra::of(context.protocol_version().as_ref(), &self.inner.info)
     }
+}
+
+impl Gateway {
+    /// The request `_meta` of a host's request ([`meta_of`]), with the log
+    /// level its session set when the request names none.
+    fn meta_for(&self, context: &RequestContext<RoleServer>) -> RequestMetaObject {
+        let mut meta = meta_of(context);
+        if let (None, Some(level)) = (meta.log_level(), *lock(&self.level)) {
+            meta.set_log_level(level);
+        }
+        meta
+    }
+
+    /// A host session's `tools/call`. A 2025-era host cannot read an
+    /// input-required result, so while its call's upstream answers one the
+    /// gateway asks the host each input request itself (`asking::fulfil`)
+    /// and calls again with the answers and the state, at most
+    /// [`DEFAULT_MRTR_MAX_ROUNDS`](rmcp::model::DEFAULT_MRTR_MAX_ROUNDS) times.
+    async fn call(
+        &self,
+        mut params: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        // What the host declared travels with its call (see `told_by`).
+        params.meta = Some(self.meta_for(&context));
+        #[cfg(feature = "serve-http")]
+        crate::serve::gateway::call::Called::tell(&context, &params.name);
+        // The upstream's own requests meanwhile go to this host session.
+        let upstream = (self.view().names.upstream(&params.name)).map(|(a, _)| a.to_string());
+        let asking = self.inner.surfaces.upstreams().asking();
+        let session = in_session(&context);
+        let host = session.then(|| context.peer.clone());
+        let _in_call = (upstream.as_ref()).map(|alias| asking.enter(alias, host));
+        let modern = (context.protocol_version())
+            .is_some_and(|v| v.as_str() >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str());
+        let asked = !modern && session;
+        let forward = forwarded(&context);
+        for _ in 0..rmcp::model::DEFAULT_MRTR_MAX_ROUNDS {
+            // The host's token stays with the host; see `progress`.
+            let host = (context.meta.get_progress_token())
+                .map(|token| (ProgressTo::Peer(context.peer.clone()), token));
+            let ct = context.ct.clone();
+            let cancelled = async move { ct.cancelled().await };
+            let (again, forward) = (params.clone(), forward.clone());
+            let answer = self.call_tool_as(again, host, forward, asked, cancelled);
+            let asks = match answer.await? {
+                CallToolResponse::InputRequired(asks) if asked => asks,
+                answer => return Ok(answer),
+            };
+            let alias = upstream.as_deref().unwrap_or_default();
+            let requests = asks.input_requests.unwrap_or_default();
+            let answers = fulfil(&context.peer, alias, requests).await?;
+            params.input_responses = (!answers.is_empty()).then_some(answers);
+            params.request_state = asks.request_state;
+        }
+        let rounds = rmcp::model::DEFAULT_MRTR_MAX_ROUNDS;
+        let why = format!(
+            "the upstream of tool {:?} still asked for input after {rounds} rounds",
+            params.name.as_ref()
+        );
+        tracing::warn!("call failed: {why}");
+        Err(McpError::internal_error(why, None))
+    }
+}
+
+/// Whether the host of `context` can be sent requests: a stdio host, or
+/// an HTTP session's (a stateless request has nowhere to be asked from).
+fn in_session(context: &RequestContext<RoleServer>) -> bool {
+    #[cfg(feature = "serve-http")]
+    if let Some(parts) = context.extensions.get::<hyper::http::request::Parts>() {
+        return parts.headers.contains_key("mcp-session-id");
+    }
+    let _ = context;
+    true
+}
+
+/// The host's headers a direct post passes on (none but over HTTP).
+fn forwarded(context: &RequestContext<RoleServer>) -> crate::serve::upstream::Forward {
+    #[cfg(feature = "serve-http")]
+    if let Some(parts) = context.extensions.get::<hyper::http::request::Parts>() {
+        return crate::serve::upstream::direct::forwarded(&parts.headers);
+    }
+    let _ = context;
+    Vec::new()
 }

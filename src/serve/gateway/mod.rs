@@ -26,7 +26,6 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ServerCapabilities,
 };
-use rmcp::service::{RequestContext, RoleServer};
 use tokio::sync::watch;
 
 use crate::assemble::Assembler;
@@ -43,7 +42,7 @@ use crate::serve::surfaces::Surfaces;
 use crate::serve::surfaces::lists::{merged, not_served};
 use crate::serve::surfaces::notify::LIST_CHANGED_EVERY;
 use crate::serve::upstream::Forward;
-use crate::serve::upstream::progress::{HostProgress, ProgressTo};
+use crate::serve::upstream::progress::HostProgress;
 use crate::serve::upstream::sealed::Seal;
 use crate::serve::upstream::send::{Outbound, Subject, Upstreams, capabilities, told_by};
 
@@ -87,6 +86,10 @@ pub struct Gateway {
     /// The view this session's host was last given `instructions` from
     /// (one per HTTP session, [`Gateway::session`]).
     read: Arc<Mutex<Option<Arc<View>>>>,
+    /// The log level this session's host set (`logging/setLevel`), told
+    /// 2026-07-28 upstreams with each of its requests.
+    #[allow(deprecated)] // rmcp marks logging deprecated (SEP-2577); hosts still use it.
+    level: Arc<Mutex<Option<rmcp::model::LoggingLevel>>>,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -137,6 +140,7 @@ impl Gateway {
         let surfaces = Surfaces::new(hub.clone(), upstreams);
         let gateway = Gateway {
             read: Arc::default(),
+            level: Arc::default(),
             inner: Arc::new(Inner {
                 hub,
                 host,
@@ -160,12 +164,17 @@ impl Gateway {
         self.refresh();
     }
 
-    /// `logging/setLevel` sent to every upstream that declares `logging`
-    /// (one that refuses it is logged, and the others still get it).
+    /// `logging/setLevel` sent to every 2025-era upstream that declares
+    /// `logging` (one that refuses it is logged, and the others still get
+    /// it); a 2026-07-28 one has no such method: the level is kept for this
+    /// session and told with each of its requests (`_meta`).
     #[allow(deprecated)]
     async fn set_level_everywhere(&self, params: rmcp::model::SetLevelRequestParams) {
+        *lock(&self.level) = Some(params.level);
         let upstreams = self.inner.surfaces.upstreams();
-        for alias in upstreams.with(|c| c.logging.is_some()) {
+        let legacy = (upstreams.with(|c| c.logging.is_some()).into_iter())
+            .filter(|alias| !upstreams.is_modern(alias));
+        for alias in legacy {
             let request = rmcp::model::ClientRequest::SetLevelRequest(
                 rmcp::model::SetLevelRequest::new(params.clone()),
             );
@@ -202,11 +211,9 @@ impl Gateway {
     /// host whose call they belong to ([`Hub::connect`] a server with
     /// them, then [`Gateway::add`] it); [`Gateway::connect_all`] uses them.
     pub fn connect_options(&self, options: &ConnectOptions) -> ConnectOptions {
-        let tap = self
-            .inner
-            .surfaces
-            .catalog()
-            .tap(self.inner.surfaces.upstreams().relays().tap());
+        let upstreams = self.inner.surfaces.upstreams();
+        let tap = (self.inner.surfaces.catalog())
+            .tap(upstreams.relays().tap(), upstreams.asking().clone());
         options.clone().tap_progress(tap)
     }
 
@@ -357,6 +364,7 @@ impl Gateway {
         Gateway {
             inner: self.inner.clone(),
             read: Arc::default(),
+            level: Arc::default(),
         }
     }
 
@@ -409,8 +417,8 @@ impl Gateway {
                     _ = tokio::time::sleep(POLL) => {}
                 }
                 let Some(inner) = weak.upgrade() else { return };
-                let read = Arc::default();
-                Gateway { inner, read }.refresh();
+                let (read, level) = (Arc::default(), Arc::default());
+                Gateway { inner, read, level }.refresh();
                 // A flood of upstream changes makes a view per period;
                 // what arrives meanwhile is taken in by the next one.
                 tokio::time::sleep(LIST_CHANGED_EVERY).await;
@@ -442,6 +450,7 @@ impl Gateway {
                 let gateway = Gateway {
                     inner,
                     read: Arc::default(),
+                    level: Arc::default(),
                 };
                 gateway.surfaces().upstream_back(&change.alias).await;
             }
@@ -472,49 +481,17 @@ impl Gateway {
         }
     }
 
-    async fn call(
-        &self,
-        mut params: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, McpError> {
-        // What the host declared travels with its call (see `told_by`).
-        params.meta = Some(call::meta_of(&context));
-        #[cfg(feature = "serve-http")]
-        call::Called::tell(&context, &params.name);
-        // The upstream's own requests meanwhile go to this host session.
-        let upstream = self
-            .view()
-            .names
-            .upstream(&params.name)
-            .map(|(a, _)| a.to_string());
-        let asking = self.inner.surfaces.upstreams().asking();
-        let _in_call = upstream.map(|alias| asking.enter(&alias, context.peer.clone()));
-        // The host's token stays with the host; see `progress`.
-        let host = context
-            .meta
-            .get_progress_token()
-            .map(|token| (ProgressTo::Peer(context.peer.clone()), token));
-        // serve-http hook: the host's headers a direct post passes on.
-        #[cfg(feature = "serve-http")]
-        let forward = (context.extensions.get::<hyper::http::request::Parts>())
-            .map(|parts| crate::serve::upstream::direct::forwarded(&parts.headers))
-            .unwrap_or_default();
-        #[cfg(not(feature = "serve-http"))]
-        let forward = Vec::new();
-        let ct = context.ct;
-        self.call_tool_as(params, host, forward, async move { ct.cancelled().await })
-            .await
-    }
-
     /// A `tools/call` of the host: to the reader, refused, or forwarded to
     /// its upstream (progress to `host` when it has a token; `forward`, the
     /// host's headers a direct post carries; `cancelled` cancels the
-    /// upstream request).
+    /// upstream request; `asked`: the gateway asks a 2025-era host the
+    /// upstream's input requests itself, see `told_by`).
     pub(crate) async fn call_tool_as(
         &self,
         params: CallToolRequestParams,
         host: HostProgress,
         forward: Forward,
+        asked: bool,
         cancelled: impl Future<Output = ()>,
     ) -> Result<CallToolResponse, McpError> {
         let mut view = self.view();
@@ -555,7 +532,8 @@ impl Gateway {
         let out = Outbound {
             alias: &alias,
             subject: Subject::Tool(&tool),
-            told: told_by(params.meta.as_ref()),
+            told: told_by(params.meta.as_ref(), asked),
+            log_level: params.meta.as_ref().and_then(|m| m.log_level()),
             request: upstream_request(&tool, params),
             progress: host,
             name_errors: false,

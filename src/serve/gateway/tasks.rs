@@ -15,7 +15,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use crate::serve::gateway::Gateway;
 use crate::serve::gateway::call::meta_of;
 use crate::serve::upstream::sealed::Kind;
-use crate::serve::upstream::send::{Outbound, Subject, told_by, unexpected_result};
+use crate::serve::upstream::send::{Outbound, Subject, unexpected_result};
 
 impl Gateway {
     /// `tasks/get` of a task id the gateway handed out.
@@ -85,8 +85,7 @@ impl Gateway {
             ClientRequest::UpdateTaskRequest(_) => "tasks/update",
             _ => "tasks/cancel",
         };
-        let told = told_by(Some(&meta_of(context)));
-        let out = Outbound::method(&alias, method, request).telling(told);
+        let out = Outbound::method(&alias, method, request).telling(Some(&meta_of(context)));
         let answer = upstreams.send(out, context.ct.cancelled()).await?;
         Ok((alias, answer))
     }

@@ -18,6 +18,7 @@ use crate::connect::ProgressTap;
 use crate::serve::surfaces::prompt_names::Prompts;
 use crate::serve::surfaces::resource_owners::Resources;
 use crate::serve::surfaces::subscriptions::Subscriptions;
+use crate::serve::upstream::asking::Asking;
 use crate::support::lock;
 
 /// What the gateway holds of the upstreams' prompts and resources.
@@ -35,10 +36,15 @@ pub(crate) struct Catalog {
 }
 
 impl Catalog {
-    /// `tap`, also showing this catalog the upstreams' changes.
-    pub(crate) fn tap(self: &Arc<Catalog>, tap: ProgressTap) -> ProgressTap {
+    /// `tap`, also showing this catalog the upstreams' changes, and
+    /// `asking` their log messages as they are read (an answer read after
+    /// them waits for their relay: `Asking::logs_before`).
+    pub(crate) fn tap(self: &Arc<Catalog>, tap: ProgressTap, asking: Arc<Asking>) -> ProgressTap {
         let catalog = Arc::downgrade(self);
         tap.with_changes(move |alias, notification| {
+            if let ServerNotification::LoggingMessageNotification(_) = notification {
+                return asking.log_read(alias);
+            }
             if let Some(catalog) = catalog.upgrade() {
                 catalog.see(alias, notification);
             }

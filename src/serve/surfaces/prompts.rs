@@ -13,7 +13,7 @@ use serde_json::json;
 use crate::serve::surfaces::Surfaces;
 use crate::serve::surfaces::known::{LIST_ANSWER, no_deadline, starting_by};
 use crate::serve::surfaces::lists::{clean_prompt, host_meta, unexpected};
-use crate::serve::upstream::send::{Outbound, told_by};
+use crate::serve::upstream::send::Outbound;
 
 impl Surfaces {
     /// Every connected upstream's prompts (each one's pages), under their
@@ -83,8 +83,7 @@ impl Surfaces {
             .seal()
             .opened_state(&alias, params.request_state)?;
         let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(upstream));
-        let told = told_by(params.meta.as_ref());
-        let out = Outbound::method(&alias, "prompts/get", request).telling(told);
+        let out = Outbound::method(&alias, "prompts/get", request).telling(params.meta.as_ref());
         match upstreams.send(out, std::future::pending()).await? {
             ServerResult::GetPromptResult(mut r) => {
                 host_meta(&mut r.meta);

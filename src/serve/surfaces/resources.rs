@@ -25,7 +25,7 @@ use crate::serve::surfaces::lists::{
 };
 use crate::serve::surfaces::resource_owners::Resources;
 use crate::serve::surfaces::uri::UriTemplate;
-use crate::serve::upstream::send::{Outbound, told_by};
+use crate::serve::upstream::send::Outbound;
 
 impl Surfaces {
     /// Every connected upstream's resources (each one's pages), a URI that
@@ -145,8 +145,7 @@ impl Surfaces {
             .seal()
             .opened_state(&alias, params.request_state)?;
         let request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(upstream));
-        let told = told_by(params.meta.as_ref());
-        let out = Outbound::method(&alias, "resources/read", request).telling(told);
+        let out = Outbound::method(&alias, "resources/read", request).telling(params.meta.as_ref());
         match upstreams.send(out, std::future::pending()).await? {
             ServerResult::ReadResourceResult(mut r) => {
                 host_meta(&mut r.meta);

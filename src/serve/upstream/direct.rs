@@ -122,14 +122,18 @@ impl Direct {
 
     /// Posts a call of `tool` with `params` (and the host's `forward`
     /// headers); progress for it goes to `host`; the upstream is told what
-    /// the host declared (`told`).
+    /// the host declared and the log level it asked for (`told`).
+    #[allow(deprecated)] // rmcp marks logging deprecated (SEP-2577)
     pub(crate) async fn call(
         &self,
         tool: &str,
         request: ClientRequest,
         host: &HostProgress,
         forward: &Forward,
-        told: Option<&ClientCapabilities>,
+        (told, level): (
+            Option<&ClientCapabilities>,
+            Option<rmcp::model::LoggingLevel>,
+        ),
     ) -> Posted {
         let mut request = request;
         if self.off.load(Ordering::Relaxed) || !plain_name(tool) {
@@ -143,6 +147,9 @@ impl Direct {
             told.cloned().unwrap_or_default(),
         );
         meta.set_progress_token(ProgressToken(NumberOrString::Number(n as i64)));
+        if let Some(level) = level {
+            meta.set_log_level(level);
+        }
         *request.get_meta_mut() = meta;
         let message = ClientJsonRpcMessage::request(request, id.clone());
         let body = serde_json::to_vec(&message);

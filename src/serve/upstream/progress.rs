@@ -120,6 +120,7 @@ impl Drop for Relay {
 
 /// Where the progress of a host's call goes: its session, or the event
 /// stream of the HTTP fast lane's answer (`crate::serve::front::lane`).
+#[derive(Clone)]
 pub(crate) enum ProgressTo {
     Peer(Peer<RoleServer>),
     #[cfg(feature = "serve-http")]

@@ -18,6 +18,9 @@ use rmcp::model::{
     SubscriptionFilter,
 };
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
+// rmcp marks logging deprecated (SEP-2577); hosts and servers still use it.
+#[allow(deprecated)]
+use rmcp::model::LoggingLevel;
 use serde_json::json;
 
 use crate::connect::LiveServer;
@@ -77,6 +80,11 @@ pub(crate) struct Outbound<'a> {
     /// What the calling host declared, told a 2026-07-28 upstream in this
     /// request's `_meta` instead of the connection's own capabilities.
     pub(crate) told: Option<ClientCapabilities>,
+    /// The log level the host asked for (its `_meta`'s at 2026-07-28, its
+    /// `logging/setLevel` before), told a 2026-07-28 upstream in this
+    /// request's `_meta`: without one it sends no log messages for it.
+    #[allow(deprecated)]
+    pub(crate) log_level: Option<LoggingLevel>,
 }
 
 impl<'a> Outbound<'a> {
@@ -91,12 +99,19 @@ impl<'a> Outbound<'a> {
             direct: false,
             forward: Vec::new(),
             told: None,
+            log_level: None,
         }
     }
 
-    /// The same, telling a 2026-07-28 upstream what the host declared.
-    pub(crate) fn telling(self, told: Option<ClientCapabilities>) -> Self {
-        Outbound { told, ..self }
+    /// The same, telling a 2026-07-28 upstream what the host of `meta`
+    /// declared ([`told_by`], the host asked for nothing more) and the log
+    /// level it asked for.
+    pub(crate) fn telling(self, meta: Option<&RequestMetaObject>) -> Self {
+        Outbound {
+            told: told_by(meta, false),
+            log_level: meta.and_then(RequestMetaObject::log_level),
+            ..self
+        }
     }
 
     /// The same, the upstream's own errors named ([`Outbound::name_errors`]).
@@ -128,9 +143,10 @@ pub(crate) fn host_meta(
 /// What a 2026-07-28 upstream is told of the host whose request `meta`
 /// is ([`host_meta`]): the tasks extension when it declared it, and
 /// sampling, elicitation and roots when it declared them and can be asked
-/// for input (an input-required result reaches a 2026-07-28 host only).
-/// `None` without a host: the connection's own capabilities.
-pub(crate) fn told_by(meta: Option<&RequestMetaObject>) -> Option<ClientCapabilities> {
+/// for input: a 2026-07-28 host gets the input-required result, a 2025
+/// host is `asked` by the gateway (`asking::fulfil`, a session's
+/// `tools/call`). `None` without a host: the connection's own capabilities.
+pub(crate) fn told_by(meta: Option<&RequestMetaObject>, asked: bool) -> Option<ClientCapabilities> {
     let meta = meta?;
     let declared = meta.client_capabilities()?;
     let mut told = match declared.supports_tasks() {
@@ -139,7 +155,7 @@ pub(crate) fn told_by(meta: Option<&RequestMetaObject>) -> Option<ClientCapabili
     };
     let modern = (meta.protocol_version())
         .is_some_and(|v| v.as_str() >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str());
-    if modern {
+    if modern || asked {
         #[allow(deprecated)]
         {
             told.sampling = declared.sampling;
@@ -370,7 +386,7 @@ impl Upstreams {
             Ok(answered) => return answered,
             Err(declined) => declined,
         };
-        let options = self.options(out.alias, out.told.as_ref());
+        let options = self.options(out.alias, out.told.as_ref(), out.log_level);
         let handle = peer
             .send_request_with_option(out.request, options)
             .await
@@ -395,6 +411,8 @@ impl Upstreams {
             }
         };
         abandoned.disarm();
+        // Its log messages read before it reach the host first.
+        self.asking.logs_before(out.alias).await;
         // What the upstream sent before its answer (all read before it)
         // goes to the host first; nothing sent after.
         let before = relay.as_mut().map(Relay::received).unwrap_or_default();
@@ -406,14 +424,27 @@ impl Upstreams {
     }
 
     /// A 2026-07-28 upstream is told per request what the host declared
-    /// (a 2025 one was told the gateway's capabilities at its handshake).
-    fn options(&self, alias: &str, told: Option<&ClientCapabilities>) -> PeerRequestOptions {
+    /// and the log level it asked for (a 2025 one was told the gateway's
+    /// capabilities at its handshake, and `logging/setLevel`).
+    #[allow(deprecated)]
+    fn options(
+        &self,
+        alias: &str,
+        told: Option<&ClientCapabilities>,
+        level: Option<LoggingLevel>,
+    ) -> PeerRequestOptions {
         let mut options = PeerRequestOptions::no_options();
-        if let Some(told) = told.filter(|_| self.is_modern(alias)) {
-            let mut meta = RequestMetaObject::new();
-            meta.set_client_capabilities(told.clone());
-            options.meta = Some(meta);
+        if (told.is_none() && level.is_none()) || !self.is_modern(alias) {
+            return options;
         }
+        let mut meta = RequestMetaObject::new();
+        if let Some(told) = told {
+            meta.set_client_capabilities(told.clone());
+        }
+        if let Some(level) = level {
+            meta.set_log_level(level);
+        }
+        options.meta = Some(meta);
         options
     }
 
@@ -440,7 +471,7 @@ impl Upstreams {
         let posted = tokio::select! {
             biased;
             stopped = stop => return Ok(Err(stopped)),
-            posted = direct.call(tool, out.request, &out.progress, &out.forward, out.told.as_ref()) => posted,
+            posted = direct.call(tool, out.request, &out.progress, &out.forward, (out.told.as_ref(), out.log_level)) => posted,
         };
         match posted {
             Posted::Answered(answer) => Ok((*answer).map_err(|e| fault.failed(e))),
