@@ -123,9 +123,10 @@ impl StreamableHttpClient for HttpClient {
         message: ClientJsonRpcMessage,
         session_id: Option<Arc<str>>,
         auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
+        mut custom_headers: HashMap<HeaderName, HeaderValue>,
         mut limits: StreamableHttpResponseLimits,
     ) -> Answer<StreamableHttpPostResponse> {
+        super::forward::add(&message, &mut custom_headers);
         let listen = listens(&message);
         if listen {
             limits.max_sse_event_size = limits.max_sse_event_size.min(self.cap);

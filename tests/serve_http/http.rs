@@ -880,7 +880,8 @@ fn modern_call(id: u64, name: &str, arguments: serde_json::Value) -> String {
 /// contradict them. A tool with an invalid annotation is not listed over
 /// HTTP. Upstream, a renamed call carries the upstream's own name in its
 /// body and `Mcp-Name`, over the direct post and rmcp's client alike, and
-/// the direct post passes on a `Mcp-Param-*` header no tool declares.
+/// both pass on a `Mcp-Param-*` header the tool does not declare (once,
+/// beside the declared one rmcp writes).
 #[test]
 fn the_mcp_headers_agree_with_the_body_or_the_request_is_refused() {
     let remote = http_server(&["route"]);
@@ -1025,10 +1026,11 @@ fn the_mcp_headers_agree_with_the_body_or_the_request_is_refused() {
             "\r\nMcp-Param-Tenant: acme",
             "invoice INV-9",
         ),
+        // Through rmcp's client (an argument in a header): passed on too.
         (
             "remote__route",
             json!({"region": "eu-west"}),
-            "\r\nMcp-Param-Region: eu-west",
+            "\r\nMcp-Param-Region: eu-west\r\nMcp-Param-Trace: t-1",
             "routed to eu-west",
         ),
     ];
@@ -1051,10 +1053,10 @@ fn the_mcp_headers_agree_with_the_body_or_the_request_is_refused() {
         upstream_calls[0]["headers"]["mcp-param-tenant"], "acme",
         "{seen}"
     );
-    assert_eq!(
-        upstream_calls[1]["headers"]["mcp-param-region"], "eu-west",
-        "{seen}"
-    );
+    let routed = &upstream_calls[1]["headers"];
+    assert_eq!(routed["mcp-param-region"], "eu-west", "{seen}");
+    assert_eq!(routed["mcp-param-trace"], "t-1", "{seen}");
+    assert_eq!(routed.get("mcp-param-tenant"), None, "{seen}");
     assert_eq!(
         direct_calls(&gateway, "remote"),
         1,

@@ -70,7 +70,7 @@ pub(crate) struct Outbound<'a> {
     /// stay in its body).
     #[cfg_attr(not(feature = "serve-http"), allow(dead_code))]
     pub(crate) direct: bool,
-    /// Headers of the host's request a direct post carries on
+    /// Headers of the host's request carried on to an HTTP upstream
     /// ([`Forward`](crate::serve::upstream::Forward)).
     #[cfg_attr(not(feature = "serve-http"), allow(dead_code))]
     pub(crate) forward: Forward,
@@ -371,6 +371,8 @@ impl Upstreams {
             Err(declined) => declined,
         };
         let options = self.options(out.alias, out.told.as_ref());
+        #[cfg(feature = "serve-http")]
+        let out = forwarding(out);
         let handle = peer
             .send_request_with_option(out.request, options)
             .await
@@ -444,6 +446,7 @@ impl Upstreams {
         };
         match posted {
             Posted::Answered(answer) => Ok((*answer).map_err(|e| fault.failed(e))),
+            Posted::Cut => Ok(Err(fault.cut())),
             Posted::Declined(request) => Err(Outbound {
                 request: *request,
                 ..out
@@ -485,6 +488,18 @@ impl Upstreams {
         });
         Ok(())
     }
+}
+
+/// `out` with its [`Forward`] headers in its request's extensions, where
+/// an HTTP upstream's connection writes them (`connect/forward.rs`).
+#[cfg(feature = "serve-http")]
+fn forwarding(mut out: Outbound<'_>) -> Outbound<'_> {
+    use rmcp::model::GetExtensions;
+    if !out.forward.is_empty() {
+        let headers = crate::connect::forward::ParamHeaders(std::mem::take(&mut out.forward));
+        out.request.extensions_mut().insert(headers);
+    }
+    out
 }
 
 /// The capabilities an upstream declared.
@@ -561,6 +576,15 @@ impl Fault<'_> {
             )),
         };
         self.logged(e)
+    }
+
+    /// Its event stream ended before the answer (a direct post).
+    #[cfg(feature = "serve-http")]
+    fn cut(&self) -> McpError {
+        let (alias, subject) = (self.alias, self.subject);
+        self.logged(self.error(format!(
+            "upstream {alias:?} closed its event stream before answering the call to {subject}"
+        )))
     }
 
     /// An answer of another kind than the request's.
