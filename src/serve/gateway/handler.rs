@@ -19,6 +19,8 @@ use rmcp::{ErrorData as McpError, ServerHandler};
 use crate::serve::gateway::Gateway;
 use crate::serve::gateway::call::meta_of;
 use crate::serve::gateway::era::HostEra;
+#[cfg(feature = "serve-http")]
+use crate::serve::surfaces::task_status::ListenTasks;
 use crate::support::lock;
 
 impl ServerHandler for Gateway {
@@ -245,8 +247,17 @@ impl ServerHandler for Gateway {
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
-        // A 2026-07-28 session: list changes go through its subscription.
-        self.surfaces().listen_all(context).await
+        // A 2026-07-28 session: list changes go through its subscription,
+        // and the status of the tasks it names (read by the HTTP front).
+        #[cfg(feature = "serve-http")]
+        let tasks = (context.request_context().extensions)
+            .get::<http::request::Parts>()
+            .and_then(|p| p.extensions.get::<ListenTasks>())
+            .map(|t| t.0.clone())
+            .unwrap_or_default();
+        #[cfg(not(feature = "serve-http"))]
+        let tasks = Vec::new();
+        self.surfaces().listen_all(context, tasks).await
     }
 }
 

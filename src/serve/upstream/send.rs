@@ -490,6 +490,49 @@ impl Upstreams {
     }
 }
 
+impl Upstreams {
+    /// Subscribes to the status of the tasks `ids` of `alias`
+    /// (`subscriptions/listen` with `taskIds`: sent raw, as rmcp's filter
+    /// has no such field); their `notifications/tasks` reach the gateway
+    /// through the connection's tap until `stop` fires (then cancelled).
+    pub(crate) async fn listen_tasks(
+        &self,
+        alias: &str,
+        ids: Vec<String>,
+        stop: tokio::sync::oneshot::Receiver<()>,
+    ) -> Result<(), McpError> {
+        let subject = Subject::Method("subscriptions/listen");
+        let name_errors = false;
+        let fault = Fault {
+            alias,
+            subject,
+            name_errors,
+        };
+        let peer = self.ready(&fault).await?;
+        let params = json!({"notifications": {"taskIds": ids}});
+        let listen = rmcp::model::CustomRequest::new("subscriptions/listen", Some(params));
+        // Asked with the extension declared: without it an upstream must refuse.
+        let told = ClientCapabilities::builder().enable_tasks().build();
+        let options = self.options(alias, Some(&told));
+        let handle = (peer.send_request_with_option(ClientRequest::CustomRequest(listen), options))
+            .await
+            .map_err(|e| fault.failed(e))?;
+        let (id, alias) = (handle.id.clone(), alias.to_string());
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = stop => {
+                    let why = CancelledNotificationParam::new(Some(id), Some("no host listens".into()));
+                    let _ = peer.notify_cancelled(why).await;
+                }
+                answer = handle.await_response() => if let Err(e) = answer {
+                    tracing::warn!(upstream = %alias, "subscriptions/listen of tasks ended: {e}");
+                },
+            }
+        });
+        Ok(())
+    }
+}
+
 /// `out` with its [`Forward`] headers in its request's extensions, where
 /// an HTTP upstream's connection writes them (`connect/forward.rs`).
 #[cfg(feature = "serve-http")]
