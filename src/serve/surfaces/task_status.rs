@@ -30,10 +30,12 @@ use crate::support::lock;
 pub(crate) const MAX_TASKS: usize = 256;
 
 /// The `taskIds` of a host's `subscriptions/listen`, as the front read them.
+#[cfg(feature = "serve-http")]
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ListenTasks(pub(crate) Vec<String>);
 
 /// The `taskIds` of a `subscriptions/listen` body, when it names some.
+#[cfg(feature = "serve-http")]
 pub(crate) fn task_ids(body: &[u8]) -> Option<Vec<String>> {
     #[derive(serde::Deserialize)]
     struct Listen {
@@ -190,6 +192,11 @@ mod tests {
         drop(one);
         watch.updated("a", &status("t1", "after"));
         assert_eq!(lock(&watch.watchers).len(), 1, "only b's task is watched");
+    }
+
+    #[cfg(feature = "serve-http")]
+    #[test]
+    fn the_task_ids_of_a_listen_are_read_from_its_body() {
         assert_eq!(
             task_ids(br#"{"params": {"notifications": {"taskIds": ["s1"]}}}"#),
             Some(vec!["s1".to_string()])
