@@ -494,7 +494,7 @@ impl Gateway {
             .meta
             .get_progress_token()
             .map(|token| (ProgressTo::Peer(context.peer.clone()), token));
-        // serve-http hook: the host's headers a direct post passes on.
+        // serve-http hook: the host's headers passed on to an HTTP upstream.
         #[cfg(feature = "serve-http")]
         let forward = (context.extensions.get::<hyper::http::request::Parts>())
             .map(|parts| crate::serve::upstream::direct::forwarded(&parts.headers))
