@@ -26,6 +26,8 @@ mod cache;
 mod child;
 pub(crate) mod follow;
 mod follower;
+#[cfg(feature = "http")]
+pub(crate) mod forward;
 mod group;
 mod handler;
 mod handshake;

@@ -10,7 +10,8 @@
 //! 16 MiB: a result can be large, a notification is not), and logs a
 //! stream's failure naming the upstream, which rmcp's own log does not. A
 //! GET that resumes a stream (`Last-Event-ID`) keeps rmcp's size: it may
-//! carry an answer.
+//! carry an answer. It also writes the headers a gateway carries on from
+//! its host (`forward.rs`).
 
 use std::collections::HashMap;
 use std::pin::Pin;
@@ -66,10 +67,14 @@ impl HttpClient {
     }
 }
 
-/// Whether `message` opens a subscription stream (2026-07-28).
+/// Whether `message` opens a subscription stream (2026-07-28; sent raw
+/// when its filter holds what rmcp's cannot, such as `taskIds`).
 fn listens(message: &ClientJsonRpcMessage) -> bool {
-    matches!(message, JsonRpcMessage::Request(r)
-        if matches!(r.request, ClientRequest::SubscriptionsListenRequest(_)))
+    matches!(message, JsonRpcMessage::Request(r) if match &r.request {
+        ClientRequest::SubscriptionsListenRequest(_) => true,
+        ClientRequest::CustomRequest(c) => c.method == "subscriptions/listen",
+        _ => false,
+    })
 }
 
 impl StreamableHttpClient for HttpClient {
@@ -123,9 +128,10 @@ impl StreamableHttpClient for HttpClient {
         message: ClientJsonRpcMessage,
         session_id: Option<Arc<str>>,
         auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
+        mut custom_headers: HashMap<HeaderName, HeaderValue>,
         mut limits: StreamableHttpResponseLimits,
     ) -> Answer<StreamableHttpPostResponse> {
+        super::forward::add(&message, &mut custom_headers);
         let listen = listens(&message);
         if listen {
             limits.max_sse_event_size = limits.max_sse_event_size.min(self.cap);

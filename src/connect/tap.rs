@@ -17,7 +17,7 @@ use rmcp::{service::TxJsonRpcMessage, transport::Transport};
 /// task, so it must not block.
 ///
 /// A gateway also sees here the notifications it routes to hosts (a
-/// resource updated, a prompt or resource list changed:
+/// resource updated, a prompt or resource list changed, a task's status:
 /// [`ProgressTap::with_changes`]).
 #[derive(Clone)]
 pub(crate) struct ProgressTap(Arc<TapFn>, Option<Arc<ChangeFn>>);
@@ -40,8 +40,8 @@ impl ProgressTap {
     }
 
     /// Shows `f` each `notifications/resources/updated`,
-    /// `notifications/resources/list_changed` and
-    /// `notifications/prompts/list_changed` too.
+    /// `notifications/resources/list_changed`,
+    /// `notifications/prompts/list_changed` and `notifications/tasks` too.
     #[cfg(feature = "serve")]
     pub(crate) fn with_changes(
         mut self,
@@ -79,7 +79,8 @@ impl BoundTap {
             change @ (ServerNotification::ResourceUpdatedNotification(_)
             | ServerNotification::ResourceListChangedNotification(_)
             | ServerNotification::PromptListChangedNotification(_)
-            | ServerNotification::LoggingMessageNotification(_)) => {
+            | ServerNotification::LoggingMessageNotification(_)
+            | ServerNotification::TaskStatusNotification(_)) => {
                 if let Some(f) = &self.tap.1 {
                     f(&self.alias, change);
                 }

@@ -276,7 +276,8 @@ fn a_resumption_the_other_replica_cannot_replay_is_refused_at_once() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// `node tests/servers/cut-stream.mjs` (`REPLAY` 1 or 0), killed on drop, and its URL.
+/// `node tests/servers/cut-stream.mjs` (`REPLAY` 1 or 0; a 2025-era
+/// server, or a 2026-07-28 one), killed on drop, and its URL.
 struct CutStream(Child, String);
 
 impl Drop for CutStream {
@@ -288,10 +289,15 @@ impl Drop for CutStream {
 
 impl CutStream {
     fn start(replay: bool) -> CutStream {
+        CutStream::of_era(replay, "2025")
+    }
+
+    fn of_era(replay: bool, era: &str) -> CutStream {
         common::ensure_npm();
         let mut child = Command::new("node")
             .arg(common::servers_dir().join("cut-stream.mjs"))
             .env("REPLAY", if replay { "1" } else { "0" })
+            .env("ERA", era)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -379,15 +385,17 @@ impl Host {
 /// `wrap --url` (its own resumption): a server that replays the answer
 /// gets the call answered; one that cannot replay ends the call with an
 /// error, in `serve` at its deadline (`--call-timeout 3`), in `wrap`
-/// after two resumptions.
+/// after two resumptions. A 2026-07-28 upstream's call, posted directly
+/// (no rmcp), ends with an error as its stream ends, not at the deadline.
 #[test]
 fn an_upstream_stream_closed_mid_call_is_resumed_or_the_call_ends() {
     let replays = CutStream::start(true);
     let cannot = CutStream::start(false);
+    let modern = CutStream::of_era(false, "2026");
     let dir = scratch("serve-ends", "upstream");
     let config = dir.join("mcp.json");
-    let servers =
-        json!({"mcpServers": {"replays": {"url": replays.1}, "cannot": {"url": cannot.1}}});
+    let servers = json!({"mcpServers": {"replays": {"url": replays.1}, "cannot": {"url": cannot.1},
+        "modern": {"url": modern.1}}});
     std::fs::write(&config, servers.to_string()).unwrap();
     let mut serve = Host::start(&[
         "serve",
@@ -419,6 +427,19 @@ fn an_upstream_stream_closed_mid_call_is_resumed_or_the_call_ends() {
     assert!(cannot.resumed() >= 1);
     // The other calls of the upstream go on.
     let answer = serve.ask(4, "tools/call", call("cannot__ok"));
+    assert_eq!(answer["result"]["content"][0]["text"], "ok", "{answer}");
+    // The direct post: the stream's end is the call's, an error before the deadline.
+    let started = Instant::now();
+    let answer = serve.ask(5, "tools/call", call("modern__cut"));
+    let took = started.elapsed();
+    assert_eq!(
+        answer["error"]["message"],
+        "upstream \"modern\" closed its event stream before answering the call to \"cut\"",
+        "{answer}"
+    );
+    assert!(took < Duration::from_secs(3), "{took:?}");
+    assert_eq!(modern.resumed(), 0, "posted directly: nothing to resume");
+    let answer = serve.ask(6, "tools/call", call("modern__ok"));
     assert_eq!(answer["result"]["content"][0]["text"], "ok", "{answer}");
     drop(serve);
 

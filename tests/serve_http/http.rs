@@ -880,7 +880,8 @@ fn modern_call(id: u64, name: &str, arguments: serde_json::Value) -> String {
 /// contradict them. A tool with an invalid annotation is not listed over
 /// HTTP. Upstream, a renamed call carries the upstream's own name in its
 /// body and `Mcp-Name`, over the direct post and rmcp's client alike, and
-/// the direct post passes on a `Mcp-Param-*` header no tool declares.
+/// both pass on a `Mcp-Param-*` header the tool does not declare (once,
+/// beside the declared one rmcp writes).
 #[test]
 fn the_mcp_headers_agree_with_the_body_or_the_request_is_refused() {
     let remote = http_server(&["route"]);
@@ -1025,10 +1026,11 @@ fn the_mcp_headers_agree_with_the_body_or_the_request_is_refused() {
             "\r\nMcp-Param-Tenant: acme",
             "invoice INV-9",
         ),
+        // Through rmcp's client (an argument in a header): passed on too.
         (
             "remote__route",
             json!({"region": "eu-west"}),
-            "\r\nMcp-Param-Region: eu-west",
+            "\r\nMcp-Param-Region: eu-west\r\nMcp-Param-Trace: t-1",
             "routed to eu-west",
         ),
     ];
@@ -1051,10 +1053,10 @@ fn the_mcp_headers_agree_with_the_body_or_the_request_is_refused() {
         upstream_calls[0]["headers"]["mcp-param-tenant"], "acme",
         "{seen}"
     );
-    assert_eq!(
-        upstream_calls[1]["headers"]["mcp-param-region"], "eu-west",
-        "{seen}"
-    );
+    let routed = &upstream_calls[1]["headers"];
+    assert_eq!(routed["mcp-param-region"], "eu-west", "{seen}");
+    assert_eq!(routed["mcp-param-trace"], "t-1", "{seen}");
+    assert_eq!(routed.get("mcp-param-tenant"), None, "{seen}");
     assert_eq!(
         direct_calls(&gateway, "remote"),
         1,
@@ -1098,6 +1100,10 @@ fn stateless(gateway: &Gateway, method: &str, name: &str, params: serde_json::Va
 
 const TASKS: &str = "io.modelcontextprotocol/tasks";
 
+/// Tasks over HTTP: sealed ids read back (`tasks/get`) and listened to
+/// (`subscriptions/listen` with `taskIds`: each upstream's status pushed
+/// under the sealed id); a foreign id, or a host without the extension,
+/// refused.
 #[test]
 fn a_task_made_over_http_is_read_back_by_its_sealed_id_and_a_foreign_id_is_refused() {
     let upstream = |p: &str| common::gateway::node("tasks.mjs", json!({"PREFIX": p}));
@@ -1137,6 +1143,76 @@ fn a_task_made_over_http_is_read_back_by_its_sealed_id_and_a_foreign_id_is_refus
     assert_eq!(refused["code"], -32602, "{answer}");
     let message = refused["message"].as_str().unwrap_or_default();
     assert!(message.starts_with("unknown task id"), "{answer}");
+    // Listening to both tasks: each upstream pushes its task's status
+    // (`notifications/tasks`), which arrives under the id the host holds.
+    let stream = listen(&gateway, json!(ids), true, &["a t1 done", "b t1 done"]);
+    let mut pushed: Vec<(String, String)> = (stream.lines())
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l.strip_prefix("data: ")?).ok())
+        .filter(|m| m["method"] == "notifications/tasks")
+        .map(|m| {
+            let p = &m["params"];
+            assert_eq!(
+                p["_meta"]["io.modelcontextprotocol/subscriptionId"], 7,
+                "{m}"
+            );
+            let text = p["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap_or_default();
+            (p["taskId"].as_str().unwrap().to_string(), text.to_string())
+        })
+        .collect();
+    pushed.sort();
+    let want = [(&ids[0], "a t1 done"), (&ids[1], "b t1 done")];
+    assert_eq!(
+        pushed,
+        want.map(|(i, t)| (i.clone(), t.to_string())),
+        "{stream}"
+    );
+    // An id the gateway did not hand out, or a host without the extension: refused.
+    for (task_ids, declared, code) in [(json!(["t1"]), true, -32602), (json!(ids), false, -32003)] {
+        let stream = listen(&gateway, task_ids, declared, &["\"error\""]);
+        assert!(stream.contains(&format!("\"code\":{code}")), "{stream}");
+    }
+}
+
+/// A stateless `subscriptions/listen` (id 7) naming `task_ids`, the Tasks
+/// extension `declared` or not: its event stream, read until it holds
+/// every one of `until` (or 20 s without a byte).
+fn listen(
+    gateway: &Gateway,
+    task_ids: serde_json::Value,
+    declared: bool,
+    until: &[&str],
+) -> String {
+    let caps = match declared {
+        true => json!({"extensions": {TASKS: {}}}),
+        false => json!({}),
+    };
+    let params = json!({"notifications": {"taskIds": task_ids}, "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": caps,
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"}}});
+    let body =
+        json!({"jsonrpc": "2.0", "id": 7, "method": "subscriptions/listen", "params": params});
+    let body = body.to_string();
+    let mut s = gateway.connect();
+    write!(
+        s,
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: subscriptions/listen\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{body}",
+        gateway.authority,
+        body.len()
+    )
+    .unwrap();
+    let (mut text, mut buffer) = (String::new(), [0u8; 4096]);
+    while !until.iter().all(|u| text.contains(u)) {
+        match s.read(&mut buffer) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => text.push_str(&String::from_utf8_lossy(&buffer[..n])),
+        }
+    }
+    text
 }
 
 /// The tag a gateway whose `--session-key-file` holds `file` puts on task

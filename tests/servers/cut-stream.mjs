@@ -3,12 +3,16 @@
 // stream ends without the answer. A GET with that Last-Event-ID resumes it: with REPLAY=1 (the default) the answer
 // comes on the resumed stream; with REPLAY=0 the resumption is an empty stream at once (what a server that cannot
 // replay sends), so only a deadline ends the call. `ok` answers at once; `tally` counts its calls (a server with
-// state of its own, shared by every client). Port from argv[2] (default 0 = ephemeral);
-// prints `listening on http://127.0.0.1:PORT/mcp`. GET /resumed answers how many resumptions it served.
+// state of its own, shared by every client). With ERA=2026 it is a stateless 2026-07-28 server instead (it answers
+// `server/discover`, issues no session, and its results carry `resultType`); `cut` is cut the same way. Port from
+// argv[2] (default 0 = ephemeral); prints `listening on http://127.0.0.1:PORT/mcp`. GET /resumed answers how many
+// resumptions it served.
 import http from "node:http";
 
 const replay = process.env.REPLAY !== "0";
-const version = "2025-11-25";
+const modern = process.env.ERA === "2026";
+const version = modern ? "2026-07-28" : "2025-11-25";
+const info = { name: "cut-stream", version: "1.0.0" };
 let resumed = 0;
 let calls = 0;
 // Each cut call's answer, by the event id its stream ended at.
@@ -25,8 +29,13 @@ function json(res, status, message, headers = {}) {
   res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(message));
 }
 
+// A result as this server's era shapes it.
+function shaped(result) {
+  return modern ? { resultType: "complete", _meta: { "io.modelcontextprotocol/serverInfo": info }, ...result } : result;
+}
+
 function answer(id, text) {
-  return { jsonrpc: "2.0", id, result: { content: [{ type: "text", text }] } };
+  return { jsonrpc: "2.0", id, result: shaped({ content: [{ type: "text", text }] }) };
 }
 
 function post(req, res, message) {
@@ -36,13 +45,17 @@ function post(req, res, message) {
     const result = {
       protocolVersion: version,
       capabilities: { tools: {} },
-      serverInfo: { name: "cut-stream", version: "1.0.0" },
+      serverInfo: info,
       instructions: "Call cut to see a stream closed mid-call.",
     };
     return json(res, 200, { jsonrpc: "2.0", id, result }, { "mcp-session-id": "cut-session" });
   }
-  if (method === "tools/list") return json(res, 200, { jsonrpc: "2.0", id, result: { tools } });
-  if (method === "ping") return json(res, 200, { jsonrpc: "2.0", id, result: {} });
+  if (method === "server/discover" && modern) {
+    const result = shaped({ supportedVersions: [version], capabilities: { tools: {} }, ttlMs: 0, cacheScope: "private" });
+    return json(res, 200, { jsonrpc: "2.0", id, result });
+  }
+  if (method === "tools/list") return json(res, 200, { jsonrpc: "2.0", id, result: shaped({ tools }) });
+  if (method === "ping") return json(res, 200, { jsonrpc: "2.0", id, result: shaped({}) });
   if (method === "tools/call" && message.params?.name === "ok") return json(res, 200, answer(id, "ok"));
   if (method === "tools/call" && message.params?.name === "tally") return json(res, 200, answer(id, String(++tally)));
   if (method === "tools/call" && message.params?.name === "cut") {

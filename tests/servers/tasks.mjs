@@ -7,7 +7,10 @@
 // and, called again with that state and `inputResponses.name`, `<PREFIX> got <state> from <name>`
 // (another state is -32602 naming it), and so do prompt `ask` and resource `ask://<PREFIX>`; tool `told` answers the clientCapabilities of its
 // request's `_meta` as JSON. 2025-11-25 (`initialize`): tool `roots` asks the client `roots/list` and
-// answers the URIs it got, one a line. Every request is appended to stderr as `<PREFIX> <method>`.
+// answers the URIs it got, one a line. `subscriptions/listen` with `notifications.taskIds` (the Tasks extension
+// declared in its `_meta`, else -32003) is acknowledged and pushes each known task's state as `tasks/get` answers it
+// (`notifications/tasks`, its `_meta` naming the subscription), then stays open. Every request is appended to stderr
+// as `<PREFIX> <method>`.
 import { createInterface } from "node:readline";
 
 const PREFIX = process.env.PREFIX || "a";
@@ -76,6 +79,14 @@ function taskOf(id) {
   return t;
 }
 
+// A task's state as `tasks/get` answers it.
+function detailed(id) {
+  const t = taskOf(id);
+  if (t.status === "cancelled") return { ...task(id), status: "cancelled" };
+  const done = `${PREFIX} ${id} done${t.name ? ` for ${t.name}` : ""}`;
+  return { ...task(id), status: "completed", result: { content: [{ type: "text", text: done }], isError: false } };
+}
+
 async function handle(m) {
   const params = m.params || {};
   switch (m.method) {
@@ -98,11 +109,17 @@ async function handle(m) {
       return modernResult({ tools: tools() });
     case "tools/call":
       return call(params, params._meta);
-    case "tasks/get": {
-      const t = taskOf(params.taskId);
-      if (t.status === "cancelled") return modernResult({ ...task(params.taskId), status: "cancelled" });
-      const done = `${PREFIX} ${params.taskId} done${t.name ? ` for ${t.name}` : ""}`;
-      return modernResult({ ...task(params.taskId), status: "completed", result: { content: [{ type: "text", text: done }], isError: false } });
+    case "tasks/get":
+      return modernResult(detailed(params.taskId));
+    case "subscriptions/listen": {
+      if (params._meta?.[caps]?.extensions?.["io.modelcontextprotocol/tasks"] === undefined) {
+        throw { code: -32003, message: "Missing required client capability" };
+      }
+      const taskIds = (params.notifications?.taskIds ?? []).filter((id) => tasks.has(id));
+      const meta = { "io.modelcontextprotocol/subscriptionId": m.id };
+      send({ method: "notifications/subscriptions/acknowledged", params: { _meta: meta, notifications: { taskIds } } });
+      for (const id of taskIds) send({ method: "notifications/tasks", params: { _meta: meta, ...detailed(id) } });
+      return new Promise(() => {});
     }
     case "tasks/update":
       taskOf(params.taskId).name = params.inputResponses?.name?.content?.name;

@@ -144,7 +144,7 @@ struct Call {
     request: rmcp::model::CallToolRequestParams,
     progress: Option<ProgressToken>,
     tasks: bool,
-    /// The host's headers a direct post passes on.
+    /// The host's headers passed on to an HTTP upstream.
     forward: crate::serve::upstream::Forward,
     version: ProtocolVersion,
 }

@@ -155,9 +155,18 @@ impl Front {
             Ok(bytes) => bytes,
             Err(refused) => return refused,
         };
-        let req = Request::from_parts(parts, Full::new(bytes.clone()));
+        let mut req = Request::from_parts(parts, Full::new(bytes.clone()));
         if let Some(refused) = crate::serve::front::headers::agree(&req, &bytes, &self.gateway) {
             return refused;
+        }
+        // The task ids of a subscription, which rmcp's filter would drop.
+        if req
+            .headers()
+            .get("mcp-method")
+            .is_some_and(|m| m == "subscriptions/listen")
+            && let Some(ids) = crate::serve::surfaces::task_status::task_ids(&bytes)
+        {
+            (req.extensions_mut()).insert(crate::serve::surfaces::task_status::ListenTasks(ids));
         }
         match crate::serve::front::lane::offer(req, &bytes, &self.gateway, config).await {
             Ok(answer) => {

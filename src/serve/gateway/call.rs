@@ -15,6 +15,19 @@ use crate::serve::gateway::names::GatewayNames;
 use crate::serve::upstream::sealed::{Kind, Seal};
 use crate::serve::upstream::send::{Subject, host_meta, unexpected_result};
 
+/// The host's `Mcp-Param-*` headers of a call (`forward`) the called
+/// tool does not declare (`declared`): the ones carried on upstream.
+pub(crate) fn undeclared(
+    forward: crate::serve::upstream::Forward,
+    declared: Option<&Vec<crate::serve::gateway::view::ParamHeader>>,
+) -> crate::serve::upstream::Forward {
+    let declares = |name: &str| {
+        let name = name.strip_prefix("mcp-param-").unwrap_or(name);
+        declared.is_some_and(|d| d.iter().any(|p| p.name.eq_ignore_ascii_case(name)))
+    };
+    forward.into_iter().filter(|(n, _)| !declares(n)).collect()
+}
+
 /// Where a `tools/call` over HTTP tells the front which tool it called
 /// (the front puts one in each request; rmcp hands the request's parts to
 /// the handler): the access log's `tool` for hosts that send no `Mcp-Name`.

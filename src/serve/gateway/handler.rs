@@ -21,6 +21,8 @@ use crate::serve::gateway::call::meta_of;
 use crate::serve::gateway::era::HostEra;
 use crate::serve::upstream::asking::fulfil;
 use crate::serve::upstream::progress::ProgressTo;
+#[cfg(feature = "serve-http")]
+use crate::serve::surfaces::task_status::ListenTasks;
 use crate::support::lock;
 
 impl ServerHandler for Gateway {
@@ -247,8 +249,17 @@ impl ServerHandler for Gateway {
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
-        // A 2026-07-28 session: list changes go through its subscription.
-        self.surfaces().listen_all(context).await
+        // A 2026-07-28 session: list changes go through its subscription,
+        // and the status of the tasks it names (read by the HTTP front).
+        #[cfg(feature = "serve-http")]
+        let tasks = (context.request_context().extensions)
+            .get::<http::request::Parts>()
+            .and_then(|p| p.extensions.get::<ListenTasks>())
+            .map(|t| t.0.clone())
+            .unwrap_or_default();
+        #[cfg(not(feature = "serve-http"))]
+        let tasks = Vec::new();
+        self.surfaces().listen_all(context, tasks).await
     }
 }
 

@@ -519,8 +519,8 @@ impl Gateway {
             tracing::info!("call refused: {why}");
             return Err(McpError::invalid_params(why, None));
         };
-        // Posted directly unless an argument goes in a header.
-        let direct = !view.param_headers.contains(params.name.as_ref());
+        let direct = !view.param_headers.contains(params.name.as_ref()); // no argument in a header
+        let forward = call::undeclared(forward, view.param_declared.get(params.name.as_ref()));
         let tool = tool.to_string();
         let alias = alias.to_string();
         drop(view);

@@ -1,7 +1,7 @@
 //! The upstreams' prompts and resources, served beside their tools: what
 //! the gateway holds of them between requests (the names it gave, where
 //! each URI goes, who subscribed to what), and the changes upstreams tell
-//! of.
+//! of (and the task statuses they push).
 //!
 //! Nothing of it is assembled: a host's `prompts/list` or `resources/list`
 //! asks every connected upstream that has them (`ask`), and what comes
@@ -19,6 +19,7 @@ use crate::serve::surfaces::prompt_names::Prompts;
 use crate::serve::surfaces::resource_owners::Resources;
 use crate::serve::surfaces::subscriptions::Subscriptions;
 use crate::serve::upstream::asking::Asking;
+use crate::serve::surfaces::task_status::TaskWatch;
 use crate::support::lock;
 
 /// What the gateway holds of the upstreams' prompts and resources.
@@ -27,6 +28,8 @@ pub(crate) struct Catalog {
     pub(in crate::serve) prompts: Mutex<Prompts>,
     pub(in crate::serve) resources: Mutex<Resources>,
     pub(in crate::serve) subscriptions: Subscriptions,
+    /// Which hosts listen to which upstream's task.
+    pub(in crate::serve) tasks: Arc<TaskWatch>,
     /// Each upstream's last lists, for the hosts' lists that cannot wait.
     pub(in crate::serve) known: Known,
     /// Bumped once per upstream change of its prompts a host should hear of.
@@ -66,6 +69,7 @@ impl Catalog {
                 tracing::debug!(upstream = %alias, "prompts changed: list_changed");
                 self.prompts_changed.send_modify(|n| *n += 1);
             }
+            ServerNotification::TaskStatusNotification(n) => self.tasks.updated(alias, &n.params),
             _ => {}
         }
     }

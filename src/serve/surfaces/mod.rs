@@ -23,6 +23,7 @@ pub(crate) mod resources;
 pub(crate) mod skills;
 pub(crate) mod subscribe;
 pub(crate) mod subscriptions;
+pub(crate) mod task_status;
 pub(crate) mod uri;
 
 /// What the surfaces serve from: the hub, the live upstreams, the

@@ -3,18 +3,25 @@
 //! per [`LIST_CHANGED_EVERY`] on the trailing edge, and the
 //! `notifications/resources/updated` of the URIs the host subscribed to.
 //! A 2025 session gets them as plain notifications; a 2026-07-28 one
-//! through its `subscriptions/listen` (what its filter asked for).
+//! through its `subscriptions/listen` (what its filter asked for), which
+//! also carries the `notifications/tasks` of the tasks it names
+//! (`task_status.rs`).
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::ErrorData as McpError;
-use rmcp::model::SubscriptionFilter;
+use rmcp::model::{
+    ErrorCode, GetMeta, ServerNotification, SubscriptionFilter, TaskStatusNotification,
+    TaskStatusNotificationParams,
+};
 use rmcp::service::{Peer, RoleServer, SubscriptionContext};
 use tokio::sync::watch;
 
 use crate::serve::surfaces::Surfaces;
 use crate::serve::surfaces::subscriptions::{MAX_PER_HOST, Pending};
+use crate::serve::surfaces::task_status::{MAX_TASKS, Statuses, Watching};
+use crate::serve::upstream::sealed::Kind;
 
 /// The shortest time between two `list_changed` to one host, and between
 /// two views made from the hub: an upstream that changes its tools
@@ -74,12 +81,19 @@ impl Surfaces {
         accepted
     }
 
-    /// Serves one 2026-07-28 subscription until it is cancelled or the
-    /// host is gone; the upstream subscriptions it made end with it.
+    /// Serves one 2026-07-28 subscription (and the status of the `tasks`
+    /// it names) until it is cancelled or the host is gone; the upstream
+    /// subscriptions it made end with it.
     pub(in crate::serve) async fn listen_all(
         &self,
         context: SubscriptionContext,
+        tasks: Vec<String>,
     ) -> Result<(), McpError> {
+        let watching = match tasks.is_empty() {
+            true => None,
+            false => Some(self.watch_tasks(&context, &tasks).await?),
+        };
+        let statuses = watching.as_ref().map(|w| &*w.statuses);
         let uris = context.accepted().resource_subscriptions.clone();
         let (host, pending) = match uris.filter(|u| !u.is_empty()) {
             Some(uris) => {
@@ -93,17 +107,53 @@ impl Surfaces {
             }
             None => (None, Arc::new(Pending::default())),
         };
-        let result = self.listen_loop(&context, &pending).await;
+        let result = self.listen_loop(&context, &pending, statuses).await;
         if let Some(host) = host {
             self.forget_host(host).await;
         }
         result
     }
 
+    /// Listens to the tasks `sealed` (ids this gateway handed out) at
+    /// their upstreams, for a host that declared the Tasks extension.
+    async fn watch_tasks(
+        &self,
+        context: &SubscriptionContext,
+        sealed: &[String],
+    ) -> Result<Watching, McpError> {
+        let meta = &context.request_context().meta;
+        if !(meta.client_capabilities()).is_some_and(|c| c.supports_tasks()) {
+            let needs = serde_json::json!({"requiredCapabilities": {"extensions": {
+                "io.modelcontextprotocol/tasks": {}}}});
+            let missing = "Missing required client capability: io.modelcontextprotocol/tasks";
+            return Err(McpError::new(ErrorCode(-32003), missing, Some(needs)));
+        }
+        if sealed.len() > MAX_TASKS {
+            let why = format!("at most {MAX_TASKS} task ids per subscription");
+            return Err(McpError::invalid_params(why, None));
+        }
+        let mut tasks = std::collections::BTreeMap::new();
+        for id in sealed {
+            tasks.insert(self.upstreams().seal().open(Kind::Task, id)?, id.clone());
+        }
+        let mut watching = self.catalog().tasks.watch(&tasks);
+        let mut by_alias = std::collections::BTreeMap::<&str, Vec<String>>::new();
+        for (alias, id) in tasks.keys() {
+            by_alias.entry(alias).or_default().push(id.clone());
+        }
+        for (alias, ids) in by_alias {
+            let (stop, stopped) = tokio::sync::oneshot::channel();
+            self.upstreams().listen_tasks(alias, ids, stopped).await?;
+            watching.stops.push(stop);
+        }
+        Ok(watching)
+    }
+
     async fn listen_loop(
         &self,
         context: &SubscriptionContext,
         pending: &Pending,
+        statuses: Option<&Statuses>,
     ) -> Result<(), McpError> {
         let mut tools = Paced::new(self.subscribe_changes());
         let mut prompts = Paced::new(self.catalog().prompts_changed.subscribe());
@@ -126,12 +176,34 @@ impl Surfaces {
                     }
                     ok
                 }
+                sent = tell_statuses(context, statuses) => sent,
             };
             if !sent {
                 return Ok(());
             }
         }
     }
+}
+
+/// Waits for task statuses (never, without tasks) and sends them to the
+/// host on its subscription (rmcp's sink refuses `notifications/tasks`:
+/// its filter has no task ids); whether they went out.
+async fn tell_statuses(context: &SubscriptionContext, statuses: Option<&Statuses>) -> bool {
+    let Some(statuses) = statuses else {
+        return std::future::pending().await;
+    };
+    let mut ok = true;
+    for status in statuses.next().await {
+        ok &= tell_status(context, status).await;
+    }
+    ok
+}
+
+async fn tell_status(context: &SubscriptionContext, status: TaskStatusNotificationParams) -> bool {
+    let mut note = ServerNotification::TaskStatusNotification(TaskStatusNotification::new(status));
+    (note.get_meta_mut()).set_subscription_id(context.sink().id().clone());
+    let peer = &context.request_context().peer;
+    peer.send_notification(note).await.is_ok()
 }
 
 /// One host's `list_changed` of one list: at most one per

@@ -67,7 +67,13 @@ pub(crate) enum Posted {
     Answered(Box<Result<ServerResult, ServiceError>>),
     /// Not taken: rmcp sends it (the request is given back).
     Declined(Box<ClientRequest>),
+    /// Its event stream ended before the answer (the upstream is told to
+    /// cancel): the call ends now, not at its deadline.
+    Cut,
 }
+
+/// An event stream that ended before its answer.
+struct Cut;
 
 impl Direct {
     /// The direct path to `live`, or `None` when its calls go through rmcp.
@@ -183,9 +189,11 @@ impl Direct {
             self.off.store(true, Ordering::Relaxed);
             return Posted::Declined(Box::new(request));
         }
-        // Cancelled when dropped before the answer.
+        // Cancelled when dropped before the answer (or its stream was cut).
         let mut pending = Pending(Some((self, id.clone())));
-        let outcome = self.read(answer, &id, n, host).await;
+        let Ok(outcome) = self.read(answer, &id, n, host).await else {
+            return Posted::Cut;
+        };
         pending.0 = None;
         self.answered.fetch_add(1, Ordering::Relaxed);
         Posted::Answered(Box::new(outcome))
@@ -262,15 +270,15 @@ impl Direct {
     }
 
     /// Reads the answer to the call `id` (progress token `n`): one JSON
-    /// body, or events until the answer. The connection is kept once the
-    /// whole body was read.
+    /// body, or events until the answer ([`Cut`] when they end first). The
+    /// connection is kept once the whole body was read.
     async fn read(
         &self,
         (answer, sender): (Response<Incoming>, SendRequest<Full<Bytes>>),
         id: &RequestId,
         n: u64,
         host: &HostProgress,
-    ) -> Result<ServerResult, ServiceError> {
+    ) -> Result<Result<ServerResult, ServiceError>, Cut> {
         let events = answer
             .headers()
             .get(CONTENT_TYPE)
@@ -282,13 +290,18 @@ impl Direct {
         let mut reader = EventReader::new(MAX_ANSWER);
         let mut found = None;
         while let Some(frame) = body.frame().await {
-            let frame = frame.map_err(|_| ServiceError::TransportClosed)?;
+            let Ok(frame) = frame else {
+                return match events {
+                    true => Err(Cut),
+                    false => Ok(Err(ServiceError::TransportClosed)),
+                };
+            };
             let Ok(data) = frame.into_data() else {
                 continue;
             };
             if !events {
                 if buffer.len() + data.len() > MAX_ANSWER {
-                    return Err(ServiceError::UnexpectedResponse);
+                    return Ok(Err(ServiceError::UnexpectedResponse));
                 }
                 buffer.extend_from_slice(&data);
                 continue;
@@ -297,7 +310,7 @@ impl Direct {
             while found.is_none() {
                 match reader.next_event() {
                     None => break,
-                    Some(Err(TooLong)) => return Err(ServiceError::UnexpectedResponse),
+                    Some(Err(TooLong)) => return Ok(Err(ServiceError::UnexpectedResponse)),
                     Some(Ok(event)) => found = self.on_message(&event, id, n, host).await,
                 }
             }
@@ -316,22 +329,22 @@ impl Direct {
                         keep(&idle, sender);
                     }
                 });
-                return found;
+                return Ok(found);
             }
         }
-        if !events {
-            let message =
-                serde_json::from_slice::<ServerJsonRpcMessage>(&buffer).map_err(|_| {
-                    tracing::debug!(%status, "a direct call was answered without a message");
-                    ServiceError::UnexpectedResponse
-                })?;
-            found = answer_of(message, id);
+        if events {
+            return Err(Cut);
         }
+        let Ok(message) = serde_json::from_slice::<ServerJsonRpcMessage>(&buffer) else {
+            tracing::debug!(%status, "a direct call was answered without a message");
+            return Ok(Err(ServiceError::UnexpectedResponse));
+        };
+        found = answer_of(message, id);
         // The body was read to its end: the connection takes the next call.
         if found.is_some() {
             keep(&self.idle, sender);
         }
-        found.unwrap_or(Err(ServiceError::UnexpectedResponse))
+        Ok(found.unwrap_or(Err(ServiceError::UnexpectedResponse)))
     }
 
     /// One message of an event stream: the answer, progress (relayed), a

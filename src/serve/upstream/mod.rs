@@ -16,9 +16,9 @@ pub(crate) mod start;
 /// ends the relay instead of growing a buffer.
 pub const MAX_MESSAGE_BYTES: usize = 64 << 20;
 
-/// The host's `Mcp-Param-*` headers (name, value), written on a direct
-/// post of its call: the direct path takes only tools that declare no
-/// header, so every one of them is a header the gateway does not know,
-/// which an intermediary passes on (SEP-2243). rmcp's client writes its
-/// own headers only.
+/// The host's `Mcp-Param-*` headers (name, value) that the called tool
+/// does not declare: an intermediary passes on the ones it does not know
+/// (SEP-2243). The direct post writes them; through rmcp's client they
+/// ride in the request's extensions (`connect/forward.rs`). A declared
+/// one is rmcp's to write from the arguments (the body they agree with).
 pub(crate) type Forward = Vec<(String, String)>;

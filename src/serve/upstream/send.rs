@@ -73,7 +73,7 @@ pub(crate) struct Outbound<'a> {
     /// stay in its body).
     #[cfg_attr(not(feature = "serve-http"), allow(dead_code))]
     pub(crate) direct: bool,
-    /// Headers of the host's request a direct post carries on
+    /// Headers of the host's request carried on to an HTTP upstream
     /// ([`Forward`](crate::serve::upstream::Forward)).
     #[cfg_attr(not(feature = "serve-http"), allow(dead_code))]
     pub(crate) forward: Forward,
@@ -387,6 +387,8 @@ impl Upstreams {
             Err(declined) => declined,
         };
         let options = self.options(out.alias, out.told.as_ref(), out.log_level);
+        #[cfg(feature = "serve-http")]
+        let out = forwarding(out);
         let handle = peer
             .send_request_with_option(out.request, options)
             .await
@@ -475,6 +477,7 @@ impl Upstreams {
         };
         match posted {
             Posted::Answered(answer) => Ok((*answer).map_err(|e| fault.failed(e))),
+            Posted::Cut => Ok(Err(fault.cut())),
             Posted::Declined(request) => Err(Outbound {
                 request: *request,
                 ..out
@@ -516,6 +519,61 @@ impl Upstreams {
         });
         Ok(())
     }
+}
+
+impl Upstreams {
+    /// Subscribes to the status of the tasks `ids` of `alias`
+    /// (`subscriptions/listen` with `taskIds`: sent raw, as rmcp's filter
+    /// has no such field); their `notifications/tasks` reach the gateway
+    /// through the connection's tap until `stop` fires (then cancelled).
+    pub(crate) async fn listen_tasks(
+        &self,
+        alias: &str,
+        ids: Vec<String>,
+        stop: tokio::sync::oneshot::Receiver<()>,
+    ) -> Result<(), McpError> {
+        let subject = Subject::Method("subscriptions/listen");
+        let name_errors = false;
+        let fault = Fault {
+            alias,
+            subject,
+            name_errors,
+        };
+        let peer = self.ready(&fault).await?;
+        let params = json!({"notifications": {"taskIds": ids}});
+        let listen = rmcp::model::CustomRequest::new("subscriptions/listen", Some(params));
+        // Asked with the extension declared: without it an upstream must refuse.
+        let told = ClientCapabilities::builder().enable_tasks().build();
+        let options = self.options(alias, Some(&told));
+        let handle = (peer.send_request_with_option(ClientRequest::CustomRequest(listen), options))
+            .await
+            .map_err(|e| fault.failed(e))?;
+        let (id, alias) = (handle.id.clone(), alias.to_string());
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = stop => {
+                    let why = CancelledNotificationParam::new(Some(id), Some("no host listens".into()));
+                    let _ = peer.notify_cancelled(why).await;
+                }
+                answer = handle.await_response() => if let Err(e) = answer {
+                    tracing::warn!(upstream = %alias, "subscriptions/listen of tasks ended: {e}");
+                },
+            }
+        });
+        Ok(())
+    }
+}
+
+/// `out` with its [`Forward`] headers in its request's extensions, where
+/// an HTTP upstream's connection writes them (`connect/forward.rs`).
+#[cfg(feature = "serve-http")]
+fn forwarding(mut out: Outbound<'_>) -> Outbound<'_> {
+    use rmcp::model::GetExtensions;
+    if !out.forward.is_empty() {
+        let headers = crate::connect::forward::ParamHeaders(std::mem::take(&mut out.forward));
+        out.request.extensions_mut().insert(headers);
+    }
+    out
 }
 
 /// The capabilities an upstream declared.
@@ -592,6 +650,15 @@ impl Fault<'_> {
             )),
         };
         self.logged(e)
+    }
+
+    /// Its event stream ended before the answer (a direct post).
+    #[cfg(feature = "serve-http")]
+    fn cut(&self) -> McpError {
+        let (alias, subject) = (self.alias, self.subject);
+        self.logged(self.error(format!(
+            "upstream {alias:?} closed its event stream before answering the call to {subject}"
+        )))
     }
 
     /// An answer of another kind than the request's.
