@@ -19,10 +19,10 @@ use rmcp::{ErrorData as McpError, ServerHandler};
 use crate::serve::gateway::Gateway;
 use crate::serve::gateway::call::meta_of;
 use crate::serve::gateway::era::HostEra;
-use crate::serve::upstream::asking::fulfil;
-use crate::serve::upstream::progress::ProgressTo;
 #[cfg(feature = "serve-http")]
 use crate::serve::surfaces::task_status::ListenTasks;
+use crate::serve::upstream::asking::fulfil;
+use crate::serve::upstream::progress::ProgressTo;
 use crate::support::lock;
 
 impl ServerHandler for Gateway {

@@ -18,8 +18,8 @@ use crate::connect::ProgressTap;
 use crate::serve::surfaces::prompt_names::Prompts;
 use crate::serve::surfaces::resource_owners::Resources;
 use crate::serve::surfaces::subscriptions::Subscriptions;
-use crate::serve::upstream::asking::Asking;
 use crate::serve::surfaces::task_status::TaskWatch;
+use crate::serve::upstream::asking::Asking;
 use crate::support::lock;
 
 /// What the gateway holds of the upstreams' prompts and resources.

@@ -6,6 +6,7 @@ pub(crate) mod asking;
 #[cfg(feature = "serve-http")]
 pub(crate) mod direct;
 pub(crate) mod events;
+mod fault;
 pub(crate) mod progress;
 pub(crate) mod sealed;
 pub(crate) mod send;

@@ -13,11 +13,11 @@ use std::time::Duration;
 
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
-    CancelledNotificationParam, ClientCapabilities, ClientConfig, ClientRequest, ErrorCode,
+    CancelledNotificationParam, ClientCapabilities, ClientConfig, ClientRequest,
     ProgressNotificationParam, RequestId, RequestMetaObject, ServerCapabilities, ServerResult,
     SubscriptionFilter,
 };
-use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
+use rmcp::service::{Peer, PeerRequestOptions, RoleClient};
 // rmcp marks logging deprecated (SEP-2577); hosts and servers still use it.
 #[allow(deprecated)]
 use rmcp::model::LoggingLevel;
@@ -27,6 +27,8 @@ use crate::connect::LiveServer;
 use crate::hub::{Hub, ServerState};
 use crate::serve::upstream::Forward;
 use crate::serve::upstream::asking::{Asking, UpstreamHandler};
+use crate::serve::upstream::fault::Fault;
+pub(crate) use crate::serve::upstream::fault::unexpected_result;
 use crate::serve::upstream::progress::{HostProgress, Relay, Relays, relay_to};
 use crate::serve::upstream::sealed::Seal;
 use crate::serve::upstream::start::Starting;
@@ -544,7 +546,7 @@ impl Upstreams {
         let listen = rmcp::model::CustomRequest::new("subscriptions/listen", Some(params));
         // Asked with the extension declared: without it an upstream must refuse.
         let told = ClientCapabilities::builder().enable_tasks().build();
-        let options = self.options(alias, Some(&told));
+        let options = self.options(alias, Some(&told), None);
         let handle = (peer.send_request_with_option(ClientRequest::CustomRequest(listen), options))
             .await
             .map_err(|e| fault.failed(e))?;
@@ -588,112 +590,6 @@ async fn sleep(deadline: Option<Duration>) {
         Some(t) => tokio::time::sleep(t).await,
         None => std::future::pending().await,
     }
-}
-
-/// The errors of one request, each naming its upstream and its subject.
-struct Fault<'a> {
-    alias: &'a str,
-    subject: Subject<'a>,
-    name_errors: bool,
-}
-
-impl Fault<'_> {
-    fn error(&self, message: String) -> McpError {
-        McpError::new(
-            ErrorCode::INTERNAL_ERROR,
-            message,
-            Some(json!({"upstream": self.alias})),
-        )
-    }
-
-    /// The host cancelled it.
-    fn cancelled(&self) -> McpError {
-        let (alias, subject) = (self.alias, self.subject);
-        self.error(format!(
-            "the call to {subject} of upstream {alias:?} was cancelled"
-        ))
-    }
-
-    /// Not answered within `deadline`.
-    fn late(&self, deadline: Option<Duration>) -> McpError {
-        let within = deadline.unwrap_or_default().as_secs_f64();
-        let why = format!(
-            "did not answer {} within {within} s (the call was cancelled)",
-            self.subject
-        );
-        self.logged(self.error(format!("upstream {:?} {why}", self.alias)))
-    }
-
-    /// The upstream cannot take it now (logged).
-    fn unavailable(&self, state: ServerState, why: &str) -> McpError {
-        let mut e = self.error(format!("upstream {:?} {why}", self.alias));
-        e.data = Some(json!({"upstream": self.alias, "state": state.to_string()}));
-        self.logged(e)
-    }
-
-    /// It went out and failed: the upstream's own error is passed on as
-    /// it is; a lost connection is the gateway's error (logged).
-    fn failed(&self, error: ServiceError) -> McpError {
-        let (alias, subject) = (self.alias, self.subject);
-        let e = match error {
-            ServiceError::McpError(e) if self.name_errors => {
-                let message = format!("upstream {alias:?}: {}", crate::sanitize::line(&e.message));
-                McpError::new(e.code, message, None)
-            }
-            ServiceError::McpError(e) => e,
-            ServiceError::TransportClosed | ServiceError::TransportSend(_) => self.error(format!(
-                "upstream {alias:?} closed its connection during the call to {subject}; it is restarted if its policy allows"
-            )),
-            other => self.error(format!(
-                "upstream {alias:?} failed the call to {subject}: {}",
-                crate::connect::plain(&other.to_string())
-            )),
-        };
-        self.logged(e)
-    }
-
-    /// Its event stream ended before the answer (a direct post).
-    #[cfg(feature = "serve-http")]
-    fn cut(&self) -> McpError {
-        let (alias, subject) = (self.alias, self.subject);
-        self.logged(self.error(format!(
-            "upstream {alias:?} closed its event stream before answering the call to {subject}"
-        )))
-    }
-
-    /// An answer of another kind than the request's.
-    fn unexpected(&self) -> McpError {
-        self.failed(ServiceError::UnexpectedResponse)
-    }
-
-    /// One log line per failed request.
-    fn logged(&self, e: McpError) -> McpError {
-        let (upstream, message, code) = (self.alias, &e.message, e.code.0);
-        match self.subject {
-            Subject::Tool(tool) => tracing::warn!(
-                upstream = %upstream,
-                tool = %tool,
-                "call failed: {message} (JSON-RPC error {code})"
-            ),
-            Subject::Method(method) => tracing::warn!(
-                upstream = %upstream,
-                method = %method,
-                "{method} failed: {message} (JSON-RPC error {code})"
-            ),
-        }
-        e
-    }
-}
-
-/// The error of an answer to `subject` of `alias` that is not of its kind.
-pub(crate) fn unexpected_result(alias: &str, subject: Subject<'_>) -> McpError {
-    let name_errors = false;
-    Fault {
-        alias,
-        subject,
-        name_errors,
-    }
-    .unexpected()
 }
 
 /// The next notification of a relay; never, without one.
