@@ -141,10 +141,8 @@ fn word_classes() -> HashMap<String, u8> {
             }
             let mut forms = vec![b.clone()];
             forms.extend(["s", "es", "ed", "d", "ing"].map(|s| format!("{b}{s}")));
-            if let Some(last) = b.chars().last() {
-                if b.len() <= 6 {
-                    forms.extend(["ed", "ing"].map(|s| format!("{b}{last}{s}")));
-                }
+            if let Some(last) = b.chars().last().filter(|_| b.len() <= 6) {
+                forms.extend(["ed", "ing"].map(|s| format!("{b}{last}{s}")));
             }
             if let Some(stem) = b.strip_suffix('e') {
                 forms.push(format!("{stem}ing"));
