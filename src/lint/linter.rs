@@ -52,6 +52,7 @@ pub struct Linter {
     pub(super) severities: BTreeMap<LintCode, Option<Severity>>,
     pub(super) tool_texts: ToolTextCache,
     pub(super) tool_filters: BTreeMap<String, ToolFilter>,
+    pub(super) learned: bool,
 }
 
 impl fmt::Debug for Linter {
@@ -63,6 +64,7 @@ impl fmt::Debug for Linter {
             .field("hosts", &self.hosts)
             .field("similarity", &self.similarity)
             .field("severities", &self.severities)
+            .field("learned", &self.learned)
             .finish()
     }
 }
@@ -88,6 +90,7 @@ impl Linter {
             severities: BTreeMap::new(),
             tool_texts: ToolTextCache::default(),
             tool_filters: BTreeMap::new(),
+            learned: true,
         }
     }
 
@@ -97,6 +100,15 @@ impl Linter {
     /// a tool the filter hides gets `MCP003`.
     pub fn tool_filter(mut self, alias: impl Into<String>, filter: ToolFilter) -> Linter {
         self.tool_filters.insert(alias.into(), filter);
+        self
+    }
+
+    /// Whether MCP020 and MCP021 also take the learned lexical model's
+    /// reading of a unit that their phrases and clause readers do not match
+    /// (a warning, "… (learned model)"); on by default. Off, the two codes
+    /// are the rules' alone.
+    pub fn learned(mut self, on: bool) -> Linter {
+        self.learned = on;
         self
     }
 

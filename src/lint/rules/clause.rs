@@ -86,7 +86,7 @@ const GLUE: &[&str] = &[
 ];
 
 /// Words that negate what follows them in a clause.
-const NEGATORS: &[&str] = &[
+pub(super) const NEGATORS: &[&str] = &[
     "not",
     "never",
     "no",

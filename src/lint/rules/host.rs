@@ -7,6 +7,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::acts::{self, Act, Kind};
+use super::learned;
 use crate::lint::pass::Pass;
 use crate::lint::{LintCode, Severity};
 use crate::segment::Unit;
@@ -15,7 +16,9 @@ use crate::text::one_line;
 impl Pass<'_> {
     pub(super) fn acts_on_host(&mut self, text: &str, unit: &Unit) {
         let unit_text = unit.text(text);
-        if let Some((p, phrase)) = worst_match(unit_text, &[], Severity::Note) {
+        let found = worst_match(unit_text, &[], Severity::Note);
+        let ruled = found.as_ref().is_some_and(|(p, _)| ACTS.contains(&p.what));
+        if let Some((p, phrase)) = found {
             // Two acts have codes of their own (MCP020, MCP021).
             let code = match p.what {
                 KEEP_FROM_USER | LIE_TO_USER => LintCode::ConcealmentDirective,
@@ -26,6 +29,25 @@ impl Pass<'_> {
                 code,
                 p.severity,
                 format!("instructions {}: \"{}\"", p.what, phrase),
+                Some((text, unit_text, unit)),
+                None,
+                code.fix().to_string(),
+            );
+        }
+        // The learned model reads what the phrases and clause readers did
+        // not find (`learned`); a warning, since it reads, not matches.
+        if let Some(act) = (!ruled && self.linter.learned)
+            .then(|| learned::read(unit_text))
+            .flatten()
+        {
+            let (code, what) = match act {
+                learned::Act::Concealment => (LintCode::ConcealmentDirective, KEEP_FROM_USER),
+                learned::Act::Override => (LintCode::OverrideOrRoleEscape, OVERRIDE_OTHERS),
+            };
+            self.push_with(
+                code,
+                Severity::Warning,
+                format!("instructions read as if they {what} (learned model)"),
                 Some((text, unit_text, unit)),
                 None,
                 code.fix().to_string(),

@@ -5,7 +5,8 @@
 //! host), `descriptions` (MCP011 to MCP014, on tool descriptions),
 //! `drift` (MCP015 and MCP016, between snapshots of one server) and
 //! `confusables` (MCP018, look-alike tool names) and `host_names` (MCP019,
-//! names over a host's cap, with `lint --hosts`).
+//! names over a host's cap, with `lint --hosts`); `learned` is the lexical
+//! model read beside MCP020 and MCP021's phrases and clause readers.
 
 mod acts;
 mod clause;
@@ -17,6 +18,7 @@ mod drift;
 mod hidden;
 mod host;
 mod host_names;
+mod learned;
 mod lexicon;
 mod lies;
 mod names;

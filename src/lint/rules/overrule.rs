@@ -67,7 +67,7 @@ pub(super) const RULES: &[&str] = &[
     "ethics",
     "orders",
 ];
-const WEAK: &[&str] = &[
+pub(super) const WEAK: &[&str] = &[
     "limits",
     "limitations",
     "messages",
@@ -96,7 +96,7 @@ const WEAK: &[&str] = &[
 ];
 
 /// Words that place instructions before or outside this text.
-const SCOPE: &[&str] = &[
+pub(super) const SCOPE: &[&str] = &[
     "previous",
     "prior",
     "preceding",
@@ -124,7 +124,7 @@ const SCOPE: &[&str] = &[
 ];
 
 /// The authorities an override claims over.
-const AUTHORITY: &[&str] = &[
+pub(super) const AUTHORITY: &[&str] = &[
     "host",
     "host's",
     "operator",
@@ -299,6 +299,40 @@ fn guard(w: &Words, n: usize) -> bool {
             && !matches!(w.at(n + 2), "here" | "now" | "this"))
 }
 
+/// Verbs of dismissing (with their inflections).
+pub(super) const DISMISS: &[&str] = &[
+    "ignore",
+    "disregard",
+    "forget",
+    "drop",
+    "discard",
+    "abandon",
+    "scrap",
+    "ditch",
+    "dismiss",
+    "bypass",
+    "circumvent",
+    "override",
+    "overrule",
+    "sidestep",
+    "evade",
+    "violate",
+    "break",
+    "defy",
+    "disobey",
+    "unlearn",
+    "wipe",
+    "erase",
+    "replace",
+    "overwrite",
+    "skip",
+    "suspend",
+    "revoke",
+    "nullify",
+    "waive",
+    "forgot",
+];
+
 /// Authority itself as the object: `the host`, `the system prompt`.
 pub(super) fn authority(w: &Words, k: usize) -> bool {
     let s = w.at(k);
@@ -310,43 +344,10 @@ pub(super) fn authority(w: &Words, k: usize) -> bool {
 fn dismissing(w: &Words, i: usize) -> Option<Range<usize>> {
     let s = w.at(i);
     let clause = w.clause_of(i);
-    let dismiss = form_of(
-        s,
-        &[
-            "ignore",
-            "disregard",
-            "forget",
-            "drop",
-            "discard",
-            "abandon",
-            "scrap",
-            "ditch",
-            "dismiss",
-            "bypass",
-            "circumvent",
-            "override",
-            "overrule",
-            "sidestep",
-            "evade",
-            "violate",
-            "break",
-            "defy",
-            "disobey",
-            "unlearn",
-            "wipe",
-            "erase",
-            "replace",
-            "overwrite",
-            "skip",
-            "suspend",
-            "revoke",
-            "nullify",
-            "waive",
-            "forgot",
-        ],
-    ) || (form_of(s, &["set", "put", "push", "lay", "cast", "brush"])
-        && (w.any_in(i + 1..(i + 6).min(clause.end), &["aside"])
-            || w.is_in(i + 1..(i + 7).min(clause.end), &["to", "one", "side"])))
+    let dismiss = form_of(s, DISMISS)
+        || (form_of(s, &["set", "put", "push", "lay", "cast", "brush"])
+            && (w.any_in(i + 1..(i + 6).min(clause.end), &["aside"])
+                || w.is_in(i + 1..(i + 7).min(clause.end), &["to", "one", "side"])))
         || (form_of(s, &["throw", "toss", "chuck"])
             && w.any_in(i + 1..(i + 4).min(clause.end), &["out", "away", "aside"]))
         || (s == "pay" && w.at(i + 1) == "no");
