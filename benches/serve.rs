@@ -26,7 +26,7 @@
 //! "wrap": {"stdio": …} (the same of `wrap`), "goals": [{"goal", "value",
 //! "limit", "at_most", "pass"}], "cold_fanout_10_ms", "load_average":
 //! {"before", "after"} ([1, 5, 15] minutes)}`. Needs node and `npm ci` in
-//! tests/servers; one run takes about a minute on a quiet 2-core machine:
+//! tests/servers:
 //!
 //! ```text
 //! cargo bench --bench serve --features cli
