@@ -1,22 +1,43 @@
-//! `mcp-preamble serve`: a forwarded `tools/call` next to a direct one,
-//! against two upstreams (the Rust one of `serve/upstream.rs`, rmcp's
-//! server side, and the Node invoice test server), over stdio and over
-//! Streamable HTTP (`serve --listen`), at 1 and 32 concurrent clients: p50
-//! and p99 of the round trip and the throughput, direct and through the
-//! gateway, and their ratios (gateway / direct); then the cold fan-out (the
-//! gateway's start to all tools of 10 upstreams listed) and the
-//! instructions served from the hub's memo next to assembling them per
-//! `initialize`. Writes the Rust upstream's ratios to
-//! `target/bench-serve.json` (`{"stdio"|"http": {"1"|"32": {"p50_ratio",
-//! "p99_ratio", "rps_ratio"}}, "cold_fanout_10_ms"}`, and the same ratios of
-//! `wrap` and of a byte relay over stdio under `"wrap"` and `"relay"`:
-//! `{"wrap": {"stdio": {"1": …}}}`, and of an HTTP relay that forwards
-//! requests unread, printed as `hop`, under `"relay": {"http": …}`). Needs node and
-//! `npm ci` in tests/servers:
+//! `mcp-preamble serve`: a forwarded `tools/call` next to a direct one and
+//! next to the floor of one more process in the path, against two
+//! upstreams (the Rust one of `serve/upstream.rs`, rmcp's server side, and
+//! the Node invoice test server), over stdio and over Streamable HTTP
+//! (`serve --listen`), at 1 and 32 concurrent clients. Each path is
+//! connected once, then the paths take turns in 5 rounds (`load.rs`), so
+//! a change of the machine's load meets them alike. The floors: over
+//! stdio a relay that copies bytes (`relay`, and `wrap`), over HTTP a
+//! relay that forwards requests unread (`hop`). Each row prints the p50 of
+//! every path with what it adds to the direct call (µs), and the ratios to
+//! direct; then issue 50's goals for the Rust upstream, each with its
+//! ratio and pass or FAIL (stdio 1 client: p50 at most 1.5x direct and at
+//! most 40 µs over the relay; HTTP 1 client: p50 at most 1.2x the hop;
+//! HTTP 32 clients: at least 0.8x the direct calls/s); then the cold
+//! fan-out (the gateway's start to all tools of 10 upstreams listed) and
+//! the instructions served from the hub's memo next to assembling them per
+//! `initialize`. The machine's load average is printed before and after.
+//!
+//! It writes the Rust upstream's figures to `target/bench-serve.json`
+//! (read by nothing public; a record to compare runs):
+//! `{"stdio"|"http": {"1"|"32": {"p50_ratio", "p99_ratio", "rps_ratio"
+//! (gateway / direct), "p50_us": {"direct", "serve", "relay"}, "added_us":
+//! {"serve", "relay"} (p50 minus direct p50), "rps": {"direct", "serve",
+//! "relay"}}}, "relay": {"stdio"|"http": {"1"|"32": {"p50_ratio",
+//! "p99_ratio", "rps_ratio"}}} (the relay / direct; over HTTP the hop),
+//! "wrap": {"stdio": …} (the same of `wrap`), "goals": [{"goal", "value",
+//! "limit", "at_most", "pass"}], "cold_fanout_10_ms", "load_average":
+//! {"before", "after"} ([1, 5, 15] minutes)}`. Needs node and `npm ci` in
+//! tests/servers; one run took 42 s on this 2-core VM (load average 3.6):
 //!
 //! ```text
 //! cargo bench --bench serve --features cli
 //! ```
+//!
+//! `MCP_PREAMBLE_BENCH_GATEWAY=PATH` measures another `mcp-preamble`
+//! binary as the gateway and `wrap` (a copy of an earlier build: before
+//! and after a change in one sitting).
+//!
+//! With `stdio` or `http` it runs only the Rust upstream over that
+//! transport and prints its rows and goals (no report written).
 //!
 //! With `replicas [SECONDS]` it runs only the load of two replicas
 //! (`serve/replicas.rs`): two gateways with one session key, each in front
@@ -47,13 +68,19 @@ use mcp_preamble::serve::{Gateway, ServeAs, prepare};
 use mcp_preamble::{Assembler, ServerSnapshot};
 use serde_json::{Value, json};
 
-use load::{Run, cold, measure};
+use load::{Clients, Run, cold, interleaved};
 
 /// Calls per client: one client, and each of 32.
 const CALLS_ONE: usize = 1000;
 const CALLS_MANY: usize = 100;
 const CLIENTS: [usize; 2] = [1, 32];
-const GATEWAY: &str = env!("CARGO_BIN_EXE_mcp-preamble");
+/// The `mcp-preamble` measured: this build's, unless
+/// `MCP_PREAMBLE_BENCH_GATEWAY` names another binary (a copy of an
+/// earlier build, to compare two in one sitting).
+fn gateway_bin() -> String {
+    std::env::var("MCP_PREAMBLE_BENCH_GATEWAY")
+        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_mcp-preamble").to_string())
+}
 
 fn servers() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/servers")
@@ -145,37 +172,182 @@ fn config(dir: &Path, name: &str, servers: Value) -> String {
     path.display().to_string()
 }
 
-/// The ratios of one transport and concurrency.
-struct Ratios {
+/// One upstream, transport and concurrency: the calls made directly,
+/// through the gateway, through the relay (the floor of one more process
+/// or hop) and, over stdio, through `wrap`, in interleaved rounds.
+struct Row {
+    upstream: &'static str,
+    transport: &'static str,
+    clients: usize,
     direct: Run,
-    gateway: Run,
+    serve: Run,
+    relay: Run,
+    wrap: Option<Run>,
 }
 
-impl Ratios {
-    fn json(&self) -> Value {
+/// Microseconds of a duration.
+fn us(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+impl Row {
+    fn p50(&self, run: &Run) -> f64 {
+        us(run.quantile(0.5))
+    }
+
+    /// What a path adds to a direct call's p50, in microseconds.
+    fn added(&self, run: &Run) -> f64 {
+        self.p50(run) - self.p50(&self.direct)
+    }
+
+    /// `run`'s ratios to the direct run.
+    fn ratios(&self, run: &Run) -> Value {
         let r = |g: Duration, d: Duration| g.as_secs_f64() / d.as_secs_f64();
         json!({
-            "p50_ratio": r(self.gateway.quantile(0.5), self.direct.quantile(0.5)),
-            "p99_ratio": r(self.gateway.quantile(0.99), self.direct.quantile(0.99)),
-            "rps_ratio": self.gateway.rps() / self.direct.rps(),
+            "p50_ratio": r(run.quantile(0.5), self.direct.quantile(0.5)),
+            "p99_ratio": r(run.quantile(0.99), self.direct.quantile(0.99)),
+            "rps_ratio": run.rps() / self.direct.rps(),
         })
     }
 
-    fn print(&self, upstream: &str, transport: &str, clients: usize) {
-        let j = self.json();
-        println!(
-            "{upstream:<5} {transport:<5} {clients:>2} clients: direct p50 {:>9.1?} p99 {:>9.1?} {:>7.0} rps | through p50 {:>9.1?} p99 {:>9.1?} {:>7.0} rps | p50 {:.2}x p99 {:.2}x rps {:.2}x",
-            self.direct.quantile(0.5),
-            self.direct.quantile(0.99),
+    /// The gateway's ratios, with every path's p50 and what each adds.
+    fn json(&self) -> Value {
+        let mut j = self.ratios(&self.serve);
+        j["p50_us"] = json!({
+            "direct": self.p50(&self.direct),
+            "serve": self.p50(&self.serve),
+            "relay": self.p50(&self.relay),
+        });
+        j["added_us"] = json!({
+            "serve": self.added(&self.serve),
+            "relay": self.added(&self.relay),
+        });
+        j["rps"] = json!({
+            "direct": self.direct.rps(),
+            "serve": self.serve.rps(),
+            "relay": self.relay.rps(),
+        });
+        j
+    }
+
+    fn print(&self) {
+        let relay = if self.transport == "http" {
+            "hop"
+        } else {
+            "relay"
+        };
+        let mut line = format!(
+            "{:<5} {:<5} {:>2} clients | p50 direct {:>7.1} µs | serve {:>7.1} µs {:>+7.1} | {relay} {:>7.1} µs {:>+7.1}",
+            self.upstream,
+            self.transport,
+            self.clients,
+            self.p50(&self.direct),
+            self.p50(&self.serve),
+            self.added(&self.serve),
+            self.p50(&self.relay),
+            self.added(&self.relay),
+        );
+        if let Some(wrap) = &self.wrap {
+            line += &format!(
+                " | wrap {:>7.1} µs {:>+7.1}",
+                self.p50(wrap),
+                self.added(wrap)
+            );
+        }
+        let ratio = |run: &Run, q: f64| {
+            run.quantile(q).as_secs_f64() / self.direct.quantile(q).as_secs_f64()
+        };
+        line += &format!(
+            " | serve/direct p50 {:.2}x p99 {:.2}x rps {:.2}x | {relay}/direct p50 {:.2}x rps {:.2}x | direct {:.0} rps",
+            ratio(&self.serve, 0.5),
+            ratio(&self.serve, 0.99),
+            self.serve.rps() / self.direct.rps(),
+            ratio(&self.relay, 0.5),
+            self.relay.rps() / self.direct.rps(),
             self.direct.rps(),
-            self.gateway.quantile(0.5),
-            self.gateway.quantile(0.99),
-            self.gateway.rps(),
-            j["p50_ratio"].as_f64().unwrap_or(0.0),
-            j["p99_ratio"].as_f64().unwrap_or(0.0),
-            j["rps_ratio"].as_f64().unwrap_or(0.0),
+        );
+        println!("{line}");
+    }
+}
+
+/// Issue 50's goals for the gateway's speed, each against its floor.
+struct Goal {
+    name: &'static str,
+    value: f64,
+    unit: &'static str,
+    /// At most this (`true`) or at least.
+    at_most: bool,
+    limit: f64,
+}
+
+impl Goal {
+    fn pass(&self) -> bool {
+        match self.at_most {
+            true => self.value <= self.limit,
+            false => self.value >= self.limit,
+        }
+    }
+
+    fn json(&self) -> Value {
+        json!({"goal": self.name, "value": self.value, "limit": self.limit,
+            "at_most": self.at_most, "pass": self.pass()})
+    }
+
+    fn print(&self) {
+        let (sign, verdict) = (
+            if self.at_most { "<=" } else { ">=" },
+            if self.pass() { "pass" } else { "FAIL" },
+        );
+        let u = self.unit;
+        println!(
+            "  {:<42} {:>7.2}{u} (goal {sign} {:.2}{u}) {verdict}",
+            self.name, self.value, self.limit
         );
     }
+}
+
+/// The goals, from the rows of one upstream (none without its rows).
+fn goals(rows: &[Row]) -> Vec<Goal> {
+    let row = |transport: &str, clients: usize| {
+        rows.iter()
+            .find(|r| r.transport == transport && r.clients == clients)
+    };
+    let mut goals = Vec::new();
+    if let Some(r) = row("stdio", 1) {
+        goals.push(Goal {
+            name: "stdio 1 client: p50 serve / direct",
+            value: r.p50(&r.serve) / r.p50(&r.direct),
+            unit: "x",
+            at_most: true,
+            limit: 1.5,
+        });
+        goals.push(Goal {
+            name: "stdio 1 client: p50 serve - relay",
+            value: r.p50(&r.serve) - r.p50(&r.relay),
+            unit: " µs",
+            at_most: true,
+            limit: 40.0,
+        });
+    }
+    if let Some(r) = row("http", 1) {
+        goals.push(Goal {
+            name: "http 1 client: p50 serve / hop",
+            value: r.p50(&r.serve) / r.p50(&r.relay),
+            unit: "x",
+            at_most: true,
+            limit: 1.2,
+        });
+    }
+    if let Some(r) = row("http", 32) {
+        goals.push(Goal {
+            name: "http 32 clients: calls/s serve / direct",
+            value: r.serve.rps() / r.direct.rps(),
+            unit: "x",
+            at_most: false,
+            limit: 0.8,
+        });
+    }
+    goals
 }
 
 fn calls(clients: usize) -> usize {
@@ -183,17 +355,17 @@ fn calls(clients: usize) -> usize {
 }
 
 /// Over stdio: `clients` concurrent calls on one connection, to the
-/// upstream and to a gateway in front of it; then, against the same
-/// direct runs, `wrap` (one upstream, its tool names unchanged) and a
-/// relay that only copies bytes both ways ([`RELAY`]): what one more
-/// process in the path costs on this machine, whatever it does.
-async fn over_stdio(kind: &Kind, dir: &Path) -> Vec<(usize, Ratios, Ratios, Ratios)> {
+/// upstream, to a gateway in front of it, to `wrap` (one upstream, its
+/// tool names unchanged) and to a relay that only copies bytes both ways
+/// ([`RELAY`]): what one more process in the path costs on this machine,
+/// whatever it does.
+async fn over_stdio(kind: &Kind, dir: &Path) -> Vec<Row> {
     let direct = stdio_entry("billing", &kind.command, kind.stdio.clone());
     let upstream = json!({"billing": {"command": kind.command, "args": kind.stdio}});
     let cfg = config(dir, &format!("{}-stdio.json", kind.name), upstream);
     let gateway = stdio_entry(
         "gateway",
-        GATEWAY,
+        &gateway_bin(),
         vec!["serve".into(), "--config".into(), cfg],
     );
     let in_front = |head: Vec<String>| {
@@ -204,7 +376,7 @@ async fn over_stdio(kind: &Kind, dir: &Path) -> Vec<(usize, Ratios, Ratios, Rati
     };
     let wrap = stdio_entry(
         "billing",
-        GATEWAY,
+        &gateway_bin(),
         in_front(vec!["wrap".into(), "--".into()]),
     );
     let me = std::env::current_exe().expect("the bench's path");
@@ -213,25 +385,30 @@ async fn over_stdio(kind: &Kind, dir: &Path) -> Vec<(usize, Ratios, Ratios, Rati
         &me.display().to_string(),
         in_front(vec![RELAY.into()]),
     );
-    let mut out = Vec::new();
+    let mut rows = Vec::new();
     for clients in CLIENTS {
-        let n = calls(clients);
-        let direct = measure(&direct, "list_periods", clients, n, true).await;
-        let gateway = measure(&gateway, "billing__list_periods", clients, n, true).await;
-        let wrapped = measure(&wrap, "list_periods", clients, n, true).await;
-        let relayed = measure(&relay, "list_periods", clients, n, true).await;
-        let again = |other: Run| Ratios {
-            direct: direct.clone(),
-            gateway: other,
-        };
-        out.push((
+        let paths = [
+            Clients::open(&direct, "list_periods", clients, true).await,
+            Clients::open(&gateway, "billing__list_periods", clients, true).await,
+            Clients::open(&relay, "list_periods", clients, true).await,
+            Clients::open(&wrap, "list_periods", clients, true).await,
+        ];
+        let runs = interleaved(&paths.iter().collect::<Vec<_>>(), calls(clients)).await;
+        for path in paths {
+            path.close().await;
+        }
+        let [direct, serve, relay, wrap] = <[Run; 4]>::try_from(runs).ok().expect("four runs");
+        rows.push(Row {
+            upstream: kind.name,
+            transport: "stdio",
             clients,
-            again(wrapped),
-            again(relayed),
-            Ratios { direct, gateway },
-        ));
+            direct,
+            serve,
+            relay,
+            wrap: Some(wrap),
+        });
     }
-    out
+    rows
 }
 
 /// The bench's own binary as a relay: `bench relay COMMAND ARGS…` runs
@@ -281,7 +458,7 @@ const HTTP_RELAY: &str = "--http-relay";
 /// Over Streamable HTTP: one connection per client, to the upstream's
 /// endpoint, to `serve --listen` in front of it, and to a relay in front
 /// of it that only forwards requests and answers ([`HTTP_RELAY`]).
-async fn over_http(kind: &Kind, dir: &Path) -> Vec<(usize, Ratios, Ratios)> {
+async fn over_http(kind: &Kind, dir: &Path) -> Vec<Row> {
     let port = free_port();
     let _upstream = spawn(&kind.command, &(kind.http)(port));
     listening(port);
@@ -299,7 +476,7 @@ async fn over_http(kind: &Kind, dir: &Path) -> Vec<(usize, Ratios, Ratios)> {
         "--config",
         &cfg,
     ];
-    let _gateway = spawn(GATEWAY, &args.map(String::from));
+    let _gateway = spawn(&gateway_bin(), &args.map(String::from));
     listening(listen);
     let hop = free_port();
     let me = std::env::current_exe().expect("the bench's path");
@@ -309,19 +486,29 @@ async fn over_http(kind: &Kind, dir: &Path) -> Vec<(usize, Ratios, Ratios)> {
     let direct = ServerEntry::http("billing", url);
     let gateway = ServerEntry::http("gateway", format!("http://127.0.0.1:{listen}/mcp"));
     let relay = ServerEntry::http("billing", format!("http://127.0.0.1:{hop}/mcp"));
-    let mut out = Vec::new();
+    let mut rows = Vec::new();
     for clients in CLIENTS {
-        let n = calls(clients);
-        let direct = measure(&direct, "list_periods", clients, n, false).await;
-        let gateway = measure(&gateway, "billing__list_periods", clients, n, false).await;
-        let relayed = measure(&relay, "list_periods", clients, n, false).await;
-        let relayed = Ratios {
-            direct: direct.clone(),
-            gateway: relayed,
-        };
-        out.push((clients, Ratios { direct, gateway }, relayed));
+        let paths = [
+            Clients::open(&direct, "list_periods", clients, false).await,
+            Clients::open(&gateway, "billing__list_periods", clients, false).await,
+            Clients::open(&relay, "list_periods", clients, false).await,
+        ];
+        let runs = interleaved(&paths.iter().collect::<Vec<_>>(), calls(clients)).await;
+        for path in paths {
+            path.close().await;
+        }
+        let [direct, serve, relay] = <[Run; 3]>::try_from(runs).ok().expect("three runs");
+        rows.push(Row {
+            upstream: kind.name,
+            transport: "http",
+            clients,
+            direct,
+            serve,
+            relay,
+            wrap: None,
+        });
     }
-    out
+    rows
 }
 
 /// The median of three cold starts of a gateway in front of 10 Rust
@@ -338,7 +525,7 @@ async fn fan_out(kind: &Kind, dir: &Path) -> f64 {
     let cfg = config(dir, "fan-out.json", Value::Object(servers));
     let gateway = stdio_entry(
         "gateway",
-        GATEWAY,
+        &gateway_bin(),
         vec!["serve".into(), "--config".into(), cfg],
     );
     let mut runs = Vec::new();
@@ -382,7 +569,7 @@ async fn two_replicas(seconds: u64) {
             "--session-key-file",
             &key.display().to_string(),
         ];
-        replicas.push(spawn(GATEWAY, &args.map(String::from)));
+        replicas.push(spawn(&gateway_bin(), &args.map(String::from)));
         listening(port);
         urls.push(format!("http://127.0.0.1:{port}/mcp"));
     }
@@ -400,14 +587,25 @@ async fn two_replicas(seconds: u64) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// `-- http`: only the Rust upstream over Streamable HTTP, printed (no
-/// report written): the run to compare when working on the HTTP path.
-async fn http_only() {
-    let dir = std::env::temp_dir().join(format!("mcp-preamble-bench-http-{}", std::process::id()));
+/// `-- http` or `-- stdio`: only the Rust upstream over that transport,
+/// printed with its goals (no report written): the run to compare when
+/// working on one path.
+async fn one_transport(transport: &str) {
+    let dir = std::env::temp_dir().join(format!(
+        "mcp-preamble-bench-{transport}-{}",
+        std::process::id()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
-    for (clients, ratios, relayed) in over_http(&kinds()[0], &dir).await {
-        ratios.print("rust", "http", clients);
-        relayed.print("rust", "hop", clients);
+    let rust = &kinds()[0];
+    let rows = match transport {
+        "http" => over_http(rust, &dir).await,
+        _ => over_stdio(rust, &dir).await,
+    };
+    for row in &rows {
+        row.print();
+    }
+    for goal in goals(&rows) {
+        goal.print();
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -419,47 +617,52 @@ fn report_path() -> PathBuf {
     target.join("bench-serve.json")
 }
 
+/// The load averages (1, 5 and 15 minutes) of this machine, when known.
+fn load_average() -> Option<[f64; 3]> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    let mut loads = text.split_whitespace().map(|l| l.parse().ok());
+    Some([loads.next()??, loads.next()??, loads.next()??])
+}
+
 fn forwarding(runtime: &tokio::runtime::Runtime) {
     let dir = std::env::temp_dir().join(format!("mcp-preamble-bench-serve-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut report = json!({});
+    let before = load_average();
+    println!("load average before: {before:?}");
+    let mut rows = Vec::new();
     for kind in kinds() {
         let (stdio, http) = runtime
             .block_on(async { (over_stdio(&kind, &dir).await, over_http(&kind, &dir).await) });
-        let stdio_serve = stdio.iter().map(|(c, _, _, r)| (*c, r));
-        let http_serve = http.iter().map(|(c, r, _)| (*c, r));
-        for (transport, runs) in [
-            ("stdio", stdio_serve.collect::<Vec<_>>()),
-            ("http", http_serve.collect()),
-        ] {
-            for (clients, ratios) in runs {
-                ratios.print(kind.name, transport, clients);
-                if kind.name == "rust" {
-                    report[transport][clients.to_string()] = ratios.json();
-                }
-            }
+        for row in stdio.iter().chain(&http) {
+            row.print();
         }
-        for (clients, _, relayed) in &http {
-            relayed.print(kind.name, "hop", *clients);
-            if kind.name == "rust" {
-                report["relay"]["http"][clients.to_string()] = relayed.json();
-            }
-        }
-        for (clients, wrapped, relayed, _) in &stdio {
-            wrapped.print(kind.name, "wrap", *clients);
-            relayed.print(kind.name, "relay", *clients);
-            if kind.name == "rust" {
-                report["wrap"]["stdio"][clients.to_string()] = wrapped.json();
-                report["relay"]["stdio"][clients.to_string()] = relayed.json();
-            }
+        rows.extend(stdio.into_iter().chain(http));
+    }
+    for row in rows.iter().filter(|r| r.upstream == "rust") {
+        let clients = row.clients.to_string();
+        report[row.transport][&clients] = row.json();
+        report["relay"][row.transport][&clients] = row.ratios(&row.relay);
+        if let Some(wrap) = &row.wrap {
+            report["wrap"][row.transport][&clients] = row.ratios(wrap);
         }
     }
+    let rust: Vec<Row> = rows.into_iter().filter(|r| r.upstream == "rust").collect();
+    println!("goals (rust upstream; ratios of p50s, calls/s at 32 clients):");
+    let goals = goals(&rust);
+    for goal in &goals {
+        goal.print();
+    }
+    report["goals"] = goals.iter().map(Goal::json).collect();
     let rust = &kinds()[0];
     let cold_ms = runtime.block_on(fan_out(rust, &dir));
     println!(
         "cold fan-out, 10 rust upstreams over stdio, start to all tools listed: {cold_ms:.1} ms"
     );
     report["cold_fanout_10_ms"] = json!(cold_ms);
+    let after = load_average();
+    println!("load average after: {after:?}");
+    report["load_average"] = json!({"before": before, "after": after});
     let _ = std::fs::remove_dir_all(&dir);
     let path = report_path();
     let _ = std::fs::create_dir_all(path.parent().unwrap());
@@ -487,8 +690,8 @@ fn main() {
         let seconds = args.get(at + 1).and_then(|s| s.parse().ok()).unwrap_or(60);
         return runtime.block_on(two_replicas(seconds));
     }
-    if args.iter().any(|a| a == "http") {
-        return runtime.block_on(http_only());
+    if let Some(transport) = args.iter().find(|a| *a == "http" || *a == "stdio") {
+        return runtime.block_on(one_transport(transport));
     }
     forwarding(&runtime);
 

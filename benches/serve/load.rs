@@ -5,9 +5,10 @@ use std::time::{Duration, Instant};
 use mcp_preamble::connect::{ConnectOptions, Connection, connect};
 use mcp_preamble::files::ServerEntry;
 use mcp_preamble::rmcp::model::CallToolRequestParams;
+use mcp_preamble::rmcp::service::{Peer, RoleClient};
 
 /// One measurement: every call's round trip and the wall time of all.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 pub struct Run {
     pub latencies: Vec<Duration>,
     pub wall: Duration,
@@ -26,65 +27,101 @@ impl Run {
     pub fn rps(&self) -> f64 {
         self.latencies.len() as f64 / self.wall.as_secs_f64()
     }
+
+    /// `other`'s calls and wall time added to these.
+    fn add(&mut self, other: Run) {
+        self.latencies.extend(other.latencies);
+        self.wall += other.wall;
+    }
 }
 
 fn options() -> ConnectOptions {
     ConnectOptions::new().timeout(Duration::from_secs(60))
 }
 
-/// `clients` hosts calling `tool` `calls` times each (after a warm-up):
-/// over stdio, `clients` concurrent calls on one connection (a stdio server
-/// has one host); over HTTP, one session per client.
-pub async fn measure(
-    entry: &ServerEntry,
-    tool: &str,
-    clients: usize,
-    calls: usize,
-    shared: bool,
-) -> Run {
-    let connections = if shared { 1 } else { clients };
-    let mut conns: Vec<Connection> = Vec::new();
-    for _ in 0..connections {
-        conns.push(connect(entry, &options()).await.expect("connects"));
-    }
-    let peers: Vec<_> = (0..clients)
-        .map(|i| conns[i % connections].client.peer().clone())
-        .collect();
-    for peer in &peers {
-        for _ in 0..5 {
-            peer.call_tool(CallToolRequestParams::new(tool.to_string()))
-                .await
-                .expect("a warm-up call");
+/// `clients` hosts of one path, connected and warmed up, calling one tool:
+/// over stdio, `clients` concurrent callers on one connection (a stdio
+/// server has one host); over HTTP, one session per client.
+pub struct Clients {
+    conns: Vec<Connection>,
+    peers: Vec<Peer<RoleClient>>,
+    tool: String,
+}
+
+impl Clients {
+    pub async fn open(entry: &ServerEntry, tool: &str, clients: usize, shared: bool) -> Clients {
+        let connections = if shared { 1 } else { clients };
+        let mut conns: Vec<Connection> = Vec::new();
+        for _ in 0..connections {
+            conns.push(connect(entry, &options()).await.expect("connects"));
+        }
+        let peers: Vec<_> = (0..clients)
+            .map(|i| conns[i % connections].client.peer().clone())
+            .collect();
+        for peer in &peers {
+            for _ in 0..5 {
+                peer.call_tool(CallToolRequestParams::new(tool.to_string()))
+                    .await
+                    .expect("a warm-up call");
+            }
+        }
+        Clients {
+            conns,
+            peers,
+            tool: tool.to_string(),
         }
     }
-    let start = Instant::now();
-    let tasks: Vec<_> = peers
-        .into_iter()
-        .map(|peer| {
-            let tool = tool.to_string();
-            tokio::spawn(async move {
-                let mut took = Vec::with_capacity(calls);
-                for _ in 0..calls {
-                    let t = Instant::now();
-                    let r = peer
-                        .call_tool(CallToolRequestParams::new(tool.clone()))
-                        .await;
-                    took.push(t.elapsed());
-                    std::hint::black_box(r.expect("a call"));
-                }
-                took
+
+    /// Each client calls `calls` times, all at once.
+    async fn run(&self, calls: usize) -> Run {
+        let start = Instant::now();
+        let tasks: Vec<_> = (self.peers.iter().cloned())
+            .map(|peer| {
+                let tool = self.tool.clone();
+                tokio::spawn(async move {
+                    let mut took = Vec::with_capacity(calls);
+                    for _ in 0..calls {
+                        let t = Instant::now();
+                        let r = peer
+                            .call_tool(CallToolRequestParams::new(tool.clone()))
+                            .await;
+                        took.push(t.elapsed());
+                        std::hint::black_box(r.expect("a call"));
+                    }
+                    took
+                })
             })
-        })
-        .collect();
-    let mut latencies = Vec::with_capacity(clients * calls);
-    for task in tasks {
-        latencies.extend(task.await.expect("a client task"));
+            .collect();
+        let mut latencies = Vec::with_capacity(self.peers.len() * calls);
+        for task in tasks {
+            latencies.extend(task.await.expect("a client task"));
+        }
+        let wall = start.elapsed();
+        Run { latencies, wall }
     }
-    let wall = start.elapsed();
-    for c in conns {
-        c.close().await;
+
+    pub async fn close(self) {
+        for c in self.conns {
+            c.close().await;
+        }
     }
-    Run { latencies, wall }
+}
+
+/// Rounds in which every path takes its turn: a change in the machine's
+/// load meets all paths alike, not the one measured at that moment.
+const ROUNDS: usize = 5;
+
+/// `calls` calls of each client of each path, in [`ROUNDS`] rounds, the
+/// paths in turn within each round: one run per path, in `paths`' order.
+pub async fn interleaved(paths: &[&Clients], calls: usize) -> Vec<Run> {
+    let mut runs = vec![Run::default(); paths.len()];
+    for round in 0..ROUNDS {
+        let share = calls / ROUNDS + usize::from(round < calls % ROUNDS);
+        for (path, run) in paths.iter().zip(&mut runs) {
+            run.add(path.run(share).await);
+        }
+    }
+    runs
 }
 
 /// Start of the gateway to its `tools/list` holding `expected` tools:
