@@ -5,12 +5,12 @@
 // replay sends), so only a deadline ends the call. `ok` answers at once; `tally` counts its calls (a server with
 // state of its own, shared by every client). Port from argv[2] (default 0 = ephemeral);
 // prints `listening on http://127.0.0.1:PORT/mcp`. GET /resumed answers how many resumptions it served.
-import http from "node:http";
+import { answer, json, serve } from "./raw-http.mjs";
 
 const replay = process.env.REPLAY !== "0";
-const version = "2025-11-25";
 let resumed = 0;
 let calls = 0;
+let tally = 0;
 // Each cut call's answer, by the event id its stream ended at.
 const pending = new Map();
 
@@ -19,42 +19,22 @@ const tools = [
   { name: "ok", description: "Answers at once.", inputSchema: { type: "object" } },
   { name: "tally", description: "Counts its calls: state of its own.", inputSchema: { type: "object" } },
 ];
-let tally = 0;
 
-function json(res, status, message, headers = {}) {
-  res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(message));
-}
-
-function answer(id, text) {
-  return { jsonrpc: "2.0", id, result: { content: [{ type: "text", text }] } };
-}
-
-function post(req, res, message) {
-  const { id, method } = message;
-  if (id === undefined) return res.writeHead(202).end();
-  if (method === "initialize") {
-    const result = {
-      protocolVersion: version,
-      capabilities: { tools: {} },
-      serverInfo: { name: "cut-stream", version: "1.0.0" },
-      instructions: "Call cut to see a stream closed mid-call.",
-    };
-    return json(res, 200, { jsonrpc: "2.0", id, result }, { "mcp-session-id": "cut-session" });
+function call(req, res, { id, method, params }) {
+  if (method !== "tools/call") return false;
+  const quick = { ok: () => "ok", tally: () => String(++tally) }[params?.name];
+  if (quick) {
+    json(res, 200, answer(id, quick()));
+    return true;
   }
-  if (method === "tools/list") return json(res, 200, { jsonrpc: "2.0", id, result: { tools } });
-  if (method === "ping") return json(res, 200, { jsonrpc: "2.0", id, result: {} });
-  if (method === "tools/call" && message.params?.name === "ok") return json(res, 200, answer(id, "ok"));
-  if (method === "tools/call" && message.params?.name === "tally") return json(res, 200, answer(id, String(++tally)));
-  if (method === "tools/call" && message.params?.name === "cut") {
-    calls += 1;
-    const event = `call-${calls}`;
-    pending.set(event, answer(id, `resumed ${event}`));
-    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-    res.write(`id: ${event}\nretry: 200\ndata: \n\n`);
-    setTimeout(() => res.end(), 300);
-    return;
-  }
-  json(res, 200, { jsonrpc: "2.0", id, error: { code: -32601, message: `no ${method}` } });
+  if (params?.name !== "cut") return false;
+  calls += 1;
+  const event = `call-${calls}`;
+  pending.set(event, answer(id, `resumed ${event}`));
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  res.write(`id: ${event}\nretry: 200\ndata: \n\n`);
+  setTimeout(() => res.end(), 300);
+  return true;
 }
 
 function get(req, res) {
@@ -70,26 +50,12 @@ function get(req, res) {
   res.end();
 }
 
-const server = http.createServer(async (req, res) => {
-  const url = new URL(req.url ?? "/", "http://127.0.0.1");
-  if (url.pathname === "/resumed") {
-    const text = `${resumed}\n`;
-    return res.writeHead(200, { "content-type": "text/plain", "content-length": Buffer.byteLength(text) }).end(text);
-  }
-  if (url.pathname !== "/mcp") return res.writeHead(404).end();
-  if (req.method === "GET") return get(req, res);
-  if (req.method === "DELETE") return res.writeHead(200).end();
-  const chunks = [];
-  for await (const chunk of req) chunks.push(chunk);
-  let message;
-  try {
-    message = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-  } catch {
-    return json(res, 400, { jsonrpc: "2.0", id: null, error: { code: -32700, message: "parse error" } });
-  }
-  post(req, res, message);
-});
-
-server.listen(Number(process.argv[2] ?? 0), "127.0.0.1", () => {
-  console.log(`listening on http://127.0.0.1:${server.address().port}/mcp`);
+serve({
+  name: "cut-stream",
+  tools,
+  instructions: "Call cut to see a stream closed mid-call.",
+  session: () => "cut-session",
+  paths: { "/resumed": () => `${resumed}\n` },
+  onPost: call,
+  onGet: get,
 });
