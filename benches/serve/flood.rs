@@ -21,7 +21,6 @@
 use std::time::{Duration, Instant};
 
 use mcp_preamble::connect::{ConnectOptions, connect};
-use mcp_preamble::files::ServerEntry;
 use mcp_preamble::rmcp::model::CallToolRequestParams;
 use mcp_preamble::rmcp::service::{Peer, RoleClient};
 use serde_json::{Value, json};
