@@ -39,6 +39,14 @@
 //! With `stdio` or `http` it runs only the Rust upstream over that
 //! transport and prints its rows and goals (no report written).
 //!
+//! With `flood` it runs only what an upstream's endless event costs another
+//! upstream's calls (`serve/flood.rs`): their p50 idle and beside the
+//! flood, and the ratio against the goal of 2x:
+//!
+//! ```text
+//! cargo bench --bench serve --features cli -- flood
+//! ```
+//!
 //! With `replicas [SECONDS]` it runs only the load of two replicas
 //! (`serve/replicas.rs`): two gateways with one session key, each in front
 //! of its own Rust upstream over stdio, 32 clients sending every call to
@@ -49,6 +57,8 @@
 //! cargo bench --bench serve --features cli -- replicas 60
 //! ```
 
+#[path = "serve/flood.rs"]
+mod flood;
 #[path = "serve/load.rs"]
 mod load;
 #[path = "serve/relay.rs"]
@@ -610,6 +620,16 @@ async fn one_transport(transport: &str) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `-- flood`: another upstream's calls idle and beside an endless event
+/// (`serve/flood.rs`), printed.
+async fn flooded() {
+    let dir = std::env::temp_dir().join(format!("mcp-preamble-bench-flood-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    flood::gateway(&dir).await;
+    flood::wrap().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn report_path() -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
@@ -692,6 +712,9 @@ fn main() {
     }
     if let Some(transport) = args.iter().find(|a| *a == "http" || *a == "stdio") {
         return runtime.block_on(one_transport(transport));
+    }
+    if args.iter().any(|a| a == "flood") {
+        return runtime.block_on(flooded());
     }
     forwarding(&runtime);
 

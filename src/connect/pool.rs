@@ -49,9 +49,34 @@ fn same_origin(attempt: Attempt<'_>) -> reqwest::redirect::Action {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use std::io::{BufRead, BufReader, Read, Write};
-    use std::net::TcpListener;
+    use std::net::{TcpListener, TcpStream};
+
+    /// One HTTP/1.1 request read from `stream`: its first line, its
+    /// `mcp-session-id` (empty when none) and its body.
+    pub(in crate::connect) fn read_request(stream: &TcpStream) -> (String, String, Vec<u8>) {
+        let mut reader = BufReader::new(stream.try_clone().unwrap());
+        let mut line = String::new();
+        let _ = reader.read_line(&mut line);
+        let (mut length, mut session) = (0, String::new());
+        loop {
+            let mut header = String::new();
+            if reader.read_line(&mut header).unwrap_or(0) == 0 || header == "\r\n" {
+                break;
+            }
+            let lower = header.to_ascii_lowercase();
+            if let Some(v) = lower.strip_prefix("content-length:") {
+                length = v.trim().parse().unwrap_or(0);
+            }
+            if let Some(v) = lower.strip_prefix("mcp-session-id:") {
+                session = v.trim().to_string();
+            }
+        }
+        let mut body = vec![0; length];
+        let _ = reader.read_exact(&mut body);
+        (line, session, body)
+    }
 
     /// A server on 127.0.0.1 that answers each request by its path:
     /// `/same` 307 to `/landed`, `/other-host` 307 to `localhost` (another
@@ -63,26 +88,8 @@ mod tests {
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(stream) = stream else { return };
-                let mut reader = BufReader::new(stream.try_clone().unwrap());
-                let mut line = String::new();
-                let _ = reader.read_line(&mut line);
+                let (line, session, body) = read_request(&stream);
                 let path = line.split(' ').nth(1).unwrap_or("").to_string();
-                let (mut length, mut session) = (0, String::new());
-                loop {
-                    let mut header = String::new();
-                    if reader.read_line(&mut header).unwrap_or(0) == 0 || header == "\r\n" {
-                        break;
-                    }
-                    let lower = header.to_ascii_lowercase();
-                    if let Some(v) = lower.strip_prefix("content-length:") {
-                        length = v.trim().parse().unwrap_or(0);
-                    }
-                    if let Some(v) = lower.strip_prefix("mcp-session-id:") {
-                        session = v.trim().to_string();
-                    }
-                }
-                let mut body = vec![0; length];
-                let _ = reader.read_exact(&mut body);
                 let (status, location) = match path.as_str() {
                     "/same" => (
                         "307 Temporary Redirect",

@@ -65,6 +65,46 @@ impl HttpClient {
             cap: self.cap,
         })
     }
+
+    /// A request sent by `send` with the largest event it may read: `max`,
+    /// or when it `opens` a subscription stream the cap, its stream logged.
+    async fn held<T: Streamed, F>(
+        &self,
+        opens: bool,
+        max: usize,
+        send: impl FnOnce(usize) -> F,
+    ) -> Answer<T>
+    where
+        F: std::future::Future<Output = Answer<T>>,
+    {
+        match opens {
+            true => Ok(send(max.min(self.cap)).await?.logged(self)),
+            false => send(max).await,
+        }
+    }
+}
+
+/// An answer that may be an event stream (a GET's, a POST's).
+trait Streamed {
+    /// The same, its event stream logged by `client`.
+    fn logged(self, client: &HttpClient) -> Self;
+}
+
+impl Streamed for BoxedSseResponse {
+    fn logged(self, client: &HttpClient) -> Self {
+        client.logged(self)
+    }
+}
+
+impl Streamed for StreamableHttpPostResponse {
+    fn logged(self, client: &HttpClient) -> Self {
+        match self {
+            StreamableHttpPostResponse::Sse(stream, session) => {
+                StreamableHttpPostResponse::Sse(client.logged(stream), session)
+            }
+            other => other,
+        }
+    }
 }
 
 /// Whether `message` opens a subscription stream (2026-07-28; sent raw
@@ -129,16 +169,14 @@ impl StreamableHttpClient for HttpClient {
         session_id: Option<Arc<str>>,
         auth_header: Option<String>,
         mut custom_headers: HashMap<HeaderName, HeaderValue>,
-        mut limits: StreamableHttpResponseLimits,
+        limits: StreamableHttpResponseLimits,
     ) -> Answer<StreamableHttpPostResponse> {
         super::forward::add(&message, &mut custom_headers);
-        let listen = listens(&message);
-        if listen {
-            limits.max_sse_event_size = limits.max_sse_event_size.min(self.cap);
-        }
-        let answer = self
-            .http
-            .post_message_with_response_limits(
+        let opens = listens(&message);
+        self.held(opens, limits.max_sse_event_size, |max| {
+            let mut limits = limits;
+            limits.max_sse_event_size = max;
+            self.http.post_message_with_response_limits(
                 uri,
                 message,
                 session_id,
@@ -146,13 +184,8 @@ impl StreamableHttpClient for HttpClient {
                 custom_headers,
                 limits,
             )
-            .await?;
-        Ok(match answer {
-            StreamableHttpPostResponse::Sse(stream, session) if listen => {
-                StreamableHttpPostResponse::Sse(self.logged(stream), session)
-            }
-            other => other,
         })
+        .await
     }
 
     async fn delete_session(
@@ -200,13 +233,8 @@ impl StreamableHttpClient for HttpClient {
         max_sse_event_size: usize,
     ) -> Answer<BoxedSseResponse> {
         let opens = last_event_id.is_none();
-        let max = match opens {
-            true => max_sse_event_size.min(self.cap),
-            false => max_sse_event_size,
-        };
-        let stream = self
-            .http
-            .get_stream_with_max_sse_event_size(
+        self.held(opens, max_sse_event_size, |max| {
+            self.http.get_stream_with_max_sse_event_size(
                 uri,
                 session_id,
                 last_event_id,
@@ -214,11 +242,8 @@ impl StreamableHttpClient for HttpClient {
                 custom_headers,
                 max,
             )
-            .await?;
-        Ok(match opens {
-            true => self.logged(stream),
-            false => stream,
         })
+        .await
     }
 }
 
@@ -251,10 +276,11 @@ impl Stream for Logged {
 
 #[cfg(test)]
 mod tests {
-    use std::io::{BufRead, BufReader, Read, Write};
+    use std::io::Write;
     use std::net::TcpListener;
 
     use super::*;
+    use crate::connect::pool::tests::read_request;
 
     /// A server on 127.0.0.1 whose every answer is an event stream: a
     /// short event, then on `/big` an event of 100 KiB and the end, on
@@ -268,20 +294,7 @@ mod tests {
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(mut stream) = stream else { return };
-                let mut reader = BufReader::new(stream.try_clone().unwrap());
-                let (mut first, mut length) = (String::new(), 0);
-                let _ = reader.read_line(&mut first);
-                loop {
-                    let mut header = String::new();
-                    if reader.read_line(&mut header).unwrap_or(0) == 0 || header == "\r\n" {
-                        break;
-                    }
-                    let lower = header.to_ascii_lowercase();
-                    if let Some(v) = lower.strip_prefix("content-length:") {
-                        length = v.trim().parse().unwrap_or(0);
-                    }
-                }
-                let _ = reader.read_exact(&mut vec![0; length]);
+                let (first, _, _) = read_request(&stream);
                 let _ = seen.send(first.trim().to_string());
                 let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\
                             connection: close\r\n\r\n";

@@ -804,19 +804,7 @@ fn an_upstream_whose_event_never_ends_costs_another_upstreams_calls_nothing() {
 /// again; the other upstream's calls are answered while the flood runs,
 /// and the flooding upstream's own calls after it.
 fn a_subscription_stream_is_cut_at_the_cap(gateway: &Gateway, subscribed: &HttpServer) {
-    let at = common::gateway::authority(&subscribed.1);
-    let streams = || {
-        let mut s = TcpStream::connect(&at).unwrap();
-        write!(
-            s,
-            "GET /streams HTTP/1.1\r\nHost: {at}\r\nConnection: close\r\n\r\n"
-        )
-        .unwrap();
-        let mut answer = String::new();
-        s.read_to_string(&mut answer).unwrap();
-        let (_, body) = answer.split_once("\r\n\r\n").unwrap();
-        serde_json::from_str::<serde_json::Value>(body).unwrap()
-    };
+    let streams = || server_json(subscribed, "/streams");
     assert_eq!(
         streams()["opened"],
         1,
@@ -861,6 +849,77 @@ fn a_subscription_stream_is_cut_at_the_cap(gateway: &Gateway, subscribed: &HttpS
         "{seen}"
     );
     assert!(seen["sent"].as_u64().unwrap() >= cap as u64, "{seen}");
+}
+
+/// The JSON a test server answers at `path` (its own counters).
+fn server_json(server: &HttpServer, path: &str) -> serde_json::Value {
+    let at = common::gateway::authority(&server.1);
+    let mut s = TcpStream::connect(&at).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {at}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).unwrap();
+    let (_, body) = answer.split_once("\r\n\r\n").unwrap();
+    serde_json::from_str(body).unwrap()
+}
+
+/// Issue 54: a 2026-07-28 upstream whose every `subscriptions/listen`
+/// stream is acknowledged and then sends an event that never ends. The
+/// gateway cuts each at the cap, logs it naming the upstream, and listens
+/// again only after the pause (1 s after a listen that lasted under 10 s,
+/// doubling: no stream read back to back); the other upstream's calls and
+/// the flooding one's own are answered meanwhile.
+#[test]
+fn a_listen_whose_event_never_ends_is_cut_and_opened_again_only_after_the_pause() {
+    let invoices = http_server(&[]);
+    let listening = node_http("endless-stream.mjs", &["listen"]);
+    let servers = json!({"billing": {"url": invoices.1}, "listen": {"url": listening.1}});
+    let gateway = Gateway::serving("listen", servers, &["--ready-within", "30"], None);
+    let call = |id, name: &str| {
+        let answer = stateless_call(&gateway, id, name, json!({}), json!({}), PLAIN);
+        assert!(outcome(&answer)["content"].is_array(), "{answer}");
+    };
+    let listens = || server_json(&listening, "/listens")["listens"].clone();
+    let mut id = 0;
+    // The first listen (at connect) cut, the second opened after the pause and cut.
+    common::gateway::wait_until("two listens cut", Duration::from_secs(10), || {
+        id += 1;
+        call(id, "billing__list_periods");
+        call(id, "listen__ok");
+        listens()
+            .as_array()
+            .unwrap()
+            .get(1)
+            .is_some_and(|l| !l[1].is_null())
+    });
+    let seen = listens();
+    let seen: Vec<(u64, u64)> = (seen.as_array().unwrap().iter())
+        .map(|l| (l[0].as_u64().unwrap(), l[1].as_u64().unwrap_or(u64::MAX)))
+        .collect();
+    eprintln!("listens (opened, closed) in ms: {seen:?}; {id} rounds of calls answered meanwhile");
+    let mut pause = 1000;
+    for pair in seen.windows(2) {
+        let ((_, closed), (opened, _)) = (pair[0], pair[1]);
+        // The server sees the hang-up a moment after the gateway saw the cut.
+        assert!(
+            opened + 100 >= closed.saturating_add(pause),
+            "a listen {}ms after the last was cut (pause {pause}ms): {seen:?}",
+            opened as i64 - closed as i64
+        );
+        pause *= 2;
+    }
+    let cap = mcp_preamble::connect::MAX_SUBSCRIPTION_EVENT;
+    let cut = format!("exceeded the maximum size of {cap} bytes");
+    common::gateway::wait_until("the cut logged", Duration::from_secs(10), || {
+        let log = gateway.log.lock().unwrap();
+        let said = |l: &&String| l.contains("subscription stream failed") && l.contains(&cut);
+        log.iter()
+            .filter(said)
+            .any(|l| l.contains("upstream=listen"))
+    });
 }
 
 /// A 2026-07-28 `tools/call` body of `name` with `arguments`.

@@ -1,59 +1,35 @@
-// endless-stream.mjs — a 2025-era Streamable HTTP server (no SDK: the wire is the test's subject) whose session's GET
-// stream, the one a client reads notifications and server requests from, sends one event that never ends once tool
-// `flood` is called: `data: ` and 64 KiB of `x` whenever the socket takes more, until the client hangs up. Tool `ok`
-// answers at once. Port from argv[2] (default 0 = ephemeral); prints `listening on http://127.0.0.1:PORT/mcp`.
-// GET /streams answers {"opened", "closed", "sent"}: GET streams opened, hung up by the client, bytes written to them.
-import http from "node:http";
+// endless-stream.mjs — a Streamable HTTP server (no SDK: the wire is the test's subject) whose subscription stream
+// sends one event that never ends: `data: ` and 64 KiB of `x` whenever the socket takes more, until the client hangs
+// up. Port from argv[2] (default 0 = ephemeral); prints `listening on http://127.0.0.1:PORT/mcp`. Tool `ok` answers
+// at once.
+// - 2025 era (the default): each `initialize` opens a session of its own (`endless-1`, `endless-2`, …); a session's
+//   GET stream, where a client reads notifications and server requests, stays quiet until that session calls tool
+//   `flood`, then the event starts. GET /streams answers {"opened", "closed", "sent"}: GET streams opened, hung up by
+//   the client, bytes written to them.
+// - argv[3] `listen`: the 2026-07-28 era (server/discover, no session); each `subscriptions/listen` is acknowledged
+//   and then its stream sends the event at once. GET /listens answers {"listens": [[opened, closed], …]}: when each
+//   listen came and when the client hung up on it (null while open), in ms since the server started.
+import { answer, json, serve } from "./raw-http.mjs";
 
-const version = "2025-11-25";
+const modern = process.argv[3] === "listen";
 const streams = { opened: 0, closed: 0, sent: 0 };
-const tools = [
-  { name: "ok", description: "Answers at once.", inputSchema: { type: "object" } },
-  { name: "flood", description: "Starts the endless event on the open GET streams.", inputSchema: { type: "object" } },
-];
-// The open GET streams' pumps, started by `flood`.
-const waiting = [];
+const listens = [];
+const filler = Buffer.alloc(64 * 1024, "x");
+const started = performance.now();
+const now = () => Math.round(performance.now() - started);
+let sessions = 0;
+// The open GET streams' pumps by session, started by that session's `flood`.
+const waiting = new Map();
 
-function answer(id, text) {
-  return { jsonrpc: "2.0", id, result: { content: [{ type: "text", text }] } };
-}
+const tools = [{ name: "ok", description: "Answers at once.", inputSchema: { type: "object" } }];
+if (!modern) tools.push({ name: "flood", description: "Starts the endless event on this session's GET stream.", inputSchema: { type: "object" } });
 
-function json(res, message, headers = {}) {
-  res.writeHead(200, { "content-type": "application/json", ...headers }).end(JSON.stringify(message));
-}
-
-function post(res, message) {
-  const { id, method } = message;
-  if (id === undefined) return res.writeHead(202).end();
-  if (method === "initialize") {
-    const result = {
-      protocolVersion: version,
-      capabilities: { tools: {} },
-      serverInfo: { name: "endless-stream", version: "1.0.0" },
-    };
-    return json(res, { jsonrpc: "2.0", id, result }, { "mcp-session-id": "endless-session" });
-  }
-  if (method === "tools/list") return json(res, { jsonrpc: "2.0", id, result: { tools } });
-  if (method === "ping") return json(res, { jsonrpc: "2.0", id, result: {} });
-  if (method === "tools/call" && message.params?.name === "ok") return json(res, answer(id, "ok"));
-  if (method === "tools/call" && message.params?.name === "flood") {
-    const pumps = waiting.splice(0);
-    json(res, answer(id, `flooding ${pumps.length} streams`));
-    return pumps.forEach((pump) => pump());
-  }
-  json(res, { jsonrpc: "2.0", id, error: { code: -32601, message: `no ${method}` } });
-}
-
-// The session's stream: the event that never ends.
-function endless(res) {
-  streams.opened += 1;
-  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-  res.write(": open\n\n");
-  const filler = Buffer.alloc(64 * 1024, "x");
+// Writes `data: ` and then filler until `res` closes; calls `closed` once it does.
+function endless(res, closed) {
   let open = true;
   res.on("close", () => {
     open = false;
-    streams.closed += 1;
+    closed();
   });
   const pump = () => {
     while (open) {
@@ -61,33 +37,61 @@ function endless(res) {
       if (!res.write(filler)) return res.once("drain", pump);
     }
   };
-  waiting.push(() => {
+  return () => {
     if (!open) return;
     res.write("data: ");
     pump();
-  });
+  };
 }
 
-const server = http.createServer(async (req, res) => {
-  const url = new URL(req.url ?? "/", "http://127.0.0.1");
-  if (url.pathname === "/streams") {
-    const text = JSON.stringify(streams);
-    return res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) }).end(text);
-  }
-  if (url.pathname !== "/mcp") return res.writeHead(404).end();
-  if (req.method === "GET") return req.headers["last-event-id"] ? res.writeHead(405).end() : endless(res);
-  if (req.method === "DELETE") return res.writeHead(200).end();
-  const chunks = [];
-  for await (const chunk of req) chunks.push(chunk);
-  let message;
-  try {
-    message = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-  } catch {
-    return res.writeHead(400).end();
-  }
-  post(res, message);
-});
+function eventStream(res) {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+}
 
-server.listen(Number(process.argv[2] ?? 0), "127.0.0.1", () => {
-  console.log(`listening on http://127.0.0.1:${server.address().port}/mcp`);
+function post(req, res, { id, method, params }) {
+  if (method === "tools/call" && params?.name === "ok") {
+    json(res, 200, answer(id, "ok"));
+    return true;
+  }
+  if (method === "tools/call" && params?.name === "flood" && !modern) {
+    const session = req.headers["mcp-session-id"];
+    const pumps = waiting.get(session) ?? [];
+    waiting.delete(session);
+    json(res, 200, answer(id, `flooding ${pumps.length} streams`));
+    pumps.forEach((pump) => pump());
+    return true;
+  }
+  if (method === "subscriptions/listen" && modern) {
+    const listen = [now(), null];
+    listens.push(listen);
+    eventStream(res);
+    const meta = { "io.modelcontextprotocol/subscriptionId": id };
+    const acknowledged = { notifications: params?.notifications ?? {}, _meta: meta };
+    const ack = { jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: acknowledged };
+    res.write(`data: ${JSON.stringify(ack)}\n\n`);
+    endless(res, () => (listen[1] = now()))();
+    return true;
+  }
+  return false;
+}
+
+// A session's GET stream: quiet until the session floods it.
+function get(req, res) {
+  const session = req.headers["mcp-session-id"];
+  if (req.headers["last-event-id"] || !session) return res.writeHead(405).end();
+  streams.opened += 1;
+  eventStream(res);
+  res.write(": open\n\n");
+  const pump = endless(res, () => (streams.closed += 1));
+  waiting.set(session, [...(waiting.get(session) ?? []), pump]);
+}
+
+serve({
+  name: "endless-stream",
+  tools,
+  modern,
+  session: () => `endless-${++sessions}`,
+  paths: { "/streams": () => streams, "/listens": () => ({ listens }) },
+  onPost: post,
+  onGet: modern ? undefined : get,
 });
