@@ -26,7 +26,7 @@ use mcp_preamble::rmcp::service::{Peer, RoleClient};
 use serde_json::{Value, json};
 
 use super::load::Run;
-use super::{GATEWAY, Spawned, config, free_port, listening, servers, stdio_entry};
+use super::{Spawned, config, free_port, gateway_bin, listening, servers, stdio_entry};
 
 /// Calls timed idle, and beside the flooding answer.
 const CALLS: usize = 300;
@@ -146,7 +146,7 @@ pub async fn gateway(dir: &std::path::Path) {
         "--ready-within",
         "60",
     ];
-    let _gateway = super::spawn(GATEWAY, &args.map(String::from));
+    let _gateway = super::spawn(&gateway_bin(), &args.map(String::from));
     listening(port);
     let url = format!("http://{listen}/mcp");
     let http = reqwest::Client::new();
@@ -226,7 +226,7 @@ async fn timed(peer: &Peer<RoleClient>) -> Duration {
 pub async fn wrap() {
     let (_stream, at) = node("endless-stream.mjs", &[]);
     let args = ["wrap", "--url", &format!("{at}/mcp")];
-    let entry = stdio_entry("wrapped", GATEWAY, args.map(String::from).to_vec());
+    let entry = stdio_entry("wrapped", &gateway_bin(), args.map(String::from).to_vec());
     let options = ConnectOptions::new().timeout(Duration::from_secs(60));
     let connection = connect(&entry, &options).await.expect("wrap starts");
     let peer = connection.client.peer().clone();
