@@ -10,7 +10,23 @@ use rmcp::service::ServiceError;
 use serde_json::json;
 
 use crate::hub::ServerState;
-use crate::serve::upstream::send::Subject;
+
+/// What a request is about, as its errors name it: a tool of the
+/// upstream (`"get_invoice"`) or a method (`prompts/get`).
+#[derive(Clone, Copy)]
+pub(crate) enum Subject<'a> {
+    Tool(&'a str),
+    Method(&'a str),
+}
+
+impl std::fmt::Display for Subject<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Subject::Tool(name) => write!(f, "{name:?}"),
+            Subject::Method(method) => f.write_str(method),
+        }
+    }
+}
 
 /// The errors of one request, each naming its upstream and its subject.
 pub(super) struct Fault<'a> {

@@ -28,7 +28,7 @@ use crate::hub::{Hub, ServerState};
 use crate::serve::upstream::Forward;
 use crate::serve::upstream::asking::{Asking, UpstreamHandler};
 use crate::serve::upstream::fault::Fault;
-pub(crate) use crate::serve::upstream::fault::unexpected_result;
+pub(crate) use crate::serve::upstream::fault::{Subject, unexpected_result};
 use crate::serve::upstream::progress::{HostProgress, Relay, Relays, relay_to};
 use crate::serve::upstream::sealed::Seal;
 use crate::serve::upstream::start::Starting;
@@ -43,23 +43,6 @@ pub(crate) const ASK_TIMEOUT: Duration = Duration::from_secs(30);
 /// forever (a hung one, or one whose event stream closed mid-call and
 /// never resumes).
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(300);
-
-/// What a request is about, as its errors name it: a tool of the
-/// upstream (`"get_invoice"`) or a method (`prompts/get`).
-#[derive(Clone, Copy)]
-pub(crate) enum Subject<'a> {
-    Tool(&'a str),
-    Method(&'a str),
-}
-
-impl std::fmt::Display for Subject<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Subject::Tool(name) => write!(f, "{name:?}"),
-            Subject::Method(method) => f.write_str(method),
-        }
-    }
-}
 
 /// One request for one upstream.
 pub(crate) struct Outbound<'a> {
