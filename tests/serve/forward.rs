@@ -140,8 +140,10 @@ fn one_forwarded_call_stays_within_its_instruction_baseline() {
     std::fs::create_dir_all(&dir).unwrap();
     let preload = callgrind::fixed_seed(&dir).ok();
     let args = [
+        // The child's path in the folded test crate (`--exact` with the bare
+        // name matched no test: the child ran nothing and counted 0).
         "--exact",
-        "callgrind_child_forward",
+        "forward::callgrind_child_forward",
         "--ignored",
         "--test-threads=1",
         "--quiet",
