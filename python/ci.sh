@@ -12,8 +12,8 @@
 # One build of the extension: a debug `maturin develop` before the release
 # build cost about 45 s of CI and tested a build that is never shipped.
 # `python/ci.sh deps` does 1, `python/ci.sh build` 1 and the wheel, `python/ci.sh test` the rest;
-# `python/ci.sh dev` builds a debug wheel instead (.ci/run; .ci/release and
-# scripts/dist build the release wheel); no argument: all.
+# `python/ci.sh dev` builds a debug wheel instead (a quicker local run; .ci/release
+# and scripts/dist build the release wheel); no argument: all.
 set -euo pipefail
 phase="${1:-all}"
 cd "$(dirname "$0")"
@@ -38,7 +38,7 @@ fi
 [ "$phase" = deps ] && exit 0
 
 if [ "$phase" = dev ]; then
-    # CI's build (.ci/run): debug, this machine's glibc, in the target dir of
+    # A quicker local build: debug, this machine's glibc, in the target dir of
     # the Rust tests, whose dependencies it reuses. The release wheel is below.
     step "maturin build (debug)"
     rm -rf "$work/wheels" "$work/fresh"
