@@ -15,6 +15,7 @@ use crate::serve::upstream::send::Upstreams;
 pub(crate) mod catalog;
 pub(crate) mod known;
 pub(crate) mod lists;
+pub(crate) mod mailbox;
 pub(crate) mod notify;
 pub(crate) mod prompt_names;
 pub(crate) mod prompts;

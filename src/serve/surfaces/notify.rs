@@ -171,7 +171,7 @@ impl Surfaces {
                     && (!accepts(sink.accepted().resources_list_changed) || sink.notify_resource_list_changed().await.is_ok()),
                 uris = pending.next() => {
                     let mut ok = true;
-                    for uri in uris {
+                    for uri in uris.into_keys() {
                         ok &= sink.notify_resource_updated(uri).await.is_ok();
                     }
                     ok
@@ -193,7 +193,7 @@ async fn tell_statuses(context: &SubscriptionContext, statuses: Option<&Statuses
         return std::future::pending().await;
     };
     let mut ok = true;
-    for status in statuses.next().await {
+    for status in statuses.next().await.into_values() {
         ok &= tell_status(context, status).await;
     }
     ok

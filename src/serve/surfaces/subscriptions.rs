@@ -23,9 +23,10 @@ use rmcp::model::{
     SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequest, UnsubscribeRequestParams,
 };
 use rmcp::service::{Peer, RoleServer};
-use tokio::sync::{Notify, oneshot};
+use tokio::sync::oneshot;
 
 use crate::serve::surfaces::lists::fault;
+use crate::serve::surfaces::mailbox::Mailbox;
 use crate::serve::upstream::send::{Outbound, Upstreams};
 use crate::support::lock;
 
@@ -34,30 +35,8 @@ use crate::support::lock;
 /// each first subscription is one at the upstream.
 pub(in crate::serve) const MAX_PER_HOST: usize = 1024;
 
-/// One host's updates not sent yet, and its wake-up.
-#[derive(Default)]
-pub(in crate::serve) struct Pending {
-    uris: Mutex<BTreeSet<String>>,
-    wake: Notify,
-}
-
-impl Pending {
-    /// Waits for updates; the URIs updated since the last call.
-    pub(in crate::serve) async fn next(&self) -> BTreeSet<String> {
-        loop {
-            let taken = std::mem::take(&mut *lock(&self.uris));
-            if !taken.is_empty() {
-                return taken;
-            }
-            self.wake.notified().await;
-        }
-    }
-
-    fn push(&self, uri: &str) {
-        lock(&self.uris).insert(uri.to_string());
-        self.wake.notify_one();
-    }
-}
+/// One host's updates not sent yet, by URI.
+pub(in crate::serve) type Pending = Mailbox<()>;
 
 /// A host that subscribed: a 2025 session (known by its `initialize`
 /// params, one object per session) or one 2026-07-28 subscription.
@@ -104,7 +83,7 @@ impl Subscriptions {
             return;
         };
         for host in state.hosts.iter().filter(|h| sub.hosts.contains(&h.id)) {
-            host.pending.push(uri);
+            host.pending.push(uri.to_string(), ());
         }
     }
 
@@ -125,7 +104,7 @@ impl Subscriptions {
         let (peer, state) = (peer.clone(), Arc::downgrade(&self.state));
         tokio::spawn(async move {
             'sending: loop {
-                for uri in pending.next().await {
+                for uri in pending.next().await.into_keys() {
                     let update = ResourceUpdatedNotificationParam::new(uri);
                     if peer.notify_resource_updated(update).await.is_err() {
                         break 'sending;
@@ -293,14 +272,14 @@ mod tests {
         assert!(!subs.add(two, guide, "a"), "the second does not");
         // Another upstream's update of a's URI goes nowhere.
         subs.updated("b", guide);
-        assert!(lock(&first.uris).is_empty() && lock(&second.uris).is_empty());
+        assert!(first.peek().is_empty() && second.peek().is_empty());
         // The owner's reach both hosts, once per URI however many came.
         subs.updated("a", guide);
         subs.updated("a", guide);
         subs.updated("a", "book://a/other");
-        let want = BTreeSet::from([guide.to_string()]);
-        assert_eq!(*lock(&first.uris), want);
-        assert_eq!(*lock(&second.uris), want);
+        let want = BTreeMap::from([(guide.to_string(), ())]);
+        assert_eq!(first.peek(), want);
+        assert_eq!(second.peek(), want);
         // The last host to leave ends the upstream's subscription.
         assert!(subs.remove(one, guide).is_none());
         assert_eq!(subs.forget(two).len(), 1);

@@ -22,8 +22,9 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rmcp::model::TaskStatusNotificationParams;
-use tokio::sync::{Notify, oneshot};
+use tokio::sync::oneshot;
 
+use crate::serve::surfaces::mailbox::Mailbox;
 use crate::support::lock;
 
 /// The most task ids one `subscriptions/listen` may name.
@@ -54,30 +55,8 @@ pub(crate) fn task_ids(body: &[u8]) -> Option<Vec<String>> {
     (listen.params.notifications.task_ids).filter(|ids| !ids.is_empty())
 }
 
-/// One host's statuses not sent yet (the latest per task), and its wake-up.
-#[derive(Default)]
-pub(crate) struct Statuses {
-    latest: Mutex<BTreeMap<String, TaskStatusNotificationParams>>,
-    wake: Notify,
-}
-
-impl Statuses {
-    /// Waits for statuses; those that came since the last call.
-    pub(in crate::serve) async fn next(&self) -> Vec<TaskStatusNotificationParams> {
-        loop {
-            let taken = std::mem::take(&mut *lock(&self.latest));
-            if !taken.is_empty() {
-                return taken.into_values().collect();
-            }
-            self.wake.notified().await;
-        }
-    }
-
-    fn push(&self, status: TaskStatusNotificationParams) {
-        lock(&self.latest).insert(status.task.task.task_id.clone(), status);
-        self.wake.notify_one();
-    }
-}
+/// One host's statuses not sent yet, by task.
+pub(in crate::serve) type Statuses = Mailbox<TaskStatusNotificationParams>;
 
 /// One host's interest in one task: its listen, the id it knows, its statuses.
 struct Watcher {
@@ -108,7 +87,9 @@ impl TaskWatch {
             status.task.task.task_id = watcher.sealed.clone();
             // Its `_meta` named the upstream's subscription, not the host's.
             status.meta = None;
-            watcher.statuses.push(status);
+            watcher
+                .statuses
+                .push(status.task.task.task_id.clone(), status);
         }
     }
 
@@ -180,15 +161,12 @@ mod tests {
         watch.updated("a", &status("t1", "first"));
         watch.updated("a", &status("t1", "second"));
         watch.updated("a", &status("t2", "nobody's"));
-        let got = lock(&one.statuses.latest).clone();
+        let got = one.statuses.peek();
         assert_eq!(got.len(), 1);
         let sent = &got["a.x.t1"];
         assert_eq!(sent.task.task.task_id, "a.x.t1");
         assert_eq!(sent.task.task.status_message.as_deref(), Some("second"));
-        assert!(
-            lock(&two.statuses.latest).is_empty(),
-            "b's t1 is another task"
-        );
+        assert!(two.statuses.peek().is_empty(), "b's t1 is another task");
         drop(one);
         watch.updated("a", &status("t1", "after"));
         assert_eq!(lock(&watch.watchers).len(), 1, "only b's task is watched");
