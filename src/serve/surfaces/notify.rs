@@ -22,6 +22,7 @@ use crate::serve::surfaces::Surfaces;
 use crate::serve::surfaces::subscriptions::{MAX_PER_HOST, Pending};
 use crate::serve::surfaces::task_status::{MAX_TASKS, Statuses, Watching};
 use crate::serve::upstream::sealed::Kind;
+use crate::serve::upstream::send::Listen;
 
 /// The shortest time between two `list_changed` to one host, and between
 /// two views made from the hub: an upstream that changes its tools
@@ -143,7 +144,9 @@ impl Surfaces {
         }
         for (alias, ids) in by_alias {
             let (stop, stopped) = tokio::sync::oneshot::channel();
-            self.upstreams().listen_tasks(alias, ids, stopped).await?;
+            self.upstreams()
+                .listen(alias, Listen::Tasks(ids), stopped)
+                .await?;
             watching.stops.push(stop);
         }
         Ok(watching)

@@ -27,7 +27,7 @@ use tokio::sync::oneshot;
 
 use crate::serve::surfaces::lists::fault;
 use crate::serve::surfaces::mailbox::Mailbox;
-use crate::serve::upstream::send::{Outbound, Upstreams};
+use crate::serve::upstream::send::{Listen, Outbound, Upstreams};
 use crate::support::lock;
 
 /// The most URIs one host (a 2025 session, a 2026-07-28 subscription)
@@ -236,7 +236,7 @@ pub(in crate::serve) async fn subscribe_upstream(
         .build();
     let (stop, stopped) = oneshot::channel();
     upstreams
-        .listen(alias, filter, stopped)
+        .listen(alias, Listen::Filter(filter), stopped)
         .await
         .map_err(failed)?;
     Ok(Subscription::Listen(stop))

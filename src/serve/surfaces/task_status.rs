@@ -9,7 +9,7 @@
 //! them, its client cannot send them): over HTTP the front reads them from
 //! the request's body ([`task_ids`]) and hands them on in the request's
 //! extensions ([`ListenTasks`]); upstream, the request is sent raw
-//! (`Upstreams::listen_tasks`). The acknowledgement rmcp sends the host
+//! (`Listen::Tasks`). The acknowledgement rmcp sends the host
 //! names no task ids for that reason.
 //!
 //! Statuses a host has not been sent yet are kept once per task (the

@@ -470,13 +470,14 @@ impl Upstreams {
         }
     }
 
-    /// Subscribes to `filter` at `alias` (`subscriptions/listen`, within
-    /// the deadline of a request); the subscription's stream is read until
-    /// `stop` fires, then cancelled.
+    /// Subscribes to `what` at `alias` (`subscriptions/listen`, opened
+    /// within the deadline of a request); what it sends reaches the
+    /// gateway through the connection's tap until `stop` fires, then the
+    /// subscription is cancelled.
     pub(crate) async fn listen(
         &self,
         alias: &str,
-        filter: SubscriptionFilter,
+        what: Listen,
         stop: tokio::sync::oneshot::Receiver<()>,
     ) -> Result<(), McpError> {
         let fault = Fault {
@@ -486,66 +487,73 @@ impl Upstreams {
         };
         let peer = self.ready(&fault).await?;
         let deadline = self.deadline(fault.subject);
-        let mut subscription = tokio::select! {
-            listened = peer.listen(filter) => listened.map_err(|e| fault.failed(e))?,
-            () = sleep(deadline) => return Err(fault.late(deadline)),
-        };
-        let mut stop = stop;
-        // The updates reach the gateway as its connection reads them (the
-        // catalog's tap); the stream is drained so it never fills.
-        tokio::spawn(async move {
-            loop {
-                tokio::select! {
-                    _ = &mut stop => break,
-                    next = subscription.next() => if !matches!(next, Ok(Some(_))) { return },
+        let opened = async {
+            match what {
+                Listen::Filter(filter) => peer.listen(filter).await.map(Held::Filter),
+                Listen::Tasks(ids) => {
+                    let params = json!({"notifications": {"taskIds": ids}});
+                    let listen =
+                        rmcp::model::CustomRequest::new("subscriptions/listen", Some(params));
+                    // Asked with the extension declared: without it an upstream must refuse.
+                    let told = ClientCapabilities::builder().enable_tasks().build();
+                    let options = self.options(alias, Some(&told), None);
+                    let request = ClientRequest::CustomRequest(listen);
+                    let handle = peer.send_request_with_option(request, options).await?;
+                    Ok(Held::Raw(peer.clone(), handle))
                 }
             }
-            let _ = subscription.cancel().await;
-        });
+        };
+        let held = tokio::select! {
+            opened = opened => opened.map_err(|e| fault.failed(e))?,
+            () = sleep(deadline) => return Err(fault.late(deadline)),
+        };
+        tokio::spawn(held.until(stop, alias.to_string()));
         Ok(())
     }
 }
 
-impl Upstreams {
-    /// Subscribes to the status of the tasks `ids` of `alias`
-    /// (`subscriptions/listen` with `taskIds`: sent raw, as rmcp's filter
-    /// has no such field); their `notifications/tasks` reach the gateway
-    /// through the connection's tap until `stop` fires (then cancelled).
-    pub(crate) async fn listen_tasks(
-        &self,
-        alias: &str,
-        ids: Vec<String>,
-        stop: tokio::sync::oneshot::Receiver<()>,
-    ) -> Result<(), McpError> {
-        let subject = Subject::Method("subscriptions/listen");
-        let name_errors = false;
-        let fault = Fault {
-            alias,
-            subject,
-            name_errors,
-        };
-        let peer = self.ready(&fault).await?;
-        let params = json!({"notifications": {"taskIds": ids}});
-        let listen = rmcp::model::CustomRequest::new("subscriptions/listen", Some(params));
-        // Asked with the extension declared: without it an upstream must refuse.
-        let told = ClientCapabilities::builder().enable_tasks().build();
-        let options = self.options(alias, Some(&told), None);
-        let handle = (peer.send_request_with_option(ClientRequest::CustomRequest(listen), options))
-            .await
-            .map_err(|e| fault.failed(e))?;
-        let (id, alias) = (handle.id.clone(), alias.to_string());
-        tokio::spawn(async move {
-            tokio::select! {
-                _ = stop => {
-                    let why = CancelledNotificationParam::new(Some(id), Some("no host listens".into()));
-                    let _ = peer.notify_cancelled(why).await;
+/// What a `subscriptions/listen` of an upstream asks for.
+pub(crate) enum Listen {
+    /// A filter rmcp's client knows (resource subscriptions, list changes).
+    Filter(SubscriptionFilter),
+    /// The status of these tasks (the Tasks extension), sent raw: rmcp's
+    /// filter has no `taskIds`.
+    Tasks(Vec<String>),
+}
+
+/// An upstream's subscription the gateway holds open.
+enum Held {
+    Filter(rmcp::service::Subscription),
+    Raw(Peer<RoleClient>, rmcp::service::RequestHandle<RoleClient>),
+}
+
+impl Held {
+    /// Holds it until `stop`, then cancels it; its stream is drained (what
+    /// it carries was read by the connection's tap) so it never fills.
+    async fn until(self, mut stop: tokio::sync::oneshot::Receiver<()>, alias: String) {
+        match self {
+            Held::Filter(mut subscription) => {
+                loop {
+                    tokio::select! {
+                        _ = &mut stop => break,
+                        next = subscription.next() => if !matches!(next, Ok(Some(_))) { return },
+                    }
                 }
-                answer = handle.await_response() => if let Err(e) = answer {
-                    tracing::warn!(upstream = %alias, "subscriptions/listen of tasks ended: {e}");
-                },
+                let _ = subscription.cancel().await;
             }
-        });
-        Ok(())
+            Held::Raw(peer, handle) => {
+                let id = handle.id.clone();
+                tokio::select! {
+                    _ = stop => {
+                        let why = CancelledNotificationParam::new(Some(id), Some("no host listens".into()));
+                        let _ = peer.notify_cancelled(why).await;
+                    }
+                    answer = handle.await_response() => if let Err(e) = answer {
+                        tracing::warn!(upstream = %alias, "subscriptions/listen of tasks ended: {e}");
+                    },
+                }
+            }
+        }
     }
 }
 
