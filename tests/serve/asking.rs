@@ -194,6 +194,22 @@ fn a_2025_host_is_asked_what_a_2026_upstream_asks_and_told_only_what_it_declared
         text(&done).contains(r#"action=accept, content={"untitledSingle":"option3"}"#),
         "{done}"
     );
+    // prompts/get and resources/read take the same rounds.
+    for (method, params) in [
+        ("prompts/get", json!({"name": "ref__test_prompt_asking"})),
+        ("resources/read", json!({"uri": "test://asking"})),
+    ] {
+        let id = g.ask(method, params);
+        let request = asked(&mut g);
+        assert_eq!(request["method"], "elicitation/create", "{request}");
+        let said = json!({"action": "accept", "content": {"word": "plum"}});
+        g.send(json!({"jsonrpc": "2.0", "id": request["id"], "result": said}));
+        let done = answer(&mut g, id);
+        let got = done["result"]["messages"][0]["content"]["text"].as_str();
+        let got = got.or(done["result"]["contents"][0]["text"].as_str());
+        assert_eq!(got, Some("The word: plum"), "{method}: {done}");
+        assert!(done["result"].get("resultType").is_none(), "{done}");
+    }
     // Sampling it did not declare: the upstream was not told it may ask,
     // and the host is not asked (`answer` fails on a request to the host).
     let id = g.ask(

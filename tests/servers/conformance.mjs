@@ -170,6 +170,22 @@ function library(server) {
       ],
     })
   );
+  // A prompt and a resource that ask the client for a word first (2026-07-28: input-required).
+  const askWord = async (ctx) => {
+    const params = { message: "A word?", requestedSchema: { type: "object", properties: { word: { type: "string" } } } };
+    if (!modern(ctx)) return { word: (await ctx.mcpReq.elicitInput(params)).content?.word };
+    const got = inputResponse(ctx.mcpReq.inputResponses, "word");
+    if (got.kind === "elicit") return { word: got.content?.word };
+    return { asks: inputRequired({ inputRequests: { word: inputRequired.elicit(params) }, requestState: "word" }) };
+  };
+  server.registerPrompt("test_prompt_asking", { description: "Asks the client for a word, then says it." }, async (ctx) => {
+    const { asks, word } = await askWord(ctx);
+    return asks ?? { messages: [user({ type: "text", text: `The word: ${word}` })] };
+  });
+  server.registerResource("asking", "test://asking", { description: "Asks the client for a word.", mimeType: "text/plain" }, async (uri, ctx) => {
+    const { asks, word } = await askWord(ctx);
+    return asks ?? { contents: [{ uri: uri.href, mimeType: "text/plain", text: `The word: ${word}` }] };
+  });
   server.registerPrompt("test_prompt_with_image", { description: "A prompt with an image." }, async () => ({
     messages: [user({ type: "image", data: PNG, mimeType: "image/png" }), user({ type: "text", text: "Please analyze the image above." })],
   }));

@@ -19,9 +19,9 @@ use rmcp::{ErrorData as McpError, ServerHandler};
 use crate::serve::gateway::Gateway;
 use crate::serve::gateway::call::meta_of;
 use crate::serve::gateway::era::HostEra;
+use crate::serve::gateway::rounds::rounds;
 #[cfg(feature = "serve-http")]
 use crate::serve::surfaces::task_status::ListenTasks;
-use crate::serve::upstream::asking::fulfil;
 use crate::serve::upstream::progress::ProgressTo;
 use crate::support::lock;
 
@@ -102,7 +102,15 @@ impl ServerHandler for Gateway {
     ) -> Result<GetPromptResponse, McpError> {
         request.meta = Some(self.meta_for(&context));
         self.serving("prompts/get", |c| c.prompts.is_some())?;
-        let got = self.surfaces().get_prompt_routed(request).await;
+        let owner = match asks_host(&context) {
+            true => Some(self.surfaces().prompt_owner(&request.name).await?.0),
+            false => None,
+        };
+        let ask = owner.as_deref().map(|alias| (&context.peer, alias));
+        let name = request.name.clone();
+        let what = || format!("the upstream of prompt {name:?}");
+        let routed = |again| self.surfaces().get_prompt_routed(again, owner.is_some());
+        let got = rounds(ask, what, request, routed).await;
         got.map(|r| self.era(&context).convert(r))
     }
 
@@ -134,7 +142,15 @@ impl ServerHandler for Gateway {
     ) -> Result<ReadResourceResponse, McpError> {
         request.meta = Some(self.meta_for(&context));
         self.serving("resources/read", |c| c.resources.is_some())?;
-        let read = self.surfaces().read_routed(request).await;
+        let owner = match asks_host(&context) {
+            true => Some(self.surfaces().read_owner(&request.uri).await?),
+            false => None,
+        };
+        let ask = owner.as_deref().map(|alias| (&context.peer, alias));
+        let uri = request.uri.clone();
+        let what = || format!("the upstream of resource {uri:?}");
+        let routed = |again| self.surfaces().read_routed(again, owner.is_some());
+        let read = rounds(ask, what, request, routed).await;
         read.map(|r| self.era(&context).convert(r))
     }
 
@@ -281,11 +297,8 @@ impl Gateway {
         meta
     }
 
-    /// A host session's `tools/call`. A 2025-era host cannot read an
-    /// input-required result, so while its call's upstream answers one the
-    /// gateway asks the host each input request itself (`asking::fulfil`)
-    /// and calls again with the answers and the state, at most
-    /// [`DEFAULT_MRTR_MAX_ROUNDS`](rmcp::model::DEFAULT_MRTR_MAX_ROUNDS) times.
+    /// A host session's `tools/call`, with the rounds a 2025-era host's
+    /// call takes when its upstream asks for input ([`rounds`]).
     async fn call(
         &self,
         mut params: CallToolRequestParams,
@@ -301,36 +314,31 @@ impl Gateway {
         let session = in_session(&context);
         let host = session.then(|| context.peer.clone());
         let _in_call = (upstream.as_ref()).map(|alias| asking.enter(alias, host));
-        let modern = (context.protocol_version())
-            .is_some_and(|v| v.as_str() >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str());
-        let asked = !modern && session;
+        let asked = asks_host(&context);
         let forward = forwarded(&context);
-        for _ in 0..rmcp::model::DEFAULT_MRTR_MAX_ROUNDS {
+        let alias = upstream.as_deref().unwrap_or_default();
+        let name = params.name.clone();
+        let what = || format!("the upstream of tool {:?}", name.as_ref());
+        let ask = asked.then_some((&context.peer, alias));
+        rounds(ask, what, params, |again| {
             // The host's token stays with the host; see `progress`.
             let host = (context.meta.get_progress_token())
                 .map(|token| (ProgressTo::Peer(context.peer.clone()), token));
             let ct = context.ct.clone();
             let cancelled = async move { ct.cancelled().await };
-            let (again, forward) = (params.clone(), forward.clone());
-            let answer = self.call_tool_as(again, host, forward, asked, cancelled);
-            let asks = match answer.await? {
-                CallToolResponse::InputRequired(asks) if asked => asks,
-                answer => return Ok(answer),
-            };
-            let alias = upstream.as_deref().unwrap_or_default();
-            let requests = asks.input_requests.unwrap_or_default();
-            let answers = fulfil(&context.peer, alias, requests).await?;
-            params.input_responses = (!answers.is_empty()).then_some(answers);
-            params.request_state = asks.request_state;
-        }
-        let rounds = rmcp::model::DEFAULT_MRTR_MAX_ROUNDS;
-        let why = format!(
-            "the upstream of tool {:?} still asked for input after {rounds} rounds",
-            params.name.as_ref()
-        );
-        tracing::warn!("call failed: {why}");
-        Err(McpError::internal_error(why, None))
+            self.call_tool_as(again, host, forward.clone(), asked, cancelled)
+        })
+        .await
     }
+}
+
+/// Whether the gateway asks the host of `context` what an upstream asks
+/// for in an input-required answer: a 2025-era host (it cannot read one)
+/// that can be sent requests.
+fn asks_host(context: &RequestContext<RoleServer>) -> bool {
+    let modern = (context.protocol_version())
+        .is_some_and(|v| v.as_str() >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str());
+    !modern && in_session(context)
 }
 
 /// Whether the host of `context` can be sent requests: a stdio host, or

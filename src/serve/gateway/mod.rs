@@ -9,6 +9,7 @@ pub(crate) mod fit;
 mod handler;
 pub(crate) mod metrics;
 pub(crate) mod names;
+mod rounds;
 pub(crate) mod rpc;
 mod serving;
 pub(crate) mod tasks;

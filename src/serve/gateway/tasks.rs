@@ -85,7 +85,7 @@ impl Gateway {
             ClientRequest::UpdateTaskRequest(_) => "tasks/update",
             _ => "tasks/cancel",
         };
-        let out = Outbound::method(&alias, method, request).telling(Some(&meta_of(context)));
+        let out = Outbound::method(&alias, method, request).telling(Some(&meta_of(context)), false);
         let answer = upstreams.send(out, context.ct.cancelled()).await?;
         Ok((alias, answer))
     }

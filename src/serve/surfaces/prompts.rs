@@ -69,9 +69,11 @@ impl Surfaces {
 
     /// `prompts/get` of an exposed name, sent to its upstream under the
     /// upstream's own name with the host's arguments; the result as sent.
+    /// `asks_host`: the gateway asks the host for what the upstream asks.
     pub(in crate::serve) async fn get_prompt_routed(
         &self,
         params: GetPromptRequestParams,
+        asks_host: bool,
     ) -> Result<GetPromptResponse, McpError> {
         let (alias, own) = self.prompt_owner(&params.name).await?;
         let mut upstream = GetPromptRequestParams::new(own);
@@ -83,7 +85,8 @@ impl Surfaces {
             .seal()
             .opened_state(&alias, params.request_state)?;
         let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(upstream));
-        let out = Outbound::method(&alias, "prompts/get", request).telling(params.meta.as_ref());
+        let out = Outbound::method(&alias, "prompts/get", request)
+            .telling(params.meta.as_ref(), asks_host);
         match upstreams.send(out, std::future::pending()).await? {
             ServerResult::GetPromptResult(mut r) => {
                 host_meta(&mut r.meta);

@@ -125,11 +125,20 @@ impl Surfaces {
         }
     }
 
+    /// The upstream a `resources/read` of `uri` goes to.
+    pub(in crate::serve) async fn read_owner(&self, uri: &str) -> Result<String, McpError> {
+        match self.skill_file_owner(uri) {
+            Some((alias, _)) => Ok(alias),
+            None => self.resource_owner(uri).await,
+        }
+    }
+
     /// `resources/read`, sent to the upstream that owns the URI; its
-    /// contents as sent.
+    /// contents as sent. `asks_host`: as for [`Surfaces::get_prompt_routed`].
     pub(in crate::serve) async fn read_routed(
         &self,
         params: ReadResourceRequestParams,
+        asks_host: bool,
     ) -> Result<ReadResourceResponse, McpError> {
         // A skill's file goes to its upstream under the upstream's own URI.
         let asked = params.uri.clone();
@@ -145,7 +154,8 @@ impl Surfaces {
             .seal()
             .opened_state(&alias, params.request_state)?;
         let request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(upstream));
-        let out = Outbound::method(&alias, "resources/read", request).telling(params.meta.as_ref());
+        let out = Outbound::method(&alias, "resources/read", request)
+            .telling(params.meta.as_ref(), asks_host);
         match upstreams.send(out, std::future::pending()).await? {
             ServerResult::ReadResourceResult(mut r) => {
                 host_meta(&mut r.meta);

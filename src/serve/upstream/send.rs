@@ -89,11 +89,11 @@ impl<'a> Outbound<'a> {
     }
 
     /// The same, telling a 2026-07-28 upstream what the host of `meta`
-    /// declared ([`told_by`], the host asked for nothing more) and the log
-    /// level it asked for.
-    pub(crate) fn telling(self, meta: Option<&RequestMetaObject>) -> Self {
+    /// declared ([`told_by`]; `asked`: the gateway asks a 2025 host for
+    /// the input) and the log level it asked for.
+    pub(crate) fn telling(self, meta: Option<&RequestMetaObject>, asked: bool) -> Self {
         Outbound {
-            told: told_by(meta, false),
+            told: told_by(meta, asked),
             log_level: meta.and_then(RequestMetaObject::log_level),
             ..self
         }
