@@ -82,6 +82,38 @@ fn routed(g: &mut Gateway) {
         assert_eq!(got["result"]["status"], "completed", "{got}");
         assert_eq!(text(&got), done);
     }
+    // Listened to over stdio (rmcp's parser drops `taskIds`; the front
+    // reads them): each upstream's status arrives under the host's id.
+    let filter = json!({"notifications": {"taskIds": [a, b]}});
+    let listen = g.ask("subscriptions/listen", modern(filter, &host));
+    let mut pushed = Vec::new();
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while pushed.len() < 2 {
+        let left = end.saturating_duration_since(std::time::Instant::now());
+        let line = g.lines.recv_timeout(left).expect("two task statuses");
+        let m: Value = serde_json::from_str(&line).unwrap();
+        if m["method"] == "notifications/tasks" {
+            let p = &m["params"];
+            assert_eq!(
+                p["_meta"]["io.modelcontextprotocol/subscriptionId"], listen,
+                "{m}"
+            );
+            pushed.push((
+                p["taskId"].as_str().unwrap().to_string(),
+                text(&json!({"result": p})).to_string(),
+            ));
+        }
+    }
+    pushed.sort();
+    assert_eq!(
+        pushed,
+        [
+            (a.clone(), "a t1 done".to_string()),
+            (b.clone(), "b t1 done".to_string())
+        ]
+    );
+    let why = json!({"requestId": listen, "reason": "done"});
+    g.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": why}));
     let responses = json!({"name": {"action": "accept", "content": {"name": "Ann"}}});
     let updated = ask(
         g,

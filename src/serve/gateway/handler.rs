@@ -20,7 +20,6 @@ use crate::serve::gateway::Gateway;
 use crate::serve::gateway::call::meta_of;
 use crate::serve::gateway::era::HostEra;
 use crate::serve::gateway::rounds::rounds;
-#[cfg(feature = "serve-http")]
 use crate::serve::surfaces::task_status::ListenTasks;
 use crate::serve::upstream::progress::ProgressTo;
 use crate::support::lock;
@@ -266,15 +265,16 @@ impl ServerHandler for Gateway {
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
         // A 2026-07-28 session: list changes go through its subscription,
-        // and the status of the tasks it names (read by the HTTP front).
+        // and the status of the tasks it names (read by the front: stdio's
+        // in the request's extensions, HTTP's in its request's).
+        let extensions = &context.request_context().extensions;
+        let tasks = extensions.get::<ListenTasks>();
         #[cfg(feature = "serve-http")]
-        let tasks = (context.request_context().extensions)
-            .get::<http::request::Parts>()
-            .and_then(|p| p.extensions.get::<ListenTasks>())
-            .map(|t| t.0.clone())
-            .unwrap_or_default();
-        #[cfg(not(feature = "serve-http"))]
-        let tasks = Vec::new();
+        let tasks = tasks.or_else(|| {
+            (extensions.get::<http::request::Parts>())
+                .and_then(|p| p.extensions.get::<ListenTasks>())
+        });
+        let tasks = tasks.map(|t| t.0.clone()).unwrap_or_default();
         self.surfaces().listen_all(context, tasks).await
     }
 }

@@ -13,9 +13,12 @@ impl Gateway {
     /// Serves MCP on this process's stdin and stdout until the host
     /// closes them. Nothing else may write to stdout meanwhile.
     pub async fn serve_stdio(&self) -> Result<()> {
-        let running = rmcp::ServiceExt::serve(self.clone(), crate::serve::front::stdio::host_io())
-            .await
-            .map_err(|e| Error::new(ErrorKind::Connect, format!("serving on stdio failed: {e}")))?;
+        let running =
+            rmcp::ServiceExt::serve(self.clone(), crate::serve::front::stdio::host_transport())
+                .await
+                .map_err(|e| {
+                    Error::new(ErrorKind::Connect, format!("serving on stdio failed: {e}"))
+                })?;
         running
             .waiting()
             .await

@@ -31,12 +31,10 @@ use crate::support::lock;
 pub(crate) const MAX_TASKS: usize = 256;
 
 /// The `taskIds` of a host's `subscriptions/listen`, as the front read them.
-#[cfg(feature = "serve-http")]
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ListenTasks(pub(crate) Vec<String>);
 
 /// The `taskIds` of a `subscriptions/listen` body, when it names some.
-#[cfg(feature = "serve-http")]
 pub(crate) fn task_ids(body: &[u8]) -> Option<Vec<String>> {
     #[derive(serde::Deserialize)]
     struct Listen {
