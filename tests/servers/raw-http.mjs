@@ -1,4 +1,4 @@
-// raw-http.mjs — what the raw Streamable HTTP test servers (endless-stream.mjs; no SDK: the wire is
+// raw-http.mjs — what the raw Streamable HTTP test servers (endless-stream.mjs, cut-stream.mjs; no SDK: the wire is
 // their subject) share: the handshake of either era, tools/list, ping, the 202 for a notification, a bad body's 400,
 // DELETE, their own plain-text or JSON paths, and the `listening on http://127.0.0.1:PORT/mcp` line (port from
 // argv[2], default 0 = ephemeral). Each server answers the rest: `onPost(req, res, message)` (true when it answered),
