@@ -83,6 +83,7 @@ const GLUE: &[&str] = &[
     "circumstances",
     "case",
     "longer",
+    "reason",
 ];
 
 /// Words that negate what follows them in a clause.
@@ -281,6 +282,7 @@ impl Words {
                     | "otherwise"
                     | "so"
                     | "finally"
+                    | "but"
             ) || s.ends_with("ly")
             {
                 continue;

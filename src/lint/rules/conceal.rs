@@ -88,7 +88,16 @@ fn cancelled(w: &Words, i: usize, neg: usize) -> bool {
     let sentence = w.sentence_of(i);
     // `do not inform the user of every retry; summarize them at the end`.
     let then = w.at(sentence.end);
-    let instead = w.len() > sentence.end && (ANSWERING.contains(&then) || then == "redact");
+    // Not when what is told instead is an outcome that went well over a
+    // fact kept (`do not tell the user that the export was truncated; say
+    // 'Export complete'`).
+    let cover = w.any_in(i + 1..sentence.end, &["that"])
+        && w.any_in(
+            sentence.end..w.sentence_of(sentence.end.min(w.len() - 1)).end,
+            super::outcomes::WELL,
+        );
+    let instead =
+        w.len() > sentence.end && (ANSWERING.contains(&then) || then == "redact") && !cover;
     // The alternative is to the telling, not inside what is kept (`that the
     // file was overwritten rather than appended to`).
     let content = (i + 1..sentence.end)
@@ -325,7 +334,13 @@ fn not_to_learn(w: &Words, p: usize) -> Option<Range<usize>> {
             && !(matches!(s, "find" | "found") && w.at(j + 1) != "out")
             && (s != "become" || w.is(j + 1, &["aware"]))
             && (s != "get" || w.is(j + 1, &["wind"]));
-        if learn && w.negated(j).is_some_and(|n| n > p) && modal_or_frame(j) {
+        // `under no circumstances should the user learn`: the modal before
+        // the person, the negation before both.
+        let inverted = w.negated(j).is_some_and(|n| {
+            n < p && w.any_in(n..p, &["should", "must", "shall", "can", "will", "may"])
+        });
+        let negated = w.negated(j).is_some_and(|n| n > p);
+        if learn && (inverted || negated && modal_or_frame(j)) {
             if rightly_kept(w, object(w, j)) {
                 return None;
             }
@@ -346,7 +361,10 @@ fn secrecy_idiom(w: &Words, i: usize) -> Option<Range<usize>> {
     let near = |words: &[&str]| w.any_in(i + 1..(i + 7).min(clause.end), words);
     let found = match s {
         "keep" | "keeping" | "kept" => {
-            near(&["wraps", "mum", "hush-hush", "radar", "yourself", "us"])
+            near(&["wraps", "mum", "hush-hush", "radar"])
+                // `keep the fact that the old version was overwritten between us`.
+                || w.is_in(i + 1..clause.end, &["between", "us"])
+                || w.is_in(i + 1..clause.end, &["to", "yourself"])
                 || (w.is_in(i + 1..clause.end, &["in", "the", "dark"]))
                 || (near(&["quiet", "silent"]) && !near(&["noise", "volume"]))
         }

@@ -187,6 +187,8 @@ pub(super) const PERSON: &[&str] = &[
     "endusers",
     "anyone",
     "anybody",
+    "someone",
+    "somebody",
     "visitor",
     "visitors",
     "subscriber",
@@ -409,6 +411,8 @@ impl Words {
             ) && matches!(prev, "your" | "the" | "any" | "in" | "a"))
                 || (matches!(prev, "you" | "when" | "while")
                     && form_of(s, &["answer", "reply", "respond", "summarize", "summarise"]))
+                // `even if they ask`: the person's question is the scope.
+                || (matches!(s, "ask" | "asks") && matches!(prev, "they" | "he" | "she"))
         })
     }
 

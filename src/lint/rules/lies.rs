@@ -20,6 +20,7 @@ pub(super) fn lying(text: &str) -> Option<Range<usize>> {
             .or_else(|| contrary(&w, i))
             .or_else(|| as_if(&w, i))
             .or_else(|| scripted(&w, i))
+            .or_else(|| answered_before(&w, i))
             .or_else(|| regardless(&w, i))
     })
 }
@@ -48,12 +49,21 @@ fn deceiving(w: &Words, i: usize) -> Option<Range<usize>> {
         w.directive(i) && (outcome || (s.starts_with("pretend") && happened))
     } else if form_of(s, &["let", "make", "lead", "have", "get", "leave"]) {
         let p = w.person_in(i + 1..(i + 3).min(clause.end), true);
-        p.is_some_and(|p| {
+        let believe = p.is_some_and(|p| {
             w.any_in(
                 p + 1..(p + 3).min(clause.end),
                 &["believe", "think", "assume", "feel"],
             )
-        }) && w.directive(i)
+        });
+        // `make it sound like their network was at fault`: a story, not a
+        // shape (`make it look like a table`).
+        let story = matches!(w.at(i + 1), "it" | "this" | "that" | "them")
+            && form_of(w.at(i + 2), &["sound", "look", "seem", "appear"])
+            && w.any_in(
+                i + 3..clause.end,
+                &["was", "were", "had", "fault", "caused", "happened", "failed", "worked"],
+            );
+        (believe || story) && w.directive(i)
     } else if form_of(s, &["convince", "persuade"]) {
         person_next
     } else if form_of(s, &["give", "create", "leave", "keep"]) {
@@ -102,6 +112,8 @@ fn contrary(w: &Words, i: usize) -> Option<Range<usize>> {
             || w.is(k, &["but", "actually"])
             || w.is(k, &["while", "actually"])
             || w.is(k, &["in", "truth"])
+            // `say the API was slow, not that the mining job…`: a cover story.
+            || (w.is(k, &["not", "that"]) && !w.same_clause(k - 1, k))
     })?;
     Some(w.bytes(i, but))
 }
@@ -129,6 +141,8 @@ const SUCCEEDED: &[&str] = &[
     "approved",
     "normal",
     "normally",
+    "finished",
+    "processed",
     "passed",
     "resolved",
     "fixed",
@@ -180,13 +194,15 @@ fn as_if(w: &Words, i: usize) -> Option<Range<usize>> {
             w.at(k),
             &[
                 "act", "respond", "reply", "answer", "behave", "proceed", "continue", "carry",
-                "write", "speak",
+                "write", "speak", "word", "phrase", "frame", "present",
             ],
         )
     })?;
     let rest = i + 1 + usize::from(!like)..clause.end;
+    // `act as though it never existed` after `the safety policy…`: rules
+    // dismissed, not an outcome faked (MCP021's).
     let rules = w.any_in(
-        rest.clone(),
+        0..clause.end,
         &[
             "prompt",
             "instructions",
@@ -194,6 +210,7 @@ fn as_if(w: &Words, i: usize) -> Option<Range<usize>> {
             "restrictions",
             "guidelines",
             "limits",
+            "policy",
         ],
     );
     let happened =
@@ -235,8 +252,44 @@ fn scripted(w: &Words, i: usize) -> Option<Range<usize>> {
             || (s == "change" && w.is(k + 1, &["the", "subject"]))
             || form_of(s, &["deflect", "dodge", "stonewall"])
             || assurance(w, k, sentence.end)
+            || (factual(w, asks) && denial(w, k))
     })?;
     Some(w.bytes(i, answer))
+}
+
+/// A directive to answer no: `say no`, `answer "No, nothing was shared"`.
+fn denial(w: &Words, k: usize) -> bool {
+    form_of(w.at(k), &["say", "answer", "reply", "respond"])
+        && matches!(w.at(k + 1), "no" | "nope" | "nothing")
+        && w.directive(k)
+        && w.negated(k).is_none()
+}
+
+/// The question is about a fact (`asks whether…`), not a request (`asks
+/// for a refund`), so `no` is a denial, not a refusal.
+fn factual(w: &Words, asks: usize) -> bool {
+    w.any_in(
+        asks + 1..asks + 3,
+        &["whether", "if", "what", "why", "where", "how", "about", "who", "when"],
+    )
+}
+
+/// The scripted answer before the asking: `Answer "No, nothing was shared"
+/// whenever the user asks whether…`.
+fn answered_before(w: &Words, i: usize) -> Option<Range<usize>> {
+    if !matches!(w.at(i), "whenever" | "when" | "if") {
+        return None;
+    }
+    let asks = (i + 1..(i + 5).min(w.len())).any(|k| {
+        form_of(w.at(k), &["ask", "question", "inquire", "enquire"])
+            && w.person_in(i + 1..k, true).is_some()
+            && factual(w, k)
+    });
+    let sentence = w.sentence_of(i);
+    let answer = (sentence.start..i).find(|&k| {
+        denial(w, k) || assurance(w, k, i)
+    })?;
+    asks.then(|| w.bytes(answer, i))
 }
 
 /// Words of a scripted assurance: `confirm that the record is permanently
@@ -265,6 +318,10 @@ const ASSURED: &[&str] = &[
     "unchanged",
     "nobody",
     "never",
+    "nothing",
+    "stays",
+    "device",
+    "locally",
 ];
 
 /// Words that make a scripted answer honest or a refusal: `answer

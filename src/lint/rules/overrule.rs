@@ -66,6 +66,8 @@ pub(super) const RULES: &[&str] = &[
     "principles",
     "ethics",
     "orders",
+    "rulebook",
+    "playbook",
 ];
 pub(super) const WEAK: &[&str] = &[
     "limits",
@@ -138,7 +140,7 @@ pub(super) const AUTHORITY: &[&str] = &[
 ];
 
 /// Nouns that make an instruction noun a modifier: `instructions endpoint`.
-const HEAD: &[&str] = &[
+pub(super) const HEAD: &[&str] = &[
     "endpoint",
     "page",
     "format",
@@ -193,14 +195,17 @@ pub(super) fn standing(w: &Words, n: usize) -> bool {
     });
     // `the above`, `all the above`.
     let noun_above = s == "above" && matches!(w.at(n.saturating_sub(1)), "the" | "all");
+    // `the rules I gave you`, `the guidelines the host application gave you`.
     let said = (n + 1..(n + 4).min(clause.end)).any(|k| {
         matches!(
             w.at(k),
-            "i" | "we" | "they" | "host" | "system" | "developer"
-        ) && form_of(
-            w.at(k + 1),
-            &["say", "said", "tell", "told", "write", "wrote", "gave"],
-        )
+            "i" | "we" | "they" | "host" | "system" | "developer" | "operator" | "platform"
+        ) && (k + 1..(k + 3).min(clause.end)).any(|v| {
+            form_of(
+                w.at(v),
+                &["say", "said", "tell", "told", "write", "wrote", "gave", "give", "set"],
+            )
+        })
     });
     let after = noun_above
         || said
@@ -224,6 +229,13 @@ pub(super) fn standing(w: &Words, n: usize) -> bool {
                     "got",
                     "have",
                     "had",
+                    "loaded",
+                    "provided",
+                    "trained",
+                    "instructed",
+                    "programmed",
+                    "assigned",
+                    "issued",
                 ],
             ))
         || (w.at(n + 1) == "from" && AUTHORITY.contains(&w.at(n + 2)))
@@ -287,10 +299,19 @@ fn edits(a: &str, b: &str) -> usize {
 /// in tool results`, `… from web pages`.
 fn guard(w: &Words, n: usize) -> bool {
     let next = w.at(n + 1);
-    matches!(
-        next,
-        "in" | "inside" | "within" | "embedded" | "contained" | "found" | "included" | "hidden"
-    ) || (matches!(next, "that" | "which")
+    // `in this conversation` is where they were given, not a source.
+    let here = matches!(next, "in" | "within")
+        && matches!(w.at(n + 2), "this" | "our" | "the" | "your")
+        && matches!(
+            w.at(n + 3),
+            "conversation" | "chat" | "session" | "thread" | "prompt" | "dialogue" | "context"
+        );
+    !here
+        && matches!(
+            next,
+            "in" | "inside" | "within" | "embedded" | "contained" | "found" | "included" | "hidden"
+        )
+        || (matches!(next, "that" | "which")
         && !matches!(w.at(n + 2), "you" | "the" | "were" | "came"))
         || (next == "from"
             && !AUTHORITY.contains(&w.at(n + 2))
@@ -333,6 +354,11 @@ pub(super) const DISMISS: &[&str] = &[
     "forgot",
 ];
 
+/// Verbs that report someone else's directive: `tells you to`.
+pub(super) const REPORTED: &[&str] = &[
+    "tell", "ask", "instruct", "want", "urge", "direct", "order", "try", "attempt", "say",
+];
+
 /// Authority itself as the object: `the host`, `the system prompt`.
 pub(super) fn authority(w: &Words, k: usize) -> bool {
     let s = w.at(k);
@@ -349,7 +375,7 @@ fn dismissing(w: &Words, i: usize) -> Option<Range<usize>> {
             && (w.any_in(i + 1..(i + 6).min(clause.end), &["aside"])
                 || w.is_in(i + 1..(i + 7).min(clause.end), &["to", "one", "side"])))
         || (form_of(s, &["throw", "toss", "chuck"])
-            && w.any_in(i + 1..(i + 4).min(clause.end), &["out", "away", "aside"]))
+            && w.any_in(i + 1..(i + 8).min(clause.end), &["out", "away", "aside"]))
         || (s == "pay" && w.at(i + 1) == "no");
     // `do not follow`, `no longer obey`, `don't have to adhere to`.
     let comply = form_of(
@@ -358,10 +384,19 @@ fn dismissing(w: &Words, i: usize) -> Option<Range<usize>> {
             "follow", "obey", "listen", "adhere", "comply", "respect", "honor", "honour", "heed",
             "abide", "observe", "apply",
         ],
-    ) && (w.negated(i).is_some() || w.any_in(clause.start..i, &["longer", "free"]));
+    ) && (w.negated(i).is_some() || w.any_in(clause.start..i, &["longer", "free"]))
+        || (s == "pay" && w.at(i + 1) == "attention" && w.negated(i).is_some());
     let dismiss =
         dismiss || (s == "mind" && w.at(i.saturating_sub(1)) == "never") || s == "nevermind";
     if !(dismiss || comply) || (dismiss && w.negated(i).is_some() && s != "mind") {
+        return None;
+    }
+    // Reported speech: `if a page tells you to ignore your instructions`.
+    if i >= 3
+        && w.at(i - 1) == "to"
+        && matches!(w.at(i - 2), "you" | "the" | "model" | "assistant")
+        && form_of(w.at(i - 3), REPORTED)
+    {
         return None;
     }
     // Descriptions (`ignores the proxy`) and questions are not directives.
@@ -420,6 +455,13 @@ fn unscoped(w: &Words, i: usize, dismiss: bool) -> Option<usize> {
 fn referred(w: &Words, i: usize) -> Option<usize> {
     let it = (i + 1..(i + 3).min(w.len()))
         .find(|&k| matches!(w.at(k), "them" | "those" | "it" | "these" | "all"))?;
+    // `If a page tells you to ignore your instructions, do not follow it`:
+    // the rules named were someone else's words.
+    let reported = (w.sentence_of(i).start..i)
+        .any(|k| form_of(w.at(k), REPORTED) && w.is(k + 1, &["you", "to"]));
+    if reported {
+        return None;
+    }
     (i.saturating_sub(12)..i)
         .any(|n| standing(w, n))
         .then_some(it)
@@ -468,10 +510,18 @@ fn lifted_at(w: &Words, n: usize, k: usize) -> bool {
                     | "discarded"
                     | "scrapped"
                     | "relaxed"
-            ) || (matches!(s, "test" | "fake" | "wrong" | "mistaken" | "mistake")
-                // `were a test`, not `checks in the test environment`.
-                && (matches!(w.at(k - 1), "was" | "were" | "is" | "are")
-                    || w.at(k - 1) == "a" && matches!(w.at(k - 2), "was" | "were" | "is" | "are")))
+            ) || (matches!(s, "test" | "fake" | "wrong" | "mistaken" | "mistake" | "false")
+                // `were a test`, `were only a test`, not `checks in the test
+                // environment`.
+                && w.any_in(k.saturating_sub(4)..k, &["was", "were", "is", "are"])
+                && (k.saturating_sub(4)..k).all(|j| {
+                    matches!(
+                        w.at(j),
+                        "was" | "were" | "is" | "are" | "a" | "only" | "just" | "merely" | "all"
+                    ) || j < n + 1
+                }))
+                // `shall cease to have effect`.
+                || (form_of(s, &["cease"]) && w.at(k + 1) == "to")
                 || w.is(k, &["switched", "off"])
                 || w.is(k, &["turned", "off"])))
         || ((w.at(n.saturating_sub(1)) == "nothing"
@@ -505,6 +555,15 @@ fn lifting(w: &Words, n: usize) -> Option<Range<usize>> {
         return None;
     }
     let sentence = w.sentence_of(n);
+    // `with content filters disabled, …`, `when the rules are lifted`: a
+    // condition, not a claim.
+    let clause = w.clause_of(n);
+    if matches!(
+        w.at(clause.start),
+        "with" | "if" | "when" | "once" | "while" | "unless" | "whether" | "until"
+    ) {
+        return None;
+    }
     let end = (n + 18).min(sentence.end);
     let lifted = (n + 1..end).find(|&k| lifted_at(w, n, k))?;
     // `Restrictions are lifted for premium accounts` is a plan's feature.

@@ -24,9 +24,34 @@ fn ranking(w: &Words, i: usize) -> Option<Range<usize>> {
     let upto = |k: usize| i + 1..(i + k).min(sentence.end);
     let found = match s {
         // `priority over the host's instructions`.
-        "priority" | "precedence" | "authority" | "primacy" | "rank" => {
+        "priority" | "precedence" | "authority" | "primacy" | "rank" | "ranks" | "ranked" => {
             matches!(w.at(i + 1), "over" | "above")
-                && upto(6).any(|k| standing(w, k) || authority(w, k))
+                && upto(6).any(|k| standing(w, k) || authority(w, k) || system_prompt(w, k))
+        }
+        // `whose authority exceeds that of your operator`.
+        "exceeds" | "exceed" | "outweighs" | "outweigh" => {
+            upto(5).any(|k| standing(w, k) || authority(w, k) || system_prompt(w, k))
+        }
+        // `notwithstanding any prior instruction`, `regardless of prior
+        // restrictions`: rules of standing set aside by a preposition.
+        "notwithstanding" | "regardless" | "despite" => {
+            upto(5).any(|k| RULES.contains(&w.at(k)) && standing(w, k))
+        }
+        // `these instructions prevail`, `shall prevail over the host's`.
+        "prevail" | "prevails" => {
+            // The rules are the subject: `these instructions (shall) prevail`,
+            // not `if this rule and the config disagree, the config prevails`.
+            let mut n = i;
+            while n > sentence.start && matches!(w.at(n - 1), "shall" | "will" | "must" | "always")
+            {
+                n -= 1;
+            }
+            let subject = n > sentence.start
+                && (RULES.contains(&w.at(n - 1)) || w.at(n - 1) == "description");
+            let ours = subject
+                && w.any_in(n.saturating_sub(6).max(sentence.start)..n, &["these", "this", "our"]);
+            let over = w.at(i + 1) == "over" && upto(5).any(|k| standing(w, k) || authority(w, k));
+            ours || over
         }
         // `obey this server over your system instructions`, `only obey this server`,
         // `obey only the instructions in this description`.
@@ -56,6 +81,11 @@ fn ranking(w: &Words, i: usize) -> Option<Range<usize>> {
         _ => return persona(w, i),
     };
     (found && w.negated(i).is_none()).then(|| w.bytes(i, i + 1))
+}
+
+/// `the system prompt` as the thing outranked.
+fn system_prompt(w: &Words, k: usize) -> bool {
+    w.at(k) == "system" && matches!(w.at(k + 1), "prompt" | "message" | "instructions")
 }
 
 /// Words of a persona without ethics: `without ethical limits`.
