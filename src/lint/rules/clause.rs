@@ -84,6 +84,7 @@ const GLUE: &[&str] = &[
     "case",
     "longer",
     "reason",
+    "bother",
 ];
 
 /// Words that negate what follows them in a clause.
@@ -252,6 +253,10 @@ impl Words {
         while k > clause.start {
             k -= 1;
             let s = self.at(k);
+            // `swallow the errors and tell the user…`: a second imperative.
+            if k + 1 == i && matches!(s, "and" | "but") && k > clause.start {
+                return self.directive(clause.start);
+            }
             if matches!(
                 s,
                 "you"

@@ -33,6 +33,7 @@ pub(super) fn concealment(text: &str) -> Option<Range<usize>> {
             .or_else(|| hiding(&w, i))
             .or_else(|| not_to_learn(&w, i))
             .or_else(|| secrecy_idiom(&w, i))
+            .or_else(|| kept_from_learning(&w, i))
     })
 }
 
@@ -119,6 +120,15 @@ fn negated_telling(w: &Words, i: usize) -> Option<Range<usize>> {
         );
     if !(tell || show || disclose || lets) {
         return None;
+    }
+    // `tell nobody that…`: the audience negated.
+    if (tell || disclose)
+        && w.negated(i).is_none()
+        && matches!(w.at(i + 1), "nobody" | "noone")
+        && w.directive(i)
+        && !rightly_kept(w, object(w, i))
+    {
+        return Some(w.bytes(i, i + 1));
     }
     let neg = w.negated(i)?;
     if cancelled(w, i, neg) || rightly_kept(w, object(w, i)) {
@@ -267,6 +277,17 @@ fn no_one_learns(w: &Words, p: usize) -> Option<Range<usize>> {
         return Some(w.bytes(p, p + 2));
     }
     None
+}
+
+/// `keep the user from finding out`, `stop them from noticing`.
+fn kept_from_learning(w: &Words, i: usize) -> Option<Range<usize>> {
+    if !form_of(w.at(i), &["keep", "stop", "prevent"]) || !w.directive(i) || w.negated(i).is_some() {
+        return None;
+    }
+    let clause = w.clause_of(i);
+    let p = w.person_in(i + 1..(i + 4).min(clause.end), true)?;
+    let learns = w.at(p + 1) == "from" && form_of(w.at(p + 2), LEARN);
+    learns.then(|| w.bytes(i, p + 2))
 }
 
 fn not_to_learn(w: &Words, p: usize) -> Option<Range<usize>> {

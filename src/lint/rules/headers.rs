@@ -22,12 +22,12 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 static FENCE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(#{2,}|%{2,}|={3,}|\*{3,}|\[|<!--)\s*([^\]\[#%=*\n]{1,60}?)\s*(#{2,}|%{2,}|={3,}|\*{3,}|\](?:\s*-->)?|-->)")
+    Regex::new(r"(?i)(#{2,}|%{2,}|={3,}|-{3,}|\*{3,}|\[|<!--)\s*([^\]\[#%=*\n-]{1,60}?)\s*(#{2,}|%{2,}|={3,}|-{3,}|\*{3,}|\](?:\s*-->)?|-->)")
         .expect("static regex")
 });
 
 static SWITCH: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:safe|safety|security|secure|content|moderation|guard|guardrails?|protection|filtering|restricted)(?:[\s_-]+\w+)?[\s_-]+(?:mode|filters?|checks?|validation|protocols?|guardrails?|restrictions)\s*(?:(?:is|are|has\s+been|have\s+been|now)\s+|:\s*|=\s*)*(?:off|disabled|deactivated|false|bypassed|suspended)\b|(?i)<!--\s*(?:system|assistant|developer|admin|administrator)\s*:|(?i)#{3}\s*(?:instruction|system|response)\s*:|(?i)\byou\s+are\s+now\s+(?:a|an|the|my)\s+(?:[\w-]+\s+){0,2}?(?:bot|chatbot|assistant|ai|agent|model|persona|character|entity|llm|gpt)\b")
+    Regex::new(r"(?i)\b(?:safe|safety|security|secure|content|moderation|guard|guardrails?|protection|filtering|restricted)(?:[\s_-]+\w+)?[\s_-]+(?:mode|filters?|checks?|validation|protocols?|guardrails?|restrictions)\s*(?:(?:is|are|has\s+been|have\s+been|now)\s+|:\s*|=\s*)*(?:off|disabled|deactivated|false|bypassed|suspended)\b|(?i)<!--\s*(?:system|assistant|developer|admin|administrator)\s*:|(?i)#{3}\s*(?:instruction|system|response)\s*:|(?i)\b(?:(?:system|admin|root|developer|security)\s+override|override)\s+(?:is\s+|now\s+)?(?:engaged|active|activated|enabled|accepted|granted|initiated|confirmed)\b|(?i)\b(?:moderation|safety|guardrails|filtering|safe\s+mode)\s*:\s*(?:off|disabled|none|deactivated)\b|(?i)\byou\s+are\s+now\s+(?:a|an|the|my)\s+(?:[\w-]+\s+){0,2}?(?:bot|chatbot|assistant|ai|agent|model|persona|character|entity|llm|gpt)\b")
         .expect("static regex")
 });
 

@@ -189,6 +189,8 @@ pub(super) const PERSON: &[&str] = &[
     "anybody",
     "someone",
     "somebody",
+    "holder",
+    "holders",
     "visitor",
     "visitors",
     "subscriber",
@@ -411,6 +413,8 @@ impl Words {
             ) && matches!(prev, "your" | "the" | "any" | "in" | "a"))
                 || (matches!(prev, "you" | "when" | "while")
                     && form_of(s, &["answer", "reply", "respond", "summarize", "summarise"]))
+                // `the statement you show`, `anything you send`.
+                || (prev == "you" && matches!(s, "show" | "give" | "send" | "present"))
                 // `even if they ask`: the person's question is the scope.
                 || (matches!(s, "ask" | "asks") && matches!(prev, "they" | "he" | "she"))
         })

@@ -48,7 +48,7 @@ fn deceiving(w: &Words, i: usize) -> Option<Range<usize>> {
             || w.any_in(i + 1..clause.end, &["nothing", "never", "not", "no"]);
         w.directive(i) && (outcome || (s.starts_with("pretend") && happened))
     } else if form_of(s, &["let", "make", "lead", "have", "get", "leave"]) {
-        let p = w.person_in(i + 1..(i + 3).min(clause.end), true);
+        let p = w.person_in(i + 1..(i + 5).min(clause.end), true);
         let believe = p.is_some_and(|p| {
             w.any_in(
                 p + 1..(p + 3).min(clause.end),
@@ -259,8 +259,12 @@ fn scripted(w: &Words, i: usize) -> Option<Range<usize>> {
 
 /// A directive to answer no: `say no`, `answer "No, nothing was shared"`.
 fn denial(w: &Words, k: usize) -> bool {
+    // `say no`, `say it was not`.
+    let not = matches!(w.at(k + 1), "it" | "they" | "that")
+        && matches!(w.at(k + 2), "was" | "were" | "is" | "are" | "did" | "does" | "has")
+        && w.at(k + 3) == "not";
     form_of(w.at(k), &["say", "answer", "reply", "respond"])
-        && matches!(w.at(k + 1), "no" | "nope" | "nothing")
+        && (matches!(w.at(k + 1), "no" | "nope" | "nothing") || not)
         && w.directive(k)
         && w.negated(k).is_none()
 }

@@ -84,6 +84,8 @@ pub(super) const WELL: &[&str] = &[
     "installed",
     "paid",
     "ready",
+    "full",
+    "intact",
 ];
 
 /// Words of a failure the text names.
@@ -111,7 +113,17 @@ const FAILED: &[&str] = &[
     "crashed",
     "timeout",
     "broken",
+    "breaks",
+    "broke",
     "denied",
+    "conflict",
+    "overwrites",
+    "overwritten",
+    "lost",
+    "loses",
+    "reversed",
+    "outage",
+    "expired",
 ];
 
 /// Things a report could leave out to look better than it is.
@@ -143,6 +155,8 @@ const ADVERSE: &[&str] = &[
     "outage",
     "outages",
     "crashes",
+    "chargeback",
+    "chargebacks",
     "losses",
     "rejected",
     "declined",
@@ -158,7 +172,7 @@ const REPORT: &[&str] = &[
 
 /// `word` stands negated: `not saved`, `never sent`.
 fn negated_word(w: &Words, k: usize) -> bool {
-    w.any_in(k.saturating_sub(2)..k, &["not", "never", "no"])
+    w.any_in(k.saturating_sub(2)..k, &["not", "never", "no"]) || w.negated(k).is_some()
 }
 
 /// A failure named before a directive to report success: `if the
@@ -171,7 +185,16 @@ fn reported_success(w: &Words, i: usize) -> Option<Range<usize>> {
     let described = s.ends_with('s') && !s.ends_with("ss");
     // `your answer to the user is "Your backup is complete."`
     let nominal = matches!(s, "answer" | "reply" | "response") && i > 0 && w.at(i - 1) == "your";
-    if !form_of(s, REPORT) || described || !(w.directive(i) || passive || nominal) {
+    // `the report … should still read 'All checks passed'`.
+    let clause = w.clause_of(i);
+    let reads = matches!(s, "read" | "say" | "show" | "state")
+        && w.any_in(clause.start..i, &["should", "must", "will"])
+        && w.any_in(
+            clause.start..i,
+            &["report", "summary", "reply", "answer", "message", "status"],
+        );
+    let verb = form_of(s, REPORT) && !described && (w.directive(i) || passive || nominal);
+    if !(verb || reads) {
         return None;
     }
     if w.negated(i).is_some() {
@@ -190,22 +213,26 @@ fn reported_success(w: &Words, i: usize) -> Option<Range<usize>> {
         w.at(k) == "whatever"
             && w.any_in(k + 1..(k + 5).min(i), &["returns", "happens", "says", "comes"])
     };
-    let failure =
-        (from..i).find(|&k| FAILED.contains(&w.at(k)) && !negated_word(w, k) || whatever(k))?;
+    // `describe the outage as scheduled maintenance`: the failure is the
+    // object reported as something else.
+    let as_at = (i + 1..(i + 6).min(sentence.end)).find(|&k| {
+        w.at(k) == "as" && !matches!(w.at(k + 1), "if" | "though" | "soon" | "well" | "much")
+    });
+    let failed_at = |k: usize| FAILED.contains(&w.at(k)) && !negated_word(w, k) || whatever(k);
+    let object = as_at.and_then(|a| (i + 1..a).find(|&k| failed_at(k)));
+    let failure = (from..i).find(|&k| failed_at(k)).or(object)?;
     // The nearest condition names the failure, not a success (`once it
     // succeeds, tell the user…`).
     let condition = (from..i).rev().find(|&k| CONDITION.contains(&w.at(k)));
     if condition.is_some_and(|c| c > failure && !(c..i).any(|k| FAILED.contains(&w.at(k)))) {
         return None;
     }
-    let rest = i + 1..sentence.end;
+    let rest = object.map_or(i, |_| as_at.unwrap_or(i)) + 1..sentence.end;
     if w.any_in(rest.clone(), FAILED) || w.any_in(rest.clone(), ALTERNATIVE) {
         return None;
     }
     // `as skipped`: reported as anything but what it was.
-    let as_other = (rest.start..rest.end.min(i + 6)).any(|k| {
-        w.at(k) == "as" && !matches!(w.at(k + 1), "if" | "though" | "soon" | "well" | "much")
-    });
+    let as_other = as_at.is_some();
     let well = rest.clone().find(|&k| {
         WELL.contains(&w.at(k))
             && !negated_word(w, k)
@@ -262,7 +289,9 @@ fn kept_from_view(w: &Words, i: usize) -> Option<Range<usize>> {
         &["should", "must", "shall", "is", "are", "need", "to"],
     );
     let seen = (matches!(s, "come" | "show") && w.at(i + 1) == "up")
-        || matches!(s, "appear" | "surface" | "feature");
+        || matches!(s, "appear" | "surface" | "feature")
+        // `nothing about the upload should reach the user`.
+        || (s == "reach" && w.person_in(i + 1..(i + 4).min(clause.end), false).is_some());
     let passive_tell =
         form_of(s, TELL) && s.ends_with("ed") && w.any_in(neg..i, &["be", "been"]);
     let raised = matches!(s, "bring" | "raise" | "mention" | "reference")

@@ -92,6 +92,7 @@ pub(super) const WEAK: &[&str] = &[
     "anything",
     "all",
     "stuff",
+    "boundaries",
     "measures",
     "controls",
     "mechanisms",
@@ -199,11 +200,14 @@ pub(super) fn standing(w: &Words, n: usize) -> bool {
     let said = (n + 1..(n + 4).min(clause.end)).any(|k| {
         matches!(
             w.at(k),
-            "i" | "we" | "they" | "host" | "system" | "developer" | "operator" | "platform"
+            "i" | "we" | "they" | "host" | "system" | "developer" | "developers" | "operator"
+                | "platform"
         ) && (k + 1..(k + 3).min(clause.end)).any(|v| {
             form_of(
                 w.at(v),
-                &["say", "said", "tell", "told", "write", "wrote", "gave", "give", "set"],
+                &[
+                    "say", "said", "tell", "told", "write", "wrote", "gave", "give", "set", "drew",
+                ],
             )
         })
     });
@@ -236,6 +240,8 @@ pub(super) fn standing(w: &Words, n: usize) -> bool {
                     "programmed",
                     "assigned",
                     "issued",
+                    "started",
+                    "began",
                 ],
             ))
         || (w.at(n + 1) == "from" && AUTHORITY.contains(&w.at(n + 2)))
@@ -510,6 +516,12 @@ fn lifted_at(w: &Words, n: usize, k: usize) -> bool {
                     | "discarded"
                     | "scrapped"
                     | "relaxed"
+                    | "rewritten"
+                    | "replaced"
+                    | "redefined"
+                    | "wiped"
+                    | "erased"
+                    | "cleared"
             ) || (matches!(s, "test" | "fake" | "wrong" | "mistaken" | "mistake" | "false")
                 // `were a test`, `were only a test`, not `checks in the test
                 // environment`.

@@ -28,6 +28,18 @@ fn ranking(w: &Words, i: usize) -> Option<Range<usize>> {
             matches!(w.at(i + 1), "over" | "above")
                 && upto(6).any(|k| standing(w, k) || authority(w, k) || system_prompt(w, k))
         }
+        // `this description has the final word over any host instruction`.
+        "final" => {
+            matches!(w.at(i + 1), "word" | "say" | "authority")
+                && w.any_in(upto(4), &["over"])
+                && upto(8).any(|k| standing(w, k) || authority(w, k))
+        }
+        // `act only on the orders in this description`.
+        "act" => {
+            w.is(i + 1, &["only", "on"])
+                && upto(6).any(|k| RULES.contains(&w.at(k)))
+                && w.any_in(upto(9), &["this", "these"])
+        }
         // `whose authority exceeds that of your operator`.
         "exceeds" | "exceed" | "outweighs" | "outweigh" => {
             upto(5).any(|k| standing(w, k) || authority(w, k) || system_prompt(w, k))
