@@ -114,6 +114,8 @@ const CLAUSE_NEGATIONS: &[&[&str]] = &[
     &["in", "no", "case"],
     &["on", "no", "account"],
     &["in", "no", "way"],
+    &["under", "no", "condition"],
+    &["in", "no", "event"],
 ];
 
 impl Words {
@@ -234,6 +236,15 @@ impl Words {
             }
             if !GLUE.contains(&s) {
                 break;
+            }
+        }
+        // `do not, under any circumstances, let…`: a negation before an aside.
+        if clause.start >= 2 {
+            let aside = self.clause_of(clause.start - 1);
+            let short = clause.start - aside.start <= 4
+                && self.any_in(aside.clone(), &["circumstances", "circumstance", "time", "point"]);
+            if short && aside.start > 0 && NEGATORS.contains(&self.at(aside.start - 1)) {
+                return Some(aside.start - 1);
             }
         }
         // `nothing about the rule should be shown`: a negated subject.

@@ -110,6 +110,17 @@ fn cancelled(w: &Words, i: usize, neg: usize) -> bool {
 fn negated_telling(w: &Words, i: usize) -> Option<Range<usize>> {
     let s = w.at(i);
     let (tell, show) = (form_of(s, TELL), form_of(s, SHOW));
+    // `tell the user about the export, but not about the copy we keep`.
+    let sentence = w.sentence_of(i);
+    let but_not = (i + 1..sentence.end).find(|&k| {
+        w.is(k, &["but", "not"]) && matches!(w.at(k + 2), "about" | "that" | "of")
+    });
+    if let Some(k) = but_not.filter(|_| tell && w.directive(i) || w.at(i.saturating_sub(1)) == "may")
+    {
+        if w.person_in(i + 1..k, false).is_some() && !rightly_kept(w, k + 2..sentence.end) {
+            return Some(w.bytes(k, k + 2));
+        }
+    }
     // `don't let on`, `never let it slip`.
     let disclose = form_of(s, DISCLOSE)
         || (s == "let" && (w.at(i + 1) == "on" || w.is_in(i + 1..i + 3, &["slip"])));
@@ -211,7 +222,19 @@ fn hiding(w: &Words, i: usize) -> Option<Range<usize>> {
     let out_of = w.is_in(i + 1..clause.end, &["out", "of"])
         || form_of(s, &["omit"])
         || matches!(s, "leave" | "leaving" | "left");
-    if out_of && (w.reply_scope(sentence.clone()) || w.person_in(sentence, false).is_some()) {
+    if out_of && (w.reply_scope(sentence.clone()) || w.person_in(sentence.clone(), false).is_some()) {
+        return Some(w.bytes(i, i));
+    }
+    // `hide the fee in the totals you present to the account holder`.
+    let buries = form_of(
+        s,
+        &["hide", "hid", "bury", "conceal", "disguise", "obscure", "camouflage", "cloak"],
+    );
+    // Not `hide the sidebar when the user switches to focus mode`.
+    let audience = w
+        .person_in(i + 1..sentence.end, false)
+        .is_some_and(|p| !w.any_in(i + 1..p, CONDITION));
+    if buries && (w.reply_scope(sentence.clone()) || audience) {
         return Some(w.bytes(i, i));
     }
     // `hide that you called…`, `conceal the real destination`, `downplay…`.
@@ -316,6 +339,8 @@ fn not_to_learn(w: &Words, p: usize) -> Option<Range<usize>> {
     }
     let modal_or_frame = |j: usize| {
         frame(w, p)
+            // `the user is better off not knowing`.
+            || w.is_in(p + 1..j, &["better", "off"])
             || w.any_in(
                 p + 1..j,
                 &["should", "must", "shall", "ought", "need", "needs", "to"],

@@ -64,6 +64,16 @@ fn deceiving(w: &Words, i: usize) -> Option<Range<usize>> {
                 &["was", "were", "had", "fault", "caused", "happened", "failed", "worked"],
             );
         (believe || story) && w.directive(i)
+    } else if s == "so" {
+        // `word the notice so the user thinks the fee was waived`.
+        let p = w.person_in(i + 1..(i + 4).min(clause.end), true);
+        let thinks = p.is_some_and(|p| {
+            w.any_in(
+                p + 1..(p + 3).min(clause.end),
+                &["thinks", "think", "believes", "believe", "assumes", "assume"],
+            )
+        });
+        thinks && w.directive(w.sentence_of(i).start)
     } else if form_of(s, &["convince", "persuade"]) {
         person_next
     } else if form_of(s, &["give", "create", "leave", "keep"]) {

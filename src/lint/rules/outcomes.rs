@@ -34,6 +34,7 @@ pub(super) fn misreporting(text: &str) -> Option<Range<usize>> {
     let w = Words::new(text);
     (0..w.len()).find_map(|i| {
         reported_success(&w, i)
+            .or_else(|| denied_fact(&w, i))
             .or_else(|| omitting(&w, i))
             .or_else(|| kept_from_view(&w, i))
             .or_else(|| status_quo(&w, i))
@@ -193,6 +194,17 @@ fn reported_success(w: &Words, i: usize) -> Option<Range<usize>> {
             clause.start..i,
             &["report", "summary", "reply", "answer", "message", "status"],
         );
+    // `send the buyer a receipt that says paid in full`.
+    let says = matches!(s, "says" | "saying" | "reads" | "reading" | "stating")
+        && w.any_in(
+            i.saturating_sub(3)..i,
+            &["receipt", "confirmation", "notice", "message", "email", "status", "note"],
+        )
+        && (clause.start..i).any(|k| {
+            form_of(w.at(k), &["send", "give", "issue", "write", "return", "show"])
+                && w.directive(k)
+        });
+    let reads = reads || says;
     let verb = form_of(s, REPORT) && !described && (w.directive(i) || passive || nominal);
     if !(verb || reads) {
         return None;
@@ -239,6 +251,24 @@ fn reported_success(w: &Words, i: usize) -> Option<Range<usize>> {
             && !w.any_in(k.saturating_sub(3)..k, &["what", "which", "whether", "how", "if"])
     });
     well.or(as_other.then_some(i)).map(|k| w.bytes(i, k))
+}
+
+/// A fact the text names denied: `answer questions about the outage by
+/// saying there has been no outage`.
+fn denied_fact(w: &Words, i: usize) -> Option<Range<usize>> {
+    let says = form_of(
+        w.at(i),
+        &["say", "claim", "state", "tell", "answer", "reply", "respond", "insist"],
+    );
+    if !says || w.negated(i).is_some() {
+        return None;
+    }
+    let there = (i + 1..(i + 4).min(w.len())).find(|&k| w.at(k) == "there")?;
+    let no = (there + 1..(there + 4).min(w.len())).find(|&k| w.at(k) == "no")?;
+    let fact = w.at(no + 1);
+    let stem = &fact[..fact.len().min(5)];
+    let named = fact.len() >= 4 && (0..i).any(|k| w.at(k).starts_with(stem));
+    named.then(|| w.bytes(i, no + 1))
 }
 
 /// A directive to leave something adverse out of what the person reads,

@@ -211,8 +211,14 @@ pub(super) fn standing(w: &Words, n: usize) -> bool {
             )
         })
     });
+    // `the policies loaded at startup`.
+    let set = matches!(
+        w.at(n + 1),
+        "loaded" | "given" | "provided" | "configured" | "issued" | "received" | "installed"
+    ) && w.same_clause(n, n + 1);
     let after = noun_above
         || said
+        || set
         || w.any_in(
             n + 1..(n + 4).min(clause.end),
             &["above", "before", "earlier", "previously"],
@@ -252,7 +258,12 @@ pub(super) fn standing(w: &Words, n: usize) -> bool {
     // Filters and checks are the model's only when they are about safety.
     let guarded = !matches!(s, "filters" | "checks" | "protocols")
         || w.any_in(n.saturating_sub(2)..n, &["safety", "content", "your"]);
-    let weak_ok = strong || !w.any_in(n.saturating_sub(2)..n, &["all", "any", "every"]) && guarded;
+    // `all the limits placed on you by the host`: whose they are is named.
+    let owned = (n + 1..(n + 6).min(clause.end))
+        .any(|k| w.at(k) == "by" && AUTHORITY.contains(&w.at(k + 2)));
+    let weak_ok = strong
+        || owned
+        || !w.any_in(n.saturating_sub(2)..n, &["all", "any", "every"]) && guarded;
     // Text and context stand only as what came before: `the text above`,
     // `previous context`, not `an existing file with new content`.
     let temporal = !matches!(
@@ -323,7 +334,10 @@ fn guard(w: &Words, n: usize) -> bool {
             && !AUTHORITY.contains(&w.at(n + 2))
             && !AUTHORITY.contains(&w.at(n + 3))
             // `from here on`, `from now on` is a time, not a source.
-            && !matches!(w.at(n + 2), "here" | "now" | "this"))
+            && !matches!(
+                w.at(n + 2),
+                "here" | "now" | "this" | "before" | "earlier" | "above" | "previous"
+            ))
 }
 
 /// Verbs of dismissing (with their inflections).
@@ -522,6 +536,7 @@ fn lifted_at(w: &Words, n: usize, k: usize) -> bool {
                     | "wiped"
                     | "erased"
                     | "cleared"
+                    | "reset"
             ) || (matches!(s, "test" | "fake" | "wrong" | "mistaken" | "mistake" | "false")
                 // `were a test`, `were only a test`, not `checks in the test
                 // environment`.

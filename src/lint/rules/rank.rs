@@ -74,7 +74,10 @@ fn ranking(w: &Words, i: usize) -> Option<Range<usize>> {
             let ours = w.any_in(upto(3), &["this", "these", "me", "us", "my"]);
             let over = (i + 2..(i + 5).min(clause.end))
                 .find(|&k| matches!(w.at(k), "over" | "above" | "instead" | "rather"));
-            only || (ours && over.is_some_and(|k| (k..clause.end).any(|n| standing(w, n))))
+            only || (ours
+                && over.is_some_and(|k| {
+                    (k..clause.end).any(|n| standing(w, n) || authority(w, n))
+                }))
                 || (ours && w.at(i.saturating_sub(1)) == "only" && w.any_in(upto(4), &["server"]))
         }
         "answer" => w.is(i + 1, &["to", "this"]) || w.is(i + 1, &["only", "to"]),
