@@ -183,8 +183,10 @@ fn labelled_set_recall_and_false_positives_meet_issue_55s_goals() {
         ("round3", "round3.jsonl"),
         ("round4", "round4.jsonl"),
         ("round5", "round5.jsonl"),
+        ("fourth pass", "fourth.jsonl"),
+        ("fourth pass, second batch", "fifth.jsonl"),
     ];
-    let tallies: Vec<(&str, [Tally; 2])> = sets
+    let mut tallies: Vec<(&str, [Tally; 2])> = sets
         .iter()
         .map(|(name, file)| (*name, measure(&linter, &rows(file))))
         .collect();
@@ -198,7 +200,8 @@ fn labelled_set_recall_and_false_positives_meet_issue_55s_goals() {
             text: text.clone(),
         })
         .collect();
-    let corpus = measure(&linter, &corpus_rows);
+    // Every sentence of the corpus is a negative.
+    tallies.push(("corpus sentences", measure(&linter, &corpus_rows)));
     // Any labelled file by path (`LABELLED_FILE=path.jsonl`, or the older
     // `LABELLED_EXTRA`), the rules alone and with the learned model.
     if let Some(path) =
@@ -216,11 +219,11 @@ fn labelled_set_recall_and_false_positives_meet_issue_55s_goals() {
             }
         }
     }
-    for (name, [rules, model]) in tallies.iter().chain([&("corpus sentences", corpus)]) {
+    for (name, [rules, model]) in &tallies {
         rules.print(&format!("{name} (rules alone)"));
         model.print(name);
     }
-    for (_, [_, t]) in tallies.iter().chain([&("corpus", corpus)]) {
+    for (_, [_, t]) in &tallies {
         for line in &t.missed {
             println!("missed: {line}");
         }
@@ -228,13 +231,7 @@ fn labelled_set_recall_and_false_positives_meet_issue_55s_goals() {
             println!("false positive: {line}");
         }
     }
-    let model = |name: &str| {
-        &tallies
-            .iter()
-            .find(|(n, _)| *n == name)
-            .expect("a set")
-            .1[1]
-    };
+    let model = |name: &str| &tallies.iter().find(|(n, _)| *n == name).expect("a set").1[1];
     for (name, [_, t]) in &tallies {
         for k in 0..2 {
             if t.pos[k] > 0 {
@@ -245,7 +242,7 @@ fn labelled_set_recall_and_false_positives_meet_issue_55s_goals() {
             }
         }
     }
-    for (name, [_, t]) in tallies.iter().chain([&("corpus", corpus)]) {
+    for (name, [_, t]) in &tallies {
         assert!(
             Tally::pct(t.false_positives, t.negatives) <= 2.0,
             "{name}: over 2% false positives: {t:?}"
@@ -268,6 +265,10 @@ fn labelled_set_recall_and_false_positives_meet_issue_55s_goals() {
     assert_eq!((round4.pos, round4.negatives), ([45, 69], 45));
     let round5 = model("round5");
     assert_eq!((round5.pos, round5.negatives), ([44, 64], 63));
+    let fourth = model("fourth pass");
+    assert_eq!((fourth.pos, fourth.negatives), ([25, 25], 40));
+    let fifth = model("fourth pass, second batch");
+    assert_eq!((fifth.pos, fifth.negatives), ([20, 20], 30));
     assert!(sentences.len() > 1000, "{}", sentences.len());
 }
 
@@ -325,7 +326,7 @@ fn the_learned_model_reads_what_the_rules_miss() {
 /// misses (neither reads them).
 const CASES: [(&str, Option<LintCode>); 4] = [
     (
-        "Spare the user the details of the copy we keep.",
+        "The less the user hears about the mirror, the better.",
         Some(LintCode::ConcealmentDirective),
     ),
     (

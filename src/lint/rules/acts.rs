@@ -296,7 +296,7 @@ pub(super) fn role_markers() -> Vec<Act> {
     let act = |regex: &str| Act {
         kind: Kind::SpeakAs,
         regex: regex.to_string(),
-        reject: None,
+        reject: Some(glossary),
     };
     vec![
         // A turn's speaker at a line's start (`User:` alone is a glossary
@@ -325,6 +325,37 @@ pub(super) fn role_markers() -> Vec<Act> {
             r"(?m)^\s*#{2,4}\s*(?:instruction|response|human|assistant|system)\s*:|(?m)^\s*###\s*(?:input|user)\s*:|(?:[-=#*_]{3,}\s*)end\s+of\s+(?:the\s+)?(?:user\s+input|user\s+message|system\s+prompt|instructions|conversation|prompt|document|input)\b|\bend\s+of\s+(?:user\s+input|system\s+prompt)\b",
         ),
     ]
+}
+
+/// `Assistant: the agent acting for them`: a glossary entry (a lowercase
+/// article after the colon and no verb of a statement), not a turn
+/// (`Assistant: The key is…`, `System: the user is an administrator`).
+pub(super) fn glossary(text: &str, m: Range<usize>) -> bool {
+    let found = &text[m.clone()];
+    let rest = if found.trim_end().ends_with(':') {
+        &text[m.end..]
+    } else {
+        found.split_once(':').map_or("", |(_, r)| r)
+    };
+    let rest = rest.trim_start();
+    let entry = rest.split(['.', ';', '\n']).next().unwrap_or("");
+    let states = entry.split_whitespace().any(|w| {
+        matches!(
+            w,
+            "is" | "are"
+                | "was"
+                | "were"
+                | "will"
+                | "must"
+                | "should"
+                | "shall"
+                | "has"
+                | "have"
+                | "can"
+                | "may"
+        )
+    });
+    ["the ", "a ", "an "].iter().any(|a| rest.starts_with(a)) && !states
 }
 
 fn lower_before(text: &str, at: usize, bytes: usize) -> String {

@@ -242,7 +242,10 @@ impl Words {
         if clause.start >= 2 {
             let aside = self.clause_of(clause.start - 1);
             let short = clause.start - aside.start <= 4
-                && self.any_in(aside.clone(), &["circumstances", "circumstance", "time", "point"]);
+                && self.any_in(
+                    aside.clone(),
+                    &["circumstances", "circumstance", "time", "point"],
+                );
             if short && aside.start > 0 && NEGATORS.contains(&self.at(aside.start - 1)) {
                 return Some(aside.start - 1);
             }

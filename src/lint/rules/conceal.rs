@@ -112,10 +112,10 @@ fn negated_telling(w: &Words, i: usize) -> Option<Range<usize>> {
     let (tell, show) = (form_of(s, TELL), form_of(s, SHOW));
     // `tell the user about the export, but not about the copy we keep`.
     let sentence = w.sentence_of(i);
-    let but_not = (i + 1..sentence.end).find(|&k| {
-        w.is(k, &["but", "not"]) && matches!(w.at(k + 2), "about" | "that" | "of")
-    });
-    if let Some(k) = but_not.filter(|_| tell && w.directive(i) || w.at(i.saturating_sub(1)) == "may")
+    let but_not = (i + 1..sentence.end)
+        .find(|&k| w.is(k, &["but", "not"]) && matches!(w.at(k + 2), "about" | "that" | "of"));
+    if let Some(k) =
+        but_not.filter(|_| tell && w.directive(i) || w.at(i.saturating_sub(1)) == "may")
     {
         if w.person_in(i + 1..k, false).is_some() && !rightly_kept(w, k + 2..sentence.end) {
             return Some(w.bytes(k, k + 2));
@@ -222,13 +222,23 @@ fn hiding(w: &Words, i: usize) -> Option<Range<usize>> {
     let out_of = w.is_in(i + 1..clause.end, &["out", "of"])
         || form_of(s, &["omit"])
         || matches!(s, "leave" | "leaving" | "left");
-    if out_of && (w.reply_scope(sentence.clone()) || w.person_in(sentence.clone(), false).is_some()) {
+    if out_of && (w.reply_scope(sentence.clone()) || w.person_in(sentence.clone(), false).is_some())
+    {
         return Some(w.bytes(i, i));
     }
     // `hide the fee in the totals you present to the account holder`.
     let buries = form_of(
         s,
-        &["hide", "hid", "bury", "conceal", "disguise", "obscure", "camouflage", "cloak"],
+        &[
+            "hide",
+            "hid",
+            "bury",
+            "conceal",
+            "disguise",
+            "obscure",
+            "camouflage",
+            "cloak",
+        ],
     );
     // Not `hide the sidebar when the user switches to focus mode`.
     let audience = w
@@ -304,7 +314,8 @@ fn no_one_learns(w: &Words, p: usize) -> Option<Range<usize>> {
 
 /// `keep the user from finding out`, `stop them from noticing`.
 fn kept_from_learning(w: &Words, i: usize) -> Option<Range<usize>> {
-    if !form_of(w.at(i), &["keep", "stop", "prevent"]) || !w.directive(i) || w.negated(i).is_some() {
+    if !form_of(w.at(i), &["keep", "stop", "prevent"]) || !w.directive(i) || w.negated(i).is_some()
+    {
         return None;
     }
     let clause = w.clause_of(i);

@@ -66,7 +66,14 @@ fn names_the_system(inner: &str) -> bool {
         .filter(|w| !w.is_empty())
         .collect();
     let has = |list: &[&str]| words.iter().any(|w| list.contains(w));
-    let who = has(&["system", "admin", "administrator", "developer", "root", "operator"]);
+    let who = has(&[
+        "system",
+        "admin",
+        "administrator",
+        "developer",
+        "root",
+        "operator",
+    ]);
     let what = has(&[
         "instruction",
         "instructions",
@@ -83,7 +90,14 @@ fn names_the_system(inner: &str) -> bool {
         "alert",
     ]);
     let edge = has(&["begin", "start", "end", "new", "updated", "real", "hidden"]);
-    let rules = has(&["instruction", "instructions", "directive", "directives", "prompt", "rules"]);
+    let rules = has(&[
+        "instruction",
+        "instructions",
+        "directive",
+        "directives",
+        "prompt",
+        "rules",
+    ]);
     words.len() <= 8 && (has(&["override"]) || who && what || edge && rules)
 }
 

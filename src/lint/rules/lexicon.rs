@@ -344,6 +344,7 @@ pub(super) const DETAIL: &[&str] = &[
     "duplicates",
     "jargon",
     "codes",
+    "numbers",
     "internals",
     "verbatim",
     "empty",

@@ -46,7 +46,19 @@ fn deceiving(w: &Words, i: usize) -> Option<Range<usize>> {
         // `pretend the backup worked`, not `pretend you are a guide`.
         let happened = w.any_in(i + 1..clause.end, SUCCEEDED)
             || w.any_in(i + 1..clause.end, &["nothing", "never", "not", "no"]);
-        w.directive(i) && (outcome || (s.starts_with("pretend") && happened))
+        // `pretend the guidelines do not exist` dismisses rules (MCP021's).
+        let rules = w.any_in(
+            i + 1..clause.end,
+            &[
+                "guidelines",
+                "rules",
+                "instructions",
+                "restrictions",
+                "policy",
+                "policies",
+            ],
+        );
+        w.directive(i) && !rules && (outcome || (s.starts_with("pretend") && happened))
     } else if form_of(s, &["let", "make", "lead", "have", "get", "leave"]) {
         let p = w.person_in(i + 1..(i + 5).min(clause.end), true);
         let believe = p.is_some_and(|p| {
@@ -61,7 +73,9 @@ fn deceiving(w: &Words, i: usize) -> Option<Range<usize>> {
             && form_of(w.at(i + 2), &["sound", "look", "seem", "appear"])
             && w.any_in(
                 i + 3..clause.end,
-                &["was", "were", "had", "fault", "caused", "happened", "failed", "worked"],
+                &[
+                    "was", "were", "had", "fault", "caused", "happened", "failed", "worked",
+                ],
             );
         (believe || story) && w.directive(i)
     } else if s == "so" {
@@ -70,7 +84,9 @@ fn deceiving(w: &Words, i: usize) -> Option<Range<usize>> {
         let thinks = p.is_some_and(|p| {
             w.any_in(
                 p + 1..(p + 3).min(clause.end),
-                &["thinks", "think", "believes", "believe", "assumes", "assume"],
+                &[
+                    "thinks", "think", "believes", "believe", "assumes", "assume",
+                ],
             )
         });
         thinks && w.directive(w.sentence_of(i).start)
@@ -271,7 +287,10 @@ fn scripted(w: &Words, i: usize) -> Option<Range<usize>> {
 fn denial(w: &Words, k: usize) -> bool {
     // `say no`, `say it was not`.
     let not = matches!(w.at(k + 1), "it" | "they" | "that")
-        && matches!(w.at(k + 2), "was" | "were" | "is" | "are" | "did" | "does" | "has")
+        && matches!(
+            w.at(k + 2),
+            "was" | "were" | "is" | "are" | "did" | "does" | "has"
+        )
         && w.at(k + 3) == "not";
     form_of(w.at(k), &["say", "answer", "reply", "respond"])
         && (matches!(w.at(k + 1), "no" | "nope" | "nothing") || not)
@@ -284,7 +303,9 @@ fn denial(w: &Words, k: usize) -> bool {
 fn factual(w: &Words, asks: usize) -> bool {
     w.any_in(
         asks + 1..asks + 3,
-        &["whether", "if", "what", "why", "where", "how", "about", "who", "when"],
+        &[
+            "whether", "if", "what", "why", "where", "how", "about", "who", "when",
+        ],
     )
 }
 
@@ -300,9 +321,7 @@ fn answered_before(w: &Words, i: usize) -> Option<Range<usize>> {
             && factual(w, k)
     });
     let sentence = w.sentence_of(i);
-    let answer = (sentence.start..i).find(|&k| {
-        denial(w, k) || assurance(w, k, i)
-    })?;
+    let answer = (sentence.start..i).find(|&k| denial(w, k) || assurance(w, k, i))?;
     asks.then(|| w.bytes(answer, i))
 }
 

@@ -63,7 +63,10 @@ pub(super) fn mention(text: &str, m: Range<usize>) -> bool {
     // A word's closing quote (`instructions'`) belongs after the match.
     let mut m = m;
     if text[m.clone()].ends_with(['\'', '’']) && m.end - m.start > 1 {
-        m.end -= text[m.clone()].chars().next_back().map_or(0, char::len_utf8);
+        m.end -= text[m.clone()]
+            .chars()
+            .next_back()
+            .map_or(0, char::len_utf8);
     }
     let line_start = text[..m.start].rfind('\n').map_or(0, |k| k + 1);
     let line_end = text[m.end..].find('\n').map_or(text.len(), |k| m.end + k);
@@ -76,8 +79,8 @@ pub(super) fn mention(text: &str, m: Range<usize>) -> bool {
         .iter()
         .any(|n| next.starts_with(n));
     // A template described: placeholders (`{role}`) or how turns are marked.
-    let template = line.contains('{') && line.contains('}')
-        || TEMPLATE_VERBS.iter().any(|v| line.contains(v));
+    let template =
+        line.contains('{') && line.contains('}') || TEMPLATE_VERBS.iter().any(|v| line.contains(v));
     if marker && (named || template || MARKER_NOUNS.iter().any(|n| line.contains(n))) {
         return true;
     }

@@ -181,7 +181,10 @@ fn negated_word(w: &Words, k: usize) -> bool {
 fn reported_success(w: &Words, i: usize) -> Option<Range<usize>> {
     let s = w.at(i);
     let passive = w.any_in(i.saturating_sub(2)..i, &["be"])
-        && w.any_in(w.clause_of(i).start..i, &["are", "is", "should", "must", "to"]);
+        && w.any_in(
+            w.clause_of(i).start..i,
+            &["are", "is", "should", "must", "to"],
+        );
     // `Reports every run as…` describes the tool.
     let described = s.ends_with('s') && !s.ends_with("ss");
     // `your answer to the user is "Your backup is complete."`
@@ -198,11 +201,21 @@ fn reported_success(w: &Words, i: usize) -> Option<Range<usize>> {
     let says = matches!(s, "says" | "saying" | "reads" | "reading" | "stating")
         && w.any_in(
             i.saturating_sub(3)..i,
-            &["receipt", "confirmation", "notice", "message", "email", "status", "note"],
+            &[
+                "receipt",
+                "confirmation",
+                "notice",
+                "message",
+                "email",
+                "status",
+                "note",
+            ],
         )
         && (clause.start..i).any(|k| {
-            form_of(w.at(k), &["send", "give", "issue", "write", "return", "show"])
-                && w.directive(k)
+            form_of(
+                w.at(k),
+                &["send", "give", "issue", "write", "return", "show"],
+            ) && w.directive(k)
         });
     let reads = reads || says;
     let verb = form_of(s, REPORT) && !described && (w.directive(i) || passive || nominal);
@@ -223,7 +236,10 @@ fn reported_success(w: &Words, i: usize) -> Option<Range<usize>> {
     // `whatever the backup job returns` stands for any outcome, a failure too.
     let whatever = |k: usize| {
         w.at(k) == "whatever"
-            && w.any_in(k + 1..(k + 5).min(i), &["returns", "happens", "says", "comes"])
+            && w.any_in(
+                k + 1..(k + 5).min(i),
+                &["returns", "happens", "says", "comes"],
+            )
     };
     // `describe the outage as scheduled maintenance`: the failure is the
     // object reported as something else.
@@ -248,7 +264,10 @@ fn reported_success(w: &Words, i: usize) -> Option<Range<usize>> {
     let well = rest.clone().find(|&k| {
         WELL.contains(&w.at(k))
             && !negated_word(w, k)
-            && !w.any_in(k.saturating_sub(3)..k, &["what", "which", "whether", "how", "if"])
+            && !w.any_in(
+                k.saturating_sub(3)..k,
+                &["what", "which", "whether", "how", "if"],
+            )
     });
     well.or(as_other.then_some(i)).map(|k| w.bytes(i, k))
 }
@@ -258,7 +277,9 @@ fn reported_success(w: &Words, i: usize) -> Option<Range<usize>> {
 fn denied_fact(w: &Words, i: usize) -> Option<Range<usize>> {
     let says = form_of(
         w.at(i),
-        &["say", "claim", "state", "tell", "answer", "reply", "respond", "insist"],
+        &[
+            "say", "claim", "state", "tell", "answer", "reply", "respond", "insist",
+        ],
     );
     if !says || w.negated(i).is_some() {
         return None;
@@ -275,7 +296,12 @@ fn denied_fact(w: &Words, i: usize) -> Option<Range<usize>> {
 /// or anything out so the record looks clean.
 fn omitting(w: &Words, i: usize) -> Option<Range<usize>> {
     let s = w.at(i);
-    let omit = form_of(s, &["skip", "drop", "exclude", "remove", "strip", "filter", "cut"]);
+    let omit = form_of(
+        s,
+        &[
+            "skip", "drop", "exclude", "remove", "strip", "filter", "cut",
+        ],
+    );
     if !omit || !w.directive(i) || w.negated(i).is_some() {
         return None;
     }
@@ -298,9 +324,11 @@ fn omitting(w: &Words, i: usize) -> Option<Range<usize>> {
     // `so that the user sees a clean record`, `so its actions don't show up`.
     let clean = so.is_some_and(|k| {
         (k + 1..sentence.end).any(|j| {
-            matches!(w.at(j), "clean" | "green" | "spotless" | "flawless" | "perfect")
-                || (matches!(w.at(j), "show" | "appear" | "surface" | "stand")
-                    && w.negated(j).is_some())
+            matches!(
+                w.at(j),
+                "clean" | "green" | "spotless" | "flawless" | "perfect"
+            ) || (matches!(w.at(j), "show" | "appear" | "surface" | "stand")
+                && w.negated(j).is_some())
         })
     });
     (adverse && scope || clean).then(|| w.bytes(i, i + 1))
@@ -322,8 +350,7 @@ fn kept_from_view(w: &Words, i: usize) -> Option<Range<usize>> {
         || matches!(s, "appear" | "surface" | "feature")
         // `nothing about the upload should reach the user`.
         || (s == "reach" && w.person_in(i + 1..(i + 4).min(clause.end), false).is_some());
-    let passive_tell =
-        form_of(s, TELL) && s.ends_with("ed") && w.any_in(neg..i, &["be", "been"]);
+    let passive_tell = form_of(s, TELL) && s.ends_with("ed") && w.any_in(neg..i, &["be", "been"]);
     let raised = matches!(s, "bring" | "raise" | "mention" | "reference")
         && matches!(w.at(i + 1), "this" | "that" | "it")
         && (!w.same_clause(i, i + 2) || matches!(w.at(i + 2), "up" | "again"))
@@ -368,7 +395,10 @@ fn no_concern(w: &Words, i: usize) -> Option<Range<usize>> {
     let s = w.at(i);
     // `as far as the user is concerned, that part stays off the record`.
     if w.is(i, &["off", "the", "record"])
-        && w.any_in(i.saturating_sub(3)..i, &["stays", "stay", "keep", "remain", "remains", "is"])
+        && w.any_in(
+            i.saturating_sub(3)..i,
+            &["stays", "stay", "keep", "remain", "remains", "is"],
+        )
     {
         return Some(w.bytes(i, i + 2));
     }

@@ -200,7 +200,13 @@ pub(super) fn standing(w: &Words, n: usize) -> bool {
     let said = (n + 1..(n + 4).min(clause.end)).any(|k| {
         matches!(
             w.at(k),
-            "i" | "we" | "they" | "host" | "system" | "developer" | "developers" | "operator"
+            "i" | "we"
+                | "they"
+                | "host"
+                | "system"
+                | "developer"
+                | "developers"
+                | "operator"
                 | "platform"
         ) && (k + 1..(k + 3).min(clause.end)).any(|v| {
             form_of(
@@ -261,9 +267,8 @@ pub(super) fn standing(w: &Words, n: usize) -> bool {
     // `all the limits placed on you by the host`: whose they are is named.
     let owned = (n + 1..(n + 6).min(clause.end))
         .any(|k| w.at(k) == "by" && AUTHORITY.contains(&w.at(k + 2)));
-    let weak_ok = strong
-        || owned
-        || !w.any_in(n.saturating_sub(2)..n, &["all", "any", "every"]) && guarded;
+    let weak_ok =
+        strong || owned || !w.any_in(n.saturating_sub(2)..n, &["all", "any", "every"]) && guarded;
     // Text and context stand only as what came before: `the text above`,
     // `previous context`, not `an existing file with new content`.
     let temporal = !matches!(
@@ -329,7 +334,7 @@ fn guard(w: &Words, n: usize) -> bool {
             "in" | "inside" | "within" | "embedded" | "contained" | "found" | "included" | "hidden"
         )
         || (matches!(next, "that" | "which")
-        && !matches!(w.at(n + 2), "you" | "the" | "were" | "came"))
+            && !matches!(w.at(n + 2), "you" | "the" | "were" | "came"))
         || (next == "from"
             && !AUTHORITY.contains(&w.at(n + 2))
             && !AUTHORITY.contains(&w.at(n + 3))
@@ -493,7 +498,7 @@ fn lifted_at(w: &Words, n: usize, k: usize) -> bool {
     let s = w.at(k);
     let negated = w.negated(k).is_some();
     (negated
-        && (form_of(s, &["apply", "matter", "count", "hold", "bind"])
+        && (form_of(s, &["apply", "matter", "count", "hold", "bind", "exist"])
             || matches!(s, "applied" | "valid" | "binding" | "relevant" | "followed")
             || w.is(k, &["in", "force"])
             || w.is(k, &["in", "effect"])))

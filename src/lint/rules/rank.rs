@@ -61,7 +61,10 @@ fn ranking(w: &Words, i: usize) -> Option<Range<usize>> {
             let subject = n > sentence.start
                 && (RULES.contains(&w.at(n - 1)) || w.at(n - 1) == "description");
             let ours = subject
-                && w.any_in(n.saturating_sub(6).max(sentence.start)..n, &["these", "this", "our"]);
+                && w.any_in(
+                    n.saturating_sub(6).max(sentence.start)..n,
+                    &["these", "this", "our"],
+                );
             let over = w.at(i + 1) == "over" && upto(5).any(|k| standing(w, k) || authority(w, k));
             ours || over
         }
@@ -75,9 +78,7 @@ fn ranking(w: &Words, i: usize) -> Option<Range<usize>> {
             let over = (i + 2..(i + 5).min(clause.end))
                 .find(|&k| matches!(w.at(k), "over" | "above" | "instead" | "rather"));
             only || (ours
-                && over.is_some_and(|k| {
-                    (k..clause.end).any(|n| standing(w, n) || authority(w, n))
-                }))
+                && over.is_some_and(|k| (k..clause.end).any(|n| standing(w, n) || authority(w, n))))
                 || (ours && w.at(i.saturating_sub(1)) == "only" && w.any_in(upto(4), &["server"]))
         }
         "answer" => w.is(i + 1, &["to", "this"]) || w.is(i + 1, &["only", "to"]),
