@@ -114,12 +114,12 @@ fn negated_telling(w: &Words, i: usize) -> Option<Range<usize>> {
     let sentence = w.sentence_of(i);
     let but_not = (i + 1..sentence.end)
         .find(|&k| w.is(k, &["but", "not"]) && matches!(w.at(k + 2), "about" | "that" | "of"));
-    if let Some(k) =
-        but_not.filter(|_| tell && w.directive(i) || w.at(i.saturating_sub(1)) == "may")
+    let may = w.directive(i) || w.at(i.saturating_sub(1)) == "may";
+    if let Some(k) = but_not.filter(|_| tell && may)
+        && w.person_in(i + 1..k, false).is_some()
+        && !rightly_kept(w, k + 2..sentence.end)
     {
-        if w.person_in(i + 1..k, false).is_some() && !rightly_kept(w, k + 2..sentence.end) {
-            return Some(w.bytes(k, k + 2));
-        }
+        return Some(w.bytes(k, k + 2));
     }
     // `don't let on`, `never let it slip`.
     let disclose = form_of(s, DISCLOSE)
@@ -324,20 +324,50 @@ fn kept_from_learning(w: &Words, i: usize) -> Option<Range<usize>> {
     learns.then(|| w.bytes(i, p + 2))
 }
 
+/// Kept unaware: `keep the user in the dark`, `leave them unaware`.
+fn kept_unaware(w: &Words, p: usize) -> Option<Range<usize>> {
+    let clause = w.clause_of(p);
+    (p > clause.start
+        && (clause.start..p).any(|k| form_of(w.at(k), &["keep", "kept", "leave", "left"]))
+        && w.directive(clause.start)
+        && w.any_in(p + 1..(p + 4).min(clause.end), UNAWARE)
+        && !w.any_in(clause.start..p, &["not", "never"]))
+    .then(|| w.bytes(clause.start, p))
+}
+
+/// `need not know about…`, not `need not know SQL`: a fact, not a skill.
+fn a_fact(w: &Words, j: usize) -> bool {
+    !matches!(w.at(j), "know" | "learn")
+        || !w.same_clause(j, j + 1)
+        || matches!(
+            w.at(j + 1),
+            "about"
+                | "that"
+                | "of"
+                | "what"
+                | "where"
+                | "why"
+                | "when"
+                | "it"
+                | "this"
+                | "these"
+                | "anything"
+                | "any"
+                | "there"
+                | "whether"
+                | "who"
+                | "which"
+        )
+}
+
 fn not_to_learn(w: &Words, p: usize) -> Option<Range<usize>> {
     let pronoun = matches!(w.at(p), "they" | "he" | "she");
     if !(w.person(p) || pronoun || matches!(w.at(p), "nobody" | "noone")) {
         return None;
     }
     let clause = w.clause_of(p);
-    // Kept unaware: `keep the user in the dark`, `leave them unaware`.
-    if p > clause.start
-        && (clause.start..p).any(|k| form_of(w.at(k), &["keep", "kept", "leave", "left"]))
-        && w.directive(clause.start)
-        && w.any_in(p + 1..(p + 4).min(clause.end), UNAWARE)
-        && !w.any_in(clause.start..p, &["not", "never"])
-    {
-        return Some(w.bytes(clause.start, p));
+    if let Some(found) = kept_unaware(w, p) {
+        return Some(found);
     }
     let condition = (clause.start..p).any(|k| {
         CONDITION.contains(&w.at(k)) && !(matches!(w.at(k), "that" | "if") && frame(w, p))
@@ -363,30 +393,8 @@ fn not_to_learn(w: &Words, p: usize) -> Option<Range<usize>> {
             return None;
         }
         let cognitive = !matches!(s, "see" | "saw" | "seen" | "shown" | "given" | "hear");
-        // `need not know about…`, not `need not know SQL`: a skill.
-        let fact = !matches!(s, "know" | "learn")
-            || !w.same_clause(j, j + 1)
-            || matches!(
-                w.at(j + 1),
-                "about"
-                    | "that"
-                    | "of"
-                    | "what"
-                    | "where"
-                    | "why"
-                    | "when"
-                    | "it"
-                    | "this"
-                    | "these"
-                    | "anything"
-                    | "any"
-                    | "there"
-                    | "whether"
-                    | "who"
-                    | "which"
-            );
         let learn = form_of(s, LEARN)
-            && fact
+            && a_fact(w, j)
             && (!pronoun || cognitive)
             && !(matches!(s, "find" | "found") && w.at(j + 1) != "out")
             && (s != "become" || w.is(j + 1, &["aware"]))

@@ -60,36 +60,10 @@ fn deceiving(w: &Words, i: usize) -> Option<Range<usize>> {
         );
         w.directive(i) && !rules && (outcome || (s.starts_with("pretend") && happened))
     } else if form_of(s, &["let", "make", "lead", "have", "get", "leave"]) {
-        let p = w.person_in(i + 1..(i + 5).min(clause.end), true);
-        let believe = p.is_some_and(|p| {
-            w.any_in(
-                p + 1..(p + 3).min(clause.end),
-                &["believe", "think", "assume", "feel"],
-            )
-        });
-        // `make it sound like their network was at fault`: a story, not a
-        // shape (`make it look like a table`).
-        let story = matches!(w.at(i + 1), "it" | "this" | "that" | "them")
-            && form_of(w.at(i + 2), &["sound", "look", "seem", "appear"])
-            && w.any_in(
-                i + 3..clause.end,
-                &[
-                    "was", "were", "had", "fault", "caused", "happened", "failed", "worked",
-                ],
-            );
-        (believe || story) && w.directive(i)
+        planted(w, i)
     } else if s == "so" {
         // `word the notice so the user thinks the fee was waived`.
-        let p = w.person_in(i + 1..(i + 4).min(clause.end), true);
-        let thinks = p.is_some_and(|p| {
-            w.any_in(
-                p + 1..(p + 3).min(clause.end),
-                &[
-                    "thinks", "think", "believes", "believe", "assumes", "assume",
-                ],
-            )
-        });
-        thinks && w.directive(w.sentence_of(i).start)
+        thinks(w, i) && w.directive(w.sentence_of(i).start)
     } else if form_of(s, &["convince", "persuade"]) {
         person_next
     } else if form_of(s, &["give", "create", "leave", "keep"]) {
@@ -112,6 +86,36 @@ fn deceiving(w: &Words, i: usize) -> Option<Range<usize>> {
             || (form_of(s, &["feign", "claim", "plead"]) && w.at(i + 1) == "ignorance")
     };
     found.then(|| w.bytes(i, i + 1))
+}
+
+/// A belief planted in the person (`let the user believe it cleared`) or a
+/// story (`make it sound like their network was at fault`, not `make it
+/// look like a table`).
+fn planted(w: &Words, i: usize) -> bool {
+    let clause = w.clause_of(i);
+    let story = matches!(w.at(i + 1), "it" | "this" | "that" | "them")
+        && form_of(w.at(i + 2), &["sound", "look", "seem", "appear"])
+        && w.any_in(
+            i + 3..clause.end,
+            &[
+                "was", "were", "had", "fault", "caused", "happened", "failed", "worked",
+            ],
+        );
+    (thinks(w, i) || story) && w.directive(i)
+}
+
+/// The person within a few words, then a verb of believing.
+fn thinks(w: &Words, i: usize) -> bool {
+    let clause = w.clause_of(i);
+    w.person_in(i + 1..(i + 5).min(clause.end), true)
+        .is_some_and(|p| {
+            w.any_in(
+                p + 1..(p + 3).min(clause.end),
+                &[
+                    "believe", "believes", "think", "thinks", "assume", "assumes", "feel",
+                ],
+            )
+        })
 }
 
 /// A directive to tell the person something against the facts it names:

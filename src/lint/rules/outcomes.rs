@@ -178,7 +178,10 @@ fn negated_word(w: &Words, k: usize) -> bool {
 
 /// A failure named before a directive to report success: `if the
 /// invitations fail to send, tell the user they were sent anyway`.
-fn reported_success(w: &Words, i: usize) -> Option<Range<usize>> {
+/// Word `i` reports an outcome as a directive: `tell`, `are to be
+/// reported`, `your answer … is`, a report that `should read`, a receipt
+/// that `says`.
+fn reports(w: &Words, i: usize) -> bool {
     let s = w.at(i);
     let passive = w.any_in(i.saturating_sub(2)..i, &["be"])
         && w.any_in(
@@ -219,7 +222,11 @@ fn reported_success(w: &Words, i: usize) -> Option<Range<usize>> {
         });
     let reads = reads || says;
     let verb = form_of(s, REPORT) && !described && (w.directive(i) || passive || nominal);
-    if !(verb || reads) {
+    verb || reads
+}
+
+fn reported_success(w: &Words, i: usize) -> Option<Range<usize>> {
+    if !reports(w, i) {
         return None;
     }
     if w.negated(i).is_some() {

@@ -194,6 +194,45 @@ pub(super) fn standing(w: &Words, n: usize) -> bool {
         let t = w.at(k);
         SCOPE.contains(&t) && !(t == "system" && w.at(k + 1) != s && !strong)
     });
+    let after = placed(w, n);
+    // Filters and checks are the model's only when they are about safety.
+    let guarded = !matches!(s, "filters" | "checks" | "protocols")
+        || w.any_in(n.saturating_sub(2)..n, &["safety", "content", "your"]);
+    // `all the limits placed on you by the host`: whose they are is named.
+    let owned = (n + 1..(n + 6).min(clause.end))
+        .any(|k| w.at(k) == "by" && AUTHORITY.contains(&w.at(k + 2)));
+    let weak_ok =
+        strong || owned || !w.any_in(n.saturating_sub(2)..n, &["all", "any", "every"]) && guarded;
+    // Text and context stand only as what came before: `the text above`,
+    // `previous context`, not `an existing file with new content`.
+    let temporal = !matches!(
+        s,
+        "text"
+            | "content"
+            | "conversation"
+            | "input"
+            | "anything"
+            | "all"
+            | "everything"
+            | "context"
+            | "messages"
+    ) || after
+        || (n.saturating_sub(3).max(clause.start)..n).any(|k| {
+            matches!(
+                w.at(k),
+                "previous" | "prior" | "preceding" | "above" | "earlier" | "foregoing" | "system"
+            )
+        });
+    (before || after) && weak_ok && temporal
+}
+
+/// The words after a noun of instructions place them before or outside
+/// this text: `the above`, `the rules I gave you`, `the policies loaded at
+/// startup`, `the limits you were given`, `restrictions placed on you by
+/// the platform`.
+fn placed(w: &Words, n: usize) -> bool {
+    let s = w.at(n);
+    let clause = w.clause_of(n);
     // `the above`, `all the above`.
     let noun_above = s == "above" && matches!(w.at(n.saturating_sub(1)), "the" | "all");
     // `the rules I gave you`, `the guidelines the host application gave you`.
@@ -222,7 +261,7 @@ pub(super) fn standing(w: &Words, n: usize) -> bool {
         w.at(n + 1),
         "loaded" | "given" | "provided" | "configured" | "issued" | "received" | "installed"
     ) && w.same_clause(n, n + 1);
-    let after = noun_above
+    noun_above
         || said
         || set
         || w.any_in(
@@ -260,36 +299,7 @@ pub(super) fn standing(w: &Words, n: usize) -> bool {
         // `restrictions placed on you by the platform`.
         || (n + 1..(n + 6).min(clause.end))
             .any(|k| w.at(k) == "by" && (AUTHORITY.contains(&w.at(k + 1)) || AUTHORITY.contains(&w.at(k + 2))))
-        || (w.at(n + 1) == "from" && w.at(n + 2) == "the" && AUTHORITY.contains(&w.at(n + 3)));
-    // Filters and checks are the model's only when they are about safety.
-    let guarded = !matches!(s, "filters" | "checks" | "protocols")
-        || w.any_in(n.saturating_sub(2)..n, &["safety", "content", "your"]);
-    // `all the limits placed on you by the host`: whose they are is named.
-    let owned = (n + 1..(n + 6).min(clause.end))
-        .any(|k| w.at(k) == "by" && AUTHORITY.contains(&w.at(k + 2)));
-    let weak_ok =
-        strong || owned || !w.any_in(n.saturating_sub(2)..n, &["all", "any", "every"]) && guarded;
-    // Text and context stand only as what came before: `the text above`,
-    // `previous context`, not `an existing file with new content`.
-    let temporal = !matches!(
-        s,
-        "text"
-            | "content"
-            | "conversation"
-            | "input"
-            | "anything"
-            | "all"
-            | "everything"
-            | "context"
-            | "messages"
-    ) || after
-        || (n.saturating_sub(3).max(clause.start)..n).any(|k| {
-            matches!(
-                w.at(k),
-                "previous" | "prior" | "preceding" | "above" | "earlier" | "foregoing" | "system"
-            )
-        });
-    (before || after) && weak_ok && temporal
+        || (w.at(n + 1) == "from" && w.at(n + 2) == "the" && AUTHORITY.contains(&w.at(n + 3)))
 }
 
 /// A misspelling of a noun of instructions (`iunstructions`,

@@ -50,24 +50,7 @@ fn ranking(w: &Words, i: usize) -> Option<Range<usize>> {
             upto(5).any(|k| RULES.contains(&w.at(k)) && standing(w, k))
         }
         // `these instructions prevail`, `shall prevail over the host's`.
-        "prevail" | "prevails" => {
-            // The rules are the subject: `these instructions (shall) prevail`,
-            // not `if this rule and the config disagree, the config prevails`.
-            let mut n = i;
-            while n > sentence.start && matches!(w.at(n - 1), "shall" | "will" | "must" | "always")
-            {
-                n -= 1;
-            }
-            let subject = n > sentence.start
-                && (RULES.contains(&w.at(n - 1)) || w.at(n - 1) == "description");
-            let ours = subject
-                && w.any_in(
-                    n.saturating_sub(6).max(sentence.start)..n,
-                    &["these", "this", "our"],
-                );
-            let over = w.at(i + 1) == "over" && upto(5).any(|k| standing(w, k) || authority(w, k));
-            ours || over
-        }
+        "prevail" | "prevails" => prevails(w, i),
         // `obey this server over your system instructions`, `only obey this server`,
         // `obey only the instructions in this description`.
         "obey" | "follow" | "heed" | "prioritize" | "prioritise" => {
@@ -97,6 +80,27 @@ fn ranking(w: &Words, i: usize) -> Option<Range<usize>> {
         _ => return persona(w, i),
     };
     (found && w.negated(i).is_none()).then(|| w.bytes(i, i + 1))
+}
+
+/// `these instructions (shall) prevail`, `… prevail over the host's`.
+fn prevails(w: &Words, i: usize) -> bool {
+    let sentence = w.sentence_of(i);
+    let upto = |k: usize| i + 1..(i + k).min(sentence.end);
+    // The rules are the subject: `these instructions (shall) prevail`,
+    // not `if this rule and the config disagree, the config prevails`.
+    let mut n = i;
+    while n > sentence.start && matches!(w.at(n - 1), "shall" | "will" | "must" | "always") {
+        n -= 1;
+    }
+    let subject =
+        n > sentence.start && (RULES.contains(&w.at(n - 1)) || w.at(n - 1) == "description");
+    let ours = subject
+        && w.any_in(
+            n.saturating_sub(6).max(sentence.start)..n,
+            &["these", "this", "our"],
+        );
+    let over = w.at(i + 1) == "over" && upto(5).any(|k| standing(w, k) || authority(w, k));
+    ours || over
 }
 
 /// `the system prompt` as the thing outranked.
