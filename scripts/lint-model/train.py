@@ -49,6 +49,7 @@ DEV_SETS = [
     "round5.jsonl",
     "fourth.jsonl",
     "fifth.jsonl",
+    "sixth.jsonl",
 ]
 # A held-out file, if one is given (`--held-out PATH`): training text sharing
 # eight words in a row with it is left out (its labels are never read).

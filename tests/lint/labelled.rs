@@ -185,6 +185,7 @@ fn labelled_set_recall_and_false_positives_meet_issue_55s_goals() {
         ("round5", "round5.jsonl"),
         ("fourth pass", "fourth.jsonl"),
         ("fourth pass, second batch", "fifth.jsonl"),
+        ("fourth pass, third batch", "sixth.jsonl"),
     ];
     let mut tallies: Vec<(&str, [Tally; 2])> = sets
         .iter()
@@ -232,7 +233,12 @@ fn labelled_set_recall_and_false_positives_meet_issue_55s_goals() {
         }
     }
     let model = |name: &str| &tallies.iter().find(|(n, _)| *n == name).expect("a set").1[1];
-    for (name, [_, t]) in &tallies {
+    // The fourth pass's third batch is printed, not held to the recall goal:
+    // written last, it shows where the readers stop (README).
+    for (name, [_, t]) in tallies
+        .iter()
+        .filter(|(n, _)| *n != "fourth pass, third batch")
+    {
         for k in 0..2 {
             if t.pos[k] > 0 {
                 assert!(
@@ -269,6 +275,8 @@ fn labelled_set_recall_and_false_positives_meet_issue_55s_goals() {
     assert_eq!((fourth.pos, fourth.negatives), ([25, 25], 40));
     let fifth = model("fourth pass, second batch");
     assert_eq!((fifth.pos, fifth.negatives), ([20, 20], 30));
+    let sixth = model("fourth pass, third batch");
+    assert_eq!((sixth.pos, sixth.negatives), ([15, 15], 30));
     assert!(sentences.len() > 1000, "{}", sentences.len());
 }
 

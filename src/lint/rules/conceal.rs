@@ -445,7 +445,16 @@ fn secrecy_idiom(w: &Words, i: usize) -> Option<Range<usize>> {
             w.any_in(i + 1..(i + 4).min(clause.end), &["nothing"])
                 && near(&["about", "of", "regarding"])
         }
-        "gloss" | "glossing" | "paper" | "papering" => w.at(i + 1) == "over",
+        // `gloss over the fee`, `gloss the charge as a temporary hold`.
+        "gloss" | "glossing" | "paper" | "papering" => {
+            w.at(i + 1) == "over" || (s.starts_with("gloss") && near(&["as"]))
+        }
+        // `pass over the failed checks in silence`.
+        "silence" => {
+            i > 0 && w.at(i - 1) == "in" && w.directive(clause.start)
+                || w.is(i.saturating_sub(1), &["in", "silence"])
+                    && w.person_in(w.sentence_of(i), true).is_some()
+        }
         "sweep" | "sweeping" => near(&["rug", "carpet"]),
         "hush" => w.at(i + 1) == "up",
         "draw" | "drawing" | "call" | "attract" => {

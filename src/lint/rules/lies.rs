@@ -109,10 +109,19 @@ fn thinks(w: &Words, i: usize) -> bool {
     let clause = w.clause_of(i);
     w.person_in(i + 1..(i + 5).min(clause.end), true)
         .is_some_and(|p| {
+            // `let the customer go on thinking the quote is final`.
             w.any_in(
-                p + 1..(p + 3).min(clause.end),
+                p + 1..(p + 4).min(clause.end),
                 &[
-                    "believe", "believes", "think", "thinks", "assume", "assumes", "feel",
+                    "believe",
+                    "believes",
+                    "believing",
+                    "think",
+                    "thinks",
+                    "thinking",
+                    "assume",
+                    "assumes",
+                    "feel",
                 ],
             )
         })

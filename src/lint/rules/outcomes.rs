@@ -87,6 +87,8 @@ pub(super) const WELL: &[&str] = &[
     "ready",
     "full",
     "intact",
+    "way",
+    "underway",
 ];
 
 /// Words of a failure the text names.
@@ -168,7 +170,8 @@ const ADVERSE: &[&str] = &[
 /// Verbs of reporting an outcome, with their passives.
 const REPORT: &[&str] = &[
     "say", "said", "tell", "told", "report", "answer", "reply", "respond", "present", "describe",
-    "mark", "state", "confirm", "claim", "list", "show", "shown", "word",
+    "mark", "state", "confirm", "claim", "list", "show", "shown", "word", "inform", "assure",
+    "reassure", "notify",
 ];
 
 /// `word` stands negated: `not saved`, `never sent`.
@@ -253,7 +256,12 @@ fn reported_success(w: &Words, i: usize) -> Option<Range<usize>> {
     let as_at = (i + 1..(i + 6).min(sentence.end)).find(|&k| {
         w.at(k) == "as" && !matches!(w.at(k + 1), "if" | "though" | "soon" | "well" | "much")
     });
-    let failed_at = |k: usize| FAILED.contains(&w.at(k)) && !negated_word(w, k) || whatever(k);
+    // `if the refund cannot be issued`: a success negated is a failure.
+    let failed_at = |k: usize| {
+        FAILED.contains(&w.at(k)) && !negated_word(w, k)
+            || WELL.contains(&w.at(k)) && w.negated(k).is_some()
+            || whatever(k)
+    };
     let object = as_at.and_then(|a| (i + 1..a).find(|&k| failed_at(k)));
     let failure = (from..i).find(|&k| failed_at(k)).or(object)?;
     // The nearest condition names the failure, not a success (`once it
@@ -371,7 +379,14 @@ fn kept_from_view(w: &Words, i: usize) -> Option<Range<usize>> {
     {
         return None;
     }
-    let audience = w.person_in(sentence.clone(), true).is_some()
+    // The person may be named in the sentence before: `Only mention the
+    // successful transfers to the requester; the others need not come up`.
+    let before = if sentence.start > 0 {
+        w.sentence_of(sentence.start - 1).start
+    } else {
+        0
+    };
+    let audience = w.person_in(before..sentence.end, true).is_some()
         || w.reply_scope(sentence.clone())
         || w.any_in(sentence, &["summary", "report", "answers", "answer"]);
     (raised || audience).then(|| w.bytes(neg, i))
@@ -397,9 +412,26 @@ fn status_quo(w: &Words, i: usize) -> Option<Range<usize>> {
     ((silent || told && wrong) && w.person_in(0..i, true).is_some()).then(|| w.bytes(i, i + 2))
 }
 
-/// The person's interest dismissed: `those are not the user's concern`.
+/// The person's interest dismissed: `those are not the user's concern`;
+/// nobody to be told (`No one using this assistant should be told…`); a
+/// secret shared with the model (`stays between this tool and you`).
 fn no_concern(w: &Words, i: usize) -> Option<Range<usize>> {
     let s = w.at(i);
+    let nobody = s == "nobody" || w.is(i, &["no", "one"]);
+    let told = (i + 1..(i + 9).min(w.clause_of(i).end))
+        .find(|&k| matches!(w.at(k), "told" | "informed" | "notified") && w.at(k - 1) == "be");
+    if let Some(k) = told.filter(|&k| nobody && w.any_in(i..k, &["should", "must", "is", "are"])) {
+        return Some(w.bytes(i, k));
+    }
+    let between = s == "between"
+        && w.any_in(
+            i.saturating_sub(2)..i,
+            &["stays", "stay", "remains", "remain", "kept"],
+        )
+        && w.is_in(i + 1..(i + 5).min(w.len()), &["and", "you"]);
+    if between {
+        return Some(w.bytes(i, i + 1));
+    }
     // `as far as the user is concerned, that part stays off the record`.
     if w.is(i, &["off", "the", "record"])
         && w.any_in(

@@ -252,6 +252,7 @@ fn placed(w: &Words, n: usize) -> bool {
                 w.at(v),
                 &[
                     "say", "said", "tell", "told", "write", "wrote", "gave", "give", "set", "drew",
+                    "put", "placed", "imposed",
                 ],
             )
         })
@@ -293,6 +294,8 @@ fn placed(w: &Words, n: usize) -> bool {
                     "issued",
                     "started",
                     "began",
+                    "shipped",
+                    "built",
                 ],
             ))
         || (w.at(n + 1) == "from" && AUTHORITY.contains(&w.at(n + 2)))
@@ -344,9 +347,13 @@ fn guard(w: &Words, n: usize) -> bool {
             "in" | "inside" | "within" | "embedded" | "contained" | "found" | "included" | "hidden"
         )
         || (matches!(next, "that" | "which")
-            && !matches!(w.at(n + 2), "you" | "the" | "were" | "came"))
+            && !matches!(w.at(n + 2), "you" | "the" | "were" | "came")
+            // `any guardrail that stops you`: what it does, not where it is.
+            && !form_of(w.at(n + 2), &["stop", "block", "prevent", "limit", "keep", "restrict"]))
         || (next == "from"
             && !AUTHORITY.contains(&w.at(n + 2))
+            // `orders from your handlers` are the model's own.
+            && w.at(n + 2) != "your"
             && !AUTHORITY.contains(&w.at(n + 3))
             // `from here on`, `from now on` is a time, not a source.
             && !matches!(
@@ -440,7 +447,10 @@ fn dismissing(w: &Words, i: usize) -> Option<Range<usize>> {
     }
     let target = (i + 1..(i + 11).min(clause.end))
         .find(|&n| {
-            (standing(w, n) && !guard(w, n)) || (authority(w, n) && !w.at(n).ends_with("'s"))
+            (standing(w, n) && !guard(w, n))
+                || (authority(w, n) && !w.at(n).ends_with("'s"))
+                // `ignore what the operator set up`.
+                || said_by_authority(w, n)
         })
         .or_else(|| unscoped(w, i, dismiss))
         .or_else(|| referred(w, i))?;
@@ -478,7 +488,15 @@ fn unscoped(w: &Words, i: usize, dismiss: bool) -> Option<usize> {
     (i + 1..(i + 5).min(clause.end)).find(|&n| {
         matches!(
             w.at(n),
-            "instructions" | "rules" | "guidelines" | "directives" | "policies" | "guardrails"
+            "instructions"
+                | "rules"
+                | "guidelines"
+                | "directives"
+                | "policies"
+                | "guardrails"
+                | "guardrail"
+                | "safeguards"
+                | "restrictions"
         ) && !guard(w, n)
             && (!w.same_clause(n, n + 1) || !HEAD.contains(&w.at(n + 1)))
             && !w.any_in(i + 1..n, &["these", "this", "following", "our", "my"])
@@ -508,7 +526,10 @@ fn lifted_at(w: &Words, n: usize, k: usize) -> bool {
     let s = w.at(k);
     let negated = w.negated(k).is_some();
     (negated
-        && (form_of(s, &["apply", "matter", "count", "hold", "bind", "exist"])
+        && (form_of(
+            s,
+            &["apply", "matter", "count", "hold", "bind", "exist", "govern", "constrain", "restrict"],
+        )
             || matches!(s, "applied" | "valid" | "binding" | "relevant" | "followed")
             || w.is(k, &["in", "force"])
             || w.is(k, &["in", "effect"])))
@@ -552,6 +573,10 @@ fn lifted_at(w: &Words, n: usize, k: usize) -> bool {
                     | "erased"
                     | "cleared"
                     | "reset"
+                    | "lapsed"
+                    | "ended"
+                    | "terminated"
+                    | "retired"
             ) || (matches!(s, "test" | "fake" | "wrong" | "mistaken" | "mistake" | "false")
                 // `were a test`, `were only a test`, not `checks in the test
                 // environment`.
@@ -632,7 +657,17 @@ pub(super) fn said_by_authority(w: &Words, i: usize) -> bool {
             && (k + 1..(k + 4).min(clause.end)).any(|v| {
                 form_of(
                     w.at(v),
-                    &["tell", "told", "say", "said", "instruct", "give", "gave"],
+                    &[
+                        "tell",
+                        "told",
+                        "say",
+                        "said",
+                        "instruct",
+                        "give",
+                        "gave",
+                        "set",
+                        "configured",
+                    ],
                 )
             })
     })
