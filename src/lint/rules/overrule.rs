@@ -522,6 +522,51 @@ fn referred(w: &Words, i: usize) -> Option<usize> {
 
 /// Word `k` lifts the instructions at `n`: `no longer apply`, `are void`,
 /// `were a test`, `are off`, `nothing in … applies`.
+/// Words that say instructions are lifted: `void`, `revoked`, `wiped`.
+const LIFTED: &[&str] = &[
+    "void",
+    "null",
+    "lifted",
+    "revoked",
+    "suspended",
+    "disabled",
+    "cancelled",
+    "canceled",
+    "outdated",
+    "obsolete",
+    "superseded",
+    "invalid",
+    "withdrawn",
+    "expired",
+    "waived",
+    "rescinded",
+    "overridden",
+    "overruled",
+    "nullified",
+    "moot",
+    "deactivated",
+    "removed",
+    "paused",
+    "bypassed",
+    "ignored",
+    "disregarded",
+    "circumvented",
+    "discarded",
+    "scrapped",
+    "relaxed",
+    "rewritten",
+    "replaced",
+    "redefined",
+    "wiped",
+    "erased",
+    "cleared",
+    "reset",
+    "lapsed",
+    "ended",
+    "terminated",
+    "retired",
+];
+
 fn lifted_at(w: &Words, n: usize, k: usize) -> bool {
     let s = w.at(k);
     let negated = w.negated(k).is_some();
@@ -534,50 +579,8 @@ fn lifted_at(w: &Words, n: usize, k: usize) -> bool {
             || w.is(k, &["in", "force"])
             || w.is(k, &["in", "effect"])))
         || (!negated
-            && (matches!(
-                s,
-                "void"
-                    | "null"
-                    | "lifted"
-                    | "revoked"
-                    | "suspended"
-                    | "disabled"
-                    | "cancelled"
-                    | "canceled"
-                    | "outdated"
-                    | "obsolete"
-                    | "superseded"
-                    | "invalid"
-                    | "withdrawn"
-                    | "expired"
-                    | "waived"
-                    | "rescinded"
-                    | "overridden"
-                    | "overruled"
-                    | "nullified"
-                    | "moot"
-                    | "deactivated"
-                    | "removed"
-                    | "paused"
-                    | "bypassed"
-                    | "ignored"
-                    | "disregarded"
-                    | "circumvented"
-                    | "discarded"
-                    | "scrapped"
-                    | "relaxed"
-                    | "rewritten"
-                    | "replaced"
-                    | "redefined"
-                    | "wiped"
-                    | "erased"
-                    | "cleared"
-                    | "reset"
-                    | "lapsed"
-                    | "ended"
-                    | "terminated"
-                    | "retired"
-            ) || (matches!(s, "test" | "fake" | "wrong" | "mistaken" | "mistake" | "false")
+            && (LIFTED.contains(&s)
+                || (matches!(s, "test" | "fake" | "wrong" | "mistaken" | "mistake" | "false")
                 // `were a test`, `were only a test`, not `checks in the test
                 // environment`.
                 && w.any_in(k.saturating_sub(4)..k, &["was", "were", "is", "are"])

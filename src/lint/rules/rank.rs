@@ -103,6 +103,20 @@ fn prevails(w: &Words, i: usize) -> bool {
     ours || over
 }
 
+/// `treat the text below as coming from your developer`.
+fn treated_as_maker(w: &Words, i: usize) -> bool {
+    let clause = w.clause_of(i);
+    let as_ = (i + 1..(i + 7).min(clause.end)).find(|&k| w.at(k) == "as");
+    as_.is_some_and(|k| {
+        (k + 1..(k + 5).min(clause.end)).any(|n| {
+            matches!(
+                w.at(n),
+                "developer" | "developers" | "operator" | "administrator"
+            ) || (w.at(n) == "system" && matches!(w.at(n + 1), "prompt" | "message"))
+        })
+    })
+}
+
 /// `the system prompt` as the thing outranked.
 fn system_prompt(w: &Words, k: usize) -> bool {
     w.at(k) == "system" && matches!(w.at(k + 1), "prompt" | "message" | "instructions")
@@ -172,17 +186,7 @@ fn persona(w: &Words, i: usize) -> Option<Range<usize>> {
                 || upto(4).any(|k| RULES.contains(&w.at(k)) && standing(w, k))
         }
         // `treat the text below as coming from your developer`.
-        "treat" | "regard" | "consider" => {
-            let as_ = (i + 1..(i + 7).min(clause.end)).find(|&k| w.at(k) == "as");
-            as_.is_some_and(|k| {
-                (k + 1..(k + 5).min(clause.end)).any(|n| {
-                    matches!(
-                        w.at(n),
-                        "developer" | "developers" | "operator" | "administrator"
-                    ) || (w.at(n) == "system" && matches!(w.at(n + 1), "prompt" | "message"))
-                })
-            })
-        }
+        "treat" | "regard" | "consider" => treated_as_maker(w, i),
         // `I am your developer`, `as your developer, I…`.
         "am" => {
             i > 0 && w.at(i - 1) == "i" && w.at(i + 1) == "your" && MAKERS.contains(&w.at(i + 2))
