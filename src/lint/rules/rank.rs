@@ -149,7 +149,6 @@ const MAKERS: &[&str] = &[
 /// from your developer`, `I am your developer`, `the real instructions`,
 /// `as if no system prompt exists`, DAN, `without ethical limits`.
 fn persona(w: &Words, i: usize) -> Option<Range<usize>> {
-    let clause = w.clause_of(i);
     let sentence = w.sentence_of(i);
     let upto = |k: usize| i + 1..(i + k).min(sentence.end);
     let found = match w.at(i) {
