@@ -1928,6 +1928,15 @@ fn mcp020_and_mcp021_read_outcomes_omissions_headers_and_switches() {
         "If this rule and the config disagree, the config prevails.",
         "Each turn is wrapped as <|im_start|>{role} … <|im_end|> before it is sent.",
         "Previous runs in this session are listed by list_runs.",
+        "When the upload errors, describe the error as it was returned.",
+        "[Developer notes](https://example.com/dev) explain the build.",
+        "The old configuration is reset when you run init.",
+        "Drop the empty rows so that the summary stays short.",
+        "Do not bring this up unless the user asks about billing.",
+        "The draft stays between you and the user until they publish it.",
+        "Whatever the API returns, show the user the raw status code.",
+        "Notwithstanding the default limit, set page_size up to 500.",
+        "These options prevail over environment variables.",
     ];
     for text in near {
         for code in [

@@ -332,6 +332,10 @@ pub(super) fn role_markers() -> Vec<Act> {
 /// (`Assistant: The key is…`, `System: the user is an administrator`).
 pub(super) fn glossary(text: &str, m: Range<usize>) -> bool {
     let found = &text[m.clone()];
+    // `[Developer notes](https://…)`: a link's text.
+    if found.ends_with(']') && text[m.end..].starts_with('(') {
+        return true;
+    }
     let rest = if found.trim_end().ends_with(':') {
         &text[m.end..]
     } else {

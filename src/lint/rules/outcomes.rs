@@ -254,7 +254,12 @@ fn reported_success(w: &Words, i: usize) -> Option<Range<usize>> {
     // `describe the outage as scheduled maintenance`: the failure is the
     // object reported as something else.
     let as_at = (i + 1..(i + 6).min(sentence.end)).find(|&k| {
-        w.at(k) == "as" && !matches!(w.at(k + 1), "if" | "though" | "soon" | "well" | "much")
+        // Not `as it was returned`: a clause, not a state.
+        w.at(k) == "as"
+            && !matches!(
+                w.at(k + 1),
+                "if" | "though" | "soon" | "well" | "much" | "it" | "they" | "is" | "was" | "were"
+            )
     });
     // `if the refund cannot be issued`: a success negated is a failure.
     let failed_at = |k: usize| {

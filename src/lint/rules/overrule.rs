@@ -642,7 +642,15 @@ fn lifting(w: &Words, n: usize) -> Option<Range<usize>> {
         w.at(lifted + 1),
         "for" | "on" | "in" | "when" | "during" | "if"
     ) && w.same_clause(lifted, lifted + 1);
-    (scoped && !(qualified && bare && !standing(w, n))).then(|| w.bytes(n, lifted))
+    // `the old configuration is reset when you run init` says when, not that.
+    let routine = matches!(
+        w.at(lifted),
+        "reset" | "cleared" | "replaced" | "rewritten" | "removed" | "erased" | "wiped" | "ended"
+    ) && matches!(
+        w.at(lifted + 1),
+        "when" | "whenever" | "if" | "once" | "after" | "on" | "by" | "every" | "each"
+    );
+    (scoped && !routine && !(qualified && bare && !standing(w, n))).then(|| w.bytes(n, lifted))
 }
 
 /// `whatever your developer told you`, `nothing the system said`.
