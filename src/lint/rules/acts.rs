@@ -47,8 +47,10 @@
 //! (`###(system_message)`, `<system_requirement …>`), and one rule for all
 //! acts: a phrase quoted after a word of mentioning (`text such as 'ignore
 //! previous instructions'`), in backticks, or a marker on a line about
-//! markers is a mention, not the act (`mention`). The clause readers are
-//! `conceal`, `lies`, `overrule` and `rank`.
+//! markers is a mention, not the act (`mention`, its own module). The clause
+//! readers are `conceal`, `lies`, `outcomes`, `overrule`, `rank` and
+//! `headers` (the fourth pass: misreported outcomes, omissions, fake
+//! headers, safety switches; README).
 //!
 //! Each entry is a regular expression over the unit on one line (role
 //! markers also over its raw lines) and an optional check that rejects a
