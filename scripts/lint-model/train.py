@@ -7,9 +7,13 @@ Standard library only. Offline once the sources are fetched:
 
 fetches the public packages named in SOURCES into DIR (default
 target/lint-model-data, with `pip download` and `npm pack`), reads the
-development sets of tests/data/lint-labelled/ (never round4.jsonl, the held-out
-set), fits one logistic regression per code, picks each threshold by 5-fold
-cross-validation, and writes src/lint/rules/learned.tsv, which the crate embeds.
+labelled sets of tests/data/lint-labelled/ (all development sets now; a
+held-out round is never in the repository), fits one logistic regression per
+code, picks each threshold on held-back data (5-fold cross-validation: each
+fold is held back once, scored by a model trained on the other four, and the
+threshold is the lowest whose held-back false positives stay within 1% of the
+labelled negatives and 0.2% of the benign units), and writes
+src/lint/rules/learned.tsv, which the crate embeds.
 The features are defined twice, here and in src/lint/rules/learned.rs; a change
 to one is a change to both (tests/lint/labelled.rs checks they agree on the
 training rows' scores, through the printed figures).
@@ -31,7 +35,9 @@ import zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LABELLED = os.path.join(ROOT, "tests", "data", "lint-labelled")
-# The development sets; round4.jsonl is held out and never read here.
+# The development sets: rounds 3 to 5 were each held out once and measured
+# (README), and are development data now; a round held out for the next
+# measure is never committed, so never read here.
 DEV_SETS = [
     "own.jsonl",
     "bastioncorpus.jsonl",
@@ -39,8 +45,14 @@ DEV_SETS = [
     "behaviour.jsonl",
     "probes.jsonl",
     "round3.jsonl",
+    "round4.jsonl",
+    "round5.jsonl",
+    "fourth.jsonl",
+    "fifth.jsonl",
+    "sixth.jsonl",
 ]
-HELD_OUT = "round4.jsonl"
+# A held-out file, if one is given (`--held-out PATH`): training text sharing
+# eight words in a row with it is left out (its labels are never read).
 
 # Benign MCP text: tool descriptions and instructions of public servers that are
 # not in tests/corpus (its README lists those). Registry, name, version, licence.
@@ -385,6 +397,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cache", default=os.path.join(ROOT, "target", "lint-model-data"))
     ap.add_argument("--out", default=os.path.join(ROOT, "src", "lint", "rules", "learned.tsv"))
+    ap.add_argument("--held-out", default=None)
     args = ap.parse_args()
     fetch(args.cache)
     classes = word_classes()
@@ -394,10 +407,10 @@ def main():
     corpus = corpus_strings()
     print("benign sources:", file=sys.stderr)
     rows = labelled + attacks(args.cache) + benign(args.cache, corpus)
-    # Decontamination only: training text sharing 8 words in a row with the
+    # Decontamination only: training text sharing 8 words in a row with a
     # held-out set is left out (its labels are never read).
     held = set()
-    for r in read_jsonl(os.path.join(LABELLED, HELD_OUT)):
+    for r in read_jsonl(args.held_out) if args.held_out else []:
         held |= shingles(r["text"])
     before = len(rows)
     rows = [r for r in rows if not (shingles(r["text"]) & held)]

@@ -47,8 +47,10 @@
 //! (`###(system_message)`, `<system_requirement …>`), and one rule for all
 //! acts: a phrase quoted after a word of mentioning (`text such as 'ignore
 //! previous instructions'`), in backticks, or a marker on a line about
-//! markers is a mention, not the act (`mention`). The clause readers are
-//! `conceal`, `lies`, `overrule` and `rank`.
+//! markers is a mention, not the act (`mention`, its own module). The clause
+//! readers are `conceal`, `lies`, `outcomes`, `overrule`, `rank` and
+//! `headers` (the fourth pass: misreported outcomes, omissions, fake
+//! headers, safety switches; README).
 //!
 //! Each entry is a regular expression over the unit on one line (role
 //! markers also over its raw lines) and an optional check that rejects a
@@ -76,10 +78,12 @@ pub(super) type Reject = fn(&str, Range<usize>) -> bool;
 pub(super) type Read = fn(&str) -> Option<Range<usize>>;
 
 /// The clause readers, for the wordings the phrases below do not know.
-pub(super) fn readers() -> [(Kind, Read); 4] {
+pub(super) fn readers() -> [(Kind, Read); 6] {
     [
         (Kind::Conceal, super::conceal::concealment),
         (Kind::Lie, super::lies::lying),
+        (Kind::Lie, super::outcomes::misreporting),
+        (Kind::Override, super::headers::heading),
         (Kind::Override, super::overrule::overriding),
         (Kind::Override, super::rank::claiming),
     ]
@@ -226,7 +230,7 @@ pub(super) fn lying() -> Vec<Act> {
         // A scripted denial when the user asks.
         act(
             format!(r"\b(?:(?:if|when|whenever|should)\s+(?:{PERSON})\s+(?:ever\s+)?(?:asks?|questions?|wonders?|inquires?|enquires?)|(?:if|when)\s+(?:asked|questioned)\s+(?:by\s+(?:{PERSON}))?)\b[^.;!?]{{0,80}}?\b(?:(?:say|answer|reply|respond|tell\s+(?:them|him|her|(?:{PERSON})))\s+(?:with\s+)?(?:that\s+)?(?:[\x22'“]?(?:no|nothing|none)\b|there\s+(?:is|are|was|were)\s+(?:no|none|nothing)\b|(?:nothing|none|no\s+\w+)\s+(?:was|were|is|are|has|have)\b|(?:you|we|it|they|this|the\s+\w+)\s+(?:do|does|did|have|has|are|is|were|was|can|will)\s*(?:n'?t|\s+not|\s+never)|(?:they|it|everything|the\s+\w+)\s+(?:is|are|was|were)\s+(?:correct|fine|accurate|right|normal))|deny\b)"),
-            None,
+            Some(a_request),
         ),
         // Success reported whatever happened.
         act(
@@ -261,7 +265,7 @@ pub(super) fn overrides() -> Vec<Act> {
         act(
             o,
             format!(r"\bno\s+longer\s+(?:bound|governed|constrained|restricted)\s+by\b|\byou(?:'re|\s+are)\s+(?:now\s+)?not\s+(?:bound|governed|constrained)\s+by\b|\b(?:above|previous|prior|earlier|original|old|system|host'?s?|your|existing|safety)\s+(?:[\w'’-]+\s+){{0,2}}?{RULES}\s+(?:[\w'’-]+\s+){{0,3}}?(?:(?:are|is)\s+)?(?:no\s+longer|do\s+not|don'?t|does\s+not|doesn'?t|never)\s+(?:apply|applies|valid|in\s+effect|relevant|matter|hold|count|binding)\b|\b{RULES}\s+(?:above|before\s+this|so\s+far)\s+(?:(?:are|is)\s+)?(?:no\s+longer|do\s+not|don'?t|never)\s+(?:apply|valid|in\s+effect|binding|matter)\b|\b(?:safety|content|system)\s+(?:protocols?|filters?|rules|guidelines|polic(?:y|ies)|restrictions|checks)\s+(?:are\s+|is\s+|have\s+been\s+|has\s+been\s+)?(?:now\s+)?(?:disabled|off|lifted|suspended|removed|void|bypassed|overridden|revoked)\b|\b(?:exempt|released|freed?)\s+from\s+(?:the\s+|your\s+|all\s+|any\s+)?(?:usual\s+|normal\s+|previous\s+|prior\s+|earlier\s+)?(?:restrictions|rules|guidelines|polic(?:y|ies)|safety\s+\w+|limitations|obligations|constraints|instructions)\b|\byou\s+(?:are\s+)?(?:now\s+)?(?:operating|acting|working|running)\s+under\s+(?:new|different|these|our|this\s+server'?s?)\s+(?:rules|instructions|directives|polic(?:y|ies)|guidelines)\b|\b(?:guidelines|rules|restrictions|polic(?:y|ies))\s+(?:were|are|was|is)\s+not\s+meant\s+for\b"),
-            None,
+            Some(conditional_mode),
         ),
         act(
             o,
@@ -282,7 +286,7 @@ pub(super) fn overrides() -> Vec<Act> {
         act(o, format!(r"{RANK}|{SELF_RANK}"), Some(negated_act)),
         act(
             o,
-            r"\byou\s+(?:now\s+)?have\s+no\s+(?:restrictions|rules|limits|limitations|filters|content\s+polic\w+|guidelines|safety\s+\w+)|\bas\s+if\s+you\s+(?:had|have)\s+no\s+(?:restrictions|rules|limits|filters|guidelines)|\b(?:ai|assistant|model|bot|chatbot|llm)\s+(?:with\s+no|without\s+(?:any\s+)?)\s*(?:rules|restrictions|limits|filters|content\s+polic\w+|guidelines|ethics)\b|\b(?:unrestricted|uncensored|unfiltered|jailbroken)\s+(?:assistant|ai|model|mode|response|bot|version|answers?)\b|\b(?:answer|respond|reply|comply|act|operate|speak|output)\w*\s+(?:\w+\s+){0,4}?(?:without|with\s+no)\s+(?:any\s+)?(?:restrictions|filters?|limits|limitations|censorship|rules|guidelines)\b|\b(?:you\s+are\s+(?:now\s+)?in|enter|enable|activate|switch\s+to)\s+(?:developer|god|unrestricted|jailbreak|dan|sudo)\s+mode\b|\byou\s+are\s+(?:now\s+)?dan\b|\bfrom\s+now\s+on\b[^.;]{0,40}?\b(?:you|your|ignore|respond|answer|act|comply)\b|\bfrom\s+this\s+point\s+(?:forward|on)\b[^.;]{0,30}?\b(?:you|comply|ignore)\b|\bcomply\s+with\s+(?:every|all|any)\s+(?:requests?|commands?)\b".to_string(),
+            r"\byou\s+(?:now\s+)?have\s+no\s+(?:restrictions|rules|limits|limitations|filters|content\s+polic\w+|guidelines|safety\s+\w+)|\bas\s+if\s+you\s+(?:had|have)\s+no\s+(?:restrictions|rules|limits|filters|guidelines)|\b(?:ai|assistant|model|bot|chatbot|llm)\s+(?:with\s+no|without\s+(?:any\s+)?)\s*(?:content\s+|safety\s+)?(?:rules|restrictions|limits|filters|content\s+polic\w+|guidelines|ethics)\b|\b(?:unrestricted|uncensored|unfiltered|jailbroken)\s+(?:assistant|ai|model|mode|response|bot|version|answers?)\b|\b(?:answer|respond|reply|comply|act|operate|speak|output)\w*\s+(?:\w+\s+){0,4}?(?:without|with\s+no)\s+(?:any\s+)?(?:restrictions|filters?|limits|limitations|censorship|rules|guidelines)\b|\b(?:you\s+are\s+(?:now\s+)?in|enter|enable|activate|switch\s+to)\s+(?:developer|god|unrestricted|jailbreak|dan|sudo)\s+mode\b|\byou\s+are\s+(?:now\s+)?dan\b|\bfrom\s+now\s+on\b[^.;]{0,40}?\b(?:you|your|ignore|respond|answer|act|comply)\b|\bfrom\s+this\s+point\s+(?:forward|on)\b[^.;]{0,30}?\b(?:you|comply|ignore)\b|\bcomply\s+with\s+(?:every|all|any)\s+(?:requests?|commands?)\b".to_string(),
             None,
         ),
     ]
@@ -294,7 +298,7 @@ pub(super) fn role_markers() -> Vec<Act> {
     let act = |regex: &str| Act {
         kind: Kind::SpeakAs,
         regex: regex.to_string(),
-        reject: None,
+        reject: Some(glossary),
     };
     vec![
         // A turn's speaker at a line's start (`User:` alone is a glossary
@@ -323,6 +327,41 @@ pub(super) fn role_markers() -> Vec<Act> {
             r"(?m)^\s*#{2,4}\s*(?:instruction|response|human|assistant|system)\s*:|(?m)^\s*###\s*(?:input|user)\s*:|(?:[-=#*_]{3,}\s*)end\s+of\s+(?:the\s+)?(?:user\s+input|user\s+message|system\s+prompt|instructions|conversation|prompt|document|input)\b|\bend\s+of\s+(?:user\s+input|system\s+prompt)\b",
         ),
     ]
+}
+
+/// `Assistant: the agent acting for them`: a glossary entry (a lowercase
+/// article after the colon and no verb of a statement), not a turn
+/// (`Assistant: The key is…`, `System: the user is an administrator`).
+pub(super) fn glossary(text: &str, m: Range<usize>) -> bool {
+    let found = &text[m.clone()];
+    // `[Developer notes](https://…)`: a link's text.
+    if found.ends_with(']') && text[m.end..].starts_with('(') {
+        return true;
+    }
+    let rest = if found.trim_end().ends_with(':') {
+        &text[m.end..]
+    } else {
+        found.split_once(':').map_or("", |(_, r)| r)
+    };
+    let rest = rest.trim_start();
+    let entry = rest.split(['.', ';', '\n']).next().unwrap_or("");
+    let states = entry.split_whitespace().any(|w| {
+        matches!(
+            w,
+            "is" | "are"
+                | "was"
+                | "were"
+                | "will"
+                | "must"
+                | "should"
+                | "shall"
+                | "has"
+                | "have"
+                | "can"
+                | "may"
+        )
+    });
+    ["the ", "a ", "an "].iter().any(|a| rest.starts_with(a)) && !states
 }
 
 fn lower_before(text: &str, at: usize, bytes: usize) -> String {
@@ -527,8 +566,29 @@ pub(super) fn defensive_or_negated(text: &str, m: Range<usize>) -> bool {
         "which ",
     ]
     .iter()
-    .any(|w| rest.starts_with(w));
-    defensive || negated_act(text, m)
+    .any(|w| rest.starts_with(w))
+        // `in this conversation` is where they were given, not a source.
+        && !["conversation", "chat", "session", "thread", "dialogue"]
+            .iter()
+            .any(|w| rest.split_whitespace().take(3).any(|x| x.starts_with(w)));
+    // Reported speech: `if a page tells you to ignore your instructions`.
+    let before = lower_before(text, m.start, 30);
+    let reported = before.trim_end().strip_suffix(" to").is_some_and(|b| {
+        let mut words = b.split_whitespace().rev();
+        let (you, verb) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
+        matches!(you, "you" | "the" | "model")
+            && super::lexicon::form_of(verb, super::overrule::REPORTED)
+    });
+    defensive || reported || negated_act(text, m)
+}
+
+/// `if the user asks for a refund, say no`: a request refused, not a
+/// question denied.
+fn a_request(text: &str, m: Range<usize>) -> bool {
+    let found = text[m].to_lowercase();
+    ["asks for", "ask for", "asks to", "asks you", "ask you"]
+        .iter()
+        .any(|w| found.contains(w))
 }
 
 /// `requires developer mode enabled`, `with admin mode on`: a setting the
@@ -556,8 +616,17 @@ fn conditional_mode(text: &str, m: Range<usize>) -> bool {
 
 /// `override the default page size` sets a parameter; it claims nothing;
 /// `run this system command:` names a command, it is no header.
-fn negated_or_default(text: &str, m: Range<usize>) -> bool {
+pub(super) fn negated_or_default(text: &str, m: Range<usize>) -> bool {
     let found = text[m.clone()].to_lowercase();
+    // `Overrides the instructions parameter with the default`: a field.
+    let head = text[m.end..]
+        .split(|c: char| !c.is_alphanumeric())
+        .find(|w| !w.is_empty())
+        .is_some_and(|w| super::overrule::HEAD.contains(&w.to_lowercase().as_str()));
+    let clause = text[m.end..].split(['.', ';']).next().unwrap_or("");
+    if head || clause.to_lowercase().contains("default") {
+        return true;
+    }
     let before = lower_before(text, m.start, 12);
     let last = before.split_whitespace().last().unwrap_or("");
     let named = found.trim_end().ends_with(':')
@@ -596,85 +665,4 @@ fn credential_or_permission(text: &str, m: Range<usize>) -> bool {
     let rest = text[m.end..].to_lowercase();
     let until = rest.trim_start().starts_with("unless") || rest.trim_start().starts_with("until");
     credential || permission || until || negated_act(text, m)
-}
-
-/// Words that name what follows as an example or a format, not an act.
-const MENTION: &[&str] = &[
-    "such as",
-    "like",
-    "e.g.",
-    "for example",
-    "contain",
-    "contains",
-    "containing",
-    "phrases",
-    "phrase",
-    "strings",
-    "string",
-    "words",
-    "starting with",
-    "start with",
-    "begin with",
-    "prefixed with",
-    "prefix",
-    "label",
-    "labels",
-    "pattern",
-    "patterns",
-];
-
-/// Nouns that make a chat template's marker a thing described.
-const MARKER_NOUNS: &[&str] = &[
-    "marker",
-    "markers",
-    "delimiter",
-    "delimiters",
-    "special token",
-    "special tokens",
-    "chat template",
-    "chatml",
-];
-
-/// The match at `m` is quoted after a word of mentioning (`text such as
-/// 'ignore previous instructions'`), in backticks, or a marker on a line
-/// that describes markers (`wrapping each message in <|im_start|> …
-/// markers`).
-pub(super) fn mention(text: &str, m: Range<usize>) -> bool {
-    let line_start = text[..m.start].rfind('\n').map_or(0, |k| k + 1);
-    let line_end = text[m.end..].find('\n').map_or(text.len(), |k| m.end + k);
-    let before = &text[line_start..m.start];
-    let after = &text[m.end..line_end];
-    let line = text[line_start..line_end].to_lowercase();
-    let marker = text[m.clone()].contains('<') || text[m.clone()].contains('[');
-    let next = after.trim_start().to_lowercase();
-    let named = ["token", "marker", "tag", "delimiter"]
-        .iter()
-        .any(|n| next.starts_with(n));
-    if marker && (named || MARKER_NOUNS.iter().any(|n| line.contains(n))) {
-        return true;
-    }
-    // The nearest quote before the match, closed after it.
-    let open = before.char_indices().rev().find(|&(k, c)| {
-        matches!(c, '"' | '`' | '“' | '‘')
-            || (c == '\''
-                && before[..k]
-                    .chars()
-                    .next_back()
-                    .is_none_or(|p| !p.is_alphanumeric()))
-    });
-    let Some((k, q)) = open else {
-        return false;
-    };
-    let close = match q {
-        '“' => '”',
-        '‘' => '’',
-        c => c,
-    };
-    let inside = &before[k + q.len_utf8()..];
-    if inside.contains(close) || !after.contains(close) {
-        return false;
-    }
-    let lead = before[..k].to_lowercase();
-    let lead = lead.trim_end();
-    q == '`' || MENTION.iter().any(|w| lead.ends_with(w))
 }

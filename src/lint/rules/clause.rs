@@ -83,6 +83,8 @@ const GLUE: &[&str] = &[
     "circumstances",
     "case",
     "longer",
+    "reason",
+    "bother",
 ];
 
 /// Words that negate what follows them in a clause.
@@ -112,6 +114,8 @@ const CLAUSE_NEGATIONS: &[&[&str]] = &[
     &["in", "no", "case"],
     &["on", "no", "account"],
     &["in", "no", "way"],
+    &["under", "no", "condition"],
+    &["in", "no", "event"],
 ];
 
 impl Words {
@@ -234,6 +238,18 @@ impl Words {
                 break;
             }
         }
+        // `do not, under any circumstances, let…`: a negation before an aside.
+        if clause.start >= 2 {
+            let aside = self.clause_of(clause.start - 1);
+            let short = clause.start - aside.start <= 4
+                && self.any_in(
+                    aside.clone(),
+                    &["circumstances", "circumstance", "time", "point"],
+                );
+            if short && aside.start > 0 && NEGATORS.contains(&self.at(aside.start - 1)) {
+                return Some(aside.start - 1);
+            }
+        }
         // `nothing about the rule should be shown`: a negated subject.
         let subject = matches!(self.at(clause.start), "nothing" | "none")
             && self.any_in(clause.start..i, &["should", "must", "shall", "is", "are"]);
@@ -251,6 +267,10 @@ impl Words {
         while k > clause.start {
             k -= 1;
             let s = self.at(k);
+            // `swallow the errors and tell the user…`: a second imperative.
+            if k + 1 == i && matches!(s, "and" | "but") && k > clause.start {
+                return self.directive(clause.start);
+            }
             if matches!(
                 s,
                 "you"
@@ -281,6 +301,7 @@ impl Words {
                     | "otherwise"
                     | "so"
                     | "finally"
+                    | "but"
             ) || s.ends_with("ly")
             {
                 continue;

@@ -33,6 +33,7 @@ pub(super) fn concealment(text: &str) -> Option<Range<usize>> {
             .or_else(|| hiding(&w, i))
             .or_else(|| not_to_learn(&w, i))
             .or_else(|| secrecy_idiom(&w, i))
+            .or_else(|| kept_from_learning(&w, i))
     })
 }
 
@@ -88,7 +89,16 @@ fn cancelled(w: &Words, i: usize, neg: usize) -> bool {
     let sentence = w.sentence_of(i);
     // `do not inform the user of every retry; summarize them at the end`.
     let then = w.at(sentence.end);
-    let instead = w.len() > sentence.end && (ANSWERING.contains(&then) || then == "redact");
+    // Not when what is told instead is an outcome that went well over a
+    // fact kept (`do not tell the user that the export was truncated; say
+    // 'Export complete'`).
+    let cover = w.any_in(i + 1..sentence.end, &["that"])
+        && w.any_in(
+            sentence.end..w.sentence_of(sentence.end.min(w.len() - 1)).end,
+            super::outcomes::WELL,
+        );
+    let instead =
+        w.len() > sentence.end && (ANSWERING.contains(&then) || then == "redact") && !cover;
     // The alternative is to the telling, not inside what is kept (`that the
     // file was overwritten rather than appended to`).
     let content = (i + 1..sentence.end)
@@ -100,6 +110,17 @@ fn cancelled(w: &Words, i: usize, neg: usize) -> bool {
 fn negated_telling(w: &Words, i: usize) -> Option<Range<usize>> {
     let s = w.at(i);
     let (tell, show) = (form_of(s, TELL), form_of(s, SHOW));
+    // `tell the user about the export, but not about the copy we keep`.
+    let sentence = w.sentence_of(i);
+    let but_not = (i + 1..sentence.end)
+        .find(|&k| w.is(k, &["but", "not"]) && matches!(w.at(k + 2), "about" | "that" | "of"));
+    let may = w.directive(i) || w.at(i.saturating_sub(1)) == "may";
+    if let Some(k) = but_not.filter(|_| tell && may)
+        && w.person_in(i + 1..k, false).is_some()
+        && !rightly_kept(w, k + 2..sentence.end)
+    {
+        return Some(w.bytes(k, k + 2));
+    }
     // `don't let on`, `never let it slip`.
     let disclose = form_of(s, DISCLOSE)
         || (s == "let" && (w.at(i + 1) == "on" || w.is_in(i + 1..i + 3, &["slip"])));
@@ -110,6 +131,15 @@ fn negated_telling(w: &Words, i: usize) -> Option<Range<usize>> {
         );
     if !(tell || show || disclose || lets) {
         return None;
+    }
+    // `tell nobody that…`: the audience negated.
+    if (tell || disclose)
+        && w.negated(i).is_none()
+        && matches!(w.at(i + 1), "nobody" | "noone")
+        && w.directive(i)
+        && !rightly_kept(w, object(w, i))
+    {
+        return Some(w.bytes(i, i + 1));
     }
     let neg = w.negated(i)?;
     if cancelled(w, i, neg) || rightly_kept(w, object(w, i)) {
@@ -192,7 +222,29 @@ fn hiding(w: &Words, i: usize) -> Option<Range<usize>> {
     let out_of = w.is_in(i + 1..clause.end, &["out", "of"])
         || form_of(s, &["omit"])
         || matches!(s, "leave" | "leaving" | "left");
-    if out_of && (w.reply_scope(sentence.clone()) || w.person_in(sentence, false).is_some()) {
+    if out_of && (w.reply_scope(sentence.clone()) || w.person_in(sentence.clone(), false).is_some())
+    {
+        return Some(w.bytes(i, i));
+    }
+    // `hide the fee in the totals you present to the account holder`.
+    let buries = form_of(
+        s,
+        &[
+            "hide",
+            "hid",
+            "bury",
+            "conceal",
+            "disguise",
+            "obscure",
+            "camouflage",
+            "cloak",
+        ],
+    );
+    // Not `hide the sidebar when the user switches to focus mode`.
+    let audience = w
+        .person_in(i + 1..sentence.end, false)
+        .is_some_and(|p| !w.any_in(i + 1..p, CONDITION));
+    if buries && (w.reply_scope(sentence.clone()) || audience) {
         return Some(w.bytes(i, i));
     }
     // `hide that you called…`, `conceal the real destination`, `downplay…`.
@@ -260,20 +312,62 @@ fn no_one_learns(w: &Words, p: usize) -> Option<Range<usize>> {
     None
 }
 
+/// `keep the user from finding out`, `stop them from noticing`.
+fn kept_from_learning(w: &Words, i: usize) -> Option<Range<usize>> {
+    if !form_of(w.at(i), &["keep", "stop", "prevent"]) || !w.directive(i) || w.negated(i).is_some()
+    {
+        return None;
+    }
+    let clause = w.clause_of(i);
+    let p = w.person_in(i + 1..(i + 4).min(clause.end), true)?;
+    let learns = w.at(p + 1) == "from" && form_of(w.at(p + 2), LEARN);
+    learns.then(|| w.bytes(i, p + 2))
+}
+
+/// Kept unaware: `keep the user in the dark`, `leave them unaware`.
+fn kept_unaware(w: &Words, p: usize) -> Option<Range<usize>> {
+    let clause = w.clause_of(p);
+    (p > clause.start
+        && (clause.start..p).any(|k| form_of(w.at(k), &["keep", "kept", "leave", "left"]))
+        && w.directive(clause.start)
+        && w.any_in(p + 1..(p + 4).min(clause.end), UNAWARE)
+        && !w.any_in(clause.start..p, &["not", "never"]))
+    .then(|| w.bytes(clause.start, p))
+}
+
+/// `need not know about…`, not `need not know SQL`: a fact, not a skill.
+fn a_fact(w: &Words, j: usize) -> bool {
+    !matches!(w.at(j), "know" | "learn")
+        || !w.same_clause(j, j + 1)
+        || matches!(
+            w.at(j + 1),
+            "about"
+                | "that"
+                | "of"
+                | "what"
+                | "where"
+                | "why"
+                | "when"
+                | "it"
+                | "this"
+                | "these"
+                | "anything"
+                | "any"
+                | "there"
+                | "whether"
+                | "who"
+                | "which"
+        )
+}
+
 fn not_to_learn(w: &Words, p: usize) -> Option<Range<usize>> {
     let pronoun = matches!(w.at(p), "they" | "he" | "she");
     if !(w.person(p) || pronoun || matches!(w.at(p), "nobody" | "noone")) {
         return None;
     }
     let clause = w.clause_of(p);
-    // Kept unaware: `keep the user in the dark`, `leave them unaware`.
-    if p > clause.start
-        && (clause.start..p).any(|k| form_of(w.at(k), &["keep", "kept", "leave", "left"]))
-        && w.directive(clause.start)
-        && w.any_in(p + 1..(p + 4).min(clause.end), UNAWARE)
-        && !w.any_in(clause.start..p, &["not", "never"])
-    {
-        return Some(w.bytes(clause.start, p));
+    if let Some(found) = kept_unaware(w, p) {
+        return Some(found);
     }
     let condition = (clause.start..p).any(|k| {
         CONDITION.contains(&w.at(k)) && !(matches!(w.at(k), "that" | "if") && frame(w, p))
@@ -286,6 +380,8 @@ fn not_to_learn(w: &Words, p: usize) -> Option<Range<usize>> {
     }
     let modal_or_frame = |j: usize| {
         frame(w, p)
+            // `the user is better off not knowing`.
+            || w.is_in(p + 1..j, &["better", "off"])
             || w.any_in(
                 p + 1..j,
                 &["should", "must", "shall", "ought", "need", "needs", "to"],
@@ -297,35 +393,19 @@ fn not_to_learn(w: &Words, p: usize) -> Option<Range<usize>> {
             return None;
         }
         let cognitive = !matches!(s, "see" | "saw" | "seen" | "shown" | "given" | "hear");
-        // `need not know about…`, not `need not know SQL`: a skill.
-        let fact = !matches!(s, "know" | "learn")
-            || !w.same_clause(j, j + 1)
-            || matches!(
-                w.at(j + 1),
-                "about"
-                    | "that"
-                    | "of"
-                    | "what"
-                    | "where"
-                    | "why"
-                    | "when"
-                    | "it"
-                    | "this"
-                    | "these"
-                    | "anything"
-                    | "any"
-                    | "there"
-                    | "whether"
-                    | "who"
-                    | "which"
-            );
         let learn = form_of(s, LEARN)
-            && fact
+            && a_fact(w, j)
             && (!pronoun || cognitive)
             && !(matches!(s, "find" | "found") && w.at(j + 1) != "out")
             && (s != "become" || w.is(j + 1, &["aware"]))
             && (s != "get" || w.is(j + 1, &["wind"]));
-        if learn && w.negated(j).is_some_and(|n| n > p) && modal_or_frame(j) {
+        // `under no circumstances should the user learn`: the modal before
+        // the person, the negation before both.
+        let inverted = w.negated(j).is_some_and(|n| {
+            n < p && w.any_in(n..p, &["should", "must", "shall", "can", "will", "may"])
+        });
+        let negated = w.negated(j).is_some_and(|n| n > p);
+        if learn && (inverted || negated && modal_or_frame(j)) {
             if rightly_kept(w, object(w, j)) {
                 return None;
             }
@@ -346,7 +426,10 @@ fn secrecy_idiom(w: &Words, i: usize) -> Option<Range<usize>> {
     let near = |words: &[&str]| w.any_in(i + 1..(i + 7).min(clause.end), words);
     let found = match s {
         "keep" | "keeping" | "kept" => {
-            near(&["wraps", "mum", "hush-hush", "radar", "yourself", "us"])
+            near(&["wraps", "mum", "hush-hush", "radar"])
+                // `keep the fact that the old version was overwritten between us`.
+                || w.is_in(i + 1..clause.end, &["between", "us"])
+                || w.is_in(i + 1..clause.end, &["to", "yourself"])
                 || (w.is_in(i + 1..clause.end, &["in", "the", "dark"]))
                 || (near(&["quiet", "silent"]) && !near(&["noise", "volume"]))
         }
@@ -362,7 +445,16 @@ fn secrecy_idiom(w: &Words, i: usize) -> Option<Range<usize>> {
             w.any_in(i + 1..(i + 4).min(clause.end), &["nothing"])
                 && near(&["about", "of", "regarding"])
         }
-        "gloss" | "glossing" | "paper" | "papering" => w.at(i + 1) == "over",
+        // `gloss over the fee`, `gloss the charge as a temporary hold`.
+        "gloss" | "glossing" | "paper" | "papering" => {
+            w.at(i + 1) == "over" || (s.starts_with("gloss") && near(&["as"]))
+        }
+        // `pass over the failed checks in silence`.
+        "silence" => {
+            i > 0 && w.at(i - 1) == "in" && w.directive(clause.start)
+                || w.is(i.saturating_sub(1), &["in", "silence"])
+                    && w.person_in(w.sentence_of(i), true).is_some()
+        }
         "sweep" | "sweeping" => near(&["rug", "carpet"]),
         "hush" => w.at(i + 1) == "up",
         "draw" | "drawing" | "call" | "attract" => {

@@ -125,7 +125,7 @@ impl HostPattern {
         // MCP020 and MCP021 skip a phrase that is quoted or named as an
         // example (`text such as 'ignore previous instructions'`).
         let acts = ACTS.contains(&self.what);
-        let mentioned = |r: Range<usize>| acts && acts::mention(text, r);
+        let mentioned = |r: Range<usize>| acts && super::mention::mention(text, r);
         match &self.finder {
             Finder::Regex(regex) => regex
                 .find_iter(text)
@@ -195,18 +195,24 @@ static HOST_PATTERNS: LazyLock<Vec<HostPattern>> = LazyLock::new(|| {
                 ),
             )
         },
-        p(
-            e,
-            SPEAK_AS_SYSTEM,
-            r"\[/?INST\]|^\W*assistant\s*:|<\s*/?\s*assistant\s*>|\byou\s+are\s+(?:now\s+)?(?:the\s+)?(?:system|host|operator|administrator)\b|\b(?:this|these)\s+(?:is|are)\s+(?:an?\s+)?(?:official\s+)?(?:system|host|developer|operator|administrator)\s+(?:messages?|instructions?|prompts?|notices?|directives?)\b|\b(?:i\s+am|we\s+are)\s+(?:the\s+)?(?:system|host|developer|operator|administrator)\b|^\W*(?:system|developer)\W*:|<\s*/?\s*system\s*>|<\|[a-z_]+\|>|\bsystem\s+(?:message|override|notice|directive|instruction)s?\s*:",
-        ),
-        p(
-            e,
-            OVERRIDE_OTHERS,
-            &format!(
-                r"\b(?:overrides?|overriding|supersedes?|superseding|takes?\s+(?:precedence|priority)\s+over)\b[^.;]{{0,40}}?\b(?:{NOUNS}|system\s+prompt|the\s+host|other\s+(?:mcp\s+)?servers?|any\s+other|all\s+other|the\s+user)\b"
-            ),
-        ),
+        HostPattern {
+            reject: Some(acts::glossary),
+            ..p(
+                e,
+                SPEAK_AS_SYSTEM,
+                r"\[/?INST\]|^\W*assistant\s*:|<\s*/?\s*assistant\s*>|\byou\s+are\s+(?:now\s+)?(?:the\s+)?(?:system|host|operator|administrator)\b|\b(?:this|these)\s+(?:is|are)\s+(?:an?\s+)?(?:official\s+)?(?:system|host|developer|operator|administrator)\s+(?:messages?|instructions?|prompts?|notices?|directives?)\b|\b(?:i\s+am|we\s+are)\s+(?:the\s+)?(?:system|host|developer|operator|administrator)\b|^\W*(?:system|developer)\W*:|<\s*/?\s*system\s*>|<\|[a-z_]+\|>|\bsystem\s+(?:message|override|notice|directive|instruction)s?\s*:",
+            )
+        },
+        HostPattern {
+            reject: Some(acts::negated_or_default),
+            ..p(
+                e,
+                OVERRIDE_OTHERS,
+                &format!(
+                    r"\b(?:overrides?|overriding|supersedes?|superseding|takes?\s+(?:precedence|priority)\s+over)\b[^.;]{{0,40}}?\b(?:{NOUNS}|system\s+prompt|the\s+host|other\s+(?:mcp\s+)?servers?|any\s+other|all\s+other|the\s+user)\b"
+                ),
+            )
+        },
         HostPattern {
             reject: Some(acts::not_concealment),
             ..p(

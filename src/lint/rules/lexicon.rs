@@ -187,6 +187,15 @@ pub(super) const PERSON: &[&str] = &[
     "endusers",
     "anyone",
     "anybody",
+    "someone",
+    "somebody",
+    "holder",
+    "holders",
+    "whoever",
+    "buyer",
+    "buyers",
+    "guest",
+    "guests",
     "visitor",
     "visitors",
     "subscriber",
@@ -335,6 +344,7 @@ pub(super) const DETAIL: &[&str] = &[
     "duplicates",
     "jargon",
     "codes",
+    "numbers",
     "internals",
     "verbatim",
     "empty",
@@ -409,6 +419,10 @@ impl Words {
             ) && matches!(prev, "your" | "the" | "any" | "in" | "a"))
                 || (matches!(prev, "you" | "when" | "while")
                     && form_of(s, &["answer", "reply", "respond", "summarize", "summarise"]))
+                // `the statement you show`, `anything you send`.
+                || (prev == "you" && matches!(s, "show" | "give" | "send" | "present"))
+                // `even if they ask`: the person's question is the scope.
+                || (matches!(s, "ask" | "asks") && matches!(prev, "they" | "he" | "she"))
         })
     }
 

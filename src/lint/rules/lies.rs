@@ -20,6 +20,7 @@ pub(super) fn lying(text: &str) -> Option<Range<usize>> {
             .or_else(|| contrary(&w, i))
             .or_else(|| as_if(&w, i))
             .or_else(|| scripted(&w, i))
+            .or_else(|| answered_before(&w, i))
             .or_else(|| regardless(&w, i))
     })
 }
@@ -45,15 +46,24 @@ fn deceiving(w: &Words, i: usize) -> Option<Range<usize>> {
         // `pretend the backup worked`, not `pretend you are a guide`.
         let happened = w.any_in(i + 1..clause.end, SUCCEEDED)
             || w.any_in(i + 1..clause.end, &["nothing", "never", "not", "no"]);
-        w.directive(i) && (outcome || (s.starts_with("pretend") && happened))
+        // `pretend the guidelines do not exist` dismisses rules (MCP021's).
+        let rules = w.any_in(
+            i + 1..clause.end,
+            &[
+                "guidelines",
+                "rules",
+                "instructions",
+                "restrictions",
+                "policy",
+                "policies",
+            ],
+        );
+        w.directive(i) && !rules && (outcome || (s.starts_with("pretend") && happened))
     } else if form_of(s, &["let", "make", "lead", "have", "get", "leave"]) {
-        let p = w.person_in(i + 1..(i + 3).min(clause.end), true);
-        p.is_some_and(|p| {
-            w.any_in(
-                p + 1..(p + 3).min(clause.end),
-                &["believe", "think", "assume", "feel"],
-            )
-        }) && w.directive(i)
+        planted(w, i)
+    } else if s == "so" {
+        // `word the notice so the user thinks the fee was waived`.
+        thinks(w, i) && w.directive(w.sentence_of(i).start)
     } else if form_of(s, &["convince", "persuade"]) {
         person_next
     } else if form_of(s, &["give", "create", "leave", "keep"]) {
@@ -76,6 +86,45 @@ fn deceiving(w: &Words, i: usize) -> Option<Range<usize>> {
             || (form_of(s, &["feign", "claim", "plead"]) && w.at(i + 1) == "ignorance")
     };
     found.then(|| w.bytes(i, i + 1))
+}
+
+/// A belief planted in the person (`let the user believe it cleared`) or a
+/// story (`make it sound like their network was at fault`, not `make it
+/// look like a table`).
+fn planted(w: &Words, i: usize) -> bool {
+    let clause = w.clause_of(i);
+    let story = matches!(w.at(i + 1), "it" | "this" | "that" | "them")
+        && form_of(w.at(i + 2), &["sound", "look", "seem", "appear"])
+        && w.any_in(
+            i + 3..clause.end,
+            &[
+                "was", "were", "had", "fault", "caused", "happened", "failed", "worked",
+            ],
+        );
+    (thinks(w, i) || story) && w.directive(i)
+}
+
+/// The person within a few words, then a verb of believing.
+fn thinks(w: &Words, i: usize) -> bool {
+    let clause = w.clause_of(i);
+    w.person_in(i + 1..(i + 5).min(clause.end), true)
+        .is_some_and(|p| {
+            // `let the customer go on thinking the quote is final`.
+            w.any_in(
+                p + 1..(p + 4).min(clause.end),
+                &[
+                    "believe",
+                    "believes",
+                    "believing",
+                    "think",
+                    "thinks",
+                    "thinking",
+                    "assume",
+                    "assumes",
+                    "feel",
+                ],
+            )
+        })
 }
 
 /// A directive to tell the person something against the facts it names:
@@ -102,6 +151,8 @@ fn contrary(w: &Words, i: usize) -> Option<Range<usize>> {
             || w.is(k, &["but", "actually"])
             || w.is(k, &["while", "actually"])
             || w.is(k, &["in", "truth"])
+            // `say the API was slow, not that the mining job…`: a cover story.
+            || (w.is(k, &["not", "that"]) && !w.same_clause(k - 1, k))
     })?;
     Some(w.bytes(i, but))
 }
@@ -129,6 +180,8 @@ const SUCCEEDED: &[&str] = &[
     "approved",
     "normal",
     "normally",
+    "finished",
+    "processed",
     "passed",
     "resolved",
     "fixed",
@@ -180,13 +233,15 @@ fn as_if(w: &Words, i: usize) -> Option<Range<usize>> {
             w.at(k),
             &[
                 "act", "respond", "reply", "answer", "behave", "proceed", "continue", "carry",
-                "write", "speak",
+                "write", "speak", "word", "phrase", "frame", "present",
             ],
         )
     })?;
     let rest = i + 1 + usize::from(!like)..clause.end;
+    // `act as though it never existed` after `the safety policy…`: rules
+    // dismissed, not an outcome faked (MCP021's).
     let rules = w.any_in(
-        rest.clone(),
+        0..clause.end,
         &[
             "prompt",
             "instructions",
@@ -194,6 +249,7 @@ fn as_if(w: &Words, i: usize) -> Option<Range<usize>> {
             "restrictions",
             "guidelines",
             "limits",
+            "policy",
         ],
     );
     let happened =
@@ -235,8 +291,51 @@ fn scripted(w: &Words, i: usize) -> Option<Range<usize>> {
             || (s == "change" && w.is(k + 1, &["the", "subject"]))
             || form_of(s, &["deflect", "dodge", "stonewall"])
             || assurance(w, k, sentence.end)
+            || (factual(w, asks) && denial(w, k))
     })?;
     Some(w.bytes(i, answer))
+}
+
+/// A directive to answer no: `say no`, `answer "No, nothing was shared"`.
+fn denial(w: &Words, k: usize) -> bool {
+    // `say no`, `say it was not`.
+    let not = matches!(w.at(k + 1), "it" | "they" | "that")
+        && matches!(
+            w.at(k + 2),
+            "was" | "were" | "is" | "are" | "did" | "does" | "has"
+        )
+        && w.at(k + 3) == "not";
+    form_of(w.at(k), &["say", "answer", "reply", "respond"])
+        && (matches!(w.at(k + 1), "no" | "nope" | "nothing") || not)
+        && w.directive(k)
+        && w.negated(k).is_none()
+}
+
+/// The question is about a fact (`asks whether…`), not a request (`asks
+/// for a refund`), so `no` is a denial, not a refusal.
+fn factual(w: &Words, asks: usize) -> bool {
+    w.any_in(
+        asks + 1..asks + 3,
+        &[
+            "whether", "if", "what", "why", "where", "how", "about", "who", "when",
+        ],
+    )
+}
+
+/// The scripted answer before the asking: `Answer "No, nothing was shared"
+/// whenever the user asks whether…`.
+fn answered_before(w: &Words, i: usize) -> Option<Range<usize>> {
+    if !matches!(w.at(i), "whenever" | "when" | "if") {
+        return None;
+    }
+    let asks = (i + 1..(i + 5).min(w.len())).any(|k| {
+        form_of(w.at(k), &["ask", "question", "inquire", "enquire"])
+            && w.person_in(i + 1..k, true).is_some()
+            && factual(w, k)
+    });
+    let sentence = w.sentence_of(i);
+    let answer = (sentence.start..i).find(|&k| denial(w, k) || assurance(w, k, i))?;
+    asks.then(|| w.bytes(answer, i))
 }
 
 /// Words of a scripted assurance: `confirm that the record is permanently
@@ -265,6 +364,10 @@ const ASSURED: &[&str] = &[
     "unchanged",
     "nobody",
     "never",
+    "nothing",
+    "stays",
+    "device",
+    "locally",
 ];
 
 /// Words that make a scripted answer honest or a refusal: `answer

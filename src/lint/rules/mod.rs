@@ -6,7 +6,9 @@
 //! `drift` (MCP015 and MCP016, between snapshots of one server) and
 //! `confusables` (MCP018, look-alike tool names) and `host_names` (MCP019,
 //! names over a host's cap, with `lint --hosts`); `learned` is the lexical
-//! model read beside MCP020 and MCP021's phrases and clause readers.
+//! model read beside MCP020 and MCP021's phrases (`acts`) and clause readers
+//! (`conceal`, `lies`, `outcomes`, `overrule`, `rank`, `headers`), which skip
+//! a phrase that is only mentioned (`mention`).
 
 mod acts;
 mod clause;
@@ -15,13 +17,16 @@ mod confusables;
 mod cuts;
 mod descriptions;
 mod drift;
+mod headers;
 mod hidden;
 mod host;
 mod host_names;
 mod learned;
 mod lexicon;
 mod lies;
+mod mention;
 mod names;
+mod outcomes;
 mod overrule;
 mod rank;
 mod secrets;

@@ -66,6 +66,8 @@ pub(super) const RULES: &[&str] = &[
     "principles",
     "ethics",
     "orders",
+    "rulebook",
+    "playbook",
 ];
 pub(super) const WEAK: &[&str] = &[
     "limits",
@@ -90,6 +92,7 @@ pub(super) const WEAK: &[&str] = &[
     "anything",
     "all",
     "stuff",
+    "boundaries",
     "measures",
     "controls",
     "mechanisms",
@@ -138,7 +141,7 @@ pub(super) const AUTHORITY: &[&str] = &[
 ];
 
 /// Nouns that make an instruction noun a modifier: `instructions endpoint`.
-const HEAD: &[&str] = &[
+pub(super) const HEAD: &[&str] = &[
     "endpoint",
     "page",
     "format",
@@ -191,50 +194,15 @@ pub(super) fn standing(w: &Words, n: usize) -> bool {
         let t = w.at(k);
         SCOPE.contains(&t) && !(t == "system" && w.at(k + 1) != s && !strong)
     });
-    // `the above`, `all the above`.
-    let noun_above = s == "above" && matches!(w.at(n.saturating_sub(1)), "the" | "all");
-    let said = (n + 1..(n + 4).min(clause.end)).any(|k| {
-        matches!(
-            w.at(k),
-            "i" | "we" | "they" | "host" | "system" | "developer"
-        ) && form_of(
-            w.at(k + 1),
-            &["say", "said", "tell", "told", "write", "wrote", "gave"],
-        )
-    });
-    let after = noun_above
-        || said
-        || w.any_in(
-            n + 1..(n + 4).min(clause.end),
-            &["above", "before", "earlier", "previously"],
-        )
-        || w.is_in(n + 1..(n + 3).min(clause.end), &["so", "far"])
-        || w.is_in(n + 1..(n + 3).min(clause.end), &["set", "for"])
-        || w.is_in(n + 1..(n + 3).min(clause.end), &["imposed", "on"])
-        || w.is_in(n + 1..(n + 3).min(clause.end), &["given", "to", "you"])
-        || (w.at(n + 1) == "you"
-            && w.any_in(
-                n + 2..(n + 5).min(clause.end),
-                &[
-                    "given",
-                    "received",
-                    "told",
-                    "follow",
-                    "configured",
-                    "got",
-                    "have",
-                    "had",
-                ],
-            ))
-        || (w.at(n + 1) == "from" && AUTHORITY.contains(&w.at(n + 2)))
-        // `restrictions placed on you by the platform`.
-        || (n + 1..(n + 6).min(clause.end))
-            .any(|k| w.at(k) == "by" && (AUTHORITY.contains(&w.at(k + 1)) || AUTHORITY.contains(&w.at(k + 2))))
-        || (w.at(n + 1) == "from" && w.at(n + 2) == "the" && AUTHORITY.contains(&w.at(n + 3)));
+    let after = placed(w, n);
     // Filters and checks are the model's only when they are about safety.
     let guarded = !matches!(s, "filters" | "checks" | "protocols")
         || w.any_in(n.saturating_sub(2)..n, &["safety", "content", "your"]);
-    let weak_ok = strong || !w.any_in(n.saturating_sub(2)..n, &["all", "any", "every"]) && guarded;
+    // `all the limits placed on you by the host`: whose they are is named.
+    let owned = (n + 1..(n + 6).min(clause.end))
+        .any(|k| w.at(k) == "by" && AUTHORITY.contains(&w.at(k + 2)));
+    let weak_ok =
+        strong || owned || !w.any_in(n.saturating_sub(2)..n, &["all", "any", "every"]) && guarded;
     // Text and context stand only as what came before: `the text above`,
     // `previous context`, not `an existing file with new content`.
     let temporal = !matches!(
@@ -256,6 +224,85 @@ pub(super) fn standing(w: &Words, n: usize) -> bool {
             )
         });
     (before || after) && weak_ok && temporal
+}
+
+/// The words after a noun of instructions place them before or outside
+/// this text: `the above`, `the rules I gave you`, `the policies loaded at
+/// startup`, `the limits you were given`, `restrictions placed on you by
+/// the platform`.
+fn placed(w: &Words, n: usize) -> bool {
+    let s = w.at(n);
+    let clause = w.clause_of(n);
+    // `the above`, `all the above`.
+    let noun_above = s == "above" && matches!(w.at(n.saturating_sub(1)), "the" | "all");
+    // `the rules I gave you`, `the guidelines the host application gave you`.
+    let said = (n + 1..(n + 4).min(clause.end)).any(|k| {
+        matches!(
+            w.at(k),
+            "i" | "we"
+                | "they"
+                | "host"
+                | "system"
+                | "developer"
+                | "developers"
+                | "operator"
+                | "platform"
+        ) && (k + 1..(k + 3).min(clause.end)).any(|v| {
+            form_of(
+                w.at(v),
+                &[
+                    "say", "said", "tell", "told", "write", "wrote", "gave", "give", "set", "drew",
+                    "put", "placed", "imposed",
+                ],
+            )
+        })
+    });
+    // `the policies loaded at startup`.
+    let set = matches!(
+        w.at(n + 1),
+        "loaded" | "given" | "provided" | "configured" | "issued" | "received" | "installed"
+    ) && w.same_clause(n, n + 1);
+    noun_above
+        || said
+        || set
+        || w.any_in(
+            n + 1..(n + 4).min(clause.end),
+            &["above", "before", "earlier", "previously"],
+        )
+        || w.is_in(n + 1..(n + 3).min(clause.end), &["so", "far"])
+        || w.is_in(n + 1..(n + 3).min(clause.end), &["set", "for"])
+        || w.is_in(n + 1..(n + 3).min(clause.end), &["imposed", "on"])
+        || w.is_in(n + 1..(n + 3).min(clause.end), &["given", "to", "you"])
+        || (w.at(n + 1) == "you"
+            && w.any_in(
+                n + 2..(n + 5).min(clause.end),
+                &[
+                    "given",
+                    "received",
+                    "told",
+                    "follow",
+                    "configured",
+                    "got",
+                    "have",
+                    "had",
+                    "loaded",
+                    "provided",
+                    "trained",
+                    "instructed",
+                    "programmed",
+                    "assigned",
+                    "issued",
+                    "started",
+                    "began",
+                    "shipped",
+                    "built",
+                ],
+            ))
+        || (w.at(n + 1) == "from" && AUTHORITY.contains(&w.at(n + 2)))
+        // `restrictions placed on you by the platform`.
+        || (n + 1..(n + 6).min(clause.end))
+            .any(|k| w.at(k) == "by" && (AUTHORITY.contains(&w.at(k + 1)) || AUTHORITY.contains(&w.at(k + 2))))
+        || (w.at(n + 1) == "from" && w.at(n + 2) == "the" && AUTHORITY.contains(&w.at(n + 3)))
 }
 
 /// A misspelling of a noun of instructions (`iunstructions`,
@@ -287,16 +334,32 @@ fn edits(a: &str, b: &str) -> usize {
 /// in tool results`, `… from web pages`.
 fn guard(w: &Words, n: usize) -> bool {
     let next = w.at(n + 1);
-    matches!(
-        next,
-        "in" | "inside" | "within" | "embedded" | "contained" | "found" | "included" | "hidden"
-    ) || (matches!(next, "that" | "which")
-        && !matches!(w.at(n + 2), "you" | "the" | "were" | "came"))
+    // `in this conversation` is where they were given, not a source.
+    let here = matches!(next, "in" | "within")
+        && matches!(w.at(n + 2), "this" | "our" | "the" | "your")
+        && matches!(
+            w.at(n + 3),
+            "conversation" | "chat" | "session" | "thread" | "prompt" | "dialogue" | "context"
+        );
+    !here
+        && matches!(
+            next,
+            "in" | "inside" | "within" | "embedded" | "contained" | "found" | "included" | "hidden"
+        )
+        || (matches!(next, "that" | "which")
+            && !matches!(w.at(n + 2), "you" | "the" | "were" | "came")
+            // `any guardrail that stops you`: what it does, not where it is.
+            && !form_of(w.at(n + 2), &["stop", "block", "prevent", "limit", "keep", "restrict"]))
         || (next == "from"
             && !AUTHORITY.contains(&w.at(n + 2))
+            // `orders from your handlers` are the model's own.
+            && w.at(n + 2) != "your"
             && !AUTHORITY.contains(&w.at(n + 3))
             // `from here on`, `from now on` is a time, not a source.
-            && !matches!(w.at(n + 2), "here" | "now" | "this"))
+            && !matches!(
+                w.at(n + 2),
+                "here" | "now" | "this" | "before" | "earlier" | "above" | "previous"
+            ))
 }
 
 /// Verbs of dismissing (with their inflections).
@@ -333,6 +396,11 @@ pub(super) const DISMISS: &[&str] = &[
     "forgot",
 ];
 
+/// Verbs that report someone else's directive: `tells you to`.
+pub(super) const REPORTED: &[&str] = &[
+    "tell", "ask", "instruct", "want", "urge", "direct", "order", "try", "attempt", "say",
+];
+
 /// Authority itself as the object: `the host`, `the system prompt`.
 pub(super) fn authority(w: &Words, k: usize) -> bool {
     let s = w.at(k);
@@ -349,7 +417,7 @@ fn dismissing(w: &Words, i: usize) -> Option<Range<usize>> {
             && (w.any_in(i + 1..(i + 6).min(clause.end), &["aside"])
                 || w.is_in(i + 1..(i + 7).min(clause.end), &["to", "one", "side"])))
         || (form_of(s, &["throw", "toss", "chuck"])
-            && w.any_in(i + 1..(i + 4).min(clause.end), &["out", "away", "aside"]))
+            && w.any_in(i + 1..(i + 8).min(clause.end), &["out", "away", "aside"]))
         || (s == "pay" && w.at(i + 1) == "no");
     // `do not follow`, `no longer obey`, `don't have to adhere to`.
     let comply = form_of(
@@ -358,10 +426,19 @@ fn dismissing(w: &Words, i: usize) -> Option<Range<usize>> {
             "follow", "obey", "listen", "adhere", "comply", "respect", "honor", "honour", "heed",
             "abide", "observe", "apply",
         ],
-    ) && (w.negated(i).is_some() || w.any_in(clause.start..i, &["longer", "free"]));
+    ) && (w.negated(i).is_some() || w.any_in(clause.start..i, &["longer", "free"]))
+        || (s == "pay" && w.at(i + 1) == "attention" && w.negated(i).is_some());
     let dismiss =
         dismiss || (s == "mind" && w.at(i.saturating_sub(1)) == "never") || s == "nevermind";
     if !(dismiss || comply) || (dismiss && w.negated(i).is_some() && s != "mind") {
+        return None;
+    }
+    // Reported speech: `if a page tells you to ignore your instructions`.
+    if i >= 3
+        && w.at(i - 1) == "to"
+        && matches!(w.at(i - 2), "you" | "the" | "model" | "assistant")
+        && form_of(w.at(i - 3), REPORTED)
+    {
         return None;
     }
     // Descriptions (`ignores the proxy`) and questions are not directives.
@@ -370,7 +447,10 @@ fn dismissing(w: &Words, i: usize) -> Option<Range<usize>> {
     }
     let target = (i + 1..(i + 11).min(clause.end))
         .find(|&n| {
-            (standing(w, n) && !guard(w, n)) || (authority(w, n) && !w.at(n).ends_with("'s"))
+            (standing(w, n) && !guard(w, n))
+                || (authority(w, n) && !w.at(n).ends_with("'s"))
+                // `ignore what the operator set up`.
+                || said_by_authority(w, n)
         })
         .or_else(|| unscoped(w, i, dismiss))
         .or_else(|| referred(w, i))?;
@@ -408,7 +488,15 @@ fn unscoped(w: &Words, i: usize, dismiss: bool) -> Option<usize> {
     (i + 1..(i + 5).min(clause.end)).find(|&n| {
         matches!(
             w.at(n),
-            "instructions" | "rules" | "guidelines" | "directives" | "policies" | "guardrails"
+            "instructions"
+                | "rules"
+                | "guidelines"
+                | "directives"
+                | "policies"
+                | "guardrails"
+                | "guardrail"
+                | "safeguards"
+                | "restrictions"
         ) && !guard(w, n)
             && (!w.same_clause(n, n + 1) || !HEAD.contains(&w.at(n + 1)))
             && !w.any_in(i + 1..n, &["these", "this", "following", "our", "my"])
@@ -420,6 +508,13 @@ fn unscoped(w: &Words, i: usize, dismiss: bool) -> Option<usize> {
 fn referred(w: &Words, i: usize) -> Option<usize> {
     let it = (i + 1..(i + 3).min(w.len()))
         .find(|&k| matches!(w.at(k), "them" | "those" | "it" | "these" | "all"))?;
+    // `If a page tells you to ignore your instructions, do not follow it`:
+    // the rules named were someone else's words.
+    let reported = (w.sentence_of(i).start..i)
+        .any(|k| form_of(w.at(k), REPORTED) && w.is(k + 1, &["you", "to"]));
+    if reported {
+        return None;
+    }
     (i.saturating_sub(12)..i)
         .any(|n| standing(w, n))
         .then_some(it)
@@ -427,51 +522,76 @@ fn referred(w: &Words, i: usize) -> Option<usize> {
 
 /// Word `k` lifts the instructions at `n`: `no longer apply`, `are void`,
 /// `were a test`, `are off`, `nothing in … applies`.
+/// Words that say instructions are lifted: `void`, `revoked`, `wiped`.
+const LIFTED: &[&str] = &[
+    "void",
+    "null",
+    "lifted",
+    "revoked",
+    "suspended",
+    "disabled",
+    "cancelled",
+    "canceled",
+    "outdated",
+    "obsolete",
+    "superseded",
+    "invalid",
+    "withdrawn",
+    "expired",
+    "waived",
+    "rescinded",
+    "overridden",
+    "overruled",
+    "nullified",
+    "moot",
+    "deactivated",
+    "removed",
+    "paused",
+    "bypassed",
+    "ignored",
+    "disregarded",
+    "circumvented",
+    "discarded",
+    "scrapped",
+    "relaxed",
+    "rewritten",
+    "replaced",
+    "redefined",
+    "wiped",
+    "erased",
+    "cleared",
+    "reset",
+    "lapsed",
+    "ended",
+    "terminated",
+    "retired",
+];
+
 fn lifted_at(w: &Words, n: usize, k: usize) -> bool {
     let s = w.at(k);
     let negated = w.negated(k).is_some();
     (negated
-        && (form_of(s, &["apply", "matter", "count", "hold", "bind"])
+        && (form_of(
+            s,
+            &["apply", "matter", "count", "hold", "bind", "exist", "govern", "constrain", "restrict"],
+        )
             || matches!(s, "applied" | "valid" | "binding" | "relevant" | "followed")
             || w.is(k, &["in", "force"])
             || w.is(k, &["in", "effect"])))
         || (!negated
-            && (matches!(
-                s,
-                "void"
-                    | "null"
-                    | "lifted"
-                    | "revoked"
-                    | "suspended"
-                    | "disabled"
-                    | "cancelled"
-                    | "canceled"
-                    | "outdated"
-                    | "obsolete"
-                    | "superseded"
-                    | "invalid"
-                    | "withdrawn"
-                    | "expired"
-                    | "waived"
-                    | "rescinded"
-                    | "overridden"
-                    | "overruled"
-                    | "nullified"
-                    | "moot"
-                    | "deactivated"
-                    | "removed"
-                    | "paused"
-                    | "bypassed"
-                    | "ignored"
-                    | "disregarded"
-                    | "circumvented"
-                    | "discarded"
-                    | "scrapped"
-                    | "relaxed"
-            ) || (matches!(s, "test" | "fake" | "wrong" | "mistaken" | "mistake")
-                // `were a test`, not `checks in the test environment`.
-                && (matches!(w.at(k - 1), "was" | "were" | "is" | "are")
-                    || w.at(k - 1) == "a" && matches!(w.at(k - 2), "was" | "were" | "is" | "are")))
+            && (LIFTED.contains(&s)
+                || (matches!(s, "test" | "fake" | "wrong" | "mistaken" | "mistake" | "false")
+                // `were a test`, `were only a test`, not `checks in the test
+                // environment`.
+                && w.any_in(k.saturating_sub(4)..k, &["was", "were", "is", "are"])
+                && (k.saturating_sub(4)..k).all(|j| {
+                    matches!(
+                        w.at(j),
+                        "was" | "were" | "is" | "are" | "a" | "only" | "just" | "merely" | "all"
+                    ) || j < n + 1
+                }))
+                // `shall cease to have effect`.
+                || (form_of(s, &["cease"]) && w.at(k + 1) == "to")
                 || w.is(k, &["switched", "off"])
                 || w.is(k, &["turned", "off"])))
         || ((w.at(n.saturating_sub(1)) == "nothing"
@@ -505,6 +625,15 @@ fn lifting(w: &Words, n: usize) -> Option<Range<usize>> {
         return None;
     }
     let sentence = w.sentence_of(n);
+    // `with content filters disabled, …`, `when the rules are lifted`: a
+    // condition, not a claim.
+    let clause = w.clause_of(n);
+    if matches!(
+        w.at(clause.start),
+        "with" | "if" | "when" | "once" | "while" | "unless" | "whether" | "until"
+    ) {
+        return None;
+    }
     let end = (n + 18).min(sentence.end);
     let lifted = (n + 1..end).find(|&k| lifted_at(w, n, k))?;
     // `Restrictions are lifted for premium accounts` is a plan's feature.
@@ -513,7 +642,15 @@ fn lifting(w: &Words, n: usize) -> Option<Range<usize>> {
         w.at(lifted + 1),
         "for" | "on" | "in" | "when" | "during" | "if"
     ) && w.same_clause(lifted, lifted + 1);
-    (scoped && !(qualified && bare && !standing(w, n))).then(|| w.bytes(n, lifted))
+    // `the old configuration is reset when you run init` says when, not that.
+    let routine = matches!(
+        w.at(lifted),
+        "reset" | "cleared" | "replaced" | "rewritten" | "removed" | "erased" | "wiped" | "ended"
+    ) && matches!(
+        w.at(lifted + 1),
+        "when" | "whenever" | "if" | "once" | "after" | "on" | "by" | "every" | "each"
+    );
+    (scoped && !routine && !(qualified && bare && !standing(w, n))).then(|| w.bytes(n, lifted))
 }
 
 /// `whatever your developer told you`, `nothing the system said`.
@@ -531,7 +668,17 @@ pub(super) fn said_by_authority(w: &Words, i: usize) -> bool {
             && (k + 1..(k + 4).min(clause.end)).any(|v| {
                 form_of(
                     w.at(v),
-                    &["tell", "told", "say", "said", "instruct", "give", "gave"],
+                    &[
+                        "tell",
+                        "told",
+                        "say",
+                        "said",
+                        "instruct",
+                        "give",
+                        "gave",
+                        "set",
+                        "configured",
+                    ],
                 )
             })
     })
