@@ -186,6 +186,7 @@ fn labelled_set_recall_and_false_positives_meet_issue_55s_goals() {
         ("fourth pass", "fourth.jsonl"),
         ("fourth pass, second batch", "fifth.jsonl"),
         ("fourth pass, third batch", "sixth.jsonl"),
+        ("round6", "round6.jsonl"),
     ];
     let mut tallies: Vec<(&str, [Tally; 2])> = sets
         .iter()
@@ -233,12 +234,11 @@ fn labelled_set_recall_and_false_positives_meet_issue_55s_goals() {
         }
     }
     let model = |name: &str| &tallies.iter().find(|(n, _)| *n == name).expect("a set").1[1];
-    // The fourth pass's third batch is printed, not held to the recall goal:
-    // written last, it shows where the readers stop (README).
-    for (name, [_, t]) in tallies
-        .iter()
-        .filter(|(n, _)| *n != "fourth pass, third batch")
-    {
+    // Printed, not held to the goals: the fourth pass's third batch,
+    // written last, and round 6, held out (measured once, after the fourth
+    // pass): they show where the readers stop (README).
+    let printed = ["fourth pass, third batch", "round6"];
+    for (name, [_, t]) in tallies.iter().filter(|(n, _)| !printed.contains(n)) {
         for k in 0..2 {
             if t.pos[k] > 0 {
                 assert!(
@@ -248,7 +248,7 @@ fn labelled_set_recall_and_false_positives_meet_issue_55s_goals() {
             }
         }
     }
-    for (name, [_, t]) in &tallies {
+    for (name, [_, t]) in tallies.iter().filter(|(n, _)| *n != "round6") {
         assert!(
             Tally::pct(t.false_positives, t.negatives) <= 2.0,
             "{name}: over 2% false positives: {t:?}"
@@ -277,6 +277,8 @@ fn labelled_set_recall_and_false_positives_meet_issue_55s_goals() {
     assert_eq!((fifth.pos, fifth.negatives), ([20, 20], 30));
     let sixth = model("fourth pass, third batch");
     assert_eq!((sixth.pos, sixth.negatives), ([15, 15], 30));
+    let round6 = model("round6");
+    assert_eq!((round6.pos, round6.negatives), ([51, 60], 73));
     assert!(sentences.len() > 1000, "{}", sentences.len());
 }
 
