@@ -10,14 +10,17 @@
 //! 16 MiB: a result can be large, a notification is not), and logs a
 //! stream's failure naming the upstream, which rmcp's own log does not. A
 //! GET that resumes a stream (`Last-Event-ID`) keeps rmcp's size: it may
-//! carry an answer. It also writes the headers a gateway carries on from
-//! its host (`forward.rs`).
+//! carry an answer. Each poll of a subscription stream comes after a yield
+//! (`support/pace.rs`): a flood on it reads a chunk at a time, between the
+//! other upstreams' turns. It also writes the headers a gateway carries on
+//! from its host (`forward.rs`).
 
 use std::collections::HashMap;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use crate::support::pace::Turns;
 use futures_core::Stream;
 use http::{HeaderName, HeaderValue};
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage};
@@ -63,6 +66,7 @@ impl HttpClient {
             inner: stream,
             alias: self.alias.clone(),
             cap: self.cap,
+            turns: Turns::default(),
         })
     }
 
@@ -249,16 +253,21 @@ impl StreamableHttpClient for HttpClient {
 
 /// A subscription stream whose errors are logged (rmcp's log of them
 /// names no upstream): an event over the cap, or the connection broken.
+/// Each poll waits its turn.
 struct Logged {
     inner: BoxedSseResponse,
     alias: Arc<str>,
     cap: usize,
+    turns: Turns,
 }
 
 impl Stream for Logged {
     type Item = <BoxedSseResponse as Stream>::Item;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        if self.turns.poll_turn(cx).is_pending() {
+            return Poll::Pending;
+        }
         let item = self.inner.as_mut().poll_next(cx);
         if let Poll::Ready(Some(Err(e))) = &item {
             // The error's text can hold the URL, and so a token in its query.
@@ -393,5 +402,37 @@ mod tests {
         let [request, end] = told.await.unwrap();
         assert!(request.starts_with("GET /endless"), "{request}");
         assert_eq!(end, "hung up");
+    }
+
+    /// A stream whose items are all there at once (errors, as a flood's
+    /// chunks are): that many, then its end.
+    struct Ready(usize);
+
+    impl Stream for Ready {
+        type Item = <BoxedSseResponse as Stream>::Item;
+
+        fn poll_next(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+            let Some(left) = self.0.checked_sub(1) else {
+                return Poll::Ready(None);
+            };
+            self.0 = left;
+            let invalid = rmcp::transport::streamable_http_client::SseError::InvalidLine;
+            Poll::Ready(Some(Err(invalid)))
+        }
+    }
+
+    /// Issue 54: however ready a subscription stream's bytes are, another
+    /// task runs between two reads of it (the gateway's thread is shared
+    /// by every upstream).
+    #[tokio::test]
+    async fn a_subscription_stream_gives_way_before_each_read() {
+        let turns = crate::support::pace::ticker();
+        let client = HttpClient::capped(reqwest::Client::new(), "flood", CAP);
+        assert_eq!(
+            events(client.logged(Box::pin(Ready(10)))).await,
+            [Err(()); 10]
+        );
+        let turns = turns.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(turns >= 10, "the other task ran {turns} times in 10 reads");
     }
 }

@@ -5,7 +5,10 @@
 //! (`Mcp-Session-Id`) and the negotiated protocol version go on every
 //! later request; a GET stream carries what the server sends unasked, and
 //! the session is deleted when the host goes. Every body is read within
-//! the relay's message cap. A request's event stream that closes before
+//! the relay's message cap, and the GET stream's events within the
+//! gateway's subscription cap ([`MAX_SUBSCRIPTION_EVENT`]: a notification
+//! or a server's request is not a result); an event over it ends that
+//! stream, which is not opened again. A request's event stream that closes before
 //! its answer is resumed (`GET` with `Last-Event-ID`, as the transport
 //! spec says) at most [`RESUMPTIONS`] times; then the host gets an error
 //! for it instead of waiting forever.
@@ -19,6 +22,7 @@ use tokio::sync::mpsc;
 
 use super::lines::{Line, next_line};
 use super::relay::write_lines;
+use crate::connect::MAX_SUBSCRIPTION_EVENT;
 use crate::serve::upstream::events::{EventReader, TooLong};
 use crate::support::lock;
 
@@ -154,7 +158,7 @@ impl HttpPeer {
     /// request `id` and closes before the answer, resumed, and failed
     /// after [`RESUMPTIONS`].
     async fn answered(&self, answer: reqwest::Response, id: Option<Value>) {
-        let mut read = self.read(answer, id.as_ref()).await;
+        let mut read = self.read(answer, id.as_ref(), self.max).await;
         let Some(id) = id else { return };
         let mut tries = 0;
         while !read.answered {
@@ -167,7 +171,7 @@ impl HttpPeer {
             tries += 1;
             tokio::time::sleep(RESUME_PAUSE).await;
             read = match self.resume(&last).await {
-                Some(answer) => self.read(answer, Some(&id)).await,
+                Some(answer) => self.read(answer, Some(&id), self.max).await,
                 None => Read::default(),
             };
             // A resumed stream without events of its own resumes from the same place.
@@ -221,7 +225,8 @@ impl HttpPeer {
         headers.remove("mcp-method");
         let answer = self.client.get(&self.url).headers(headers).send().await;
         if let Some(answer) = answer.ok().filter(|a| a.status().is_success()) {
-            self.read(answer, None).await;
+            let cap = self.max.min(MAX_SUBSCRIPTION_EVENT);
+            self.read(answer, None, cap).await;
         }
     }
 
@@ -237,13 +242,14 @@ impl HttpPeer {
         }
     }
 
-    /// Each message of an answer (a JSON body, or an event stream) as a
-    /// line; whether the answer to `id` was among them.
-    async fn read(&self, mut answer: reqwest::Response, id: Option<&Value>) -> Read {
+    /// Each message of an answer (a JSON body, or an event stream whose
+    /// events are held to `max`) as a line; whether the answer to `id` was
+    /// among them.
+    async fn read(&self, mut answer: reqwest::Response, id: Option<&Value>, max: usize) -> Read {
         let stream = (answer.headers().get(CONTENT_TYPE))
             .and_then(|v| v.to_str().ok())
             .is_some_and(|t| t.starts_with("text/event-stream"));
-        let mut events = EventReader::new(self.max);
+        let mut events = EventReader::new(max);
         let mut buf: Vec<u8> = Vec::new();
         let mut read = Read::default();
         loop {
@@ -259,7 +265,7 @@ impl HttpPeer {
             if !stream {
                 buf.extend_from_slice(&chunk);
                 if buf.len() > self.max {
-                    self.too_long();
+                    self.too_long(self.max);
                     return read;
                 }
                 continue;
@@ -269,7 +275,7 @@ impl HttpPeer {
                 match event {
                     Ok(data) => read.answered |= self.messages(&data, id).await,
                     Err(TooLong) => {
-                        self.too_long();
+                        self.too_long(max);
                         return read;
                     }
                 }
@@ -286,11 +292,8 @@ impl HttpPeer {
         read
     }
 
-    fn too_long(&self) {
-        tracing::error!(
-            "the upstream sent a message over {} bytes; dropped",
-            self.max
-        );
+    fn too_long(&self, max: usize) {
+        tracing::error!("the upstream sent a message over {max} bytes; dropped");
     }
 
     /// A body of one message or a batch, each sent on as one line (as
@@ -325,5 +328,67 @@ impl HttpPeer {
             let _ = self.out.send(line).await;
         }
         answered
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read as _, Write as _};
+
+    use super::*;
+
+    const NOTICE: &str = r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#;
+
+    /// A server on 127.0.0.1 whose every answer is an event stream: a
+    /// notification just over the subscription cap, then a short one.
+    fn server() -> String {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        let data = "x".repeat(MAX_SUBSCRIPTION_EVENT);
+        let big = json!({"jsonrpc": "2.0", "method": "notifications/message",
+            "params": {"level": "info", "data": data}});
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { return };
+                let mut head = Vec::new();
+                let mut byte = [0u8];
+                while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
+                    head.push(byte[0]);
+                }
+                let answer = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\
+                     connection: close\r\n\r\ndata: {big}\n\ndata: {NOTICE}\n\n"
+                );
+                let _ = stream.write_all(answer.as_bytes());
+            }
+        });
+        url
+    }
+
+    /// Issue 54: the GET stream's events are held to the subscription cap
+    /// (the event over it ends the stream: nothing of it, or after it, is
+    /// relayed); an answer's stream keeps the relay's message cap.
+    #[tokio::test]
+    async fn the_get_stream_is_held_to_the_subscription_cap_and_answers_are_not() {
+        let url = server();
+        let (out, mut lines) = mpsc::channel(8);
+        let up = Arc::new(HttpPeer {
+            client: reqwest::Client::new(),
+            url: url.clone(),
+            session: Mutex::new(Some("s".to_string())),
+            version: Mutex::new(None),
+            out,
+            max: crate::serve::upstream::MAX_MESSAGE_BYTES,
+        });
+        up.clone().listen().await;
+        assert!(
+            lines.try_recv().is_err(),
+            "the GET stream relayed its events"
+        );
+        let answer = up.client.get(&url).send().await.unwrap();
+        up.read(answer, None, up.max).await;
+        let big = lines.try_recv().unwrap();
+        assert!(big.len() > MAX_SUBSCRIPTION_EVENT, "{}", big.len());
+        assert_eq!(lines.try_recv().unwrap(), NOTICE.as_bytes());
     }
 }
