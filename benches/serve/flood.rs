@@ -13,10 +13,13 @@
 //!   the calls timed between that call and the server seeing the gateway
 //!   hang up, over [`EPISODES`] upstreams flooded one after another;
 //! - `wrap --url` against endless-stream.mjs: its own `ok` calls, idle and
-//!   while its GET stream floods (to the relay's message bound).
+//!   while its GET stream floods (held to 4 MiB an event). wrap has one
+//!   upstream, so the flood's cost falls on that upstream's own calls: the
+//!   goal (another upstream's) does not apply, and the line says how long
+//!   that upstream's stream took to be cut.
 //!
 //! Each line prints the p50 idle, beside the flood, and their ratio against
-//! the goal of 2x.
+//! the goal of 2x where there is another upstream.
 
 use std::time::{Duration, Instant};
 
@@ -100,12 +103,18 @@ fn run(latencies: Vec<Duration>) -> Run {
     }
 }
 
-fn report(case: &str, idle: &Run, during: &Run, note: &str) {
+/// One line: the p50s and their ratio, against the goal when the calls
+/// timed are `another` upstream's.
+fn report(case: &str, idle: &Run, during: &Run, another: bool, note: &str) {
     let (i, d) = (idle.quantile(0.5), during.quantile(0.5));
     let ratio = d.as_secs_f64() / i.as_secs_f64();
-    let verdict = if ratio <= GOAL { "within" } else { "OVER" };
+    let verdict = match (another, ratio <= GOAL) {
+        (false, _) => "the flooding upstream's own calls, no goal".to_string(),
+        (true, true) => format!("within the {GOAL}x goal"),
+        (true, false) => format!("OVER the {GOAL}x goal"),
+    };
     println!(
-        "flood {case:<7}: p50 idle {i:>8.2?}, beside it {d:>8.2?} ({} calls; p99 {:.2?} vs {:.2?}): {ratio:.2}x, {verdict} the {GOAL}x goal{note}",
+        "flood {case:<7}: p50 idle {i:>8.2?}, beside it {d:>8.2?} ({} calls; p99 {:.2?} vs {:.2?}): {ratio:.2}x, {verdict}{note}",
         during.latencies.len(),
         during.quantile(0.99),
         idle.quantile(0.99),
@@ -179,6 +188,7 @@ pub async fn gateway(dir: &std::path::Path) {
         "answer",
         &idle,
         &during,
+        true,
         &format!(" ({floods} flooding calls)"),
     );
 
@@ -208,9 +218,9 @@ pub async fn gateway(dir: &std::path::Path) {
         windows[EPISODES / 2],
         seen["sent"].as_u64().unwrap_or(0) >> 20
     );
-    report("stream", &idle, &run(during), &note);
+    report("stream", &idle, &run(during), true, &note);
     let after = run(billing(&http, &url, CALLS).await);
-    report("(after)", &idle, &after, "");
+    report("(after)", &idle, &after, true, "");
 }
 
 /// One call of `ok`, timed.
@@ -255,6 +265,6 @@ pub async fn wrap() {
         .as_u64()
         .unwrap_or(0);
     let note = format!(" (the stream cut after {} MiB, {took:.1?})", sent >> 20);
-    report("wrap", &run(idle), &run(during), &note);
+    report("wrap", &run(idle), &run(during), false, &note);
     connection.close().await;
 }
