@@ -59,7 +59,7 @@
 
 use std::ops::Range;
 
-use super::lexicon::ANSWERING;
+use super::lexicon::{ANSWERING, OF_A_FACT};
 
 /// Which of the host rule's `what`s an act reports as.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -521,25 +521,7 @@ fn not_person_directive(text: &str, m: Range<usize>) -> bool {
             let w = w
                 .trim_matches(|c: char| !c.is_alphanumeric())
                 .to_lowercase();
-            !matches!(
-                w.as_str(),
-                "about"
-                    | "that"
-                    | "of"
-                    | "what"
-                    | "where"
-                    | "why"
-                    | "when"
-                    | "it"
-                    | "this"
-                    | "these"
-                    | "anything"
-                    | "any"
-                    | "there"
-                    | "whether"
-                    | "who"
-                    | "which"
-            )
+            !OF_A_FACT.contains(&w.as_str())
         });
     conditional
         || skill

@@ -339,25 +339,7 @@ fn kept_unaware(w: &Words, p: usize) -> Option<Range<usize>> {
 fn a_fact(w: &Words, j: usize) -> bool {
     !matches!(w.at(j), "know" | "learn")
         || !w.same_clause(j, j + 1)
-        || matches!(
-            w.at(j + 1),
-            "about"
-                | "that"
-                | "of"
-                | "what"
-                | "where"
-                | "why"
-                | "when"
-                | "it"
-                | "this"
-                | "these"
-                | "anything"
-                | "any"
-                | "there"
-                | "whether"
-                | "who"
-                | "which"
-        )
+        || OF_A_FACT.contains(&w.at(j + 1))
 }
 
 fn not_to_learn(w: &Words, p: usize) -> Option<Range<usize>> {

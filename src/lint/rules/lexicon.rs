@@ -464,6 +464,13 @@ impl Words {
     }
 }
 
+/// Words after `know` or `learn` that make it a fact kept from someone
+/// (`need not know about the copy`), not a skill (`need not know SQL`).
+pub(super) const OF_A_FACT: &[&str] = &[
+    "about", "that", "of", "what", "where", "why", "when", "it", "this", "these", "anything",
+    "any", "there", "whether", "who", "which",
+];
+
 /// Verbs that open a clause saying what to tell instead (`do not inform the
 /// user of every retry; summarize them at the end`): the telling is shaped,
 /// not withheld.

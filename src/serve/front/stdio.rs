@@ -182,8 +182,7 @@ impl AsyncRead for Lines {
         let before = buf.filled().len();
         let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
         if let Poll::Ready(Ok(())) = polled {
-            let read = buf.filled()[before..].to_vec();
-            self.saw(&read);
+            self.saw(&buf.filled()[before..]);
         }
         polled
     }
