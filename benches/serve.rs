@@ -8,7 +8,9 @@
 //! stdio a relay that copies bytes (`relay`, and `wrap`), over HTTP a
 //! relay that forwards requests unread (`hop`). Each row prints the p50 of
 //! every path with what it adds to the direct call (µs), and the ratios to
-//! direct; then issue 50's goals for the Rust upstream, each with its
+//! direct; over stdio a second line gives the CPU time each path's own
+//! process spent per call (the gateway's apart from its upstream's, read
+//! from Linux's per-thread `schedstat`); then issue 50's goals for the Rust upstream, each with its
 //! ratio and pass or FAIL (stdio 1 client: p50 at most 1.5x direct and at
 //! most 40 µs over the relay; HTTP 1 client: p50 at most 1.2x the hop;
 //! HTTP 32 clients: at least 0.8x the direct calls/s); then the cold
@@ -21,7 +23,9 @@
 //! `{"stdio"|"http": {"1"|"32": {"p50_ratio", "p99_ratio", "rps_ratio"
 //! (gateway / direct), "p50_us": {"direct", "serve", "relay"}, "added_us":
 //! {"serve", "relay"} (p50 minus direct p50), "rps": {"direct", "serve",
-//! "relay"}}}, "relay": {"stdio"|"http": {"1"|"32": {"p50_ratio",
+//! "relay"}, "cpu_us_per_call": {"direct", "serve", "relay"} (the CPU time
+//! of the path's own process per call over stdio, null over HTTP)}},
+//! "relay": {"stdio"|"http": {"1"|"32": {"p50_ratio",
 //! "p99_ratio", "rps_ratio"}}} (the relay / direct; over HTTP the hop),
 //! "wrap": {"stdio": …} (the same of `wrap`), "goals": [{"goal", "value",
 //! "limit", "at_most", "pass"}], "cold_fanout_10_ms", "load_average":
@@ -237,15 +241,16 @@ impl Row {
             "serve": self.serve.rps(),
             "relay": self.relay.rps(),
         });
+        j["cpu_us_per_call"] = json!({
+            "direct": self.direct.cpu_per_call(),
+            "serve": self.serve.cpu_per_call(),
+            "relay": self.relay.cpu_per_call(),
+        });
         j
     }
 
     fn print(&self) {
-        let relay = if self.transport == "http" {
-            "hop"
-        } else {
-            "relay"
-        };
+        let relay = relay_name(self);
         let mut line = format!(
             "{:<5} {:<5} {:>2} clients | p50 direct {:>7.1} µs | serve {:>7.1} µs {:>+7.1} | {relay} {:>7.1} µs {:>+7.1}",
             self.upstream,
@@ -277,6 +282,27 @@ impl Row {
             self.direct.rps(),
         );
         println!("{line}");
+        // What each path's own process spent per call: the gateway's work
+        // apart from its upstream's (stdio; the direct path's is the upstream's).
+        let cpu = |run: &Run| run.cpu_per_call().map(|c| format!("{c:.1} µs"));
+        if let (Some(direct), Some(serve)) = (cpu(&self.direct), cpu(&self.serve)) {
+            let mut line = format!("      own CPU per call | direct {direct} | serve {serve}");
+            if let Some(relay) = cpu(&self.relay) {
+                line += &format!(" | {relay_name} {relay}", relay_name = relay_name(self));
+            }
+            if let Some(wrap) = self.wrap.as_ref().and_then(cpu) {
+                line += &format!(" | wrap {wrap}");
+            }
+            println!("{line}");
+        }
+    }
+}
+
+fn relay_name(row: &Row) -> &'static str {
+    if row.transport == "http" {
+        "hop"
+    } else {
+        "relay"
     }
 }
 

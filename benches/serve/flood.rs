@@ -100,6 +100,7 @@ fn run(latencies: Vec<Duration>) -> Run {
     Run {
         latencies,
         wall: Duration::ZERO,
+        cpu: None,
     }
 }
 

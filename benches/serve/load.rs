@@ -12,6 +12,9 @@ use mcp_preamble::rmcp::service::{Peer, RoleClient};
 pub struct Run {
     pub latencies: Vec<Duration>,
     pub wall: Duration,
+    /// The CPU time of the process the clients talk to (its every thread),
+    /// when it is one this bench started: what the path itself spent.
+    pub cpu: Option<Duration>,
 }
 
 impl Run {
@@ -28,11 +31,34 @@ impl Run {
         self.latencies.len() as f64 / self.wall.as_secs_f64()
     }
 
+    /// The CPU time the path's process spent per call, in microseconds.
+    pub fn cpu_per_call(&self) -> Option<f64> {
+        let calls = self.latencies.len().max(1) as f64;
+        self.cpu.map(|cpu| cpu.as_secs_f64() * 1e6 / calls)
+    }
+
     /// `other`'s calls and wall time added to these.
     fn add(&mut self, other: Run) {
+        let first = self.latencies.is_empty();
         self.latencies.extend(other.latencies);
         self.wall += other.wall;
+        self.cpu = match (first, self.cpu, other.cpu) {
+            (true, _, cpu) => cpu,
+            (false, Some(a), Some(b)) => Some(a + b),
+            _ => None,
+        };
     }
+}
+
+/// The CPU time every thread of process `pid` has had so far (Linux's
+/// per-thread `schedstat`, in nanoseconds); `None` elsewhere.
+fn cpu_of(pid: u32) -> Option<Duration> {
+    let mut nanos = 0u64;
+    for thread in std::fs::read_dir(format!("/proc/{pid}/task")).ok()? {
+        let stat = std::fs::read_to_string(thread.ok()?.path().join("schedstat")).ok()?;
+        nanos += stat.split_whitespace().next()?.parse::<u64>().ok()?;
+    }
+    Some(Duration::from_nanos(nanos))
 }
 
 fn options() -> ConnectOptions {
@@ -74,6 +100,11 @@ impl Clients {
 
     /// Each client calls `calls` times, all at once.
     async fn run(&self, calls: usize) -> Run {
+        // The process of a path over stdio (over HTTP, none is known here).
+        let pid = (self.conns.len() == 1)
+            .then(|| self.conns[0].process_id)
+            .flatten();
+        let cpu_before = pid.and_then(cpu_of);
         let start = Instant::now();
         let tasks: Vec<_> = (self.peers.iter().cloned())
             .map(|peer| {
@@ -97,7 +128,15 @@ impl Clients {
             latencies.extend(task.await.expect("a client task"));
         }
         let wall = start.elapsed();
-        Run { latencies, wall }
+        let cpu = match (pid.and_then(cpu_of), cpu_before) {
+            (Some(after), Some(before)) => after.checked_sub(before),
+            _ => None,
+        };
+        Run {
+            latencies,
+            wall,
+            cpu,
+        }
     }
 
     pub async fn close(self) {

@@ -60,7 +60,11 @@ pub async fn load(urls: &[String], tool: &str, clients: usize, seconds: u64) -> 
     }
     let wall = start.elapsed();
     Load {
-        run: Run { latencies, wall },
+        run: Run {
+            latencies,
+            wall,
+            cpu: None,
+        },
         errors,
     }
 }
