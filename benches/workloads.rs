@@ -2,7 +2,10 @@
 //! corpus, and a gateway's fifty servers assembled with one changing between
 //! requests (no hub: a plain assembler, as a gateway without `hub` keeps
 //! one), each against the floor of the same run and the same servers
-//! (tiktoken counting their instructions and descriptions once).
+//! (tiktoken counting their instructions and descriptions once); and the
+//! redaction every log line of `serve` passes through, over a thousand
+//! lines such as it writes (a few with a key), against one look at each of
+//! their bytes.
 //!
 //! After criterion runs, `main` prints each median over its floor and
 //! against `benches/workloads-baseline.json`
@@ -18,11 +21,32 @@ use mcp_preamble::lint::Linter;
 use mcp_preamble::{Assembler, ServerSnapshot};
 
 /// Each bench and the floor it is compared with.
-const NAMES: [(&str, &str); 3] = [
+const NAMES: [(&str, &str); 4] = [
     ("lint", "floor_corpus"),
     ("gateway_one_changed", "floor_fifty"),
     ("gateway_cold", "floor_fifty"),
+    ("redact_log", "floor_log"),
 ];
+
+/// A thousand log lines as `serve --listen` writes them: access lines, and
+/// every hundredth an upstream's stderr line holding a key.
+fn log_lines() -> Vec<String> {
+    let key = ["sk-proj-", "9fK2mQ7xLp4Rt8Zb3Nc6Vd1Wy5Hs0Ja2"].concat();
+    (0..1000)
+        .map(|i| match i % 100 {
+            0 => format!(
+                "2026-12-04T12:00:00.{i:06}Z  WARN mcp_preamble::connect: upstream billing: \
+                 stderr: retrying with token={key} (attempt {i})"
+            ),
+            _ => format!(
+                "2026-12-04T12:00:00.{i:06}Z  INFO mcp_preamble::access: request \
+                 caller=127.0.0.1:{port} http_method=POST path=/mcp method=tools/call \
+                 tool=billing__list_periods upstream=billing status=200 duration_ms=1.{i}",
+                port = 40000 + i
+            ),
+        })
+        .collect()
+}
 
 fn bench(c: &mut Criterion, corpus: &[ServerSnapshot], fifty: &[ServerSnapshot]) {
     let mut group = c.benchmark_group("workloads");
@@ -66,6 +90,27 @@ fn bench(c: &mut Criterion, corpus: &[ServerSnapshot], fifty: &[ServerSnapshot])
     group.bench_function("floor_fifty", |b| {
         b.iter(|| support::floor(black_box(fifty)))
     });
+
+    let lines = log_lines();
+    group.bench_function("redact_log", |b| {
+        b.iter(|| {
+            (lines.iter())
+                .map(|l| mcp_preamble::redact::printed(black_box(l)).len())
+                .sum::<usize>()
+        })
+    });
+    group.bench_function("floor_log", |b| {
+        b.iter(|| {
+            (lines.iter())
+                .map(|l| {
+                    black_box(l)
+                        .bytes()
+                        .filter(u8::is_ascii_alphanumeric)
+                        .count()
+                })
+                .sum::<usize>()
+        })
+    });
     group.finish();
 }
 
@@ -86,7 +131,7 @@ fn report(since: SystemTime) {
         );
         medians.push((name, ns));
     }
-    for floor_name in ["floor_corpus", "floor_fifty"] {
+    for floor_name in ["floor_corpus", "floor_fifty", "floor_log"] {
         if let Ok(ns) = get(floor_name) {
             medians.push((floor_name, ns));
         }

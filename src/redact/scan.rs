@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex::{Regex, RegexSet};
 
 pub(crate) struct Secret {
     pub(crate) kind: &'static str,
@@ -454,12 +454,27 @@ fn shown(value: &str) -> String {
     format!("{head}…, {} characters", value.chars().count())
 }
 
+/// Every secret pattern in one automaton: which of them match at all, in
+/// one pass over the text. Most text printed (a log line, a report) holds
+/// no secret, and each pattern's own search costs a pass of its own.
+static SECRET_SET: LazyLock<RegexSet> = LazyLock::new(|| {
+    RegexSet::new(SECRET_PATTERNS.iter().map(|p| p.regex.as_str())).expect("static regexes")
+});
+
 pub(crate) fn find_secrets(text: &str) -> Vec<Secret> {
     let mut out: Vec<Secret> = Vec::new();
     let overlaps = |out: &[Secret], start: usize, end: usize| {
         out.iter().any(|s| s.start < end && start < s.end)
     };
-    for p in SECRET_PATTERNS.iter() {
+    let matching = SECRET_SET.matches(text);
+    if !matching.matched_any() {
+        return out;
+    }
+    for (i, p) in SECRET_PATTERNS.iter().enumerate() {
+        // A pattern the set saw no match of has no captures either.
+        if !matching.matched(i) {
+            continue;
+        }
         for caps in p.regex.captures_iter(text) {
             let (Some(whole), Some(value), Some(random)) =
                 (caps.get(0), caps.get(p.value), caps.get(p.random))
@@ -612,6 +627,46 @@ mod tests {
         for p in ["UJZDEGXDNCF32EPF", "AbCdEfGh", "a8f5f167f44f"] {
             assert!(!is_placeholder(p), "{p}");
         }
+    }
+
+    #[test]
+    fn the_set_sees_a_match_of_a_pattern_exactly_when_the_pattern_does() {
+        let secrets = [
+            ["sk-proj-", "9fK2mQ7xLp4Rt8Zb3Nc6Vd1Wy5Hs0Ja2"].concat(),
+            ["ghp_", "aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5"].concat(),
+            ["sk_live_", "ZYW2mZp0zVZomHFwUbbYrEqm"].concat(),
+            ["AKIA", "IOSFODNN7EXAMPLQ"].concat(),
+            ["xoxb-", "2911-51234-a8f5f167f44fX"].concat(),
+            ["AIza", "SyD4-k3Jm9Qw2Er7Ty8Ui1Op5As6Df0Gh3J"].concat(),
+            "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlMTIz".to_string(),
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIBOgIBAAJBAKj34GkxFhD9\n-----END RSA PRIVATE KEY-----"
+                .to_string(),
+            "password=Tr0ub4dor&3x".to_string(),
+            "https://user:p4ssw0rdQ9@example.com/mcp".to_string(),
+            "Bearer 8c2f1d9e7a6b5c4d3e2f1a0b9c8d7e6f".to_string(),
+        ];
+        let mut texts = vec![
+            String::new(),
+            "INFO serve: POST /mcp 200 tools/call billing__list_periods 1.2 ms".to_string(),
+            "nothing here, not even a key: your-key".to_string(),
+        ];
+        for (i, a) in secrets.iter().enumerate() {
+            texts.push(format!("stderr: token={a} and more"));
+            texts.push(format!("{a} {}", secrets[(i + 1) % secrets.len()]));
+        }
+        for text in &texts {
+            let set = SECRET_SET.matches(text);
+            for (i, p) in SECRET_PATTERNS.iter().enumerate() {
+                assert_eq!(
+                    set.matched(i),
+                    p.regex.is_match(text),
+                    "pattern {i} on {text:?}"
+                );
+            }
+        }
+        // And the set is not idle: most of these texts hold a secret it sees.
+        let seen = texts.iter().filter(|t| SECRET_SET.is_match(t)).count();
+        assert!(seen >= 2 * secrets.len() - 2, "{seen}");
     }
 
     #[test]
