@@ -8,10 +8,11 @@ use std::time::Duration;
 use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::transport::async_rw::AsyncRwTransport;
-use tokio::process::{Child, ChildStdin, ChildStdout};
+use tokio::process::{Child, ChildStdout};
 use tokio::sync::{oneshot, watch};
 
 use super::group::Group;
+use super::pipe::{Answers, LineFilter, MAX_LOOKED_AT, Pipe, SharedWriter, Stdin};
 use super::tap::BoundTap;
 
 /// How long a closed server may take to exit after its stdin closed, as
@@ -25,6 +26,8 @@ pub(crate) const EXIT_WAIT: Duration = Duration::from_millis(400);
 pub(crate) struct Process {
     pub id: Option<u32>,
     exit: watch::Receiver<Option<ExitStatus>>,
+    /// Its pipes as a call written whole takes them.
+    pub pipe: Pipe,
 }
 
 impl Process {
@@ -47,7 +50,7 @@ impl Process {
 /// then ends the group. What the server started and left behind when it
 /// ended is ended too.
 pub(crate) struct ChildTransport {
-    io: AsyncRwTransport<RoleClient, ChildStdout, ChildStdin>,
+    io: AsyncRwTransport<RoleClient, LineFilter<ChildStdout, Answers>, SharedWriter<Stdin>>,
     /// Dropped (or sent) to kill the process.
     kill: Option<oneshot::Sender<()>>,
     process: Process,
@@ -79,10 +82,14 @@ impl ChildTransport {
                 exit_tx.send_replace(Some(status));
             }
         });
+        let stdin: Stdin = Box::new(stdin);
+        let stdin = std::sync::Arc::new(tokio::sync::Mutex::new(stdin));
+        let (pipe, answers) = Pipe::new(stdin.clone());
+        let stdout = LineFilter::new(stdout, answers, MAX_LOOKED_AT);
         Ok(ChildTransport {
-            io: AsyncRwTransport::new_client(stdout, stdin),
+            io: AsyncRwTransport::new_client(stdout, SharedWriter::new(stdin)),
             kill: Some(kill),
-            process: Process { id, exit },
+            process: Process { id, exit, pipe },
             tap: None,
         })
     }
@@ -118,7 +125,9 @@ impl Transport<RoleClient> for ChildTransport {
 
     async fn close(&mut self) -> Result<(), Self::Error> {
         // Closing stdin asks the server to exit; one that does not is killed.
+        // The pipe shares it: closed there, for every writer.
         let closed = self.io.close().await;
+        self.process.pipe.close().await;
         self.process.ended(EXIT_WAIT).await;
         self.kill.take();
         closed

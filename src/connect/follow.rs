@@ -31,6 +31,8 @@ struct Link {
     peer: Peer<RoleClient>,
     owner: u64,
     process_id: Option<u32>,
+    /// A stdio server's pipes, as a call written whole takes them.
+    pipe: Option<super::pipe::Pipe>,
     cancel: Option<RunningServiceCancellationToken>,
     /// The host closed or dropped the [`LiveServer`]: no more restarts.
     closed: bool,
@@ -48,8 +50,8 @@ struct Link {
 pub struct LiveServer {
     alias: String,
     snapshot: ServerSnapshot,
-    /// How it was reached, and as whom (the gateway's direct calls).
-    #[cfg_attr(not(feature = "serve-http"), allow(dead_code))]
+    /// How it was reached, and as whom (the gateway's direct calls and pipes).
+    #[cfg_attr(not(feature = "serve"), allow(dead_code))]
     reached: (ServerTransport, ClientConfig),
     link: Arc<Mutex<Link>>,
     stderr: StderrTail,
@@ -73,7 +75,7 @@ impl LiveServer {
     }
 
     /// Its transport and the client identity it was connected with.
-    #[cfg(feature = "serve-http")]
+    #[cfg(feature = "serve")]
     pub(crate) fn reached(&self) -> (&ServerTransport, &ClientConfig) {
         (&self.reached.0, &self.reached.1)
     }
@@ -93,6 +95,13 @@ impl LiveServer {
     /// The id of the server's process now (stdio servers; `None` over HTTP).
     pub fn process_id(&self) -> Option<u32> {
         lock(&self.link).process_id
+    }
+
+    /// The pipes of the connection now, when the server is a stdio one:
+    /// a call written whole takes its answer from them.
+    #[cfg_attr(not(feature = "serve"), allow(dead_code))]
+    pub(crate) fn pipe(&self) -> Option<super::pipe::Pipe> {
+        lock(&self.link).pipe.clone()
     }
 
     /// What a stdio server wrote to stderr lately (bounded, kept current,
@@ -421,6 +430,7 @@ fn owned_follower<H: rmcp::ClientHandler>(
     let changed = client.service().tools_changed();
     let peer = client.peer().clone();
     let cancel = client.cancellation_token();
+    let pipe = process.as_ref().map(|p| p.pipe.clone());
     let closed: Closed = Box::pin(async move {
         match client.waiting().await {
             Ok(QuitReason::Cancelled) => Ending::ByHost,
@@ -438,6 +448,7 @@ fn owned_follower<H: rmcp::ClientHandler>(
         peer,
         owner,
         process_id,
+        pipe,
         cancel: Some(cancel),
         closed: false,
     };

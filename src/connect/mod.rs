@@ -33,6 +33,7 @@ mod handler;
 mod handshake;
 mod lifecycle;
 mod options;
+pub(crate) mod pipe;
 #[cfg(feature = "http")]
 mod pool;
 mod probe;

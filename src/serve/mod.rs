@@ -111,11 +111,13 @@
 //! 2. `front/gate.rs` checks the one `Host`, that it is served, the
 //!    `Origin` and the token, for every request before anything else;
 //! 3. `front/ops.rs` answers the operations paths, `front/lane.rs` a
-//!    stateless call rmcp would answer the same way, rmcp the rest;
+//!    stateless call rmcp would answer the same way, `front/stdio_lane.rs`
+//!    a stdio host's call (handed to rmcp's own handler), rmcp the rest;
 //! 4. `gateway/handler.rs` and `gateway::call_tool_as`: the reader tool,
 //!    a hidden tool refused, the exposed name mapped to its upstream's;
 //! 5. `upstream/send.rs`, the one way out (deadline, cancel, progress),
-//!    to `upstream/direct.rs` or rmcp's client, and back the same way.
+//!    to `upstream/direct.rs`, `upstream/piped.rs` (a stdio upstream's
+//!    pipe) or rmcp's client, and back the same way.
 //!
 //! [`Wrapper`] is the other mode: one upstream per host entry, relayed
 //! line for line (resources, prompts and the rest as sent), its

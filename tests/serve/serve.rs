@@ -888,3 +888,58 @@ fn serve_reads_jsonc_and_claude_code_variables() {
         "{names:?}"
     );
 }
+
+/// Calls (answered by the stdio lane and the upstream's pipe) and lists
+/// (answered by rmcp) sent at once, without waiting: every line of stdout
+/// is whole JSON-RPC, and each request is answered once, rightly.
+#[test]
+fn a_burst_of_calls_and_lists_is_answered_whole_and_each_once() {
+    ensure_npm();
+    let dir = scratch("burst");
+    let servers = json!({"mcpServers": {"billing": node("invoice.mjs", json!({}))}});
+    let config = write(&dir, "mcp.json", &servers.to_string());
+    let mut g = start(&["--config", &config]);
+    let mut asked = std::collections::BTreeMap::new();
+    for i in 0..40 {
+        let arguments = json!({"id": format!("i{i}")});
+        let call = g.ask(
+            "tools/call",
+            json!({"name": "billing__get_invoice", "arguments": arguments}),
+        );
+        asked.insert(call, Some(format!("invoice i{i}")));
+        asked.insert(g.ask("tools/list", json!({})), None);
+    }
+    let mut answered = std::collections::BTreeMap::new();
+    let end = Instant::now() + Duration::from_secs(30);
+    while answered.len() < asked.len() {
+        let left = end.saturating_duration_since(Instant::now());
+        let line = (g.lines.recv_timeout(left)).unwrap_or_else(|e| panic!("{e}: {answered:?}"));
+        let message: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("stdout is not JSON-RPC ({e}): {line:?}"));
+        let Some(id) = message["id"].as_u64() else {
+            continue;
+        };
+        assert!(
+            answered.insert(id, message).is_none(),
+            "{id} answered twice"
+        );
+    }
+    for (id, text) in &asked {
+        let answer = &answered[id];
+        match text {
+            Some(text) => assert_eq!(answer["result"]["content"][0]["text"], json!(text)),
+            None => assert!(answer["result"]["tools"].is_array(), "{answer}"),
+        }
+    }
+    // No answer more: the ping's is the next one.
+    let ping = g.ask("ping", json!({}));
+    loop {
+        let line = g.lines.recv_timeout(Duration::from_secs(10)).unwrap();
+        let next: Value = serde_json::from_str(&line).unwrap();
+        if next.get("id").is_some() {
+            assert_eq!(next["id"], json!(ping), "{next}");
+            break;
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

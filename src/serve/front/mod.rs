@@ -26,6 +26,7 @@ pub(crate) mod scrape;
 #[cfg(feature = "serve-http")]
 pub(crate) mod sessions;
 pub(crate) mod stdio;
+pub(crate) mod stdio_lane;
 #[cfg(feature = "serve-auth")]
 pub(crate) mod tls;
 #[cfg(feature = "serve-http")]

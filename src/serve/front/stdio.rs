@@ -6,23 +6,25 @@
 //! host that starts the gateway makes them, they are read and written
 //! here as non-blocking pipes on the runtime's own poller instead.
 //!
-//! The gateway reads its host through rmcp's line transport, with one
-//! addition ([`host_transport`]): the `taskIds` of a `subscriptions/listen`,
+//! The gateway reads its host through rmcp's line transport, with two
+//! additions ([`host_transport`]): the `taskIds` of a `subscriptions/listen`,
 //! which rmcp's filter drops while parsing, are read from the line and
-//! handed on in the request's extensions, as the HTTP front does.
+//! handed on in the request's extensions, as the HTTP front does; and a
+//! `tools/call` is taken by the lane (`stdio_lane.rs`) before rmcp reads it.
 
 use std::collections::VecDeque;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
 
 use rmcp::RoleServer;
 use rmcp::model::{ClientRequest, GetExtensions, JsonRpcMessage};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::transport::async_rw::AsyncRwTransport;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWrite};
 
+use crate::connect::pipe::{LineFilter, Lines, SharedWriter};
+use crate::serve::front::stdio_lane::Lane;
+use crate::serve::gateway::Gateway;
 use crate::serve::surfaces::task_status::{ListenTasks, task_ids};
 use crate::support::lock;
 
@@ -104,50 +106,56 @@ const MAX_WAITING: usize = 64;
 type Found = Arc<Mutex<VecDeque<(serde_json::Value, Vec<String>)>>>;
 
 /// The host's stdin and stdout as rmcp's transport, the task ids of each
-/// `subscriptions/listen` in its request's extensions ([`ListenTasks`]).
-pub(crate) fn host_transport() -> impl Transport<RoleServer> {
+/// `subscriptions/listen` in its request's extensions ([`ListenTasks`]),
+/// its `tools/call` requests taken by the lane of `gateway` once it is
+/// opened ([`Lane::open`]).
+pub(crate) fn host_transport(gateway: Gateway) -> (impl Transport<RoleServer>, Arc<Lane>) {
     let (read, write) = host_io();
+    let out = Arc::new(tokio::sync::Mutex::new(write));
+    let lane = Lane::new(gateway, out.clone());
     let found = Found::default();
-    let read = Lines {
-        inner: read,
-        line: Vec::new(),
+    let lines = HostLines {
         found: found.clone(),
+        lane: Some(lane.clone()),
     };
-    HostTransport {
-        inner: AsyncRwTransport::new_server(read, write),
+    let transport = HostTransport {
+        inner: AsyncRwTransport::new_server(
+            LineFilter::new(read, lines, MAX_LISTEN_LINE),
+            SharedWriter::new(out),
+        ),
         found,
-    }
+    };
+    (transport, lane)
 }
 
-/// A reader that passes its bytes on and looks at each line once: a line
-/// that names `taskIds` of a `subscriptions/listen` leaves them in `found`.
-struct Lines {
-    inner: Box<dyn AsyncRead + Send + Unpin>,
-    /// The line read so far (while it is short enough to be a listen).
-    line: Vec<u8>,
+/// What the gateway looks for in each line of its host's: a line that
+/// names `taskIds` of a `subscriptions/listen` leaves them in `found`; a
+/// line the lane takes is not passed on to rmcp.
+struct HostLines {
     found: Found,
+    lane: Option<Arc<Lane>>,
 }
 
-impl Lines {
-    fn saw(&mut self, bytes: &[u8]) {
-        let mut rest = bytes;
-        while let Some(end) = rest.iter().position(|b| *b == b'\n') {
-            self.keep(&rest[..end]);
-            self.ended();
-            rest = &rest[end + 1..];
+impl Lines for HostLines {
+    fn take(&mut self, line: &[u8]) -> bool {
+        if self.lane.as_ref().is_some_and(|lane| lane.offer(line)) {
+            return true;
         }
-        self.keep(rest);
-    }
-
-    fn keep(&mut self, bytes: &[u8]) {
-        if self.line.len() <= MAX_LISTEN_LINE {
-            self.line.extend_from_slice(bytes);
-        }
+        self.listened(line);
+        false
     }
 
     fn ended(&mut self) {
-        let line = std::mem::take(&mut self.line);
-        if line.len() > MAX_LISTEN_LINE || !contains(&line, b"\"taskIds\"") {
+        if let Some(lane) = &self.lane {
+            lane.close();
+        }
+    }
+}
+
+impl HostLines {
+    /// Keeps the task ids of `line` when it is a listen naming some.
+    fn listened(&mut self, line: &[u8]) {
+        if !contains(line, b"\"taskIds\"") {
             return;
         }
         #[derive(serde::Deserialize)]
@@ -155,10 +163,10 @@ impl Lines {
             id: serde_json::Value,
             method: String,
         }
-        let Ok(listen) = serde_json::from_slice::<Listen>(&line) else {
+        let Ok(listen) = serde_json::from_slice::<Listen>(line) else {
             return;
         };
-        if let (true, Some(ids)) = (listen.method == "subscriptions/listen", task_ids(&line)) {
+        if let (true, Some(ids)) = (listen.method == "subscriptions/listen", task_ids(line)) {
             let mut found = lock(&self.found);
             // One rmcp did not take as a listen (a bad one) is not kept long.
             if found.len() == MAX_WAITING {
@@ -173,24 +181,12 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     memchr::memmem::find(haystack, needle).is_some()
 }
 
-impl AsyncRead for Lines {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        let before = buf.filled().len();
-        let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
-        if let Poll::Ready(Ok(())) = polled {
-            self.saw(&buf.filled()[before..]);
-        }
-        polled
-    }
-}
+/// The host's stdin as rmcp reads it.
+type HostIn = LineFilter<Box<dyn AsyncRead + Send + Unpin>, HostLines>;
 
 /// rmcp's line transport, a listen's task ids put in its extensions.
 struct HostTransport {
-    inner: AsyncRwTransport<RoleServer, Lines, Box<dyn AsyncWrite + Send + Unpin>>,
+    inner: AsyncRwTransport<RoleServer, HostIn, SharedWriter<Box<dyn AsyncWrite + Send + Unpin>>>,
     found: Found,
 }
 
@@ -233,25 +229,50 @@ impl Transport<RoleServer> for HostTransport {
 mod tests {
     use super::*;
 
+    fn filter<R>(inner: R) -> LineFilter<R, HostLines> {
+        let lines = HostLines {
+            found: Found::default(),
+            lane: None,
+        };
+        LineFilter::new(inner, lines, MAX_LISTEN_LINE)
+    }
+
     #[test]
     fn a_listens_task_ids_are_found_across_reads_and_no_other_lines() {
-        let found = Found::default();
-        let mut lines = Lines {
-            inner: Box::new(tokio::io::empty()),
-            line: Vec::new(),
-            found: found.clone(),
-        };
+        let mut lines = filter(tokio::io::empty());
         // Another method naming `taskIds`, a listen in three reads, an overlong line.
-        lines.saw(br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"taskIds"}}"#);
+        let call = br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"taskIds"}}"#;
+        lines.saw(call);
         lines.saw(b"\n");
         let listen = br#"{"jsonrpc":"2.0","id":4,"method":"subscriptions/listen","params":{"notifications":{"taskIds":["a.x.t1"]}}}"#;
         let (head, tail) = listen.split_at(30);
         lines.saw(head);
         lines.saw(tail);
         lines.saw(b"\n");
-        lines.saw(&vec![b' '; MAX_LISTEN_LINE + 10]);
+        let long = vec![b' '; MAX_LISTEN_LINE + 10];
+        lines.saw(&long);
         lines.saw(b"\"taskIds\"\n");
-        let got: Vec<_> = lock(&found).iter().cloned().collect();
+        let got: Vec<_> = lock(&lines.lines.found).iter().cloned().collect();
         assert_eq!(got, [(serde_json::json!(4), vec!["a.x.t1".to_string()])]);
+        // Every byte passes on to rmcp, lines whole and in order.
+        let sent = [&call[..], b"\n", listen, b"\n", &long, b"\"taskIds\"\n"].concat();
+        assert_eq!(lines.passed(), sent);
+    }
+
+    #[tokio::test]
+    async fn what_rmcp_reads_is_what_the_host_sent_in_any_reads() {
+        use tokio::io::AsyncReadExt;
+        let sent = b"{\"a\":1}\n\n{\"b\":2}\r\nunfinished".repeat(3000);
+        let mut lines = filter(std::io::Cursor::new(sent.clone()));
+        let mut read = Vec::new();
+        let mut small = [0u8; 7];
+        loop {
+            let n = lines.read(&mut small).await.unwrap();
+            if n == 0 {
+                break;
+            }
+            read.extend_from_slice(&small[..n]);
+        }
+        assert_eq!(read, sent);
     }
 }

@@ -13,12 +13,12 @@ impl Gateway {
     /// Serves MCP on this process's stdin and stdout until the host
     /// closes them. Nothing else may write to stdout meanwhile.
     pub async fn serve_stdio(&self) -> Result<()> {
-        let running =
-            rmcp::ServiceExt::serve(self.clone(), crate::serve::front::stdio::host_transport())
-                .await
-                .map_err(|e| {
-                    Error::new(ErrorKind::Connect, format!("serving on stdio failed: {e}"))
-                })?;
+        let (transport, lane) = crate::serve::front::stdio::host_transport(self.clone());
+        let running = rmcp::ServiceExt::serve(self.clone(), transport)
+            .await
+            .map_err(|e| Error::new(ErrorKind::Connect, format!("serving on stdio failed: {e}")))?;
+        // The handshake is done: a host's calls may take the lane.
+        lane.open(running.peer().clone());
         running
             .waiting()
             .await

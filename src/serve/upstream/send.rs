@@ -29,6 +29,7 @@ use crate::serve::upstream::Forward;
 use crate::serve::upstream::asking::{Asking, UpstreamHandler};
 use crate::serve::upstream::fault::Fault;
 pub(crate) use crate::serve::upstream::fault::{Subject, unexpected_result};
+use crate::serve::upstream::piped;
 use crate::serve::upstream::progress::{HostProgress, Relay, Relays, relay_to};
 use crate::serve::upstream::sealed::Seal;
 use crate::serve::upstream::start::Starting;
@@ -371,43 +372,92 @@ impl Upstreams {
             Ok(answered) => return answered,
             Err(declined) => declined,
         };
-        let options = self.options(out.alias, out.told.as_ref(), out.log_level);
         #[cfg(feature = "serve-http")]
-        let out = forwarding(out);
-        let handle = peer
-            .send_request_with_option(out.request, options)
-            .await
-            .map_err(|e| fault.failed(e))?;
+        let mut out = forwarding(out);
+        #[cfg(not(feature = "serve-http"))]
+        let mut out = out;
+        let (progress, alias) = (std::mem::take(&mut out.progress), out.alias);
+        let (id, token, mut answer) = self.sent(out, &peer, &fault).await?;
         // Opened with no wait after the request was queued: the upstream
         // would have to answer within that instant for its first
         // notification to find no relay (and be dropped, never misrouted).
-        let mut relay = (out.progress.as_ref())
-            .map(|_| self.relays.open(out.alias, handle.progress_token.clone()));
+        let mut relay = (progress.as_ref()).map(|_| self.relays.open(alias, token));
         // Dropped before the answer (cancelled, late): the upstream is told to cancel.
-        let abandoned = Abandoned(Some((peer, handle.id.clone())));
-        let answer = handle.await_response();
-        tokio::pin!(answer);
+        let abandoned = Abandoned(Some((peer, id)));
         // In this order: a cancel or the deadline even while progress
         // floods in, and progress before the answer it preceded.
         let answer = loop {
             tokio::select! {
                 biased;
                 stopped = &mut stop => return Err(stopped),
-                Some(p) = next(&mut relay) => relay_to(&out.progress, p).await,
+                Some(p) = next(&mut relay) => relay_to(&progress, p).await,
                 answer = &mut answer => break answer,
             }
         };
         abandoned.disarm();
         // Its log messages read before it reach the host first.
-        self.asking.logs_before(out.alias).await;
+        self.asking.logs_before(alias).await;
         // What the upstream sent before its answer (all read before it)
         // goes to the host first; nothing sent after.
         let before = relay.as_mut().map(Relay::received).unwrap_or_default();
         drop(relay);
         for p in before {
-            relay_to(&out.progress, p).await;
+            relay_to(&progress, p).await;
         }
         answer.map_err(|e| fault.failed(e))
+    }
+
+    /// Writes `out` (a stdio upstream's call whole to its pipe, `piped.rs`;
+    /// every other request through rmcp's client): its id, its progress
+    /// token and its answer on the way.
+    async fn sent<'a>(
+        &self,
+        out: Outbound<'a>,
+        peer: &Peer<RoleClient>,
+        fault: &Fault<'_>,
+    ) -> Result<(RequestId, rmcp::model::ProgressToken, Answer<'a>), McpError> {
+        let (alias, told, level) = (out.alias, out.told, out.log_level);
+        match self.piped(alias, out.subject, out.request, (told.as_ref(), level)) {
+            Ok((pipe, written)) => {
+                let (id, token) = (written.id.clone(), written.token.clone());
+                Ok((id, token, Box::pin(piped::ask(pipe, written))))
+            }
+            Err(request) => {
+                let options = self.options(alias, told.as_ref(), level);
+                let handle = peer
+                    .send_request_with_option(*request, options)
+                    .await
+                    .map_err(|e| fault.failed(e))?;
+                let (id, token) = (handle.id.clone(), handle.progress_token.clone());
+                Ok((id, token, Box::pin(handle.await_response())))
+            }
+        }
+    }
+
+    /// A `tools/call` to a stdio upstream, ready to be written whole to its
+    /// pipe; else the request, for rmcp.
+    #[allow(deprecated)] // rmcp marks logging deprecated (SEP-2577)
+    fn piped(
+        &self,
+        alias: &str,
+        subject: Subject<'_>,
+        request: ClientRequest,
+        (told, level): (Option<&ClientCapabilities>, Option<LoggingLevel>),
+    ) -> Result<(crate::connect::pipe::Pipe, piped::Written), Box<ClientRequest>> {
+        let live = lock(&self.live);
+        let pipe = match (subject, live.get(alias)) {
+            (Subject::Tool(_), Some(l)) => l.pipe().map(|p| (p, l)),
+            _ => None,
+        };
+        let Some((pipe, live)) = pipe else {
+            return Err(Box::new(request));
+        };
+        let version = live.peer().peer_info().map(|i| i.protocol_version.clone());
+        let Some(version) = version else {
+            return Err(Box::new(request));
+        };
+        let client = live.reached().1;
+        piped::written(&pipe, request, (&version, client), told, level).map(|w| (pipe, w))
     }
 
     /// A 2026-07-28 upstream is told per request what the host declared
@@ -575,6 +625,11 @@ pub(crate) fn capabilities(peer: &Peer<RoleClient>) -> ServerCapabilities {
         .map(|i| i.capabilities.clone())
         .unwrap_or_default()
 }
+
+/// An upstream's answer on its way.
+type Answer<'a> = std::pin::Pin<
+    Box<dyn Future<Output = Result<ServerResult, rmcp::service::ServiceError>> + Send + 'a>,
+>;
 
 async fn sleep(deadline: Option<Duration>) {
     match deadline {

@@ -1,0 +1,163 @@
+//! The stdio lane: a host's `tools/call` over stdio handled without
+//! rmcp's service loop. rmcp's loop takes each request, spawns its
+//! handler, then passes the answer back through a channel to the loop and
+//! from there to a task that writes it: four hand-offs between tasks per
+//! call, most of what a forwarded call cost the gateway over stdio
+//! (benches/serve.rs).
+//!
+//! Here the line is taken before rmcp reads it, handed to the same
+//! handler rmcp calls (`Service::handle_request`, so every check and
+//! every conversion is rmcp's own), and the answer is written by the task
+//! that made it, under the one lock rmcp's own writes take
+//! (`connect/pipe.rs`).
+//! What the handler sends the host meanwhile (progress, log messages, its
+//! requests) goes through rmcp and is written before the answer, as rmcp
+//! writes it: rmcp's `Peer` waits until a notification is written.
+//!
+//! Only a line rmcp would read as a `tools/call` request enters, and only
+//! after the handshake (the host's `Peer` is known). A host's
+//! `notifications/cancelled` for a lane call cancels it, as rmcp's loop
+//! does, and its answer is not sent.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientRequest, Extensions, GetExtensions, GetMeta, JsonRpcMessage,
+    RequestId, RequestMetaObject, ServerJsonRpcMessage,
+};
+use rmcp::service::{Peer, RequestContext, RoleServer, Service};
+use tokio::io::AsyncWrite;
+use tokio_util::sync::CancellationToken;
+
+use crate::connect::pipe::write_line;
+use crate::serve::gateway::Gateway;
+use crate::support::lock;
+
+/// The host's stdout.
+type Out = Box<dyn AsyncWrite + Send + Unpin>;
+
+/// The lane of one stdio host.
+pub(crate) struct Lane {
+    gateway: Gateway,
+    /// Set once the handshake is done.
+    peer: OnceLock<Peer<RoleServer>>,
+    /// The calls in flight, by the host's request id.
+    calls: Mutex<HashMap<RequestId, CancellationToken>>,
+    out: Arc<tokio::sync::Mutex<Out>>,
+    /// Cancelled when the host's input ends: every call in flight ends.
+    closed: CancellationToken,
+}
+
+impl Lane {
+    /// A lane for `gateway` writing to `out` (shared with rmcp's writer,
+    /// `connect/pipe.rs`'s `SharedWriter`).
+    pub(crate) fn new(gateway: Gateway, out: Arc<tokio::sync::Mutex<Out>>) -> Arc<Lane> {
+        Arc::new(Lane {
+            gateway,
+            peer: OnceLock::new(),
+            calls: Mutex::default(),
+            out,
+            closed: CancellationToken::new(),
+        })
+    }
+
+    /// Opens the lane: the handshake is done and `peer` is the host.
+    pub(crate) fn open(&self, peer: Peer<RoleServer>) {
+        let _ = self.peer.set(peer);
+    }
+
+    /// The host's input ended.
+    pub(crate) fn close(&self) {
+        self.closed.cancel();
+    }
+
+    /// Takes `line` (one line of the host's, without its newline) when it
+    /// is a `tools/call` request: `true` when taken, `false` leaves it to
+    /// rmcp. A cancellation of a lane call cancels it (and is left to rmcp,
+    /// which finds nothing to cancel).
+    pub(crate) fn offer(self: &Arc<Self>, line: &[u8]) -> bool {
+        let Some(peer) = self.peer.get() else {
+            return false;
+        };
+        if contains(line, b"\"notifications/cancelled\"") {
+            self.cancel(line);
+            return false;
+        }
+        if !contains(line, b"\"tools/call\"") {
+            return false;
+        }
+        let Ok(JsonRpcMessage::Request(request)) =
+            serde_json::from_slice::<ClientJsonRpcMessage>(line)
+        else {
+            return false;
+        };
+        let (id, mut request) = (request.id, request.request);
+        if !matches!(request, ClientRequest::CallToolRequest(_)) {
+            return false;
+        }
+        let call = self.closed.child_token();
+        lock(&self.calls).insert(id.clone(), call.clone());
+        // As rmcp's loop builds it: `_meta` and extensions moved out of the request.
+        let mut meta = RequestMetaObject::new();
+        std::mem::swap(&mut meta, request.get_meta_mut());
+        let mut extensions = Extensions::new();
+        std::mem::swap(&mut extensions, request.extensions_mut());
+        let mut context = RequestContext::new(id.clone(), peer.clone());
+        context.ct = call.child_token();
+        context.meta = meta;
+        context.extensions = extensions;
+        let lane = self.clone();
+        tokio::spawn(async move { lane.answer(id, request, context, call).await });
+        true
+    }
+
+    /// Handles the call and writes its answer, unless it was cancelled.
+    async fn answer(
+        &self,
+        id: RequestId,
+        request: ClientRequest,
+        context: RequestContext<RoleServer>,
+        call: CancellationToken,
+    ) {
+        let result = self.gateway.handle_request(request, context).await;
+        lock(&self.calls).remove(&id);
+        if call.is_cancelled() {
+            return;
+        }
+        let message = match result {
+            Ok(result) => ServerJsonRpcMessage::response(result, id),
+            Err(error) => ServerJsonRpcMessage::error(error, Some(id)),
+        };
+        let Ok(mut line) = serde_json::to_vec(&message) else {
+            return;
+        };
+        line.push(b'\n');
+        if let Err(e) = write_line(&self.out, &line).await {
+            tracing::error!("writing an answer to the host failed: {e}");
+        }
+    }
+
+    /// Cancels the lane call a host's `notifications/cancelled` names.
+    fn cancel(&self, line: &[u8]) {
+        #[derive(serde::Deserialize)]
+        struct Cancelled {
+            params: Params,
+        }
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Params {
+            request_id: RequestId,
+        }
+        let Ok(cancelled) = serde_json::from_slice::<Cancelled>(line) else {
+            return;
+        };
+        if let Some(call) = lock(&self.calls).remove(&cancelled.params.request_id) {
+            call.cancel();
+        }
+    }
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    memchr::memmem::find(haystack, needle).is_some()
+}
