@@ -50,7 +50,11 @@ DEV_SETS = [
     "fourth.jsonl",
     "fifth.jsonl",
     "sixth.jsonl",
+    "round6.jsonl",
 ]
+# Training-only rows written for the model (scripts/lint-model/compose.py):
+# concealment and override by act, object and register, and near misses.
+TRAIN_ONLY = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "composed.jsonl")]
 # A held-out file, if one is given (`--held-out PATH`): training text sharing
 # eight words in a row with it is left out (its labels are never read).
 
@@ -92,6 +96,7 @@ NEITHER = {
 }
 PER_SOURCE = 600  # units at most from one package, so none dominates
 MAX_FEATURES = int(os.environ.get("MAX_FEATURES", "15000"))  # per code
+WPOS = float(os.environ.get("WPOS", "0.5"))
 SCALE = 1000  # weights are integers: score = sum of weights / SCALE
 PRUNE = float(os.environ.get("PRUNE", "0.05"))  # weights smaller than this are left out of the file
 CODES = ["concealment", "override"]
@@ -190,6 +195,7 @@ def features(text, classes):
     prev = prev2 = prev_class = None
     for i, t in enumerate(toks):
         st = t[:STEM]
+        c = classes.get(t)
         add("u:" + t)
         if len(t) > STEM:
             add("s:" + st)
@@ -201,7 +207,6 @@ def features(text, classes):
             add("g:" + prev2 + " " + st)
         if prev_class:
             add("x:" + prev_class + " " + st)
-        c = classes.get(t)
         if c and prev is not None:
             add("y:" + prev + " " + c)
         prev2, prev, prev_class = prev, st, c
@@ -343,27 +348,33 @@ def shingles(text, n=8):
 # ---------------------------------------------------------------- model
 def train(xs, ys, epochs=int(os.environ.get("EPOCHS", "10")), l2=float(os.environ.get("L2", "1e-4")), seed=7):
     """Logistic regression by AdaGrad over sparse count features."""
-    w, g2 = {}, {}
+    ids = {}
+    rows = [[(ids.setdefault(f, len(ids)), v) for f, v in x.items()] for x in xs]
+    w, g2 = [0.0] * len(ids), [1e-8] * len(ids)
     b, gb = 0.0, 1e-8
     pos = sum(ys)
     neg = len(ys) - pos
-    wpos = neg / max(pos, 1) * 0.5  # positives weigh more, but not fully balanced
+    wpos = neg / max(pos, 1) * WPOS  # positives weigh more, but not fully balanced
     order = list(range(len(xs)))
     rnd = random.Random(seed)
+    exp, sqrt = math.exp, math.sqrt
     for _ in range(epochs):
         rnd.shuffle(order)
         for i in order:
-            x, y = xs[i], ys[i]
-            z = b + sum(w.get(f, 0.0) * v for f, v in x.items())
-            p = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+            x, y = rows[i], ys[i]
+            z = b
+            for f, v in x:
+                z += w[f] * v
+            p = 1.0 / (1.0 + exp(-max(-30.0, min(30.0, z))))
             g = (p - y) * (wpos if y else 1.0)
             gb += g * g
-            b -= 0.5 * g / math.sqrt(gb)
-            for f, v in x.items():
-                gf = g * v + l2 * w.get(f, 0.0)
-                g2[f] = g2.get(f, 1e-8) + gf * gf
-                w[f] = w.get(f, 0.0) - 0.5 * gf / math.sqrt(g2[f])
-    return b, w
+            b -= 0.5 * g / sqrt(gb)
+            for f, v in x:
+                wf = w[f]
+                gf = g * v + l2 * wf
+                g2[f] += gf * gf
+                w[f] = wf - 0.5 * gf / sqrt(g2[f])
+    return b, {f: w[i] for f, i in ids.items()}
 
 
 def quantize(b, w):
@@ -377,20 +388,93 @@ def score(model, x):
     return b + sum(w.get(f, 0) * v for f, v in x.items())
 
 
+LIMITS = {
+    "labelled": float(os.environ.get("FP_LABELLED", "0.02")),
+    "composed": float(os.environ.get("FP_COMPOSED", "0.02")),
+    "benign": float(os.environ.get("FP_BENIGN", "0.002")),
+}
+
+
 def pick_threshold(scores, ys, negatives_kind):
     """The lowest threshold whose out-of-fold false positives stay within
-    1% of the labelled negatives and 0.2% of the benign MCP units."""
-    cands = sorted({s for s in scores})
-    best = None
-    for t in reversed(cands):
-        fp_lab = sum(1 for s, y, k in zip(scores, ys, negatives_kind) if not y and k == "labelled" and s >= t)
-        fp_ben = sum(1 for s, y, k in zip(scores, ys, negatives_kind) if not y and k == "benign" and s >= t)
-        n_lab = sum(1 for y, k in zip(ys, negatives_kind) if not y and k == "labelled")
-        n_ben = sum(1 for y, k in zip(ys, negatives_kind) if not y and k == "benign")
-        if fp_lab > 0.01 * n_lab or fp_ben > 0.002 * n_ben:
+    issue 55's 2% of the labelled negatives and of the composed near misses,
+    and 0.2% of the benign MCP units."""
+    n = {kd: sum(1 for y, k in zip(ys, negatives_kind) if not y and k == kd) for kd in LIMITS}
+    fp = dict.fromkeys(LIMITS, 0)
+    negs = sorted(((s, k) for s, y, k in zip(scores, ys, negatives_kind) if not y and k in LIMITS), reverse=True)
+    cands = sorted(set(scores), reverse=True)
+    best, j = None, 0
+    for t in cands:
+        while j < len(negs) and negs[j][0] >= t:
+            fp[negs[j][1]] += 1
+            j += 1
+        if any(fp[kd] > LIMITS[kd] * n[kd] for kd in LIMITS):
             break
         best = t
     return best if best is not None else max(cands) + 1
+
+
+def split_units(text):
+    """A text's sentences and lines, roughly as the crate's segmenter cuts
+    them (the model reads one unit at a time)."""
+    out = []
+    for line in text.splitlines():
+        for u in re.split(r"(?<=[.!?])\s+", line):
+            if sum(c.isalpha() for c in u) >= 3:
+                out.append(u)
+    return out or [text]
+
+
+def read_act(models, thresholds, x):
+    """The act the model reads in a unit, as learned.rs's `read` does."""
+    m = [score(models[k], x) - thresholds[k] for k in range(2)]
+    if m[0] < 0 and m[1] < 0:
+        return None
+    return 0 if m[0] >= m[1] else 1
+
+
+def evaluate(models, thresholds, classes, files, rules_hits):
+    """Model alone and with the rules' findings (`--rules`) per file."""
+    dump = os.environ.get("MARGINS")
+    if dump:
+        out = []
+        for path in files:
+            for r in read_jsonl(path):
+                ms = [[score(models[k], features(u, classes)) - thresholds[k] for k in range(2)] for u in split_units(r["text"])]
+                out.append({"file": os.path.basename(path), "id": r["id"], "label": r["label"], "m": ms})
+        for u in sorted(corpus_strings()):
+            x = features(u, classes)
+            out.append({"file": "corpus", "id": u[:40], "label": "none", "m": [[score(models[k], x) - thresholds[k] for k in range(2)]]})
+        json.dump(out, open(dump, "w"))
+    for path in files:
+        rows = read_jsonl(path)
+        name = os.path.basename(path)
+        hits = rules_hits.get(name, {})
+        t = {"pos": [0, 0], "m": [0, 0], "rm": [0, 0], "neg": 0, "nm": 0, "fm": 0, "frm": 0}
+        for r in rows:
+            acts = {read_act(models, thresholds, features(u, classes)) for u in split_units(r["text"])} - {None}
+            ruled = hits.get(r["id"], [False, False])
+            if r["label"] in CODES:
+                k = CODES.index(r["label"])
+                t["pos"][k] += 1
+                t["m"][k] += k in acts
+                t["rm"][k] += (k in acts) or ruled[k]
+            elif r["label"] != "obfuscated":
+                t["neg"] += 1
+                near = r["label"] == "near-miss"
+                t["nm"] += near
+                t["fm"] += bool(acts)
+                t["frm"] += bool(acts) or ruled[0] or ruled[1]
+        print(
+            f"{name}: model alone {t['m'][0]}/{t['pos'][0]}, {t['m'][1]}/{t['pos'][1]}, fp {t['fm']}/{t['neg']}; "
+            f"with rules {t['rm'][0]}/{t['pos'][0]}, {t['rm'][1]}/{t['pos'][1]}, fp {t['frm']}/{t['neg']}",
+            file=sys.stderr,
+        )
+    units_ = sorted(corpus_strings())
+    fired = [u for u in units_ if read_act(models, thresholds, features(u, classes)) is not None]
+    print(f"corpus units: model fires on {len(fired)}/{len(units_)}", file=sys.stderr)
+    for u in fired[:10]:
+        print("   ", u[:120], file=sys.stderr)
 
 
 def main():
@@ -398,31 +482,45 @@ def main():
     ap.add_argument("--cache", default=os.path.join(ROOT, "target", "lint-model-data"))
     ap.add_argument("--out", default=os.path.join(ROOT, "src", "lint", "rules", "learned.tsv"))
     ap.add_argument("--held-out", default=None)
+    # Development runs: leave sets out of training and score them.
+    ap.add_argument("--exclude", default="", help="comma-separated labelled files to leave out")
+    ap.add_argument("--evaluate", default="", help="comma-separated labelled files to score")
+    ap.add_argument("--rules", default=None, help="JSON of the rules' findings per file and row")
     args = ap.parse_args()
     fetch(args.cache)
     classes = word_classes()
+    excluded = {f for f in args.exclude.split(",") if f}
     labelled = []
     for f in DEV_SETS:
-        labelled += [r for r in read_jsonl(os.path.join(LABELLED, f)) if r["label"] != "obfuscated"]
+        if f not in excluded:
+            labelled += [r for r in read_jsonl(os.path.join(LABELLED, f)) if r["label"] != "obfuscated"]
+    composed = [dict(r, composed=True) for p in TRAIN_ONLY for r in read_jsonl(p)]
     corpus = corpus_strings()
     print("benign sources:", file=sys.stderr)
-    rows = labelled + attacks(args.cache) + benign(args.cache, corpus)
+    rows = labelled + composed + attacks(args.cache) + benign(args.cache, corpus)
     # Decontamination only: training text sharing 8 words in a row with a
     # held-out set is left out (its labels are never read).
     held = set()
     for r in read_jsonl(args.held_out) if args.held_out else []:
         held |= shingles(r["text"])
+    for f in excluded:
+        for r in read_jsonl(os.path.join(LABELLED, f)):
+            held |= shingles(r["text"])
     before = len(rows)
     rows = [r for r in rows if not (shingles(r["text"]) & held)]
     print(f"rows {len(rows)} ({before - len(rows)} left out as overlapping the held-out set)", file=sys.stderr)
     xs = [features(r["text"], classes) for r in rows]
-    kinds = ["benign" if r["label"] == "benign" else "labelled" for r in rows]
+    kinds = [
+        "benign" if r["label"] == "benign" else "composed" if r.get("composed") else "labelled" for r in rows
+    ]
+    n_lab = sum(1 for r in rows if "composed" not in r and r["label"] != "benign")
+    n_comp = sum(1 for k in kinds if k == "composed")
+    n_ben = sum(1 for k in kinds if k == "benign")
     header = [
         "# The learned lexical model beside MCP020/MCP021's clause readers (src/lint/rules/learned.rs).",
         "# Written by scripts/lint-model/train.py; do not edit by hand.",
-        f"# Trained on {len(rows)} units: {len(labelled)} labelled development rows, "
-        f"{sum(1 for k in kinds if k == 'benign')} benign MCP units, "
-        f"{len(rows) - len(labelled) - sum(1 for k in kinds if k == 'benign')} attacks of neither act.",
+        f"# Trained on {len(rows)} units: {n_lab} labelled rows, {n_comp} composed rows, "
+        f"{n_ben} benign MCP units.",
     ]
     models, thresholds = [], []
     for code in CODES:
@@ -440,17 +538,29 @@ def main():
                     oof[i] = score(m, xs[i])
         t = pick_threshold(oof, ys, kinds_c)
         tp = sum(1 for s, y in zip(oof, ys) if y and s >= t)
-        fp = sum(1 for s, y, kd in zip(oof, ys, kinds_c) if not y and kd == "labelled" and s >= t)
-        fb = sum(1 for s, y, kd in zip(oof, ys, kinds) if not y and kd == "benign" and s >= t)
+        tp_lab = sum(1 for s, y, kd in zip(oof, ys, kinds) if y and kd == "labelled" and s >= t)
+        n_pos_lab = sum(1 for y, kd in zip(ys, kinds) if y and kd == "labelled")
+        fps = {
+            kd: (
+                sum(1 for s, y, k2 in zip(oof, ys, kinds_c) if not y and k2 == kd and s >= t),
+                sum(1 for y, k2 in zip(ys, kinds_c) if not y and k2 == kd),
+            )
+            for kd in ("labelled", "composed", "benign")
+        }
         line = (
-            f"# {code}: threshold {t} by 5-fold cross-validation: recall {tp}/{sum(ys)}, "
-            f"false positives {fp}/{sum(1 for y, kd in zip(ys, kinds_c) if not y and kd == 'labelled')} labelled, "
-            f"{fb}/{sum(1 for kd in kinds if kd == 'benign')} benign (model alone)"
+            f"# {code}: threshold {t} by 5-fold cross-validation: recall {tp}/{sum(ys)} "
+            f"({tp_lab}/{n_pos_lab} labelled), false positives "
+            + ", ".join(f"{a}/{b} {kd}" for kd, (a, b) in fps.items())
+            + " (model alone)"
         )
         print(line, file=sys.stderr)
         header.append(line)
         models.append(quantize(*train(xs, ys)))
         thresholds.append(t)
+    if args.evaluate:
+        hits = json.load(open(args.rules)) if args.rules else {}
+        files = [os.path.join(LABELLED, f) if not os.path.exists(f) else f for f in args.evaluate.split(",")]
+        evaluate(models, thresholds, classes, files, hits)
     feats = sorted(set(models[0][1]) | set(models[1][1]))
     with open(args.out, "w", encoding="utf-8", newline="\n") as f:
         f.write("\n".join(header) + "\n")
