@@ -23,8 +23,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientRequest, Extensions, GetExtensions, GetMeta, JsonRpcMessage,
-    RequestId, RequestMetaObject, ServerJsonRpcMessage,
+    CallToolRequest, CallToolRequestMethod, CallToolRequestParams, ClientRequest, Extensions,
+    GetExtensions, GetMeta, JsonRpcVersion2_0, RequestId, RequestMetaObject, ServerJsonRpcMessage,
 };
 use rmcp::service::{Peer, RequestContext, RoleServer, Service};
 use tokio::io::AsyncWrite;
@@ -87,15 +87,9 @@ impl Lane {
         if !contains(line, b"\"tools/call\"") {
             return false;
         }
-        let Ok(JsonRpcMessage::Request(request)) =
-            serde_json::from_slice::<ClientJsonRpcMessage>(line)
-        else {
+        let Some((id, mut request)) = call_of(line) else {
             return false;
         };
-        let (id, mut request) = (request.id, request.request);
-        if !matches!(request, ClientRequest::CallToolRequest(_)) {
-            return false;
-        }
         let call = self.closed.child_token();
         lock(&self.calls).insert(id.clone(), call.clone());
         // As rmcp's loop builds it: `_meta` and extensions moved out of the request.
@@ -158,6 +152,76 @@ impl Lane {
     }
 }
 
+/// `line` read as a `tools/call` request, as rmcp reads one, else `None`.
+/// Read as this one request: rmcp tries its message and request types in
+/// turn, through a buffered copy (most of what reading cost it).
+fn call_of(line: &[u8]) -> Option<(RequestId, ClientRequest)> {
+    #[derive(serde::Deserialize)]
+    struct Call {
+        #[serde(rename = "jsonrpc")]
+        _jsonrpc: JsonRpcVersion2_0,
+        id: RequestId,
+        #[serde(rename = "method")]
+        _method: CallToolRequestMethod,
+        params: CallToolRequestParams,
+    }
+    let Call { id, params, .. } = serde_json::from_slice::<Call>(line).ok()?;
+    Some((
+        id,
+        ClientRequest::CallToolRequest(CallToolRequest::new(params)),
+    ))
+}
+
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     memchr::memmem::find(haystack, needle).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::{ClientJsonRpcMessage, JsonRpcMessage};
+
+    use super::*;
+
+    /// `line` as rmcp reads it, when it reads a `tools/call` request.
+    fn by_rmcp(line: &str) -> Option<(RequestId, ClientRequest)> {
+        match serde_json::from_str::<ClientJsonRpcMessage>(line).ok()? {
+            JsonRpcMessage::Request(r)
+                if matches!(r.request, ClientRequest::CallToolRequest(_)) =>
+            {
+                Some((r.id, r.request))
+            }
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn a_call_reads_here_as_rmcp_reads_it_and_nothing_else_is_a_call() {
+        for line in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a__b"}}"#,
+            r#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"t","arguments":{"k":[1,{"z":null}]}}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","_meta":{"progressToken":"p","io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"t","requestState":"s","inputResponses":{"a":{"action":"cancel"}}},"extra":1}"#,
+            r#"{"id":4,"params":{"name":"t"},"method":"tools/call","jsonrpc":"2.0"}"#,
+            r#"{"jsonrpc":"1.0","id":5,"method":"tools/call","params":{"name":"t"}}"#,
+            r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"name":"tools/call"}}"#,
+            r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"t"}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"t"}}"#,
+            r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"t","arguments":[1]}}"#,
+            r#"{"jsonrpc":"2.0","id":9,"result":{"method":"tools/call"}}"#,
+        ] {
+            let json = |read: Option<(RequestId, ClientRequest)>| {
+                read.map(|(id, r)| serde_json::to_value((id, r)).unwrap())
+            };
+            assert_eq!(
+                json(call_of(line.as_bytes())),
+                json(by_rmcp(line)),
+                "{line}"
+            );
+        }
+        assert!(
+            call_of(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}"#)
+                .is_some()
+        );
+    }
 }
