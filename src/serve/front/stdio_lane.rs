@@ -165,11 +165,14 @@ fn call_of(line: &[u8]) -> Option<(RequestId, ClientRequest)> {
         _method: CallToolRequestMethod,
         params: CallToolRequestParams,
     }
-    let Call { id, params, .. } = serde_json::from_slice::<Call>(line).ok()?;
-    Some((
-        id,
-        ClientRequest::CallToolRequest(CallToolRequest::new(params)),
-    ))
+    let Call { id, mut params, .. } = serde_json::from_slice::<Call>(line).ok()?;
+    // rmcp keeps `params._meta` in the request's extensions, not its params.
+    let meta = params.meta.take();
+    let mut request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+    if let Some(meta) = meta {
+        request.extensions_mut().insert(meta);
+    }
+    Some((id, request))
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
@@ -210,8 +213,16 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"t","arguments":[1]}}"#,
             r#"{"jsonrpc":"2.0","id":9,"result":{"method":"tools/call"}}"#,
         ] {
+            // The request as sent, and where its `_meta` is kept.
             let json = |read: Option<(RequestId, ClientRequest)>| {
-                read.map(|(id, r)| serde_json::to_value((id, r)).unwrap())
+                read.map(|(id, r)| {
+                    let meta = serde_json::to_value(r.get_meta()).unwrap();
+                    let ClientRequest::CallToolRequest(call) = &r else {
+                        unreachable!("read as a call")
+                    };
+                    let params = serde_json::to_value(&call.params).unwrap();
+                    (serde_json::to_value((id, &r)).unwrap(), meta, params)
+                })
             };
             assert_eq!(
                 json(call_of(line.as_bytes())),
