@@ -23,9 +23,9 @@ use hyper::body::Frame;
 use hyper::header::{ACCEPT, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, HeaderMap, HeaderValue};
 use hyper::{Method, Request, StatusCode};
 use rmcp::model::{
-    CallToolResponse, ClientCapabilities, ClientJsonRpcMessage, ClientRequest, ErrorCode, GetMeta,
-    ProgressNotification, ProgressToken, ProtocolVersion, RequestId, ServerJsonRpcMessage,
-    ServerNotification, ServerResult,
+    CallToolResponse, ClientCapabilities, ClientRequest, ErrorCode, GetMeta, ProgressNotification,
+    ProgressToken, ProtocolVersion, RequestId, ServerJsonRpcMessage, ServerNotification,
+    ServerResult,
 };
 use rmcp::transport::StreamableHttpServerConfig;
 use rmcp::{ErrorData as McpError, ServerHandler};
@@ -152,12 +152,11 @@ struct Call {
 /// The call in `bytes` when the body agrees with `head` and needs one
 /// answer; `None` sends it to rmcp.
 fn call_of(bytes: &[u8], head: &Head) -> Option<Call> {
-    let Ok(ClientJsonRpcMessage::Request(request)) = serde_json::from_slice(bytes) else {
-        return None;
-    };
+    // Read as that one request, as rmcp reads it (`stdio_lane.rs`).
+    let (id, request) = crate::serve::front::stdio_lane::call_of(bytes)?;
     // rmcp keeps `params._meta` beside the request, as its handler's context.
-    let meta = request.request.get_meta().clone();
-    let ClientRequest::CallToolRequest(call) = request.request else {
+    let meta = request.get_meta().clone();
+    let ClientRequest::CallToolRequest(call) = request else {
         return None;
     };
     let version = meta.protocol_version()?;
@@ -175,7 +174,7 @@ fn call_of(bytes: &[u8], head: &Head) -> Option<Call> {
     // What the host declared travels with its call (see `told_by`).
     params.meta = Some(meta.clone());
     Some(Call {
-        id: request.id,
+        id,
         request: params,
         progress: meta.get_progress_token(),
         tasks,

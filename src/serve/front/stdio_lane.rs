@@ -152,10 +152,11 @@ impl Lane {
     }
 }
 
-/// `line` read as a `tools/call` request, as rmcp reads one, else `None`.
+/// `line` read as a `tools/call` request, as rmcp reads one, else `None`
+/// (the HTTP lane reads a body so too).
 /// Read as this one request: rmcp tries its message and request types in
 /// turn, through a buffered copy (most of what reading cost it).
-fn call_of(line: &[u8]) -> Option<(RequestId, ClientRequest)> {
+pub(super) fn call_of(line: &[u8]) -> Option<(RequestId, ClientRequest)> {
     #[derive(serde::Deserialize)]
     struct Call {
         #[serde(rename = "jsonrpc")]
