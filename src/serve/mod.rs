@@ -157,6 +157,7 @@ pub use front::ops::{DEFAULT_DRAIN, ReadinessCheck};
 #[cfg(feature = "serve-http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serve-http")))]
 pub use front::replica::SessionKey;
+pub use front::stdio::StdioHost;
 #[doc(hidden)]
 pub use gateway::call::forward_in_process;
 pub use gateway::fit::ServeAs;

@@ -1,8 +1,8 @@
 //! An upstream's own requests through `serve`: sampling and elicitation
 //! reach the host whose call the upstream answers, when that host declared
-//! them, and its answer goes back; 2025-era upstreams are told only the
-//! capabilities the gateway was given (`--capabilities`), 2026-07-28 ones
-//! what the calling host declared. A 2025-era host of a 2026-07-28 upstream
+//! them, and its answer goes back; 2025-era upstreams are told what the
+//! stdio host declared in its `initialize` (read before they start),
+//! 2026-07-28 ones what the calling host declared with each request. A 2025-era host of a 2026-07-28 upstream
 //! is asked the upstream's input requests as requests, and its log level
 //! is told with each call.
 
@@ -150,7 +150,10 @@ fn sampling_and_elicitation_reach_the_host_and_its_answers_go_back() {
 }
 
 #[test]
-fn a_host_that_did_not_declare_sampling_is_not_asked() {
+fn a_host_that_did_not_declare_sampling_gets_upstreams_not_told_it() {
+    // The gateway was given `sampling`, the host did not declare it: over
+    // stdio the upstream starts after the host's `initialize` and is told
+    // what the host declared: its connection was not told it may ask.
     let mut g = host("undeclared", json!({}), Some("sampling"));
     let id = g.ask(
         "tools/call",
@@ -158,20 +161,28 @@ fn a_host_that_did_not_declare_sampling_is_not_asked() {
     );
     let done = answer(&mut g, id);
     assert_eq!(done["result"]["isError"], true, "{done}");
-    assert!(text(&done).contains("did not declare it"), "{done}");
+    assert_eq!(
+        text(&done),
+        r#"sampling refused: upstream "ref" was not told it may ask"#,
+        "{done}"
+    );
 }
 
 #[test]
-fn upstreams_are_not_told_what_the_gateway_was_not_given() {
-    let mut g = host("untold", json!({"sampling": {}}), None);
+fn upstreams_are_told_what_their_stdio_host_declared() {
+    // No `--capabilities`: the host's `initialize` is what the upstream hears.
+    let mut g = host("told", json!({"sampling": {}}), None);
     let id = g.ask(
         "tools/call",
-        json!({"name": "ref__test_sampling", "arguments": {"prompt": "x"}}),
+        json!({"name": "ref__test_sampling", "arguments": {"prompt": "Hi"}}),
     );
-    // The upstream refuses by itself: it was told no sampling.
+    let request = asked(&mut g);
+    assert_eq!(request["method"], "sampling/createMessage", "{request}");
+    let said = json!({"role": "assistant", "content": {"type": "text", "text": "told"},
+                      "model": "m", "stopReason": "endTurn"});
+    g.send(json!({"jsonrpc": "2.0", "id": request["id"], "result": said}));
     let done = answer(&mut g, id);
-    assert_eq!(done["result"]["isError"], true, "{done}");
-    assert!(!text(&done).contains("did not declare it"), "{done}");
+    assert_eq!(text(&done), "LLM response: told", "{done}");
 }
 
 #[test]

@@ -173,8 +173,10 @@ fn wrap_ends_a_server_that_ignores_sigterm_at_once_on_sigterm() {
 fn serve_ends_every_upstream_even_one_still_starting_when_the_host_closes_stdin() {
     let dir = scratch("children", "serve-eof");
     let mut serve = serve(&dir, &[&[], &[("HANG", "1")]]);
-    let pids = pids(&dir, 2);
+    // Over stdio the servers start after the host's `initialize` (they are
+    // told what it declared).
     initialize(&mut serve);
+    let pids = pids(&dir, 2);
     drop(serve.stdin.take());
     let status = exited(&mut serve, Duration::from_millis(1900));
     assert!(status.is_some_and(|s| s.success()), "{status:?}");
@@ -185,8 +187,10 @@ fn serve_ends_every_upstream_even_one_still_starting_when_the_host_closes_stdin(
 fn serve_ends_its_upstreams_at_once_on_sigterm_with_stdin_open() {
     let dir = scratch("children", "serve-term");
     let mut serve = serve(&dir, &[&[("STUBBORN", "1")], &[("HANG", "1")]]);
-    let pids = pids(&dir, 2);
+    // Over stdio the servers start after the host's `initialize` (they are
+    // told what it declared).
     initialize(&mut serve);
+    let pids = pids(&dir, 2);
     sigterm(&serve);
     let status = exited(&mut serve, Duration::from_millis(1500));
     assert!(status.is_some_and(|s| s.success()), "{status:?}");

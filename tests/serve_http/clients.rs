@@ -100,6 +100,83 @@ fn listening(config: &Path) -> (std::process::Child, String) {
     (child, url)
 }
 
+/// Over Streamable HTTP many hosts share a gateway: a 2025-era upstream
+/// (which hears of its client once, at its handshake) is told per host what
+/// that host declared. Its shared connection is told `--capabilities`; a
+/// host that declared otherwise has its calls carried by a connection told
+/// its own set. Two TypeScript SDK hosts, one declaring `sampling`, one
+/// nothing, call the same tool, with and without `--capabilities sampling`.
+#[test]
+fn each_http_host_gets_2025_upstreams_told_what_it_declared() {
+    if !clients_ready("ts") {
+        return;
+    }
+    ensure_npm();
+    for given in [None, Some("sampling")] {
+        let dir = std::env::temp_dir().join(format!(
+            "mcp-preamble-serve-told-{}-{}",
+            std::process::id(),
+            given.is_some()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let upstream = json!({"command": "node", "args": [servers_dir().join("conformance.mjs")]});
+        let config_path = dir.join("mcp.json");
+        std::fs::write(
+            &config_path,
+            json!({"mcpServers": {"ref": upstream}}).to_string(),
+        )
+        .unwrap();
+        let mut gateway = Command::new(env!("CARGO_BIN_EXE_mcp-preamble"));
+        gateway
+            .args(["serve", "--config", config_path.to_str().unwrap()])
+            .args(["--listen", "127.0.0.1:0", "--handshake", "legacy"])
+            .args(state_args(&config_path));
+        if let Some(given) = given {
+            gateway.args(["--capabilities", given]);
+        }
+        let mut child = (gateway.stdin(Stdio::null()).stdout(Stdio::null()))
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let url = common::gateway::serving_on(child.stderr.take().unwrap(), None);
+        let asked = |declared: &str| -> Value {
+            let out = Command::new("node")
+                .args(["ts-asked.mjs", &url, declared, "ref__test_sampling"])
+                .current_dir(clients_dir())
+                .output()
+                .unwrap();
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                out.status.success(),
+                "{declared}: {stdout}\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            serde_json::from_str(stdout.lines().last().unwrap_or_default()).unwrap()
+        };
+        let declaring = asked("sampling");
+        let silent = asked("none");
+        let _ = child.kill();
+        let _ = child.wait();
+        let _ = std::fs::remove_dir_all(&dir);
+        // The host that declared sampling is asked, and its answer goes back.
+        assert_eq!(
+            declaring["sampled"],
+            json!(["from sampling"]),
+            "{given:?}: {declaring}"
+        );
+        assert_eq!(
+            declaring["text"], "LLM response: sampled by sampling",
+            "{given:?}: {declaring}"
+        );
+        // The other's call went to a connection not told it may ask.
+        assert_eq!(silent["isError"], true, "{given:?}: {silent}");
+        assert_eq!(
+            silent["text"], r#"sampling refused: upstream "ref" was not told it may ask"#,
+            "{given:?}: {silent}"
+        );
+    }
+}
+
 /// Runs one client in one era against a gateway in front of `billing`
 /// (the invoice server), `echo` (which adds the tool `later` 3 s, over
 /// HTTP 6 s, after the gateway first lists its tools), `job` (progress),

@@ -421,8 +421,11 @@ pub struct Connect {
     /// Client capabilities to advertise, comma-separated: `roots`,
     /// `sampling`, `elicitation`. Default: the policy file's `[client]`,
     /// else none. `serve` relays those requests to the host whose call an
-    /// upstream answers (when it declared them too); elsewhere only
-    /// roots/list is answered (the `[client]` roots).
+    /// upstream answers (when it declared them too): over HTTP these are
+    /// what a 2025-era upstream's shared connection is told (a host that
+    /// declared otherwise gets a connection told its own), over stdio the
+    /// host's `initialize` replaces them; elsewhere only roots/list is
+    /// answered (the `[client]` roots).
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_capability)]
     pub capabilities: Vec<Capability>,
     /// The policy file's `[client]`, set by the subcommand before it connects.

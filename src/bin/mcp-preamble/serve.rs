@@ -12,7 +12,7 @@ use mcp_preamble::files::McpConfig;
 use mcp_preamble::hub::{Hub, ServerState, StateChange, StateReason};
 use mcp_preamble::pin::Lock;
 use mcp_preamble::report::ServerDiagnostic;
-use mcp_preamble::serve::{Gateway, Naming};
+use mcp_preamble::serve::{Gateway, Naming, StdioHost};
 
 use crate::listen::{listen, listening_on, serve_http};
 use mcp_preamble::settings::Settings;
@@ -61,14 +61,7 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     // Kept until the gateway stops: it keeps the shared state's lock current.
     let (lock, _follower) = review::follow(review, dir.as_deref()).await;
     let gateway = gateway_of(&settings, lock.current()?, &a)?;
-    let aliases: Vec<String> = config.servers.iter().map(|e| e.alias.clone()).collect();
-    let known =
-        (dir.as_deref()).map_or_else(Default::default, |d| state::known_servers(d, &aliases));
-    let first_start = known.is_empty();
-    // Served at once, refreshed as each server connects.
-    if let Err(e) = gateway.hub().upsert_all(known) {
-        tracing::warn!("the last snapshots are not served ({e}); the servers are started afresh");
-    }
+    let first_start = serve_known(&gateway, dir.as_deref(), &config);
     let book = Book::new(
         dir.clone(),
         gateway.clone(),
@@ -79,7 +72,9 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     );
     // From the first connection on: restarts and crashes are logged.
     let states = tokio::spawn(tell_states(gateway.hub().clone(), book.clone()));
-    let settling = start(&gateway, &config, &a, &book, first_start).await;
+    let host = stdio_host(listening.is_none()).await?;
+    let options = connect_options(&a, host.as_ref());
+    let settling = start(&gateway, &config, (&a, &options), &book, first_start).await;
     refuse_collisions(&gateway, &settling).await?;
     let approve = approve_command(&config_path, &lock, shared.as_deref(), a.policy.as_deref());
     let reload = Reload {
@@ -87,7 +82,13 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
         lock,
         host: a.serve_as,
         name: a.name.clone(),
-        servers: servers_of(&a, (config_path, config), &gateway, &book),
+        servers: servers_of(
+            &options,
+            (config_path, config),
+            &gateway,
+            &book,
+            a.watch_config,
+        ),
         naming: naming(&a, &settings)?,
     };
     let tasks = [
@@ -98,10 +99,7 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
         tokio::spawn(tell_pending(gateway.hub().clone(), approve, shared.clone())),
         tokio::spawn(tell_limits(gateway.hub().clone())),
     ];
-    let served = match listening {
-        Some(listening) => serve_http(&gateway, listening, shared).await,
-        None => gateway.serve_stdio().await,
-    };
+    let served = serve_on(&gateway, (listening, host), shared).await;
     for task in tasks {
         task.abort();
     }
@@ -112,6 +110,41 @@ pub async fn serve(mut a: ServeArgs) -> Result<ExitCode, CliError> {
     tracing::info!("stopped serving");
     served?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Serves the servers' snapshots of an earlier run at once (each is
+/// refreshed as it connects); whether there were none (a first start).
+fn serve_known(gateway: &Gateway, dir: Option<&Path>, config: &McpConfig) -> bool {
+    let aliases: Vec<String> = config.servers.iter().map(|e| e.alias.clone()).collect();
+    let known = dir.map_or_else(Default::default, |d| state::known_servers(d, &aliases));
+    let first_start = known.is_empty();
+    // Served at once, refreshed as each server connects.
+    if let Err(e) = gateway.hub().upsert_all(known) {
+        tracing::warn!("the last snapshots are not served ({e}); the servers are started afresh");
+    }
+    first_start
+}
+
+/// Serves the gateway over HTTP when it listens, else to its stdio host.
+async fn serve_on(
+    gateway: &Gateway,
+    on: (Option<crate::listen::Listening>, Option<StdioHost>),
+    shared: Option<Arc<SharedState>>,
+) -> Result<(), mcp_preamble::Error> {
+    match on {
+        (Some(listening), _) => serve_http(gateway, listening, shared).await,
+        (None, Some(host)) => gateway.serve_stdio_host(host).await,
+        (None, None) => gateway.serve_stdio().await,
+    }
+}
+
+/// Over stdio, the host whose `initialize` was read: the upstreams are
+/// told what it declared (a 2025-era one hears it once, at its handshake).
+async fn stdio_host(stdio: bool) -> Result<Option<StdioHost>, CliError> {
+    Ok(match stdio {
+        true => Some(StdioHost::hello().await?),
+        false => None,
+    })
 }
 
 /// The gateway of `a`: the policy's assembler with the lock, fitted to
@@ -207,18 +240,19 @@ pub(crate) fn started() -> std::time::Instant {
 /// The config `serve` runs, for a reload: the servers it starts are
 /// told to the status book and their failures logged as at start.
 fn servers_of(
-    a: &ServeArgs,
+    options: &ConnectOptions,
     (path, running): (PathBuf, McpConfig),
     gateway: &Gateway,
     book: &Book,
+    watch: bool,
 ) -> Servers {
     let told = book.clone();
     Servers {
         path,
         running,
-        options: connect_options(a),
+        options: options.clone(),
         gateway: gateway.clone(),
-        watch: a.watch_config,
+        watch,
         on_start: Arc::new(move |aliases, failures| {
             told.starting(aliases.iter().map(String::as_str));
             tokio::spawn(tell_failures(failures, told.clone()));
@@ -226,12 +260,18 @@ fn servers_of(
     }
 }
 
-/// How the servers of the config are started (and restarted).
-fn connect_options(a: &ServeArgs) -> ConnectOptions {
+/// How the servers of the config are started (and restarted): told the
+/// stdio `host`'s capabilities, else `--capabilities` (or `[client]`).
+fn connect_options(a: &ServeArgs, host: Option<&StdioHost>) -> ConnectOptions {
+    let client = a.connect.client_settings().client_config();
+    let client = match host {
+        Some(host) => host.told(client),
+        None => client,
+    };
     ConnectOptions::new()
         .handshake(a.connect.handshake.clone())
         .timeout(a.connect.timeout)
-        .client(a.connect.client_settings().client_config())
+        .client(client)
         .restart(restart(a))
 }
 
@@ -242,12 +282,12 @@ fn connect_options(a: &ServeArgs) -> ConnectOptions {
 async fn start(
     gateway: &Gateway,
     config: &McpConfig,
-    a: &ServeArgs,
+    (a, options): (&ServeArgs, &ConnectOptions),
     book: &Book,
     first_start: bool,
 ) -> tokio::task::JoinHandle<()> {
     book.starting(config.servers.iter().map(|e| e.alias.as_str()));
-    let failures = gateway.start_all(config, &connect_options(a));
+    let failures = gateway.start_all(config, options);
     let mut settling = tokio::spawn(tell_failures(failures, book.clone()));
     if first_start
         && tokio::time::timeout_at((started() + a.ready_within).into(), &mut settling)

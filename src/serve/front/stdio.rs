@@ -16,16 +16,18 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use rmcp::RoleServer;
-use rmcp::model::{ClientRequest, GetExtensions, JsonRpcMessage};
+use rmcp::model::{ClientCapabilities, ClientConfig, ClientRequest, GetExtensions, JsonRpcMessage};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use crate::connect::pipe::{LineFilter, Lines, SharedWriter};
+use crate::error::{Error, ErrorKind, Result};
 use crate::serve::front::stdio_lane::Lane;
 use crate::serve::gateway::Gateway;
 use crate::serve::surfaces::task_status::{ListenTasks, task_ids};
+use crate::serve::upstream::MAX_MESSAGE_BYTES;
 use crate::support::lock;
 
 /// The host's side: stdin to read, stdout to write.
@@ -54,6 +56,113 @@ pub(crate) fn host_io() -> HostIo {
     {
         (Box::new(tokio::io::stdin()), Box::new(tokio::io::stdout()))
     }
+}
+
+/// A host on this process's stdin and stdout whose first line was read
+/// ([`StdioHost::hello`]) before the gateway serves it: a 2025-era
+/// upstream hears what its client may be asked once, at its handshake,
+/// so the upstreams are started after the host said it
+/// ([`StdioHost::told`]), and [`Gateway::serve_stdio_host`] then reads
+/// that line again first.
+pub struct StdioHost {
+    io: HostIo,
+    declared: Option<ClientCapabilities>,
+}
+
+impl std::fmt::Debug for StdioHost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (f.debug_struct("StdioHost"))
+            .field("declared", &self.declared)
+            .finish_non_exhaustive()
+    }
+}
+
+impl StdioHost {
+    /// Reads the host's first line from stdin (its `initialize`, which
+    /// a host sends as soon as it started the gateway). A first line that
+    /// is not an `initialize` (a 2026-07-28 host's, which declares per
+    /// request) or stdin closed first declares nothing; either way every
+    /// byte read is served.
+    pub async fn hello() -> Result<StdioHost> {
+        Self::hello_on(host_io()).await
+    }
+
+    /// [`StdioHost::hello`] on `io` (tests).
+    pub(crate) async fn hello_on((mut read, write): HostIo) -> Result<StdioHost> {
+        use tokio::io::AsyncReadExt;
+        let mut first = Vec::new();
+        let mut chunk = vec![0u8; 64 << 10];
+        let end = loop {
+            if let Some(at) = memchr::memchr(b'\n', &first) {
+                break at;
+            }
+            if first.len() >= MAX_MESSAGE_BYTES {
+                break first.len();
+            }
+            let n = read.read(&mut chunk).await.map_err(|e| {
+                Error::new(
+                    ErrorKind::Connect,
+                    format!("reading the host's first line failed: {e}"),
+                )
+            })?;
+            if n == 0 {
+                break first.len();
+            }
+            first.extend_from_slice(&chunk[..n]);
+        };
+        let declared = declared_by(&first[..end]);
+        let read: Box<dyn AsyncRead + Send + Unpin> =
+            Box::new(std::io::Cursor::new(first).chain(read));
+        Ok(StdioHost {
+            io: (read, write),
+            declared,
+        })
+    }
+
+    /// What the host declared in its `initialize` (`None`: it sent none).
+    pub fn declared(&self) -> Option<&ClientCapabilities> {
+        self.declared.as_ref()
+    }
+
+    /// `config` (how the upstreams are connected) telling them what this
+    /// host can be asked and nothing else: `sampling`, `elicitation` and
+    /// `roots` as it declared them (none when it sent no `initialize`;
+    /// what a 2025-era upstream asks of its client goes to the host whose
+    /// call it answers, so it is told what that host declared).
+    pub fn told(&self, mut config: ClientConfig) -> ClientConfig {
+        let declared = self.declared.clone().unwrap_or_default();
+        #[allow(deprecated)]
+        {
+            config.capabilities.sampling = declared.sampling;
+            config.capabilities.roots = declared.roots;
+        }
+        config.capabilities.elicitation = declared.elicitation;
+        config
+    }
+
+    pub(crate) fn into_io(self) -> HostIo {
+        self.io
+    }
+}
+
+/// The capabilities of `line` when it is an `initialize` request.
+fn declared_by(line: &[u8]) -> Option<ClientCapabilities> {
+    #[derive(serde::Deserialize)]
+    struct Hello {
+        method: String,
+        params: Option<Params>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Params {
+        capabilities: Option<serde_json::Value>,
+    }
+    let hello: Hello = serde_json::from_slice(line).ok()?;
+    if hello.method != "initialize" {
+        return None;
+    }
+    let declared = hello.params?.capabilities?;
+    // A capability it declared in a shape not read here is left untold.
+    Some(serde_json::from_value(declared).unwrap_or_default())
 }
 
 #[cfg(unix)]
@@ -109,8 +218,10 @@ type Found = Arc<Mutex<VecDeque<(serde_json::Value, Vec<String>)>>>;
 /// `subscriptions/listen` in its request's extensions ([`ListenTasks`]),
 /// its `tools/call` requests taken by the lane of `gateway` once it is
 /// opened ([`Lane::open`]).
-pub(crate) fn host_transport(gateway: Gateway) -> (impl Transport<RoleServer>, Arc<Lane>) {
-    let (read, write) = host_io();
+pub(crate) fn host_transport(
+    gateway: Gateway,
+    (read, write): HostIo,
+) -> (impl Transport<RoleServer>, Arc<Lane>) {
     let out = Arc::new(tokio::sync::Mutex::new(write));
     let lane = Lane::new(gateway, out.clone());
     let found = Found::default();
@@ -257,6 +368,62 @@ mod tests {
         // Every byte passes on to rmcp, lines whole and in order.
         let sent = [&call[..], b"\n", listen, b"\n", &long, b"\"taskIds\"\n"].concat();
         assert_eq!(lines.passed(), sent);
+    }
+
+    /// A host whose stdin holds `sent`, its first line read.
+    async fn hello(sent: &[u8]) -> (StdioHost, Vec<u8>) {
+        use tokio::io::AsyncReadExt;
+        let read: Box<dyn AsyncRead + Send + Unpin> = Box::new(std::io::Cursor::new(sent.to_vec()));
+        let mut host = StdioHost::hello_on((read, Box::new(tokio::io::sink())))
+            .await
+            .unwrap();
+        let mut again = Vec::new();
+        host.io.0.read_to_end(&mut again).await.unwrap();
+        (host, again)
+    }
+
+    #[tokio::test]
+    async fn the_hosts_first_line_says_what_upstreams_are_told_and_is_served_again() {
+        let init = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"sampling":{},"roots":{"listChanged":true}},"clientInfo":{"name":"h","version":"1"}}}"#;
+        let sent = [
+            &init[..],
+            b"\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n",
+        ]
+        .concat();
+        let (host, again) = hello(&sent).await;
+        assert_eq!(again, sent);
+        let given = rmcp::model::ClientCapabilities::builder()
+            .enable_elicitation()
+            .build();
+        let config = ClientConfig::new(given, rmcp::model::Implementation::new("gw", "1"));
+        let told = host.told(config).capabilities;
+        #[allow(deprecated)]
+        {
+            assert!(told.sampling.is_some());
+            assert_eq!(told.roots.and_then(|r| r.list_changed), Some(true));
+        }
+        // Given to the gateway but not declared by the host: not told.
+        assert!(told.elicitation.is_none());
+    }
+
+    #[tokio::test]
+    #[allow(deprecated)]
+    async fn a_first_line_that_is_no_initialize_declares_nothing() {
+        let given = rmcp::model::ClientCapabilities::builder()
+            .enable_sampling()
+            .build();
+        let config = ClientConfig::new(given, rmcp::model::Implementation::new("gw", "1"));
+        for sent in [
+            &br#"{"jsonrpc":"2.0","id":1,"method":"server/discover"}"#[..],
+            b"not json\n",
+            b"",
+            br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"capabilities":7}}"#,
+        ] {
+            let (host, again) = hello(sent).await;
+            assert_eq!(again, sent);
+            let sampling = host.told(config.clone()).capabilities.sampling;
+            assert!(sampling.is_none(), "{}", String::from_utf8_lossy(sent));
+        }
     }
 
     #[tokio::test]

@@ -196,6 +196,7 @@ impl Gateway {
     ) -> std::result::Result<LiveServer, ConnectFailure> {
         let upstreams = self.inner.surfaces.upstreams();
         let make = upstreams.handler_for(&entry.alias, options.client_config().clone());
+        upstreams.told().started(&entry.alias, options);
         self.inner.hub.connect_making(entry, options, make).await
     }
 
@@ -535,6 +536,7 @@ impl Gateway {
             subject: Subject::Tool(&tool),
             told: told_by(params.meta.as_ref(), asked),
             log_level: params.meta.as_ref().and_then(|m| m.log_level()),
+            asks: asked,
             request: upstream_request(&tool, params),
             progress: host,
             name_errors: false,

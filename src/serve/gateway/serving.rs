@@ -5,6 +5,7 @@
 use crate::error::{Error, ErrorKind, Result};
 #[cfg(feature = "serve-http")]
 use crate::serve::front::http::{HttpLimits, HttpOptions};
+use crate::serve::front::stdio::StdioHost;
 use crate::serve::gateway::Gateway;
 #[cfg(feature = "serve-http")]
 use tokio::net::TcpListener;
@@ -13,7 +14,19 @@ impl Gateway {
     /// Serves MCP on this process's stdin and stdout until the host
     /// closes them. Nothing else may write to stdout meanwhile.
     pub async fn serve_stdio(&self) -> Result<()> {
-        let (transport, lane) = crate::serve::front::stdio::host_transport(self.clone());
+        let io = crate::serve::front::stdio::host_io();
+        self.serve_stdio_on(io).await
+    }
+
+    /// [`Gateway::serve_stdio`] to a host whose first line was read
+    /// ([`StdioHost::hello`], the upstreams started after it, told what the
+    /// host declared: [`StdioHost::told`]); that line is served first.
+    pub async fn serve_stdio_host(&self, host: StdioHost) -> Result<()> {
+        self.serve_stdio_on(host.into_io()).await
+    }
+
+    async fn serve_stdio_on(&self, io: crate::serve::front::stdio::HostIo) -> Result<()> {
+        let (transport, lane) = crate::serve::front::stdio::host_transport(self.clone(), io);
         let running = rmcp::ServiceExt::serve(self.clone(), transport)
             .await
             .map_err(|e| Error::new(ErrorKind::Connect, format!("serving on stdio failed: {e}")))?;

@@ -4,9 +4,9 @@
 //! answering (the latest one in flight to that upstream whose host declared the
 //! capability), and the host's answer goes back as the host sent it; the
 //! upstream's `notifications/message` go to the host of its latest call in
-//! flight. 2025-era upstreams are told the client capabilities the gateway
-//! was given (`--capabilities`, `[client]`; a 2026-07-28 one is told per
-//! request what the host declared, `send::told_by`); a request of a
+//! flight. A 2025-era upstream's call goes over a connection told what the
+//! calling host declared (`told.rs`; a 2026-07-28 one is told per
+//! request, `send::told_by`); a request of a
 //! capability they were not told, that the calling host did not declare, or
 //! made with no call in flight or during a stateless one, is refused with
 //! method not found (-32601), naming why. What a 2026-07-28 upstream asks
@@ -93,7 +93,7 @@ impl Asking {
     ) -> Result<Peer<RoleServer>, ErrorData> {
         if !declared(told) {
             return Err(refused(format!(
-                "{what} refused: upstream {alias:?} was not told it may ask (--capabilities)"
+                "{what} refused: upstream {alias:?} was not told it may ask"
             )));
         }
         let calls = lock(&self.calls);

@@ -12,6 +12,7 @@ pub(crate) mod progress;
 pub(crate) mod sealed;
 pub(crate) mod send;
 pub(crate) mod start;
+pub(crate) mod told;
 
 /// The longest a message may be, either way, by default (64 MiB): a
 /// `resources/read` answer can carry a large blob, and a line past the cap

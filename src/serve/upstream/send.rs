@@ -33,6 +33,7 @@ use crate::serve::upstream::piped;
 use crate::serve::upstream::progress::{HostProgress, Relay, Relays, relay_to};
 use crate::serve::upstream::sealed::Seal;
 use crate::serve::upstream::start::Starting;
+use crate::serve::upstream::told::{Askable, Told};
 use crate::support::lock;
 
 /// How long a request other than a `tools/call` may take when no call
@@ -71,6 +72,10 @@ pub(crate) struct Outbound<'a> {
     /// request's `_meta`: without one it sends no log messages for it.
     #[allow(deprecated)]
     pub(crate) log_level: Option<LoggingLevel>,
+    /// Whether the host can be sent the upstream's requests (a 2025-era
+    /// host in a session): a 2025-era upstream's call then goes over a
+    /// connection told what it declared ([`told`](super::told)).
+    pub(crate) asks: bool,
 }
 
 impl<'a> Outbound<'a> {
@@ -86,6 +91,7 @@ impl<'a> Outbound<'a> {
             forward: Vec::new(),
             told: None,
             log_level: None,
+            asks: false,
         }
     }
 
@@ -96,6 +102,7 @@ impl<'a> Outbound<'a> {
         Outbound {
             told: told_by(meta, asked),
             log_level: meta.and_then(RequestMetaObject::log_level),
+            asks: asked,
             ..self
         }
     }
@@ -162,6 +169,8 @@ pub(crate) struct Upstreams {
     relays: Arc<Relays>,
     /// The host sessions the upstreams' own requests go to.
     asking: Arc<Asking>,
+    /// 2025-era upstreams' connections told what a host declared.
+    told: Told,
     call_timeout: Option<Duration>,
     /// The seal on the task ids and request states hosts get.
     seal: Seal,
@@ -184,6 +193,7 @@ impl Upstreams {
             starting: Starting::default(),
             relays: Arc::default(),
             asking: Arc::default(),
+            told: Told::default(),
             call_timeout,
             seal: Seal::default(),
             every_timeout,
@@ -211,12 +221,19 @@ impl Upstreams {
     pub(crate) fn take(&self, alias: &str) -> Option<LiveServer> {
         #[cfg(feature = "serve-http")]
         lock(&self.direct).remove(alias);
+        self.told.close(alias);
         lock(&self.live).remove(alias)
     }
 
     /// Every upstream, taken out (to be closed).
     pub(crate) fn take_all(&self) -> BTreeMap<String, LiveServer> {
+        self.told.close_all();
         std::mem::take(&mut *lock(&self.live))
+    }
+
+    /// How the upstreams were started (another told set is opened so).
+    pub(crate) fn told(&self) -> &Told {
+        &self.told
     }
 
     pub(crate) fn starting(&self) -> &Starting {
@@ -376,8 +393,12 @@ impl Upstreams {
         let mut out = forwarding(out);
         #[cfg(not(feature = "serve-http"))]
         let mut out = out;
+        // A 2025-era upstream's call goes over a connection told what its host declared.
+        let other = self.told_connection(&out, &fault).await?;
+        let other = other.as_deref().and_then(|slot| slot.get()?.as_ref().ok());
+        let peer = other.map_or(peer, LiveServer::peer);
         let (progress, alias) = (std::mem::take(&mut out.progress), out.alias);
-        let (id, token, mut answer) = self.sent(out, &peer, &fault).await?;
+        let (id, token, mut answer) = self.sent(out, (&peer, other), &fault).await?;
         // Opened with no wait after the request was queued: the upstream
         // would have to answer within that instant for its first
         // notification to find no relay (and be dropped, never misrouted).
@@ -413,11 +434,15 @@ impl Upstreams {
     async fn sent<'a>(
         &self,
         out: Outbound<'a>,
-        peer: &Peer<RoleClient>,
+        (peer, other): (&Peer<RoleClient>, Option<&LiveServer>),
         fault: &Fault<'_>,
     ) -> Result<(RequestId, rmcp::model::ProgressToken, Answer<'a>), McpError> {
         let (alias, told, level) = (out.alias, out.told, out.log_level);
-        match self.piped(alias, out.subject, out.request, (told.as_ref(), level)) {
+        let piped = match other {
+            Some(other) => piped_on(other, out.subject, out.request, (told.as_ref(), level)),
+            None => self.piped(alias, out.subject, out.request, (told.as_ref(), level)),
+        };
+        match piped {
             Ok((pipe, written)) => {
                 let (id, token) = (written.id.clone(), written.token.clone());
                 Ok((id, token, Box::pin(piped::ask(pipe, written))))
@@ -444,20 +469,39 @@ impl Upstreams {
         request: ClientRequest,
         (told, level): (Option<&ClientCapabilities>, Option<LoggingLevel>),
     ) -> Result<(crate::connect::pipe::Pipe, piped::Written), Box<ClientRequest>> {
-        let live = lock(&self.live);
-        let pipe = match (subject, live.get(alias)) {
-            (Subject::Tool(_), Some(l)) => l.pipe().map(|p| (p, l)),
-            _ => None,
+        match lock(&self.live).get(alias) {
+            Some(live) => piped_on(live, subject, request, (told, level)),
+            None => Err(Box::new(request)),
+        }
+    }
+
+    /// The connection to `alias` told what the host of `out` declared, when
+    /// it is a 2025-era upstream's `tools/call` and its shared connection
+    /// was told otherwise ([`told`](super::told)); `None`: the shared one.
+    async fn told_connection(
+        &self,
+        out: &Outbound<'_>,
+        fault: &Fault<'_>,
+    ) -> Result<Option<super::told::Slot>, McpError> {
+        if !matches!(out.subject, Subject::Tool(_)) || self.is_modern(out.alias) {
+            return Ok(None);
+        }
+        let reached = lock(&self.live).get(out.alias).and_then(|l| {
+            let (transport, config) = l.reached();
+            let same = Askable::told_by(out.told.as_ref(), out.asks, &config.capabilities);
+            (!same).then(|| (out.alias, transport.clone(), config.clone()))
+        });
+        let Some(reached) = reached else {
+            return Ok(None);
         };
-        let Some((pipe, live)) = pipe else {
-            return Err(Box::new(request));
-        };
-        let version = live.peer().peer_info().map(|i| i.protocol_version.clone());
-        let Some(version) = version else {
-            return Err(Box::new(request));
-        };
-        let client = live.reached().1;
-        piped::written(&pipe, request, (&version, client), told, level).map(|w| (pipe, w))
+        let wanted = Askable::of(out.told.as_ref(), out.asks);
+        let handler = |alias: &str, config| self.handler_for(alias, config);
+        (self.told.connection(reached, &wanted, handler).await).map_err(|e| {
+            fault.logged(fault.error(format!(
+                "upstream {:?} could not be connected told what this host declared: {e}",
+                fault.alias
+            )))
+        })
     }
 
     /// A 2026-07-28 upstream is told per request what the host declared
@@ -560,6 +604,30 @@ impl Upstreams {
         tokio::spawn(held.until(stop, alias.to_string()));
         Ok(())
     }
+}
+
+/// A `tools/call` to `live` when it is a stdio upstream, ready to be
+/// written whole to its pipe; else the request, for rmcp.
+#[allow(deprecated)] // rmcp marks logging deprecated (SEP-2577)
+fn piped_on(
+    live: &LiveServer,
+    subject: Subject<'_>,
+    request: ClientRequest,
+    (told, level): (Option<&ClientCapabilities>, Option<LoggingLevel>),
+) -> Result<(crate::connect::pipe::Pipe, piped::Written), Box<ClientRequest>> {
+    let pipe = match subject {
+        Subject::Tool(_) => live.pipe(),
+        _ => None,
+    };
+    let Some(pipe) = pipe else {
+        return Err(Box::new(request));
+    };
+    let version = live.peer().peer_info().map(|i| i.protocol_version.clone());
+    let Some(version) = version else {
+        return Err(Box::new(request));
+    };
+    let client = live.reached().1;
+    piped::written(&pipe, request, (&version, client), told, level).map(|w| (pipe, w))
 }
 
 /// What a `subscriptions/listen` of an upstream asks for.
