@@ -214,6 +214,7 @@ impl Upstreams {
                 None => direct.remove(&alias),
             };
         }
+        self.told.replaced(&alias);
         lock(&self.live).insert(alias, live);
     }
 

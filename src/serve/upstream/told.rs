@@ -135,9 +135,15 @@ impl Told {
         Ok(Some(slot))
     }
 
+    /// Closes the connections of `alias` (its shared one was replaced:
+    /// the next such call opens one to the new).
+    pub(crate) fn replaced(&self, alias: &str) {
+        lock(&self.open).retain(|(a, _), _| a != alias);
+    }
+
     /// Closes the connections of `alias` (its shared one is gone).
     pub(crate) fn close(&self, alias: &str) {
-        lock(&self.open).retain(|(a, _), _| a != alias);
+        self.replaced(alias);
         lock(&self.started).remove(alias);
     }
 
