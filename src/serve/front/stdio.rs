@@ -288,7 +288,8 @@ impl HostLines {
     }
 }
 
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+/// Whether `needle` is in `haystack` (a line looked at before it is read).
+pub(super) fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     memchr::memmem::find(haystack, needle).is_some()
 }
 

@@ -31,6 +31,7 @@ use tokio::io::AsyncWrite;
 use tokio_util::sync::CancellationToken;
 
 use crate::connect::pipe::write_line;
+use crate::serve::front::stdio::contains;
 use crate::serve::gateway::Gateway;
 use crate::support::lock;
 
@@ -174,10 +175,6 @@ pub(super) fn call_of(line: &[u8]) -> Option<(RequestId, ClientRequest)> {
         request.extensions_mut().insert(meta);
     }
     Some((id, request))
-}
-
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    memchr::memmem::find(haystack, needle).is_some()
 }
 
 #[cfg(test)]
