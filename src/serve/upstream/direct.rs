@@ -35,6 +35,7 @@ use crate::config::ServerTransport;
 use crate::connect::LiveServer;
 use crate::serve::upstream::Forward;
 use crate::serve::upstream::events::{EventReader, TooLong};
+use crate::serve::upstream::piped::tool_answer;
 use crate::serve::upstream::progress::{HostProgress, relay_to};
 
 /// Idle connections kept per upstream.
@@ -335,11 +336,16 @@ impl Direct {
         if events {
             return Err(Cut);
         }
-        let Ok(message) = serde_json::from_slice::<ServerJsonRpcMessage>(&buffer) else {
-            tracing::debug!(%status, "a direct call was answered without a message");
-            return Ok(Err(ServiceError::UnexpectedResponse));
+        found = match tool_answer(&buffer) {
+            Some((answered, result)) => (answered == *id).then_some(Ok(result)),
+            None => {
+                let Ok(message) = serde_json::from_slice::<ServerJsonRpcMessage>(&buffer) else {
+                    tracing::debug!(%status, "a direct call was answered without a message");
+                    return Ok(Err(ServiceError::UnexpectedResponse));
+                };
+                answer_of(message, id)
+            }
         };
-        found = answer_of(message, id);
         // The body was read to its end: the connection takes the next call.
         if found.is_some() {
             keep(&self.idle, sender);
@@ -356,6 +362,9 @@ impl Direct {
         n: u64,
         host: &HostProgress,
     ) -> Option<Result<ServerResult, ServiceError>> {
+        if let Some((answered, result)) = tool_answer(data) {
+            return (answered == *id).then_some(Ok(result));
+        }
         let Ok(message) = serde_json::from_slice::<ServerJsonRpcMessage>(data) else {
             tracing::debug!("a direct call's event stream held a message that did not read");
             return None;
@@ -533,8 +542,14 @@ mod tests {
     fn only_an_answer_to_the_call_is_its_answer() {
         let id = RequestId::Number(5);
         let read = |json: serde_json::Value| {
+            let bytes = serde_json::to_vec(&json).unwrap();
             let message: ServerJsonRpcMessage = serde_json::from_value(json).unwrap();
-            answer_of(message, &id).map(|r| r.is_ok())
+            let read = answer_of(message, &id).map(|r| r.is_ok());
+            // A tool's result read as that one type reads the same.
+            if let Some((answered, _)) = tool_answer(&bytes) {
+                assert_eq!((answered == id).then_some(true), read);
+            }
+            read
         };
         let result = serde_json::json!({"content": []});
         assert_eq!(

@@ -80,19 +80,29 @@ pub(crate) async fn ask(pipe: Pipe, call: Written) -> Result<ServerResult, Servi
 /// as one, else (a task, an input request, another result) as rmcp reads
 /// any answer.
 pub(crate) fn answer_of(line: &[u8]) -> Result<ServerResult, ServiceError> {
+    match tool_answer(line) {
+        Some((_, result)) => Ok(result),
+        None => match serde_json::from_slice::<ServerJsonRpcMessage>(line) {
+            Ok(JsonRpcMessage::Response(response)) => Ok(response.result),
+            Ok(JsonRpcMessage::Error(error)) => Err(ServiceError::McpError(error.error)),
+            _ => Err(ServiceError::UnexpectedResponse),
+        },
+    }
+}
+
+/// The id and the result of `message` when it is an answer holding a
+/// `tools/call` result (read as that one type, where rmcp tries twenty);
+/// `None` for any other message (an error, another result, a request).
+/// The direct HTTP post reads its answers with it too.
+pub(crate) fn tool_answer(message: &[u8]) -> Option<(RequestId, ServerResult)> {
     #[derive(serde::Deserialize)]
     struct Answer<T> {
+        id: RequestId,
         result: T,
     }
     // rmcp's CallToolResult refuses a result type other than "complete".
-    if let Ok(answer) = serde_json::from_slice::<Answer<CallToolResult>>(line) {
-        return Ok(ServerResult::CallToolResult(answer.result));
-    }
-    match serde_json::from_slice::<ServerJsonRpcMessage>(line) {
-        Ok(JsonRpcMessage::Response(response)) => Ok(response.result),
-        Ok(JsonRpcMessage::Error(error)) => Err(ServiceError::McpError(error.error)),
-        _ => Err(ServiceError::UnexpectedResponse),
-    }
+    let answer = serde_json::from_slice::<Answer<CallToolResult>>(message).ok()?;
+    Some((answer.id, ServerResult::CallToolResult(answer.result)))
 }
 
 #[cfg(test)]
