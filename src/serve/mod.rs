@@ -123,17 +123,27 @@
 //! line for line (resources, prompts and the rest as sent), its
 //! instructions and `tools/list` from the same assembly.
 //!
+//! The host's first line is read before the upstreams start
+//! ([`StdioHost`]): a 2025-era upstream hears what its client may be asked
+//! (sampling, elicitation, roots) once, at its handshake, so it is told
+//! what this host declared.
+//!
 //! ```no_run
 //! # async fn run() -> mcp_preamble::Result<()> {
 //! use mcp_preamble::Assembler;
 //! use mcp_preamble::connect::{ConnectOptions, Restart};
+//! use mcp_preamble::connect::client_config;
 //! use mcp_preamble::files::McpConfig;
-//! use mcp_preamble::serve::{Gateway, ServeAs};
+//! use mcp_preamble::serve::{Gateway, ServeAs, StdioHost};
 //!
 //! let config = McpConfig::from_path("mcp.json")?;
 //! let gateway = Gateway::new(Assembler::new(), ServeAs::ClaudeCode)?;
-//! let failed = gateway.connect_all(&config, &ConnectOptions::new().restart(Restart::new())).await;
-//! gateway.serve_stdio().await?;
+//! let host = StdioHost::hello().await?;
+//! let options = ConnectOptions::new()
+//!     .restart(Restart::new())
+//!     .client(host.told(client_config()));
+//! let failed = gateway.connect_all(&config, &options).await;
+//! gateway.serve_stdio_host(host).await?;
 //! # Ok(()) }
 //! ```
 //!
