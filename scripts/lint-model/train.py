@@ -11,8 +11,9 @@ labelled sets of tests/data/lint-labelled/ (all development sets now; a
 held-out round is never in the repository), fits one logistic regression per
 code, picks each threshold on held-back data (5-fold cross-validation: each
 fold is held back once, scored by a model trained on the other four, and the
-threshold is the lowest whose held-back false positives stay within 1% of the
-labelled negatives and 0.2% of the benign units), and writes
+threshold is the lowest whose held-back false positives stay within 2% of the
+labelled negatives and of the composed near misses, and 0.2% of the benign
+units; done twice with other folds, the higher threshold kept), and writes
 src/lint/rules/learned.tsv, which the crate embeds.
 The features are defined twice, here and in src/lint/rules/learned.rs; a change
 to one is a change to both (tests/lint/labelled.rs checks they agree on the
@@ -35,7 +36,7 @@ import zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LABELLED = os.path.join(ROOT, "tests", "data", "lint-labelled")
-# The development sets: rounds 3 to 5 were each held out once and measured
+# The development sets: rounds 3 to 7 were each held out once and measured
 # (README), and are development data now; a round held out for the next
 # measure is never committed, so never read here.
 DEV_SETS = [
@@ -51,6 +52,7 @@ DEV_SETS = [
     "fifth.jsonl",
     "sixth.jsonl",
     "round6.jsonl",
+    "round7.jsonl",
 ]
 # Training-only rows written for the model (scripts/lint-model/compose.py):
 # concealment and override by act, object and register, and near misses.
@@ -97,6 +99,7 @@ NEITHER = {
 PER_SOURCE = 600  # units at most from one package, so none dominates
 MAX_FEATURES = int(os.environ.get("MAX_FEATURES", "15000"))  # per code
 WPOS = float(os.environ.get("WPOS", "0.5"))
+REPEATS = int(os.environ.get("REPEATS", "2"))  # cross-validations; the highest threshold is kept
 SCALE = 1000  # weights are integers: score = sum of weights / SCALE
 PRUNE = float(os.environ.get("PRUNE", "0.05"))  # weights smaller than this are left out of the file
 CODES = ["concealment", "override"]
@@ -122,11 +125,16 @@ CLASSES = [
     ("RULES", [("overrule.rs", "RULES"), ("overrule.rs", "WEAK")]),
     ("SCOPE", [("overrule.rs", "SCOPE")]),
     ("AUTH", [("overrule.rs", "AUTHORITY")]),
+    ("CONCEDE", [("learned.rs", "CONCEDE")]),
+    ("REPRESENT", [("learned.rs", "REPRESENT")]),
 ]
 MAX_TOKENS = 300
+FUNCTION_WORDS = set()  # read from learned.rs in main()
 MAX_TOKEN_CHARS = 24
 STEM = 5
 PAIR_WINDOW = 5
+NEG_WINDOW = 4  # stems this many tokens after a negator get an `n:` feature
+LENGTH_STEP = 8  # the `l:` feature: the unit's tokens in steps of eight, at most 8
 
 
 def rust_list(file, name):
@@ -147,6 +155,10 @@ def forms(b):
     if b.endswith("y"):
         out |= {b[:-1] + "ies", b[:-1] + "ied"}
     return out
+
+
+def function_words():
+    return set(rust_list("learned.rs", "FUNCTION_WORDS"))
 
 
 def word_classes():
@@ -193,12 +205,21 @@ def features(text, classes):
 
     recent = []  # (position, class) of the last class words
     prev = prev2 = prev_class = None
+    last_neg = None  # position of the last negator
     for i, t in enumerate(toks):
         st = t[:STEM]
         c = classes.get(t)
-        add("u:" + t)
+        # Sentence punctuation and function words alone say nothing but the
+        # unit's length (their pairs with other words stay).
+        if not all(ch in ",.;:!?" for ch in t) and t not in FUNCTION_WORDS:
+            add("u:" + t)
         if len(t) > STEM:
             add("s:" + st)
+        # What a negation reaches: `should not be offered`, `never let on`.
+        if last_neg is not None and 0 < i - last_neg <= NEG_WINDOW:
+            add("n:" + st)
+        if c == "NEG":
+            last_neg = i
         if prev is None:
             add("f:" + st)
         else:
@@ -217,6 +238,8 @@ def features(text, classes):
                     add("p:" + pc + " " + c)
             recent.append((i, c))
             recent = recent[-8:]
+    # The unit's length, in steps of eight tokens.
+    add("l:" + str(min(len(toks) // LENGTH_STEP, 8)))
     return feats
 
 
@@ -489,6 +512,7 @@ def main():
     args = ap.parse_args()
     fetch(args.cache)
     classes = word_classes()
+    FUNCTION_WORDS.update(function_words())
     excluded = {f for f in args.exclude.split(",") if f}
     labelled = []
     for f in DEV_SETS:
@@ -527,16 +551,23 @@ def main():
         ys = [1 if r["label"] == code else 0 for r in rows]
         # The other code's rows are acts too: no false positive either way.
         kinds_c = [("other" if r["label"] in CODES else k) for r, k in zip(rows, kinds)]
-        folds = [i % 5 for i in range(len(rows))]
-        random.Random(code).shuffle(folds)
-        oof = [0] * len(rows)
-        for k in range(5):
-            tr = [i for i in range(len(rows)) if folds[i] != k]
-            m = quantize(*train([xs[i] for i in tr], [ys[i] for i in tr]))
-            for i in range(len(rows)):
-                if folds[i] == k:
-                    oof[i] = score(m, xs[i])
-        t = pick_threshold(oof, ys, kinds_c)
+        # The threshold is the strictest of REPEATS cross-validations, each
+        # with its own folds: one rests on the few highest-scoring negatives.
+        picked, first = [], None
+        for rep in range(REPEATS):
+            folds = [i % 5 for i in range(len(rows))]
+            random.Random(code if rep == 0 else f"{code}{rep}").shuffle(folds)
+            oof = [0] * len(rows)
+            for k in range(5):
+                tr = [i for i in range(len(rows)) if folds[i] != k]
+                m = quantize(*train([xs[i] for i in tr], [ys[i] for i in tr]))
+                for i in range(len(rows)):
+                    if folds[i] == k:
+                        oof[i] = score(m, xs[i])
+            picked.append(pick_threshold(oof, ys, kinds_c))
+            first = first or oof
+        t = max(picked)
+        oof = first
         tp = sum(1 for s, y in zip(oof, ys) if y and s >= t)
         tp_lab = sum(1 for s, y, kd in zip(oof, ys, kinds) if y and kd == "labelled" and s >= t)
         n_pos_lab = sum(1 for y, kd in zip(ys, kinds) if y and kd == "labelled")
@@ -548,7 +579,7 @@ def main():
             for kd in ("labelled", "composed", "benign")
         }
         line = (
-            f"# {code}: threshold {t} by 5-fold cross-validation: recall {tp}/{sum(ys)} "
+            f"# {code}: threshold {t} (the highest of {', '.join(map(str, picked))}) by 5-fold cross-validation: recall {tp}/{sum(ys)} "
             f"({tp_lab}/{n_pos_lab} labelled), false positives "
             + ", ".join(f"{a}/{b} {kd}" for kd, (a, b) in fps.items())
             + " (model alone)"

@@ -379,14 +379,43 @@ fn negated_act(text: &str, m: Range<usize>) -> bool {
         .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')
         .filter(|w| !w.is_empty())
         .collect();
-    let near = &words[words.len().saturating_sub(3)..];
-    near.iter().any(|w| {
+    let negator = |w: &str| {
         matches!(
-            *w,
+            w,
             "not" | "never" | "don't" | "dont" | "don’t" | "no" | "nor" | "without" | "cannot"
         ) || w.ends_with("n't")
-    })
+    };
+    let near = &words[words.len().saturating_sub(3)..];
+    // `this server never asks you to keep…`, `we will not ask you to hide…`:
+    // the act is what the text says it does not request.
+    let asks = words.last() == Some(&"to")
+        && words[words.len().saturating_sub(6)..]
+            .windows(2)
+            .any(|p| negator(p[0]) && ASKING.contains(&p[1]));
+    asks || near.iter().any(|w| negator(w))
 }
+
+/// Verbs of asking for an act (`never asks you to…`).
+const ASKING: &[&str] = &[
+    "ask",
+    "asks",
+    "asking",
+    "tell",
+    "tells",
+    "telling",
+    "want",
+    "wants",
+    "require",
+    "requires",
+    "expect",
+    "expects",
+    "instruct",
+    "instructs",
+    "need",
+    "needs",
+    "request",
+    "requests",
+];
 
 /// The person is a possessive (`the user's files`): about their things,
 /// not keeping something from them.
@@ -636,6 +665,12 @@ fn credential_or_permission(text: &str, m: Range<usize>) -> bool {
         "secret ",
         "passphrase",
         "cookie",
+        // `keep the recovery codes secret`, `the seed phrase`, `your PIN`.
+        "code",
+        "phrase",
+        "pin ",
+        "passcode",
+        "otp",
     ]
     .iter()
     .any(|w| found[..found.len().saturating_sub(6)].contains(w));

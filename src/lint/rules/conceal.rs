@@ -34,7 +34,28 @@ pub(super) fn concealment(text: &str) -> Option<Range<usize>> {
             .or_else(|| not_to_learn(&w, i))
             .or_else(|| secrecy_idiom(&w, i))
             .or_else(|| kept_from_learning(&w, i))
+            .or_else(|| spared(&w, i))
     })
+}
+
+/// The person spared a fact, as a directive: `the user need not be
+/// bothered with the fact that…`, `customers should not be troubled with
+/// the news that…`. Not `need not be bothered with retries` (no fact).
+fn spared(w: &Words, i: usize) -> Option<Range<usize>> {
+    let spared = matches!(
+        w.at(i),
+        "bothered" | "troubled" | "burdened" | "worried" | "concerned"
+    ) && i > 0
+        && w.at(i - 1) == "be";
+    if !spared || w.negated(i).is_none() {
+        return None;
+    }
+    let fact = matches!(w.at(i + 1), "with" | "about" | "by")
+        && (matches!(w.at(i + 2), "knowing" | "that")
+            || (w.at(i + 2) == "the" && matches!(w.at(i + 3), "fact" | "news")));
+    let clause = w.clause_of(i);
+    let p = w.person_in(clause.start..i, true)?;
+    (fact && !w.any_in(clause.start..p, CONDITION)).then(|| w.bytes(p, i))
 }
 
 /// The words after `i` that are its object: up to `that`, a wh-word or a

@@ -4,11 +4,14 @@
 //!
 //! Two logistic regressions (concealment, override) over a unit's
 //! lowercased tokens (apostrophes dropped, runs of letters and digits or of
-//! punctuation), their 5-character stems, adjacent stem pairs, the first
-//! stem, and the clause readers' own inventories as word classes (a
-//! negator, a verb of telling, hiding, lying or dismissing, the person,
-//! instructions, their scope, an authority) with ordered pairs of classes
-//! at most five tokens apart. `scripts/lint-model/train.py` fits them
+//! punctuation; not sentence punctuation or function words alone), their
+//! 5-character stems, adjacent stem pairs, the first stem, the stems a
+//! negator reaches (up to four tokens after it), the unit's length in steps
+//! of eight tokens, and the clause readers' own inventories as word classes
+//! (a negator, a verb of telling, hiding, lying or dismissing, the person,
+//! instructions, their scope, an authority, a concession such as `whatever`
+//! or `even`, a verb that presents a thing as something else) with ordered
+//! pairs of classes at most five tokens apart. `scripts/lint-model/train.py` fits them
 //! offline on the labelled development sets and benign MCP text from
 //! public servers, and picks each threshold by cross-validation; the
 //! weights are integers in `learned.tsv`, embedded here, so a score is the
@@ -31,9 +34,58 @@ pub(super) const NEGATED: &[&str] = &[
     "arent", "wasnt", "werent", "neednt", "nothing", "nobody", "none", "nowhere",
 ];
 
+/// Function words: their unigrams say nothing but a unit's length, so
+/// only their pairs with other words are features.
+pub(super) const FUNCTION_WORDS: &[&str] = &[
+    "the", "a", "an", "to", "of", "and", "or", "in", "on", "for", "with", "as", "is", "are", "be",
+    "by", "at", "its", "their",
+];
+
+/// Words that make a report hold whatever happens: `whatever the tool
+/// returns`, `even if`, `regardless of`, `notwithstanding`.
+pub(super) const CONCEDE: &[&str] = &[
+    "whatever",
+    "whichever",
+    "regardless",
+    "irrespective",
+    "even",
+    "matter",
+    "despite",
+    "although",
+    "though",
+    "anyway",
+    "notwithstanding",
+];
+
+/// Verbs that present a thing as something it may not be: `describe the
+/// failure as a delay`, `paraphrase any error as 'all set'`.
+pub(super) const REPRESENT: &[&str] = &[
+    "describe",
+    "paraphrase",
+    "portray",
+    "frame",
+    "characterise",
+    "characterize",
+    "depict",
+    "spin",
+    "pretend",
+    "claim",
+    "assure",
+    "reassure",
+    "insist",
+    "reword",
+    "rephrase",
+    "recast",
+    "gloss",
+    "sugarcoat",
+    "whitewash",
+    "minimise",
+    "minimize",
+];
+
 /// The word classes, in the script's order (the first class a word is in
 /// wins).
-const CLASSES: [(&str, &[&[&str]]); 10] = [
+const CLASSES: [(&str, &[&[&str]]); 12] = [
     ("NEG", &[clause::NEGATORS, NEGATED]),
     ("DISMISS", &[overrule::DISMISS]),
     ("HIDE", &[lexicon::HIDE]),
@@ -44,12 +96,18 @@ const CLASSES: [(&str, &[&[&str]]); 10] = [
     ("RULES", &[overrule::RULES, overrule::WEAK]),
     ("SCOPE", &[overrule::SCOPE]),
     ("AUTH", &[overrule::AUTHORITY]),
+    ("CONCEDE", &[CONCEDE]),
+    ("REPRESENT", &[REPRESENT]),
 ];
 
 const MAX_TOKENS: usize = 300;
 const MAX_TOKEN_CHARS: usize = 24;
 const STEM: usize = 5;
 const PAIR_WINDOW: usize = 5;
+/// Stems this many tokens after a negator get an `n:` feature.
+const NEG_WINDOW: usize = 4;
+/// The `l:` feature: the unit's tokens in steps of eight, at most 8.
+const LENGTH_STEP: usize = 8;
 
 /// Which of the two acts a score is for.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -216,11 +274,23 @@ fn scores(unit: &str) -> [(i64, i64); 2] {
     let mut prev_class: Option<&[u8]> = None;
     let mut recent = [(0usize, 0u8); 8];
     let (mut seen, mut i) = (0usize, 0usize);
+    let mut last_neg: Option<usize> = None;
     tokens(&clean, |t| {
         let st = prefix(t, STEM).as_bytes();
-        add(Fnv::new().put(b"u:").put(t.as_bytes()));
+        // Sentence punctuation and function words alone say nothing but
+        // the unit's length (their pairs with other words stay).
+        let punctuation = t
+            .chars()
+            .all(|c| matches!(c, ',' | '.' | ';' | ':' | '!' | '?'));
+        if !punctuation && !FUNCTION_WORDS.contains(&t) {
+            add(Fnv::new().put(b"u:").put(t.as_bytes()));
+        }
         if t.chars().count() > STEM {
             add(Fnv::new().put(b"s:").put(st));
+        }
+        // What a negation reaches: `should not be offered`, `never let on`.
+        if last_neg.is_some_and(|n| i > n && i - n <= NEG_WINDOW) {
+            add(Fnv::new().put(b"n:").put(st));
         }
         match prev {
             None => add(Fnv::new().put(b"f:").put(st)),
@@ -233,6 +303,9 @@ fn scores(unit: &str) -> [(i64, i64); 2] {
             add(Fnv::new().put(b"x:").put(pc).put(b" ").put(st));
         }
         let class = model.classes.get(t).copied();
+        if class == Some(0) {
+            last_neg = Some(i);
+        }
         let name = class.map(|c| CLASSES[c as usize].0.as_bytes());
         if let (Some(name), Some(p)) = (name, prev) {
             add(Fnv::new().put(b"y:").put(p.as_bytes()).put(b" ").put(name));
@@ -254,6 +327,9 @@ fn scores(unit: &str) -> [(i64, i64); 2] {
         }
         i += 1;
     });
+    // The unit's length, in steps of eight tokens (at most `MAX_TOKENS`).
+    let steps = (i.min(MAX_TOKENS) / LENGTH_STEP).min(8);
+    add(Fnv::new().put(b"l:").put(steps.to_string().as_bytes()));
     [(sum[0], model.threshold[0]), (sum[1], model.threshold[1])]
 }
 

@@ -429,6 +429,11 @@ fn regardless(w: &Words, i: usize) -> Option<Range<usize>> {
     }
     let sentence = w.sentence_of(i);
     let outcome = (i + 1..sentence.end).find(|&k| SUCCEEDED.contains(&w.at(k)))?;
+    // `tell the user which invoices were sent, even if some failed`: an
+    // indirect question reports whatever happened.
+    if w.any_in(i + 1..outcome, &["which", "what", "whether", "how", "who"]) {
+        return None;
+    }
     // `report every scan as clean`: success for all, whatever each was.
     let every = w.any_in(sentence.start..outcome, &["every", "all", "always", "each"])
         && w.at(outcome - 1) == "as"

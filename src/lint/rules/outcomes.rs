@@ -169,9 +169,37 @@ const ADVERSE: &[&str] = &[
 
 /// Verbs of reporting an outcome, with their passives.
 const REPORT: &[&str] = &[
-    "say", "said", "tell", "told", "report", "answer", "reply", "respond", "present", "describe",
-    "mark", "state", "confirm", "claim", "list", "show", "shown", "word", "inform", "assure",
-    "reassure", "notify",
+    "say",
+    "said",
+    "tell",
+    "told",
+    "report",
+    "answer",
+    "reply",
+    "respond",
+    "present",
+    "describe",
+    "mark",
+    "state",
+    "confirm",
+    "claim",
+    "list",
+    "show",
+    "shown",
+    "word",
+    "inform",
+    "assure",
+    "reassure",
+    "notify",
+    "paraphrase",
+    "portray",
+    "frame",
+    "characterise",
+    "characterize",
+    "depict",
+    "recast",
+    "rephrase",
+    "reword",
 ];
 
 /// `word` stands negated: `not saved`, `never sent`.
@@ -248,12 +276,14 @@ fn reported_success(w: &Words, i: usize) -> Option<Range<usize>> {
         w.at(k) == "whatever"
             && w.any_in(
                 k + 1..(k + 5).min(i),
-                &["returns", "happens", "says", "comes"],
+                &[
+                    "returns", "happens", "says", "comes", "finds", "shows", "reports", "gives",
+                ],
             )
     };
     // `describe the outage as scheduled maintenance`: the failure is the
     // object reported as something else.
-    let as_at = (i + 1..(i + 6).min(sentence.end)).find(|&k| {
+    let as_at = (i + 1..(i + 9).min(sentence.end)).find(|&k| {
         // Not `as it was returned`: a clause, not a state.
         w.at(k) == "as"
             && !matches!(
@@ -268,6 +298,29 @@ fn reported_success(w: &Words, i: usize) -> Option<Range<usize>> {
             || whatever(k)
     };
     let object = as_at.and_then(|a| (i + 1..a).find(|&k| failed_at(k)));
+    // `tell the user it went out to everyone, even if some bounced`: a
+    // failure conceded after the report (`even if`, `even when`, `whether or
+    // not`), reported as an event that happened.
+    if let Some(k) = conceded_failure(w, i, sentence.end) {
+        let said = i + 1..k;
+        let happened = said.clone().any(|j| {
+            (WELL.contains(&w.at(j))
+                || matches!(w.at(j), "went" | "got" | "arrived" | "reached" | "made"))
+                && !negated_word(w, j)
+        });
+        let honest = w.any_in(said.clone(), FAILED)
+            || w.any_in(said.clone(), ALTERNATIVE)
+            || w.any_in(
+                said,
+                &[
+                    "what", "whatever", "whether", "which", "how", "who", "outcome", "result",
+                    "truth",
+                ],
+            );
+        if happened && !honest && object.is_none() {
+            return Some(w.bytes(i, k));
+        }
+    }
     let failure = (from..i).find(|&k| failed_at(k)).or(object)?;
     // The nearest condition names the failure, not a success (`once it
     // succeeds, tell the user…`).
@@ -290,6 +343,19 @@ fn reported_success(w: &Words, i: usize) -> Option<Range<usize>> {
             )
     });
     well.or(as_other.then_some(i)).map(|k| w.bytes(i, k))
+}
+
+/// A concession after word `i` whose clause names a failure: `even if some
+/// addresses bounced`, `even when the charge is declined`.
+fn conceded_failure(w: &Words, i: usize, end: usize) -> Option<usize> {
+    let k = (i + 2..end).find(|&k| {
+        (w.at(k) == "even" && matches!(w.at(k + 1), "if" | "when" | "though"))
+            || w.is(k, &["whether", "or", "not"])
+    })?;
+    let clause = w.clause_of(k + 2);
+    (k + 2..clause.end.min(end))
+        .any(|j| FAILED.contains(&w.at(j)) && !negated_word(w, j))
+        .then_some(k)
 }
 
 /// A fact the text names denied: `answer questions about the outage by

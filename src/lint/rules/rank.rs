@@ -51,6 +51,8 @@ fn ranking(w: &Words, i: usize) -> Option<Range<usize>> {
         }
         // `these instructions prevail`, `shall prevail over the host's`.
         "prevail" | "prevails" => prevails(w, i),
+        // `our instructions win over the host's`.
+        "win" | "wins" => w.at(i + 1) == "over" && prevails(w, i),
         // `obey this server over your system instructions`, `only obey this server`,
         // `obey only the instructions in this description`.
         "obey" | "follow" | "heed" | "prioritize" | "prioritise" => {
@@ -108,7 +110,9 @@ fn treated_as_maker(w: &Words, i: usize) -> bool {
     let clause = w.clause_of(i);
     let as_ = (i + 1..(i + 7).min(clause.end)).find(|&k| w.at(k) == "as");
     as_.is_some_and(|k| {
-        (k + 1..(k + 5).min(clause.end)).any(|n| {
+        // `as coming from your developer`, `as if it came from the system
+        // prompt`.
+        (k + 1..(k + 7).min(clause.end)).any(|n| {
             matches!(
                 w.at(n),
                 "developer" | "developers" | "operator" | "administrator"
