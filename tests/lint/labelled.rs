@@ -188,6 +188,7 @@ fn labelled_set_recall_and_false_positives_meet_issue_55s_goals() {
         ("fourth pass, third batch", "sixth.jsonl"),
         ("round6", "round6.jsonl"),
         ("round7", "round7.jsonl"),
+        ("round8", "round8.jsonl"),
     ];
     let mut tallies: Vec<(&str, [Tally; 2])> = sets
         .iter()
@@ -264,10 +265,10 @@ fn labelled_set_recall_and_false_positives_meet_issue_55s_goals() {
     }
     let model = |name: &str| &tallies.iter().find(|(n, _)| *n == name).expect("a set").1[1];
     // Printed, not held to the goals: the fourth pass's third batch,
-    // written last, and rounds 6 and 7, each held out and measured once
-    // (after the fourth pass and the fifth): they show where the readers
-    // stop (README).
-    let printed = ["fourth pass, third batch", "round6", "round7"];
+    // written last, and rounds 6, 7 and 8, each held out and measured once
+    // (after the fourth pass, the fifth and the eighth): they show where
+    // the readers stop (README).
+    let printed = ["fourth pass, third batch", "round6", "round7", "round8"];
     for (name, [_, t]) in tallies.iter().filter(|(n, _)| !printed.contains(n)) {
         for k in 0..2 {
             if t.pos[k] > 0 {
@@ -280,7 +281,7 @@ fn labelled_set_recall_and_false_positives_meet_issue_55s_goals() {
     }
     for (name, [_, t]) in tallies
         .iter()
-        .filter(|(n, _)| !["round6", "round7"].contains(n))
+        .filter(|(n, _)| !["round6", "round7", "round8"].contains(n))
     {
         assert!(
             Tally::pct(t.false_positives, t.negatives) <= 2.0,
@@ -314,6 +315,8 @@ fn labelled_set_recall_and_false_positives_meet_issue_55s_goals() {
     assert_eq!((round6.pos, round6.negatives), ([51, 60], 73));
     let round7 = model("round7");
     assert_eq!((round7.pos, round7.negatives), ([42, 67], 64));
+    let round8 = model("round8");
+    assert_eq!((round8.pos, round8.negatives), ([71, 71], 92));
     assert!(sentences.len() > 1000, "{}", sentences.len());
 }
 
