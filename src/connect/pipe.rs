@@ -69,6 +69,11 @@ impl<W: AsyncWrite + Send + Unpin + 'static> SharedWriter<W> {
     }
 }
 
+/// Whether `needle` is in `haystack` (a line looked at before it is read).
+pub(crate) fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    memchr::memmem::find(haystack, needle).is_some()
+}
+
 /// Writes `line` whole to `out` (the other side of a [`SharedWriter`]).
 pub(crate) async fn write_line<W: AsyncWrite + Unpin>(
     out: &tokio::sync::Mutex<W>,

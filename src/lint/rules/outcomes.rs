@@ -298,28 +298,10 @@ fn reported_success(w: &Words, i: usize) -> Option<Range<usize>> {
             || whatever(k)
     };
     let object = as_at.and_then(|a| (i + 1..a).find(|&k| failed_at(k)));
-    // `tell the user it went out to everyone, even if some bounced`: a
-    // failure conceded after the report (`even if`, `even when`, `whether or
-    // not`), reported as an event that happened.
-    if let Some(k) = conceded_failure(w, i, sentence.end) {
-        let said = i + 1..k;
-        let happened = said.clone().any(|j| {
-            (WELL.contains(&w.at(j))
-                || matches!(w.at(j), "went" | "got" | "arrived" | "reached" | "made"))
-                && !negated_word(w, j)
-        });
-        let honest = w.any_in(said.clone(), FAILED)
-            || w.any_in(said.clone(), ALTERNATIVE)
-            || w.any_in(
-                said,
-                &[
-                    "what", "whatever", "whether", "which", "how", "who", "outcome", "result",
-                    "truth",
-                ],
-            );
-        if happened && !honest && object.is_none() {
-            return Some(w.bytes(i, k));
-        }
+    if object.is_none()
+        && let Some(conceded) = conceded_report(w, i, sentence.end)
+    {
+        return Some(conceded);
     }
     let failure = (from..i).find(|&k| failed_at(k)).or(object)?;
     // The nearest condition names the failure, not a success (`once it
@@ -343,6 +325,28 @@ fn reported_success(w: &Words, i: usize) -> Option<Range<usize>> {
             )
     });
     well.or(as_other.then_some(i)).map(|k| w.bytes(i, k))
+}
+
+/// `tell the user it went out to everyone, even if some bounced`: a
+/// failure conceded after the report of word `i` (`even if`, `even when`,
+/// `whether or not`), reported as an event that happened.
+fn conceded_report(w: &Words, i: usize, end: usize) -> Option<Range<usize>> {
+    let k = conceded_failure(w, i, end)?;
+    let said = i + 1..k;
+    let happened = said.clone().any(|j| {
+        (WELL.contains(&w.at(j))
+            || matches!(w.at(j), "went" | "got" | "arrived" | "reached" | "made"))
+            && !negated_word(w, j)
+    });
+    let honest = w.any_in(said.clone(), FAILED)
+        || w.any_in(said.clone(), ALTERNATIVE)
+        || w.any_in(
+            said,
+            &[
+                "what", "whatever", "whether", "which", "how", "who", "outcome", "result", "truth",
+            ],
+        );
+    (happened && !honest).then(|| w.bytes(i, k))
 }
 
 /// A concession after word `i` whose clause names a failure: `even if some

@@ -22,7 +22,7 @@ use rmcp::transport::Transport;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use crate::connect::pipe::{LineFilter, Lines, SharedWriter};
+use crate::connect::pipe::{LineFilter, Lines, SharedWriter, contains};
 use crate::error::{Error, ErrorKind, Result};
 use crate::serve::front::stdio_lane::Lane;
 use crate::serve::gateway::Gateway;
@@ -286,11 +286,6 @@ impl HostLines {
             found.push_back((listen.id, ids));
         }
     }
-}
-
-/// Whether `needle` is in `haystack` (a line looked at before it is read).
-pub(super) fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    memchr::memmem::find(haystack, needle).is_some()
 }
 
 /// The host's stdin as rmcp reads it.

@@ -30,8 +30,7 @@ use rmcp::service::{Peer, RequestContext, RoleServer, Service};
 use tokio::io::AsyncWrite;
 use tokio_util::sync::CancellationToken;
 
-use crate::connect::pipe::write_line;
-use crate::serve::front::stdio::contains;
+use crate::connect::pipe::{contains, write_line};
 use crate::serve::gateway::Gateway;
 use crate::support::lock;
 
