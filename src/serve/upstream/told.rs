@@ -6,7 +6,11 @@
 //! (`--capabilities`, or over stdio the host's own `initialize`), else
 //! one of the upstream's own for that set, opened at the first such call
 //! (with the options the shared one was started with), restarted as it
-//! is, and closed with it. At most one per set (eight sets of three).
+//! is, and closed with it. At most one per set, and at most [`MAX_TOLD`]
+//! per upstream: a host's capabilities are its own to shape, and each set
+//! may be one more process; past that its calls take the shared
+//! connection, where what it did not declare is still refused
+//! (`asking.rs`).
 
 // rmcp marks sampling and roots deprecated (SEP-2577); servers still ask them.
 #![allow(deprecated)]
@@ -20,6 +24,10 @@ use crate::config::{ServerEntry, ServerTransport};
 use crate::connect::{ConnectFailure, ConnectOptions, LiveServer};
 use crate::hub::Hub;
 use crate::support::lock;
+
+/// The most connections of one upstream told other sets than its shared
+/// one.
+pub(crate) const MAX_TOLD: usize = 8;
 
 /// What may be asked of a client, the part of its capabilities a
 /// 2025-era upstream acts on: sampling, elicitation and roots.
@@ -85,6 +93,11 @@ pub(crate) struct Told {
 /// The gateway's handler for upstream `alias` telling `config`.
 type MakeHandler = crate::connect::follow::MakeHandler<super::asking::UpstreamHandler>;
 
+/// Whether `key` has a connection, or its upstream has room for one more.
+fn room(open: &BTreeMap<(String, String), Slot>, key: &(String, String)) -> bool {
+    open.contains_key(key) || open.keys().filter(|(a, _)| *a == key.0).count() < MAX_TOLD
+}
+
 impl Told {
     /// `alias` is started with `options` (another set is opened with them).
     pub(crate) fn started(&self, alias: &str, options: &ConnectOptions) {
@@ -95,7 +108,7 @@ impl Told {
     /// `wanted` (its shared one, reached as `config`, was told otherwise),
     /// opened now if it is not yet; `Ok(None)` when the upstream was not
     /// started by the gateway (one [`Gateway::add`]ed: its options are not
-    /// known).
+    /// known) or has [`MAX_TOLD`] already.
     ///
     /// [`Gateway::add`]: crate::serve::Gateway::add
     pub(crate) async fn connection(
@@ -108,7 +121,14 @@ impl Told {
             return Ok(None);
         };
         let key = (alias.to_string(), wanted.key());
-        let slot = lock(&self.open).entry(key.clone()).or_default().clone();
+        let slot = {
+            let mut open = lock(&self.open);
+            if !room(&open, &key) {
+                tracing::warn!(upstream = %alias, told = %key.1, "{MAX_TOLD} connections told other capabilities are open: this host's call takes the shared one");
+                return Ok(None);
+            }
+            open.entry(key.clone()).or_default().clone()
+        };
         let opened = slot.get_or_init(|| async {
             let config = wanted.told(config);
             let options = options.client(config.clone());
@@ -150,5 +170,48 @@ impl Told {
     /// Closes them all.
     pub(crate) fn close_all(&self) {
         lock(&self.open).clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_upstream_gets_at_most_max_told_connections_and_keeps_those_it_has() {
+        let mut open = BTreeMap::new();
+        let key = |a: &str, n: usize| (a.to_string(), format!("{{\"n\":{n}}}"));
+        for n in 0..MAX_TOLD {
+            assert!(room(&open, &key("a", n)));
+            open.insert(key("a", n), Slot::default());
+        }
+        assert!(!room(&open, &key("a", MAX_TOLD)));
+        assert!(room(&open, &key("a", 3)), "one it has is kept");
+        assert!(room(&open, &key("b", 0)), "each upstream has its own room");
+    }
+
+    #[test]
+    fn what_is_told_is_only_what_can_be_asked_of_a_host_that_can_be_asked() {
+        let declared = ClientCapabilities::builder()
+            .enable_sampling()
+            .enable_roots()
+            .enable_tasks()
+            .build();
+        let askable = Askable::of(Some(&declared), true);
+        assert!(askable.0.sampling.is_some() && askable.0.roots.is_some());
+        assert!(!askable.0.supports_tasks());
+        assert!(Askable::told_by(Some(&declared), true, &askable.0));
+        // A host that cannot be sent requests (stateless, or 2026-07-28): nothing.
+        assert_eq!(Askable::of(Some(&declared), false), Askable::of(None, true));
+        assert!(Askable::told_by(
+            Some(&declared),
+            false,
+            &ClientCapabilities::default()
+        ));
+        assert!(!Askable::told_by(
+            Some(&declared),
+            true,
+            &ClientCapabilities::default()
+        ));
     }
 }
