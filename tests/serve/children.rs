@@ -196,3 +196,78 @@ fn serve_ends_its_upstreams_at_once_on_sigterm_with_stdin_open() {
     assert!(status.is_some_and(|s| s.success()), "{status:?}");
     all_gone(&pids);
 }
+
+/// The pids the linger server of `file` wrote, once `processes` of it have.
+fn pids_of(file: &Path, processes: usize) -> Vec<u32> {
+    let end = Instant::now() + Duration::from_secs(20);
+    loop {
+        let found: Vec<u32> = std::fs::read_to_string(file)
+            .unwrap_or_default()
+            .split_whitespace()
+            .filter_map(|p| p.parse().ok())
+            .collect();
+        if found.len() == 2 * processes {
+            return found;
+        }
+        assert!(
+            Instant::now() < end,
+            "{processes} processes did not start: {found:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn serve_over_http_ends_the_connections_it_opened_for_a_hosts_capabilities() {
+    use common::raw_http::exchange;
+    let dir = scratch("children", "serve-told");
+    let path = config(&dir, json!({"s0": linger(&dir, 0, &[("PID_APPEND", "1")])}));
+    let mut serve = Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
+        .args(["serve", "--config", &path, "--listen", "127.0.0.1:0"])
+        .args(["--ready-within", "30", "--handshake", "legacy"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let url = common::gateway::serving_on(serve.stderr.take().unwrap(), None);
+    let authority = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string();
+    let post = |headers: &str, body: serde_json::Value| {
+        exchange(&authority, "POST /mcp HTTP/1.1", headers, &body.to_string())
+    };
+    // A 2025 session whose host declared sampling; the shared connection was told nothing.
+    let init = post(
+        "",
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"sampling": {}},
+        "clientInfo": {"name": "raw", "version": "1"}}}),
+    );
+    let session = init
+        .header("mcp-session-id")
+        .expect("a session")
+        .to_string();
+    let headers = format!("\r\nMcp-Session-Id: {session}\r\nMcp-Protocol-Version: 2025-11-25");
+    post(
+        &headers,
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    );
+    let called = post(
+        &headers,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "s0__ping", "arguments": {}}}),
+    );
+    assert_eq!(
+        called.expect_result()["content"][0]["text"],
+        "pong",
+        "{called:?}"
+    );
+    // The shared connection and the one told this host's set: two processes, each with its child.
+    let pids = pids_of(&dir.join("pids-0"), 2);
+    sigterm(&serve);
+    let status = exited(&mut serve, Duration::from_millis(1500));
+    assert!(status.is_some_and(|s| s.success()), "{status:?}");
+    all_gone(&pids);
+}

@@ -1,16 +1,18 @@
 // linger.mjs — a server that does not end when its stdin closes, and starts a process of its own (as `npx` starts
-// `node`): raw JSON-RPC, 2025 handshake, one tool `ping`. Writes "<its pid> <its child's pid>" to PID_FILE.
+// `node`): raw JSON-RPC, 2025 handshake, one tool `ping`. Writes "<its pid> <its child's pid>" to PID_FILE
+// (PID_APPEND=1: adds it).
 // HANG=1: never answers (a server still starting). STUBBORN=1: it and its child ignore SIGTERM (only SIGKILL ends them).
 // LISTS=1: also prompts (`brief`), resources (`linger://NAME/a`, NAME from LIST_NAME) and no templates, answered
 // LIST_DELAY_MS late (-1: never).
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { appendFileSync, writeFileSync } from "node:fs";
 
 const stubborn = process.env.STUBBORN === "1";
 const keep = `${stubborn ? "process.on('SIGTERM', () => {});" : ""} setInterval(() => {}, 1 << 30);`;
 const child = spawn(process.execPath, ["-e", keep], { stdio: "ignore" });
 if (stubborn) process.on("SIGTERM", () => {});
-writeFileSync(process.env.PID_FILE, `${process.pid} ${child.pid}\n`);
+// PID_APPEND=1: each process of this server adds its line (a gateway may start it more than once).
+(process.env.PID_APPEND === "1" ? appendFileSync : writeFileSync)(process.env.PID_FILE, `${process.pid} ${child.pid}\n`);
 setInterval(() => {}, 1 << 30);
 
 let buffer = "";
