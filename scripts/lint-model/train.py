@@ -122,9 +122,9 @@ CLASSES = [
     ("TELL", [("lexicon.rs", "TELL"), ("lexicon.rs", "SHOW"), ("lexicon.rs", "DISCLOSE")]),
     ("PERSON", [("lexicon.rs", "PERSON"), ("lexicon.rs", "PRONOUN")]),
     ("LEARN", [("lexicon.rs", "LEARN"), ("lexicon.rs", "UNAWARE")]),
-    ("RULES", [("overrule.rs", "RULES"), ("overrule.rs", "WEAK")]),
-    ("SCOPE", [("overrule.rs", "SCOPE")]),
-    ("AUTH", [("overrule.rs", "AUTHORITY")]),
+    ("RULES", [("standing.rs", "RULES"), ("standing.rs", "WEAK")]),
+    ("SCOPE", [("standing.rs", "SCOPE")]),
+    ("AUTH", [("standing.rs", "AUTHORITY")]),
     ("CONCEDE", [("learned.rs", "CONCEDE")]),
     ("REPRESENT", [("learned.rs", "REPRESENT")]),
 ]

@@ -633,7 +633,7 @@ pub(super) fn negated_or_default(text: &str, m: Range<usize>) -> bool {
     let head = text[m.end..]
         .split(|c: char| !c.is_alphanumeric())
         .find(|w| !w.is_empty())
-        .is_some_and(|w| super::overrule::HEAD.contains(&w.to_lowercase().as_str()));
+        .is_some_and(|w| super::standing::HEAD.contains(&w.to_lowercase().as_str()));
     let clause = text[m.end..].split(['.', ';']).next().unwrap_or("");
     if head || clause.to_lowercase().contains("default") {
         return true;

@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::LazyLock;
 
-use super::{clause, lexicon, overrule};
+use super::{clause, lexicon, overrule, standing};
 
 /// The weights, written by `scripts/lint-model/train.py`.
 const WEIGHTS: &str = include_str!("learned.tsv");
@@ -93,9 +93,9 @@ const CLASSES: [(&str, &[&[&str]]); 12] = [
     ("TELL", &[lexicon::TELL, lexicon::SHOW, lexicon::DISCLOSE]),
     ("PERSON", &[lexicon::PERSON, lexicon::PRONOUN]),
     ("LEARN", &[lexicon::LEARN, lexicon::UNAWARE]),
-    ("RULES", &[overrule::RULES, overrule::WEAK]),
-    ("SCOPE", &[overrule::SCOPE]),
-    ("AUTH", &[overrule::AUTHORITY]),
+    ("RULES", &[standing::RULES, standing::WEAK]),
+    ("SCOPE", &[standing::SCOPE]),
+    ("AUTH", &[standing::AUTHORITY]),
     ("CONCEDE", &[CONCEDE]),
     ("REPRESENT", &[REPRESENT]),
 ];

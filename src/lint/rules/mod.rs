@@ -30,6 +30,7 @@ mod outcomes;
 mod overrule;
 mod rank;
 mod secrets;
+mod standing;
 mod structure;
 mod tools;
 

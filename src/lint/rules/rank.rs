@@ -9,7 +9,8 @@
 use std::ops::Range;
 
 use super::clause::Words;
-use super::overrule::{RULES, authority, said_by_authority, standing};
+use super::overrule::{authority, said_by_authority};
+use super::standing::{RULES, standing};
 
 /// The first claim of rank in `text`, as a byte range.
 pub(super) fn claiming(text: &str) -> Option<Range<usize>> {

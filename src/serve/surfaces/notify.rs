@@ -21,8 +21,8 @@ use tokio::sync::watch;
 use crate::serve::surfaces::Surfaces;
 use crate::serve::surfaces::subscriptions::{MAX_PER_HOST, Pending};
 use crate::serve::surfaces::task_status::{MAX_TASKS, Statuses, Watching};
+use crate::serve::upstream::listen::Listen;
 use crate::serve::upstream::sealed::Kind;
-use crate::serve::upstream::send::Listen;
 
 /// The shortest time between two `list_changed` to one host, and between
 /// two views made from the hub: an upstream that changes its tools

@@ -27,7 +27,8 @@ use tokio::sync::oneshot;
 
 use crate::serve::surfaces::lists::fault;
 use crate::serve::surfaces::mailbox::Mailbox;
-use crate::serve::upstream::send::{Listen, Outbound, Upstreams};
+use crate::serve::upstream::listen::Listen;
+use crate::serve::upstream::send::{Outbound, Upstreams};
 use crate::support::lock;
 
 /// The most URIs one host (a 2025 session, a 2026-07-28 subscription)

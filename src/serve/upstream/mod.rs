@@ -7,6 +7,7 @@ pub(crate) mod asking;
 pub(crate) mod direct;
 pub(crate) mod events;
 mod fault;
+pub(crate) mod listen;
 pub(crate) mod piped;
 pub(crate) mod progress;
 pub(crate) mod sealed;

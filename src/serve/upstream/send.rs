@@ -15,13 +15,11 @@ use rmcp::ErrorData as McpError;
 use rmcp::model::{
     CancelledNotificationParam, ClientCapabilities, ClientConfig, ClientRequest,
     ProgressNotificationParam, RequestId, RequestMetaObject, ServerCapabilities, ServerResult,
-    SubscriptionFilter,
 };
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient};
 // rmcp marks logging deprecated (SEP-2577); hosts and servers still use it.
 #[allow(deprecated)]
 use rmcp::model::LoggingLevel;
-use serde_json::json;
 
 use crate::connect::LiveServer;
 use crate::hub::{Hub, ServerState};
@@ -334,7 +332,7 @@ impl Upstreams {
     }
 
     /// How long `subject` may take.
-    fn deadline(&self, subject: Subject<'_>) -> Option<Duration> {
+    pub(super) fn deadline(&self, subject: Subject<'_>) -> Option<Duration> {
         match subject {
             Subject::Tool(_) => self.call_timeout,
             Subject::Method(_) => Some(self.every_timeout.unwrap_or(ASK_TIMEOUT)),
@@ -343,7 +341,7 @@ impl Upstreams {
 
     /// The connection to `out.alias` when it can take a request (one
     /// still starting is waited for, at most the call timeout).
-    async fn ready(&self, fault: &Fault<'_>) -> Result<Peer<RoleClient>, McpError> {
+    pub(super) async fn ready(&self, fault: &Fault<'_>) -> Result<Peer<RoleClient>, McpError> {
         let alias = fault.alias;
         let peer_of = || lock(&self.live).get(alias).map(|l| l.peer());
         let mut peer = peer_of();
@@ -509,7 +507,7 @@ impl Upstreams {
     /// and the log level it asked for (a 2025 one was told the gateway's
     /// capabilities at its handshake, and `logging/setLevel`).
     #[allow(deprecated)]
-    fn options(
+    pub(super) fn options(
         &self,
         alias: &str,
         told: Option<&ClientCapabilities>,
@@ -564,47 +562,6 @@ impl Upstreams {
             }),
         }
     }
-
-    /// Subscribes to `what` at `alias` (`subscriptions/listen`, opened
-    /// within the deadline of a request); what it sends reaches the
-    /// gateway through the connection's tap until `stop` fires, then the
-    /// subscription is cancelled.
-    pub(crate) async fn listen(
-        &self,
-        alias: &str,
-        what: Listen,
-        stop: tokio::sync::oneshot::Receiver<()>,
-    ) -> Result<(), McpError> {
-        let fault = Fault {
-            alias,
-            subject: Subject::Method("subscriptions/listen"),
-            name_errors: false,
-        };
-        let peer = self.ready(&fault).await?;
-        let deadline = self.deadline(fault.subject);
-        let opened = async {
-            match what {
-                Listen::Filter(filter) => peer.listen(filter).await.map(Held::Filter),
-                Listen::Tasks(ids) => {
-                    let params = json!({"notifications": {"taskIds": ids}});
-                    let listen =
-                        rmcp::model::CustomRequest::new("subscriptions/listen", Some(params));
-                    // Asked with the extension declared: without it an upstream must refuse.
-                    let told = ClientCapabilities::builder().enable_tasks().build();
-                    let options = self.options(alias, Some(&told), None);
-                    let request = ClientRequest::CustomRequest(listen);
-                    let handle = peer.send_request_with_option(request, options).await?;
-                    Ok(Held::Raw(peer.clone(), handle))
-                }
-            }
-        };
-        let held = tokio::select! {
-            opened = opened => opened.map_err(|e| fault.failed(e))?,
-            () = sleep(deadline) => return Err(fault.late(deadline)),
-        };
-        tokio::spawn(held.until(stop, alias.to_string()));
-        Ok(())
-    }
 }
 
 /// A `tools/call` to `live` when it is a stdio upstream, ready to be
@@ -631,51 +588,6 @@ fn piped_on(
     piped::written(&pipe, request, (&version, client), told, level).map(|w| (pipe, w))
 }
 
-/// What a `subscriptions/listen` of an upstream asks for.
-pub(crate) enum Listen {
-    /// A filter rmcp's client knows (resource subscriptions, list changes).
-    Filter(SubscriptionFilter),
-    /// The status of these tasks (the Tasks extension), sent raw: rmcp's
-    /// filter has no `taskIds`.
-    Tasks(Vec<String>),
-}
-
-/// An upstream's subscription the gateway holds open.
-enum Held {
-    Filter(rmcp::service::Subscription),
-    Raw(Peer<RoleClient>, rmcp::service::RequestHandle<RoleClient>),
-}
-
-impl Held {
-    /// Holds it until `stop`, then cancels it; its stream is drained (what
-    /// it carries was read by the connection's tap) so it never fills.
-    async fn until(self, mut stop: tokio::sync::oneshot::Receiver<()>, alias: String) {
-        match self {
-            Held::Filter(mut subscription) => {
-                loop {
-                    tokio::select! {
-                        _ = &mut stop => break,
-                        next = subscription.next() => if !matches!(next, Ok(Some(_))) { return },
-                    }
-                }
-                let _ = subscription.cancel().await;
-            }
-            Held::Raw(peer, handle) => {
-                let id = handle.id.clone();
-                tokio::select! {
-                    _ = stop => {
-                        let why = CancelledNotificationParam::new(Some(id), Some("no host listens".into()));
-                        let _ = peer.notify_cancelled(why).await;
-                    }
-                    answer = handle.await_response() => if let Err(e) = answer {
-                        tracing::warn!(upstream = %alias, "subscriptions/listen of tasks ended: {e}");
-                    },
-                }
-            }
-        }
-    }
-}
-
 /// `out` with its [`Forward`] headers in its request's extensions, where
 /// an HTTP upstream's connection writes them (`connect/forward.rs`).
 #[cfg(feature = "serve-http")]
@@ -700,7 +612,7 @@ type Answer<'a> = std::pin::Pin<
     Box<dyn Future<Output = Result<ServerResult, rmcp::service::ServiceError>> + Send + 'a>,
 >;
 
-async fn sleep(deadline: Option<Duration>) {
+pub(super) async fn sleep(deadline: Option<Duration>) {
     match deadline {
         Some(t) => tokio::time::sleep(t).await,
         None => std::future::pending().await,
