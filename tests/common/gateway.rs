@@ -259,6 +259,21 @@ pub fn non_loopback() -> String {
     addr
 }
 
+/// `mcp-preamble serve --listen 127.0.0.1:0` with `args` (its config and
+/// the rest), stdin and stdout closed, and the URL it serves on.
+pub fn serve_listening<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> (Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let url = serving_on(child.stderr.take().unwrap(), None);
+    (child, url)
+}
+
 /// Reads a `serve --listen` gateway's log from `stderr` until it says where
 /// it serves, and returns that URL (`http://127.0.0.1:PORT/mcp`). The rest
 /// of the log is read on a thread, so the gateway never blocks on a full

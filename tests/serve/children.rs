@@ -222,15 +222,15 @@ fn serve_over_http_ends_the_connections_it_opened_for_a_hosts_capabilities() {
     use common::raw_http::exchange;
     let dir = scratch("children", "serve-told");
     let path = config(&dir, json!({"s0": linger(&dir, 0, &[("PID_APPEND", "1")])}));
-    let mut serve = Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
-        .args(["serve", "--config", &path, "--listen", "127.0.0.1:0"])
-        .args(["--ready-within", "30", "--handshake", "legacy"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let url = common::gateway::serving_on(serve.stderr.take().unwrap(), None);
+    let args = [
+        "--config",
+        &path,
+        "--ready-within",
+        "30",
+        "--handshake",
+        "legacy",
+    ];
+    let (mut serve, url) = common::gateway::serve_listening(&args);
     let authority = url
         .trim_start_matches("http://")
         .trim_end_matches("/mcp")

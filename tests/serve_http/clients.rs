@@ -87,17 +87,9 @@ fn state_args(config: &Path) -> [String; 4] {
 /// A gateway serving Streamable HTTP on a free loopback port, and its URL
 /// (read from its log).
 fn listening(config: &Path) -> (std::process::Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
-        .args(["serve", "--config", config.to_str().unwrap()])
-        .args(["--listen", "127.0.0.1:0"])
-        .args(state_args(config))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let url = common::gateway::serving_on(child.stderr.take().unwrap(), None);
-    (child, url)
+    let mut args = vec!["--config".to_string(), config.display().to_string()];
+    args.extend(state_args(config));
+    common::gateway::serve_listening(&args)
 }
 
 /// Over Streamable HTTP many hosts share a gateway: a 2025-era upstream
@@ -126,19 +118,13 @@ fn each_http_host_gets_2025_upstreams_told_what_it_declared() {
             json!({"mcpServers": {"ref": upstream}}).to_string(),
         )
         .unwrap();
-        let mut gateway = Command::new(env!("CARGO_BIN_EXE_mcp-preamble"));
-        gateway
-            .args(["serve", "--config", config_path.to_str().unwrap()])
-            .args(["--listen", "127.0.0.1:0", "--handshake", "legacy"])
-            .args(state_args(&config_path));
+        let mut args = vec!["--config".to_string(), config_path.display().to_string()];
+        args.extend(["--handshake".to_string(), "legacy".to_string()]);
+        args.extend(state_args(&config_path));
         if let Some(given) = given {
-            gateway.args(["--capabilities", given]);
+            args.extend(["--capabilities".to_string(), given.to_string()]);
         }
-        let mut child = (gateway.stdin(Stdio::null()).stdout(Stdio::null()))
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let url = common::gateway::serving_on(child.stderr.take().unwrap(), None);
+        let (mut child, url) = common::gateway::serve_listening(&args);
         let asked = |declared: &str| -> Value {
             let out = Command::new("node")
                 .args(["ts-asked.mjs", &url, declared, "ref__test_sampling"])

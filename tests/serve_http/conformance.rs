@@ -112,17 +112,18 @@ fn gateway(dir: &Path) -> (Running, String) {
         json!({"mcpServers": {"everything": {"command": "node", "args": [script, "stdio"]}}});
     let path = dir.join("mcp.json");
     std::fs::write(&path, config.to_string()).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-preamble"))
-        .args(["serve", "--config", path.to_str().unwrap()])
-        .args(["--listen", "127.0.0.1:0", "--prefix", "never"])
-        .args(["--ready-within", "30", "--state-dir"])
-        .arg(dir.join("state"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let url = common::gateway::serving_on(child.stderr.take().unwrap(), None);
+    let state = dir.join("state");
+    let os = std::ffi::OsStr::new;
+    let (child, url) = common::gateway::serve_listening(&[
+        os("--config"),
+        path.as_os_str(),
+        os("--prefix"),
+        os("never"),
+        os("--ready-within"),
+        os("30"),
+        os("--state-dir"),
+        state.as_os_str(),
+    ]);
     (Running(child), url)
 }
 
