@@ -371,23 +371,11 @@ pub(crate) struct Answers {
 
 impl Lines for Answers {
     fn take(&mut self, line: &[u8]) -> bool {
-        #[derive(serde::Deserialize)]
-        struct Head {
-            id: Option<serde_json::Value>,
-            method: Option<serde::de::IgnoredAny>,
-        }
         let mut waiting = lock(&self.waiting);
         if waiting.is_empty() {
             return false;
         }
-        let id = match serde_json::from_slice::<Head>(line) {
-            Ok(Head {
-                id: Some(id),
-                method: None,
-            }) => id.as_i64(),
-            _ => None,
-        };
-        match id.and_then(|id| waiting.remove(&id)) {
+        match answer_id(line).and_then(|id| waiting.remove(&id)) {
             Some(tx) => {
                 let _ = tx.send(line.to_vec());
                 true
@@ -399,5 +387,71 @@ impl Lines for Answers {
     fn ended(&mut self) {
         // Every call waiting learns the pipe closed.
         lock(&self.waiting).clear();
+    }
+}
+
+/// The id of `line` when it is an answer with a number for an id (an `id`
+/// and no `method`). An answer as servers write it,
+/// `{"jsonrpc":"2.0","id":N,"result":` or `,"error":`, is read from its
+/// head: a result may be long, and its text is read whole once, by the
+/// call that waits for it (which ends with an error if the rest does not
+/// read).
+fn answer_id(line: &[u8]) -> Option<i64> {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        id: Option<serde_json::Value>,
+        method: Option<serde::de::IgnoredAny>,
+    }
+    if let Some(rest) = line.strip_prefix(br#"{"jsonrpc":"2.0","id":"#) {
+        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        let (number, after) = rest.split_at(digits);
+        let canonical = digits == 1 || (digits > 1 && digits < 19 && number[0] != b'0');
+        if canonical && (after.starts_with(br#","result":"#) || after.starts_with(br#","error":"#))
+        {
+            return std::str::from_utf8(number).ok()?.parse().ok();
+        }
+    }
+    match serde_json::from_slice::<Head>(line) {
+        Ok(Head {
+            id: Some(id),
+            method: None,
+        }) => id.as_i64(),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::answer_id;
+
+    #[test]
+    fn an_answer_is_known_by_its_head_as_by_reading_it_whole() {
+        let whole = |line: &str| {
+            let v: serde_json::Value = serde_json::from_str(line).ok()?;
+            if v.get("method").is_some() {
+                return None;
+            }
+            v.get("id")?.as_i64()
+        };
+        for line in [
+            r#"{"jsonrpc":"2.0","id":7,"result":{"content":[]}}"#,
+            r#"{"jsonrpc":"2.0","id":0,"error":{"code":-1,"message":"m"}}"#,
+            r#"{"jsonrpc":"2.0","id":123456789012345678,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1234567890123456789,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":07,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":"7","result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":-3,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":7.5,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"id":1}}"#,
+            r#"{"id":9,"jsonrpc":"2.0","result":{}}"#,
+            r#"not json"#,
+        ] {
+            assert_eq!(answer_id(line.as_bytes()), whole(line), "{line}");
+        }
+        assert_eq!(
+            answer_id(br#"{"jsonrpc":"2.0","id":42,"result":{}}"#),
+            Some(42)
+        );
     }
 }

@@ -35,7 +35,7 @@ use crate::config::ServerTransport;
 use crate::connect::LiveServer;
 use crate::serve::upstream::Forward;
 use crate::serve::upstream::events::{EventReader, TooLong};
-use crate::serve::upstream::piped::tool_answer;
+use crate::serve::upstream::piped::{call_line, tool_answer};
 use crate::serve::upstream::progress::{HostProgress, relay_to};
 
 /// Idle connections kept per upstream.
@@ -158,14 +158,10 @@ impl Direct {
             meta.set_log_level(level);
         }
         *request.get_meta_mut() = meta;
-        let message = ClientJsonRpcMessage::request(request, id.clone());
-        let body = serde_json::to_vec(&message);
+        let body = call_line(n as i64, &mut request);
         // Given back as it came: rmcp writes its own `_meta`.
-        let Some((mut request, _)) = message.into_request() else {
-            unreachable!("made as a request above");
-        };
         *request.get_meta_mut() = RequestMetaObject::default();
-        let Ok(body) = body else {
+        let Some(body) = body else {
             return Posted::Declined(Box::new(request));
         };
         let mut post = self.post(tool, "tools/call", body);

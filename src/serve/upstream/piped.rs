@@ -5,9 +5,10 @@
 //! untagged union of twenty results, trying each in turn).
 
 use rmcp::model::{
-    CallToolResult, ClientCapabilities, ClientConfig, ClientRequest, GetMeta, JsonRpcMessage,
-    JsonRpcRequest, JsonRpcVersion2_0, NumberOrString, ProgressToken, ProtocolVersion, RequestId,
-    RequestMetaObject, ServerJsonRpcMessage, ServerResult,
+    CallToolRequestMethod, CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig,
+    ClientRequest, GetMeta, JsonRpcMessage, JsonRpcRequest, JsonRpcVersion2_0, MetaObject,
+    NumberOrString, ProgressToken, ProtocolVersion, RequestId, RequestMetaObject,
+    ServerJsonRpcMessage, ServerResult,
 };
 use rmcp::service::ServiceError;
 
@@ -55,6 +56,10 @@ pub(crate) fn written(
     meta.set_progress_token(token.clone());
     *request.get_meta_mut() = meta;
     let id = RequestId::Number(n);
+    if let Some(mut line) = call_line(n, &mut request) {
+        line.push(b'\n');
+        return Ok(Written { id, token, n, line });
+    }
     let message = JsonRpcRequest {
         jsonrpc: JsonRpcVersion2_0,
         id: id.clone(),
@@ -65,6 +70,40 @@ pub(crate) fn written(
     };
     line.push(b'\n');
     Ok(Written { id, token, n, line })
+}
+
+/// `request` written as the JSON-RPC request `n` when it is a `tools/call`
+/// whose `_meta` is in its extensions alone (as the gateway makes every
+/// forwarded call): the same JSON rmcp writes, written straight from the
+/// params. rmcp's request serializer turns the params into a `Value` to
+/// merge two `_meta`s and then writes that, most of what writing a
+/// forwarded call cost. `None` for any other request (left to rmcp).
+/// The direct HTTP post writes its calls with it too.
+pub(crate) fn call_line(n: i64, request: &mut ClientRequest) -> Option<Vec<u8>> {
+    #[derive(serde::Serialize)]
+    struct Line<'a> {
+        jsonrpc: JsonRpcVersion2_0,
+        id: i64,
+        method: CallToolRequestMethod,
+        params: &'a CallToolRequestParams,
+    }
+    let ClientRequest::CallToolRequest(call) = request else {
+        return None;
+    };
+    if call.params.meta.is_some() || call.extensions.get::<MetaObject>().is_some() {
+        return None;
+    }
+    call.params.meta = call.extensions.remove::<RequestMetaObject>();
+    let line = serde_json::to_vec(&Line {
+        jsonrpc: JsonRpcVersion2_0,
+        id: n,
+        method: CallToolRequestMethod,
+        params: &call.params,
+    });
+    if let Some(meta) = call.params.meta.take() {
+        call.extensions.insert(meta);
+    }
+    line.ok()
 }
 
 /// Writes `call` to `pipe` and reads its answer as rmcp's client would
@@ -151,6 +190,48 @@ mod tests {
                 "{result}"
             );
         }
+    }
+
+    #[test]
+    fn a_call_is_written_as_rmcp_writes_it() {
+        let client = ClientConfig::default();
+        let params = [
+            r#"{"name":"t"}"#,
+            r#"{"name":"t","arguments":{"k":[1,{"z":null}],"s":"\u2028\"q\""}}"#,
+            r#"{"name":"t","arguments":{},"requestState":"s","inputResponses":{"a":{"action":"cancel"}}}"#,
+        ];
+        for version in [ProtocolVersion::V_2025_06_18, ProtocolVersion::V_2026_07_28] {
+            for p in params {
+                let params: CallToolRequestParams = serde_json::from_str(p).unwrap();
+                let request = || {
+                    ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(
+                        params.clone(),
+                    ))
+                };
+                let stdin: crate::connect::pipe::Stdin = Box::new(tokio::io::sink());
+                let (pipe, _answers) =
+                    Pipe::new(std::sync::Arc::new(tokio::sync::Mutex::new(stdin)));
+                let here = written(&pipe, request(), (&version, &client), None, None).unwrap();
+                // rmcp's own writing of the same request, `_meta` and id as here.
+                let mut theirs = request();
+                let sent: serde_json::Value = serde_json::from_slice(&here.line).unwrap();
+                *theirs.get_meta_mut() =
+                    serde_json::from_value(sent["params"]["_meta"].clone()).unwrap();
+                let rmcp = serde_json::to_value(JsonRpcRequest {
+                    jsonrpc: JsonRpcVersion2_0,
+                    id: here.id.clone(),
+                    request: theirs,
+                })
+                .unwrap();
+                assert_eq!(sent, rmcp, "{p}");
+                assert!(here.line.ends_with(b"}\n"));
+            }
+        }
+        // A call whose `_meta` rmcp merges from two places is left to rmcp.
+        let mut params = CallToolRequestParams::new("t");
+        params.meta = Some(RequestMetaObject::new());
+        let mut call = ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(params));
+        assert!(call_line(1, &mut call).is_none());
     }
 
     #[test]
