@@ -128,8 +128,10 @@ pub fn forward_in_process(names: &GatewayNames, host: &str, answer: &str) -> Opt
         return None;
     };
     let (alias, tool) = names.upstream(&call.params.name)?;
-    let sent = ClientJsonRpcMessage::request(upstream_request(tool, call.params), id.clone());
-    let sent = serde_json::to_string(&sent).ok()?;
+    // Written as the stdio pipe and the direct post write a call.
+    let mut sent = upstream_request(tool, call.params);
+    let sent = crate::serve::upstream::piped::call_line(1, &mut sent)?;
+    let sent = String::from_utf8(sent).ok()?;
     let (result, _) = serde_json::from_str::<ServerJsonRpcMessage>(answer)
         .ok()?
         .into_result()?;
