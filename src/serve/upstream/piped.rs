@@ -14,12 +14,23 @@ use rmcp::service::ServiceError;
 
 use crate::connect::pipe::{Pipe, Unanswered};
 
-/// One call ready to be written: its id, its progress token and its line.
+/// One call ready to be written: its line, with `n` for its id and its
+/// progress token.
 pub(crate) struct Written {
-    pub(crate) id: RequestId,
-    pub(crate) token: ProgressToken,
     n: i64,
     line: Vec<u8>,
+}
+
+impl Written {
+    /// The call's id on the pipe.
+    pub(crate) fn id(&self) -> RequestId {
+        RequestId::Number(self.n)
+    }
+
+    /// The progress token the upstream was given for the call.
+    pub(crate) fn token(&self) -> ProgressToken {
+        ProgressToken(NumberOrString::Number(self.n))
+    }
 }
 
 /// `request` as rmcp's client writes it to an upstream that speaks
@@ -37,7 +48,10 @@ pub(crate) fn written(
     level: Option<rmcp::model::LoggingLevel>,
 ) -> Result<Written, Box<ClientRequest>> {
     let n = pipe.next_id();
-    let token = ProgressToken(NumberOrString::Number(n));
+    let written = Written {
+        n,
+        line: Vec::new(),
+    };
     let mut meta = match version.has_initialize() {
         true => RequestMetaObject::new(),
         false => {
@@ -53,23 +67,22 @@ pub(crate) fn written(
             meta
         }
     };
-    meta.set_progress_token(token.clone());
+    meta.set_progress_token(written.token());
     *request.get_meta_mut() = meta;
-    let id = RequestId::Number(n);
     if let Some(mut line) = call_line(n, &mut request) {
         line.push(b'\n');
-        return Ok(Written { id, token, n, line });
+        return Ok(Written { line, ..written });
     }
     let message = JsonRpcRequest {
         jsonrpc: JsonRpcVersion2_0,
-        id: id.clone(),
+        id: written.id(),
         request,
     };
     let Ok(mut line) = serde_json::to_vec(&message) else {
         return Err(Box::new(message.request));
     };
     line.push(b'\n');
-    Ok(Written { id, token, n, line })
+    Ok(Written { line, ..written })
 }
 
 /// `request` written as the JSON-RPC request `n` when it is a `tools/call`
@@ -219,7 +232,7 @@ mod tests {
                     serde_json::from_value(sent["params"]["_meta"].clone()).unwrap();
                 let rmcp = serde_json::to_value(JsonRpcRequest {
                     jsonrpc: JsonRpcVersion2_0,
-                    id: here.id.clone(),
+                    id: here.id(),
                     request: theirs,
                 })
                 .unwrap();

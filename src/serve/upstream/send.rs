@@ -443,7 +443,7 @@ impl Upstreams {
         };
         match piped {
             Ok((pipe, written)) => {
-                let (id, token) = (written.id.clone(), written.token.clone());
+                let (id, token) = (written.id(), written.token());
                 Ok((id, token, Box::pin(piped::ask(pipe, written))))
             }
             Err(request) => {
