@@ -114,7 +114,10 @@ impl Lane {
         context: RequestContext<RoleServer>,
         call: CancellationToken,
     ) {
-        let result = self.gateway.handle_request(request, context).await;
+        // Boxed: rmcp's handler future is as large as its largest method's
+        // (kilobytes), and a spawned task's future is moved several times
+        // on its way to the runtime; a small task moves little.
+        let result = Box::pin(self.gateway.handle_request(request, context)).await;
         lock(&self.calls).remove(&id);
         if call.is_cancelled() {
             return;

@@ -24,6 +24,10 @@ use crate::serve::surfaces::task_status::ListenTasks;
 use crate::serve::upstream::progress::ProgressTo;
 use crate::support::lock;
 
+// Each method's work is awaited boxed: rmcp's handler future holds the
+// state of every method at once, and a task's future is copied whole on
+// its way to the runtime (tokio moves one under 16 KB by value, several
+// times); boxed, that future stays small.
 impl ServerHandler for Gateway {
     fn get_info(&self) -> ServerConfig {
         let mut capabilities = ServerCapabilities::builder()
@@ -81,7 +85,9 @@ impl ServerHandler for Gateway {
     ) -> Result<CallToolResponse, McpError> {
         let version = context.protocol_version();
         let era = HostEra::of(version.as_ref(), &self.inner.info);
-        self.call(request, context).await.map(|r| era.convert(r))
+        Box::pin(self.call(request, context))
+            .await
+            .map(|r| era.convert(r))
     }
 
     async fn list_prompts(
@@ -90,7 +96,7 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
         self.serving("prompts/list", |c| c.prompts.is_some())?;
-        let list = ListPromptsResult::with_all_items(self.surfaces().prompts_now().await);
+        let list = ListPromptsResult::with_all_items(Box::pin(self.surfaces().prompts_now()).await);
         Ok(self.era(&context).convert(list))
     }
 
@@ -102,14 +108,18 @@ impl ServerHandler for Gateway {
         request.meta = Some(self.meta_for(&context));
         self.serving("prompts/get", |c| c.prompts.is_some())?;
         let owner = match asks_host(&context) {
-            true => Some(self.surfaces().prompt_owner(&request.name).await?.0),
+            true => Some(
+                Box::pin(self.surfaces().prompt_owner(&request.name))
+                    .await?
+                    .0,
+            ),
             false => None,
         };
         let ask = owner.as_deref().map(|alias| (&context.peer, alias));
         let name = request.name.clone();
         let what = || format!("the upstream of prompt {name:?}");
         let routed = |again| self.surfaces().get_prompt_routed(again, owner.is_some());
-        let got = rounds(ask, what, request, routed).await;
+        let got = Box::pin(rounds(ask, what, request, routed)).await;
         got.map(|r| self.era(&context).convert(r))
     }
 
@@ -119,7 +129,8 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         self.serving("resources/list", |c| c.resources.is_some())?;
-        let list = ListResourcesResult::with_all_items(self.surfaces().resources_now().await);
+        let list =
+            ListResourcesResult::with_all_items(Box::pin(self.surfaces().resources_now()).await);
         Ok(self.era(&context).convert(list))
     }
 
@@ -129,8 +140,9 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
         self.serving("resources/templates/list", |c| c.resources.is_some())?;
-        let list =
-            ListResourceTemplatesResult::with_all_items(self.surfaces().templates_now().await);
+        let list = ListResourceTemplatesResult::with_all_items(
+            Box::pin(self.surfaces().templates_now()).await,
+        );
         Ok(self.era(&context).convert(list))
     }
 
@@ -142,14 +154,14 @@ impl ServerHandler for Gateway {
         request.meta = Some(self.meta_for(&context));
         self.serving("resources/read", |c| c.resources.is_some())?;
         let owner = match asks_host(&context) {
-            true => Some(self.surfaces().read_owner(&request.uri).await?),
+            true => Some(Box::pin(self.surfaces().read_owner(&request.uri)).await?),
             false => None,
         };
         let ask = owner.as_deref().map(|alias| (&context.peer, alias));
         let uri = request.uri.clone();
         let what = || format!("the upstream of resource {uri:?}");
         let routed = |again| self.surfaces().read_routed(again, owner.is_some());
-        let read = rounds(ask, what, request, routed).await;
+        let read = Box::pin(rounds(ask, what, request, routed)).await;
         read.map(|r| self.era(&context).convert(r))
     }
 
@@ -160,9 +172,11 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
         self.serving("resources/subscribe", |c| c.resources.is_some())?;
-        self.surfaces()
-            .subscribe_session(&context.peer, &request.uri)
-            .await
+        Box::pin(
+            self.surfaces()
+                .subscribe_session(&context.peer, &request.uri),
+        )
+        .await
     }
 
     #[allow(deprecated)]
@@ -172,9 +186,11 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
         self.serving("resources/unsubscribe", |c| c.resources.is_some())?;
-        self.surfaces()
-            .unsubscribe_session(&context.peer, &request.uri)
-            .await;
+        Box::pin(
+            self.surfaces()
+                .unsubscribe_session(&context.peer, &request.uri),
+        )
+        .await;
         Ok(())
     }
 
@@ -184,7 +200,7 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
         self.serving("completion/complete", |c| c.completions.is_some())?;
-        let completed = self.surfaces().complete_routed(request).await;
+        let completed = Box::pin(self.surfaces().complete_routed(request)).await;
         completed.map(|r| self.era(&context).convert(r))
     }
 
@@ -194,7 +210,7 @@ impl ServerHandler for Gateway {
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
         self.serving("logging/setLevel", |c| c.logging.is_some())?;
-        self.set_level_everywhere(request).await;
+        Box::pin(self.set_level_everywhere(request)).await;
         Ok(())
     }
 
@@ -203,7 +219,7 @@ impl ServerHandler for Gateway {
         request: GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, McpError> {
-        self.get_task_routed(request, &context).await
+        Box::pin(self.get_task_routed(request, &context)).await
     }
 
     async fn update_task(
@@ -211,7 +227,7 @@ impl ServerHandler for Gateway {
         request: UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        self.update_task_routed(request, &context).await
+        Box::pin(self.update_task_routed(request, &context)).await
     }
 
     async fn cancel_task(
@@ -219,7 +235,7 @@ impl ServerHandler for Gateway {
         request: CancelTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        self.cancel_task_routed(request, &context).await
+        Box::pin(self.cancel_task_routed(request, &context)).await
     }
 
     async fn list_skills(
@@ -236,7 +252,7 @@ impl ServerHandler for Gateway {
         request: GetSkillRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetSkillResult, McpError> {
-        let got = self.surfaces().skills_get(request).await;
+        let got = Box::pin(self.surfaces().skills_get(request)).await;
         got.map(|r| self.era(&context).convert(r))
     }
 
@@ -275,7 +291,7 @@ impl ServerHandler for Gateway {
                 .and_then(|p| p.extensions.get::<ListenTasks>())
         });
         let tasks = tasks.map(|t| t.0.clone()).unwrap_or_default();
-        self.surfaces().listen_all(context, tasks).await
+        Box::pin(self.surfaces().listen_all(context, tasks)).await
     }
 }
 

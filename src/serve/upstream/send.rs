@@ -410,7 +410,7 @@ impl Upstreams {
             tokio::select! {
                 biased;
                 stopped = &mut stop => return Err(stopped),
-                Some(p) = next(&mut relay) => relay_to(&progress, p).await,
+                Some(p) = next(&mut relay) => Box::pin(relay_to(&progress, p)).await,
                 answer = &mut answer => break answer,
             }
         };
@@ -422,7 +422,7 @@ impl Upstreams {
         let before = relay.as_mut().map(Relay::received).unwrap_or_default();
         drop(relay);
         for p in before {
-            relay_to(&progress, p).await;
+            Box::pin(relay_to(&progress, p)).await;
         }
         answer.map_err(|e| fault.failed(e))
     }
@@ -448,8 +448,7 @@ impl Upstreams {
             }
             Err(request) => {
                 let options = self.options(alias, told.as_ref(), level);
-                let handle = peer
-                    .send_request_with_option(*request, options)
+                let handle = Box::pin(peer.send_request_with_option(*request, options))
                     .await
                     .map_err(|e| fault.failed(e))?;
                 let (id, token) = (handle.id.clone(), handle.progress_token.clone());
@@ -495,7 +494,10 @@ impl Upstreams {
         };
         let wanted = Askable::of(out.told.as_ref(), out.asks);
         let handler = |alias: &str, config| self.handler_for(alias, config);
-        (self.told.connection(reached, &wanted, handler).await).map_err(|e| {
+        // Boxed, as every rare await here: a future is as large as its
+        // largest await, and every call's future is moved as it is made.
+        let connection = Box::pin(self.told.connection(reached, &wanted, handler));
+        (connection.await).map_err(|e| {
             fault.logged(fault.error(format!(
                 "upstream {:?} could not be connected told what this host declared: {e}",
                 fault.alias
@@ -551,7 +553,7 @@ impl Upstreams {
         let posted = tokio::select! {
             biased;
             stopped = stop => return Ok(Err(stopped)),
-            posted = direct.call(tool, out.request, &out.progress, &out.forward, (out.told.as_ref(), out.log_level)) => posted,
+            posted = Box::pin(direct.call(tool, out.request, &out.progress, &out.forward, (out.told.as_ref(), out.log_level))) => posted,
         };
         match posted {
             Posted::Answered(answer) => Ok((*answer).map_err(|e| fault.failed(e))),
