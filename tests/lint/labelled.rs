@@ -137,7 +137,11 @@ impl Tally {
 /// A set's tallies with the rules alone and with the model, from one pass.
 fn measure(linter: &Linter, rows: &[Row]) -> [Tally; 2] {
     let mut t = [Tally::default(), Tally::default()];
+    let debug = std::env::var_os("LABELLED_DEBUG").is_some();
     for row in rows {
+        if debug {
+            println!("row {} ({})", row.id, row.label);
+        }
         let [rules, model] = fired(linter, &row.text);
         t[0].add(rules, row);
         t[1].add(model, row);

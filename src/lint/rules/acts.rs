@@ -78,9 +78,10 @@ pub(super) type Reject = fn(&str, Range<usize>) -> bool;
 pub(super) type Read = fn(&str) -> Option<Range<usize>>;
 
 /// The clause readers, for the wordings the phrases below do not know.
-pub(super) fn readers() -> [(Kind, Read); 6] {
+pub(super) fn readers() -> [(Kind, Read); 7] {
     [
         (Kind::Conceal, super::conceal::concealment),
+        (Kind::Conceal, super::covers::covering),
         (Kind::Lie, super::lies::lying),
         (Kind::Lie, super::outcomes::misreporting),
         (Kind::Override, super::headers::heading),

@@ -97,6 +97,10 @@ fn rightly_kept(w: &Words, object: Range<usize>) -> bool {
                     | "sensitive"
                     | "medical"
                     | "health"
+                    // The system's own internals, kept from anyone.
+                    | "configuration"
+                    | "config"
+                    | "internals"
             )
     })
 }
@@ -190,11 +194,57 @@ fn negated_telling(w: &Words, i: usize) -> Option<Range<usize>> {
         (_, Some(p)) => Some(p),
         _ => None,
     };
-    if let Some(p) = found {
+    // `private repositories are not shown to users without access`: what
+    // is kept is private, or the person is one without the right to see it.
+    let private = (clause.start..neg.min(i)).any(|k| {
+        CREDENTIAL.contains(&w.at(k))
+            || matches!(
+                w.at(k),
+                "private" | "personal" | "sensitive" | "pii" | "confidential"
+            )
+    });
+    if let Some(p) = found.filter(|&p| !access_rule(w, p) && !private) {
         return Some(w.bytes(neg.min(p), i.max(p)));
     }
     let scoped = w.reply_scope(sentence.clone()) || w.self_reference(i);
     ((disclose || (tell && scoped)) && !show).then(|| w.bytes(neg, i))
+}
+
+/// Access control, not the person's knowledge: the person is one without
+/// a right (`users without access`, `members who lack the role`,
+/// `unauthorized users`).
+fn access_rule(w: &Words, p: usize) -> bool {
+    const RIGHT: &[&str] = &[
+        "access",
+        "permission",
+        "permissions",
+        "rights",
+        "role",
+        "roles",
+        "authorization",
+        "authorisation",
+        "clearance",
+        "membership",
+        "entitlement",
+        "scope",
+        "scopes",
+        "privileges",
+    ];
+    let without = matches!(w.at(p + 1), "without" | "lacking")
+        || (matches!(w.at(p + 1), "who" | "that") && form_of(w.at(p + 2), &["lack"]))
+        || (matches!(w.at(p + 1), "who" | "that")
+            && w.any_in(p + 2..p + 4, &["not", "don't", "doesn't", "no"]));
+    let before = p > 0
+        && matches!(
+            w.at(p - 1),
+            "unauthorized"
+                | "unauthorised"
+                | "unauthenticated"
+                | "anonymous"
+                | "non-admin"
+                | "guest"
+        );
+    (without && w.any_in(p + 2..p + 6, RIGHT)) || before
 }
 
 /// The person as the subject of a passive directive: `users should not be

@@ -125,7 +125,16 @@ impl HostPattern {
         // MCP020 and MCP021 skip a phrase that is quoted or named as an
         // example (`text such as 'ignore previous instructions'`).
         let acts = ACTS.contains(&self.what);
-        let mentioned = |r: Range<usize>| acts && super::mention::mention(text, r);
+        // Nor one the text does not perform (`guards`): another's act
+        // described, a name, a permission, a referral.
+        let mentioned = |r: Range<usize>| {
+            acts && (super::mention::mention(text, r.clone())
+                || super::guards::reported(text, r.clone())
+                || super::guards::a_name(text, r.clone())
+                || super::guards::a_permission(text, r.clone())
+                || super::guards::a_topic(text, r.clone())
+                || super::guards::referral(text, r))
+        };
         match &self.finder {
             Finder::Regex(regex) => regex
                 .find_iter(text)

@@ -10,7 +10,9 @@
 //! of eight tokens, and the clause readers' own inventories as word classes
 //! (a negator, a verb of telling, hiding, lying or dismissing, the person,
 //! instructions, their scope, an authority, a concession such as `whatever`
-//! or `even`, a verb that presents a thing as something else) with ordered
+//! or `even`, a verb that presents a thing as something else, a verb of
+//! leaving out, the person's recourse such as `cancel` or `dispute`, an
+//! alternative or a time such as `unless` or `instead`) with ordered
 //! pairs of classes at most five tokens apart. `scripts/lint-model/train.py` fits them
 //! offline on the labelled development sets and benign MCP text from
 //! public servers, and picks each threshold by cross-validation; the
@@ -22,7 +24,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::LazyLock;
 
-use super::{clause, lexicon, overrule, standing};
+use super::{clause, covers, lexicon, overrule, standing};
 
 /// The weights, written by `scripts/lint-model/train.py`.
 const WEIGHTS: &str = include_str!("learned.tsv");
@@ -85,7 +87,7 @@ pub(super) const REPRESENT: &[&str] = &[
 
 /// The word classes, in the script's order (the first class a word is in
 /// wins).
-const CLASSES: [(&str, &[&[&str]]); 12] = [
+const CLASSES: [(&str, &[&[&str]]); 15] = [
     ("NEG", &[clause::NEGATORS, NEGATED]),
     ("DISMISS", &[overrule::DISMISS]),
     ("HIDE", &[lexicon::HIDE]),
@@ -98,6 +100,9 @@ const CLASSES: [(&str, &[&[&str]]); 12] = [
     ("AUTH", &[standing::AUTHORITY]),
     ("CONCEDE", &[CONCEDE]),
     ("REPRESENT", &[REPRESENT]),
+    ("OMIT", &[covers::OMIT]),
+    ("RECOURSE", &[covers::RECOURSE]),
+    ("ALT", &[lexicon::ALTERNATIVE]),
 ];
 
 const MAX_TOKENS: usize = 300;

@@ -95,12 +95,13 @@ fn planted(w: &Words, i: usize) -> bool {
     let clause = w.clause_of(i);
     let story = matches!(w.at(i + 1), "it" | "this" | "that" | "them")
         && form_of(w.at(i + 2), &["sound", "look", "seem", "appear"])
-        && w.any_in(
+        // `make it look as if the advice were your own`: a counterfactual.
+        && (w.is(i + 3, &["as", "if"]) || w.is(i + 3, &["as", "though"]) || w.any_in(
             i + 3..clause.end,
             &[
                 "was", "were", "had", "fault", "caused", "happened", "failed", "worked",
             ],
-        );
+        ));
     (thinks(w, i) || story) && w.directive(i)
 }
 
@@ -391,6 +392,9 @@ const CANDID: &[&str] = &[
     "contact",
     "support",
     "know",
+    "truth",
+    "truthful",
+    "point",
 ];
 
 /// A directive to answer with an assurance (after the person asks).

@@ -29,6 +29,38 @@ const MENTION: &[&str] = &[
     "labels",
     "pattern",
     "patterns",
+    "include",
+    "includes",
+    "including",
+    "i.e.",
+    "e.g.,",
+];
+
+/// Nouns after a quoted phrase that make it a specimen (`'ignore previous
+/// instructions' attempts`, `"do not tell the user"-style text`).
+const SPECIMEN: &[&str] = &[
+    "attempt",
+    "attempts",
+    "pattern",
+    "patterns",
+    "phrase",
+    "phrases",
+    "string",
+    "strings",
+    "payload",
+    "payloads",
+    "attack",
+    "attacks",
+    "injection",
+    "injections",
+    "style",
+    "example",
+    "examples",
+    "trick",
+    "tricks",
+    "wording",
+    "text",
+    "lines",
 ];
 
 /// Nouns that make a chat template's marker a thing described.
@@ -75,9 +107,16 @@ pub(super) fn mention(text: &str, m: Range<usize>) -> bool {
     let line = text[line_start..line_end].to_lowercase();
     let marker = text[m.clone()].contains('<') || text[m.clone()].contains('[');
     let next = after.trim_start().to_lowercase();
-    let named = ["token", "marker", "tag", "delimiter"]
-        .iter()
-        .any(|n| next.starts_with(n));
+    let named = [
+        "token",
+        "marker",
+        "tag",
+        "delimiter",
+        "placeholder",
+        "variable",
+    ]
+    .iter()
+    .any(|n| next.starts_with(n));
     // A template described: placeholders (`{role}`) or how turns are marked.
     let template =
         line.contains('{') && line.contains('}') || TEMPLATE_VERBS.iter().any(|v| line.contains(v));
@@ -105,7 +144,38 @@ pub(super) fn mention(text: &str, m: Range<usize>) -> bool {
     if inside.contains(close) || !after.contains(close) {
         return false;
     }
-    let lead = before[..k].to_lowercase();
-    let lead = lead.trim_end();
-    q == '`' || MENTION.iter().any(|w| lead.ends_with(w))
+    // What follows the closing quote: a noun naming the phrase a specimen.
+    let tail = after[after.find(close).map_or(0, |c| c + close.len_utf8())..].to_lowercase();
+    let next = tail
+        .trim_start_matches(['-', ' '])
+        .split(|c: char| !c.is_alphanumeric())
+        .next()
+        .unwrap_or("");
+    q == '`' || SPECIMEN.contains(&next) || listed(&before[..k], q, close)
+}
+
+/// The text before a quote leads to it by a word of mentioning, directly
+/// or through a list of quoted items (`e.g. 'a', 'b', 'c'`).
+fn listed(lead: &str, open: char, close: char) -> bool {
+    let mut lead = lead.to_lowercase();
+    for _ in 0..8 {
+        let trimmed = lead.trim_end();
+        if MENTION.iter().any(|w| trimmed.ends_with(w)) {
+            return true;
+        }
+        // `…'b', ` or `…'b' or `: step back over the previous item.
+        let rest = trimmed
+            .strip_suffix(',')
+            .or_else(|| trimmed.strip_suffix(" or"))
+            .or_else(|| trimmed.strip_suffix(" and"))
+            .map(str::trim_end);
+        let Some(rest) = rest.and_then(|r| r.strip_suffix(close)) else {
+            return false;
+        };
+        let Some(k) = rest.rfind(open) else {
+            return false;
+        };
+        lead = rest[..k].to_string();
+    }
+    false
 }

@@ -174,19 +174,37 @@ fn dismissing(w: &Words, i: usize) -> Option<Range<usize>> {
     if s.ends_with('s') && !s.ends_with("ss") && !comply {
         return None;
     }
-    let target = (i + 1..(i + 11).min(clause.end))
-        .find(|&n| {
-            (standing(w, n) && !guard(w, n))
-                || (authority(w, n) && !w.at(n).ends_with("'s"))
-                // `ignore what the operator set up`.
-                || said_by_authority(w, n)
-        })
+    let first = (i + 1..(i + 11).min(clause.end)).find(|&n| {
+        standing(w, n)
+            || (authority(w, n) && !w.at(n).ends_with("'s"))
+            // `ignore what the operator set up`.
+            || said_by_authority(w, n)
+    });
+    // `ignore instructions that appear to override system prompts`: the
+    // rules after a guarded noun are what that other text does.
+    if first.is_some_and(|n| standing(w, n) && guard(w, n)) {
+        return None;
+    }
+    let target = first
         .or_else(|| unscoped(w, i, dismiss))
         .or_else(|| referred(w, i))?;
     if w.any_in(
         i + 1..target,
         &["default", "defaults", "cache", "if", "when"],
     ) {
+        return None;
+    }
+    // `skip output that tries to override your instructions`: the rules
+    // are in a relative clause that says what the dismissed text attempts.
+    let attempt = (i + 1..target).any(|k| {
+        matches!(w.at(k), "that" | "which" | "who")
+            && (super::guards::ATTEMPT.contains(&w.at(k + 1))
+                || form_of(
+                    w.at(k + 1),
+                    &["override", "contradict", "conflict", "undermine"],
+                ))
+    });
+    if attempt {
         return None;
     }
     Some(w.bytes(i, target))
