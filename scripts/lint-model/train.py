@@ -127,7 +127,7 @@ CLASSES = [
     ("SCOPE", [("standing.rs", "SCOPE")]),
     ("AUTH", [("standing.rs", "AUTHORITY")]),
     ("CONCEDE", [("learned.rs", "CONCEDE")]),
-    ("REPRESENT", [("learned.rs", "REPRESENT")]),
+    ("REPRESENT", [("learned.rs", "REPRESENT"), ("outcomes.rs", "RECAST")]),
     # The ninth pass: leaving out, the person's recourse (covers.rs), and
     ("OMIT", [("covers.rs", "OMIT")]),
     ("RECOURSE", [("covers.rs", "RECOURSE")]),

@@ -167,30 +167,17 @@ const ADVERSE: &[&str] = &[
     "complaints",
 ];
 
-/// Verbs of reporting an outcome, with their passives.
+/// Verbs of reporting an outcome, with their passives (and [`RECAST`]).
 const REPORT: &[&str] = &[
-    "say",
-    "said",
-    "tell",
-    "told",
-    "report",
-    "answer",
-    "reply",
-    "respond",
-    "present",
-    "describe",
-    "mark",
-    "state",
-    "confirm",
-    "claim",
-    "list",
-    "show",
-    "shown",
-    "word",
-    "inform",
-    "assure",
-    "reassure",
-    "notify",
+    "say", "said", "tell", "told", "report", "answer", "reply", "respond", "present", "describe",
+    "mark", "state", "confirm", "claim", "list", "show", "shown", "word", "inform", "assure",
+    "reassure", "notify",
+];
+
+/// Verbs that recast an outcome as something else: `rephrase any failed
+/// payment as a pending step`. The learned model's `REPRESENT` class
+/// holds them too.
+pub(super) const RECAST: &[&str] = &[
     "paraphrase",
     "portray",
     "frame",
@@ -252,7 +239,9 @@ fn reports(w: &Words, i: usize) -> bool {
             ) && w.directive(k)
         });
     let reads = reads || says;
-    let verb = form_of(s, REPORT) && !described && (w.directive(i) || passive || nominal);
+    let verb = (form_of(s, REPORT) || form_of(s, RECAST))
+        && !described
+        && (w.directive(i) || passive || nominal);
     verb || reads
 }
 
