@@ -90,7 +90,8 @@ pub(crate) fn written(
 /// forwarded call): the same JSON rmcp writes, written straight from the
 /// params. rmcp's request serializer turns the params into a `Value` to
 /// merge two `_meta`s and then writes that, most of what writing a
-/// forwarded call cost. `None` for any other request (left to rmcp).
+/// forwarded call cost. `None` for any other request (left to rmcp as
+/// it came); once written, the request's `_meta` is gone from it.
 /// The direct HTTP post writes its calls with it too.
 pub(crate) fn call_line(n: i64, request: &mut ClientRequest) -> Option<Vec<u8>> {
     #[derive(serde::Serialize)]
@@ -113,7 +114,12 @@ pub(crate) fn call_line(n: i64, request: &mut ClientRequest) -> Option<Vec<u8>> 
         method: CallToolRequestMethod,
         params: &call.params,
     });
-    if let Some(meta) = call.params.meta.take() {
+    // Written, the `_meta` is spent (both callers drop or reset it); else it
+    // goes back where rmcp reads it.
+    let meta = call.params.meta.take();
+    if line.is_err()
+        && let Some(meta) = meta
+    {
         call.extensions.insert(meta);
     }
     line.ok()
